@@ -1,0 +1,131 @@
+//! The one path every op call takes: `apply(op, inputs)`. Today it validates and runs the CPU
+//! kernel; tape recording (autodiff) and graph tracing (`tf.function`) are further interpreters
+//! of this same funnel, so no op ever asks which mode it runs in.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops::binary::BinaryOp;
+use crate::ops::matmul::MatMulAttrs;
+use crate::ops::reduce::{ArgOp, CumOp, ReduceOp};
+use crate::ops::shape_ops::{PadMode, SliceSpec};
+use crate::ops::unary::UnaryOp;
+use crate::ops::{binary, cast, creation, index, matmul, reduce, select, shape_ops, sort, unary};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+/// A primitive with its attributes. Everything else (softmax, losses, means, ...) is composed of
+/// these, so it inherits their kernels and, later, their gradients.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Select,
+    Cast(DType),
+    Reduce { op: ReduceOp, axes: Vec<usize>, keepdims: bool },
+    ArgReduce { op: ArgOp, axis: usize, output: DType },
+    Cumulative { op: CumOp, axis: usize, exclusive: bool, reverse: bool },
+    MatMul(MatMulAttrs),
+    Reshape(Vec<i64>),
+    Transpose(Vec<usize>),
+    BroadcastTo(Shape),
+    Concat(usize),
+    StridedSlice(SliceSpec),
+    /// Inputs: x and a scalar constant.
+    Pad { paddings: Vec<(usize, usize)>, mode: PadMode },
+    Tile(Vec<usize>),
+    Gather { axis: usize, batch_dims: usize },
+    GatherNd,
+    ScatterNd(Shape),
+    WhereIndices,
+    /// Outputs: values, int32 indices.
+    Sort { descending: bool },
+    /// Outputs: values, indices.
+    Unique { index_i64: bool },
+    /// Inputs: start, limit, delta.
+    Range,
+    /// Input: a scalar value.
+    Fill(Shape),
+}
+
+impl Op {
+    /// TensorFlow's name for the op, as placement logs and graphs print it.
+    pub fn tf_name(&self) -> &'static str {
+        match self {
+            Op::Unary(u) => u.tf_name(),
+            Op::Binary(b) => b.info().0,
+            Op::Select => "SelectV2",
+            Op::Cast(_) => "Cast",
+            Op::Reduce { op, .. } => op.info().0,
+            Op::ArgReduce { op: ArgOp::ArgMax, .. } => "ArgMax",
+            Op::ArgReduce { op: ArgOp::ArgMin, .. } => "ArgMin",
+            Op::Cumulative { op: CumOp::Sum, .. } => "Cumsum",
+            Op::Cumulative { op: CumOp::Prod, .. } => "Cumprod",
+            Op::MatMul(_) => "BatchMatMulV2",
+            Op::Reshape(_) => "Reshape",
+            Op::Transpose(_) => "Transpose",
+            Op::BroadcastTo(_) => "BroadcastTo",
+            Op::Concat(_) => "ConcatV2",
+            Op::StridedSlice(_) => "StridedSlice",
+            Op::Pad { .. } => "PadV2",
+            Op::Tile(_) => "Tile",
+            Op::Gather { .. } => "GatherV2",
+            Op::GatherNd => "GatherNd",
+            Op::ScatterNd(_) => "ScatterNd",
+            Op::WhereIndices => "Where",
+            Op::Sort { .. } => "TopKV2",
+            Op::Unique { .. } => "Unique",
+            Op::Range => "Range",
+            Op::Fill(_) => "Fill",
+        }
+    }
+}
+
+fn arity(op: &Op, inputs: &[&Tensor], n: usize) -> Result<()> {
+    if inputs.len() != n && !matches!(op, Op::Concat(_)) {
+        return Err(Error::Internal(format!("{} takes {n} inputs, got {}", op.tf_name(), inputs.len())));
+    }
+    Ok(())
+}
+
+/// Runs one primitive. Multi-output ops return several tensors; the rest return one.
+pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+    let one = |t: Result<Tensor>| t.map(|t| vec![t]);
+    let n_inputs = match op {
+        Op::Binary(_) | Op::MatMul(_) | Op::Pad { .. } | Op::Gather { .. } | Op::GatherNd | Op::ScatterNd(_) => 2,
+        Op::Select | Op::Range => 3,
+        Op::Concat(_) => inputs.len(),
+        _ => 1,
+    };
+    arity(op, inputs, n_inputs)?;
+    let x = inputs.first().copied().ok_or_else(|| Error::InvalidArgument(format!("{} needs inputs", op.tf_name())))?;
+    match op {
+        Op::Unary(u) => one(unary::cpu(*u, x)),
+        Op::Binary(b) => one(binary::cpu(*b, x, inputs[1])),
+        Op::Select => one(select::cpu(x, inputs[1], inputs[2])),
+        Op::Cast(d) => one(cast::cpu(x, *d)),
+        Op::Reduce { op, axes, keepdims } => one(reduce::cpu(*op, x, axes, *keepdims)),
+        Op::ArgReduce { op, axis, output } => one(reduce::arg_cpu(*op, x, *axis, *output)),
+        Op::Cumulative { op, axis, exclusive, reverse } => one(reduce::cumulative_cpu(*op, x, *axis, *exclusive, *reverse)),
+        Op::MatMul(a) => one(matmul::cpu(x, inputs[1], *a)),
+        Op::Reshape(dims) => one(shape_ops::reshape(x, dims)),
+        Op::Transpose(perm) => one(shape_ops::transpose(x, perm)),
+        Op::BroadcastTo(s) => one(shape_ops::broadcast_to(x, s)),
+        Op::Concat(axis) => one(shape_ops::concat(inputs, *axis)),
+        Op::StridedSlice(spec) => one(shape_ops::strided_slice(x, spec)),
+        Op::Pad { paddings, mode } => one(shape_ops::pad(x, paddings, *mode, inputs[1])),
+        Op::Tile(m) => one(shape_ops::tile(x, m)),
+        Op::Gather { axis, batch_dims } => one(index::gather(x, inputs[1], *axis, *batch_dims)),
+        Op::GatherNd => one(index::gather_nd(x, inputs[1])),
+        Op::ScatterNd(s) => one(index::scatter_nd(x, inputs[1], s)),
+        Op::WhereIndices => one(index::where_indices(x)),
+        Op::Sort { descending } => sort::sort(x, *descending).map(|(v, i)| vec![v, i]),
+        Op::Unique { index_i64 } => sort::unique(x, *index_i64).map(|(v, i)| vec![v, i]),
+        Op::Range => one(creation::range(x, inputs[1], inputs[2])),
+        Op::Fill(s) => one(creation::fill(s, x)),
+    }
+}
+
+/// `apply` for single-output ops.
+pub fn apply1(op: &Op, inputs: &[&Tensor]) -> Result<Tensor> {
+    apply(op, inputs)?.into_iter().next().ok_or_else(|| Error::Internal(format!("{} produced no output", op.tf_name())))
+}

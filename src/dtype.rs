@@ -1,0 +1,208 @@
+//! Element types with TensorFlow's names and enum numbers (`DT_FLOAT = 1`, ...).
+
+use crate::error::{Error, Result};
+
+/// A tensor's element type. The discriminants are TensorFlow's `DataType` enum values, so they
+/// travel unchanged through Python (`as_datatype_enum`) and saved files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum DType {
+    F32 = 1,
+    F64 = 2,
+    I32 = 3,
+    U8 = 4,
+    I16 = 5,
+    I8 = 6,
+    C64 = 8,
+    I64 = 9,
+    Bool = 10,
+    BF16 = 14,
+    U16 = 17,
+    C128 = 18,
+    F16 = 19,
+    U32 = 22,
+    U64 = 23,
+}
+
+impl DType {
+    pub const ALL: [DType; 15] = [
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
+        DType::Bool,
+        DType::C64,
+        DType::C128,
+    ];
+
+    /// TensorFlow's name (`float32`, `half` is spelled `float16` as `tf.float16.name` does).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+            DType::Bool => "bool",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<DType> {
+        let aliases = [("half", DType::F16), ("float", DType::F32), ("double", DType::F64)];
+        DType::ALL
+            .iter()
+            .copied()
+            .find(|d| d.name() == name)
+            .or_else(|| aliases.iter().find(|(n, _)| *n == name).map(|(_, d)| *d))
+            .ok_or_else(|| Error::Type(format!("Cannot convert value {name:?} to a TensorFlow DType.")))
+    }
+
+    pub fn from_enum(value: u32) -> Result<DType> {
+        DType::ALL
+            .iter()
+            .copied()
+            .find(|d| *d as u32 == value)
+            .ok_or_else(|| Error::Type(format!("Unknown TensorFlow DataType enum {value}")))
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            DType::I8 | DType::U8 | DType::Bool => 1,
+            DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
+            DType::C128 => 16,
+        }
+    }
+
+    pub fn is_floating(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    pub fn is_bool(self) -> bool {
+        self == DType::Bool
+    }
+
+    pub fn is_signed_integer(self) -> bool {
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::Bool)
+    }
+
+    pub fn is_integer(self) -> bool {
+        self.is_signed_integer() || matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    }
+
+    /// Real numbers: integers and floats (what ordering comparisons accept).
+    pub fn is_real(self) -> bool {
+        self.is_integer() || self.is_floating()
+    }
+
+    /// Anything arithmetic works on: all but bool.
+    pub fn is_numeric(self) -> bool {
+        !self.is_bool()
+    }
+
+    /// The real type of a complex type (`complex64 -> float32`); other types map to themselves.
+    pub fn real_dtype(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of dtypes, used by op declarations to state what they accept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DTypeSet(u32);
+
+impl DTypeSet {
+    pub const fn empty() -> Self {
+        DTypeSet(0)
+    }
+    const fn bit(d: DType) -> u32 {
+        1 << (d as u32)
+    }
+    pub const fn of(list: &[DType]) -> Self {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < list.len() {
+            bits |= Self::bit(list[i]);
+            i += 1;
+        }
+        DTypeSet(bits)
+    }
+    pub const fn union(self, other: DTypeSet) -> Self {
+        DTypeSet(self.0 | other.0)
+    }
+    pub fn contains(self, d: DType) -> bool {
+        self.0 & Self::bit(d) != 0
+    }
+
+    pub const FLOAT: DTypeSet = DTypeSet::of(&[DType::F16, DType::BF16, DType::F32, DType::F64]);
+    pub const COMPLEX: DTypeSet = DTypeSet::of(&[DType::C64, DType::C128]);
+    pub const SIGNED: DTypeSet = DTypeSet::of(&[DType::I8, DType::I16, DType::I32, DType::I64]);
+    pub const UNSIGNED: DTypeSet = DTypeSet::of(&[DType::U8, DType::U16, DType::U32, DType::U64]);
+    pub const INT: DTypeSet = DTypeSet::SIGNED.union(DTypeSet::UNSIGNED);
+    pub const REAL: DTypeSet = DTypeSet::INT.union(DTypeSet::FLOAT);
+    pub const NUMERIC: DTypeSet = DTypeSet::REAL.union(DTypeSet::COMPLEX);
+    pub const BOOL: DTypeSet = DTypeSet::of(&[DType::Bool]);
+    pub const ALL: DTypeSet = DTypeSet::NUMERIC.union(DTypeSet::BOOL);
+    pub const INEXACT: DTypeSet = DTypeSet::FLOAT.union(DTypeSet::COMPLEX);
+    pub const SIGNED_NUMERIC: DTypeSet = DTypeSet::SIGNED.union(DTypeSet::INEXACT);
+    pub const BITWISE: DTypeSet = DTypeSet::INT.union(DTypeSet::BOOL);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for d in DType::ALL {
+            assert_eq!(DType::from_name(d.name()).unwrap(), d);
+            assert_eq!(DType::from_enum(d as u32).unwrap(), d);
+        }
+        assert!(DType::from_name("float128").is_err());
+    }
+
+    #[test]
+    fn groups_partition_all_types() {
+        for d in DType::ALL {
+            let groups = [d.is_floating(), d.is_integer(), d.is_complex(), d.is_bool()];
+            assert_eq!(groups.iter().filter(|g| **g).count(), 1, "{d}");
+            assert!(DTypeSet::ALL.contains(d));
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! One error type for the whole crate. Variants follow TensorFlow's canonical codes so that the
+//! Python layer can raise the matching `tf.errors` class; `Type` and `Value` cover the places
+//! where TensorFlow raises Python's own `TypeError` / `ValueError` instead.
+
+use crate::dtype::DType;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    InvalidArgument(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    OutOfRange(String),
+    #[error("{0}")]
+    ResourceExhausted(String),
+    #[error("{0}")]
+    FailedPrecondition(String),
+    #[error("{0}")]
+    Unimplemented(String),
+    #[error("{0}")]
+    Internal(String),
+    /// TensorFlow raises Python's `TypeError` (e.g. a value that cannot take the requested dtype).
+    #[error("{0}")]
+    Type(String),
+    /// TensorFlow raises Python's `ValueError` (e.g. a static shape that cannot work).
+    #[error("{0}")]
+    Value(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// `op` was given a dtype it has no kernel for; worded like TensorFlow's NotFound kernel error.
+    pub fn unsupported_dtype(op: &str, dtype: DType) -> Self {
+        Error::NotFound(format!(
+            "Could not find device for node: {{{{node {op}}}}} = {op}[T=DT_{}]\nAll kernels registered for op {op}: no kernel for dtype {}",
+            dtype.name().to_uppercase(),
+            dtype.name()
+        ))
+    }
+
+    /// Two inputs of one op disagree in dtype: TensorFlow never promotes silently.
+    pub fn dtype_mismatch(op: &str, a: DType, b: DType) -> Self {
+        Error::InvalidArgument(format!(
+            "cannot compute {op} as input #1(zero-based) was expected to be a {} tensor but is a {} tensor [Op:{op}]",
+            a.name(),
+            b.name()
+        ))
+    }
+}
+
+/// Builds an `Error::InvalidArgument` from a format string.
+#[macro_export]
+macro_rules! invalid_arg {
+    ($($arg:tt)*) => { $crate::error::Error::InvalidArgument(format!($($arg)*)) };
+}

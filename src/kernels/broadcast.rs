@@ -1,0 +1,117 @@
+//! Broadcasting element-wise iteration (numpy rules) for two and three inputs, with fast paths
+//! for equal shapes and scalars; the general case walks ndarray broadcast views in parallel.
+
+use super::parallel::{self, GRAIN};
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
+
+fn base<'a, T>(data: &'a [T], shape: &Shape) -> Result<ArrayViewD<'a, T>> {
+    ArrayViewD::from_shape(IxDyn(shape.dims()), data)
+        .map_err(|e| Error::Internal(format!("bad buffer for shape {shape}: {e}")))
+}
+
+fn incompatible(shape: &Shape, out: &Shape) -> Error {
+    Error::InvalidArgument(format!("Incompatible shapes: {shape} vs. {out}"))
+}
+
+/// Broadcasts `$data` (of shape `$shape`) to `$out` as a local view.
+macro_rules! broadcast_view {
+    ($base:ident, $data:expr, $shape:expr, $out:expr) => {
+        let $base = base($data, $shape)?;
+        let $base = $base.broadcast(IxDyn($out.dims())).ok_or_else(|| incompatible($shape, $out))?;
+    };
+}
+
+fn into_vec<U>(a: ArrayD<U>) -> Vec<U> {
+    let (v, offset) = a.into_raw_vec_and_offset();
+    debug_assert!(offset.unwrap_or(0) == 0);
+    v
+}
+
+pub fn zip2<A: Copy + Sync, B: Copy + Sync, U: Copy + Send + Sync>(
+    a: &[A],
+    a_shape: &Shape,
+    b: &[B],
+    b_shape: &Shape,
+    out: &Shape,
+    f: impl Fn(A, B) -> U + Sync + Send,
+) -> Result<Vec<U>> {
+    let n = out.num_elements();
+    if a.len() == n && b.len() == n {
+        return Ok(parallel::zip_map(a, b, f));
+    }
+    if a.len() == 1 && b.len() == n {
+        let x = a[0];
+        return Ok(parallel::map(b, |y| f(x, y)));
+    }
+    if b.len() == 1 && a.len() == n {
+        let y = b[0];
+        return Ok(parallel::map(a, |x| f(x, y)));
+    }
+    broadcast_view!(av, a, a_shape, out);
+    broadcast_view!(bv, b, b_shape, out);
+    let mut o = ArrayD::<U>::uninit(IxDyn(out.dims()));
+    let zip = Zip::from(&mut o).and(&av).and(&bv);
+    if n > GRAIN {
+        zip.par_for_each(|o, &x, &y| {
+            o.write(f(x, y));
+        });
+    } else {
+        zip.for_each(|o, &x, &y| {
+            o.write(f(x, y));
+        });
+    }
+    // SAFETY: the zip visited and wrote every element of `o`.
+    Ok(into_vec(unsafe { o.assume_init() }))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn zip3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, U: Copy + Send + Sync>(
+    a: &[A],
+    a_shape: &Shape,
+    b: &[B],
+    b_shape: &Shape,
+    c: &[C],
+    c_shape: &Shape,
+    out: &Shape,
+    f: impl Fn(A, B, C) -> U + Sync + Send,
+) -> Result<Vec<U>> {
+    let n = out.num_elements();
+    if a.len() == n && b.len() == n && c.len() == n {
+        return Ok(parallel::generate(n, |i| f(a[i], b[i], c[i])));
+    }
+    broadcast_view!(av, a, a_shape, out);
+    broadcast_view!(bv, b, b_shape, out);
+    broadcast_view!(cv, c, c_shape, out);
+    let mut o = ArrayD::<U>::uninit(IxDyn(out.dims()));
+    let zip = Zip::from(&mut o).and(&av).and(&bv).and(&cv);
+    if n > GRAIN {
+        zip.par_for_each(|o, &x, &y, &z| {
+            o.write(f(x, y, z));
+        });
+    } else {
+        zip.for_each(|o, &x, &y, &z| {
+            o.write(f(x, y, z));
+        });
+    }
+    // SAFETY: the zip visited and wrote every element of `o`.
+    Ok(into_vec(unsafe { o.assume_init() }))
+}
+
+/// Copies any strided view (a transpose, a strided slice, a broadcast) into a new row-major vector.
+pub fn materialize<T: Copy + Send + Sync>(v: &ndarray::ArrayViewD<'_, T>) -> Vec<T> {
+    let mut o = ArrayD::<T>::uninit(v.raw_dim());
+    let zip = Zip::from(&mut o).and(v);
+    if v.len() > GRAIN {
+        zip.par_for_each(|o, &x| {
+            o.write(x);
+        });
+    } else {
+        zip.for_each(|o, &x| {
+            o.write(x);
+        });
+    }
+    // SAFETY: the zip wrote every element.
+    into_vec(unsafe { o.assume_init() })
+}

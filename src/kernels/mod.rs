@@ -1,0 +1,4 @@
+//! Building blocks shared by the CPU kernels: parallel maps and broadcasting iteration.
+
+pub mod broadcast;
+pub mod parallel;

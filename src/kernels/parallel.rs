@@ -1,0 +1,57 @@
+//! Parallel element maps over slices. Below `GRAIN` elements work stays on the calling thread:
+//! rayon's fork/join costs microseconds, more than a small op itself.
+
+use rayon::prelude::*;
+use std::mem::MaybeUninit;
+
+pub const GRAIN: usize = 1 << 15;
+
+/// Fills a new vector of `n` elements by calling `fill(offset, chunk)` on disjoint chunks in
+/// parallel; every element of each chunk must be written.
+pub fn build<U: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync) -> Vec<U> {
+    let mut out: Vec<U> = Vec::with_capacity(n);
+    {
+        let dst = &mut out.spare_capacity_mut()[..n];
+        if n <= GRAIN {
+            fill(0, dst);
+        } else {
+            dst.par_chunks_mut(GRAIN).enumerate().for_each(|(i, chunk)| fill(i * GRAIN, chunk));
+        }
+    }
+    // SAFETY: `fill` wrote every element of every chunk, and the chunks cover 0..n.
+    unsafe { out.set_len(n) };
+    out
+}
+
+pub fn map<T: Copy + Sync, U: Send>(src: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    build(src.len(), |offset, dst| {
+        let src = &src[offset..offset + dst.len()];
+        for (o, &x) in dst.iter_mut().zip(src) {
+            o.write(f(x));
+        }
+    })
+}
+
+pub fn zip_map<A: Copy + Sync, B: Copy + Sync, U: Send>(
+    a: &[A],
+    b: &[B],
+    f: impl Fn(A, B) -> U + Sync,
+) -> Vec<U> {
+    debug_assert_eq!(a.len(), b.len());
+    build(a.len(), |offset, dst| {
+        let n = dst.len();
+        let (a, b) = (&a[offset..offset + n], &b[offset..offset + n]);
+        for ((o, &x), &y) in dst.iter_mut().zip(a).zip(b) {
+            o.write(f(x, y));
+        }
+    })
+}
+
+/// `out[i] = f(i)` for i in 0..n.
+pub fn generate<U: Send>(n: usize, f: impl Fn(usize) -> U + Sync) -> Vec<U> {
+    build(n, |offset, dst| {
+        for (i, o) in dst.iter_mut().enumerate() {
+            o.write(f(offset + i));
+        }
+    })
+}

@@ -1,0 +1,33 @@
+//! ferroflow: a TensorFlow-2-style machine-learning framework in Rust.
+//!
+//! Tensors are cheap handles to reference-counted storage; every op goes through one funnel,
+//! [`dispatch::apply`]; CPU kernels use ndarray and rayon. The Python package (feature `python`)
+//! presents TensorFlow's API on top of this crate.
+//!
+//! ```
+//! use ferroflow::{ops, Tensor};
+//! let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+//! let total = ops::reduce_sum(&x, None, false).unwrap();
+//! assert_eq!(total.to_vec::<f32>().unwrap(), vec![21.0]);
+//! ```
+
+pub mod buffer;
+pub mod device;
+pub mod dispatch;
+pub mod dtype;
+pub mod element;
+pub mod error;
+pub mod kernels;
+pub mod ops;
+pub mod shape;
+pub mod tensor;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use buffer::Buffer;
+pub use device::Device;
+pub use dtype::DType;
+pub use error::{Error, Result};
+pub use shape::Shape;
+pub use tensor::Tensor;

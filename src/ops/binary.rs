@@ -1,0 +1,235 @@
+//! Element-wise binary primitives with numpy broadcasting. Both inputs must share a dtype:
+//! TensorFlow never promotes between tensors.
+
+use crate::buffer::Buffer;
+use crate::dtype::{DType, DTypeSet};
+use crate::element::{Element, Num, Real};
+use crate::error::{Error, Result};
+use crate::kernels::broadcast;
+use crate::shape::{broadcast_shapes, Shape};
+use crate::tensor::Tensor;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    /// True division for floats and complex; truncating for integers (TensorFlow's `Div`).
+    Div,
+    FloorDiv,
+    FloorMod,
+    Pow,
+    Maximum,
+    Minimum,
+    Atan2,
+    Equal,
+    NotEqual,
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+    /// Bitwise on integers, logical on bool.
+    And,
+    Or,
+    Xor,
+    /// Builds a complex number from real and imaginary parts.
+    Complex,
+}
+
+use BinaryOp::*;
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 20] = [
+        Add, Sub, Mul, Div, FloorDiv, FloorMod, Pow, Maximum, Minimum, Atan2, Equal, NotEqual,
+        Less, LessEqual, Greater, GreaterEqual, And, Or, Xor, Complex,
+    ];
+
+    /// (TensorFlow op name, Python name, dtypes accepted).
+    pub fn info(self) -> (&'static str, &'static str, DTypeSet) {
+        match self {
+            Add => ("AddV2", "add", DTypeSet::NUMERIC),
+            Sub => ("Sub", "subtract", DTypeSet::NUMERIC),
+            Mul => ("Mul", "multiply", DTypeSet::NUMERIC),
+            Div => ("RealDiv", "divide_raw", DTypeSet::NUMERIC),
+            FloorDiv => ("FloorDiv", "floordiv", DTypeSet::REAL),
+            FloorMod => ("FloorMod", "floormod", DTypeSet::REAL),
+            Pow => ("Pow", "pow", DTypeSet::NUMERIC),
+            Maximum => ("Maximum", "maximum", DTypeSet::REAL),
+            Minimum => ("Minimum", "minimum", DTypeSet::REAL),
+            Atan2 => ("Atan2", "atan2", DTypeSet::FLOAT),
+            Equal => ("Equal", "equal", DTypeSet::ALL),
+            NotEqual => ("NotEqual", "not_equal", DTypeSet::ALL),
+            Less => ("Less", "less", DTypeSet::REAL),
+            LessEqual => ("LessEqual", "less_equal", DTypeSet::REAL),
+            Greater => ("Greater", "greater", DTypeSet::REAL),
+            GreaterEqual => ("GreaterEqual", "greater_equal", DTypeSet::REAL),
+            And => ("BitwiseAnd", "bitwise_and", DTypeSet::BITWISE),
+            Or => ("BitwiseOr", "bitwise_or", DTypeSet::BITWISE),
+            Xor => ("BitwiseXor", "bitwise_xor", DTypeSet::BITWISE),
+            Complex => ("Complex", "complex", DTypeSet::of(&[DType::F32, DType::F64])),
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<BinaryOp> {
+        BinaryOp::ALL.iter().copied().find(|op| op.info().1 == name)
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(self, Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual)
+    }
+
+    pub fn output_dtype(self, input: DType) -> DType {
+        match self {
+            _ if self.is_comparison() => DType::Bool,
+            Complex if input == DType::F64 => DType::C128,
+            Complex => DType::C64,
+            _ => input,
+        }
+    }
+}
+
+fn bin<A: Copy + Sync, U: Element>(
+    a: &[A],
+    a_shape: &Shape,
+    b: &[A],
+    b_shape: &Shape,
+    out: &Shape,
+    f: impl Fn(A, A) -> U + Sync + Send,
+) -> Result<Buffer> {
+    Ok(U::wrap(broadcast::zip2(a, a_shape, b, b_shape, out, f)?))
+}
+
+/// `match_pair!(x, y, a, b, [F32, ...], body, otherwise)`: both buffers of one listed variant.
+macro_rules! match_pair {
+    ($x:expr, $y:expr, $a:ident, $b:ident, [$($v:ident),*], $body:expr, $otherwise:expr) => {
+        match ($x, $y) {
+            $( (Buffer::$v($a), Buffer::$v($b)) => $body, )*
+            #[allow(unreachable_patterns)]
+            _ => $otherwise,
+        }
+    };
+}
+
+pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let (tf_name, _, dtypes) = op.info();
+    if x.dtype() != y.dtype() {
+        return Err(Error::dtype_mismatch(tf_name, x.dtype(), y.dtype()));
+    }
+    let dtype = x.dtype();
+    if !dtypes.contains(dtype) {
+        return Err(Error::unsupported_dtype(tf_name, dtype));
+    }
+    let out_shape = broadcast_shapes(x.shape(), y.shape()).map_err(|e| match e {
+        Error::InvalidArgument(m) => Error::InvalidArgument(format!("{m} [Op:{tf_name}]")),
+        other => other,
+    })?;
+    if dtype.is_integer() && matches!(op, Div | FloorDiv | FloorMod) && has_zero(y) {
+        return Err(Error::InvalidArgument(format!("Integer division by zero [Op:{tf_name}]")));
+    }
+    if dtype.is_signed_integer() && op == Pow && has_negative(y) {
+        return Err(Error::InvalidArgument(format!(
+            "Integers to negative integer powers are not allowed [Op:{tf_name}]"
+        )));
+    }
+    let (xs, ys, o) = (x.shape(), y.shape(), &out_shape);
+    let bad = || Error::unsupported_dtype(tf_name, dtype);
+    macro_rules! numeric {
+        (|$a:ident, $b:ident| $body:expr) => {
+            match_pair!(x.buffer(), y.buffer(), p, q,
+                [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, C64, C128],
+                bin(p, xs, q, ys, o, |$a, $b| $body)?, return Err(bad()))
+        };
+    }
+    macro_rules! real {
+        (|$a:ident, $b:ident| $body:expr) => {
+            match_pair!(x.buffer(), y.buffer(), p, q,
+                [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64],
+                bin(p, xs, q, ys, o, |$a, $b| $body)?, return Err(bad()))
+        };
+    }
+    macro_rules! all {
+        (|$a:ident, $b:ident| $body:expr) => {
+            match_pair!(x.buffer(), y.buffer(), p, q,
+                [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, C64, C128, Bool],
+                bin(p, xs, q, ys, o, |$a, $b| $body)?, return Err(bad()))
+        };
+    }
+    macro_rules! bitwise {
+        (|$a:ident, $b:ident| $body:expr) => {
+            match_pair!(x.buffer(), y.buffer(), p, q,
+                [I8, I16, I32, I64, U8, U16, U32, U64, Bool],
+                bin(p, xs, q, ys, o, |$a, $b| $body)?, return Err(bad()))
+        };
+    }
+    let out = match op {
+        Add => numeric!(|a, b| a.add(b)),
+        Sub => numeric!(|a, b| a.sub(b)),
+        Mul => numeric!(|a, b| a.mul(b)),
+        Div => numeric!(|a, b| a.div(b)),
+        Pow => match_pair!(x.buffer(), y.buffer(), p, q, [C64, C128],
+            bin(p, xs, q, ys, o, |a, b| a.powc(b))?, real!(|a, b| Real::pow(a, b))),
+        FloorDiv => real!(|a, b| a.floor_div(b)),
+        FloorMod => real!(|a, b| a.floor_mod(b)),
+        // NaN wins, as in TensorFlow's maximum/minimum.
+        Maximum => real!(|a, b| if a.is_nan() || a > b { a } else { b }),
+        Minimum => real!(|a, b| if a.is_nan() || a < b { a } else { b }),
+        Atan2 => match_pair!(x.buffer(), y.buffer(), p, q, [F16, BF16, F32, F64],
+            bin(p, xs, q, ys, o, |a, b| num_traits::Float::atan2(a, b))?, return Err(bad())),
+        Equal => all!(|a, b| a == b),
+        NotEqual => all!(|a, b| a != b),
+        Less => real!(|a, b| a < b),
+        LessEqual => real!(|a, b| a <= b),
+        Greater => real!(|a, b| a > b),
+        GreaterEqual => real!(|a, b| a >= b),
+        And => bitwise!(|a, b| a & b),
+        Or => bitwise!(|a, b| a | b),
+        Xor => bitwise!(|a, b| a ^ b),
+        Complex => match_pair!(x.buffer(), y.buffer(), p, q, [F32, F64],
+            bin(p, xs, q, ys, o, |a, b| num_complex::Complex::new(a, b))?, return Err(bad())),
+    };
+    Ok(Tensor::from_buffer_unchecked(out, out_shape))
+}
+
+fn has_zero(t: &Tensor) -> bool {
+    crate::with_int!(t.buffer(), v => v.iter().any(|&e| e == 0), else false)
+}
+
+fn has_negative(t: &Tensor) -> bool {
+    crate::match_buffer!(t.buffer(), v, [I8, I16, I32, I64], v.iter().any(|&e| e < 0), false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_add() {
+        let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        let b = Tensor::from_slice(&[10.0f32, 20.0], &[2, 1]).unwrap();
+        let c = cpu(Add, &a, &b).unwrap();
+        assert_eq!(c.dims(), &[2, 3]);
+        assert_eq!(c.to_vec::<f32>().unwrap(), vec![11.0, 12.0, 13.0, 24.0, 25.0, 26.0]);
+    }
+
+    #[test]
+    fn mixed_dtypes_are_rejected() {
+        let a = Tensor::from_slice(&[1.0f32], &[1]).unwrap();
+        let b = Tensor::from_slice(&[1i32], &[1]).unwrap();
+        assert!(matches!(cpu(Add, &a, &b), Err(Error::InvalidArgument(_))));
+    }
+
+    #[test]
+    fn integer_division_by_zero_is_an_error() {
+        let a = Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
+        let b = Tensor::from_slice(&[1i32, 0], &[2]).unwrap();
+        assert!(cpu(FloorDiv, &a, &b).is_err());
+    }
+
+    #[test]
+    fn incompatible_shapes_name_both() {
+        let a = Tensor::from_slice(&[1.0f32; 6], &[2, 3]).unwrap();
+        let b = Tensor::from_slice(&[1.0f32; 4], &[4]).unwrap();
+        let msg = cpu(Add, &a, &b).unwrap_err().to_string();
+        assert!(msg.contains("[2,3] vs. [4]"), "{msg}");
+    }
+}

@@ -1,0 +1,183 @@
+//! `tf.einsum`: contracts operands pairwise (left to right) with transpose + reshape + matmul;
+//! repeated letters in one operand take a diagonal, letters used nowhere else are summed first.
+
+use super::*;
+
+/// An operand and the letter naming each of its axes.
+struct Term {
+    t: Tensor,
+    letters: Vec<char>,
+}
+
+fn parse_side(spec: &str, rank: usize, ellipsis_rank: &mut Option<usize>) -> Result<Vec<char>> {
+    let bad = || Error::InvalidArgument(format!("Invalid einsum subscript '{spec}'"));
+    let named: usize = spec.replace("...", "").chars().count();
+    let mut out = Vec::new();
+    let mut rest = spec;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("...") {
+            let n = rank.checked_sub(named).ok_or_else(bad)?;
+            if ellipsis_rank.is_some_and(|e| e != n) && rank > 0 {
+                return Err(Error::Unimplemented("einsum ellipses must cover the same number of axes in every operand".into()));
+            }
+            *ellipsis_rank = Some(n);
+            // Ellipsis axes get reserved names that no user letter can clash with.
+            out.extend((0..n).map(|i| char::from_u32(0x3B1 + i as u32).unwrap_or('?')));
+            rest = r;
+        } else {
+            let c = rest.chars().next().ok_or_else(bad)?;
+            if !c.is_ascii_alphabetic() {
+                return Err(bad());
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    if out.len() != rank {
+        return Err(Error::InvalidArgument(format!(
+            "Expected {} dimensions for subscript '{spec}' but the operand has rank {rank}",
+            out.len()
+        )));
+    }
+    Ok(out)
+}
+
+fn dims_i64(t: &Tensor) -> Vec<i64> {
+    t.dims().iter().map(|&d| d as i64).collect()
+}
+
+/// Takes the diagonal over each letter that repeats within one operand.
+fn diagonalize(mut term: Term) -> Result<Term> {
+    while let Some((p, q)) = (0..term.letters.len())
+        .flat_map(|p| (p + 1..term.letters.len()).map(move |q| (p, q)))
+        .find(|&(p, q)| term.letters[p] == term.letters[q])
+    {
+        let d = term.t.dims()[p];
+        if term.t.dims()[q] != d {
+            return Err(Error::InvalidArgument(format!("einsum: repeated subscript {} has sizes {d} and {}", term.letters[p], term.t.dims()[q])));
+        }
+        let mut shape = vec![1i64; term.t.rank()];
+        shape[p] = d as i64;
+        shape[q] = d as i64;
+        let eye = reshape(&math::eye(d, d, &[], term.t.dtype())?, &shape)?;
+        term.t = reduce_sum(&mul(&term.t, &eye)?, Some(&[q as i64]), false)?;
+        term.letters.remove(q);
+    }
+    Ok(term)
+}
+
+fn sum_out(term: Term, keep: &[char]) -> Result<Term> {
+    let axes: Vec<i64> = (0..term.letters.len()).filter(|&i| !keep.contains(&term.letters[i])).map(|i| i as i64).collect();
+    if axes.is_empty() {
+        return Ok(term);
+    }
+    let letters = term.letters.iter().filter(|c| keep.contains(c)).copied().collect();
+    Ok(Term { t: reduce_sum(&term.t, Some(&axes), false)?, letters })
+}
+
+fn contract(a: Term, b: Term, keep: &[char]) -> Result<Term> {
+    let size = |term: &Term, c: char| term.t.dims()[term.letters.iter().position(|&x| x == c).unwrap_or(0)];
+    let batch: Vec<char> = a.letters.iter().filter(|c| b.letters.contains(c) && keep.contains(c)).copied().collect();
+    let summed: Vec<char> = a.letters.iter().filter(|c| b.letters.contains(c) && !keep.contains(c)).copied().collect();
+    let a_free: Vec<char> = a.letters.iter().filter(|c| !b.letters.contains(c)).copied().collect();
+    let b_free: Vec<char> = b.letters.iter().filter(|c| !a.letters.contains(c)).copied().collect();
+    for &c in batch.iter().chain(&summed) {
+        if size(&a, c) != size(&b, c) {
+            return Err(Error::InvalidArgument(format!("einsum: subscript {c} has sizes {} and {}", size(&a, c), size(&b, c))));
+        }
+    }
+    let order = |term: &Term, groups: [&[char]; 3]| -> Result<Tensor> {
+        let perm: Vec<i64> = groups.iter().flat_map(|g| g.iter()).map(|c| term.letters.iter().position(|x| x == c).unwrap_or(0) as i64).collect();
+        let t = transpose(&term.t, Some(&perm))?;
+        let prod = |g: &[char]| g.iter().map(|&c| size(term, c) as i64).product::<i64>();
+        reshape(&t, &[prod(groups[0]), prod(groups[1]), prod(groups[2])])
+    };
+    let a3 = order(&a, [&batch, &a_free, &summed])?;
+    let b3 = order(&b, [&batch, &summed, &b_free])?;
+    let prod = matmul(&a3, &b3, MatMulAttrs::default())?;
+    let dims: Vec<i64> = batch.iter().map(|&c| size(&a, c) as i64)
+        .chain(a_free.iter().map(|&c| size(&a, c) as i64))
+        .chain(b_free.iter().map(|&c| size(&b, c) as i64))
+        .collect();
+    let letters = batch.iter().chain(&a_free).chain(&b_free).copied().collect();
+    Ok(Term { t: reshape(&prod, &dims)?, letters })
+}
+
+pub fn einsum(equation: &str, inputs: &[&Tensor]) -> Result<Tensor> {
+    let eq: String = equation.chars().filter(|c| !c.is_whitespace()).collect();
+    let (lhs, rhs) = match eq.split_once("->") {
+        Some((l, r)) => (l.to_string(), Some(r.to_string())),
+        None => (eq.clone(), None),
+    };
+    let specs: Vec<&str> = lhs.split(',').collect();
+    if specs.len() != inputs.len() {
+        return Err(Error::InvalidArgument(format!(
+            "Expected {} inputs for equation '{equation}', got {}",
+            specs.len(),
+            inputs.len()
+        )));
+    }
+    let mut ell = None;
+    let mut terms: Vec<Term> = specs
+        .iter()
+        .zip(inputs)
+        .map(|(s, t)| Ok(Term { t: (*t).clone(), letters: parse_side(s, t.rank(), &mut ell)? }))
+        .collect::<Result<_>>()?;
+    let output: Vec<char> = match rhs {
+        Some(r) => parse_side(&r, r.replace("...", "").chars().count() + ell.unwrap_or(0), &mut ell)?,
+        None => {
+            let all: Vec<char> = terms.iter().flat_map(|t| t.letters.clone()).collect();
+            let mut once: Vec<char> = all.iter().filter(|c| all.iter().filter(|x| x == c).count() == 1).copied().collect();
+            once.sort_by_key(|c| (c.is_ascii(), *c));
+            once
+        }
+    };
+    if let Some(c) = output.iter().find(|c| !terms.iter().any(|t| t.letters.contains(c))) {
+        return Err(Error::InvalidArgument(format!("einsum: output subscript {c} does not appear in any input")));
+    }
+    terms = terms.into_iter().map(diagonalize).collect::<Result<_>>()?;
+    let needed_after = |terms: &[Term], from: usize| -> Vec<char> {
+        output.iter().copied().chain(terms[from..].iter().flat_map(|t| t.letters.clone())).collect()
+    };
+    let mut acc = sum_out(terms.remove(0), &needed_after(&terms, 0))?;
+    while !terms.is_empty() {
+        let next = terms.remove(0);
+        let keep = needed_after(&terms, 0);
+        let mut keep_next = keep.clone();
+        keep_next.extend(acc.letters.iter());
+        let next = sum_out(next, &keep_next)?;
+        acc = contract(acc, next, &keep)?;
+    }
+    let acc = sum_out(acc, &output)?;
+    let perm: Vec<i64> = output.iter().map(|c| acc.letters.iter().position(|x| x == c).unwrap_or(0) as i64).collect();
+    let _ = dims_i64;
+    transpose(&acc.t, Some(&perm))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(v: &[f32], d: &[usize]) -> Tensor {
+        Tensor::from_slice(v, d).unwrap()
+    }
+
+    #[test]
+    fn common_patterns() {
+        let a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+        let mm = einsum("ij,kj->ik", &[&a, &a]).unwrap();
+        assert_eq!(mm.to_vec::<f32>().unwrap(), vec![14.0, 32.0, 32.0, 77.0]);
+        assert_eq!(einsum("ij->ji", &[&a]).unwrap().dims(), &[3, 2]);
+        assert_eq!(einsum("ij->", &[&a]).unwrap().to_vec::<f32>().unwrap(), vec![21.0]);
+        let sq = t(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+        assert_eq!(einsum("ii", &[&sq]).unwrap().to_vec::<f32>().unwrap(), vec![5.0]);
+        assert_eq!(einsum("ii->i", &[&sq]).unwrap().to_vec::<f32>().unwrap(), vec![1.0, 4.0]);
+        let v = t(&[1.0, 2.0], &[2]);
+        assert_eq!(einsum("i,j->ij", &[&v, &v]).unwrap().to_vec::<f32>().unwrap(), vec![1.0, 2.0, 2.0, 4.0]);
+        let b = t(&(0..12).map(|x| x as f32).collect::<Vec<_>>(), &[2, 2, 3]);
+        let bm = einsum("bij,bkj->bik", &[&b, &b]).unwrap();
+        assert_eq!(bm.dims(), &[2, 2, 2]);
+        let e = einsum("...ij,...jk->...ik", &[&b, &t(&[1.0; 6], &[2, 3, 1])]).unwrap();
+        assert_eq!(e.dims(), &[2, 2, 1]);
+    }
+}

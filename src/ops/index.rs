@@ -1,0 +1,197 @@
+//! Indexing primitives: gather, gather_nd, scatter_nd and `where` (indices of true elements).
+//! Every index is bounds-checked; a bad one is an `InvalidArgument`, never a panic.
+
+use crate::buffer::Buffer;
+use crate::dtype::DType;
+use crate::element::{Element, Num};
+use crate::error::{Error, Result};
+use crate::kernels::parallel;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::{with_all, with_numeric};
+
+/// Indices as i64, for int32 and int64 index tensors.
+pub fn index_values(indices: &Tensor, op: &str) -> Result<Vec<i64>> {
+    match indices.buffer() {
+        Buffer::I32(v) => Ok(v.iter().map(|&i| i as i64).collect()),
+        Buffer::I64(v) => Ok(v.clone()),
+        _ => Err(Error::InvalidArgument(format!(
+            "indices must be int32 or int64, got {} [Op:{op}]",
+            indices.dtype()
+        ))),
+    }
+}
+
+fn check_index(i: i64, limit: usize, at: usize, op: &str) -> Result<usize> {
+    if i < 0 || i as u64 >= limit as u64 {
+        return Err(Error::InvalidArgument(format!(
+            "indices[{at}] = {i} is not in [0, {limit}) [Op:{op}]"
+        )));
+    }
+    Ok(i as usize)
+}
+
+pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize) -> Result<Tensor> {
+    let p = params.dims();
+    let id = indices.dims();
+    if batch_dims > axis || batch_dims > id.len() {
+        return Err(Error::InvalidArgument(format!(
+            "batch_dims ({batch_dims}) must be <= axis ({axis}) and <= rank(indices) ({}) [Op:GatherV2]",
+            id.len()
+        )));
+    }
+    if p[..batch_dims] != id[..batch_dims] {
+        return Err(Error::InvalidArgument(format!(
+            "params.shape[:{batch_dims}] {:?} and indices.shape[:{batch_dims}] {:?} must match [Op:GatherV2]",
+            &p[..batch_dims],
+            &id[..batch_dims]
+        )));
+    }
+    let idx = index_values(indices, "GatherV2")?;
+    let b: usize = p[..batch_dims].iter().product();
+    let po: usize = p[batch_dims..axis].iter().product();
+    let d = p[axis];
+    let inner: usize = p[axis + 1..].iter().product();
+    let n: usize = id[batch_dims..].iter().product();
+    for (at, &i) in idx.iter().enumerate() {
+        check_index(i, d, at, "GatherV2")?;
+    }
+    let out_dims: Vec<usize> = p[..axis].iter().chain(&id[batch_dims..]).chain(&p[axis + 1..]).copied().collect();
+    let out = with_all!(params.buffer(), v => Element::wrap(parallel::generate(b * po * n * inner, |flat| {
+        let e = flat % inner;
+        let k = (flat / inner) % n;
+        let q = (flat / inner / n) % po;
+        let bb = flat / inner / n / po;
+        let i = idx[bb * n + k] as usize;
+        v[((bb * po + q) * d + i) * inner + e]
+    })));
+    Ok(Tensor::from_buffer_unchecked(out, Shape(out_dims)))
+}
+
+/// Flat offsets of the slices that `indices` (last axis = coordinates) select in `shape`.
+fn nd_offsets(shape: &[usize], indices: &Tensor, op: &str) -> Result<(Vec<usize>, usize, Vec<usize>)> {
+    let id = indices.dims();
+    let k = *id.last().ok_or_else(|| Error::InvalidArgument(format!("indices must be at least 1-D [Op:{op}]")))?;
+    if k > shape.len() {
+        return Err(Error::InvalidArgument(format!(
+            "index innermost dimension length must be <= params rank; saw: {k} vs. {} [Op:{op}]",
+            shape.len()
+        )));
+    }
+    let idx = index_values(indices, op)?;
+    let slice: usize = shape[k..].iter().product();
+    let strides = Shape(shape.to_vec()).strides();
+    let count = if k == 0 { id[..id.len() - 1].iter().product() } else { idx.len() / k };
+    let mut offsets = Vec::with_capacity(count);
+    for row in 0..count {
+        let mut off = 0;
+        for j in 0..k {
+            let i = idx[row * k + j];
+            if i < 0 || i as u64 >= shape[j] as u64 {
+                let coords: Vec<i64> = idx[row * k..row * k + k].to_vec();
+                return Err(Error::InvalidArgument(format!(
+                    "indices[{row}] = {coords:?} does not index into param shape {} [Op:{op}]",
+                    Shape(shape.to_vec())
+                )));
+            }
+            off += i as usize * strides[j];
+        }
+        offsets.push(off);
+    }
+    Ok((offsets, slice, id[..id.len() - 1].to_vec()))
+}
+
+pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
+    let (offsets, slice, lead) = nd_offsets(params.dims(), indices, "GatherNd")?;
+    let k = indices.dims()[indices.rank() - 1];
+    let out_dims: Vec<usize> = lead.iter().chain(&params.dims()[k..]).copied().collect();
+    let out = with_all!(params.buffer(), v => Element::wrap(parallel::generate(offsets.len() * slice, |flat| {
+        v[offsets[flat / slice] + flat % slice]
+    })));
+    Ok(Tensor::from_buffer_unchecked(out, Shape(out_dims)))
+}
+
+/// Scatters `updates` into zeros of `shape`; duplicate indices add up, as in TensorFlow.
+pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<Tensor> {
+    let (offsets, slice, lead) = nd_offsets(shape.dims(), indices, "ScatterNd")?;
+    let k = indices.dims()[indices.rank() - 1];
+    let expected: Vec<usize> = lead.iter().chain(&shape.dims()[k..]).copied().collect();
+    if updates.dims() != expected.as_slice() {
+        return Err(Error::InvalidArgument(format!(
+            "updates has shape {} but must have shape {} for indices of shape {} and output shape {shape} [Op:ScatterNd]",
+            updates.shape(),
+            Shape(expected),
+            indices.shape()
+        )));
+    }
+    let out = with_numeric!(updates.buffer(), u => {
+        let mut out = vec![Num::zero(); shape.num_elements()];
+        for (row, &off) in offsets.iter().enumerate() {
+            for e in 0..slice {
+                out[off + e] = Num::add(out[off + e], u[row * slice + e]);
+            }
+        }
+        Element::wrap(out)
+    }, else match updates.buffer() {
+        Buffer::Bool(u) => {
+            let mut out = vec![false; shape.num_elements()];
+            for (row, &off) in offsets.iter().enumerate() {
+                for e in 0..slice {
+                    out[off + e] |= u[row * slice + e];
+                }
+            }
+            Buffer::Bool(out)
+        }
+        _ => return Err(Error::unsupported_dtype("ScatterNd", updates.dtype())),
+    });
+    Ok(Tensor::from_buffer_unchecked(out, shape.clone()))
+}
+
+/// Coordinates of the non-zero (true) elements, as an int64 `[n, rank]` tensor in row-major order.
+pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
+    let truth: Vec<bool> = with_all!(cond.buffer(), v => v.iter().map(|e| e.is_nonzero()).collect());
+    let rank = cond.rank();
+    let strides = cond.shape().strides();
+    let mut coords = Vec::new();
+    for (flat, _) in truth.iter().enumerate().filter(|(_, &t)| t) {
+        let mut rest = flat;
+        for s in &strides {
+            coords.push((rest / s) as i64);
+            rest %= s;
+        }
+    }
+    let n = coords.len() / rank.max(1);
+    let n = if rank == 0 { truth.iter().filter(|t| **t).count() } else { n };
+    Ok(Tensor::from_vec(coords, Shape(vec![n, rank])))
+}
+
+pub fn is_index_dtype(d: DType) -> bool {
+    matches!(d, DType::I32 | DType::I64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gather_axis_and_batch_dims() {
+        let p = Tensor::from_slice(&[0i32, 1, 2, 3, 4, 5], &[2, 3]).unwrap();
+        let i = Tensor::from_slice(&[2i32, 0], &[2]).unwrap();
+        let g = gather(&p, &i, 1, 0).unwrap();
+        assert_eq!(g.dims(), &[2, 2]);
+        assert_eq!(g.to_vec::<i32>().unwrap(), vec![2, 0, 5, 3]);
+        let bi = Tensor::from_slice(&[1i32, 2], &[2, 1]).unwrap();
+        let g = gather(&p, &bi, 1, 1).unwrap();
+        assert_eq!(g.to_vec::<i32>().unwrap(), vec![1, 5]);
+        let bad = Tensor::from_slice(&[3i32], &[1]).unwrap();
+        assert!(gather(&p, &bad, 1, 0).is_err());
+    }
+
+    #[test]
+    fn scatter_adds_duplicates() {
+        let i = Tensor::from_slice(&[1i32, 1, 3], &[3, 1]).unwrap();
+        let u = Tensor::from_slice(&[1.0f32, 2.0, 5.0], &[3]).unwrap();
+        let s = scatter_nd(&i, &u, &Shape(vec![4])).unwrap();
+        assert_eq!(s.to_vec::<f32>().unwrap(), vec![0.0, 3.0, 0.0, 5.0]);
+    }
+}

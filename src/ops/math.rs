@@ -1,0 +1,235 @@
+//! `tf.math` functions composed from primitives.
+
+use super::*;
+
+/// `reduce_mean`: the sum divided by the count (integer means truncate, as in TensorFlow).
+pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let axes_v = axes_or_all(x, axes, "Mean")?;
+    let count: usize = axes_v.iter().map(|&a| x.dims()[a]).product();
+    let s = apply1(&Op::Reduce { op: ReduceOp::Sum, axes: axes_v, keepdims }, &[x])?;
+    div(&s, &scalar_like(&s, count as f64))
+}
+
+pub fn reduce_variance(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    if !x.dtype().is_floating() && !x.dtype().is_complex() {
+        return Err(Error::Type(format!("Input must be either real or complex. Received integer input of dtype {}", x.dtype())));
+    }
+    let mean = reduce_mean(x, axes, true)?;
+    let centered = sub(x, &mean)?;
+    let sq = if x.dtype().is_complex() {
+        mul(&centered, &unary(UnaryOp::Conj, &centered)?).and_then(|t| unary(UnaryOp::Real, &t))?
+    } else {
+        square(&centered)?
+    };
+    reduce_mean(&sq, axes, keepdims)
+}
+
+pub fn reduce_std(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    sqrt(&reduce_variance(x, axes, keepdims)?)
+}
+
+/// log(sum(exp(x))) computed stably around the maximum (infinite maxima are replaced by 0).
+pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let raw_max = reduce(ReduceOp::Max, x, axes, true)?;
+    let finite = unary(UnaryOp::IsFinite, &raw_max)?;
+    let m = select(&finite, &raw_max, &scalar_like(x, 0.0))?;
+    let s = reduce_sum(&exp(&sub(x, &m)?)?, axes, true)?;
+    let out = add(&log(&s)?, &m)?;
+    if keepdims {
+        Ok(out)
+    } else {
+        let axes_v = axes_or_all(x, axes, "Max")?;
+        let dims: Vec<i64> = reduce::output_shape(x.shape(), &axes_v, false).dims().iter().map(|&d| d as i64).collect();
+        reshape(&out, &dims)
+    }
+}
+
+pub fn count_nonzero(x: &Tensor, axes: Option<&[i64]>, keepdims: bool, dtype: DType) -> Result<Tensor> {
+    let nz = not_equal(x, &scalar_like(x, 0.0))?;
+    reduce_sum(&cast(&nz, dtype)?, axes, keepdims)
+}
+
+pub fn squared_difference(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let d = sub(x, y)?;
+    if d.dtype().is_complex() {
+        mul(&d, &unary(UnaryOp::Conj, &d)?)
+    } else {
+        square(&d)
+    }
+}
+
+pub fn add_n(xs: &[&Tensor]) -> Result<Tensor> {
+    let first = xs.first().ok_or_else(|| Error::Value("inputs must be a non-empty list".into()))?;
+    for t in xs {
+        if t.shape() != first.shape() {
+            return Err(Error::InvalidArgument(format!(
+                "Shapes must be equal: {} vs. {} [Op:AddN]",
+                first.shape(),
+                t.shape()
+            )));
+        }
+    }
+    xs[1..].iter().try_fold((*first).clone(), |acc, t| add(&acc, t))
+}
+
+pub fn clip_by_value(x: &Tensor, lo: &Tensor, hi: &Tensor) -> Result<Tensor> {
+    minimum(&maximum(x, lo)?, hi)
+}
+
+/// `tf.math.truediv`: integers are converted to floats first (int8/16 and uint8/16 to float32,
+/// wider ones to float64), as in TensorFlow.
+pub fn truediv(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    if x.dtype() != y.dtype() {
+        return Err(Error::dtype_mismatch("RealDiv", x.dtype(), y.dtype()));
+    }
+    let target = match x.dtype() {
+        DType::I8 | DType::I16 | DType::U8 | DType::U16 => Some(DType::F32),
+        DType::I32 | DType::I64 | DType::U32 | DType::U64 => Some(DType::F64),
+        DType::Bool => return Err(Error::Type("x and y must not be bool for truediv".into())),
+        _ => None,
+    };
+    match target {
+        Some(t) => div(&cast(x, t)?, &cast(y, t)?),
+        None => div(x, y),
+    }
+}
+
+/// `tf.norm` / `tf.linalg.norm` for ord 1, 2 ('euclidean'), inf and other positive p, over
+/// `axes` (None: the whole tensor as a vector).
+pub fn norm(x: &Tensor, ord: f64, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    if !(x.dtype().is_floating() || x.dtype().is_complex()) {
+        return Err(Error::unsupported_dtype("Norm", x.dtype()));
+    }
+    if let Some(a) = axes {
+        if a.len() == 2 {
+            return matrix_norm(x, ord, a, keepdims);
+        }
+    }
+    let mag = abs(x)?;
+    if ord == f64::INFINITY {
+        reduce(ReduceOp::Max, &mag, axes, keepdims)
+    } else if ord == 1.0 {
+        reduce_sum(&mag, axes, keepdims)
+    } else if ord == 2.0 {
+        sqrt(&reduce_sum(&square(&mag)?, axes, keepdims)?)
+    } else if ord > 0.0 {
+        let p = scalar_like(&mag, ord);
+        pow(&reduce_sum(&pow(&mag, &p)?, axes, keepdims)?, &scalar_like(&mag, 1.0 / ord))
+    } else {
+        Err(Error::Value(format!("'ord' must be a supported vector norm, got {ord}")))
+    }
+}
+
+/// Frobenius ('euclidean'), 1 (max column sum) and inf (max row sum) matrix norms.
+fn matrix_norm(x: &Tensor, ord: f64, axes: &[i64], keepdims: bool) -> Result<Tensor> {
+    let mag = abs(x)?;
+    let (r, c) = (axes[0], axes[1]);
+    if ord == 2.0 {
+        return sqrt(&reduce_sum(&square(&mag)?, Some(axes), keepdims)?);
+    }
+    let (inner, outer) = if ord == 1.0 { (r, c) } else if ord == f64::INFINITY { (c, r) } else {
+        return Err(Error::Value(format!("'ord' must be a supported matrix norm, got {ord}")));
+    };
+    let sums = reduce_sum(&mag, Some(&[inner]), true)?;
+    reduce(ReduceOp::Max, &sums, Some(&[inner, outer]), keepdims)
+}
+
+/// `tf.tensordot(a, b, axes)` by transposing the contracted axes together and one matmul.
+pub fn tensordot(a: &Tensor, b: &Tensor, a_axes: &[i64], b_axes: &[i64]) -> Result<Tensor> {
+    if a_axes.len() != b_axes.len() {
+        return Err(Error::InvalidArgument("tensordot axes must have the same length for both tensors".into()));
+    }
+    let ca = normalize_axes_unsorted(a_axes, a.rank())?;
+    let cb = normalize_axes_unsorted(b_axes, b.rank())?;
+    for (&i, &j) in ca.iter().zip(&cb) {
+        if a.dims()[i] != b.dims()[j] {
+            return Err(Error::InvalidArgument(format!(
+                "tensordot: dimension {} of a ({}) does not match dimension {} of b ({})",
+                i, a.dims()[i], j, b.dims()[j]
+            )));
+        }
+    }
+    let free_a: Vec<usize> = (0..a.rank()).filter(|x| !ca.contains(x)).collect();
+    let free_b: Vec<usize> = (0..b.rank()).filter(|x| !cb.contains(x)).collect();
+    let size = |t: &Tensor, axes: &[usize]| axes.iter().map(|&x| t.dims()[x]).product::<usize>() as i64;
+    let pa: Vec<i64> = free_a.iter().chain(&ca).map(|&x| x as i64).collect();
+    let pb: Vec<i64> = cb.iter().chain(&free_b).map(|&x| x as i64).collect();
+    let a2 = reshape(&transpose(a, Some(&pa))?, &[size(a, &free_a), size(a, &ca)])?;
+    let b2 = reshape(&transpose(b, Some(&pb))?, &[size(b, &cb), size(b, &free_b)])?;
+    let prod = matmul(&a2, &b2, MatMulAttrs::default())?;
+    let dims: Vec<i64> = free_a.iter().map(|&x| a.dims()[x] as i64).chain(free_b.iter().map(|&x| b.dims()[x] as i64)).collect();
+    reshape(&prod, &dims)
+}
+
+fn normalize_axes_unsorted(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
+    let v: Vec<usize> = axes.iter().map(|&a| normalize_axis(a, rank)).collect::<Result<_>>()?;
+    normalize_axes(axes, rank)?; // rejects repeats
+    Ok(v)
+}
+
+/// `tf.linspace(start, stop, num)` for scalars, following TensorFlow's formula: integer inputs
+/// give float64, interior points are `start + i * (stop - start) / (num - 1)` and the last point
+/// is exactly `stop`.
+pub fn linspace(start: &Tensor, stop: &Tensor, num: i64) -> Result<Tensor> {
+    if num < 0 {
+        return Err(Error::InvalidArgument(format!("Requires num >= 0: {num} [Op:LinSpace]")));
+    }
+    let start = cast_for_division(start)?;
+    let stop = cast(stop, start.dtype())?;
+    let steps = (num - 1).max(1);
+    let delta = div(&sub(&stop, &start)?, &scalar_like(&start, steps as f64))?;
+    let i = cast(&creation::range(&Tensor::scalar(1i64), &Tensor::scalar(steps.max(1)), &Tensor::scalar(1i64))?, start.dtype())?;
+    let interior = add(&start, &mul(&delta, &i)?)?;
+    let all = concat(&[&reshape(&start, &[1])?, &interior, &reshape(&stop, &[1])?], 0)?;
+    slice(&all, &[0], &[num])
+}
+
+fn cast_for_division(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        d if d.is_floating() || d.is_complex() => Ok(t.clone()),
+        DType::I8 | DType::I16 | DType::U8 | DType::U16 => cast(t, DType::F32),
+        _ => cast(t, DType::F64),
+    }
+}
+
+/// `tf.eye(num_rows, num_columns)` with optional leading batch dimensions.
+pub fn eye(rows: usize, cols: usize, batch: &[i64], dtype: DType) -> Result<Tensor> {
+    let r = creation::range(&Tensor::scalar(0i64), &Tensor::scalar(rows as i64), &Tensor::scalar(1i64))?;
+    let c = creation::range(&Tensor::scalar(0i64), &Tensor::scalar(cols as i64), &Tensor::scalar(1i64))?;
+    let hit = equal(&reshape(&r, &[rows as i64, 1])?, &reshape(&c, &[1, cols as i64])?)?;
+    let m = cast(&hit, dtype)?;
+    if batch.is_empty() {
+        return Ok(m);
+    }
+    let dims: Vec<i64> = batch.iter().copied().chain([rows as i64, cols as i64]).collect();
+    broadcast_to(&m, &dims)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_mean_truncates_and_float_mean_divides() {
+        let i = Tensor::from_slice(&[1i32, 2, 2], &[3]).unwrap();
+        assert_eq!(reduce_mean(&i, None, false).unwrap().to_vec::<i32>().unwrap(), vec![1]);
+        let f = Tensor::from_slice(&[1.0f32, 2.0, 2.0, 3.0], &[2, 2]).unwrap();
+        assert_eq!(reduce_mean(&f, Some(&[1]), false).unwrap().to_vec::<f32>().unwrap(), vec![1.5, 2.5]);
+    }
+
+    #[test]
+    fn linspace_matches_tensorflow() {
+        let l = linspace(&Tensor::scalar(-2i32), &Tensor::scalar(2i32), 5).unwrap();
+        assert_eq!(l.dtype(), DType::F64);
+        assert_eq!(l.to_vec::<f64>().unwrap(), vec![-2.0, -1.0, 0.0, 1.0, 2.0]);
+        let one = linspace(&Tensor::scalar(3.0f32), &Tensor::scalar(5.0f32), 1).unwrap();
+        assert_eq!(one.to_vec::<f32>().unwrap(), vec![3.0]);
+    }
+
+    #[test]
+    fn tensordot_contracts() {
+        let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        let r = tensordot(&a, &a, &[1], &[1]).unwrap();
+        assert_eq!(r.to_vec::<f32>().unwrap(), vec![14.0, 32.0, 32.0, 77.0]);
+    }
+}

@@ -1,0 +1,193 @@
+//! `BatchMatMulV2`: batched matrix products with broadcasting batch dimensions, transposes and
+//! adjoints. float32/float64/complex use the `gemm` crate's packed SIMD kernels; half types go
+//! through float32 (as TensorFlow accumulates them); integers use a plain blocked loop.
+
+use crate::buffer::Buffer;
+use crate::dtype::DType;
+use crate::element::{Element, Num};
+use crate::error::{Error, Result};
+use crate::ops::cast;
+use crate::shape::{broadcast_shapes, Shape};
+use crate::tensor::Tensor;
+use gemm::Parallelism;
+use rayon::prelude::*;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MatMulAttrs {
+    pub transpose_a: bool,
+    pub transpose_b: bool,
+    pub adjoint_a: bool,
+    pub adjoint_b: bool,
+}
+
+/// Geometry of one batched product.
+#[derive(Clone, Copy)]
+struct Dims {
+    m: usize,
+    n: usize,
+    k: usize,
+    ta: bool,
+    tb: bool,
+}
+
+pub fn cpu(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
+    if a.dtype() != b.dtype() {
+        return Err(Error::dtype_mismatch("MatMul", a.dtype(), b.dtype()));
+    }
+    if a.rank() < 2 || b.rank() < 2 {
+        return Err(Error::InvalidArgument(format!(
+            "In[0] and In[1] must be at least rank 2, got shapes {} and {} [Op:MatMul]",
+            a.shape(),
+            b.shape()
+        )));
+    }
+    let ta = attrs.transpose_a || attrs.adjoint_a;
+    let tb = attrs.transpose_b || attrs.adjoint_b;
+    let (ad, bd) = (a.dims(), b.dims());
+    let (ra, rb) = (ad.len(), bd.len());
+    let (m, ka) = if ta { (ad[ra - 1], ad[ra - 2]) } else { (ad[ra - 2], ad[ra - 1]) };
+    let (kb, n) = if tb { (bd[rb - 1], bd[rb - 2]) } else { (bd[rb - 2], bd[rb - 1]) };
+    if ka != kb {
+        return Err(Error::InvalidArgument(format!(
+            "Matrix size-incompatible: In[0]: {}, In[1]: {} [Op:MatMul]",
+            a.shape(),
+            b.shape()
+        )));
+    }
+    let batch_a = Shape(ad[..ra - 2].to_vec());
+    let batch_b = Shape(bd[..rb - 2].to_vec());
+    let batch = broadcast_shapes(&batch_a, &batch_b).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "In[0] and In[1] must have compatible batch dimensions: {} vs. {} [Op:BatchMatMulV2]",
+            a.shape(),
+            b.shape()
+        ))
+    })?;
+    let mut out_dims = batch.0.clone();
+    out_dims.extend([m, n]);
+    let out_shape = Shape(out_dims);
+    let dims = Dims { m, n, k: ka, ta, tb };
+    // Map each output batch index to the (broadcast) batch index of each input.
+    let nb = batch.num_elements();
+    let pairs: Vec<(usize, usize)> = (0..nb).map(|i| (source_index(i, &batch, &batch_a), source_index(i, &batch, &batch_b))).collect();
+    let (ca, cb) = (attrs.adjoint_a, attrs.adjoint_b);
+    let out = match (a.buffer(), b.buffer()) {
+        (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(batched(x, y, &pairs, dims, false, false)),
+        (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(batched(x, y, &pairs, dims, false, false)),
+        (Buffer::C64(x), Buffer::C64(y)) => Buffer::C64(batched(x, y, &pairs, dims, ca, cb)),
+        (Buffer::C128(x), Buffer::C128(y)) => Buffer::C128(batched(x, y, &pairs, dims, ca, cb)),
+        (Buffer::F16(_), _) | (Buffer::BF16(_), _) => {
+            let wide = |t: &Tensor| cast::cpu(t, DType::F32);
+            let r = cpu(&wide(a)?, &wide(b)?, attrs)?;
+            return cast::cpu(&r, a.dtype());
+        }
+        _ => crate::with_int!(a.buffer(), x => {
+            let y = Element::unwrap(b.buffer()).ok_or_else(|| Error::Internal("matmul dtype".into()))?;
+            Element::wrap(naive_batched(x, y, &pairs, dims))
+        }, else return Err(Error::unsupported_dtype("MatMul", a.dtype()))),
+    };
+    Ok(Tensor::from_buffer_unchecked(out, out_shape))
+}
+
+/// Flat index into `src` batch shape (right-aligned, size-1 dims broadcast) for output batch `i`.
+fn source_index(i: usize, out: &Shape, src: &Shape) -> usize {
+    let offset = out.rank() - src.rank();
+    let mut rest = i;
+    let mut idx = 0;
+    let strides = out.strides();
+    let src_strides = src.strides();
+    for axis in 0..out.rank() {
+        let coord = rest / strides[axis];
+        rest %= strides[axis];
+        if axis >= offset {
+            let d = src.dims()[axis - offset];
+            idx += if d == 1 { 0 } else { coord * src_strides[axis - offset] };
+        }
+    }
+    idx
+}
+
+fn batched<T: Num + 'static>(
+    x: &[T],
+    y: &[T],
+    pairs: &[(usize, usize)],
+    d: Dims,
+    conj_a: bool,
+    conj_b: bool,
+) -> Vec<T> {
+    let (sa, sb, so) = (d.m * d.k, d.k * d.n, d.m * d.n);
+    let mut out = vec![T::zero(); pairs.len() * so];
+    if so == 0 {
+        return out;
+    }
+    let big = d.m * d.n * d.k >= 64 * 64 * 64;
+    let run = |dst: &mut [T], (ia, ib): (usize, usize), par: Parallelism| {
+        let (lhs_rs, lhs_cs) = if d.ta { (1, d.m as isize) } else { (d.k as isize, 1) };
+        let (rhs_rs, rhs_cs) = if d.tb { (1, d.k as isize) } else { (d.n as isize, 1) };
+        // SAFETY: the pointers cover m*k, k*n and m*n elements laid out with the given strides,
+        // which the shape checks above guarantee; dst is not read (read_dst = false).
+        unsafe {
+            gemm::gemm(
+                d.m, d.n, d.k,
+                dst.as_mut_ptr(), 1, d.n as isize, false,
+                x[ia * sa..].as_ptr(), lhs_cs, lhs_rs,
+                y[ib * sb..].as_ptr(), rhs_cs, rhs_rs,
+                T::zero(), T::one(), false, conj_a, conj_b, par,
+            );
+        }
+    };
+    if big || pairs.len() == 1 {
+        let par = if big { Parallelism::Rayon(rayon::current_num_threads()) } else { Parallelism::None };
+        for (dst, &p) in out.chunks_mut(so).zip(pairs) {
+            run(dst, p, par);
+        }
+    } else {
+        out.par_chunks_mut(so).zip(pairs.par_iter()).for_each(|(dst, &p)| run(dst, p, Parallelism::None));
+    }
+    out
+}
+
+fn naive_batched<T: Num>(x: &[T], y: &[T], pairs: &[(usize, usize)], d: Dims) -> Vec<T> {
+    let (sa, sb, so) = (d.m * d.k, d.k * d.n, d.m * d.n);
+    let mut out = vec![T::zero(); pairs.len() * so];
+    if so == 0 {
+        return out;
+    }
+    out.par_chunks_mut(so).zip(pairs.par_iter()).for_each(|(dst, &(ia, ib))| {
+        let a = |i: usize, k: usize| if d.ta { x[ia * sa + k * d.m + i] } else { x[ia * sa + i * d.k + k] };
+        let b = |k: usize, j: usize| if d.tb { y[ib * sb + j * d.k + k] } else { y[ib * sb + k * d.n + j] };
+        for i in 0..d.m {
+            for k in 0..d.k {
+                let av = a(i, k);
+                for j in 0..d.n {
+                    dst[i * d.n + j] = dst[i * d.n + j].add(av.mul(b(k, j)));
+                }
+            }
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_product() {
+        let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        let attrs = MatMulAttrs { transpose_b: true, ..Default::default() };
+        let r = cpu(&x, &x, attrs).unwrap();
+        assert_eq!(r.to_vec::<f32>().unwrap(), vec![14.0, 32.0, 32.0, 77.0]);
+    }
+
+    #[test]
+    fn integer_and_batched_products() {
+        let a = Tensor::from_slice(&[1i32, 2, 3, 4, 5, 6, 7, 8], &[2, 2, 2]).unwrap();
+        let b = Tensor::from_slice(&[1i32, 0, 0, 1], &[2, 2]).unwrap();
+        let r = cpu(&a, &b, MatMulAttrs::default()).unwrap();
+        assert_eq!(r.dims(), &[2, 2, 2]);
+        assert_eq!(r.to_vec::<i32>().unwrap(), vec![1, 2, 3, 4, 5, 6, 7, 8]);
+        let bad = Tensor::from_slice(&[1i32; 3], &[3, 1]).unwrap();
+        assert!(cpu(&a, &bad, MatMulAttrs::default()).is_err());
+    }
+}

@@ -1,0 +1,408 @@
+//! The op library. Each family file holds its primitives (attributes, dtype rules, CPU kernel);
+//! this module is the public functional API over `dispatch::apply`, normalising TensorFlow-style
+//! arguments (negative axes, optional axes, -1 sizes) before they reach a primitive.
+
+pub mod binary;
+pub mod cast;
+pub mod creation;
+pub mod einsum;
+pub mod index;
+pub mod math;
+pub mod matmul;
+pub mod nn;
+pub mod random;
+pub mod reduce;
+pub mod select;
+pub mod shape_ops;
+pub mod slicing;
+pub mod sort;
+pub mod unary;
+
+use crate::dispatch::{apply, apply1, Op};
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::shape::{normalize_axes, normalize_axis, Shape};
+use crate::tensor::Tensor;
+pub use binary::BinaryOp;
+pub use matmul::MatMulAttrs;
+pub use reduce::{ArgOp, CumOp, ReduceOp};
+pub use shape_ops::PadMode;
+pub use slicing::SliceItem;
+pub use unary::UnaryOp;
+
+pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    apply1(&Op::Unary(op), &[x])
+}
+
+pub fn binary(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    apply1(&Op::Binary(op), &[x, y])
+}
+
+macro_rules! named_unary {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        pub fn $name(x: &Tensor) -> Result<Tensor> { unary(UnaryOp::$op, x) }
+    )*};
+}
+named_unary!(neg => Neg, abs => Abs, square => Square, sqrt => Sqrt, exp => Exp, log => Log,
+    log1p => Log1p, tanh => Tanh, sigmoid => Sigmoid, erf => Erf, logical_not => LogicalNot);
+
+macro_rules! named_binary {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        pub fn $name(x: &Tensor, y: &Tensor) -> Result<Tensor> { binary(BinaryOp::$op, x, y) }
+    )*};
+}
+named_binary!(add => Add, sub => Sub, mul => Mul, div => Div, maximum => Maximum, minimum => Minimum,
+    pow => Pow, equal => Equal, not_equal => NotEqual, less => Less, greater => Greater,
+    greater_equal => GreaterEqual, less_equal => LessEqual, logical_and => And, logical_or => Or);
+
+/// A scalar of `like`'s dtype holding `value` (TensorFlow converts Python scalars this way).
+pub fn scalar_like(like: &Tensor, value: f64) -> Tensor {
+    crate::with_dtype!(like.dtype(), T => Tensor::scalar(T::from_f64(value)))
+}
+
+pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
+    if x.dtype() == dtype {
+        return Ok(x.clone());
+    }
+    apply1(&Op::Cast(dtype), &[x])
+}
+
+/// `tf.where(cond, x, y)`.
+pub fn select(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    apply1(&Op::Select, &[cond, x, y])
+}
+
+fn axes_or_all(x: &Tensor, axes: Option<&[i64]>, op: &str) -> Result<Vec<usize>> {
+    match axes {
+        None => Ok((0..x.rank()).collect()),
+        Some(a) => normalize_axes(a, x.rank()).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "Invalid reduction dimension: {e}, for input with {} dimension(s) [Op:{op}]",
+                x.rank()
+            ))
+        }),
+    }
+}
+
+/// `reduce_sum` and friends; `axes = None` reduces everything.
+pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let axes = axes_or_all(x, axes, op.info().0)?;
+    apply1(&Op::Reduce { op, axes, keepdims }, &[x])
+}
+
+pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    reduce(ReduceOp::Sum, x, axes, keepdims)
+}
+
+pub fn reduce_max(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    reduce(ReduceOp::Max, x, axes, keepdims)
+}
+
+pub fn arg_reduce(op: ArgOp, x: &Tensor, axis: i64, output: DType) -> Result<Tensor> {
+    if !matches!(output, DType::I32 | DType::I64) {
+        return Err(Error::InvalidArgument(format!("output_type must be int32 or int64, got {output}")));
+    }
+    let axis = normalize_axis(axis, x.rank())?;
+    apply1(&Op::ArgReduce { op, axis, output }, &[x])
+}
+
+pub fn cumulative(op: CumOp, x: &Tensor, axis: i64, exclusive: bool, reverse: bool) -> Result<Tensor> {
+    let axis = normalize_axis(axis, x.rank())?;
+    apply1(&Op::Cumulative { op, axis, exclusive, reverse }, &[x])
+}
+
+pub fn matmul(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
+    apply1(&Op::MatMul(attrs), &[a, b])
+}
+
+pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    apply1(&Op::Reshape(dims.to_vec()), &[x])
+}
+
+/// Transpose by `perm`; `None` reverses the axes.
+pub fn transpose(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
+    let perm: Vec<usize> = match perm {
+        None => (0..x.rank()).rev().collect(),
+        Some(p) => {
+            let rank = x.rank() as i64;
+            p.iter()
+                .map(|&a| usize::try_from(if a < 0 { a + rank } else { a }).map_err(|_| Error::InvalidArgument(format!("{a} is out of range [0, {rank})"))))
+                .collect::<Result<_>>()?
+        }
+    };
+    apply1(&Op::Transpose(perm), &[x])
+}
+
+pub fn broadcast_to(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    apply1(&Op::BroadcastTo(Shape::checked(dims)?), &[x])
+}
+
+pub fn concat(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
+    let first = xs.first().ok_or_else(|| Error::Value("List argument 'values' to 'ConcatV2' Op with length 0 shorter than minimum length 1.".into()))?;
+    let axis = normalize_axis(axis, first.rank()).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "ConcatOp : Expected concatenating dimensions in the range [{}, {}), but got {axis} [Op:ConcatV2]",
+            -(first.rank() as i64),
+            first.rank()
+        ))
+    })?;
+    if xs.len() == 1 {
+        return Ok((*first).clone());
+    }
+    apply1(&Op::Concat(axis), xs)
+}
+
+pub fn expand_dims(x: &Tensor, axis: i64) -> Result<Tensor> {
+    let axis = normalize_axis(axis, x.rank() + 1)?;
+    let mut dims: Vec<i64> = x.dims().iter().map(|&d| d as i64).collect();
+    dims.insert(axis, 1);
+    reshape(x, &dims)
+}
+
+pub fn squeeze(x: &Tensor, axes: Option<&[i64]>) -> Result<Tensor> {
+    let drop: Vec<usize> = match axes {
+        None => (0..x.rank()).filter(|&a| x.dims()[a] == 1).collect(),
+        Some(a) => {
+            let axes = normalize_axes(a, x.rank())?;
+            if let Some(&bad) = axes.iter().find(|&&a| x.dims()[a] != 1) {
+                return Err(Error::InvalidArgument(format!(
+                    "Can not squeeze dim[{bad}], expected a dimension of 1, got {} [Op:Squeeze]",
+                    x.dims()[bad]
+                )));
+            }
+            axes
+        }
+    };
+    let dims: Vec<i64> = (0..x.rank()).filter(|a| !drop.contains(a)).map(|a| x.dims()[a] as i64).collect();
+    reshape(x, &dims)
+}
+
+pub fn stack(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
+    let first = xs.first().ok_or_else(|| Error::Value("stack needs at least one tensor".into()))?;
+    for (i, t) in xs.iter().enumerate() {
+        if t.shape() != first.shape() {
+            return Err(Error::InvalidArgument(format!(
+                "Shapes of all inputs must match: values[0].shape = {} != values[{i}].shape = {} [Op:Pack]",
+                first.shape(),
+                t.shape()
+            )));
+        }
+    }
+    let axis = normalize_axis(axis, first.rank() + 1)?;
+    let expanded: Vec<Tensor> = xs.iter().map(|t| expand_dims(t, axis as i64)).collect::<Result<_>>()?;
+    let refs: Vec<&Tensor> = expanded.iter().collect();
+    if refs.len() == 1 {
+        return Ok(expanded[0].clone());
+    }
+    apply1(&Op::Concat(axis), &refs)
+}
+
+/// Slices along `axis` into pieces of the given sizes (one may be -1).
+pub fn split(x: &Tensor, sizes: &[i64], axis: i64) -> Result<Vec<Tensor>> {
+    let axis = normalize_axis(axis, x.rank())?;
+    let d = x.dims()[axis] as i64;
+    let mut sizes = sizes.to_vec();
+    let unknown: Vec<usize> = sizes.iter().enumerate().filter(|(_, &s)| s == -1).map(|(i, _)| i).collect();
+    let known: i64 = sizes.iter().filter(|&&s| s != -1).sum();
+    if unknown.len() > 1 || sizes.iter().any(|&s| s < -1) {
+        return Err(Error::InvalidArgument("split sizes must be >= 0, with at most one -1 [Op:SplitV]".into()));
+    }
+    if let Some(&u) = unknown.first() {
+        sizes[u] = d - known;
+    }
+    if sizes.iter().sum::<i64>() != d || sizes.iter().any(|&s| s < 0) {
+        return Err(Error::InvalidArgument(format!(
+            "Determined shape must either match input shape along split_dim exactly if fully specified, or be less than the size of the input along split_dim if not fully specified.  Got: {} vs {d} [Op:SplitV]",
+            sizes.iter().sum::<i64>()
+        )));
+    }
+    let mut start = 0;
+    let mut out = Vec::with_capacity(sizes.len());
+    for s in sizes {
+        let mut items = vec![slicing::FULL; x.rank()];
+        items[axis] = SliceItem::Range { start: Some(start), stop: Some(start + s), step: 1 };
+        out.push(strided_slice(x, &items)?);
+        start += s;
+    }
+    Ok(out)
+}
+
+/// Splits into `num` equal pieces along `axis`.
+pub fn split_even(x: &Tensor, num: usize, axis: i64) -> Result<Vec<Tensor>> {
+    let a = normalize_axis(axis, x.rank())?;
+    let d = x.dims()[a];
+    if num == 0 || d % num != 0 {
+        return Err(Error::InvalidArgument(format!(
+            "Number of ways to split should evenly divide the split dimension, but got split_dim {a} (size = {d}) and num_split {num} [Op:Split]"
+        )));
+    }
+    split(x, &vec![(d / num) as i64; num], axis)
+}
+
+pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
+    let a = normalize_axis(axis, x.rank())?;
+    (0..x.dims()[a])
+        .map(|i| {
+            let mut items = vec![slicing::FULL; x.rank()];
+            items[a] = SliceItem::Index(i as i64);
+            strided_slice(x, &items)
+        })
+        .collect()
+}
+
+pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
+    let spec = slicing::resolve(x.shape(), items)?;
+    apply1(&Op::StridedSlice(spec), &[x])
+}
+
+pub fn slice(x: &Tensor, begin: &[i64], size: &[i64]) -> Result<Tensor> {
+    let items = slicing::items_from_slice(x.shape(), begin, size)?;
+    strided_slice(x, &items)
+}
+
+pub fn reverse(x: &Tensor, axes: &[i64]) -> Result<Tensor> {
+    let axes = normalize_axes(axes, x.rank())?;
+    let items: Vec<SliceItem> = (0..x.rank())
+        .map(|a| if axes.contains(&a) { SliceItem::Range { start: None, stop: None, step: -1 } } else { slicing::FULL })
+        .collect();
+    strided_slice(x, &items)
+}
+
+pub fn tile(x: &Tensor, multiples: &[i64]) -> Result<Tensor> {
+    let m: Vec<usize> = multiples
+        .iter()
+        .map(|&v| usize::try_from(v).map_err(|_| Error::InvalidArgument(format!("Expected multiples[i] >= 0, but got {v} [Op:Tile]"))))
+        .collect::<Result<_>>()?;
+    apply1(&Op::Tile(m), &[x])
+}
+
+pub fn pad(x: &Tensor, paddings: &[(i64, i64)], mode: PadMode, constant: f64) -> Result<Tensor> {
+    let p: Vec<(usize, usize)> = paddings
+        .iter()
+        .map(|&(b, a)| match (usize::try_from(b), usize::try_from(a)) {
+            (Ok(b), Ok(a)) => Ok((b, a)),
+            _ => Err(Error::InvalidArgument(format!("Paddings must be non-negative: {b} {a} [Op:PadV2]"))),
+        })
+        .collect::<Result<_>>()?;
+    let c = scalar_like(x, constant);
+    apply1(&Op::Pad { paddings: p, mode }, &[x, &c])
+}
+
+pub fn gather(params: &Tensor, indices: &Tensor, axis: i64, batch_dims: i64) -> Result<Tensor> {
+    let axis = normalize_axis(axis, params.rank())?;
+    let bd = if batch_dims < 0 { batch_dims + indices.rank() as i64 } else { batch_dims };
+    let bd = usize::try_from(bd).map_err(|_| Error::InvalidArgument(format!("batch_dims {batch_dims} is out of range")))?;
+    apply1(&Op::Gather { axis, batch_dims: bd }, &[params, indices])
+}
+
+pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
+    apply1(&Op::GatherNd, &[params, indices])
+}
+
+pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &[i64]) -> Result<Tensor> {
+    apply1(&Op::ScatterNd(Shape::checked(shape)?), &[indices, updates])
+}
+
+/// `tf.where(cond)`: int64 coordinates of true elements.
+pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
+    apply1(&Op::WhereIndices, &[cond])
+}
+
+pub fn boolean_mask(x: &Tensor, mask: &Tensor, axis: i64) -> Result<Tensor> {
+    if mask.dtype() != DType::Bool {
+        return Err(Error::Type(format!("mask must be a bool tensor, got {}", mask.dtype())));
+    }
+    let axis = normalize_axis(axis, x.rank().max(1))?;
+    let k = mask.rank();
+    if k == 0 || axis + k > x.rank() || x.dims()[axis..axis + k] != *mask.dims() {
+        return Err(Error::Value(format!(
+            "Shapes {} and {} are incompatible",
+            Shape(x.dims()[axis..(axis + k).min(x.rank())].to_vec()),
+            mask.shape()
+        )));
+    }
+    let lead: i64 = x.dims()[..axis].iter().product::<usize>() as i64;
+    let mut dims: Vec<i64> = x.dims()[..axis].iter().map(|&d| d as i64).collect();
+    dims.push(mask.num_elements() as i64);
+    dims.extend(x.dims()[axis + k..].iter().map(|&d| d as i64));
+    let flat = reshape(x, &dims)?;
+    let idx = reshape(&where_indices(&reshape(mask, &[-1])?)?, &[-1])?;
+    let _ = lead;
+    gather(&flat, &idx, axis as i64, 0)
+}
+
+pub fn one_hot(indices: &Tensor, depth: usize, on: &Tensor, off: &Tensor, axis: i64) -> Result<Tensor> {
+    if !index::is_index_dtype(indices.dtype()) && indices.dtype() != DType::U8 {
+        return Err(Error::InvalidArgument(format!("indices must be an integer tensor, got {}", indices.dtype())));
+    }
+    let axis = if axis == -1 { indices.rank() as i64 } else { axis };
+    let axis = normalize_axis(axis, indices.rank() + 1)?;
+    let idx = cast(indices, DType::I64)?;
+    let positions = creation::range(&Tensor::scalar(0i64), &Tensor::scalar(depth as i64), &Tensor::scalar(1i64))?;
+    let mut pos_dims = vec![1i64; indices.rank() + 1];
+    pos_dims[axis] = depth as i64;
+    let hit = equal(&expand_dims(&idx, axis as i64)?, &reshape(&positions, &pos_dims)?)?;
+    select(&hit, on, off)
+}
+
+fn move_axis_last(x: &Tensor, axis: usize) -> Result<(Tensor, Option<Vec<i64>>)> {
+    if axis + 1 == x.rank() {
+        return Ok((x.clone(), None));
+    }
+    let mut perm: Vec<i64> = (0..x.rank() as i64).filter(|&a| a != axis as i64).collect();
+    perm.push(axis as i64);
+    let mut inverse = vec![0i64; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inverse[p as usize] = i as i64;
+    }
+    Ok((transpose(x, Some(&perm))?, Some(inverse)))
+}
+
+/// Sorted values and their int32 indices along `axis` (stable).
+pub fn sort_with_indices(x: &Tensor, axis: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+    let axis = normalize_axis(axis, x.rank())?;
+    let (moved, inverse) = move_axis_last(x, axis)?;
+    let out = apply(&Op::Sort { descending }, &[&moved])?;
+    let back = |t: &Tensor| match &inverse {
+        Some(p) => transpose(t, Some(p)),
+        None => Ok(t.clone()),
+    };
+    Ok((back(&out[0])?, back(&out[1])?))
+}
+
+pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
+    if x.rank() == 0 {
+        return Err(Error::InvalidArgument("input must be at least rank 1 [Op:TopKV2]".into()));
+    }
+    let n = x.dims()[x.rank() - 1] as i64;
+    if k < 0 || k > n {
+        return Err(Error::InvalidArgument(format!("input must have at least k columns. Had {n}, needed {k} [Op:TopKV2]")));
+    }
+    let out = apply(&Op::Sort { descending: true }, &[x])?;
+    let mut items = vec![slicing::FULL; x.rank()];
+    items[x.rank() - 1] = SliceItem::Range { start: Some(0), stop: Some(k), step: 1 };
+    Ok((strided_slice(&out[0], &items)?, strided_slice(&out[1], &items)?))
+}
+
+pub fn unique(x: &Tensor, index_dtype: DType) -> Result<(Tensor, Tensor)> {
+    let out = apply(&Op::Unique { index_i64: index_dtype == DType::I64 }, &[x])?;
+    Ok((out[0].clone(), out[1].clone()))
+}
+
+pub fn fill(dims: &[i64], value: &Tensor) -> Result<Tensor> {
+    apply1(&Op::Fill(Shape::checked(dims)?), &[value])
+}
+
+pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {
+    let shape = Shape::checked(dims)?;
+    Tensor::from_buffer(crate::buffer::Buffer::zeros(dtype, shape.num_elements()), shape)
+}
+
+pub fn ones(dims: &[i64], dtype: DType) -> Result<Tensor> {
+    fill(dims, &crate::with_dtype!(dtype, T => Tensor::scalar(T::from_f64(1.0))))
+}
+
+pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
+    apply1(&Op::Range, &[start, limit, delta])
+}

@@ -1,0 +1,201 @@
+//! `tf.nn` functions composed from primitives: activations, softmax, cross-entropies, moments.
+
+use super::math::reduce_mean;
+use super::*;
+
+pub fn relu(x: &Tensor) -> Result<Tensor> {
+    maximum(x, &scalar_like(x, 0.0))
+}
+
+pub fn relu6(x: &Tensor) -> Result<Tensor> {
+    minimum(&relu(x)?, &scalar_like(x, 6.0))
+}
+
+pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
+    let pos = greater(x, &scalar_like(x, 0.0))?;
+    select(&pos, x, &mul(x, &scalar_like(x, alpha))?)
+}
+
+pub fn elu(x: &Tensor) -> Result<Tensor> {
+    let pos = greater(x, &scalar_like(x, 0.0))?;
+    select(&pos, x, &unary(UnaryOp::Expm1, x)?)
+}
+
+pub fn selu(x: &Tensor) -> Result<Tensor> {
+    const ALPHA: f64 = 1.673_263_242_354_377_3;
+    const SCALE: f64 = 1.050_700_987_355_480_5;
+    let pos = greater(x, &scalar_like(x, 0.0))?;
+    let neg = mul(&scalar_like(x, ALPHA), &unary(UnaryOp::Expm1, x)?)?;
+    mul(&scalar_like(x, SCALE), &select(&pos, x, &neg)?)
+}
+
+/// Exact gelu `x/2 (1 + erf(x/sqrt 2))`, or the tanh approximation.
+pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
+    let half = mul(&scalar_like(x, 0.5), x)?;
+    if approximate {
+        let c = scalar_like(x, (2.0 / std::f64::consts::PI).sqrt());
+        let cube = mul(&scalar_like(x, 0.044715), &pow(x, &scalar_like(x, 3.0))?)?;
+        let t = tanh(&mul(&c, &add(x, &cube)?)?)?;
+        mul(&half, &add(&scalar_like(x, 1.0), &t)?)
+    } else {
+        let e = erf(&mul(x, &scalar_like(x, std::f64::consts::FRAC_1_SQRT_2))?)?;
+        mul(&half, &add(&scalar_like(x, 1.0), &e)?)
+    }
+}
+
+/// log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|)).
+pub fn softplus(x: &Tensor) -> Result<Tensor> {
+    add(&relu(x)?, &log1p(&exp(&neg(&abs(x)?)?)?)?)
+}
+
+pub fn softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
+    check_float(x, "Softmax")?;
+    let shifted = sub(x, &reduce(ReduceOp::Max, x, Some(&[axis]), true)?)?;
+    let e = exp(&shifted)?;
+    div(&e, &reduce_sum(&e, Some(&[axis]), true)?)
+}
+
+pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
+    check_float(x, "LogSoftmax")?;
+    let shifted = sub(x, &reduce(ReduceOp::Max, x, Some(&[axis]), true)?)?;
+    sub(&shifted, &log(&reduce_sum(&exp(&shifted)?, Some(&[axis]), true)?)?)
+}
+
+fn check_float(x: &Tensor, op: &str) -> Result<()> {
+    if !x.dtype().is_floating() {
+        return Err(Error::unsupported_dtype(op, x.dtype()));
+    }
+    if x.rank() == 0 {
+        return Err(Error::InvalidArgument(format!("logits must have >= 1 dimension, got shape () [Op:{op}]")));
+    }
+    Ok(())
+}
+
+pub fn softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor, axis: i64) -> Result<Tensor> {
+    if labels.shape() != logits.shape() {
+        return Err(Error::InvalidArgument(format!(
+            "logits and labels must be broadcastable: logits_size={} labels_size={} [Op:SoftmaxCrossEntropyWithLogits]",
+            logits.shape(),
+            labels.shape()
+        )));
+    }
+    let ls = log_softmax(logits, axis)?;
+    neg(&reduce_sum(&mul(labels, &ls)?, Some(&[axis]), false)?)
+}
+
+pub fn sparse_softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Result<Tensor> {
+    if labels.rank() + 1 != logits.rank() || logits.dims()[..labels.rank()] != *labels.dims() {
+        return Err(Error::InvalidArgument(format!(
+            "labels shape {} must equal logits shape {} without its last dimension [Op:SparseSoftmaxCrossEntropyWithLogits]",
+            labels.shape(),
+            logits.shape()
+        )));
+    }
+    let classes = logits.dims()[logits.rank() - 1] as i64;
+    let bad = reduce(ReduceOp::Any, &logical_or(&less(labels, &scalar_like(labels, 0.0))?, &greater_equal(labels, &scalar_like(labels, classes as f64))?)?, None, false)?;
+    if bad.to_vec::<bool>()?[0] {
+        return Err(Error::InvalidArgument(format!(
+            "Received a label value outside the valid range of [0, {classes}) [Op:SparseSoftmaxCrossEntropyWithLogits]"
+        )));
+    }
+    let ls = log_softmax(logits, -1)?;
+    let picked = gather(&ls, &expand_dims(labels, -1)?, -1, labels.rank() as i64)?;
+    neg(&squeeze(&picked, Some(&[-1]))?)
+}
+
+/// max(x, 0) - x * z + log(1 + exp(-|x|)), TensorFlow's stable form.
+pub fn sigmoid_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Result<Tensor> {
+    if labels.shape() != logits.shape() {
+        return Err(Error::Value(format!(
+            "logits and labels must have the same shape, received ({} vs {}).",
+            logits.shape().tf_string(),
+            labels.shape().tf_string()
+        )));
+    }
+    let t = sub(&relu(logits)?, &mul(logits, labels)?)?;
+    add(&t, &log1p(&exp(&neg(&abs(logits)?)?)?)?)
+}
+
+pub fn l2_loss(x: &Tensor) -> Result<Tensor> {
+    div(&reduce_sum(&square(x)?, None, false)?, &scalar_like(x, 2.0))
+}
+
+pub fn bias_add(x: &Tensor, bias: &Tensor, channels_first: bool) -> Result<Tensor> {
+    if bias.rank() != 1 || x.rank() < 2 {
+        return Err(Error::InvalidArgument(format!(
+            "Biases must be 1D and value at least 2D: bias {} value {} [Op:BiasAdd]",
+            bias.shape(),
+            x.shape()
+        )));
+    }
+    let axis = if channels_first { 1 } else { x.rank() - 1 };
+    if x.dims()[axis] != bias.dims()[0] {
+        return Err(Error::InvalidArgument(format!(
+            "Must provide as many biases as the channel dimension of the input tensor: {} vs. {} in {} [Op:BiasAdd]",
+            bias.dims()[0],
+            x.dims()[axis],
+            x.shape()
+        )));
+    }
+    let mut dims = vec![1i64; x.rank() - axis];
+    dims[0] = bias.dims()[0] as i64;
+    add(x, &reshape(bias, &dims)?)
+}
+
+/// Inverted dropout: keeps each element with probability 1 - rate and scales it by 1/(1 - rate).
+pub fn dropout(x: &Tensor, rate: f64, noise_shape: Option<&[i64]>, seed: Option<i64>) -> Result<Tensor> {
+    if !(0.0..1.0).contains(&rate) {
+        return Err(Error::Value(format!("rate must be a scalar tensor or a float in the range [0, 1), got {rate}")));
+    }
+    if !x.dtype().is_floating() {
+        return Err(Error::Value(format!("x has to be a floating point tensor since it's going to be scaled. Got a {} tensor instead.", x.dtype())));
+    }
+    if rate == 0.0 {
+        return Ok(x.clone());
+    }
+    let shape = match noise_shape {
+        Some(s) => Shape::checked(s)?,
+        None => x.shape().clone(),
+    };
+    let u = random::uniform(&shape, x.dtype(), 0.0, 1.0, random::next_stream(seed))?;
+    let keep = greater_equal(&u, &scalar_like(x, rate))?;
+    let scaled = mul(x, &scalar_like(x, 1.0 / (1.0 - rate)))?;
+    select(&keep, &scaled, &scalar_like(x, 0.0))
+}
+
+/// (mean, variance) over `axes`.
+pub fn moments(x: &Tensor, axes: &[i64], keepdims: bool) -> Result<(Tensor, Tensor)> {
+    let mean = reduce_mean(x, Some(axes), true)?;
+    let var = reduce_mean(&math::squared_difference(x, &mean)?, Some(axes), keepdims)?;
+    let mean = if keepdims { mean } else { squeeze(&mean, Some(axes))? };
+    Ok((mean, var))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn softmax_of_the_seeds_tensor() {
+        let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        let s = softmax(&x, -1).unwrap().to_vec::<f32>().unwrap();
+        let want = [0.09003057f32, 0.24472848, 0.6652409];
+        for (got, want) in s.iter().zip(want.iter().chain(want.iter())) {
+            assert!((got - want).abs() < 1e-7, "{got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn sparse_cross_entropy_equals_dense() {
+        let logits = Tensor::from_slice(&[2.0f32, 1.0, 0.1, 0.5, 2.5, 0.3], &[2, 3]).unwrap();
+        let labels = Tensor::from_slice(&[0i32, 1], &[2]).unwrap();
+        let onehot = Tensor::from_slice(&[1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0], &[2, 3]).unwrap();
+        let a = sparse_softmax_cross_entropy_with_logits(&labels, &logits).unwrap().to_vec::<f32>().unwrap();
+        let b = softmax_cross_entropy_with_logits(&onehot, &logits, -1).unwrap().to_vec::<f32>().unwrap();
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() < 1e-6);
+        }
+        let bad = Tensor::from_slice(&[0i32, 3], &[2]).unwrap();
+        assert!(sparse_softmax_cross_entropy_with_logits(&bad, &logits).is_err());
+    }
+}

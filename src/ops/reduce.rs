@@ -1,0 +1,359 @@
+//! Reductions (`Sum`, `Prod`, `Max`, `Min`, `All`, `Any`), arg-reductions and cumulative scans.
+//!
+//! Every reduction is viewed as `(outer, r, inner)`: the reduced axes, when adjacent, collapse to
+//! `r`; otherwise the input is first transposed so that they are. Rows are summed with 16
+//! independent lanes, which the compiler turns into SIMD, and split across threads.
+
+use crate::buffer::Buffer;
+use crate::dtype::{DType, DTypeSet};
+use crate::element::{Element, Num, Real};
+use crate::error::{Error, Result};
+use crate::kernels::parallel::{self, GRAIN};
+use crate::ops::shape_ops;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::{match_buffer, with_numeric, with_real};
+use half::{bf16, f16};
+use rayon::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    All,
+    Any,
+}
+
+impl ReduceOp {
+    pub fn info(self) -> (&'static str, DTypeSet) {
+        match self {
+            ReduceOp::Sum => ("Sum", DTypeSet::NUMERIC),
+            ReduceOp::Prod => ("Prod", DTypeSet::NUMERIC),
+            ReduceOp::Max => ("Max", DTypeSet::REAL),
+            ReduceOp::Min => ("Min", DTypeSet::REAL),
+            ReduceOp::All => ("All", DTypeSet::BOOL),
+            ReduceOp::Any => ("Any", DTypeSet::BOOL),
+        }
+    }
+}
+
+/// The `(outer, r, inner)` view of a reduction over sorted, distinct `axes`, and the tensor to
+/// read it from (the input itself, or a transposed copy when the axes are not adjacent).
+fn three_d(x: &Tensor, axes: &[usize]) -> Result<(Tensor, usize, usize, usize)> {
+    let dims = x.dims();
+    let adjacent = axes.windows(2).all(|w| w[1] == w[0] + 1);
+    if adjacent {
+        let (first, last) = (axes[0], axes[axes.len() - 1]);
+        let outer = dims[..first].iter().product();
+        let r = dims[first..=last].iter().product();
+        let inner = dims[last + 1..].iter().product();
+        return Ok((x.clone(), outer, r, inner));
+    }
+    let kept: Vec<usize> = (0..dims.len()).filter(|a| !axes.contains(a)).collect();
+    let perm: Vec<usize> = kept.iter().chain(axes.iter()).copied().collect();
+    let t = shape_ops::transpose(x, &perm)?;
+    let outer = kept.iter().map(|&a| dims[a]).product();
+    let r = axes.iter().map(|&a| dims[a]).product();
+    Ok((t, outer, r, 1))
+}
+
+pub fn output_shape(input: &Shape, axes: &[usize], keepdims: bool) -> Shape {
+    let dims = input
+        .dims()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &d)| match (axes.contains(&i), keepdims) {
+            (false, _) => Some(d),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    Shape(dims)
+}
+
+/// One reduction: accumulator type `A`, its identity, and how elements enter and leave it.
+struct Reducer<T, A, L, C, F> {
+    init: A,
+    load: L,
+    combine: C,
+    finish: F,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T, A, L, C, F> Reducer<T, A, L, C, F>
+where
+    T: Copy + Send + Sync,
+    A: Copy + Send + Sync,
+    L: Fn(T) -> A + Sync,
+    C: Fn(A, A) -> A + Sync,
+    F: Fn(A) -> T + Sync,
+{
+    fn row(&self, row: &[T]) -> A {
+        const LANES: usize = 16;
+        let mut acc = [self.init; LANES];
+        let chunks = row.chunks_exact(LANES);
+        let rest = chunks.remainder();
+        for c in chunks {
+            for k in 0..LANES {
+                acc[k] = (self.combine)(acc[k], (self.load)(c[k]));
+            }
+        }
+        let mut width = LANES;
+        while width > 1 {
+            width /= 2;
+            for k in 0..width {
+                acc[k] = (self.combine)(acc[k], acc[k + width]);
+            }
+        }
+        rest.iter().fold(acc[0], |a, &x| (self.combine)(a, (self.load)(x)))
+    }
+
+    fn long_row(&self, row: &[T]) -> A {
+        if row.len() <= GRAIN * 2 {
+            return self.row(row);
+        }
+        row.par_chunks(GRAIN * 2).map(|c| self.row(c)).reduce(|| self.init, |a, b| (self.combine)(a, b))
+    }
+
+    fn run(&self, data: &[T], outer: usize, r: usize, inner: usize) -> Vec<T> {
+        if inner == 1 {
+            if outer < 4 {
+                return (0..outer).map(|o| (self.finish)(self.long_row(&data[o * r..(o + 1) * r]))).collect();
+            }
+            return parallel::generate(outer, |o| (self.finish)(self.row(&data[o * r..(o + 1) * r])));
+        }
+        parallel::build(outer * inner, |offset, dst| {
+            let mut acc = vec![self.init; inner.min(dst.len())];
+            let mut done = 0;
+            while done < dst.len() {
+                let flat = offset + done;
+                let (o, i0) = (flat / inner, flat % inner);
+                let n = (inner - i0).min(dst.len() - done);
+                let acc = &mut acc[..n];
+                acc.fill(self.init);
+                for j in 0..r {
+                    let base = (o * r + j) * inner + i0;
+                    for (a, &x) in acc.iter_mut().zip(&data[base..base + n]) {
+                        *a = (self.combine)(*a, (self.load)(x));
+                    }
+                }
+                for (d, &a) in dst[done..done + n].iter_mut().zip(acc.iter()) {
+                    d.write((self.finish)(a));
+                }
+                done += n;
+            }
+        })
+    }
+}
+
+fn reducer<T: Copy + Send + Sync, A: Copy + Send + Sync>(
+    init: A,
+    load: impl Fn(T) -> A + Sync,
+    combine: impl Fn(A, A) -> A + Sync,
+    finish: impl Fn(A) -> T + Sync,
+) -> Reducer<T, A, impl Fn(T) -> A + Sync, impl Fn(A, A) -> A + Sync, impl Fn(A) -> T + Sync> {
+    Reducer { init, load, combine, finish, _t: std::marker::PhantomData }
+}
+
+fn same<T>(x: T) -> T {
+    x
+}
+
+fn sum<T: Num + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
+    T::wrap(reducer(T::zero(), same, Num::add, same).run(d, o, r, i))
+}
+fn prod<T: Num + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
+    T::wrap(reducer(T::one(), same, Num::mul, same).run(d, o, r, i))
+}
+/// NaN propagates through max/min, as in TensorFlow.
+fn max<T: Real + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
+    let pick = |a: T, b: T| if a.is_nan() || a > b { a } else { b };
+    T::wrap(reducer(T::lowest(), same, pick, same).run(d, o, r, i))
+}
+fn min<T: Real + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
+    let pick = |a: T, b: T| if a.is_nan() || a < b { a } else { b };
+    T::wrap(reducer(T::highest(), same, pick, same).run(d, o, r, i))
+}
+/// Half-precision sums accumulate in f32, as TensorFlow's CPU kernels do.
+fn sum_half<T: Element + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
+    T::wrap(reducer(0.0f32, |x: T| x.to_f64() as f32, |a, b| a + b, |a| T::from_f64(a as f64)).run(d, o, r, i))
+}
+
+pub fn cpu(op: ReduceOp, x: &Tensor, axes: &[usize], keepdims: bool) -> Result<Tensor> {
+    let (tf_name, dtypes) = op.info();
+    let dtype = x.dtype();
+    if !dtypes.contains(dtype) {
+        return Err(Error::unsupported_dtype(tf_name, dtype));
+    }
+    let out_shape = output_shape(x.shape(), axes, keepdims);
+    if axes.is_empty() {
+        return Ok(x.with_shape(out_shape));
+    }
+    let (src, outer, r, inner) = three_d(x, axes)?;
+    let b = src.buffer();
+    let bad = || Error::unsupported_dtype(tf_name, dtype);
+    let out = match op {
+        ReduceOp::Sum => match b {
+            Buffer::F16(v) => sum_half::<f16>(v, outer, r, inner),
+            Buffer::BF16(v) => sum_half::<bf16>(v, outer, r, inner),
+            _ => with_numeric!(b, v => sum(v, outer, r, inner), else return Err(bad())),
+        },
+        ReduceOp::Prod => with_numeric!(b, v => prod(v, outer, r, inner), else return Err(bad())),
+        ReduceOp::Max => with_real!(b, v => max(v, outer, r, inner), else return Err(bad())),
+        ReduceOp::Min => with_real!(b, v => min(v, outer, r, inner), else return Err(bad())),
+        ReduceOp::All => match_buffer!(b, v, [Bool],
+            Buffer::Bool(reducer(true, same, |a: bool, b| a & b, same).run(v, outer, r, inner)), return Err(bad())),
+        ReduceOp::Any => match_buffer!(b, v, [Bool],
+            Buffer::Bool(reducer(false, same, |a: bool, b| a | b, same).run(v, outer, r, inner)), return Err(bad())),
+    };
+    Ok(Tensor::from_buffer_unchecked(out, out_shape))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgOp {
+    ArgMax,
+    ArgMin,
+}
+
+/// Index of the largest (smallest) element along `axis`; the first one on ties. NaN counts as
+/// the extreme, as numpy and TensorFlow do.
+pub fn arg_cpu(op: ArgOp, x: &Tensor, axis: usize, output: DType) -> Result<Tensor> {
+    let name = if op == ArgOp::ArgMax { "ArgMax" } else { "ArgMin" };
+    if !DTypeSet::REAL.contains(x.dtype()) {
+        return Err(Error::unsupported_dtype(name, x.dtype()));
+    }
+    if x.dims()[axis] == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "Reduction axis {axis} is empty in shape {} [Op:{name}]",
+            x.shape()
+        )));
+    }
+    let (_, outer, r, inner) = three_d(x, &[axis])?;
+    let out_shape = output_shape(x.shape(), &[axis], false);
+    let indices: Vec<i64> = with_real!(x.buffer(), v => arg_kernel(v, outer, r, inner, op == ArgOp::ArgMax), else unreachable_vec());
+    let t = Tensor::from_vec(indices, out_shape);
+    crate::ops::cast::cpu(&t, output)
+}
+
+fn unreachable_vec() -> Vec<i64> {
+    Vec::new()
+}
+
+fn arg_kernel<T: Real + Sync>(v: &[T], outer: usize, r: usize, inner: usize, is_max: bool) -> Vec<i64> {
+    parallel::generate(outer * inner, |flat| {
+        let (o, i) = (flat / inner, flat % inner);
+        let at = |j: usize| v[(o * r + j) * inner + i];
+        let mut best = 0;
+        let mut best_v = at(0);
+        for j in 1..r {
+            let e = at(j);
+            if best_v.is_nan() {
+                break;
+            }
+            let better = if is_max { e > best_v } else { e < best_v };
+            if better || e.is_nan() {
+                best = j;
+                best_v = e;
+            }
+        }
+        best as i64
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CumOp {
+    Sum,
+    Prod,
+}
+
+pub fn cumulative_cpu(op: CumOp, x: &Tensor, axis: usize, exclusive: bool, reverse: bool) -> Result<Tensor> {
+    let name = if op == CumOp::Sum { "Cumsum" } else { "Cumprod" };
+    if !DTypeSet::NUMERIC.contains(x.dtype()) {
+        return Err(Error::unsupported_dtype(name, x.dtype()));
+    }
+    let (_, outer, r, inner) = three_d(x, &[axis])?;
+    let out = with_numeric!(x.buffer(), v => {
+        let (init, f) = if op == CumOp::Sum { (Num::zero(), Num::add as fn(_, _) -> _) } else { (Num::one(), Num::mul as fn(_, _) -> _) };
+        Element::wrap(scan(v, outer, r, inner, init, f, exclusive, reverse))
+    }, else return Err(Error::unsupported_dtype(name, x.dtype())));
+    Ok(Tensor::from_buffer_unchecked(out, x.shape().clone()))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scan<T: Copy + Send + Sync>(
+    v: &[T],
+    outer: usize,
+    r: usize,
+    inner: usize,
+    init: T,
+    f: fn(T, T) -> T,
+    exclusive: bool,
+    reverse: bool,
+) -> Vec<T> {
+    let mut out = vec![init; v.len()];
+    let block = r * inner;
+    if block == 0 {
+        return out;
+    }
+    out.par_chunks_mut(block).zip(v.par_chunks(block)).for_each(|(dst, src)| {
+        let mut acc = vec![init; inner];
+        for step in 0..r {
+            let j = if reverse { r - 1 - step } else { step };
+            let row = &src[j * inner..(j + 1) * inner];
+            let out_row = &mut dst[j * inner..(j + 1) * inner];
+            for ((a, o), &x) in acc.iter_mut().zip(out_row.iter_mut()).zip(row) {
+                if exclusive {
+                    *o = *a;
+                    *a = f(*a, x);
+                } else {
+                    *a = f(*a, x);
+                    *o = *a;
+                }
+            }
+        }
+    });
+    let _ = outer;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(v: &[f32], d: &[usize]) -> Tensor {
+        Tensor::from_slice(v, d).unwrap()
+    }
+
+    #[test]
+    fn sums_over_any_axes() {
+        let x = t(&(0..24).map(|i| i as f32).collect::<Vec<_>>(), &[2, 3, 4]);
+        let all = cpu(ReduceOp::Sum, &x, &[0, 1, 2], false).unwrap();
+        assert_eq!(all.to_vec::<f32>().unwrap(), vec![276.0]);
+        let a1 = cpu(ReduceOp::Sum, &x, &[1], true).unwrap();
+        assert_eq!(a1.dims(), &[2, 1, 4]);
+        assert_eq!(a1.to_vec::<f32>().unwrap(), vec![12.0, 15.0, 18.0, 21.0, 48.0, 51.0, 54.0, 57.0]);
+        let a02 = cpu(ReduceOp::Sum, &x, &[0, 2], false).unwrap();
+        assert_eq!(a02.to_vec::<f32>().unwrap(), vec![60.0, 92.0, 124.0]);
+    }
+
+    #[test]
+    fn max_propagates_nan_and_argmax_takes_first_tie() {
+        let x = t(&[1.0, f32::NAN, 3.0], &[3]);
+        assert!(cpu(ReduceOp::Max, &x, &[0], false).unwrap().to_vec::<f32>().unwrap()[0].is_nan());
+        let y = t(&[1.0, 5.0, 5.0], &[3]);
+        let i = arg_cpu(ArgOp::ArgMax, &y, 0, DType::I64).unwrap();
+        assert_eq!(i.to_vec::<i64>().unwrap(), vec![1]);
+    }
+
+    #[test]
+    fn cumulative_sums() {
+        let x = t(&[1.0, 2.0, 3.0], &[3]);
+        let c = |e, r| cumulative_cpu(CumOp::Sum, &x, 0, e, r).unwrap().to_vec::<f32>().unwrap();
+        assert_eq!(c(false, false), vec![1.0, 3.0, 6.0]);
+        assert_eq!(c(true, false), vec![0.0, 1.0, 3.0]);
+        assert_eq!(c(false, true), vec![6.0, 5.0, 3.0]);
+        assert_eq!(c(true, true), vec![5.0, 3.0, 0.0]);
+    }
+}

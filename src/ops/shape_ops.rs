@@ -1,0 +1,284 @@
+//! Movement primitives: reshape, transpose, broadcast_to, concat, tile, pad and strided slice.
+//! Reshape shares storage; the others copy through ndarray's strided views.
+
+use crate::buffer::Buffer;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernels::broadcast::materialize;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::with_all;
+use ndarray::{ArrayViewD, Axis, IxDyn, Slice};
+
+fn view<'a, T>(data: &'a [T], shape: &Shape) -> Result<ArrayViewD<'a, T>> {
+    ArrayViewD::from_shape(IxDyn(shape.dims()), data)
+        .map_err(|e| Error::Internal(format!("bad buffer for shape {shape}: {e}")))
+}
+
+/// Reshape to `dims`, where one entry may be -1 (inferred).
+pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    let n = x.num_elements();
+    let unknown: Vec<usize> = dims.iter().enumerate().filter(|(_, &d)| d == -1).map(|(i, _)| i).collect();
+    if unknown.len() > 1 {
+        return Err(Error::InvalidArgument(format!(
+            "Only one input size may be -1, not both {} and {} [Op:Reshape]",
+            unknown[0], unknown[1]
+        )));
+    }
+    let known: Vec<i64> = dims.iter().map(|&d| if d == -1 { 1 } else { d }).collect();
+    let partial = Shape::checked(&known).map_err(|e| Error::InvalidArgument(format!("{e} [Op:Reshape]")))?;
+    let mut out = partial.0.clone();
+    if let Some(&u) = unknown.first() {
+        let p = partial.num_elements();
+        if p == 0 || n % p != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "Input to reshape is a tensor with {n} values, but the requested shape requires a multiple of {p} [Op:Reshape]"
+            )));
+        }
+        out[u] = n / p;
+    } else if partial.num_elements() != n {
+        return Err(Error::InvalidArgument(format!(
+            "Input to reshape is a tensor with {n} values, but the requested shape has {} [Op:Reshape]",
+            partial.num_elements()
+        )));
+    }
+    Ok(x.with_shape(Shape(out)))
+}
+
+pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
+    let rank = x.rank();
+    let mut seen = vec![false; rank];
+    if perm.len() != rank || perm.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true)) {
+        return Err(Error::InvalidArgument(format!(
+            "transpose expects a permutation of 0..{rank}, got {perm:?} [Op:Transpose]"
+        )));
+    }
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        return Ok(x.clone());
+    }
+    let out_shape = Shape(perm.iter().map(|&p| x.dims()[p]).collect());
+    let out = with_all!(x.buffer(), v => {
+        let t = view(v, x.shape())?.permuted_axes(IxDyn(perm));
+        Element::wrap(materialize(&t))
+    });
+    Ok(Tensor::from_buffer_unchecked(out, out_shape))
+}
+
+pub fn broadcast_to(x: &Tensor, shape: &Shape) -> Result<Tensor> {
+    if x.shape() == shape {
+        return Ok(x.clone());
+    }
+    let err = || {
+        Error::InvalidArgument(format!(
+            "Unable to broadcast tensor of shape {} to tensor of shape {shape} [Op:BroadcastTo]",
+            x.shape()
+        ))
+    };
+    if shape.rank() < x.rank() {
+        return Err(err());
+    }
+    let out = with_all!(x.buffer(), v => {
+        let base = view(v, x.shape())?;
+        let b = base.broadcast(IxDyn(shape.dims())).ok_or_else(err)?;
+        Element::wrap(materialize(&b))
+    });
+    Ok(Tensor::from_buffer_unchecked(out, shape.clone()))
+}
+
+pub fn concat(inputs: &[&Tensor], axis: usize) -> Result<Tensor> {
+    let first = inputs.first().ok_or_else(|| Error::InvalidArgument("concat needs at least one tensor".into()))?;
+    let rank = first.rank();
+    for t in inputs {
+        if t.dtype() != first.dtype() {
+            return Err(Error::dtype_mismatch("ConcatV2", first.dtype(), t.dtype()));
+        }
+        let same_other_dims = t.rank() == rank
+            && (0..rank).all(|a| a == axis || t.dims()[a] == first.dims()[a]);
+        if !same_other_dims {
+            return Err(Error::InvalidArgument(format!(
+                "ConcatOp : Dimension {} in both shapes must be equal: shape[0] = {} vs. shape[{}] = {} [Op:ConcatV2]",
+                (0..rank.min(t.rank())).find(|&a| a != axis && t.dims()[a] != first.dims()[a]).unwrap_or(0),
+                first.shape(),
+                inputs.iter().position(|x| std::ptr::eq(*x, *t)).unwrap_or(0),
+                t.shape()
+            )));
+        }
+    }
+    let mut dims = first.dims().to_vec();
+    dims[axis] = inputs.iter().map(|t| t.dims()[axis]).sum();
+    let outer: usize = dims[..axis].iter().product();
+    let out = with_all!(first.buffer(), v0 => concat_typed(v0, inputs, axis, outer)?);
+    Ok(Tensor::from_buffer_unchecked(out, Shape(dims)))
+}
+
+fn concat_typed<T: Element>(_first: &[T], inputs: &[&Tensor], axis: usize, outer: usize) -> Result<Buffer> {
+    let parts: Vec<&Vec<T>> = inputs
+        .iter()
+        .map(|t| T::unwrap(t.buffer()))
+        .collect::<Option<_>>()
+        .ok_or_else(|| Error::Internal("concat: dtype mismatch".into()))?;
+    let rows: Vec<usize> = inputs.iter().map(|t| t.dims()[axis..].iter().product()).collect();
+    let mut out = Vec::with_capacity(outer * rows.iter().sum::<usize>());
+    for o in 0..outer {
+        for (p, &row) in parts.iter().zip(&rows) {
+            out.extend_from_slice(&p[o * row..(o + 1) * row]);
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+    if multiples.len() != x.rank() {
+        return Err(Error::InvalidArgument(format!(
+            "Expected multiples argument to be a vector of length {} but got length {} [Op:Tile]",
+            x.rank(),
+            multiples.len()
+        )));
+    }
+    let dims: Vec<i64> = x.dims().iter().zip(multiples).map(|(&d, &m)| (d as i64).saturating_mul(m as i64)).collect();
+    let out_shape = Shape::checked(&dims)?;
+    // Tiling is a broadcast of an interleaved view: [d] -> [m, d] -> reshape [m*d].
+    let mut expanded = Vec::with_capacity(2 * x.rank());
+    let mut target = Vec::with_capacity(2 * x.rank());
+    for (&d, &m) in x.dims().iter().zip(multiples) {
+        expanded.extend([1, d]);
+        target.extend([m, d]);
+    }
+    let b = broadcast_to(&x.with_shape(Shape(expanded)), &Shape(target))?;
+    Ok(b.with_shape(out_shape))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PadMode {
+    Constant,
+    Reflect,
+    Symmetric,
+}
+
+/// Pads each axis by `(before, after)`; `constant` is a scalar tensor of x's dtype.
+pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, constant: &Tensor) -> Result<Tensor> {
+    if paddings.len() != x.rank() {
+        return Err(Error::InvalidArgument(format!(
+            "The first dimension of paddings must be the rank of inputs[{}], got {} [Op:PadV2]",
+            x.rank(),
+            paddings.len()
+        )));
+    }
+    if constant.dtype() != x.dtype() || constant.num_elements() != 1 {
+        return Err(Error::InvalidArgument("constant_values must be a scalar of the input's dtype [Op:PadV2]".into()));
+    }
+    for (axis, (&(b, a), &d)) in paddings.iter().zip(x.dims()).enumerate() {
+        let limit = match mode {
+            PadMode::Constant => usize::MAX,
+            PadMode::Reflect => d.saturating_sub(1),
+            PadMode::Symmetric => d,
+        };
+        if b > limit || a > limit {
+            return Err(Error::InvalidArgument(format!(
+                "paddings must be no greater than the dimension size: {b}, {a} greater than {d} for axis {axis} [Op:MirrorPad]"
+            )));
+        }
+    }
+    let dims: Vec<i64> = x.dims().iter().zip(paddings).map(|(&d, &(b, a))| (d as i64).saturating_add(b as i64).saturating_add(a as i64)).collect();
+    let out_shape = Shape::checked(&dims)?;
+    let in_strides = x.shape().strides();
+    let out_strides = out_shape.strides();
+    let out = with_all!(x.buffer(), v => {
+        let fill = Element::unwrap(constant.buffer()).map(|c: &Vec<_>| c[0]).ok_or_else(|| Error::Internal("pad".into()))?;
+        let n = out_shape.num_elements();
+        let out: Vec<_> = crate::kernels::parallel::generate(n, |flat| {
+            let mut src = 0usize;
+            let mut rest = flat;
+            for axis in 0..out_strides.len() {
+                let i = rest / out_strides[axis];
+                rest %= out_strides[axis];
+                let (before, d) = (paddings[axis].0 as i64, x.dims()[axis] as i64);
+                let mut j = i as i64 - before;
+                if j < 0 || j >= d {
+                    match mode {
+                        PadMode::Constant => return fill,
+                        PadMode::Reflect => j = if j < 0 { -j } else { 2 * (d - 1) - j },
+                        PadMode::Symmetric => j = if j < 0 { -j - 1 } else { 2 * d - 1 - j },
+                    }
+                }
+                src += j as usize * in_strides[axis];
+            }
+            v[src]
+        });
+        Element::wrap(out)
+    });
+    Ok(Tensor::from_buffer_unchecked(out, out_shape))
+}
+
+/// A resolved strided slice: per input axis `(start, len, step)` (step may be negative), then
+/// the output shape (which drops shrunk axes and adds new ones).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SliceSpec {
+    pub ranges: Vec<(usize, usize, isize)>,
+    pub out_shape: Shape,
+}
+
+pub fn strided_slice(x: &Tensor, spec: &SliceSpec) -> Result<Tensor> {
+    if spec.ranges.len() != x.rank() {
+        return Err(Error::Internal("slice spec rank mismatch".into()));
+    }
+    let out = with_all!(x.buffer(), v => {
+        let mut view = view(v, x.shape())?;
+        for (axis, &(start, len, step)) in spec.ranges.iter().enumerate() {
+            let s = if len == 0 {
+                Slice::new(0, Some(0), 1)
+            } else if step > 0 {
+                Slice::new(start as isize, Some(start as isize + (len as isize - 1) * step + 1), step)
+            } else {
+                // ndarray applies a negative step from the end of the range.
+                let low = start as isize + (len as isize - 1) * step;
+                Slice::new(low, Some(start as isize + 1), step)
+            };
+            view.slice_axis_inplace(Axis(axis), s);
+        }
+        Element::wrap(materialize(&view))
+    });
+    let b: Buffer = out;
+    Tensor::from_buffer(b, spec.out_shape.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iota(d: &[usize]) -> Tensor {
+        let n: usize = d.iter().product();
+        Tensor::from_slice(&(0..n as i32).collect::<Vec<_>>(), d).unwrap()
+    }
+
+    #[test]
+    fn transpose_and_reshape() {
+        let x = iota(&[2, 3]);
+        let t = transpose(&x, &[1, 0]).unwrap();
+        assert_eq!(t.to_vec::<i32>().unwrap(), vec![0, 3, 1, 4, 2, 5]);
+        let r = reshape(&x, &[-1, 2]).unwrap();
+        assert_eq!(r.dims(), &[3, 2]);
+        assert!(r.shares_storage(&x));
+        assert!(reshape(&x, &[4, -1]).is_err());
+        assert!(reshape(&x, &[-1, -1]).is_err());
+    }
+
+    #[test]
+    fn tile_and_pad() {
+        let x = iota(&[2]);
+        assert_eq!(tile(&x, &[3]).unwrap().to_vec::<i32>().unwrap(), vec![0, 1, 0, 1, 0, 1]);
+        let z = Tensor::scalar(9i32);
+        let x = iota(&[3]);
+        let p = |m| pad(&x, &[(2, 2)], m, &z).unwrap().to_vec::<i32>().unwrap();
+        assert_eq!(p(PadMode::Constant), vec![9, 9, 0, 1, 2, 9, 9]);
+        assert_eq!(p(PadMode::Reflect), vec![2, 1, 0, 1, 2, 1, 0]);
+        assert_eq!(p(PadMode::Symmetric), vec![1, 0, 0, 1, 2, 2, 1]);
+    }
+
+    #[test]
+    fn negative_step_slice() {
+        let x = iota(&[5]);
+        let spec = SliceSpec { ranges: vec![(4, 3, -2)], out_shape: Shape(vec![3]) };
+        assert_eq!(strided_slice(&x, &spec).unwrap().to_vec::<i32>().unwrap(), vec![4, 2, 0]);
+    }
+}

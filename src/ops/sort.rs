@@ -1,0 +1,110 @@
+//! Sorting along the last axis (values and int32 indices, stable), and `unique` of a vector.
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::with_all;
+use rayon::prelude::*;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// NaN sorts above every number, so ascending order puts it last and descending first.
+fn order<T: PartialOrd>(a: &T, b: &T) -> Ordering {
+    match a.partial_cmp(b) {
+        Some(o) => o,
+        None => {
+            let a_nan = a.partial_cmp(a).is_none();
+            let b_nan = b.partial_cmp(b).is_none();
+            a_nan.cmp(&b_nan)
+        }
+    }
+}
+
+/// Sorts every row of the last axis; returns (values, indices).
+pub fn sort(x: &Tensor, descending: bool) -> Result<(Tensor, Tensor)> {
+    if x.rank() == 0 {
+        return Err(Error::InvalidArgument("input must be at least rank 1 [Op:TopKV2]".into()));
+    }
+    if x.dtype().is_complex() || x.dtype().is_bool() {
+        return Err(Error::unsupported_dtype("TopKV2", x.dtype()));
+    }
+    let row = x.dims()[x.rank() - 1];
+    let (values, indices) = crate::with_real!(x.buffer(), v => {
+        let (vals, idx) = sort_rows(v, row, descending);
+        (Element::wrap(vals), idx)
+    }, else return Err(Error::unsupported_dtype("TopKV2", x.dtype())));
+    Ok((
+        Tensor::from_buffer_unchecked(values, x.shape().clone()),
+        Tensor::from_vec(indices, x.shape().clone()),
+    ))
+}
+
+fn sort_rows<T: Element + PartialOrd>(v: &[T], row: usize, descending: bool) -> (Vec<T>, Vec<i32>) {
+    let mut idx: Vec<i32> = (0..v.len()).map(|i| (i % row.max(1)) as i32).collect();
+    if row > 0 {
+        idx.par_chunks_mut(row).zip(v.par_chunks(row)).for_each(|(ix, vals)| {
+            ix.sort_by(|&a, &b| {
+                let o = order(&vals[a as usize], &vals[b as usize]);
+                if descending { o.reverse() } else { o }
+            });
+        });
+    }
+    let values = idx.iter().enumerate().map(|(flat, &i)| v[flat - flat % row.max(1) + i as usize]).collect();
+    (values, idx)
+}
+
+/// `tf.unique`: the distinct values of a vector in order of first appearance, and for each
+/// input element the index of its value in that list.
+pub fn unique(x: &Tensor, out_idx_i64: bool) -> Result<(Tensor, Tensor)> {
+    if x.rank() != 1 {
+        return Err(Error::InvalidArgument(format!("unique expects a 1D vector, got shape {} [Op:Unique]", x.shape())));
+    }
+    let (values, idx) = with_all!(x.buffer(), v => {
+        let mut seen: HashMap<Vec<u8>, i64> = HashMap::new();
+        let mut values = Vec::new();
+        let mut idx = Vec::with_capacity(v.len());
+        for &e in v.iter() {
+            let key = bytes_of(&e);
+            let next = values.len() as i64;
+            let id = *seen.entry(key).or_insert(next);
+            if id == next {
+                values.push(e);
+            }
+            idx.push(id);
+        }
+        (Element::wrap(values), idx)
+    });
+    let n = values.len();
+    let idx_t = Tensor::from_vec(idx, x.shape().clone());
+    let idx_t = if out_idx_i64 { idx_t } else { crate::ops::cast::cpu(&idx_t, crate::dtype::DType::I32)? };
+    Ok((Tensor::from_buffer_unchecked(values, Shape(vec![n])), idx_t))
+}
+
+fn bytes_of<T: Element>(e: &T) -> Vec<u8> {
+    // SAFETY: element types are plain old data without padding.
+    unsafe { std::slice::from_raw_parts(e as *const T as *const u8, std::mem::size_of::<T>()).to_vec() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_rows_stably() {
+        let x = Tensor::from_slice(&[3.0f32, 1.0, 2.0, 1.0, 0.0, 5.0], &[2, 3]).unwrap();
+        let (v, i) = sort(&x, false).unwrap();
+        assert_eq!(v.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 0.0, 1.0, 5.0]);
+        assert_eq!(i.to_vec::<i32>().unwrap(), vec![1, 2, 0, 1, 0, 2]);
+        let (v, _) = sort(&x, true).unwrap();
+        assert_eq!(v.to_vec::<f32>().unwrap(), vec![3.0, 2.0, 1.0, 5.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn unique_keeps_first_appearance() {
+        let x = Tensor::from_slice(&[1i32, 1, 2, 4, 4, 4, 7, 8, 8], &[9]).unwrap();
+        let (y, idx) = unique(&x, false).unwrap();
+        assert_eq!(y.to_vec::<i32>().unwrap(), vec![1, 2, 4, 7, 8]);
+        assert_eq!(idx.to_vec::<i32>().unwrap(), vec![0, 0, 1, 2, 2, 2, 3, 4, 4]);
+    }
+}

@@ -1,0 +1,191 @@
+//! Shapes, broadcasting and axis normalisation, all with overflow-checked arithmetic.
+
+use crate::error::{Error, Result};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Shape(pub Vec<usize>);
+
+impl Shape {
+    pub fn new(dims: Vec<usize>) -> Self {
+        Shape(dims)
+    }
+
+    pub fn scalar() -> Self {
+        Shape(Vec::new())
+    }
+
+    pub fn dims(&self) -> &[usize] {
+        &self.0
+    }
+
+    pub fn rank(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Number of elements. Shapes are validated on construction from user input
+    /// (`Shape::checked`), so this product cannot overflow.
+    pub fn num_elements(&self) -> usize {
+        self.0.iter().product()
+    }
+
+    /// Builds a shape from user-given dimensions, rejecting negative sizes and element counts
+    /// that overflow.
+    pub fn checked(dims: &[i64]) -> Result<Shape> {
+        let mut out = Vec::with_capacity(dims.len());
+        let mut total: usize = 1;
+        for &d in dims {
+            if d < 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "Dimension {d} must be >= 0 in shape {dims:?}"
+                )));
+            }
+            let d = usize::try_from(d).map_err(|_| too_large(dims))?;
+            total = total.checked_mul(d).ok_or_else(|| too_large(dims))?;
+            out.push(d);
+        }
+        if total > isize::MAX as usize / 16 {
+            return Err(too_large(dims));
+        }
+        Ok(Shape(out))
+    }
+
+    /// Row-major strides in elements.
+    pub fn strides(&self) -> Vec<usize> {
+        let mut strides = vec![1; self.rank()];
+        for i in (0..self.rank().saturating_sub(1)).rev() {
+            strides[i] = strides[i + 1] * self.0[i + 1];
+        }
+        strides
+    }
+
+    /// TensorFlow's text for a shape: `(2, 3)`, `(3,)`, `()`.
+    pub fn tf_string(&self) -> String {
+        match self.0.len() {
+            1 => format!("({},)", self.0[0]),
+            _ => format!(
+                "({})",
+                self.0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+
+    /// Turns a possibly negative axis into an index in `0..rank`.
+    pub fn normalize_axis(&self, axis: i64) -> Result<usize> {
+        normalize_axis(axis, self.rank())
+    }
+}
+
+fn too_large(dims: &[i64]) -> Error {
+    Error::ResourceExhausted(format!("Shape {dims:?} has too many elements to allocate"))
+}
+
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "[{}]",
+            self.0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+        )
+    }
+}
+
+impl From<&[usize]> for Shape {
+    fn from(dims: &[usize]) -> Self {
+        Shape(dims.to_vec())
+    }
+}
+
+impl From<Vec<usize>> for Shape {
+    fn from(dims: Vec<usize>) -> Self {
+        Shape(dims)
+    }
+}
+
+pub fn normalize_axis(axis: i64, rank: usize) -> Result<usize> {
+    let r = rank as i64;
+    if axis < -r || axis >= r {
+        return Err(Error::InvalidArgument(format!(
+            "axis {axis} is out of bounds for a tensor of rank {rank}: expected a value in [{}, {})",
+            -r,
+            r
+        )));
+    }
+    Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
+}
+
+/// Normalises and sorts a list of axes, rejecting repeats.
+pub fn normalize_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let n = normalize_axis(a, rank)?;
+        if out.contains(&n) {
+            return Err(Error::InvalidArgument(format!("axis {a} is repeated in {axes:?}")));
+        }
+        out.push(n);
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// numpy broadcasting of two shapes; the error names both, as TensorFlow's does.
+pub fn broadcast_shapes(a: &Shape, b: &Shape) -> Result<Shape> {
+    if a == b {
+        return Ok(a.clone());
+    }
+    let rank = a.rank().max(b.rank());
+    let mut out = vec![0; rank];
+    for i in 0..rank {
+        let da = dim_from_end(a, rank - 1 - i);
+        let db = dim_from_end(b, rank - 1 - i);
+        out[i] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => {
+                return Err(Error::InvalidArgument(format!(
+                    "Incompatible shapes: {a} vs. {b}"
+                )))
+            }
+        };
+    }
+    Ok(Shape(out))
+}
+
+fn dim_from_end(s: &Shape, back: usize) -> usize {
+    if back < s.rank() {
+        s.0[s.rank() - 1 - back]
+    } else {
+        1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_follows_numpy() {
+        let s = |d: &[usize]| Shape(d.to_vec());
+        assert_eq!(broadcast_shapes(&s(&[2, 1, 3]), &s(&[4, 1])).unwrap(), s(&[2, 4, 3]));
+        assert_eq!(broadcast_shapes(&s(&[]), &s(&[5])).unwrap(), s(&[5]));
+        assert_eq!(broadcast_shapes(&s(&[0]), &s(&[1])).unwrap(), s(&[0]));
+        let err = broadcast_shapes(&s(&[2, 3]), &s(&[4])).unwrap_err();
+        assert_eq!(err.to_string(), "Incompatible shapes: [2,3] vs. [4]");
+    }
+
+    #[test]
+    fn checked_shapes_reject_bad_dims() {
+        assert!(Shape::checked(&[-1, 2]).is_err());
+        assert!(Shape::checked(&[i64::MAX, 4]).is_err());
+        assert_eq!(Shape::checked(&[2, 0]).unwrap().num_elements(), 0);
+    }
+
+    #[test]
+    fn axes_normalise() {
+        assert_eq!(normalize_axis(-1, 3).unwrap(), 2);
+        assert!(normalize_axis(3, 3).is_err());
+        assert!(normalize_axis(-4, 3).is_err());
+        assert_eq!(normalize_axes(&[-1, 0], 3).unwrap(), vec![0, 2]);
+        assert!(normalize_axes(&[1, -2], 3).is_err());
+    }
+}
