@@ -1,0 +1,28 @@
+"""How tensors look: the text TensorFlow prints for `str`, `repr` and the `shape`/`dtype`
+attributes. The Rust extension calls these; nothing here runs per element."""
+
+import numpy as np
+
+from ferroflow.dtypes import as_dtype
+from ferroflow.tensor_shape import TensorShape
+
+__all__ = ["TensorShape", "as_dtype", "tensor_repr", "tensor_str"]
+
+
+def _numpy_text(tensor, is_repr):
+    value = np.asarray(tensor.numpy())
+    if value.ndim == 0:
+        # A 0-d array prints as numpy prints the bare value ("21.0"), whatever numpy's version.
+        text = str(value)
+    else:
+        text = repr(value) if is_repr else str(value)
+    return "\n" + text if "\n" in text else text
+
+
+def tensor_str(tensor):
+    return f"tf.Tensor({_numpy_text(tensor, False)}, shape={tensor.shape}, dtype={tensor.dtype.name})"
+
+
+def tensor_repr(tensor):
+    text = _numpy_text(tensor, True)
+    return f"<tf.Tensor: shape={tensor.shape}, dtype={tensor.dtype.name}, numpy={text}>"

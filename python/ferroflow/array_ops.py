@@ -1,0 +1,241 @@
+"""Tensor creation, conversion, shapes and indexing (TensorFlow's array_ops)."""
+
+import collections
+
+from ferroflow import _core
+from ferroflow import dtypes as _dtypes
+from ferroflow.dtypes import enum_of as _enum
+from ferroflow.tensor_shape import TensorShape
+
+Tensor = _core.Tensor
+newaxis = None
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+Unique = collections.namedtuple("Unique", ["y", "idx"])
+
+
+def _dims(shape):
+    if isinstance(shape, TensorShape):
+        return shape.as_list()
+    return shape
+
+
+def constant(value, dtype=None, shape=None, name="Const"):
+    """Creates a constant tensor from a Python value, numpy array or tensor.
+
+    >>> import ferroflow as tf
+    >>> tf.constant([[1., 2.], [3., 4.]]).shape
+    TensorShape([2, 2])
+    """
+    return _core.constant(value, _enum(dtype), _dims(shape))
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Converts a value to a tensor; ``dtype`` must then match, ``dtype_hint`` is a preference."""
+    return _core.convert_to_tensor(value, _enum(dtype), _enum(dtype_hint))
+
+
+def is_tensor(x):
+    return _core.is_tensor(x)
+
+
+def identity(input, name=None):  # noqa: A002 - TensorFlow's argument name
+    t = convert_to_tensor(input)
+    return _core.reshape(t, t._dims)
+
+
+def cast(x, dtype, name=None):
+    """Casts to ``dtype``: floats to ints truncate, complex to real keeps the real part."""
+    return _core.cast(x, _enum(dtype))
+
+
+def zeros(shape, dtype=_dtypes.float32, name=None, layout=None):
+    return _core.zeros(_dims(shape), _enum(dtype))
+
+
+def ones(shape, dtype=_dtypes.float32, name=None, layout=None):
+    return _core.ones(_dims(shape), _enum(dtype))
+
+
+def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
+    t = convert_to_tensor(input)
+    return _core.zeros(t._dims, _enum(dtype) if dtype is not None else t._dtype_enum)
+
+
+def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
+    t = convert_to_tensor(input)
+    return _core.ones(t._dims, _enum(dtype) if dtype is not None else t._dtype_enum)
+
+
+def fill(dims, value, name=None, layout=None):
+    return _core.fill(_dims(dims), value)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
+    return _core.eye(num_rows, num_columns, batch_shape, _enum(dtype))
+
+
+_RANGE_ORDER = ["int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def _range_dtype(values):
+    best = None
+    for v in values:
+        d = convert_to_tensor(v).dtype
+        if d.name in _RANGE_ORDER and (
+            best is None or _RANGE_ORDER.index(d.name) > _RANGE_ORDER.index(best.name)
+        ):
+            best = d
+    return best or _dtypes.int32
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+    """Like Python's range: ``tf.range(5)``, ``tf.range(1, 2, 0.3)``."""
+    if limit is None:
+        start, limit = 0, start
+    if dtype is None:
+        dtype = _range_dtype((start, limit, delta))
+    return _core.range(start, limit, delta, _enum(dtype))
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    if axis != 0:
+        raise NotImplementedError("linspace supports axis=0 only")
+    return _core.linspace(start, stop, num)
+
+
+def reshape(tensor, shape, name=None):
+    return _core.reshape(tensor, _dims(shape))
+
+
+def transpose(a, perm=None, conjugate=False, name="transpose"):
+    return _core.transpose(a, perm, conjugate)
+
+
+def concat(values, axis, name="concat"):
+    return _core.concat(values, axis)
+
+
+def stack(values, axis=0, name="stack"):
+    return _core.stack(values, axis)
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    return _core.unstack(value, num, axis)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    return _core.split(value, num_or_size_splits, axis)
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    return _core.tile(input, multiples)
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    return _core.pad(tensor, paddings, mode, float(constant_values))
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    return _core.squeeze(input, axis)
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    return _core.expand_dims(input, axis)
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    return _core.broadcast_to(input, _dims(shape))
+
+
+def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
+    t = convert_to_tensor(input)
+    return _core.constant(t._dims, _enum(out_type))
+
+
+def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
+    n = 1
+    for d in convert_to_tensor(input)._dims:
+        n *= d
+    return _core.constant(n, _enum(out_type))
+
+
+def rank(input, name=None):  # noqa: A002
+    return _core.constant(convert_to_tensor(input).ndim, _enum(_dtypes.int32))
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001
+    return _core.slice(input_, begin, size)
+
+
+def strided_slice(
+    input_, begin, end, strides=None, begin_mask=0, end_mask=0,
+    ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, var=None, name=None,
+):  # fmt: skip
+    return _core.strided_slice(
+        input_, begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+        shrink_axis_mask,
+    )  # fmt: skip
+
+
+def reverse(tensor, axis, name=None):
+    return _core.reverse(tensor, axis)
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    return _core.gather(params, indices, axis, batch_dims)
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    if batch_dims != 0:
+        raise NotImplementedError("gather_nd supports batch_dims=0 only")
+    return _core.gather_nd(params, indices)
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    return _core.scatter_nd(indices, updates, _dims(shape))
+
+
+def where(condition, x=None, y=None, name=None):
+    """``tf.where(c)``: coordinates of true elements; ``tf.where(c, x, y)``: element choice."""
+    return _core.where_(condition, x, y)
+
+
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
+    return _core.boolean_mask(tensor, mask, 0 if axis is None else axis)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    if dtype is None:
+        for v in (on_value, off_value):
+            if v is not None:
+                dtype = convert_to_tensor(v).dtype
+                break
+        else:
+            dtype = _dtypes.float32
+    on = constant(1 if on_value is None else on_value, dtype)
+    off = constant(0 if off_value is None else off_value, dtype)
+    return _core.one_hot(indices, depth, on, off, -1 if axis is None else axis)
+
+
+def _direction(direction):
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(f"Unknown direction: {direction}")
+    return direction == "DESCENDING"
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    return _core.sort(values, axis, _direction(direction), False)
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    return _core.sort(values, axis, _direction(direction), True)
+
+
+def top_k(input, k=1, sorted=True, index_type=_dtypes.int32, name=None):  # noqa: A002
+    return TopKV2(*_core.top_k(input, k))
+
+
+def unique(x, out_idx=_dtypes.int32, name=None):
+    return Unique(*_core.unique(x, _enum(out_idx)))

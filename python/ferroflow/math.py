@@ -1,0 +1,137 @@
+"""`tf.math`: element-wise math, reductions, scans and comparisons."""
+
+from ferroflow import _core
+from ferroflow import dtypes as _dtypes
+from ferroflow.array_ops import cast, convert_to_tensor, top_k  # noqa: F401 - tf.math API
+from ferroflow.dtypes import enum_of as _enum
+
+
+def _unary(op, doc):
+    def fn(x, name=None):
+        return _core.unary(op, x)
+
+    fn.__name__ = fn.__qualname__ = op
+    fn.__doc__ = doc
+    return fn
+
+
+def _binary(op, doc):
+    def fn(x, y, name=None):
+        return _core.binary(op, x, y)
+
+    fn.__name__ = fn.__qualname__ = op
+    fn.__doc__ = doc
+    return fn
+
+
+negative = _unary("negative", "-x element-wise.")
+abs = _unary("abs", "|x| element-wise; complex inputs give their magnitude.")  # noqa: A001
+sign = _unary("sign", "-1, 0 or 1 by the sign of x (x/|x| for complex).")
+square = _unary("square", "x * x element-wise.")
+sqrt = _unary("sqrt", "Square root element-wise.")
+rsqrt = _unary("rsqrt", "1 / sqrt(x) element-wise.")
+exp = _unary("exp", "e**x element-wise.")
+expm1 = _unary("expm1", "e**x - 1 element-wise, accurate near 0.")
+log = _unary("log", "Natural logarithm element-wise.")
+log1p = _unary("log1p", "log(1 + x) element-wise, accurate near 0.")
+sin = _unary("sin", "Sine element-wise.")
+cos = _unary("cos", "Cosine element-wise.")
+tan = _unary("tan", "Tangent element-wise.")
+tanh = _unary("tanh", "Hyperbolic tangent element-wise.")
+sigmoid = _unary("sigmoid", "1 / (1 + exp(-x)) element-wise.")
+erf = _unary("erf", "The Gauss error function element-wise.")
+floor = _unary("floor", "Largest integer not greater than x.")
+ceil = _unary("ceil", "Smallest integer not less than x.")
+round = _unary("round", "Rounds half to even, element-wise.")  # noqa: A001
+reciprocal = _unary("reciprocal", "1 / x element-wise.")
+logical_not = _unary("logical_not", "NOT of a bool tensor.")
+is_nan = _unary("is_nan", "True where x is NaN.")
+is_inf = _unary("is_inf", "True where x is infinite.")
+is_finite = _unary("is_finite", "True where x is finite.")
+real = _unary("real", "Real part of a complex tensor (x itself for real input).")
+imag = _unary("imag", "Imaginary part of a complex tensor (zeros for real input).")
+conj = _unary("conj", "Complex conjugate.")
+angle = _unary("angle", "Argument of a complex number (0 or pi for reals).")
+
+add = _binary("add", "x + y with broadcasting.")
+subtract = _binary("subtract", "x - y with broadcasting.")
+multiply = _binary("multiply", "x * y with broadcasting.")
+truediv = _binary("truediv", "x / y; integers are divided as floats (int32 -> float64).")
+divide = truediv
+floordiv = _binary("floordiv", "x // y, rounding toward negative infinity.")
+floormod = _binary("floormod", "Remainder of floor division; takes the sign of y.")
+mod = floormod
+pow = _binary("pow", "x ** y element-wise.")  # noqa: A001
+maximum = _binary("maximum", "Element-wise maximum (NaN propagates).")
+minimum = _binary("minimum", "Element-wise minimum (NaN propagates).")
+atan2 = _binary("atan2", "Element-wise arctangent of y / x, called as atan2(y, x).")
+squared_difference = _binary("squared_difference", "(x - y)**2 element-wise.")
+equal = _binary("equal", "x == y element-wise.")
+not_equal = _binary("not_equal", "x != y element-wise.")
+less = _binary("less", "x < y element-wise.")
+less_equal = _binary("less_equal", "x <= y element-wise.")
+greater = _binary("greater", "x > y element-wise.")
+greater_equal = _binary("greater_equal", "x >= y element-wise.")
+logical_and = _binary("logical_and", "AND of bool tensors.")
+logical_or = _binary("logical_or", "OR of bool tensors.")
+logical_xor = _binary("logical_xor", "XOR of bool tensors.")
+
+
+def divide_no_nan(x, y, name=None):
+    y = convert_to_tensor(y, dtype_hint=convert_to_tensor(x).dtype)
+    zero = _core.zeros([], y._dtype_enum)
+    safe = _core.where_(_core.binary("equal", y, zero), _core.ones([], y._dtype_enum), y)
+    return _core.where_(_core.binary("equal", y, zero), zero, truediv(x, safe))
+
+
+def _reduction(op, doc):
+    def fn(input_tensor, axis=None, keepdims=False, name=None):
+        return _core.reduce(op, input_tensor, axis, bool(keepdims))
+
+    fn.__name__ = fn.__qualname__ = f"reduce_{op}"
+    fn.__doc__ = doc
+    return fn
+
+
+reduce_sum = _reduction("sum", "Sum over ``axis`` (all axes when None).")
+reduce_prod = _reduction("prod", "Product over ``axis``.")
+reduce_max = _reduction("max", "Maximum over ``axis`` (NaN propagates).")
+reduce_min = _reduction("min", "Minimum over ``axis``.")
+reduce_all = _reduction("all", "Logical AND over ``axis``.")
+reduce_any = _reduction("any", "Logical OR over ``axis``.")
+reduce_mean = _reduction("mean", "Mean over ``axis``; integer means truncate.")
+reduce_variance = _reduction("variance", "Population variance over ``axis``.")
+reduce_std = _reduction("std", "Population standard deviation over ``axis``.")
+reduce_logsumexp = _reduction("logsumexp", "log(sum(exp(x))) over ``axis``, computed stably.")
+
+
+def count_nonzero(input, axis=None, keepdims=None, dtype=_dtypes.int64, name=None):  # noqa: A002
+    return _core.count_nonzero(input, axis, bool(keepdims), _enum(dtype))
+
+
+def argmax(input, axis=None, output_type=_dtypes.int64, name=None):  # noqa: A002
+    return _core.arg_reduce("argmax", input, 0 if axis is None else axis, _enum(output_type))
+
+
+def argmin(input, axis=None, output_type=_dtypes.int64, name=None):  # noqa: A002
+    return _core.arg_reduce("argmin", input, 0 if axis is None else axis, _enum(output_type))
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    return _core.cumulative("cumsum", x, axis, exclusive, reverse)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    return _core.cumulative("cumprod", x, axis, exclusive, reverse)
+
+
+def add_n(inputs, name=None):
+    return _core.add_n(inputs)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    return _core.clip_by_value(t, clip_value_min, clip_value_max)
+
+
+def complex(real, imag, name=None):  # noqa: A001
+    return _core.binary("complex", real, imag)

@@ -1,0 +1,76 @@
+"""`tf.nn`: activations, softmax, cross-entropies and friends."""
+
+from ferroflow import _core
+from ferroflow.math import sigmoid, tanh  # noqa: F401 - tf.nn API
+
+
+def relu(features, name=None):
+    return _core.unary("relu", features)
+
+
+def relu6(features, name=None):
+    return _core.unary("relu6", features)
+
+
+def elu(features, name=None):
+    return _core.unary("elu", features)
+
+
+def selu(features, name=None):
+    return _core.unary("selu", features)
+
+
+def softplus(features, name=None):
+    return _core.unary("softplus", features)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    return _core.activation("leaky_relu", features, float(alpha))
+
+
+def gelu(features, approximate=False, name=None):
+    return _core.activation("gelu", features, 0.0, bool(approximate))
+
+
+def softmax(logits, axis=None, name=None):
+    """exp(x) / sum(exp(x)) along ``axis`` (default: the last)."""
+    return _core.softmax(logits, -1 if axis is None else axis, False)
+
+
+def log_softmax(logits, axis=None, name=None):
+    return _core.softmax(logits, -1 if axis is None else axis, True)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    return _core.cross_entropy("softmax", labels, logits, axis)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    return _core.cross_entropy("sparse", labels, logits)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+    return _core.cross_entropy("sigmoid", labels, logits)
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2."""
+    return _core.unary("l2_loss", t)
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    if data_format not in (None, "NHWC", "NCHW", "N...C", "NC..."):
+        raise ValueError(f"data_format must be NHWC or NCHW, got {data_format!r}")
+    return _core.bias_add(value, bias, data_format in ("NCHW", "NC..."))
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zeroes each element with probability ``rate`` and scales the rest by 1 / (1 - rate)."""
+    return _core.dropout(x, float(rate), noise_shape, seed)
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """(mean, variance) of ``x`` over ``axes``."""
+    return _core.moments(x, axes, bool(keepdims))

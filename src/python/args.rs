@@ -1,0 +1,80 @@
+//! Conversions of plain Python arguments: dtypes, integer lists, axes.
+
+use super::tensor::PyTensor;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::with_all;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+/// A dtype given as TensorFlow's enum number (the Python layer resolves names and numpy types).
+pub fn dtype(enum_value: u32) -> PyResult<DType> {
+    DType::from_enum(enum_value).map_err(super::errors::to_py)
+}
+
+pub fn opt_dtype(enum_value: Option<u32>) -> PyResult<Option<DType>> {
+    enum_value.map(dtype).transpose()
+}
+
+/// Integers from an int, a sequence of ints, a numpy array or an integer tensor.
+pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if !t.dtype().is_integer() {
+            return Err(PyTypeError::new_err(format!("Expected an integer tensor, got {}", t.dtype())));
+        }
+        return Ok(with_all!(t.buffer(), v => v.iter().map(|e| crate::element::Element::to_i64(*e)).collect()));
+    }
+    if let Ok(i) = obj.extract::<i64>() {
+        return Ok(vec![i]);
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() || obj.hasattr("__len__")? {
+        let mut out = Vec::new();
+        for item in obj.try_iter()? {
+            let item = item?;
+            let v = if let Ok(t) = item.cast::<PyTensor>() {
+                scalar_i64(&t.get().inner)?
+            } else {
+                item.call_method0("__index__").and_then(|i| i.extract::<i64>()).map_err(|_| {
+                    PyTypeError::new_err(format!("Expected a list of integers, got an element {}", item.repr().map(|r| r.to_string()).unwrap_or_default()))
+                })?
+            };
+            out.push(v);
+        }
+        return Ok(out);
+    }
+    Err(PyTypeError::new_err(format!(
+        "Expected an integer or a list of integers, got {}",
+        obj.get_type().name()?
+    )))
+}
+
+pub fn opt_int_list(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<i64>>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => int_list(o).map(Some),
+    }
+}
+
+pub fn scalar_i64(t: &crate::tensor::Tensor) -> PyResult<i64> {
+    if t.num_elements() != 1 || !(t.dtype().is_integer()) {
+        return Err(super::errors::to_py(Error::InvalidArgument(format!(
+            "Expected a scalar integer, got a {} tensor of shape {}",
+            t.dtype(),
+            t.shape()
+        ))));
+    }
+    Ok(with_all!(t.buffer(), v => crate::element::Element::to_i64(v[0])))
+}
+
+/// An integer argument given as a Python int or a scalar integer tensor.
+pub fn int_arg(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return scalar_i64(&t.get().inner);
+    }
+    obj.call_method0("__index__")
+        .and_then(|i| i.extract::<i64>())
+        .map_err(|_| PyTypeError::new_err(format!("Expected an integer, got {}", obj.repr().map(|r| r.to_string()).unwrap_or_default())))
+}

@@ -1,0 +1,311 @@
+//! Python values to tensors (TensorFlow's inference rules) and tensors to numpy arrays.
+
+use super::errors::IntoPy;
+use super::tensor::PyTensor;
+use crate::buffer::Buffer;
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::Error;
+use crate::ops;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::with_dtype;
+use half::{bf16, f16};
+use ndarray::{ArrayD, IxDyn};
+use num_complex::{Complex32, Complex64};
+use numpy::{Element as NpElement, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple};
+
+/// How a requested dtype applies. `Require` is `dtype=`: convert or fail. `Prefer` is TensorFlow's
+/// `dtype_hint` (how operators convert their Python operands): use it when the value fits,
+/// otherwise infer as usual and let the op report the mismatch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Hint {
+    Infer,
+    Prefer(DType),
+    Require(DType),
+}
+
+impl Hint {
+    fn dtype(self) -> Option<DType> {
+        match self {
+            Hint::Infer => None,
+            Hint::Prefer(d) | Hint::Require(d) => Some(d),
+        }
+    }
+}
+
+/// A Python scalar read from a (nested) sequence.
+#[derive(Clone, Copy, Debug)]
+enum Leaf {
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Complex(f64, f64),
+}
+
+impl Leaf {
+    fn fits(self, d: DType) -> bool {
+        match self {
+            Leaf::Bool(_) => true,
+            Leaf::Int(_) => !d.is_bool(),
+            Leaf::Float(_) => d.is_floating() || d.is_complex(),
+            Leaf::Complex(..) => d.is_complex(),
+        }
+    }
+
+    fn to<T: Element>(self) -> T {
+        match self {
+            Leaf::Bool(b) => T::from_bool(b),
+            Leaf::Int(i) if i < 0 => T::from_i64(i as i64),
+            Leaf::Int(i) => T::from_u64(i as u64),
+            Leaf::Float(f) => T::from_f64(f),
+            Leaf::Complex(re, im) => T::from_c128(Complex64::new(re, im)),
+        }
+    }
+
+    fn repr(self) -> String {
+        match self {
+            Leaf::Bool(b) => if b { "True".into() } else { "False".into() },
+            Leaf::Int(i) => i.to_string(),
+            Leaf::Float(f) => format!("{f:?}"),
+            Leaf::Complex(re, im) => format!("({re}+{im}j)"),
+        }
+    }
+}
+
+fn leaf(obj: &Bound<'_, PyAny>) -> PyResult<Option<Leaf>> {
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Some(Leaf::Bool(obj.extract()?)));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return match obj.extract::<i128>() {
+            Ok(i) if i >= i64::MIN as i128 && i <= u64::MAX as i128 => Ok(Some(Leaf::Int(i))),
+            _ => Err(PyValueError::new_err("Can't convert Python sequence with out-of-range integer to Tensor.")),
+        };
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Some(Leaf::Float(obj.extract()?)));
+    }
+    if let Ok(c) = obj.cast::<PyComplex>() {
+        return Ok(Some(Leaf::Complex(c.real(), c.imag())));
+    }
+    Ok(None)
+}
+
+/// Walks a rectangular nested list; `None` when an element is not a Python scalar (a tensor or
+/// array inside a list), which the caller handles by stacking.
+fn walk(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, leaves: &mut Vec<Leaf>) -> PyResult<bool> {
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let n = obj.len()?;
+        if shape.len() == depth {
+            if !leaves.is_empty() {
+                return Err(PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor."));
+            }
+            shape.push(n);
+        } else if shape.len() < depth || shape[depth] != n {
+            return Err(PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor."));
+        }
+        for item in obj.try_iter()? {
+            if !walk(&item?, depth + 1, shape, leaves)? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    match leaf(obj)? {
+        Some(l) => {
+            if shape.len() != depth {
+                return Err(PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor."));
+            }
+            leaves.push(l);
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+fn infer(leaves: &[Leaf]) -> PyResult<DType> {
+    let (mut b, mut i, mut f, mut c) = (false, false, false, false);
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for l in leaves {
+        match *l {
+            Leaf::Bool(_) => b = true,
+            Leaf::Int(v) => {
+                i = true;
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+            Leaf::Float(_) => f = true,
+            Leaf::Complex(..) => c = true,
+        }
+    }
+    if b && (i || f || c) {
+        return Err(PyValueError::new_err("Can't convert Python sequence with mixed types to Tensor."));
+    }
+    Ok(if c {
+        DType::C128
+    } else if f || leaves.is_empty() {
+        DType::F32
+    } else if b {
+        DType::Bool
+    } else if lo >= i32::MIN as i128 && hi <= i32::MAX as i128 {
+        DType::I32
+    } else if lo >= i64::MIN as i128 && hi <= i64::MAX as i128 {
+        DType::I64
+    } else {
+        return Err(PyValueError::new_err("Can't convert Python sequence with out-of-range integer to Tensor."));
+    })
+}
+
+fn from_leaves(leaves: &[Leaf], dims: Vec<usize>, hint: Hint, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    let dtype = match hint.dtype() {
+        Some(d) if leaves.iter().all(|l| l.fits(d)) => d,
+        Some(d) if matches!(hint, Hint::Require(_)) => {
+            let shown = if leaves.len() == 1 && dims.is_empty() { leaves[0].repr() } else { value.repr()?.to_string() };
+            return Err(PyTypeError::new_err(format!("Cannot convert {shown} to EagerTensor of dtype {}", d.name())));
+        }
+        _ => infer(leaves)?,
+    };
+    let buffer = with_dtype!(dtype, T => T::wrap(leaves.iter().map(|l| l.to::<T>()).collect()));
+    Tensor::from_buffer(buffer, Shape(dims)).py()
+}
+
+/// A Python scalar straight to a tensor: the operator fast path (`x + 1.0`).
+pub fn scalar(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Option<Tensor>> {
+    match leaf(obj)? {
+        Some(l) => from_leaves(&[l], Vec::new(), hint, obj).map(Some),
+        None => Ok(None),
+    }
+}
+
+static NUMPY_ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn asarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    let f = NUMPY_ASARRAY.get_or_try_init(py, || py.import("numpy")?.getattr("asarray").map(|f| f.unbind()))?;
+    f.bind(py).call1((obj,))
+}
+
+/// Any supported Python value to a tensor.
+pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if let Hint::Require(d) = hint {
+            if d != t.dtype() {
+                return Err(PyValueError::new_err(format!(
+                    "Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
+                    d.name(),
+                    t.dtype().name(),
+                    obj.repr()?
+                )));
+            }
+        }
+        return Ok(t.clone());
+    }
+    if let Some(t) = scalar(obj, hint)? {
+        return Ok(t);
+    }
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        let t = from_numpy(arr)?;
+        return match hint.dtype() {
+            Some(d) if d != t.dtype() => ops::cast(&t, d).py(),
+            _ => Ok(t),
+        };
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let mut shape = Vec::new();
+        let mut leaves = Vec::new();
+        if walk(obj, 0, &mut shape, &mut leaves)? {
+            return from_leaves(&leaves, shape, hint, obj);
+        }
+        return stack_elements(obj, hint);
+    }
+    if obj.hasattr("__tf_tensor__")? {
+        let t = obj.call_method1("__tf_tensor__", (hint.dtype().map(|d| d as u32), obj.py().None()))?;
+        return to_tensor(&t, hint);
+    }
+    if obj.hasattr("__array__")? || obj.hasattr("dtype")? {
+        return to_tensor(&asarray(obj)?, hint);
+    }
+    Err(PyValueError::new_err(format!(
+        "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor.",
+        obj.repr()?,
+        obj.get_type().name()?
+    )))
+}
+
+/// A list holding tensors or arrays: convert each element, then stack (as `tf.constant` packs).
+fn stack_elements(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
+    let mut parts: Vec<Tensor> = Vec::new();
+    for item in obj.try_iter()? {
+        let item = item?;
+        let h = match (hint, parts.first()) {
+            (Hint::Infer, Some(p)) => Hint::Prefer(p.dtype()),
+            (h, _) => h,
+        };
+        parts.push(to_tensor(&item, h)?);
+    }
+    let refs: Vec<&Tensor> = parts.iter().collect();
+    if refs.is_empty() {
+        return from_leaves(&[], vec![0], hint, obj);
+    }
+    ops::stack(&refs, 0).py()
+}
+
+fn read_numpy<T: NpElement + Element>(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
+    let typed = arr.cast::<PyArrayDyn<T>>()?;
+    let ro = typed.readonly();
+    let data: Vec<T> = match ro.as_slice() {
+        Ok(s) => s.to_vec(),
+        Err(_) => ro.as_array().iter().copied().collect(),
+    };
+    Ok(T::wrap(data))
+}
+
+pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+    let py = arr.py();
+    let dt = arr.dtype();
+    let dims: Vec<usize> = arr.shape().to_vec();
+    macro_rules! try_types {
+        ($($t:ty),*) => {
+            $( if dt.is_equiv_to(&numpy::dtype::<$t>(py)) { return Tensor::from_buffer(read_numpy::<$t>(arr)?, Shape(dims)).py(); } )*
+        };
+    }
+    try_types!(f32, f64, i32, i64, bool, u8, i8, i16, u16, u32, u64, f16, Complex32, Complex64);
+    let name: String = dt.getattr("name")?.extract()?;
+    if name == "bfloat16" {
+        let bits = arr.call_method1("view", ("uint16",))?;
+        let bits = bits.cast::<PyUntypedArray>()?;
+        let Buffer::U16(v) = read_numpy::<u16>(bits)? else { return Err(unreachable_buffer()) };
+        return Tensor::from_buffer(Buffer::BF16(v.into_iter().map(bf16::from_bits).collect()), Shape(dims)).py();
+    }
+    Err(PyTypeError::new_err(format!("Cannot convert a numpy array of dtype {name} to a ferroflow Tensor")))
+}
+
+fn unreachable_buffer() -> PyErr {
+    super::errors::to_py(Error::Internal("numpy view changed type".into()))
+}
+
+static BFLOAT16: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// A new numpy array holding a copy of the tensor's elements.
+pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    let dims = IxDyn(t.dims());
+    fn make<'py, T: NpElement + Clone>(py: Python<'py>, dims: IxDyn, v: Vec<T>) -> PyResult<Bound<'py, PyAny>> {
+        let a = ArrayD::from_shape_vec(dims, v).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(numpy::PyArray::from_owned_array(py, a).into_any())
+    }
+    match t.buffer() {
+        Buffer::BF16(v) => {
+            let bits = make(py, dims, v.iter().map(|x| x.to_bits()).collect::<Vec<u16>>())?;
+            let ty = BFLOAT16.get_or_try_init(py, || py.import("ml_dtypes")?.getattr("bfloat16").map(|f| f.unbind()))?;
+            bits.call_method1("view", (ty.bind(py),))
+        }
+        b => crate::match_buffer!(b, v, [F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool, C64, C128],
+            make(py, dims, v.clone()), Err(unreachable_buffer())),
+    }
+}

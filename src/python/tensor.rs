@@ -1,0 +1,330 @@
+//! `ferroflow.Tensor`: the Python face of `Tensor`. Operators are implemented here, in Rust, so
+//! that `a + b` costs one call; presentation (repr, TensorShape, DType objects) is delegated to
+//! small Python helpers.
+
+use super::args;
+use super::convert::{self, Hint};
+use super::errors::IntoPy;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::ops::{self, BinaryOp, SliceItem, UnaryOp};
+use crate::tensor::Tensor;
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyEllipsis, PyList, PySlice, PyTuple};
+
+#[pyclass(name = "Tensor", module = "ferroflow", frozen, weakref)]
+pub struct PyTensor {
+    pub inner: Tensor,
+}
+
+/// Python helpers, looked up once: `ferroflow._presentation` functions.
+static PRESENTATION: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+
+fn presentation(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    Ok(PRESENTATION.get_or_try_init(py, || py.import("ferroflow._presentation").map(|m| m.unbind()))?.bind(py))
+}
+
+pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
+    Py::new(py, PyTensor { inner: t })
+}
+
+/// The other operand of a binary operator, converted with this tensor's dtype as the hint.
+/// `None` means "not ours": Python then tries the reflected operator.
+fn operand(other: &Bound<'_, PyAny>, like: &Tensor) -> PyResult<Option<Tensor>> {
+    if let Ok(t) = other.cast::<PyTensor>() {
+        return Ok(Some(t.get().inner.clone()));
+    }
+    if let Some(t) = convert::scalar(other, Hint::Prefer(like.dtype()))? {
+        return Ok(Some(t));
+    }
+    if other.is_none() || other.is_instance_of::<pyo3::types::PyString>() {
+        return Ok(None);
+    }
+    convert::to_tensor(other, Hint::Prefer(like.dtype())).map(Some)
+}
+
+fn binary_result(py: Python<'_>, r: crate::error::Result<Tensor>) -> PyResult<Py<PyAny>> {
+    Ok(wrap(py, r.py()?)?.into_any())
+}
+
+macro_rules! operators {
+    ($($fwd:ident, $rev:ident => $f:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $fwd(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    match operand(other, &self.inner)? {
+                        Some(o) => binary_result(py, ($f)(&self.inner, &o)),
+                        None => Ok(py.NotImplemented()),
+                    }
+                }
+                fn $rev(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    match operand(other, &self.inner)? {
+                        Some(o) => binary_result(py, ($f)(&o, &self.inner)),
+                        None => Ok(py.NotImplemented()),
+                    }
+                }
+            )*
+        }
+    };
+}
+
+fn logical_or_bitwise(op: BinaryOp) -> impl Fn(&Tensor, &Tensor) -> crate::error::Result<Tensor> {
+    move |a, b| ops::binary(op, a, b)
+}
+
+operators! {
+    __add__, __radd__ => ops::add;
+    __sub__, __rsub__ => ops::sub;
+    __mul__, __rmul__ => ops::mul;
+    __truediv__, __rtruediv__ => ops::math::truediv;
+    __floordiv__, __rfloordiv__ => |a, b| ops::binary(BinaryOp::FloorDiv, a, b);
+    __mod__, __rmod__ => |a, b| ops::binary(BinaryOp::FloorMod, a, b);
+    __matmul__, __rmatmul__ => |a, b| ops::matmul(a, b, Default::default());
+    __and__, __rand__ => logical_or_bitwise(BinaryOp::And);
+    __or__, __ror__ => logical_or_bitwise(BinaryOp::Or);
+    __xor__, __rxor__ => logical_or_bitwise(BinaryOp::Xor);
+}
+
+fn scalar_value<'py>(py: Python<'py>, t: &Tensor, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    if t.num_elements() != 1 {
+        return Err(PyTypeError::new_err(format!(
+            "only size-1 tensors can be converted to Python {what}s, got shape {}",
+            t.shape().tf_string()
+        )));
+    }
+    convert::to_numpy(py, t)?.call_method0("item")
+}
+
+fn index_item(item: &Bound<'_, PyAny>) -> PyResult<SliceItem> {
+    if item.is_none() {
+        return Ok(SliceItem::NewAxis);
+    }
+    if item.is_instance_of::<PyEllipsis>() {
+        return Ok(SliceItem::Ellipsis);
+    }
+    if let Ok(s) = item.cast::<PySlice>() {
+        let part = |name: &str| -> PyResult<Option<i64>> {
+            let v = s.getattr(name)?;
+            if v.is_none() { Ok(None) } else { args::int_arg(&v).map(Some) }
+        };
+        return Ok(SliceItem::Range { start: part("start")?, stop: part("stop")?, step: part("step")?.unwrap_or(1) });
+    }
+    args::int_arg(item).map(SliceItem::Index).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors are valid indices, got {}",
+            item.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })
+}
+
+#[pymethods]
+impl PyTensor {
+    #[classattr]
+    #[allow(non_upper_case_globals)]
+    const __array_priority__: i32 = 100;
+
+    fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        match operand(other, &self.inner)? {
+            Some(o) => binary_result(py, ops::pow(&self.inner, &o)),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        match operand(other, &self.inner)? {
+            Some(o) => binary_result(py, ops::pow(&o, &self.inner)),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, ops::neg(&self.inner).py()?)
+    }
+
+    fn __pos__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, ops::abs(&self.inner).py()?)
+    }
+
+    fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        let op = if self.inner.dtype().is_bool() { UnaryOp::LogicalNot } else { UnaryOp::Invert };
+        wrap(py, ops::unary(op, &self.inner).py()?)
+    }
+
+    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+        let bop = match op {
+            CompareOp::Lt => BinaryOp::Less,
+            CompareOp::Le => BinaryOp::LessEqual,
+            CompareOp::Gt => BinaryOp::Greater,
+            CompareOp::Ge => BinaryOp::GreaterEqual,
+            CompareOp::Eq => BinaryOp::Equal,
+            CompareOp::Ne => BinaryOp::NotEqual,
+        };
+        let equality = matches!(op, CompareOp::Eq | CompareOp::Ne);
+        if equality && other.is_none() {
+            return Ok(matches!(op, CompareOp::Ne).into_pyobject(py)?.to_owned().into_any().unbind());
+        }
+        let Some(o) = operand(other, &self.inner)? else {
+            return Err(PyTypeError::new_err(format!(
+                "Cannot convert {} to EagerTensor of dtype {}",
+                other.repr()?,
+                self.inner.dtype().name()
+            )));
+        };
+        match ops::binary(bop, &self.inner, &o) {
+            // TensorFlow's == on incompatible shapes is simply False.
+            Err(Error::InvalidArgument(m)) if equality && m.contains("Incompatible shapes") => {
+                wrap(py, Tensor::scalar(matches!(op, CompareOp::Ne))).map(|t| t.into_any())
+            }
+            r => binary_result(py, r),
+        }
+    }
+
+    fn __hash__(&self) -> PyResult<isize> {
+        Err(PyTypeError::new_err("Tensor is unhashable. Instead, use tensor.ref() as the key."))
+    }
+
+    fn __bool__(&self) -> PyResult<bool> {
+        if self.inner.num_elements() != 1 {
+            return Err(PyValueError::new_err(
+                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
+            ));
+        }
+        Ok(crate::with_all!(self.inner.buffer(), v => crate::element::Element::is_nonzero(v[0])))
+    }
+
+    fn __float__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        scalar_value(py, &self.inner, "scalar")?.call_method0("__float__")
+    }
+
+    fn __int__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        scalar_value(py, &self.inner, "scalar")?.call_method0("__int__")
+    }
+
+    fn __index__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if !self.inner.dtype().is_integer() || self.inner.rank() != 0 {
+            return Err(PyTypeError::new_err("Only integer scalar tensors can be used as an index"));
+        }
+        scalar_value(py, &self.inner, "index")
+    }
+
+    fn __complex__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = scalar_value(py, &self.inner, "scalar")?;
+        py.import("builtins")?.getattr("complex")?.call1((v,))
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.inner.dims().first().copied().ok_or_else(|| PyTypeError::new_err("Scalar tensor has no `len()`"))
+    }
+
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if self.inner.rank() == 0 {
+            return Err(PyTypeError::new_err("Cannot iterate over a scalar tensor."));
+        }
+        let rows = ops::unstack(&self.inner, 0).py()?;
+        let list = PyList::new(py, rows.into_iter().map(|t| PyTensor { inner: t }))?;
+        Ok(list.try_iter()?.into_any().unbind())
+    }
+
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        if let Ok(t) = key.cast::<PyTensor>() {
+            if t.get().inner.dtype() == DType::Bool {
+                return wrap(py, ops::boolean_mask(&self.inner, &t.get().inner, 0).py()?);
+            }
+        }
+        let items: Vec<SliceItem> = if let Ok(tuple) = key.cast::<PyTuple>() {
+            tuple.iter().map(|i| index_item(&i)).collect::<PyResult<_>>()?
+        } else {
+            vec![index_item(key)?]
+        };
+        wrap(py, ops::strided_slice(&self.inner, &items).py()?)
+    }
+
+    /// The elements as a new numpy array.
+    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let a = convert::to_numpy(py, &self.inner)?;
+        if self.inner.rank() == 0 {
+            return a.call_method1("__getitem__", (PyTuple::empty(py),));
+        }
+        Ok(a)
+    }
+
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(&self, py: Python<'py>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+        let _ = copy;
+        let a = convert::to_numpy(py, &self.inner)?;
+        match dtype {
+            Some(d) if !d.is_none() => a.call_method1("astype", (d,)),
+            _ => Ok(a),
+        }
+    }
+
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let dims = PyTuple::new(py, self.inner.dims())?;
+        presentation(py)?.getattr("TensorShape")?.call1((dims,))
+    }
+
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        presentation(py)?.getattr("as_dtype")?.call1((self.inner.dtype() as u32,))
+    }
+
+    /// TensorFlow's enum number of the dtype (cheap; used by the Python layer).
+    #[getter]
+    fn _dtype_enum(&self) -> u32 {
+        self.inner.dtype() as u32
+    }
+
+    #[getter]
+    fn _dims(&self) -> Vec<usize> {
+        self.inner.dims().to_vec()
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.inner.rank()
+    }
+
+    #[getter]
+    fn device(&self) -> &'static str {
+        self.inner.device().name()
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        presentation(slf.py())?.getattr("tensor_repr")?.call1((slf,))?.extract()
+    }
+
+    fn __str__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        presentation(slf.py())?.getattr("tensor_str")?.call1((slf,))?.extract()
+    }
+
+    fn __format__(&self, py: Python<'_>, spec: &str) -> PyResult<String> {
+        if self.inner.rank() == 0 {
+            let v = scalar_value(py, &self.inner, "scalar")?;
+            return v.call_method1("__format__", (spec,))?.extract();
+        }
+        let v = convert::to_numpy(py, &self.inner)?;
+        v.call_method1("__format__", (spec,))?.extract()
+    }
+
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (Py<PyAny>,))> {
+        let ctor = py.import("ferroflow")?.getattr("constant")?.unbind();
+        Ok((ctor, (convert::to_numpy(py, &self.inner)?.unbind(),)))
+    }
+}
+
+impl PyTensor {
+    pub fn from_any(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
+        convert::to_tensor(obj, hint)
+    }
+}
