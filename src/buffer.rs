@@ -55,7 +55,13 @@ macro_rules! with_int {
 #[macro_export]
 macro_rules! with_real {
     ($buf:expr, $d:ident => $body:expr, else $e:expr) => {
-        $crate::match_buffer!($buf, $d, [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64], $body, $e)
+        $crate::match_buffer!(
+            $buf,
+            $d,
+            [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64],
+            $body,
+            $e
+        )
     };
 }
 
@@ -70,7 +76,11 @@ macro_rules! with_complex {
 macro_rules! with_numeric {
     ($buf:expr, $d:ident => $body:expr, else $e:expr) => {
         $crate::match_buffer!(
-            $buf, $d, [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, C64, C128], $body, $e
+            $buf,
+            $d,
+            [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, C64, C128],
+            $body,
+            $e
         )
     };
 }
@@ -104,21 +114,66 @@ macro_rules! with_dtype {
     ($dtype:expr, $t:ident => $body:expr) => {{
         use $crate::dtype::DType as __D;
         match $dtype {
-            __D::F16 => { type $t = half::f16; $body }
-            __D::BF16 => { type $t = half::bf16; $body }
-            __D::F32 => { type $t = f32; $body }
-            __D::F64 => { type $t = f64; $body }
-            __D::I8 => { type $t = i8; $body }
-            __D::I16 => { type $t = i16; $body }
-            __D::I32 => { type $t = i32; $body }
-            __D::I64 => { type $t = i64; $body }
-            __D::U8 => { type $t = u8; $body }
-            __D::U16 => { type $t = u16; $body }
-            __D::U32 => { type $t = u32; $body }
-            __D::U64 => { type $t = u64; $body }
-            __D::Bool => { type $t = bool; $body }
-            __D::C64 => { type $t = num_complex::Complex32; $body }
-            __D::C128 => { type $t = num_complex::Complex64; $body }
+            __D::F16 => {
+                type $t = half::f16;
+                $body
+            }
+            __D::BF16 => {
+                type $t = half::bf16;
+                $body
+            }
+            __D::F32 => {
+                type $t = f32;
+                $body
+            }
+            __D::F64 => {
+                type $t = f64;
+                $body
+            }
+            __D::I8 => {
+                type $t = i8;
+                $body
+            }
+            __D::I16 => {
+                type $t = i16;
+                $body
+            }
+            __D::I32 => {
+                type $t = i32;
+                $body
+            }
+            __D::I64 => {
+                type $t = i64;
+                $body
+            }
+            __D::U8 => {
+                type $t = u8;
+                $body
+            }
+            __D::U16 => {
+                type $t = u16;
+                $body
+            }
+            __D::U32 => {
+                type $t = u32;
+                $body
+            }
+            __D::U64 => {
+                type $t = u64;
+                $body
+            }
+            __D::Bool => {
+                type $t = bool;
+                $body
+            }
+            __D::C64 => {
+                type $t = num_complex::Complex32;
+                $body
+            }
+            __D::C128 => {
+                type $t = num_complex::Complex64;
+                $body
+            }
         }
     }};
 }
@@ -147,7 +202,10 @@ impl Buffer {
             let bytes = std::mem::size_of_val(v.as_slice());
             // SAFETY: every element type is plain old data without padding (bool is one byte
             // holding 0 or 1), so viewing the initialised slice as bytes is sound.
-            unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, bytes) }
+            #[allow(clippy::unnecessary_cast)] // a no-op only in the u8 arm of the macro
+            unsafe {
+                std::slice::from_raw_parts(v.as_ptr() as *const u8, bytes)
+            }
         })
     }
 }

@@ -21,9 +21,22 @@ pub enum Op {
     Binary(BinaryOp),
     Select,
     Cast(DType),
-    Reduce { op: ReduceOp, axes: Vec<usize>, keepdims: bool },
-    ArgReduce { op: ArgOp, axis: usize, output: DType },
-    Cumulative { op: CumOp, axis: usize, exclusive: bool, reverse: bool },
+    Reduce {
+        op: ReduceOp,
+        axes: Vec<usize>,
+        keepdims: bool,
+    },
+    ArgReduce {
+        op: ArgOp,
+        axis: usize,
+        output: DType,
+    },
+    Cumulative {
+        op: CumOp,
+        axis: usize,
+        exclusive: bool,
+        reverse: bool,
+    },
     MatMul(MatMulAttrs),
     Reshape(Vec<i64>),
     Transpose(Vec<usize>),
@@ -31,16 +44,26 @@ pub enum Op {
     Concat(usize),
     StridedSlice(SliceSpec),
     /// Inputs: x and a scalar constant.
-    Pad { paddings: Vec<(usize, usize)>, mode: PadMode },
+    Pad {
+        paddings: Vec<(usize, usize)>,
+        mode: PadMode,
+    },
     Tile(Vec<usize>),
-    Gather { axis: usize, batch_dims: usize },
+    Gather {
+        axis: usize,
+        batch_dims: usize,
+    },
     GatherNd,
     ScatterNd(Shape),
     WhereIndices,
     /// Outputs: values, int32 indices.
-    Sort { descending: bool },
+    Sort {
+        descending: bool,
+    },
     /// Outputs: values, indices.
-    Unique { index_i64: bool },
+    Unique {
+        index_i64: bool,
+    },
     /// Inputs: start, limit, delta.
     Range,
     /// Input: a scalar value.
@@ -82,7 +105,11 @@ impl Op {
 
 fn arity(op: &Op, inputs: &[&Tensor], n: usize) -> Result<()> {
     if inputs.len() != n && !matches!(op, Op::Concat(_)) {
-        return Err(Error::Internal(format!("{} takes {n} inputs, got {}", op.tf_name(), inputs.len())));
+        return Err(Error::Internal(format!(
+            "{} takes {n} inputs, got {}",
+            op.tf_name(),
+            inputs.len()
+        )));
     }
     Ok(())
 }
@@ -91,13 +118,21 @@ fn arity(op: &Op, inputs: &[&Tensor], n: usize) -> Result<()> {
 pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     let one = |t: Result<Tensor>| t.map(|t| vec![t]);
     let n_inputs = match op {
-        Op::Binary(_) | Op::MatMul(_) | Op::Pad { .. } | Op::Gather { .. } | Op::GatherNd | Op::ScatterNd(_) => 2,
+        Op::Binary(_)
+        | Op::MatMul(_)
+        | Op::Pad { .. }
+        | Op::Gather { .. }
+        | Op::GatherNd
+        | Op::ScatterNd(_) => 2,
         Op::Select | Op::Range => 3,
         Op::Concat(_) => inputs.len(),
         _ => 1,
     };
     arity(op, inputs, n_inputs)?;
-    let x = inputs.first().copied().ok_or_else(|| Error::InvalidArgument(format!("{} needs inputs", op.tf_name())))?;
+    let x = inputs
+        .first()
+        .copied()
+        .ok_or_else(|| Error::InvalidArgument(format!("{} needs inputs", op.tf_name())))?;
     match op {
         Op::Unary(u) => one(unary::cpu(*u, x)),
         Op::Binary(b) => one(binary::cpu(*b, x, inputs[1])),
@@ -105,7 +140,9 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Cast(d) => one(cast::cpu(x, *d)),
         Op::Reduce { op, axes, keepdims } => one(reduce::cpu(*op, x, axes, *keepdims)),
         Op::ArgReduce { op, axis, output } => one(reduce::arg_cpu(*op, x, *axis, *output)),
-        Op::Cumulative { op, axis, exclusive, reverse } => one(reduce::cumulative_cpu(*op, x, *axis, *exclusive, *reverse)),
+        Op::Cumulative { op, axis, exclusive, reverse } => {
+            one(reduce::cumulative_cpu(*op, x, *axis, *exclusive, *reverse))
+        }
         Op::MatMul(a) => one(matmul::cpu(x, inputs[1], *a)),
         Op::Reshape(dims) => one(shape_ops::reshape(x, dims)),
         Op::Transpose(perm) => one(shape_ops::transpose(x, perm)),
@@ -127,5 +164,8 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
 
 /// `apply` for single-output ops.
 pub fn apply1(op: &Op, inputs: &[&Tensor]) -> Result<Tensor> {
-    apply(op, inputs)?.into_iter().next().ok_or_else(|| Error::Internal(format!("{} produced no output", op.tf_name())))
+    apply(op, inputs)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Internal(format!("{} produced no output", op.tf_name())))
 }

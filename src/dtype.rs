@@ -71,7 +71,9 @@ impl DType {
             .copied()
             .find(|d| d.name() == name)
             .or_else(|| aliases.iter().find(|(n, _)| *n == name).map(|(_, d)| *d))
-            .ok_or_else(|| Error::Type(format!("Cannot convert value {name:?} to a TensorFlow DType.")))
+            .ok_or_else(|| {
+                Error::Type(format!("Cannot convert value {name:?} to a TensorFlow DType."))
+            })
     }
 
     pub fn from_enum(value: u32) -> Result<DType> {

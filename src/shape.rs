@@ -62,10 +62,9 @@ impl Shape {
     pub fn tf_string(&self) -> String {
         match self.0.len() {
             1 => format!("({},)", self.0[0]),
-            _ => format!(
-                "({})",
-                self.0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
-            ),
+            _ => {
+                format!("({})", self.0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+            }
         }
     }
 
@@ -81,11 +80,7 @@ fn too_large(dims: &[i64]) -> Error {
 
 impl std::fmt::Display for Shape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "[{}]",
-            self.0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
-        )
+        write!(f, "[{}]", self.0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","))
     }
 }
 
@@ -134,18 +129,14 @@ pub fn broadcast_shapes(a: &Shape, b: &Shape) -> Result<Shape> {
     }
     let rank = a.rank().max(b.rank());
     let mut out = vec![0; rank];
-    for i in 0..rank {
+    for (i, slot) in out.iter_mut().enumerate() {
         let da = dim_from_end(a, rank - 1 - i);
         let db = dim_from_end(b, rank - 1 - i);
-        out[i] = match (da, db) {
+        *slot = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
             (x, 1) => x,
-            _ => {
-                return Err(Error::InvalidArgument(format!(
-                    "Incompatible shapes: {a} vs. {b}"
-                )))
-            }
+            _ => return Err(Error::InvalidArgument(format!("Incompatible shapes: {a} vs. {b}"))),
         };
     }
     Ok(Shape(out))

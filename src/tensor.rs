@@ -99,11 +99,7 @@ impl Tensor {
     /// The elements as a `Vec<T>`; `T` must be this tensor's element type.
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         T::unwrap(self.buffer()).cloned().ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "cannot read a {} tensor as {}",
-                self.dtype,
-                T::DTYPE
-            ))
+            Error::InvalidArgument(format!("cannot read a {} tensor as {}", self.dtype, T::DTYPE))
         })
     }
 

@@ -20,7 +20,9 @@ def _numpy_text(tensor, is_repr):
 
 
 def tensor_str(tensor):
-    return f"tf.Tensor({_numpy_text(tensor, False)}, shape={tensor.shape}, dtype={tensor.dtype.name})"
+    return (
+        f"tf.Tensor({_numpy_text(tensor, False)}, shape={tensor.shape}, dtype={tensor.dtype.name})"
+    )
 
 
 def tensor_repr(tensor):

@@ -153,7 +153,12 @@ _ALL = (
 _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64})
-_PYTHON_TYPES = {builtins.float: float32, builtins.int: int32, builtins.bool: bool, complex: complex128}
+_PYTHON_TYPES = {
+    builtins.float: float32,
+    builtins.int: int32,
+    builtins.bool: bool,
+    complex: complex128,
+}
 
 
 def as_dtype(type_value):

@@ -55,7 +55,9 @@ FailedPreconditionError = _error(
 )
 AbortedError = _error("AbortedError", ABORTED, "The operation was aborted.")
 OutOfRangeError = _error("OutOfRangeError", OUT_OF_RANGE, "An operation went past a valid range.")
-UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED, "The operation is not implemented.")
+UnimplementedError = _error(
+    "UnimplementedError", UNIMPLEMENTED, "The operation is not implemented."
+)
 InternalError = _error("InternalError", INTERNAL, "An internal invariant was broken.")
 UnavailableError = _error("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
 DataLossError = _error("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")

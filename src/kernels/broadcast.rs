@@ -19,7 +19,8 @@ fn incompatible(shape: &Shape, out: &Shape) -> Error {
 macro_rules! broadcast_view {
     ($base:ident, $data:expr, $shape:expr, $out:expr) => {
         let $base = base($data, $shape)?;
-        let $base = $base.broadcast(IxDyn($out.dims())).ok_or_else(|| incompatible($shape, $out))?;
+        let $base =
+            $base.broadcast(IxDyn($out.dims())).ok_or_else(|| incompatible($shape, $out))?;
     };
 }
 

@@ -9,7 +9,7 @@ pub const GRAIN: usize = 1 << 15;
 /// Fills a new vector of `n` elements by calling `fill(offset, chunk)` on disjoint chunks in
 /// parallel; every element of each chunk must be written.
 pub fn build<U: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync) -> Vec<U> {
-    let mut out: Vec<U> = Vec::with_capacity(n);
+    let mut out: Vec<U> = super::alloc::with_capacity(n);
     {
         let dst = &mut out.spare_capacity_mut()[..n];
         if n <= GRAIN {

@@ -40,8 +40,26 @@ use BinaryOp::*;
 
 impl BinaryOp {
     pub const ALL: [BinaryOp; 20] = [
-        Add, Sub, Mul, Div, FloorDiv, FloorMod, Pow, Maximum, Minimum, Atan2, Equal, NotEqual,
-        Less, LessEqual, Greater, GreaterEqual, And, Or, Xor, Complex,
+        Add,
+        Sub,
+        Mul,
+        Div,
+        FloorDiv,
+        FloorMod,
+        Pow,
+        Maximum,
+        Minimum,
+        Atan2,
+        Equal,
+        NotEqual,
+        Less,
+        LessEqual,
+        Greater,
+        GreaterEqual,
+        And,
+        Or,
+        Xor,
+        Complex,
     ];
 
     /// (TensorFlow op name, Python name, dtypes accepted).
@@ -135,30 +153,54 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let bad = || Error::unsupported_dtype(tf_name, dtype);
     macro_rules! numeric {
         (|$a:ident, $b:ident| $body:expr) => {
-            match_pair!(x.buffer(), y.buffer(), p, q,
+            match_pair!(
+                x.buffer(),
+                y.buffer(),
+                p,
+                q,
                 [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, C64, C128],
-                bin(p, xs, q, ys, o, |$a, $b| $body)?, return Err(bad()))
+                bin(p, xs, q, ys, o, |$a, $b| $body)?,
+                return Err(bad())
+            )
         };
     }
     macro_rules! real {
         (|$a:ident, $b:ident| $body:expr) => {
-            match_pair!(x.buffer(), y.buffer(), p, q,
+            match_pair!(
+                x.buffer(),
+                y.buffer(),
+                p,
+                q,
                 [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64],
-                bin(p, xs, q, ys, o, |$a, $b| $body)?, return Err(bad()))
+                bin(p, xs, q, ys, o, |$a, $b| $body)?,
+                return Err(bad())
+            )
         };
     }
     macro_rules! all {
         (|$a:ident, $b:ident| $body:expr) => {
-            match_pair!(x.buffer(), y.buffer(), p, q,
+            match_pair!(
+                x.buffer(),
+                y.buffer(),
+                p,
+                q,
                 [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, C64, C128, Bool],
-                bin(p, xs, q, ys, o, |$a, $b| $body)?, return Err(bad()))
+                bin(p, xs, q, ys, o, |$a, $b| $body)?,
+                return Err(bad())
+            )
         };
     }
     macro_rules! bitwise {
         (|$a:ident, $b:ident| $body:expr) => {
-            match_pair!(x.buffer(), y.buffer(), p, q,
+            match_pair!(
+                x.buffer(),
+                y.buffer(),
+                p,
+                q,
                 [I8, I16, I32, I64, U8, U16, U32, U64, Bool],
-                bin(p, xs, q, ys, o, |$a, $b| $body)?, return Err(bad()))
+                bin(p, xs, q, ys, o, |$a, $b| $body)?,
+                return Err(bad())
+            )
         };
     }
     let out = match op {
@@ -166,15 +208,29 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         Sub => numeric!(|a, b| a.sub(b)),
         Mul => numeric!(|a, b| a.mul(b)),
         Div => numeric!(|a, b| a.div(b)),
-        Pow => match_pair!(x.buffer(), y.buffer(), p, q, [C64, C128],
-            bin(p, xs, q, ys, o, |a, b| a.powc(b))?, real!(|a, b| Real::pow(a, b))),
+        Pow => match_pair!(
+            x.buffer(),
+            y.buffer(),
+            p,
+            q,
+            [C64, C128],
+            bin(p, xs, q, ys, o, |a, b| a.powc(b))?,
+            real!(|a, b| Real::pow(a, b))
+        ),
         FloorDiv => real!(|a, b| a.floor_div(b)),
         FloorMod => real!(|a, b| a.floor_mod(b)),
         // NaN wins, as in TensorFlow's maximum/minimum.
         Maximum => real!(|a, b| if a.is_nan() || a > b { a } else { b }),
         Minimum => real!(|a, b| if a.is_nan() || a < b { a } else { b }),
-        Atan2 => match_pair!(x.buffer(), y.buffer(), p, q, [F16, BF16, F32, F64],
-            bin(p, xs, q, ys, o, |a, b| num_traits::Float::atan2(a, b))?, return Err(bad())),
+        Atan2 => match_pair!(
+            x.buffer(),
+            y.buffer(),
+            p,
+            q,
+            [F16, BF16, F32, F64],
+            bin(p, xs, q, ys, o, num_traits::Float::atan2)?,
+            return Err(bad())
+        ),
         Equal => all!(|a, b| a == b),
         NotEqual => all!(|a, b| a != b),
         Less => real!(|a, b| a < b),
@@ -184,14 +240,21 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         And => bitwise!(|a, b| a & b),
         Or => bitwise!(|a, b| a | b),
         Xor => bitwise!(|a, b| a ^ b),
-        Complex => match_pair!(x.buffer(), y.buffer(), p, q, [F32, F64],
-            bin(p, xs, q, ys, o, |a, b| num_complex::Complex::new(a, b))?, return Err(bad())),
+        Complex => match_pair!(
+            x.buffer(),
+            y.buffer(),
+            p,
+            q,
+            [F32, F64],
+            bin(p, xs, q, ys, o, num_complex::Complex::new)?,
+            return Err(bad())
+        ),
     };
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
 fn has_zero(t: &Tensor) -> bool {
-    crate::with_int!(t.buffer(), v => v.iter().any(|&e| e == 0), else false)
+    crate::with_int!(t.buffer(), v => v.contains(&0), else false)
 }
 
 fn has_negative(t: &Tensor) -> bool {

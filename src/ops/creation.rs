@@ -12,14 +12,21 @@ use crate::with_real;
 pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
     let dtype = start.dtype();
     if limit.dtype() != dtype || delta.dtype() != dtype {
-        return Err(Error::dtype_mismatch("Range", dtype, if limit.dtype() != dtype { limit.dtype() } else { delta.dtype() }));
+        return Err(Error::dtype_mismatch(
+            "Range",
+            dtype,
+            if limit.dtype() != dtype { limit.dtype() } else { delta.dtype() },
+        ));
     }
     if !DTypeSet::REAL.contains(dtype) {
         return Err(Error::unsupported_dtype("Range", dtype));
     }
     for (name, t) in [("start", start), ("limit", limit), ("delta", delta)] {
         if t.num_elements() != 1 {
-            return Err(Error::InvalidArgument(format!("{name} must be a scalar, not shape {} [Op:Range]", t.shape())));
+            return Err(Error::InvalidArgument(format!(
+                "{name} must be a scalar, not shape {} [Op:Range]",
+                t.shape()
+            )));
         }
     }
     let s = with_real!(start.buffer(), v => v[0].to_f64(), else 0.0);
@@ -29,7 +36,8 @@ pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
         return Err(Error::InvalidArgument("Requires delta != 0: 0 [Op:Range]".into()));
     }
     if (d > 0.0 && s > l) || (d < 0.0 && s < l) {
-        let rel = if d > 0.0 { "start <= limit when delta > 0" } else { "start >= limit when delta < 0" };
+        let rel =
+            if d > 0.0 { "start <= limit when delta > 0" } else { "start >= limit when delta < 0" };
         return Err(Error::InvalidArgument(format!("Requires {rel}: {s}/{l} [Op:Range]")));
     }
     let size = if dtype.is_integer() {
@@ -38,9 +46,12 @@ pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
     } else {
         ((l - s) / d).abs().ceil() as i128
     };
-    let size = usize::try_from(size).ok().filter(|&n| n < isize::MAX as usize / 16).ok_or_else(|| {
-        Error::ResourceExhausted(format!("Requires a range of {size} elements, too many to allocate [Op:Range]"))
-    })?;
+    let size =
+        usize::try_from(size).ok().filter(|&n| n < isize::MAX as usize / 16).ok_or_else(|| {
+            Error::ResourceExhausted(format!(
+                "Requires a range of {size} elements, too many to allocate [Op:Range]"
+            ))
+        })?;
     let out = with_real!(start.buffer(), v => {
         let (mut val, step) = (v[0], Element::unwrap(delta.buffer()).map(|d: &Vec<_>| d[0]).ok_or_else(|| Error::Internal("range".into()))?);
         let mut out = Vec::with_capacity(size);
@@ -56,7 +67,10 @@ pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
 /// A tensor of `shape` filled with the scalar `value`.
 pub fn fill(shape: &Shape, value: &Tensor) -> Result<Tensor> {
     if value.num_elements() != 1 {
-        return Err(Error::InvalidArgument(format!("value must be a scalar, not shape {} [Op:Fill]", value.shape())));
+        return Err(Error::InvalidArgument(format!(
+            "value must be a scalar, not shape {} [Op:Fill]",
+            value.shape()
+        )));
     }
     crate::ops::shape_ops::broadcast_to(&value.with_shape(Shape(vec![1; shape.rank()])), shape)
 }

@@ -18,7 +18,9 @@ fn parse_side(spec: &str, rank: usize, ellipsis_rank: &mut Option<usize>) -> Res
         if let Some(r) = rest.strip_prefix("...") {
             let n = rank.checked_sub(named).ok_or_else(bad)?;
             if ellipsis_rank.is_some_and(|e| e != n) && rank > 0 {
-                return Err(Error::Unimplemented("einsum ellipses must cover the same number of axes in every operand".into()));
+                return Err(Error::Unimplemented(
+                    "einsum ellipses must cover the same number of axes in every operand".into(),
+                ));
             }
             *ellipsis_rank = Some(n);
             // Ellipsis axes get reserved names that no user letter can clash with.
@@ -54,7 +56,11 @@ fn diagonalize(mut term: Term) -> Result<Term> {
     {
         let d = term.t.dims()[p];
         if term.t.dims()[q] != d {
-            return Err(Error::InvalidArgument(format!("einsum: repeated subscript {} has sizes {d} and {}", term.letters[p], term.t.dims()[q])));
+            return Err(Error::InvalidArgument(format!(
+                "einsum: repeated subscript {} has sizes {d} and {}",
+                term.letters[p],
+                term.t.dims()[q]
+            )));
         }
         let mut shape = vec![1i64; term.t.rank()];
         shape[p] = d as i64;
@@ -67,7 +73,10 @@ fn diagonalize(mut term: Term) -> Result<Term> {
 }
 
 fn sum_out(term: Term, keep: &[char]) -> Result<Term> {
-    let axes: Vec<i64> = (0..term.letters.len()).filter(|&i| !keep.contains(&term.letters[i])).map(|i| i as i64).collect();
+    let axes: Vec<i64> = (0..term.letters.len())
+        .filter(|&i| !keep.contains(&term.letters[i]))
+        .map(|i| i as i64)
+        .collect();
     if axes.is_empty() {
         return Ok(term);
     }
@@ -76,18 +85,30 @@ fn sum_out(term: Term, keep: &[char]) -> Result<Term> {
 }
 
 fn contract(a: Term, b: Term, keep: &[char]) -> Result<Term> {
-    let size = |term: &Term, c: char| term.t.dims()[term.letters.iter().position(|&x| x == c).unwrap_or(0)];
-    let batch: Vec<char> = a.letters.iter().filter(|c| b.letters.contains(c) && keep.contains(c)).copied().collect();
-    let summed: Vec<char> = a.letters.iter().filter(|c| b.letters.contains(c) && !keep.contains(c)).copied().collect();
+    let size = |term: &Term, c: char| {
+        term.t.dims()[term.letters.iter().position(|&x| x == c).unwrap_or(0)]
+    };
+    let batch: Vec<char> =
+        a.letters.iter().filter(|c| b.letters.contains(c) && keep.contains(c)).copied().collect();
+    let summed: Vec<char> =
+        a.letters.iter().filter(|c| b.letters.contains(c) && !keep.contains(c)).copied().collect();
     let a_free: Vec<char> = a.letters.iter().filter(|c| !b.letters.contains(c)).copied().collect();
     let b_free: Vec<char> = b.letters.iter().filter(|c| !a.letters.contains(c)).copied().collect();
     for &c in batch.iter().chain(&summed) {
         if size(&a, c) != size(&b, c) {
-            return Err(Error::InvalidArgument(format!("einsum: subscript {c} has sizes {} and {}", size(&a, c), size(&b, c))));
+            return Err(Error::InvalidArgument(format!(
+                "einsum: subscript {c} has sizes {} and {}",
+                size(&a, c),
+                size(&b, c)
+            )));
         }
     }
     let order = |term: &Term, groups: [&[char]; 3]| -> Result<Tensor> {
-        let perm: Vec<i64> = groups.iter().flat_map(|g| g.iter()).map(|c| term.letters.iter().position(|x| x == c).unwrap_or(0) as i64).collect();
+        let perm: Vec<i64> = groups
+            .iter()
+            .flat_map(|g| g.iter())
+            .map(|c| term.letters.iter().position(|x| x == c).unwrap_or(0) as i64)
+            .collect();
         let t = transpose(&term.t, Some(&perm))?;
         let prod = |g: &[char]| g.iter().map(|&c| size(term, c) as i64).product::<i64>();
         reshape(&t, &[prod(groups[0]), prod(groups[1]), prod(groups[2])])
@@ -95,7 +116,9 @@ fn contract(a: Term, b: Term, keep: &[char]) -> Result<Term> {
     let a3 = order(&a, [&batch, &a_free, &summed])?;
     let b3 = order(&b, [&batch, &summed, &b_free])?;
     let prod = matmul(&a3, &b3, MatMulAttrs::default())?;
-    let dims: Vec<i64> = batch.iter().map(|&c| size(&a, c) as i64)
+    let dims: Vec<i64> = batch
+        .iter()
+        .map(|&c| size(&a, c) as i64)
         .chain(a_free.iter().map(|&c| size(&a, c) as i64))
         .chain(b_free.iter().map(|&c| size(&b, c) as i64))
         .collect();
@@ -124,16 +147,24 @@ pub fn einsum(equation: &str, inputs: &[&Tensor]) -> Result<Tensor> {
         .map(|(s, t)| Ok(Term { t: (*t).clone(), letters: parse_side(s, t.rank(), &mut ell)? }))
         .collect::<Result<_>>()?;
     let output: Vec<char> = match rhs {
-        Some(r) => parse_side(&r, r.replace("...", "").chars().count() + ell.unwrap_or(0), &mut ell)?,
+        Some(r) => {
+            parse_side(&r, r.replace("...", "").chars().count() + ell.unwrap_or(0), &mut ell)?
+        }
         None => {
             let all: Vec<char> = terms.iter().flat_map(|t| t.letters.clone()).collect();
-            let mut once: Vec<char> = all.iter().filter(|c| all.iter().filter(|x| x == c).count() == 1).copied().collect();
+            let mut once: Vec<char> = all
+                .iter()
+                .filter(|c| all.iter().filter(|x| x == c).count() == 1)
+                .copied()
+                .collect();
             once.sort_by_key(|c| (c.is_ascii(), *c));
             once
         }
     };
     if let Some(c) = output.iter().find(|c| !terms.iter().any(|t| t.letters.contains(c))) {
-        return Err(Error::InvalidArgument(format!("einsum: output subscript {c} does not appear in any input")));
+        return Err(Error::InvalidArgument(format!(
+            "einsum: output subscript {c} does not appear in any input"
+        )));
     }
     terms = terms.into_iter().map(diagonalize).collect::<Result<_>>()?;
     let needed_after = |terms: &[Term], from: usize| -> Vec<char> {
@@ -149,7 +180,10 @@ pub fn einsum(equation: &str, inputs: &[&Tensor]) -> Result<Tensor> {
         acc = contract(acc, next, &keep)?;
     }
     let acc = sum_out(acc, &output)?;
-    let perm: Vec<i64> = output.iter().map(|c| acc.letters.iter().position(|x| x == c).unwrap_or(0) as i64).collect();
+    let perm: Vec<i64> = output
+        .iter()
+        .map(|c| acc.letters.iter().position(|x| x == c).unwrap_or(0) as i64)
+        .collect();
     let _ = dims_i64;
     transpose(&acc.t, Some(&perm))
 }
@@ -173,7 +207,10 @@ mod tests {
         assert_eq!(einsum("ii", &[&sq]).unwrap().to_vec::<f32>().unwrap(), vec![5.0]);
         assert_eq!(einsum("ii->i", &[&sq]).unwrap().to_vec::<f32>().unwrap(), vec![1.0, 4.0]);
         let v = t(&[1.0, 2.0], &[2]);
-        assert_eq!(einsum("i,j->ij", &[&v, &v]).unwrap().to_vec::<f32>().unwrap(), vec![1.0, 2.0, 2.0, 4.0]);
+        assert_eq!(
+            einsum("i,j->ij", &[&v, &v]).unwrap().to_vec::<f32>().unwrap(),
+            vec![1.0, 2.0, 2.0, 4.0]
+        );
         let b = t(&(0..12).map(|x| x as f32).collect::<Vec<_>>(), &[2, 2, 3]);
         let bm = einsum("bij,bkj->bik", &[&b, &b]).unwrap();
         assert_eq!(bm.dims(), &[2, 2, 2]);

@@ -56,7 +56,8 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
     for (at, &i) in idx.iter().enumerate() {
         check_index(i, d, at, "GatherV2")?;
     }
-    let out_dims: Vec<usize> = p[..axis].iter().chain(&id[batch_dims..]).chain(&p[axis + 1..]).copied().collect();
+    let out_dims: Vec<usize> =
+        p[..axis].iter().chain(&id[batch_dims..]).chain(&p[axis + 1..]).copied().collect();
     let out = with_all!(params.buffer(), v => Element::wrap(parallel::generate(b * po * n * inner, |flat| {
         let e = flat % inner;
         let k = (flat / inner) % n;
@@ -69,9 +70,15 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
 }
 
 /// Flat offsets of the slices that `indices` (last axis = coordinates) select in `shape`.
-fn nd_offsets(shape: &[usize], indices: &Tensor, op: &str) -> Result<(Vec<usize>, usize, Vec<usize>)> {
+fn nd_offsets(
+    shape: &[usize],
+    indices: &Tensor,
+    op: &str,
+) -> Result<(Vec<usize>, usize, Vec<usize>)> {
     let id = indices.dims();
-    let k = *id.last().ok_or_else(|| Error::InvalidArgument(format!("indices must be at least 1-D [Op:{op}]")))?;
+    let k = *id
+        .last()
+        .ok_or_else(|| Error::InvalidArgument(format!("indices must be at least 1-D [Op:{op}]")))?;
     if k > shape.len() {
         return Err(Error::InvalidArgument(format!(
             "index innermost dimension length must be <= params rank; saw: {k} vs. {} [Op:{op}]",
@@ -81,7 +88,7 @@ fn nd_offsets(shape: &[usize], indices: &Tensor, op: &str) -> Result<(Vec<usize>
     let idx = index_values(indices, op)?;
     let slice: usize = shape[k..].iter().product();
     let strides = Shape(shape.to_vec()).strides();
-    let count = if k == 0 { id[..id.len() - 1].iter().product() } else { idx.len() / k };
+    let count = idx.len().checked_div(k).unwrap_or_else(|| id[..id.len() - 1].iter().product());
     let mut offsets = Vec::with_capacity(count);
     for row in 0..count {
         let mut off = 0;
@@ -149,7 +156,8 @@ pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<T
 
 /// Coordinates of the non-zero (true) elements, as an int64 `[n, rank]` tensor in row-major order.
 pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
-    let truth: Vec<bool> = with_all!(cond.buffer(), v => v.iter().map(|e| e.is_nonzero()).collect());
+    let truth: Vec<bool> =
+        with_all!(cond.buffer(), v => v.iter().map(|e| e.is_nonzero()).collect());
     let rank = cond.rank();
     let strides = cond.shape().strides();
     let mut coords = Vec::new();

@@ -12,7 +12,10 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
 
 pub fn reduce_variance(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     if !x.dtype().is_floating() && !x.dtype().is_complex() {
-        return Err(Error::Type(format!("Input must be either real or complex. Received integer input of dtype {}", x.dtype())));
+        return Err(Error::Type(format!(
+            "Input must be either real or complex. Received integer input of dtype {}",
+            x.dtype()
+        )));
     }
     let mean = reduce_mean(x, axes, true)?;
     let centered = sub(x, &mean)?;
@@ -39,12 +42,21 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Res
         Ok(out)
     } else {
         let axes_v = axes_or_all(x, axes, "Max")?;
-        let dims: Vec<i64> = reduce::output_shape(x.shape(), &axes_v, false).dims().iter().map(|&d| d as i64).collect();
+        let dims: Vec<i64> = reduce::output_shape(x.shape(), &axes_v, false)
+            .dims()
+            .iter()
+            .map(|&d| d as i64)
+            .collect();
         reshape(&out, &dims)
     }
 }
 
-pub fn count_nonzero(x: &Tensor, axes: Option<&[i64]>, keepdims: bool, dtype: DType) -> Result<Tensor> {
+pub fn count_nonzero(
+    x: &Tensor,
+    axes: Option<&[i64]>,
+    keepdims: bool,
+    dtype: DType,
+) -> Result<Tensor> {
     let nz = not_equal(x, &scalar_like(x, 0.0))?;
     reduce_sum(&cast(&nz, dtype)?, axes, keepdims)
 }
@@ -127,7 +139,11 @@ fn matrix_norm(x: &Tensor, ord: f64, axes: &[i64], keepdims: bool) -> Result<Ten
     if ord == 2.0 {
         return sqrt(&reduce_sum(&square(&mag)?, Some(axes), keepdims)?);
     }
-    let (inner, outer) = if ord == 1.0 { (r, c) } else if ord == f64::INFINITY { (c, r) } else {
+    let (inner, outer) = if ord == 1.0 {
+        (r, c)
+    } else if ord == f64::INFINITY {
+        (c, r)
+    } else {
         return Err(Error::Value(format!("'ord' must be a supported matrix norm, got {ord}")));
     };
     let sums = reduce_sum(&mag, Some(&[inner]), true)?;
@@ -137,7 +153,9 @@ fn matrix_norm(x: &Tensor, ord: f64, axes: &[i64], keepdims: bool) -> Result<Ten
 /// `tf.tensordot(a, b, axes)` by transposing the contracted axes together and one matmul.
 pub fn tensordot(a: &Tensor, b: &Tensor, a_axes: &[i64], b_axes: &[i64]) -> Result<Tensor> {
     if a_axes.len() != b_axes.len() {
-        return Err(Error::InvalidArgument("tensordot axes must have the same length for both tensors".into()));
+        return Err(Error::InvalidArgument(
+            "tensordot axes must have the same length for both tensors".into(),
+        ));
     }
     let ca = normalize_axes_unsorted(a_axes, a.rank())?;
     let cb = normalize_axes_unsorted(b_axes, b.rank())?;
@@ -145,19 +163,27 @@ pub fn tensordot(a: &Tensor, b: &Tensor, a_axes: &[i64], b_axes: &[i64]) -> Resu
         if a.dims()[i] != b.dims()[j] {
             return Err(Error::InvalidArgument(format!(
                 "tensordot: dimension {} of a ({}) does not match dimension {} of b ({})",
-                i, a.dims()[i], j, b.dims()[j]
+                i,
+                a.dims()[i],
+                j,
+                b.dims()[j]
             )));
         }
     }
     let free_a: Vec<usize> = (0..a.rank()).filter(|x| !ca.contains(x)).collect();
     let free_b: Vec<usize> = (0..b.rank()).filter(|x| !cb.contains(x)).collect();
-    let size = |t: &Tensor, axes: &[usize]| axes.iter().map(|&x| t.dims()[x]).product::<usize>() as i64;
+    let size =
+        |t: &Tensor, axes: &[usize]| axes.iter().map(|&x| t.dims()[x]).product::<usize>() as i64;
     let pa: Vec<i64> = free_a.iter().chain(&ca).map(|&x| x as i64).collect();
     let pb: Vec<i64> = cb.iter().chain(&free_b).map(|&x| x as i64).collect();
     let a2 = reshape(&transpose(a, Some(&pa))?, &[size(a, &free_a), size(a, &ca)])?;
     let b2 = reshape(&transpose(b, Some(&pb))?, &[size(b, &cb), size(b, &free_b)])?;
     let prod = matmul(&a2, &b2, MatMulAttrs::default())?;
-    let dims: Vec<i64> = free_a.iter().map(|&x| a.dims()[x] as i64).chain(free_b.iter().map(|&x| b.dims()[x] as i64)).collect();
+    let dims: Vec<i64> = free_a
+        .iter()
+        .map(|&x| a.dims()[x] as i64)
+        .chain(free_b.iter().map(|&x| b.dims()[x] as i64))
+        .collect();
     reshape(&prod, &dims)
 }
 
@@ -178,7 +204,14 @@ pub fn linspace(start: &Tensor, stop: &Tensor, num: i64) -> Result<Tensor> {
     let stop = cast(stop, start.dtype())?;
     let steps = (num - 1).max(1);
     let delta = div(&sub(&stop, &start)?, &scalar_like(&start, steps as f64))?;
-    let i = cast(&creation::range(&Tensor::scalar(1i64), &Tensor::scalar(steps.max(1)), &Tensor::scalar(1i64))?, start.dtype())?;
+    let i = cast(
+        &creation::range(
+            &Tensor::scalar(1i64),
+            &Tensor::scalar(steps.max(1)),
+            &Tensor::scalar(1i64),
+        )?,
+        start.dtype(),
+    )?;
     let interior = add(&start, &mul(&delta, &i)?)?;
     let all = concat(&[&reshape(&start, &[1])?, &interior, &reshape(&stop, &[1])?], 0)?;
     slice(&all, &[0], &[num])
@@ -194,8 +227,16 @@ fn cast_for_division(t: &Tensor) -> Result<Tensor> {
 
 /// `tf.eye(num_rows, num_columns)` with optional leading batch dimensions.
 pub fn eye(rows: usize, cols: usize, batch: &[i64], dtype: DType) -> Result<Tensor> {
-    let r = creation::range(&Tensor::scalar(0i64), &Tensor::scalar(rows as i64), &Tensor::scalar(1i64))?;
-    let c = creation::range(&Tensor::scalar(0i64), &Tensor::scalar(cols as i64), &Tensor::scalar(1i64))?;
+    let r = creation::range(
+        &Tensor::scalar(0i64),
+        &Tensor::scalar(rows as i64),
+        &Tensor::scalar(1i64),
+    )?;
+    let c = creation::range(
+        &Tensor::scalar(0i64),
+        &Tensor::scalar(cols as i64),
+        &Tensor::scalar(1i64),
+    )?;
     let hit = equal(&reshape(&r, &[rows as i64, 1])?, &reshape(&c, &[1, cols as i64])?)?;
     let m = cast(&hit, dtype)?;
     if batch.is_empty() {
@@ -214,7 +255,10 @@ mod tests {
         let i = Tensor::from_slice(&[1i32, 2, 2], &[3]).unwrap();
         assert_eq!(reduce_mean(&i, None, false).unwrap().to_vec::<i32>().unwrap(), vec![1]);
         let f = Tensor::from_slice(&[1.0f32, 2.0, 2.0, 3.0], &[2, 2]).unwrap();
-        assert_eq!(reduce_mean(&f, Some(&[1]), false).unwrap().to_vec::<f32>().unwrap(), vec![1.5, 2.5]);
+        assert_eq!(
+            reduce_mean(&f, Some(&[1]), false).unwrap().to_vec::<f32>().unwrap(),
+            vec![1.5, 2.5]
+        );
     }
 
     #[test]

@@ -69,7 +69,9 @@ pub fn cpu(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
     let dims = Dims { m, n, k: ka, ta, tb };
     // Map each output batch index to the (broadcast) batch index of each input.
     let nb = batch.num_elements();
-    let pairs: Vec<(usize, usize)> = (0..nb).map(|i| (source_index(i, &batch, &batch_a), source_index(i, &batch, &batch_b))).collect();
+    let pairs: Vec<(usize, usize)> = (0..nb)
+        .map(|i| (source_index(i, &batch, &batch_a), source_index(i, &batch, &batch_b)))
+        .collect();
     let (ca, cb) = (attrs.adjoint_a, attrs.adjoint_b);
     let out = match (a.buffer(), b.buffer()) {
         (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(batched(x, y, &pairs, dims, false, false)),
@@ -128,21 +130,38 @@ fn batched<T: Num + 'static>(
         // which the shape checks above guarantee; dst is not read (read_dst = false).
         unsafe {
             gemm::gemm(
-                d.m, d.n, d.k,
-                dst.as_mut_ptr(), 1, d.n as isize, false,
-                x[ia * sa..].as_ptr(), lhs_cs, lhs_rs,
-                y[ib * sb..].as_ptr(), rhs_cs, rhs_rs,
-                T::zero(), T::one(), false, conj_a, conj_b, par,
+                d.m,
+                d.n,
+                d.k,
+                dst.as_mut_ptr(),
+                1,
+                d.n as isize,
+                false,
+                x[ia * sa..].as_ptr(),
+                lhs_cs,
+                lhs_rs,
+                y[ib * sb..].as_ptr(),
+                rhs_cs,
+                rhs_rs,
+                T::zero(),
+                T::one(),
+                false,
+                conj_a,
+                conj_b,
+                par,
             );
         }
     };
     if big || pairs.len() == 1 {
-        let par = if big { Parallelism::Rayon(rayon::current_num_threads()) } else { Parallelism::None };
+        let par =
+            if big { Parallelism::Rayon(rayon::current_num_threads()) } else { Parallelism::None };
         for (dst, &p) in out.chunks_mut(so).zip(pairs) {
             run(dst, p, par);
         }
     } else {
-        out.par_chunks_mut(so).zip(pairs.par_iter()).for_each(|(dst, &p)| run(dst, p, Parallelism::None));
+        out.par_chunks_mut(so)
+            .zip(pairs.par_iter())
+            .for_each(|(dst, &p)| run(dst, p, Parallelism::None));
     }
     out
 }
@@ -154,8 +173,20 @@ fn naive_batched<T: Num>(x: &[T], y: &[T], pairs: &[(usize, usize)], d: Dims) ->
         return out;
     }
     out.par_chunks_mut(so).zip(pairs.par_iter()).for_each(|(dst, &(ia, ib))| {
-        let a = |i: usize, k: usize| if d.ta { x[ia * sa + k * d.m + i] } else { x[ia * sa + i * d.k + k] };
-        let b = |k: usize, j: usize| if d.tb { y[ib * sb + j * d.k + k] } else { y[ib * sb + k * d.n + j] };
+        let a = |i: usize, k: usize| {
+            if d.ta {
+                x[ia * sa + k * d.m + i]
+            } else {
+                x[ia * sa + i * d.k + k]
+            }
+        };
+        let b = |k: usize, j: usize| {
+            if d.tb {
+                y[ib * sb + j * d.k + k]
+            } else {
+                y[ib * sb + k * d.n + j]
+            }
+        };
         for i in 0..d.m {
             for k in 0..d.k {
                 let av = a(i, k);

@@ -101,13 +101,21 @@ pub fn reduce_max(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 
 pub fn arg_reduce(op: ArgOp, x: &Tensor, axis: i64, output: DType) -> Result<Tensor> {
     if !matches!(output, DType::I32 | DType::I64) {
-        return Err(Error::InvalidArgument(format!("output_type must be int32 or int64, got {output}")));
+        return Err(Error::InvalidArgument(format!(
+            "output_type must be int32 or int64, got {output}"
+        )));
     }
     let axis = normalize_axis(axis, x.rank())?;
     apply1(&Op::ArgReduce { op, axis, output }, &[x])
 }
 
-pub fn cumulative(op: CumOp, x: &Tensor, axis: i64, exclusive: bool, reverse: bool) -> Result<Tensor> {
+pub fn cumulative(
+    op: CumOp,
+    x: &Tensor,
+    axis: i64,
+    exclusive: bool,
+    reverse: bool,
+) -> Result<Tensor> {
     let axis = normalize_axis(axis, x.rank())?;
     apply1(&Op::Cumulative { op, axis, exclusive, reverse }, &[x])
 }
@@ -127,7 +135,11 @@ pub fn transpose(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
         Some(p) => {
             let rank = x.rank() as i64;
             p.iter()
-                .map(|&a| usize::try_from(if a < 0 { a + rank } else { a }).map_err(|_| Error::InvalidArgument(format!("{a} is out of range [0, {rank})"))))
+                .map(|&a| {
+                    usize::try_from(if a < 0 { a + rank } else { a }).map_err(|_| {
+                        Error::InvalidArgument(format!("{a} is out of range [0, {rank})"))
+                    })
+                })
                 .collect::<Result<_>>()?
         }
     };
@@ -139,7 +151,12 @@ pub fn broadcast_to(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
 }
 
 pub fn concat(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
-    let first = xs.first().ok_or_else(|| Error::Value("List argument 'values' to 'ConcatV2' Op with length 0 shorter than minimum length 1.".into()))?;
+    let first = xs.first().ok_or_else(|| {
+        Error::Value(
+            "List argument 'values' to 'ConcatV2' Op with length 0 shorter than minimum length 1."
+                .into(),
+        )
+    })?;
     let axis = normalize_axis(axis, first.rank()).map_err(|_| {
         Error::InvalidArgument(format!(
             "ConcatOp : Expected concatenating dimensions in the range [{}, {}), but got {axis} [Op:ConcatV2]",
@@ -174,7 +191,8 @@ pub fn squeeze(x: &Tensor, axes: Option<&[i64]>) -> Result<Tensor> {
             axes
         }
     };
-    let dims: Vec<i64> = (0..x.rank()).filter(|a| !drop.contains(a)).map(|a| x.dims()[a] as i64).collect();
+    let dims: Vec<i64> =
+        (0..x.rank()).filter(|a| !drop.contains(a)).map(|a| x.dims()[a] as i64).collect();
     reshape(x, &dims)
 }
 
@@ -190,7 +208,8 @@ pub fn stack(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
         }
     }
     let axis = normalize_axis(axis, first.rank() + 1)?;
-    let expanded: Vec<Tensor> = xs.iter().map(|t| expand_dims(t, axis as i64)).collect::<Result<_>>()?;
+    let expanded: Vec<Tensor> =
+        xs.iter().map(|t| expand_dims(t, axis as i64)).collect::<Result<_>>()?;
     let refs: Vec<&Tensor> = expanded.iter().collect();
     if refs.len() == 1 {
         return Ok(expanded[0].clone());
@@ -203,10 +222,13 @@ pub fn split(x: &Tensor, sizes: &[i64], axis: i64) -> Result<Vec<Tensor>> {
     let axis = normalize_axis(axis, x.rank())?;
     let d = x.dims()[axis] as i64;
     let mut sizes = sizes.to_vec();
-    let unknown: Vec<usize> = sizes.iter().enumerate().filter(|(_, &s)| s == -1).map(|(i, _)| i).collect();
+    let unknown: Vec<usize> =
+        sizes.iter().enumerate().filter(|(_, &s)| s == -1).map(|(i, _)| i).collect();
     let known: i64 = sizes.iter().filter(|&&s| s != -1).sum();
     if unknown.len() > 1 || sizes.iter().any(|&s| s < -1) {
-        return Err(Error::InvalidArgument("split sizes must be >= 0, with at most one -1 [Op:SplitV]".into()));
+        return Err(Error::InvalidArgument(
+            "split sizes must be >= 0, with at most one -1 [Op:SplitV]".into(),
+        ));
     }
     if let Some(&u) = unknown.first() {
         sizes[u] = d - known;
@@ -264,7 +286,13 @@ pub fn slice(x: &Tensor, begin: &[i64], size: &[i64]) -> Result<Tensor> {
 pub fn reverse(x: &Tensor, axes: &[i64]) -> Result<Tensor> {
     let axes = normalize_axes(axes, x.rank())?;
     let items: Vec<SliceItem> = (0..x.rank())
-        .map(|a| if axes.contains(&a) { SliceItem::Range { start: None, stop: None, step: -1 } } else { slicing::FULL })
+        .map(|a| {
+            if axes.contains(&a) {
+                SliceItem::Range { start: None, stop: None, step: -1 }
+            } else {
+                slicing::FULL
+            }
+        })
         .collect();
     strided_slice(x, &items)
 }
@@ -272,7 +300,11 @@ pub fn reverse(x: &Tensor, axes: &[i64]) -> Result<Tensor> {
 pub fn tile(x: &Tensor, multiples: &[i64]) -> Result<Tensor> {
     let m: Vec<usize> = multiples
         .iter()
-        .map(|&v| usize::try_from(v).map_err(|_| Error::InvalidArgument(format!("Expected multiples[i] >= 0, but got {v} [Op:Tile]"))))
+        .map(|&v| {
+            usize::try_from(v).map_err(|_| {
+                Error::InvalidArgument(format!("Expected multiples[i] >= 0, but got {v} [Op:Tile]"))
+            })
+        })
         .collect::<Result<_>>()?;
     apply1(&Op::Tile(m), &[x])
 }
@@ -282,7 +314,9 @@ pub fn pad(x: &Tensor, paddings: &[(i64, i64)], mode: PadMode, constant: f64) ->
         .iter()
         .map(|&(b, a)| match (usize::try_from(b), usize::try_from(a)) {
             (Ok(b), Ok(a)) => Ok((b, a)),
-            _ => Err(Error::InvalidArgument(format!("Paddings must be non-negative: {b} {a} [Op:PadV2]"))),
+            _ => Err(Error::InvalidArgument(format!(
+                "Paddings must be non-negative: {b} {a} [Op:PadV2]"
+            ))),
         })
         .collect::<Result<_>>()?;
     let c = scalar_like(x, constant);
@@ -292,7 +326,8 @@ pub fn pad(x: &Tensor, paddings: &[(i64, i64)], mode: PadMode, constant: f64) ->
 pub fn gather(params: &Tensor, indices: &Tensor, axis: i64, batch_dims: i64) -> Result<Tensor> {
     let axis = normalize_axis(axis, params.rank())?;
     let bd = if batch_dims < 0 { batch_dims + indices.rank() as i64 } else { batch_dims };
-    let bd = usize::try_from(bd).map_err(|_| Error::InvalidArgument(format!("batch_dims {batch_dims} is out of range")))?;
+    let bd = usize::try_from(bd)
+        .map_err(|_| Error::InvalidArgument(format!("batch_dims {batch_dims} is out of range")))?;
     apply1(&Op::Gather { axis, batch_dims: bd }, &[params, indices])
 }
 
@@ -332,14 +367,27 @@ pub fn boolean_mask(x: &Tensor, mask: &Tensor, axis: i64) -> Result<Tensor> {
     gather(&flat, &idx, axis as i64, 0)
 }
 
-pub fn one_hot(indices: &Tensor, depth: usize, on: &Tensor, off: &Tensor, axis: i64) -> Result<Tensor> {
+pub fn one_hot(
+    indices: &Tensor,
+    depth: usize,
+    on: &Tensor,
+    off: &Tensor,
+    axis: i64,
+) -> Result<Tensor> {
     if !index::is_index_dtype(indices.dtype()) && indices.dtype() != DType::U8 {
-        return Err(Error::InvalidArgument(format!("indices must be an integer tensor, got {}", indices.dtype())));
+        return Err(Error::InvalidArgument(format!(
+            "indices must be an integer tensor, got {}",
+            indices.dtype()
+        )));
     }
     let axis = if axis == -1 { indices.rank() as i64 } else { axis };
     let axis = normalize_axis(axis, indices.rank() + 1)?;
     let idx = cast(indices, DType::I64)?;
-    let positions = creation::range(&Tensor::scalar(0i64), &Tensor::scalar(depth as i64), &Tensor::scalar(1i64))?;
+    let positions = creation::range(
+        &Tensor::scalar(0i64),
+        &Tensor::scalar(depth as i64),
+        &Tensor::scalar(1i64),
+    )?;
     let mut pos_dims = vec![1i64; indices.rank() + 1];
     pos_dims[axis] = depth as i64;
     let hit = equal(&expand_dims(&idx, axis as i64)?, &reshape(&positions, &pos_dims)?)?;
@@ -377,7 +425,9 @@ pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
     }
     let n = x.dims()[x.rank() - 1] as i64;
     if k < 0 || k > n {
-        return Err(Error::InvalidArgument(format!("input must have at least k columns. Had {n}, needed {k} [Op:TopKV2]")));
+        return Err(Error::InvalidArgument(format!(
+            "input must have at least k columns. Had {n}, needed {k} [Op:TopKV2]"
+        )));
     }
     let out = apply(&Op::Sort { descending: true }, &[x])?;
     let mut items = vec![slicing::FULL; x.rank()];

@@ -66,12 +66,18 @@ fn check_float(x: &Tensor, op: &str) -> Result<()> {
         return Err(Error::unsupported_dtype(op, x.dtype()));
     }
     if x.rank() == 0 {
-        return Err(Error::InvalidArgument(format!("logits must have >= 1 dimension, got shape () [Op:{op}]")));
+        return Err(Error::InvalidArgument(format!(
+            "logits must have >= 1 dimension, got shape () [Op:{op}]"
+        )));
     }
     Ok(())
 }
 
-pub fn softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor, axis: i64) -> Result<Tensor> {
+pub fn softmax_cross_entropy_with_logits(
+    labels: &Tensor,
+    logits: &Tensor,
+    axis: i64,
+) -> Result<Tensor> {
     if labels.shape() != logits.shape() {
         return Err(Error::InvalidArgument(format!(
             "logits and labels must be broadcastable: logits_size={} labels_size={} [Op:SoftmaxCrossEntropyWithLogits]",
@@ -83,7 +89,10 @@ pub fn softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor, axis:
     neg(&reduce_sum(&mul(labels, &ls)?, Some(&[axis]), false)?)
 }
 
-pub fn sparse_softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Result<Tensor> {
+pub fn sparse_softmax_cross_entropy_with_logits(
+    labels: &Tensor,
+    logits: &Tensor,
+) -> Result<Tensor> {
     if labels.rank() + 1 != logits.rank() || logits.dims()[..labels.rank()] != *labels.dims() {
         return Err(Error::InvalidArgument(format!(
             "labels shape {} must equal logits shape {} without its last dimension [Op:SparseSoftmaxCrossEntropyWithLogits]",
@@ -92,7 +101,15 @@ pub fn sparse_softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor
         )));
     }
     let classes = logits.dims()[logits.rank() - 1] as i64;
-    let bad = reduce(ReduceOp::Any, &logical_or(&less(labels, &scalar_like(labels, 0.0))?, &greater_equal(labels, &scalar_like(labels, classes as f64))?)?, None, false)?;
+    let bad = reduce(
+        ReduceOp::Any,
+        &logical_or(
+            &less(labels, &scalar_like(labels, 0.0))?,
+            &greater_equal(labels, &scalar_like(labels, classes as f64))?,
+        )?,
+        None,
+        false,
+    )?;
     if bad.to_vec::<bool>()?[0] {
         return Err(Error::InvalidArgument(format!(
             "Received a label value outside the valid range of [0, {classes}) [Op:SparseSoftmaxCrossEntropyWithLogits]"
@@ -143,9 +160,16 @@ pub fn bias_add(x: &Tensor, bias: &Tensor, channels_first: bool) -> Result<Tenso
 }
 
 /// Inverted dropout: keeps each element with probability 1 - rate and scales it by 1/(1 - rate).
-pub fn dropout(x: &Tensor, rate: f64, noise_shape: Option<&[i64]>, seed: Option<i64>) -> Result<Tensor> {
+pub fn dropout(
+    x: &Tensor,
+    rate: f64,
+    noise_shape: Option<&[i64]>,
+    seed: Option<i64>,
+) -> Result<Tensor> {
     if !(0.0..1.0).contains(&rate) {
-        return Err(Error::Value(format!("rate must be a scalar tensor or a float in the range [0, 1), got {rate}")));
+        return Err(Error::Value(format!(
+            "rate must be a scalar tensor or a float in the range [0, 1), got {rate}"
+        )));
     }
     if !x.dtype().is_floating() {
         return Err(Error::Value(format!("x has to be a floating point tensor since it's going to be scaled. Got a {} tensor instead.", x.dtype())));
@@ -190,8 +214,14 @@ mod tests {
         let logits = Tensor::from_slice(&[2.0f32, 1.0, 0.1, 0.5, 2.5, 0.3], &[2, 3]).unwrap();
         let labels = Tensor::from_slice(&[0i32, 1], &[2]).unwrap();
         let onehot = Tensor::from_slice(&[1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0], &[2, 3]).unwrap();
-        let a = sparse_softmax_cross_entropy_with_logits(&labels, &logits).unwrap().to_vec::<f32>().unwrap();
-        let b = softmax_cross_entropy_with_logits(&onehot, &logits, -1).unwrap().to_vec::<f32>().unwrap();
+        let a = sparse_softmax_cross_entropy_with_logits(&labels, &logits)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        let b = softmax_cross_entropy_with_logits(&onehot, &logits, -1)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
         for (x, y) in a.iter().zip(&b) {
             assert!((x - y).abs() < 1e-6);
         }

@@ -54,8 +54,9 @@ struct SeedState {
     entropy: u64,
 }
 
-static STATE: LazyLock<Mutex<SeedState>> =
-    LazyLock::new(|| Mutex::new(SeedState { global: None, op_counter: 0, calls: HashMap::new(), entropy: 0 }));
+static STATE: LazyLock<Mutex<SeedState>> = LazyLock::new(|| {
+    Mutex::new(SeedState { global: None, op_counter: 0, calls: HashMap::new(), entropy: 0 })
+});
 const DEFAULT_GRAPH_SEED: i64 = 87654321;
 
 /// `tf.random.set_seed`.
@@ -79,7 +80,10 @@ pub fn next_stream(op_seed: Option<i64>) -> Stream {
     let (g, o) = match (s.global, op_seed) {
         (None, None) => {
             s.entropy = s.entropy.wrapping_add(1);
-            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0);
             let k = splitmix(t ^ splitmix(s.entropy) ^ (std::process::id() as u64) << 32);
             return Stream { key: [k as u32, (k >> 32) as u32], call: 0 };
         }
@@ -135,7 +139,13 @@ fn float_tensor(shape: &Shape, dtype: DType, f: impl Fn(u64) -> f64 + Sync) -> R
     Tensor::from_buffer(out, shape.clone())
 }
 
-pub fn uniform(shape: &Shape, dtype: DType, minval: f64, maxval: f64, stream: Stream) -> Result<Tensor> {
+pub fn uniform(
+    shape: &Shape,
+    dtype: DType,
+    minval: f64,
+    maxval: f64,
+    stream: Stream,
+) -> Result<Tensor> {
     if dtype.is_integer() {
         return uniform_int(shape, dtype, minval as i64, maxval as i64, stream);
     }
@@ -143,13 +153,25 @@ pub fn uniform(shape: &Shape, dtype: DType, minval: f64, maxval: f64, stream: St
         let u = uniform01(stream.words(i, 0), dtype);
         let v = minval + (maxval - minval) * u;
         // Rounding to a narrow float type can reach maxval; keep the interval half-open.
-        if v >= maxval && maxval > minval { minval.max(maxval - (maxval - minval) * 1e-7) } else { v }
+        if v >= maxval && maxval > minval {
+            minval.max(maxval - (maxval - minval) * 1e-7)
+        } else {
+            v
+        }
     })
 }
 
-fn uniform_int(shape: &Shape, dtype: DType, minval: i64, maxval: i64, stream: Stream) -> Result<Tensor> {
+fn uniform_int(
+    shape: &Shape,
+    dtype: DType,
+    minval: i64,
+    maxval: i64,
+    stream: Stream,
+) -> Result<Tensor> {
     if !(dtype == DType::I32 || dtype == DType::I64) {
-        return Err(Error::InvalidArgument(format!("uniform ints must be int32 or int64, got {dtype}")));
+        return Err(Error::InvalidArgument(format!(
+            "uniform ints must be int32 or int64, got {dtype}"
+        )));
     }
     if minval >= maxval {
         return Err(Error::InvalidArgument(format!(
@@ -167,12 +189,24 @@ fn uniform_int(shape: &Shape, dtype: DType, minval: i64, maxval: i64, stream: St
     Tensor::from_buffer(out, shape.clone())
 }
 
-pub fn normal(shape: &Shape, dtype: DType, mean: f64, stddev: f64, stream: Stream) -> Result<Tensor> {
+pub fn normal(
+    shape: &Shape,
+    dtype: DType,
+    mean: f64,
+    stddev: f64,
+    stream: Stream,
+) -> Result<Tensor> {
     float_tensor(shape, dtype, |i| mean + stddev * normal_pair(stream.words(i, 0), 0))
 }
 
 /// Normal values redrawn until within two standard deviations.
-pub fn truncated_normal(shape: &Shape, dtype: DType, mean: f64, stddev: f64, stream: Stream) -> Result<Tensor> {
+pub fn truncated_normal(
+    shape: &Shape,
+    dtype: DType,
+    mean: f64,
+    stddev: f64,
+    stream: Stream,
+) -> Result<Tensor> {
     float_tensor(shape, dtype, |i| {
         let mut attempt = 0;
         loop {
@@ -203,17 +237,23 @@ mod tests {
     #[test]
     fn philox_known_answer() {
         // Random123's published known-answer test for philox4x32-10 with zero counter and key.
-        assert_eq!(philox([0, 0, 0, 0], [0, 0]), [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]);
+        assert_eq!(
+            philox([0, 0, 0, 0], [0, 0]),
+            [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]
+        );
     }
 
     #[test]
     fn seeded_sequences_repeat() {
         let s = Shape(vec![1000]);
         set_seed(Some(7));
-        let a = normal(&s, DType::F32, 0.0, 1.0, next_stream(None)).unwrap().to_vec::<f32>().unwrap();
-        let b = normal(&s, DType::F32, 0.0, 1.0, next_stream(None)).unwrap().to_vec::<f32>().unwrap();
+        let a =
+            normal(&s, DType::F32, 0.0, 1.0, next_stream(None)).unwrap().to_vec::<f32>().unwrap();
+        let b =
+            normal(&s, DType::F32, 0.0, 1.0, next_stream(None)).unwrap().to_vec::<f32>().unwrap();
         set_seed(Some(7));
-        let a2 = normal(&s, DType::F32, 0.0, 1.0, next_stream(None)).unwrap().to_vec::<f32>().unwrap();
+        let a2 =
+            normal(&s, DType::F32, 0.0, 1.0, next_stream(None)).unwrap().to_vec::<f32>().unwrap();
         assert_eq!(a, a2);
         assert_ne!(a, b);
         let mean = a.iter().map(|&x| x as f64).sum::<f64>() / 1000.0;

@@ -90,6 +90,10 @@ where
     C: Fn(A, A) -> A + Sync,
     F: Fn(A) -> T + Sync,
 {
+    fn new(init: A, load: L, combine: C, finish: F) -> Self {
+        Reducer { init, load, combine, finish, _t: std::marker::PhantomData }
+    }
+
     fn row(&self, row: &[T]) -> A {
         const LANES: usize = 16;
         let mut acc = [self.init; LANES];
@@ -114,15 +118,21 @@ where
         if row.len() <= GRAIN * 2 {
             return self.row(row);
         }
-        row.par_chunks(GRAIN * 2).map(|c| self.row(c)).reduce(|| self.init, |a, b| (self.combine)(a, b))
+        row.par_chunks(GRAIN * 2)
+            .map(|c| self.row(c))
+            .reduce(|| self.init, |a, b| (self.combine)(a, b))
     }
 
     fn run(&self, data: &[T], outer: usize, r: usize, inner: usize) -> Vec<T> {
         if inner == 1 {
             if outer < 4 {
-                return (0..outer).map(|o| (self.finish)(self.long_row(&data[o * r..(o + 1) * r]))).collect();
+                return (0..outer)
+                    .map(|o| (self.finish)(self.long_row(&data[o * r..(o + 1) * r])))
+                    .collect();
             }
-            return parallel::generate(outer, |o| (self.finish)(self.row(&data[o * r..(o + 1) * r])));
+            return parallel::generate(outer, |o| {
+                (self.finish)(self.row(&data[o * r..(o + 1) * r]))
+            });
         }
         parallel::build(outer * inner, |offset, dst| {
             let mut acc = vec![self.init; inner.min(dst.len())];
@@ -148,37 +158,31 @@ where
     }
 }
 
-fn reducer<T: Copy + Send + Sync, A: Copy + Send + Sync>(
-    init: A,
-    load: impl Fn(T) -> A + Sync,
-    combine: impl Fn(A, A) -> A + Sync,
-    finish: impl Fn(A) -> T + Sync,
-) -> Reducer<T, A, impl Fn(T) -> A + Sync, impl Fn(A, A) -> A + Sync, impl Fn(A) -> T + Sync> {
-    Reducer { init, load, combine, finish, _t: std::marker::PhantomData }
-}
-
 fn same<T>(x: T) -> T {
     x
 }
 
 fn sum<T: Num + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
-    T::wrap(reducer(T::zero(), same, Num::add, same).run(d, o, r, i))
+    T::wrap(Reducer::new(T::zero(), same, Num::add, same).run(d, o, r, i))
 }
 fn prod<T: Num + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
-    T::wrap(reducer(T::one(), same, Num::mul, same).run(d, o, r, i))
+    T::wrap(Reducer::new(T::one(), same, Num::mul, same).run(d, o, r, i))
 }
 /// NaN propagates through max/min, as in TensorFlow.
 fn max<T: Real + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
     let pick = |a: T, b: T| if a.is_nan() || a > b { a } else { b };
-    T::wrap(reducer(T::lowest(), same, pick, same).run(d, o, r, i))
+    T::wrap(Reducer::new(T::lowest(), same, pick, same).run(d, o, r, i))
 }
 fn min<T: Real + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
     let pick = |a: T, b: T| if a.is_nan() || a < b { a } else { b };
-    T::wrap(reducer(T::highest(), same, pick, same).run(d, o, r, i))
+    T::wrap(Reducer::new(T::highest(), same, pick, same).run(d, o, r, i))
 }
 /// Half-precision sums accumulate in f32, as TensorFlow's CPU kernels do.
 fn sum_half<T: Element + Send + Sync>(d: &[T], o: usize, r: usize, i: usize) -> Buffer {
-    T::wrap(reducer(0.0f32, |x: T| x.to_f64() as f32, |a, b| a + b, |a| T::from_f64(a as f64)).run(d, o, r, i))
+    T::wrap(
+        Reducer::new(0.0f32, |x: T| x.to_f64() as f32, |a, b| a + b, |a| T::from_f64(a as f64))
+            .run(d, o, r, i),
+    )
 }
 
 pub fn cpu(op: ReduceOp, x: &Tensor, axes: &[usize], keepdims: bool) -> Result<Tensor> {
@@ -203,10 +207,24 @@ pub fn cpu(op: ReduceOp, x: &Tensor, axes: &[usize], keepdims: bool) -> Result<T
         ReduceOp::Prod => with_numeric!(b, v => prod(v, outer, r, inner), else return Err(bad())),
         ReduceOp::Max => with_real!(b, v => max(v, outer, r, inner), else return Err(bad())),
         ReduceOp::Min => with_real!(b, v => min(v, outer, r, inner), else return Err(bad())),
-        ReduceOp::All => match_buffer!(b, v, [Bool],
-            Buffer::Bool(reducer(true, same, |a: bool, b| a & b, same).run(v, outer, r, inner)), return Err(bad())),
-        ReduceOp::Any => match_buffer!(b, v, [Bool],
-            Buffer::Bool(reducer(false, same, |a: bool, b| a | b, same).run(v, outer, r, inner)), return Err(bad())),
+        ReduceOp::All => match_buffer!(
+            b,
+            v,
+            [Bool],
+            Buffer::Bool(
+                Reducer::new(true, same, |a: bool, b| a & b, same).run(v, outer, r, inner)
+            ),
+            return Err(bad())
+        ),
+        ReduceOp::Any => match_buffer!(
+            b,
+            v,
+            [Bool],
+            Buffer::Bool(
+                Reducer::new(false, same, |a: bool, b| a | b, same).run(v, outer, r, inner)
+            ),
+            return Err(bad())
+        ),
     };
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
@@ -241,7 +259,13 @@ fn unreachable_vec() -> Vec<i64> {
     Vec::new()
 }
 
-fn arg_kernel<T: Real + Sync>(v: &[T], outer: usize, r: usize, inner: usize, is_max: bool) -> Vec<i64> {
+fn arg_kernel<T: Real + Sync>(
+    v: &[T],
+    outer: usize,
+    r: usize,
+    inner: usize,
+    is_max: bool,
+) -> Vec<i64> {
     parallel::generate(outer * inner, |flat| {
         let (o, i) = (flat / inner, flat % inner);
         let at = |j: usize| v[(o * r + j) * inner + i];
@@ -268,7 +292,13 @@ pub enum CumOp {
     Prod,
 }
 
-pub fn cumulative_cpu(op: CumOp, x: &Tensor, axis: usize, exclusive: bool, reverse: bool) -> Result<Tensor> {
+pub fn cumulative_cpu(
+    op: CumOp,
+    x: &Tensor,
+    axis: usize,
+    exclusive: bool,
+    reverse: bool,
+) -> Result<Tensor> {
     let name = if op == CumOp::Sum { "Cumsum" } else { "Cumprod" };
     if !DTypeSet::NUMERIC.contains(x.dtype()) {
         return Err(Error::unsupported_dtype(name, x.dtype()));
@@ -333,7 +363,10 @@ mod tests {
         assert_eq!(all.to_vec::<f32>().unwrap(), vec![276.0]);
         let a1 = cpu(ReduceOp::Sum, &x, &[1], true).unwrap();
         assert_eq!(a1.dims(), &[2, 1, 4]);
-        assert_eq!(a1.to_vec::<f32>().unwrap(), vec![12.0, 15.0, 18.0, 21.0, 48.0, 51.0, 54.0, 57.0]);
+        assert_eq!(
+            a1.to_vec::<f32>().unwrap(),
+            vec![12.0, 15.0, 18.0, 21.0, 48.0, 51.0, 54.0, 57.0]
+        );
         let a02 = cpu(ReduceOp::Sum, &x, &[0, 2], false).unwrap();
         assert_eq!(a02.to_vec::<f32>().unwrap(), vec![60.0, 92.0, 124.0]);
     }

@@ -34,7 +34,17 @@ fn select<T: Element>(
     y: &Tensor,
     out: &Shape,
 ) -> Result<Buffer> {
-    let b = T::unwrap(y.buffer()).ok_or_else(|| Error::Internal("select: dtype mismatch".into()))?;
-    let v = broadcast::zip3(c, c_shape, a, a_shape, b, y.shape(), out, |c, a, b| if c { a } else { b })?;
+    let b =
+        T::unwrap(y.buffer()).ok_or_else(|| Error::Internal("select: dtype mismatch".into()))?;
+    let v = broadcast::zip3(
+        c,
+        c_shape,
+        a,
+        a_shape,
+        b,
+        y.shape(),
+        out,
+        |c, a, b| if c { a } else { b },
+    )?;
     Ok(T::wrap(v))
 }

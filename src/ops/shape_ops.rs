@@ -18,7 +18,8 @@ fn view<'a, T>(data: &'a [T], shape: &Shape) -> Result<ArrayViewD<'a, T>> {
 /// Reshape to `dims`, where one entry may be -1 (inferred).
 pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     let n = x.num_elements();
-    let unknown: Vec<usize> = dims.iter().enumerate().filter(|(_, &d)| d == -1).map(|(i, _)| i).collect();
+    let unknown: Vec<usize> =
+        dims.iter().enumerate().filter(|(_, &d)| d == -1).map(|(i, _)| i).collect();
     if unknown.len() > 1 {
         return Err(Error::InvalidArgument(format!(
             "Only one input size may be -1, not both {} and {} [Op:Reshape]",
@@ -26,7 +27,8 @@ pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
         )));
     }
     let known: Vec<i64> = dims.iter().map(|&d| if d == -1 { 1 } else { d }).collect();
-    let partial = Shape::checked(&known).map_err(|e| Error::InvalidArgument(format!("{e} [Op:Reshape]")))?;
+    let partial =
+        Shape::checked(&known).map_err(|e| Error::InvalidArgument(format!("{e} [Op:Reshape]")))?;
     let mut out = partial.0.clone();
     if let Some(&u) = unknown.first() {
         let p = partial.num_elements();
@@ -48,7 +50,9 @@ pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
 pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     let rank = x.rank();
     let mut seen = vec![false; rank];
-    if perm.len() != rank || perm.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true)) {
+    if perm.len() != rank
+        || perm.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true))
+    {
         return Err(Error::InvalidArgument(format!(
             "transpose expects a permutation of 0..{rank}, got {perm:?} [Op:Transpose]"
         )));
@@ -86,14 +90,16 @@ pub fn broadcast_to(x: &Tensor, shape: &Shape) -> Result<Tensor> {
 }
 
 pub fn concat(inputs: &[&Tensor], axis: usize) -> Result<Tensor> {
-    let first = inputs.first().ok_or_else(|| Error::InvalidArgument("concat needs at least one tensor".into()))?;
+    let first = inputs
+        .first()
+        .ok_or_else(|| Error::InvalidArgument("concat needs at least one tensor".into()))?;
     let rank = first.rank();
     for t in inputs {
         if t.dtype() != first.dtype() {
             return Err(Error::dtype_mismatch("ConcatV2", first.dtype(), t.dtype()));
         }
-        let same_other_dims = t.rank() == rank
-            && (0..rank).all(|a| a == axis || t.dims()[a] == first.dims()[a]);
+        let same_other_dims =
+            t.rank() == rank && (0..rank).all(|a| a == axis || t.dims()[a] == first.dims()[a]);
         if !same_other_dims {
             return Err(Error::InvalidArgument(format!(
                 "ConcatOp : Dimension {} in both shapes must be equal: shape[0] = {} vs. shape[{}] = {} [Op:ConcatV2]",
@@ -111,7 +117,12 @@ pub fn concat(inputs: &[&Tensor], axis: usize) -> Result<Tensor> {
     Ok(Tensor::from_buffer_unchecked(out, Shape(dims)))
 }
 
-fn concat_typed<T: Element>(_first: &[T], inputs: &[&Tensor], axis: usize, outer: usize) -> Result<Buffer> {
+fn concat_typed<T: Element>(
+    _first: &[T],
+    inputs: &[&Tensor],
+    axis: usize,
+    outer: usize,
+) -> Result<Buffer> {
     let parts: Vec<&Vec<T>> = inputs
         .iter()
         .map(|t| T::unwrap(t.buffer()))
@@ -135,7 +146,12 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
             multiples.len()
         )));
     }
-    let dims: Vec<i64> = x.dims().iter().zip(multiples).map(|(&d, &m)| (d as i64).saturating_mul(m as i64)).collect();
+    let dims: Vec<i64> = x
+        .dims()
+        .iter()
+        .zip(multiples)
+        .map(|(&d, &m)| (d as i64).saturating_mul(m as i64))
+        .collect();
     let out_shape = Shape::checked(&dims)?;
     // Tiling is a broadcast of an interleaved view: [d] -> [m, d] -> reshape [m*d].
     let mut expanded = Vec::with_capacity(2 * x.rank());
@@ -156,7 +172,12 @@ pub enum PadMode {
 }
 
 /// Pads each axis by `(before, after)`; `constant` is a scalar tensor of x's dtype.
-pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, constant: &Tensor) -> Result<Tensor> {
+pub fn pad(
+    x: &Tensor,
+    paddings: &[(usize, usize)],
+    mode: PadMode,
+    constant: &Tensor,
+) -> Result<Tensor> {
     if paddings.len() != x.rank() {
         return Err(Error::InvalidArgument(format!(
             "The first dimension of paddings must be the rank of inputs[{}], got {} [Op:PadV2]",
@@ -165,7 +186,9 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, constant: &Te
         )));
     }
     if constant.dtype() != x.dtype() || constant.num_elements() != 1 {
-        return Err(Error::InvalidArgument("constant_values must be a scalar of the input's dtype [Op:PadV2]".into()));
+        return Err(Error::InvalidArgument(
+            "constant_values must be a scalar of the input's dtype [Op:PadV2]".into(),
+        ));
     }
     for (axis, (&(b, a), &d)) in paddings.iter().zip(x.dims()).enumerate() {
         let limit = match mode {
@@ -179,7 +202,12 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, constant: &Te
             )));
         }
     }
-    let dims: Vec<i64> = x.dims().iter().zip(paddings).map(|(&d, &(b, a))| (d as i64).saturating_add(b as i64).saturating_add(a as i64)).collect();
+    let dims: Vec<i64> = x
+        .dims()
+        .iter()
+        .zip(paddings)
+        .map(|(&d, &(b, a))| (d as i64).saturating_add(b as i64).saturating_add(a as i64))
+        .collect();
     let out_shape = Shape::checked(&dims)?;
     let in_strides = x.shape().strides();
     let out_strides = out_shape.strides();

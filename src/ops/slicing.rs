@@ -31,7 +31,8 @@ pub fn resolve(shape: &Shape, items: &[SliceItem]) -> Result<SliceSpec> {
     if items.iter().filter(|i| **i == SliceItem::Ellipsis).count() > 1 {
         return Err(Error::InvalidArgument("Multiple ellipses in slice spec not allowed".into()));
     }
-    let consuming = items.iter().filter(|i| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. })).count();
+    let consuming =
+        items.iter().filter(|i| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. })).count();
     if consuming > rank {
         return Err(Error::InvalidArgument(format!(
             "Index out of range using input dim {rank}; input has only {rank} dims [Op:StridedSlice]"
@@ -67,7 +68,9 @@ pub fn resolve(shape: &Shape, items: &[SliceItem]) -> Result<SliceSpec> {
             }
             SliceItem::Range { start, stop, step } => {
                 if step == 0 {
-                    return Err(Error::InvalidArgument("slice step cannot be zero [Op:StridedSlice]".into()));
+                    return Err(Error::InvalidArgument(
+                        "slice step cannot be zero [Op:StridedSlice]".into(),
+                    ));
                 }
                 let d = shape.dims()[axis] as i64;
                 let (s, len) = range_of(start, stop, step, d);

@@ -46,11 +46,16 @@ fn sort_rows<T: Element + PartialOrd>(v: &[T], row: usize, descending: bool) -> 
         idx.par_chunks_mut(row).zip(v.par_chunks(row)).for_each(|(ix, vals)| {
             ix.sort_by(|&a, &b| {
                 let o = order(&vals[a as usize], &vals[b as usize]);
-                if descending { o.reverse() } else { o }
+                if descending {
+                    o.reverse()
+                } else {
+                    o
+                }
             });
         });
     }
-    let values = idx.iter().enumerate().map(|(flat, &i)| v[flat - flat % row.max(1) + i as usize]).collect();
+    let values =
+        idx.iter().enumerate().map(|(flat, &i)| v[flat - flat % row.max(1) + i as usize]).collect();
     (values, idx)
 }
 
@@ -58,7 +63,10 @@ fn sort_rows<T: Element + PartialOrd>(v: &[T], row: usize, descending: bool) -> 
 /// input element the index of its value in that list.
 pub fn unique(x: &Tensor, out_idx_i64: bool) -> Result<(Tensor, Tensor)> {
     if x.rank() != 1 {
-        return Err(Error::InvalidArgument(format!("unique expects a 1D vector, got shape {} [Op:Unique]", x.shape())));
+        return Err(Error::InvalidArgument(format!(
+            "unique expects a 1D vector, got shape {} [Op:Unique]",
+            x.shape()
+        )));
     }
     let (values, idx) = with_all!(x.buffer(), v => {
         let mut seen: HashMap<Vec<u8>, i64> = HashMap::new();
@@ -77,13 +85,16 @@ pub fn unique(x: &Tensor, out_idx_i64: bool) -> Result<(Tensor, Tensor)> {
     });
     let n = values.len();
     let idx_t = Tensor::from_vec(idx, x.shape().clone());
-    let idx_t = if out_idx_i64 { idx_t } else { crate::ops::cast::cpu(&idx_t, crate::dtype::DType::I32)? };
+    let idx_t =
+        if out_idx_i64 { idx_t } else { crate::ops::cast::cpu(&idx_t, crate::dtype::DType::I32)? };
     Ok((Tensor::from_buffer_unchecked(values, Shape(vec![n])), idx_t))
 }
 
 fn bytes_of<T: Element>(e: &T) -> Vec<u8> {
     // SAFETY: element types are plain old data without padding.
-    unsafe { std::slice::from_raw_parts(e as *const T as *const u8, std::mem::size_of::<T>()).to_vec() }
+    unsafe {
+        std::slice::from_raw_parts(e as *const T as *const u8, std::mem::size_of::<T>()).to_vec()
+    }
 }
 
 #[cfg(test)]

@@ -145,13 +145,23 @@ pub fn cpu(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     // Complex variants of the transcendental functions come from num_complex's inherent methods.
     macro_rules! inexact {
         (|$a:ident| $body:expr) => {
-            match_buffer!(b, v, [F16, BF16, F32, F64, C64, C128], un(v, |$a| $body), return Err(bad()))
+            match_buffer!(
+                b,
+                v,
+                [F16, BF16, F32, F64, C64, C128],
+                un(v, |$a| $body),
+                return Err(bad())
+            )
         };
     }
     let out: Buffer = match op {
         Neg => with_numeric!(b, v => un(v, Num::neg), else return Err(bad())),
-        Abs => with_real!(b, v => un(v, Real::abs), else with_complex!(b, v => un(v, |a| a.norm()), else return Err(bad()))),
-        Sign => with_real!(b, v => un(v, Real::sign), else with_complex!(b, v => un(v, |a| if a.norm() == 0.0 { a } else { a / a.norm() }), else return Err(bad()))),
+        Abs => {
+            with_real!(b, v => un(v, Real::abs), else with_complex!(b, v => un(v, |a| a.norm()), else return Err(bad())))
+        }
+        Sign => {
+            with_real!(b, v => un(v, Real::sign), else with_complex!(b, v => un(v, |a| if a.norm() == 0.0 { a } else { a / a.norm() }), else return Err(bad())))
+        }
         Square => with_numeric!(b, v => un(v, |a| a.mul(a)), else return Err(bad())),
         Sqrt => inexact!(|a| a.sqrt()),
         Rsqrt => inexact!(|a| Num::div(Num::one(), a.sqrt())),
@@ -167,8 +177,12 @@ pub fn cpu(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         Erf => with_float!(b, v => un(v, FloatElem::erf), else return Err(bad())),
         Floor => with_float!(b, v => un(v, |a| a.floor()), else return Err(bad())),
         Ceil => with_float!(b, v => un(v, |a| a.ceil()), else return Err(bad())),
-        Round => with_float!(b, v => un(v, round_half_even), else with_int!(b, v => un(v, |a| a), else return Err(bad()))),
-        Reciprocal => with_numeric!(b, v => un(v, |a| Num::div(Num::one(), a)), else return Err(bad())),
+        Round => {
+            with_float!(b, v => un(v, round_half_even), else with_int!(b, v => un(v, |a| a), else return Err(bad())))
+        }
+        Reciprocal => {
+            with_numeric!(b, v => un(v, |a| Num::div(Num::one(), a)), else return Err(bad()))
+        }
         LogicalNot => match_buffer!(b, v, [Bool], un(v, |a: bool| !a), return Err(bad())),
         Invert => with_int!(b, v => un(v, |a| !a), else return Err(bad())),
         IsNan => with_float!(b, v => un(v, |a| a.is_nan()), else return Err(bad())),
@@ -177,7 +191,9 @@ pub fn cpu(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         Real => with_complex!(b, v => un(v, |a| a.re), else return Ok(x.clone())),
         Imag => with_complex!(b, v => un(v, |a| a.im), else Buffer::zeros(dtype, x.num_elements())),
         Conj => with_complex!(b, v => un(v, |a| a.conj()), else return Ok(x.clone())),
-        Angle => with_complex!(b, v => un(v, |a| a.arg()), else with_real!(b, v => un(v, |a| if a < Num::zero() { cast_pi(a) } else { Num::zero() }), else return Err(bad()))),
+        Angle => {
+            with_complex!(b, v => un(v, |a| a.arg()), else with_real!(b, v => un(v, |a| if a < Num::zero() { cast_pi(a) } else { Num::zero() }), else return Err(bad())))
+        }
     };
     Ok(Tensor::from_buffer_unchecked(out, x.shape().clone()))
 }

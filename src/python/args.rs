@@ -22,14 +22,22 @@ pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;
         if !t.dtype().is_integer() {
-            return Err(PyTypeError::new_err(format!("Expected an integer tensor, got {}", t.dtype())));
+            return Err(PyTypeError::new_err(format!(
+                "Expected an integer tensor, got {}",
+                t.dtype()
+            )));
         }
-        return Ok(with_all!(t.buffer(), v => v.iter().map(|e| crate::element::Element::to_i64(*e)).collect()));
+        return Ok(
+            with_all!(t.buffer(), v => v.iter().map(|e| crate::element::Element::to_i64(*e)).collect()),
+        );
     }
     if let Ok(i) = obj.extract::<i64>() {
         return Ok(vec![i]);
     }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() || obj.hasattr("__len__")? {
+    if obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+        || obj.hasattr("__len__")?
+    {
         let mut out = Vec::new();
         for item in obj.try_iter()? {
             let item = item?;
@@ -37,7 +45,10 @@ pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
                 scalar_i64(&t.get().inner)?
             } else {
                 item.call_method0("__index__").and_then(|i| i.extract::<i64>()).map_err(|_| {
-                    PyTypeError::new_err(format!("Expected a list of integers, got an element {}", item.repr().map(|r| r.to_string()).unwrap_or_default()))
+                    PyTypeError::new_err(format!(
+                        "Expected a list of integers, got an element {}",
+                        item.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ))
                 })?
             };
             out.push(v);
@@ -74,7 +85,10 @@ pub fn int_arg(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return scalar_i64(&t.get().inner);
     }
-    obj.call_method0("__index__")
-        .and_then(|i| i.extract::<i64>())
-        .map_err(|_| PyTypeError::new_err(format!("Expected an integer, got {}", obj.repr().map(|r| r.to_string()).unwrap_or_default())))
+    obj.call_method0("__index__").and_then(|i| i.extract::<i64>()).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "Expected an integer, got {}",
+            obj.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })
 }

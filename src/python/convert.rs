@@ -13,7 +13,10 @@ use crate::with_dtype;
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::{Complex32, Complex64};
-use numpy::{Element as NpElement, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    Element as NpElement, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -69,7 +72,13 @@ impl Leaf {
 
     fn repr(self) -> String {
         match self {
-            Leaf::Bool(b) => if b { "True".into() } else { "False".into() },
+            Leaf::Bool(b) => {
+                if b {
+                    "True".into()
+                } else {
+                    "False".into()
+                }
+            }
             Leaf::Int(i) => i.to_string(),
             Leaf::Float(f) => format!("{f:?}"),
             Leaf::Complex(re, im) => format!("({re}+{im}j)"),
@@ -84,7 +93,9 @@ fn leaf(obj: &Bound<'_, PyAny>) -> PyResult<Option<Leaf>> {
     if obj.is_instance_of::<PyInt>() {
         return match obj.extract::<i128>() {
             Ok(i) if i >= i64::MIN as i128 && i <= u64::MAX as i128 => Ok(Some(Leaf::Int(i))),
-            _ => Err(PyValueError::new_err("Can't convert Python sequence with out-of-range integer to Tensor.")),
+            _ => Err(PyValueError::new_err(
+                "Can't convert Python sequence with out-of-range integer to Tensor.",
+            )),
         };
     }
     if obj.is_instance_of::<PyFloat>() {
@@ -98,16 +109,25 @@ fn leaf(obj: &Bound<'_, PyAny>) -> PyResult<Option<Leaf>> {
 
 /// Walks a rectangular nested list; `None` when an element is not a Python scalar (a tensor or
 /// array inside a list), which the caller handles by stacking.
-fn walk(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, leaves: &mut Vec<Leaf>) -> PyResult<bool> {
+fn walk(
+    obj: &Bound<'_, PyAny>,
+    depth: usize,
+    shape: &mut Vec<usize>,
+    leaves: &mut Vec<Leaf>,
+) -> PyResult<bool> {
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let n = obj.len()?;
         if shape.len() == depth {
             if !leaves.is_empty() {
-                return Err(PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor."));
+                return Err(PyValueError::new_err(
+                    "Can't convert non-rectangular Python sequence to Tensor.",
+                ));
             }
             shape.push(n);
         } else if shape.len() < depth || shape[depth] != n {
-            return Err(PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor."));
+            return Err(PyValueError::new_err(
+                "Can't convert non-rectangular Python sequence to Tensor.",
+            ));
         }
         for item in obj.try_iter()? {
             if !walk(&item?, depth + 1, shape, leaves)? {
@@ -119,7 +139,9 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, leaves: &m
     match leaf(obj)? {
         Some(l) => {
             if shape.len() != depth {
-                return Err(PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor."));
+                return Err(PyValueError::new_err(
+                    "Can't convert non-rectangular Python sequence to Tensor.",
+                ));
             }
             leaves.push(l);
             Ok(true)
@@ -144,7 +166,9 @@ fn infer(leaves: &[Leaf]) -> PyResult<DType> {
         }
     }
     if b && (i || f || c) {
-        return Err(PyValueError::new_err("Can't convert Python sequence with mixed types to Tensor."));
+        return Err(PyValueError::new_err(
+            "Can't convert Python sequence with mixed types to Tensor.",
+        ));
     }
     Ok(if c {
         DType::C128
@@ -157,16 +181,30 @@ fn infer(leaves: &[Leaf]) -> PyResult<DType> {
     } else if lo >= i64::MIN as i128 && hi <= i64::MAX as i128 {
         DType::I64
     } else {
-        return Err(PyValueError::new_err("Can't convert Python sequence with out-of-range integer to Tensor."));
+        return Err(PyValueError::new_err(
+            "Can't convert Python sequence with out-of-range integer to Tensor.",
+        ));
     })
 }
 
-fn from_leaves(leaves: &[Leaf], dims: Vec<usize>, hint: Hint, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+fn from_leaves(
+    leaves: &[Leaf],
+    dims: Vec<usize>,
+    hint: Hint,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<Tensor> {
     let dtype = match hint.dtype() {
         Some(d) if leaves.iter().all(|l| l.fits(d)) => d,
         Some(d) if matches!(hint, Hint::Require(_)) => {
-            let shown = if leaves.len() == 1 && dims.is_empty() { leaves[0].repr() } else { value.repr()?.to_string() };
-            return Err(PyTypeError::new_err(format!("Cannot convert {shown} to EagerTensor of dtype {}", d.name())));
+            let shown = if leaves.len() == 1 && dims.is_empty() {
+                leaves[0].repr()
+            } else {
+                value.repr()?.to_string()
+            };
+            return Err(PyTypeError::new_err(format!(
+                "Cannot convert {shown} to EagerTensor of dtype {}",
+                d.name()
+            )));
         }
         _ => infer(leaves)?,
     };
@@ -186,7 +224,8 @@ static NUMPY_ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn asarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let py = obj.py();
-    let f = NUMPY_ASARRAY.get_or_try_init(py, || py.import("numpy")?.getattr("asarray").map(|f| f.unbind()))?;
+    let f = NUMPY_ASARRAY
+        .get_or_try_init(py, || py.import("numpy")?.getattr("asarray").map(|f| f.unbind()))?;
     f.bind(py).call1((obj,))
 }
 
@@ -225,7 +264,8 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
         return stack_elements(obj, hint);
     }
     if obj.hasattr("__tf_tensor__")? {
-        let t = obj.call_method1("__tf_tensor__", (hint.dtype().map(|d| d as u32), obj.py().None()))?;
+        let t =
+            obj.call_method1("__tf_tensor__", (hint.dtype().map(|d| d as u32), obj.py().None()))?;
         return to_tensor(&t, hint);
     }
     if obj.hasattr("__array__")? || obj.hasattr("dtype")? {
@@ -281,9 +321,15 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
         let bits = arr.call_method1("view", ("uint16",))?;
         let bits = bits.cast::<PyUntypedArray>()?;
         let Buffer::U16(v) = read_numpy::<u16>(bits)? else { return Err(unreachable_buffer()) };
-        return Tensor::from_buffer(Buffer::BF16(v.into_iter().map(bf16::from_bits).collect()), Shape(dims)).py();
+        return Tensor::from_buffer(
+            Buffer::BF16(v.into_iter().map(bf16::from_bits).collect()),
+            Shape(dims),
+        )
+        .py();
     }
-    Err(PyTypeError::new_err(format!("Cannot convert a numpy array of dtype {name} to a ferroflow Tensor")))
+    Err(PyTypeError::new_err(format!(
+        "Cannot convert a numpy array of dtype {name} to a ferroflow Tensor"
+    )))
 }
 
 fn unreachable_buffer() -> PyErr {
@@ -295,17 +341,29 @@ static BFLOAT16: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 /// A new numpy array holding a copy of the tensor's elements.
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     let dims = IxDyn(t.dims());
-    fn make<'py, T: NpElement + Clone>(py: Python<'py>, dims: IxDyn, v: Vec<T>) -> PyResult<Bound<'py, PyAny>> {
-        let a = ArrayD::from_shape_vec(dims, v).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    fn make<'py, T: NpElement + Clone>(
+        py: Python<'py>,
+        dims: IxDyn,
+        v: Vec<T>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let a =
+            ArrayD::from_shape_vec(dims, v).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(numpy::PyArray::from_owned_array(py, a).into_any())
     }
     match t.buffer() {
         Buffer::BF16(v) => {
             let bits = make(py, dims, v.iter().map(|x| x.to_bits()).collect::<Vec<u16>>())?;
-            let ty = BFLOAT16.get_or_try_init(py, || py.import("ml_dtypes")?.getattr("bfloat16").map(|f| f.unbind()))?;
+            let ty = BFLOAT16.get_or_try_init(py, || {
+                py.import("ml_dtypes")?.getattr("bfloat16").map(|f| f.unbind())
+            })?;
             bits.call_method1("view", (ty.bind(py),))
         }
-        b => crate::match_buffer!(b, v, [F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool, C64, C128],
-            make(py, dims, v.clone()), Err(unreachable_buffer())),
+        b => crate::match_buffer!(
+            b,
+            v,
+            [F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool, C64, C128],
+            make(py, dims, v.clone()),
+            Err(unreachable_buffer())
+        ),
     }
 }

@@ -10,7 +10,8 @@ static ERRORS_MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
 fn op_error(py: Python<'_>, class: &str, message: &str) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let module = ERRORS_MODULE.get_or_try_init(py, || py.import("ferroflow.errors").map(|m| m.unbind()))?;
+        let module = ERRORS_MODULE
+            .get_or_try_init(py, || py.import("ferroflow.errors").map(|m| m.unbind()))?;
         let cls = module.bind(py).getattr(class)?.cast_into::<PyType>()?;
         let instance = cls.call1((py.None(), py.None(), message))?;
         Ok(PyErr::from_value(instance))

@@ -7,7 +7,9 @@ use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::{self, math, nn, random, ArgOp, BinaryOp, CumOp, MatMulAttrs, PadMode, ReduceOp, UnaryOp};
+use crate::ops::{
+    self, math, nn, random, ArgOp, BinaryOp, CumOp, MatMulAttrs, PadMode, ReduceOp, UnaryOp,
+};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -59,14 +61,22 @@ fn pair(x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)
 
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, dtype_hint=None))]
-fn convert_to_tensor(py: Python<'_>, value: &Bound<'_, PyAny>, dtype: Option<u32>, dtype_hint: Option<u32>) -> PyResult<PyT> {
+fn convert_to_tensor(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    dtype: Option<u32>,
+    dtype_hint: Option<u32>,
+) -> PyResult<PyT> {
     let hint = match (opt_dtype(dtype)?, opt_dtype(dtype_hint)?) {
         (Some(d), _) => Hint::Require(d),
         (None, Some(h)) => Hint::Prefer(h),
         _ => Hint::Infer,
     };
     if let Ok(existing) = value.cast::<PyTensor>() {
-        if hint == Hint::Infer || Some(existing.get().inner.dtype()) == opt_dtype(dtype)? || dtype.is_none() {
+        if hint == Hint::Infer
+            || Some(existing.get().inner.dtype()) == opt_dtype(dtype)?
+            || dtype.is_none()
+        {
             return Ok(existing.clone().unbind());
         }
     }
@@ -75,7 +85,12 @@ fn convert_to_tensor(py: Python<'_>, value: &Bound<'_, PyAny>, dtype: Option<u32
 
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, shape=None))]
-fn constant(py: Python<'_>, value: &Bound<'_, PyAny>, dtype: Option<u32>, shape: Option<&Bound<'_, PyAny>>) -> PyResult<PyT> {
+fn constant(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    dtype: Option<u32>,
+    shape: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyT> {
     let dtype = opt_dtype(dtype)?;
     if let (Ok(existing), Some(d)) = (value.cast::<PyTensor>(), dtype) {
         let e = &existing.get().inner;
@@ -122,9 +137,13 @@ fn unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyT> {
         "selu" => nn::selu(&x),
         "softplus" => nn::softplus(&x),
         "l2_loss" => nn::l2_loss(&x),
-        "logical_not" if !x.dtype().is_bool() => Err(Error::InvalidArgument(format!("logical_not expects a bool tensor, got {}", x.dtype()))),
+        "logical_not" if !x.dtype().is_bool() => Err(Error::InvalidArgument(format!(
+            "logical_not expects a bool tensor, got {}",
+            x.dtype()
+        ))),
         _ => {
-            let op = UnaryOp::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown unary op {name}")))?;
+            let op = UnaryOp::from_name(name)
+                .ok_or_else(|| PyValueError::new_err(format!("unknown unary op {name}")))?;
             ops::unary(op, &x)
         }
     };
@@ -137,14 +156,21 @@ fn binary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>
     let r = match name {
         "truediv" => math::truediv(&a, &b),
         "squared_difference" => math::squared_difference(&a, &b),
-        "logical_and" | "logical_or" | "logical_xor" if !(a.dtype().is_bool() && b.dtype().is_bool()) => {
-            Err(Error::InvalidArgument(format!("{name} expects bool tensors, got {} and {}", a.dtype(), b.dtype())))
+        "logical_and" | "logical_or" | "logical_xor"
+            if !(a.dtype().is_bool() && b.dtype().is_bool()) =>
+        {
+            Err(Error::InvalidArgument(format!(
+                "{name} expects bool tensors, got {} and {}",
+                a.dtype(),
+                b.dtype()
+            )))
         }
         "logical_and" => ops::binary(BinaryOp::And, &a, &b),
         "logical_or" => ops::binary(BinaryOp::Or, &a, &b),
         "logical_xor" => ops::binary(BinaryOp::Xor, &a, &b),
         _ => {
-            let op = BinaryOp::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown binary op {name}")))?;
+            let op = BinaryOp::from_name(name)
+                .ok_or_else(|| PyValueError::new_err(format!("unknown binary op {name}")))?;
             ops::binary(op, &a, &b)
         }
     };
@@ -158,7 +184,13 @@ fn cast(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: u32) -> PyResult<PyT> {
 
 #[pyfunction]
 #[pyo3(signature = (name, x, axis=None, keepdims=false))]
-fn reduce(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyT> {
+fn reduce(
+    py: Python<'_>,
+    name: &str,
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyT> {
     let x = t(x)?;
     let axes = opt_int_list(axis)?;
     let a = axes.as_deref();
@@ -180,28 +212,57 @@ fn reduce(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, axis: Option<&Bound<
 
 #[pyfunction]
 #[pyo3(signature = (x, axis=None, keepdims=false, dtype=9))]
-fn count_nonzero(py: Python<'_>, x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool, dtype: u32) -> PyResult<PyT> {
+fn count_nonzero(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+    dtype: u32,
+) -> PyResult<PyT> {
     let axes = opt_int_list(axis)?;
     out(py, math::count_nonzero(&t(x)?, axes.as_deref(), keepdims, args::dtype(dtype)?))
 }
 
 #[pyfunction]
-fn arg_reduce(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>, output_type: u32) -> PyResult<PyT> {
+fn arg_reduce(
+    py: Python<'_>,
+    name: &str,
+    x: &Bound<'_, PyAny>,
+    axis: &Bound<'_, PyAny>,
+    output_type: u32,
+) -> PyResult<PyT> {
     let op = if name == "argmax" { ArgOp::ArgMax } else { ArgOp::ArgMin };
     out(py, ops::arg_reduce(op, &t(x)?, int_arg(axis)?, args::dtype(output_type)?))
 }
 
 #[pyfunction]
-fn cumulative(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>, exclusive: bool, reverse: bool) -> PyResult<PyT> {
+fn cumulative(
+    py: Python<'_>,
+    name: &str,
+    x: &Bound<'_, PyAny>,
+    axis: &Bound<'_, PyAny>,
+    exclusive: bool,
+    reverse: bool,
+) -> PyResult<PyT> {
     let op = if name == "cumsum" { CumOp::Sum } else { CumOp::Prod };
     out(py, ops::cumulative(op, &t(x)?, int_arg(axis)?, exclusive, reverse))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, b, transpose_a=false, transpose_b=false, adjoint_a=false, adjoint_b=false))]
-fn matmul(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, transpose_a: bool, transpose_b: bool, adjoint_a: bool, adjoint_b: bool) -> PyResult<PyT> {
+fn matmul(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    transpose_a: bool,
+    transpose_b: bool,
+    adjoint_a: bool,
+    adjoint_b: bool,
+) -> PyResult<PyT> {
     if (transpose_a && adjoint_a) || (transpose_b && adjoint_b) {
-        return Err(PyValueError::new_err("Only one of transpose and adjoint may be True for each argument"));
+        return Err(PyValueError::new_err(
+            "Only one of transpose and adjoint may be True for each argument",
+        ));
     }
     let (x, y) = pair(a, b)?;
     out(py, ops::matmul(&x, &y, MatMulAttrs { transpose_a, transpose_b, adjoint_a, adjoint_b }))
@@ -214,7 +275,12 @@ fn reshape(py: Python<'_>, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> Py
 
 #[pyfunction]
 #[pyo3(signature = (x, perm=None, conjugate=false))]
-fn transpose(py: Python<'_>, x: &Bound<'_, PyAny>, perm: Option<&Bound<'_, PyAny>>, conjugate: bool) -> PyResult<PyT> {
+fn transpose(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    perm: Option<&Bound<'_, PyAny>>,
+    conjugate: bool,
+) -> PyResult<PyT> {
     let x = t(x)?;
     let p = opt_int_list(perm)?;
     let r = ops::transpose(&x, p.as_deref());
@@ -243,23 +309,37 @@ fn stack(py: Python<'_>, values: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> 
 
 #[pyfunction]
 #[pyo3(signature = (x, num=None, axis=0))]
-fn unstack(py: Python<'_>, x: &Bound<'_, PyAny>, num: Option<i64>, axis: i64) -> PyResult<Vec<PyT>> {
+fn unstack(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    num: Option<i64>,
+    axis: i64,
+) -> PyResult<Vec<PyT>> {
     let x = t(x)?;
     let pieces = ops::unstack(&x, axis).py()?;
     if let Some(n) = num {
         if n as usize != pieces.len() {
-            return Err(PyValueError::new_err(format!("Cannot unstack {} pieces into num={n}", pieces.len())));
+            return Err(PyValueError::new_err(format!(
+                "Cannot unstack {} pieces into num={n}",
+                pieces.len()
+            )));
         }
     }
     outs(py, Ok(pieces))
 }
 
 #[pyfunction]
-fn split(py: Python<'_>, x: &Bound<'_, PyAny>, num_or_size_splits: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> PyResult<Vec<PyT>> {
+fn split(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    num_or_size_splits: &Bound<'_, PyAny>,
+    axis: &Bound<'_, PyAny>,
+) -> PyResult<Vec<PyT>> {
     let x = t(x)?;
     let axis = int_arg(axis)?;
     if let Ok(n) = num_or_size_splits.extract::<i64>() {
-        let n = usize::try_from(n).map_err(|_| PyValueError::new_err(format!("num_split must be positive, got {n}")))?;
+        let n = usize::try_from(n)
+            .map_err(|_| PyValueError::new_err(format!("num_split must be positive, got {n}")))?;
         return outs(py, ops::split_even(&x, n, axis));
     }
     outs(py, ops::split(&x, &int_list(num_or_size_splits)?, axis))
@@ -272,7 +352,13 @@ fn tile(py: Python<'_>, x: &Bound<'_, PyAny>, multiples: &Bound<'_, PyAny>) -> P
 
 #[pyfunction]
 #[pyo3(signature = (x, paddings, mode="CONSTANT", constant_values=0.0))]
-fn pad(py: Python<'_>, x: &Bound<'_, PyAny>, paddings: &Bound<'_, PyAny>, mode: &str, constant_values: f64) -> PyResult<PyT> {
+fn pad(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    paddings: &Bound<'_, PyAny>,
+    mode: &str,
+    constant_values: f64,
+) -> PyResult<PyT> {
     let x = t(x)?;
     let flat = match paddings.cast::<PyTensor>() {
         Ok(p) => int_list(p.as_any())?,
@@ -310,7 +396,12 @@ fn expand_dims(py: Python<'_>, x: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) ->
 }
 
 #[pyfunction]
-fn slice(py: Python<'_>, x: &Bound<'_, PyAny>, begin: &Bound<'_, PyAny>, size: &Bound<'_, PyAny>) -> PyResult<PyT> {
+fn slice(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    begin: &Bound<'_, PyAny>,
+    size: &Bound<'_, PyAny>,
+) -> PyResult<PyT> {
     out(py, ops::slice(&t(x)?, &int_list(begin)?, &int_list(size)?))
 }
 
@@ -331,7 +422,17 @@ fn strided_slice(
 ) -> PyResult<PyT> {
     let (b, e) = (int_list(begin)?, int_list(end)?);
     let s = opt_int_list(strides)?.unwrap_or_else(|| vec![1; b.len()]);
-    let items = ops::slicing::items_from_masks(&b, &e, &s, begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask).py()?;
+    let items = ops::slicing::items_from_masks(
+        &b,
+        &e,
+        &s,
+        begin_mask,
+        end_mask,
+        ellipsis_mask,
+        new_axis_mask,
+        shrink_axis_mask,
+    )
+    .py()?;
     out(py, ops::strided_slice(&t(x)?, &items))
 }
 
@@ -342,7 +443,13 @@ fn reverse(py: Python<'_>, x: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> PyR
 
 #[pyfunction]
 #[pyo3(signature = (params, indices, axis=None, batch_dims=0))]
-fn gather(py: Python<'_>, params: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, batch_dims: i64) -> PyResult<PyT> {
+fn gather(
+    py: Python<'_>,
+    params: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    batch_dims: i64,
+) -> PyResult<PyT> {
     let axis = match axis {
         Some(a) if !a.is_none() => int_arg(a)?,
         _ => batch_dims,
@@ -351,18 +458,32 @@ fn gather(py: Python<'_>, params: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>,
 }
 
 #[pyfunction]
-fn gather_nd(py: Python<'_>, params: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>) -> PyResult<PyT> {
+fn gather_nd(
+    py: Python<'_>,
+    params: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+) -> PyResult<PyT> {
     out(py, ops::gather_nd(&t(params)?, &t(indices)?))
 }
 
 #[pyfunction]
-fn scatter_nd(py: Python<'_>, indices: &Bound<'_, PyAny>, updates: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<PyT> {
+fn scatter_nd(
+    py: Python<'_>,
+    indices: &Bound<'_, PyAny>,
+    updates: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+) -> PyResult<PyT> {
     out(py, ops::scatter_nd(&t(indices)?, &t(updates)?, &int_list(shape)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (condition, x=None, y=None))]
-fn where_(py: Python<'_>, condition: &Bound<'_, PyAny>, x: Option<&Bound<'_, PyAny>>, y: Option<&Bound<'_, PyAny>>) -> PyResult<PyT> {
+fn where_(
+    py: Python<'_>,
+    condition: &Bound<'_, PyAny>,
+    x: Option<&Bound<'_, PyAny>>,
+    y: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyT> {
     let c = to_tensor(condition, Hint::Infer)?;
     match (x.filter(|v| !v.is_none()), y.filter(|v| !v.is_none())) {
         (None, None) => out(py, ops::where_indices(&c)),
@@ -376,21 +497,40 @@ fn where_(py: Python<'_>, condition: &Bound<'_, PyAny>, x: Option<&Bound<'_, PyA
 
 #[pyfunction]
 #[pyo3(signature = (x, mask, axis=0))]
-fn boolean_mask(py: Python<'_>, x: &Bound<'_, PyAny>, mask: &Bound<'_, PyAny>, axis: i64) -> PyResult<PyT> {
+fn boolean_mask(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    mask: &Bound<'_, PyAny>,
+    axis: i64,
+) -> PyResult<PyT> {
     out(py, ops::boolean_mask(&t(x)?, &t(mask)?, axis))
 }
 
 #[pyfunction]
 #[pyo3(signature = (indices, depth, on_value, off_value, axis=-1))]
-fn one_hot(py: Python<'_>, indices: &Bound<'_, PyAny>, depth: &Bound<'_, PyAny>, on_value: &Bound<'_, PyAny>, off_value: &Bound<'_, PyAny>, axis: i64) -> PyResult<PyT> {
-    let depth = usize::try_from(int_arg(depth)?).map_err(|_| PyValueError::new_err("depth must be non-negative"))?;
+fn one_hot(
+    py: Python<'_>,
+    indices: &Bound<'_, PyAny>,
+    depth: &Bound<'_, PyAny>,
+    on_value: &Bound<'_, PyAny>,
+    off_value: &Bound<'_, PyAny>,
+    axis: i64,
+) -> PyResult<PyT> {
+    let depth = usize::try_from(int_arg(depth)?)
+        .map_err(|_| PyValueError::new_err("depth must be non-negative"))?;
     let (on, off) = pair(on_value, off_value)?;
     out(py, ops::one_hot(&t(indices)?, depth, &on, &off, axis))
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, axis=-1, descending=false, indices=false))]
-fn sort(py: Python<'_>, x: &Bound<'_, PyAny>, axis: i64, descending: bool, indices: bool) -> PyResult<PyT> {
+fn sort(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: i64,
+    descending: bool,
+    indices: bool,
+) -> PyResult<PyT> {
     let (v, i) = ops::sort_with_indices(&t(x)?, axis, descending).py()?;
     wrap(py, if indices { i } else { v })
 }
@@ -423,24 +563,43 @@ fn ones(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: u32) -> PyResult<PyT> {
 }
 
 #[pyfunction]
-fn range(py: Python<'_>, start: &Bound<'_, PyAny>, limit: &Bound<'_, PyAny>, delta: &Bound<'_, PyAny>, dtype: u32) -> PyResult<PyT> {
+fn range(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    limit: &Bound<'_, PyAny>,
+    delta: &Bound<'_, PyAny>,
+    dtype: u32,
+) -> PyResult<PyT> {
     let d = args::dtype(dtype)?;
     let conv = |o: &Bound<'_, PyAny>| -> PyResult<Tensor> { ops::cast(&t(o)?, d).py() };
     out(py, ops::range(&conv(start)?, &conv(limit)?, &conv(delta)?))
 }
 
 #[pyfunction]
-fn linspace(py: Python<'_>, start: &Bound<'_, PyAny>, stop: &Bound<'_, PyAny>, num: &Bound<'_, PyAny>) -> PyResult<PyT> {
+fn linspace(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    stop: &Bound<'_, PyAny>,
+    num: &Bound<'_, PyAny>,
+) -> PyResult<PyT> {
     let (a, b) = pair(start, stop)?;
     out(py, math::linspace(&a, &b, int_arg(num)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=1))]
-fn eye(py: Python<'_>, num_rows: i64, num_columns: Option<i64>, batch_shape: Option<&Bound<'_, PyAny>>, dtype: u32) -> PyResult<PyT> {
+fn eye(
+    py: Python<'_>,
+    num_rows: i64,
+    num_columns: Option<i64>,
+    batch_shape: Option<&Bound<'_, PyAny>>,
+    dtype: u32,
+) -> PyResult<PyT> {
     let cols = num_columns.unwrap_or(num_rows);
     if num_rows < 0 || cols < 0 {
-        return Err(PyValueError::new_err(format!("num_rows and num_columns must be non-negative, got {num_rows} and {cols}")));
+        return Err(PyValueError::new_err(format!(
+            "num_rows and num_columns must be non-negative, got {num_rows} and {cols}"
+        )));
     }
     let batch = opt_int_list(batch_shape)?.unwrap_or_default();
     out(py, math::eye(num_rows as usize, cols as usize, &batch, args::dtype(dtype)?))
@@ -454,24 +613,43 @@ fn add_n(py: Python<'_>, inputs: &Bound<'_, PyAny>) -> PyResult<PyT> {
 }
 
 #[pyfunction]
-fn clip_by_value(py: Python<'_>, x: &Bound<'_, PyAny>, lo: &Bound<'_, PyAny>, hi: &Bound<'_, PyAny>) -> PyResult<PyT> {
+fn clip_by_value(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    lo: &Bound<'_, PyAny>,
+    hi: &Bound<'_, PyAny>,
+) -> PyResult<PyT> {
     let x = t(x)?;
     out(py, math::clip_by_value(&x, &like(lo, &x)?, &like(hi, &x)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, ord=2.0, axis=None, keepdims=false))]
-fn norm(py: Python<'_>, x: &Bound<'_, PyAny>, ord: f64, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyT> {
+fn norm(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    ord: f64,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyT> {
     let a = opt_int_list(axis)?;
     out(py, math::norm(&t(x)?, ord, a.as_deref(), keepdims))
 }
 
 #[pyfunction]
-fn tensordot(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, axes: &Bound<'_, PyAny>) -> PyResult<PyT> {
+fn tensordot(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    axes: &Bound<'_, PyAny>,
+) -> PyResult<PyT> {
     let (x, y) = pair(a, b)?;
     let (ax, bx) = if let Ok(n) = axes.extract::<i64>() {
         if n < 0 || n as usize > x.rank().min(y.rank()) {
-            return Err(PyValueError::new_err(format!("'axes' must be at most {}, got {n}", x.rank().min(y.rank()))));
+            return Err(PyValueError::new_err(format!(
+                "'axes' must be at most {}, got {n}",
+                x.rank().min(y.rank())
+            )));
         }
         let ra = x.rank() as i64;
         ((ra - n..ra).collect::<Vec<_>>(), (0..n).collect::<Vec<_>>())
@@ -506,25 +684,61 @@ fn random_shape(shape: &Bound<'_, PyAny>) -> PyResult<Shape> {
 fn float_arg(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
     if let Ok(tt) = obj.cast::<PyTensor>() {
         let v = ops::cast(&tt.get().inner, DType::F64).py()?;
-        return v.to_vec::<f64>().py()?.first().copied().ok_or_else(|| PyValueError::new_err("expected a scalar"));
+        return v
+            .to_vec::<f64>()
+            .py()?
+            .first()
+            .copied()
+            .ok_or_else(|| PyValueError::new_err("expected a scalar"));
     }
     obj.extract::<f64>()
 }
 
 #[pyfunction]
 #[pyo3(signature = (shape, minval, maxval, dtype, seed=None))]
-fn random_uniform(py: Python<'_>, shape: &Bound<'_, PyAny>, minval: &Bound<'_, PyAny>, maxval: &Bound<'_, PyAny>, dtype: u32, seed: Option<i64>) -> PyResult<PyT> {
+fn random_uniform(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    minval: &Bound<'_, PyAny>,
+    maxval: &Bound<'_, PyAny>,
+    dtype: u32,
+    seed: Option<i64>,
+) -> PyResult<PyT> {
     let d = args::dtype(dtype)?;
-    out(py, random::uniform(&random_shape(shape)?, d, float_arg(minval)?, float_arg(maxval)?, random::next_stream(seed)))
+    out(
+        py,
+        random::uniform(
+            &random_shape(shape)?,
+            d,
+            float_arg(minval)?,
+            float_arg(maxval)?,
+            random::next_stream(seed),
+        ),
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (kind, shape, mean, stddev, dtype, seed=None))]
-fn random_normal(py: Python<'_>, kind: &str, shape: &Bound<'_, PyAny>, mean: &Bound<'_, PyAny>, stddev: &Bound<'_, PyAny>, dtype: u32, seed: Option<i64>) -> PyResult<PyT> {
+fn random_normal(
+    py: Python<'_>,
+    kind: &str,
+    shape: &Bound<'_, PyAny>,
+    mean: &Bound<'_, PyAny>,
+    stddev: &Bound<'_, PyAny>,
+    dtype: u32,
+    seed: Option<i64>,
+) -> PyResult<PyT> {
     let (s, d) = (random_shape(shape)?, args::dtype(dtype)?);
     let (m, sd) = (float_arg(mean)?, float_arg(stddev)?);
     let stream = random::next_stream(seed);
-    out(py, if kind == "truncated" { random::truncated_normal(&s, d, m, sd, stream) } else { random::normal(&s, d, m, sd, stream) })
+    out(
+        py,
+        if kind == "truncated" {
+            random::truncated_normal(&s, d, m, sd, stream)
+        } else {
+            random::normal(&s, d, m, sd, stream)
+        },
+    )
 }
 
 #[pyfunction]
@@ -534,20 +748,32 @@ fn shuffle(py: Python<'_>, x: &Bound<'_, PyAny>, seed: Option<i64>) -> PyResult<
     if x.rank() == 0 {
         return wrap(py, x);
     }
-    let perm: Vec<i64> = random::permutation(x.dims()[0], random::next_stream(seed)).into_iter().map(|i| i as i64).collect();
+    let perm: Vec<i64> = random::permutation(x.dims()[0], random::next_stream(seed))
+        .into_iter()
+        .map(|i| i as i64)
+        .collect();
     let idx = Tensor::from_slice(&perm, &[perm.len()]).py()?;
     out(py, ops::gather(&x, &idx, 0, 0))
 }
 
 #[pyfunction]
 #[pyo3(signature = (name, x, alpha=0.2, approximate=false))]
-fn activation(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, alpha: f64, approximate: bool) -> PyResult<PyT> {
+fn activation(
+    py: Python<'_>,
+    name: &str,
+    x: &Bound<'_, PyAny>,
+    alpha: f64,
+    approximate: bool,
+) -> PyResult<PyT> {
     let x = t(x)?;
-    out(py, match name {
-        "leaky_relu" => nn::leaky_relu(&x, alpha),
-        "gelu" => nn::gelu(&x, approximate),
-        _ => return Err(PyValueError::new_err(format!("unknown activation {name}"))),
-    })
+    out(
+        py,
+        match name {
+            "leaky_relu" => nn::leaky_relu(&x, alpha),
+            "gelu" => nn::gelu(&x, approximate),
+            _ => return Err(PyValueError::new_err(format!("unknown activation {name}"))),
+        },
+    )
 }
 
 #[pyfunction]
@@ -558,33 +784,58 @@ fn softmax(py: Python<'_>, x: &Bound<'_, PyAny>, axis: i64, log: bool) -> PyResu
 
 #[pyfunction]
 #[pyo3(signature = (kind, labels, logits, axis=-1))]
-fn cross_entropy(py: Python<'_>, kind: &str, labels: &Bound<'_, PyAny>, logits: &Bound<'_, PyAny>, axis: i64) -> PyResult<PyT> {
+fn cross_entropy(
+    py: Python<'_>,
+    kind: &str,
+    labels: &Bound<'_, PyAny>,
+    logits: &Bound<'_, PyAny>,
+    axis: i64,
+) -> PyResult<PyT> {
     let z = t(logits)?;
-    out(py, match kind {
-        "softmax" => nn::softmax_cross_entropy_with_logits(&like(labels, &z)?, &z, axis),
-        "sparse" => nn::sparse_softmax_cross_entropy_with_logits(&t(labels)?, &z),
-        "sigmoid" => nn::sigmoid_cross_entropy_with_logits(&like(labels, &z)?, &z),
-        _ => return Err(PyValueError::new_err(format!("unknown cross entropy {kind}"))),
-    })
+    out(
+        py,
+        match kind {
+            "softmax" => nn::softmax_cross_entropy_with_logits(&like(labels, &z)?, &z, axis),
+            "sparse" => nn::sparse_softmax_cross_entropy_with_logits(&t(labels)?, &z),
+            "sigmoid" => nn::sigmoid_cross_entropy_with_logits(&like(labels, &z)?, &z),
+            _ => return Err(PyValueError::new_err(format!("unknown cross entropy {kind}"))),
+        },
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, bias, channels_first=false))]
-fn bias_add(py: Python<'_>, x: &Bound<'_, PyAny>, bias: &Bound<'_, PyAny>, channels_first: bool) -> PyResult<PyT> {
+fn bias_add(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    bias: &Bound<'_, PyAny>,
+    channels_first: bool,
+) -> PyResult<PyT> {
     let x = t(x)?;
     out(py, nn::bias_add(&x, &like(bias, &x)?, channels_first))
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, rate, noise_shape=None, seed=None))]
-fn dropout(py: Python<'_>, x: &Bound<'_, PyAny>, rate: f64, noise_shape: Option<&Bound<'_, PyAny>>, seed: Option<i64>) -> PyResult<PyT> {
+fn dropout(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    rate: f64,
+    noise_shape: Option<&Bound<'_, PyAny>>,
+    seed: Option<i64>,
+) -> PyResult<PyT> {
     let ns = opt_int_list(noise_shape)?;
     out(py, nn::dropout(&t(x)?, rate, ns.as_deref(), seed))
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, axes, keepdims=false))]
-fn moments(py: Python<'_>, x: &Bound<'_, PyAny>, axes: &Bound<'_, PyAny>, keepdims: bool) -> PyResult<(PyT, PyT)> {
+fn moments(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axes: &Bound<'_, PyAny>,
+    keepdims: bool,
+) -> PyResult<(PyT, PyT)> {
     let (m, v) = nn::moments(&t(x)?, &int_list(axes)?, keepdims).py()?;
     Ok((wrap(py, m)?, wrap(py, v)?))
 }
@@ -594,12 +845,61 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ($($f:ident),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
     }
     add!(
-        convert_to_tensor, constant, is_tensor, unary, binary, cast, reduce, count_nonzero, arg_reduce,
-        cumulative, matmul, reshape, transpose, broadcast_to, concat, stack, unstack, split, tile, pad,
-        squeeze, expand_dims, slice, strided_slice, reverse, gather, gather_nd, scatter_nd, where_,
-        boolean_mask, one_hot, sort, top_k, unique, fill, zeros, ones, range, linspace, eye, add_n,
-        clip_by_value, norm, tensordot, einsum, set_seed, random_uniform, random_normal, shuffle,
-        activation, softmax, cross_entropy, bias_add, dropout, moments,
+        convert_to_tensor,
+        constant,
+        is_tensor,
+        unary,
+        binary,
+        cast,
+        reduce,
+        count_nonzero,
+        arg_reduce,
+        cumulative,
+        matmul,
+        reshape,
+        transpose,
+        broadcast_to,
+        concat,
+        stack,
+        unstack,
+        split,
+        tile,
+        pad,
+        squeeze,
+        expand_dims,
+        slice,
+        strided_slice,
+        reverse,
+        gather,
+        gather_nd,
+        scatter_nd,
+        where_,
+        boolean_mask,
+        one_hot,
+        sort,
+        top_k,
+        unique,
+        fill,
+        zeros,
+        ones,
+        range,
+        linspace,
+        eye,
+        add_n,
+        clip_by_value,
+        norm,
+        tensordot,
+        einsum,
+        set_seed,
+        random_uniform,
+        random_normal,
+        shuffle,
+        activation,
+        softmax,
+        cross_entropy,
+        bias_add,
+        dropout,
+        moments,
     );
     Ok(())
 }

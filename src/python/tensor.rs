@@ -24,7 +24,9 @@ pub struct PyTensor {
 static PRESENTATION: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
 fn presentation(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
-    Ok(PRESENTATION.get_or_try_init(py, || py.import("ferroflow._presentation").map(|m| m.unbind()))?.bind(py))
+    Ok(PRESENTATION
+        .get_or_try_init(py, || py.import("ferroflow._presentation").map(|m| m.unbind()))?
+        .bind(py))
 }
 
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
@@ -109,9 +111,17 @@ fn index_item(item: &Bound<'_, PyAny>) -> PyResult<SliceItem> {
     if let Ok(s) = item.cast::<PySlice>() {
         let part = |name: &str| -> PyResult<Option<i64>> {
             let v = s.getattr(name)?;
-            if v.is_none() { Ok(None) } else { args::int_arg(&v).map(Some) }
+            if v.is_none() {
+                Ok(None)
+            } else {
+                args::int_arg(&v).map(Some)
+            }
         };
-        return Ok(SliceItem::Range { start: part("start")?, stop: part("stop")?, step: part("step")?.unwrap_or(1) });
+        return Ok(SliceItem::Range {
+            start: part("start")?,
+            stop: part("stop")?,
+            step: part("step")?.unwrap_or(1),
+        });
     }
     args::int_arg(item).map(SliceItem::Index).map_err(|_| {
         PyTypeError::new_err(format!(
@@ -127,7 +137,12 @@ impl PyTensor {
     #[allow(non_upper_case_globals)]
     const __array_priority__: i32 = 100;
 
-    fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         match operand(other, &self.inner)? {
             Some(o) => binary_result(py, ops::pow(&self.inner, &o)),
@@ -135,7 +150,12 @@ impl PyTensor {
         }
     }
 
-    fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __rpow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         match operand(other, &self.inner)? {
             Some(o) => binary_result(py, ops::pow(&o, &self.inner)),
@@ -160,7 +180,12 @@ impl PyTensor {
         wrap(py, ops::unary(op, &self.inner).py()?)
     }
 
-    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<Py<PyAny>> {
         let bop = match op {
             CompareOp::Lt => BinaryOp::Less,
             CompareOp::Le => BinaryOp::LessEqual,
@@ -171,7 +196,11 @@ impl PyTensor {
         };
         let equality = matches!(op, CompareOp::Eq | CompareOp::Ne);
         if equality && other.is_none() {
-            return Ok(matches!(op, CompareOp::Ne).into_pyobject(py)?.to_owned().into_any().unbind());
+            return Ok(matches!(op, CompareOp::Ne)
+                .into_pyobject(py)?
+                .to_owned()
+                .into_any()
+                .unbind());
         }
         let Some(o) = operand(other, &self.inner)? else {
             return Err(PyTypeError::new_err(format!(
@@ -212,7 +241,9 @@ impl PyTensor {
 
     fn __index__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         if !self.inner.dtype().is_integer() || self.inner.rank() != 0 {
-            return Err(PyTypeError::new_err("Only integer scalar tensors can be used as an index"));
+            return Err(PyTypeError::new_err(
+                "Only integer scalar tensors can be used as an index",
+            ));
         }
         scalar_value(py, &self.inner, "index")
     }
@@ -223,7 +254,11 @@ impl PyTensor {
     }
 
     fn __len__(&self) -> PyResult<usize> {
-        self.inner.dims().first().copied().ok_or_else(|| PyTypeError::new_err("Scalar tensor has no `len()`"))
+        self.inner
+            .dims()
+            .first()
+            .copied()
+            .ok_or_else(|| PyTypeError::new_err("Scalar tensor has no `len()`"))
     }
 
     fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -259,7 +294,12 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dtype=None, copy=None))]
-    fn __array__<'py>(&self, py: Python<'py>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let _ = copy;
         let a = convert::to_numpy(py, &self.inner)?;
         match dtype {

@@ -1,0 +1,87 @@
+"""Shared timing helpers for the benchmarks: best-of-repeats wall time, printed side by side.
+
+TensorFlow is optional: it is used when importable here, or through the interpreter named by
+FERROFLOW_TF_PYTHON (a separate virtual environment, since TensorFlow is never a dependency).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def best_time(fn, repeat=7, number=None, min_seconds=0.2):
+    """Best per-call time in seconds over `repeat` rounds of `number` calls."""
+    fn()
+    if number is None:
+        number = 1
+        while True:
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            if time.perf_counter() - start > min_seconds / repeat or number > 1 << 20:
+                break
+            number *= 2
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def tensorflow_python():
+    """The interpreter that can import TensorFlow, or None."""
+    try:
+        import tensorflow  # noqa: F401
+
+        return sys.executable
+    except ImportError:
+        pass
+    candidate = os.environ.get("FERROFLOW_TF_PYTHON", "/opt/tf-oracle/bin/python")
+    return candidate if os.path.exists(candidate) else None
+
+
+def run_tensorflow(script, *args):
+    """Runs `script` (a bench module's TF half) under TensorFlow's interpreter; returns its JSON."""
+    python = tensorflow_python()
+    if python is None:
+        return None
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run(
+        [python, script, "--tensorflow", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if out.returncode != 0:
+        print(f"  (TensorFlow run failed: {out.stderr.strip().splitlines()[-1:]})")
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def report(title, rows, unit):
+    """rows: (label, ferroflow, numpy, tensorflow-or-None) in `unit`.
+
+    The ratio columns are ferroflow's speed relative to the other library: above 1 means
+    ferroflow is faster, whether the unit is a time (lower is better) or a rate (higher is).
+    """
+    rate = unit.endswith("/s")
+
+    def speedup(ff, other):
+        if other is None:
+            return "-"
+        return f"{ff / other:.2f}x" if rate else f"{other / ff:.2f}x"
+
+    print(f"\n{title}  [{unit}]")
+    print(f"  {'case':<28}{'ferroflow':>12}{'numpy':>12}{'tensorflow':>12}{'vs np':>9}{'vs tf':>9}")
+    for label, ff, np_, tf_ in rows:
+        tf_text = "-" if tf_ is None else f"{tf_:.3g}"
+        print(
+            f"  {label:<28}{ff:>12.3g}{np_:>12.3g}{tf_text:>12}"
+            f"{speedup(ff, np_):>9}{speedup(ff, tf_):>9}"
+        )
+    print("  (vs np / vs tf: ferroflow's speed relative to numpy / TensorFlow; >1 is faster)")
