@@ -29,7 +29,6 @@ demo: build
 	$(PY) examples/basics.py
 
 rust-test:
-	cargo test --no-default-features
 	cargo test
 
 lint: $(STAMP)

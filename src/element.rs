@@ -280,7 +280,7 @@ macro_rules! impl_float_num {
             #[inline(always)] fn abs(self) -> Self { num_traits::Float::abs(self) }
             #[inline(always)]
             fn sign(self) -> Self {
-                if self > Self::zero() { Self::one() } else if self < Self::zero() { -Self::one() } else { self }
+                if self > Self::zero() { Self::one() } else if self < Self::zero() { -Self::one() } else if self.is_nan() { self } else { Self::zero() }
             }
             #[inline(always)] fn is_nan(self) -> bool { num_traits::Float::is_nan(self) }
             #[inline(always)] fn pow(self, o: Self) -> Self { num_traits::Float::powf(self, o) }

@@ -31,11 +31,10 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    /// `op` was given a dtype it has no kernel for; worded like TensorFlow's NotFound kernel error.
+    /// `op` was given a dtype it does not accept; worded like TensorFlow's op-definition check.
     pub fn unsupported_dtype(op: &str, dtype: DType) -> Self {
-        Error::NotFound(format!(
-            "Could not find device for node: {{{{node {op}}}}} = {op}[T=DT_{}]\nAll kernels registered for op {op}: no kernel for dtype {}",
-            dtype.name().to_uppercase(),
+        Error::InvalidArgument(format!(
+            "Value for attr 'T' of {} is not in the list of allowed values; NodeDef: {{{{node {op}}}}} [Op:{op}]",
             dtype.name()
         ))
     }

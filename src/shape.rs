@@ -43,9 +43,11 @@ impl Shape {
             total = total.checked_mul(d).ok_or_else(|| too_large(dims))?;
             out.push(d);
         }
-        if total > isize::MAX as usize / 16 {
-            return Err(too_large(dims));
-        }
+        // Zero-size shapes still need sane strides (numpy computes them), so the product of the
+        // non-zero dimensions must be allocatable too.
+        let strided = out.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d.max(1)));
+        check_elements(total).map_err(|_| too_large(dims))?;
+        check_elements(strided.unwrap_or(usize::MAX)).map_err(|_| too_large(dims))?;
         Ok(Shape(out))
     }
 
@@ -75,7 +77,36 @@ impl Shape {
 }
 
 fn too_large(dims: &[i64]) -> Error {
-    Error::ResourceExhausted(format!("Shape {dims:?} has too many elements to allocate"))
+    Error::ResourceExhausted(format!(
+        "OOM when allocating tensor with shape {dims:?}: more elements than this machine's memory can hold"
+    ))
+}
+
+/// Refuses element counts that cannot fit in physical memory even at 4 bytes each. Rust aborts
+/// the process when an allocation fails, so impossible sizes must be caught before allocating.
+pub fn check_elements(n: usize) -> Result<()> {
+    if n.checked_mul(4).is_none_or(|bytes| bytes > physical_memory()) {
+        return Err(Error::ResourceExhausted(format!(
+            "OOM when allocating a tensor of {n} elements: more than this machine's memory can hold"
+        )));
+    }
+    Ok(())
+}
+
+fn physical_memory() -> usize {
+    static MEMORY: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MEMORY.get_or_init(|| {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: sysconf only reads system configuration values.
+            let (pages, size) =
+                unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+            if pages > 0 && size > 0 {
+                return (pages as usize).saturating_mul(size as usize);
+            }
+        }
+        1 << 40
+    })
 }
 
 impl std::fmt::Display for Shape {
@@ -139,6 +170,8 @@ pub fn broadcast_shapes(a: &Shape, b: &Shape) -> Result<Shape> {
             _ => return Err(Error::InvalidArgument(format!("Incompatible shapes: {a} vs. {b}"))),
         };
     }
+    let total = out.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    check_elements(total.unwrap_or(usize::MAX))?;
     Ok(Shape(out))
 }
 

@@ -14,6 +14,8 @@ def _numpy_text(tensor, is_repr):
     if value.ndim == 0:
         # A 0-d array prints as numpy prints the bare value ("21.0"), whatever numpy's version.
         text = str(value)
+        if tensor.dtype.name == "bfloat16" and text.lstrip("-").isdigit():
+            text += ".0"  # ml_dtypes prints whole bfloat16 values without the point
     else:
         text = repr(value) if is_repr else str(value)
     return "\n" + text if "\n" in text else text

@@ -58,7 +58,7 @@ class DType:
 
     @property
     def is_unsigned(self):
-        return self._name.startswith("uint") or self._name == "bool"
+        return self._name.startswith("uint")
 
     @property
     def is_bool(self):

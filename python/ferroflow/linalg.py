@@ -1,7 +1,5 @@
 """`tf.linalg`: matrix products and norms."""
 
-import math as _math
-
 from ferroflow import _core
 from ferroflow.array_ops import eye, transpose  # noqa: F401 - tf.linalg API
 
@@ -20,18 +18,17 @@ def einsum(equation, *inputs, **kwargs):
     return _core.einsum(equation, *inputs)
 
 
-_ORDS = {"euclidean": 2.0, "fro": 2.0, 1: 1.0, 2: 2.0, _math.inf: _math.inf, "inf": _math.inf}
-
-
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
-    """Vector norms (1, 2, inf, p > 0) and matrix norms (fro, 1, inf) when ``axis`` has two."""
-    if isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord not in _ORDS:
+    """Vector norms (1, 2, inf, any p > 0) and, when ``axis`` names two axes, matrix norms:
+    'euclidean'/'fro' (Frobenius), 1, inf, and 2 (the largest singular value)."""
+    if isinstance(ord, str):
+        if ord not in ("euclidean", "fro"):
+            raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}")
+        p = None
+    elif isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0:
         p = float(ord)
     else:
-        try:
-            p = _ORDS[ord]
-        except (KeyError, TypeError):
-            raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}") from None
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}")
     if isinstance(axis, int):
         axis = [axis]
     return _core.norm(tensor, p, axis, bool(keepdims))

@@ -116,7 +116,8 @@ class TensorShape:
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
-    __hash__ = None
+    def __hash__(self):
+        return hash(self._dims)
 
     def __repr__(self):
         if self._dims is None:

@@ -1,14 +1,14 @@
 //! `Range` and `Fill`: tensors made from scalars.
 
 use crate::dtype::DTypeSet;
-use crate::element::Element;
+use crate::element::{Element, Num};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::with_real;
 
-/// `tf.range(start, limit, delta)` for scalars of one real dtype. Values accumulate by repeated
-/// addition, exactly as TensorFlow's kernel computes them.
+/// `tf.range(start, limit, delta)` for scalars of one real dtype; element i is
+/// `start + i * delta`, computed in the dtype as TensorFlow's kernel does.
 pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
     let dtype = start.dtype();
     if limit.dtype() != dtype || delta.dtype() != dtype {
@@ -46,20 +46,15 @@ pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
     } else {
         ((l - s) / d).abs().ceil() as i128
     };
-    let size =
-        usize::try_from(size).ok().filter(|&n| n < isize::MAX as usize / 16).ok_or_else(|| {
-            Error::ResourceExhausted(format!(
-                "Requires a range of {size} elements, too many to allocate [Op:Range]"
-            ))
-        })?;
+    let size = usize::try_from(size).map_err(|_| {
+        Error::ResourceExhausted(format!("Requires a range of {size} elements [Op:Range]"))
+    })?;
+    crate::shape::check_elements(size)?;
     let out = with_real!(start.buffer(), v => {
-        let (mut val, step) = (v[0], Element::unwrap(delta.buffer()).map(|d: &Vec<_>| d[0]).ok_or_else(|| Error::Internal("range".into()))?);
-        let mut out = Vec::with_capacity(size);
-        for _ in 0..size {
-            out.push(val);
-            val = crate::element::Num::add(val, step);
-        }
-        Element::wrap(out)
+        let (first, step) = (v[0], Element::unwrap(delta.buffer()).map(|d: &Vec<_>| d[0]).ok_or_else(|| Error::Internal("range".into()))?);
+        Element::wrap(crate::kernels::parallel::generate(size, |i| {
+            Num::add(first, Num::mul(Element::from_u64(i as u64), step))
+        }))
     }, else return Err(Error::unsupported_dtype("Range", dtype)));
     Ok(Tensor::from_buffer_unchecked(out, Shape(vec![size])))
 }

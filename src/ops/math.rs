@@ -106,48 +106,143 @@ pub fn truediv(x: &Tensor, y: &Tensor) -> Result<Tensor> {
     }
 }
 
-/// `tf.norm` / `tf.linalg.norm` for ord 1, 2 ('euclidean'), inf and other positive p, over
-/// `axes` (None: the whole tensor as a vector).
-pub fn norm(x: &Tensor, ord: f64, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+/// The `ord` argument of `tf.norm`: 'euclidean' (Frobenius for matrices) or a number, where
+/// 2 over two axes is the spectral norm.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormOrd {
+    Euclidean,
+    P(f64),
+}
+
+/// `tf.norm` / `tf.linalg.norm` over `axes` (None: the whole tensor as a vector). Complex inputs
+/// give a complex result with zero imaginary part, as in TensorFlow.
+pub fn norm(x: &Tensor, ord: NormOrd, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     if !(x.dtype().is_floating() || x.dtype().is_complex()) {
         return Err(Error::unsupported_dtype("Norm", x.dtype()));
     }
-    if let Some(a) = axes {
-        if a.len() == 2 {
-            return matrix_norm(x, ord, a, keepdims);
+    let real = match axes {
+        Some(a) if a.len() == 2 => matrix_norm(x, ord, a, keepdims)?,
+        Some(a) if a.len() != 1 => {
+            return Err(Error::Value(format!(
+                "'axis' must be None, an integer, or a pair of integers, got {a:?}"
+            )));
         }
-    }
+        _ => vector_norm(x, ord, axes, keepdims)?,
+    };
+    cast(&real, x.dtype())
+}
+
+fn vector_norm(x: &Tensor, ord: NormOrd, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let mag = abs(x)?;
-    if ord == f64::INFINITY {
-        reduce(ReduceOp::Max, &mag, axes, keepdims)
-    } else if ord == 1.0 {
-        reduce_sum(&mag, axes, keepdims)
-    } else if ord == 2.0 {
-        sqrt(&reduce_sum(&square(&mag)?, axes, keepdims)?)
-    } else if ord > 0.0 {
-        let p = scalar_like(&mag, ord);
-        pow(&reduce_sum(&pow(&mag, &p)?, axes, keepdims)?, &scalar_like(&mag, 1.0 / ord))
-    } else {
-        Err(Error::Value(format!("'ord' must be a supported vector norm, got {ord}")))
+    match ord {
+        NormOrd::Euclidean | NormOrd::P(2.0) => sqrt(&reduce_sum(&square(&mag)?, axes, keepdims)?),
+        NormOrd::P(p) if p == f64::INFINITY => reduce(ReduceOp::Max, &mag, axes, keepdims),
+        NormOrd::P(1.0) => reduce_sum(&mag, axes, keepdims),
+        NormOrd::P(p) if p > 0.0 => {
+            let s = reduce_sum(&pow(&mag, &scalar_like(&mag, p))?, axes, keepdims)?;
+            pow(&s, &scalar_like(&mag, 1.0 / p))
+        }
+        NormOrd::P(p) => {
+            Err(Error::Value(format!("'ord' must be a supported vector norm, got {p}")))
+        }
     }
 }
 
-/// Frobenius ('euclidean'), 1 (max column sum) and inf (max row sum) matrix norms.
-fn matrix_norm(x: &Tensor, ord: f64, axes: &[i64], keepdims: bool) -> Result<Tensor> {
+/// Frobenius ('euclidean'), 1 (max column sum), inf (max row sum) and 2 (largest singular
+/// value) matrix norms.
+fn matrix_norm(x: &Tensor, ord: NormOrd, axes: &[i64], keepdims: bool) -> Result<Tensor> {
     let mag = abs(x)?;
-    let (r, c) = (axes[0], axes[1]);
-    if ord == 2.0 {
-        return sqrt(&reduce_sum(&square(&mag)?, Some(axes), keepdims)?);
+    let (r, c) = (normalize_axis(axes[0], x.rank())?, normalize_axis(axes[1], x.rank())?);
+    if r == c {
+        return Err(Error::Value(format!("the two norm axes must differ, got {axes:?}")));
     }
-    let (inner, outer) = if ord == 1.0 {
-        (r, c)
-    } else if ord == f64::INFINITY {
-        (c, r)
-    } else {
-        return Err(Error::Value(format!("'ord' must be a supported matrix norm, got {ord}")));
+    let (inner, outer) = match ord {
+        NormOrd::Euclidean => return sqrt(&reduce_sum(&square(&mag)?, Some(axes), keepdims)?),
+        NormOrd::P(2.0) => return spectral_norm(x, r, c, keepdims),
+        NormOrd::P(1.0) => (r, c),
+        NormOrd::P(p) if p == f64::INFINITY => (c, r),
+        NormOrd::P(p) => {
+            return Err(Error::Value(format!("'ord' must be a supported matrix norm, got {p}")))
+        }
     };
-    let sums = reduce_sum(&mag, Some(&[inner]), true)?;
-    reduce(ReduceOp::Max, &sums, Some(&[inner, outer]), keepdims)
+    let sums = reduce_sum(&mag, Some(&[inner as i64]), true)?;
+    reduce(ReduceOp::Max, &sums, Some(&[inner as i64, outer as i64]), keepdims)
+}
+
+/// Largest singular value of each matrix over axes (r, c): the square root of the largest
+/// eigenvalue of AᵀA, found by cyclic Jacobi rotations in float64.
+fn spectral_norm(x: &Tensor, r: usize, c: usize, keepdims: bool) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return Err(Error::Unimplemented(
+            "the spectral norm of complex matrices is not implemented".into(),
+        ));
+    }
+    let kept: Vec<usize> = (0..x.rank()).filter(|&a| a != r && a != c).collect();
+    let perm: Vec<i64> = kept.iter().chain(&[r, c]).map(|&a| a as i64).collect();
+    let (m, n) = (x.dims()[r], x.dims()[c]);
+    let batch: usize = kept.iter().map(|&a| x.dims()[a]).product();
+    let moved = cast(&transpose(x, Some(&perm))?, DType::F64)?;
+    let data = moved.to_vec::<f64>()?;
+    let values: Vec<f64> = (0..batch)
+        .map(|b| largest_singular_value(&data[b * m * n..(b + 1) * m * n], m, n))
+        .collect();
+    let out_dims: Vec<usize> = (0..x.rank())
+        .filter_map(|a| if a == r || a == c { keepdims.then_some(1) } else { Some(x.dims()[a]) })
+        .collect();
+    let t = Tensor::from_slice(&values, &[values.len()])?;
+    cast(&reshape(&t, &out_dims.iter().map(|&d| d as i64).collect::<Vec<_>>())?, x.dtype())
+}
+
+fn largest_singular_value(a: &[f64], m: usize, n: usize) -> f64 {
+    // Gram matrix of the smaller side: its eigenvalues are the squared singular values.
+    let (k, gram) = if n <= m {
+        (
+            n,
+            (0..n * n)
+                .map(|ij| (0..m).map(|t| a[t * n + ij / n] * a[t * n + ij % n]).sum())
+                .collect::<Vec<f64>>(),
+        )
+    } else {
+        (
+            m,
+            (0..m * m)
+                .map(|ij| (0..n).map(|t| a[(ij / m) * n + t] * a[(ij % m) * n + t]).sum())
+                .collect::<Vec<f64>>(),
+        )
+    };
+    let mut g = gram;
+    for _sweep in 0..64 {
+        let off: f64 = (0..k)
+            .flat_map(|p| (0..k).filter(move |&q| q != p).map(move |q| (p, q)))
+            .map(|(p, q)| g[p * k + q].powi(2))
+            .sum();
+        if off <= 1e-30 * (0..k).map(|i| g[i * k + i].powi(2)).sum::<f64>().max(1e-300) {
+            break;
+        }
+        for p in 0..k {
+            for q in p + 1..k {
+                let apq = g[p * k + q];
+                if apq == 0.0 {
+                    continue;
+                }
+                let theta = (g[q * k + q] - g[p * k + p]) / (2.0 * apq);
+                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let t = if theta == 0.0 { 1.0 } else { t };
+                let (cs, sn) = (1.0 / (t * t + 1.0).sqrt(), t / (t * t + 1.0).sqrt());
+                for i in 0..k {
+                    let (gip, giq) = (g[i * k + p], g[i * k + q]);
+                    g[i * k + p] = cs * gip - sn * giq;
+                    g[i * k + q] = sn * gip + cs * giq;
+                }
+                for i in 0..k {
+                    let (gpi, gqi) = (g[p * k + i], g[q * k + i]);
+                    g[p * k + i] = cs * gpi - sn * gqi;
+                    g[q * k + i] = sn * gpi + cs * gqi;
+                }
+            }
+        }
+    }
+    (0..k).map(|i| g[i * k + i]).fold(0.0f64, f64::max).max(0.0).sqrt()
 }
 
 /// `tf.tensordot(a, b, axes)` by transposing the contracted axes together and one matmul.
@@ -268,6 +363,16 @@ mod tests {
         assert_eq!(l.to_vec::<f64>().unwrap(), vec![-2.0, -1.0, 0.0, 1.0, 2.0]);
         let one = linspace(&Tensor::scalar(3.0f32), &Tensor::scalar(5.0f32), 1).unwrap();
         assert_eq!(one.to_vec::<f32>().unwrap(), vec![3.0]);
+    }
+
+    #[test]
+    fn spectral_norm_is_the_largest_singular_value() {
+        let a = Tensor::from_slice(&[1.0f32, -2.0, 3.0, 4.0], &[2, 2]).unwrap();
+        let n = norm(&a, NormOrd::P(2.0), Some(&[0, 1]), false).unwrap().to_vec::<f32>().unwrap();
+        assert!((n[0] - 5.116_673_5).abs() < 1e-5, "{n:?}");
+        let f =
+            norm(&a, NormOrd::Euclidean, Some(&[0, 1]), false).unwrap().to_vec::<f32>().unwrap();
+        assert!((f[0] - 30f32.sqrt()).abs() < 1e-5);
     }
 
     #[test]

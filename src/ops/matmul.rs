@@ -65,6 +65,8 @@ pub fn cpu(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
     })?;
     let mut out_dims = batch.0.clone();
     out_dims.extend([m, n]);
+    let total = out_dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    crate::shape::check_elements(total.unwrap_or(usize::MAX))?;
     let out_shape = Shape(out_dims);
     let dims = Dims { m, n, k: ka, ta, tb };
     // Map each output batch index to the (broadcast) batch index of each input.

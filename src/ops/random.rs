@@ -132,7 +132,9 @@ fn normal_pair(w: [u32; 4], lane: usize) -> f64 {
 
 fn float_tensor(shape: &Shape, dtype: DType, f: impl Fn(u64) -> f64 + Sync) -> Result<Tensor> {
     if !dtype.is_floating() {
-        return Err(Error::InvalidArgument(format!("dtype {dtype} is not a floating point type")));
+        return Err(Error::Type(format!(
+            "Invalid dtype {dtype} for a random float tensor: expected a floating point type"
+        )));
     }
     let n = shape.num_elements();
     let out = with_dtype!(dtype, T => T::wrap(parallel::generate(n, |i| T::from_f64(f(i as u64)))));

@@ -57,26 +57,26 @@ impl UnaryOp {
         const INEXACT: DTypeSet = DTypeSet::INEXACT;
         const FLOAT: DTypeSet = DTypeSet::FLOAT;
         match self {
-            Neg => ("Neg", "negative", DTypeSet::NUMERIC),
-            Abs => ("Abs", "abs", DTypeSet::NUMERIC),
-            Sign => ("Sign", "sign", DTypeSet::NUMERIC),
+            Neg => ("Neg", "negative", DTypeSet::SIGNED_NUMERIC),
+            Abs => ("Abs", "abs", DTypeSet::SIGNED_NUMERIC),
+            Sign => ("Sign", "sign", DTypeSet::SIGNED_NUMERIC),
             Square => ("Square", "square", DTypeSet::NUMERIC),
             Sqrt => ("Sqrt", "sqrt", INEXACT),
             Rsqrt => ("Rsqrt", "rsqrt", INEXACT),
             Exp => ("Exp", "exp", INEXACT),
-            Expm1 => ("Expm1", "expm1", FLOAT),
+            Expm1 => ("Expm1", "expm1", INEXACT),
             Log => ("Log", "log", INEXACT),
-            Log1p => ("Log1p", "log1p", FLOAT),
+            Log1p => ("Log1p", "log1p", INEXACT),
             Sin => ("Sin", "sin", INEXACT),
             Cos => ("Cos", "cos", INEXACT),
             Tan => ("Tan", "tan", INEXACT),
             Tanh => ("Tanh", "tanh", INEXACT),
-            Sigmoid => ("Sigmoid", "sigmoid", FLOAT),
+            Sigmoid => ("Sigmoid", "sigmoid", INEXACT),
             Erf => ("Erf", "erf", FLOAT),
             Floor => ("Floor", "floor", FLOAT),
             Ceil => ("Ceil", "ceil", FLOAT),
             Round => ("Round", "round", DTypeSet::REAL),
-            Reciprocal => ("Reciprocal", "reciprocal", DTypeSet::NUMERIC),
+            Reciprocal => ("Reciprocal", "reciprocal", DTypeSet::SIGNED_NUMERIC),
             LogicalNot => ("LogicalNot", "logical_not", DTypeSet::BOOL),
             Invert => ("Invert", "invert", DTypeSet::INT),
             IsNan => ("IsNan", "is_nan", FLOAT),
@@ -166,14 +166,20 @@ pub fn cpu(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         Sqrt => inexact!(|a| a.sqrt()),
         Rsqrt => inexact!(|a| Num::div(Num::one(), a.sqrt())),
         Exp => inexact!(|a| a.exp()),
-        Expm1 => with_float!(b, v => un(v, |a| a.exp_m1()), else return Err(bad())),
+        Expm1 => {
+            with_float!(b, v => un(v, |a| a.exp_m1()), else with_complex!(b, v => un(v, |a| Num::sub(a.exp(), Num::one())), else return Err(bad())))
+        }
         Log => inexact!(|a| a.ln()),
-        Log1p => with_float!(b, v => un(v, |a| a.ln_1p()), else return Err(bad())),
+        Log1p => {
+            with_float!(b, v => un(v, |a| a.ln_1p()), else with_complex!(b, v => un(v, |a| Num::add(a, Num::one()).ln()), else return Err(bad())))
+        }
         Sin => inexact!(|a| a.sin()),
         Cos => inexact!(|a| a.cos()),
         Tan => inexact!(|a| a.tan()),
         Tanh => inexact!(|a| a.tanh()),
-        Sigmoid => with_float!(b, v => un(v, sigmoid), else return Err(bad())),
+        Sigmoid => {
+            with_float!(b, v => un(v, sigmoid), else with_complex!(b, v => un(v, |a| Num::div(Num::one(), Num::add(Num::one(), (-a).exp()))), else return Err(bad())))
+        }
         Erf => with_float!(b, v => un(v, FloatElem::erf), else return Err(bad())),
         Floor => with_float!(b, v => un(v, |a| a.floor()), else return Err(bad())),
         Ceil => with_float!(b, v => un(v, |a| a.ceil()), else return Err(bad())),

@@ -98,14 +98,18 @@ fn leaf(obj: &Bound<'_, PyAny>) -> PyResult<Option<Leaf>> {
             )),
         };
     }
-    if obj.is_instance_of::<PyFloat>() {
+    // numpy's float64 and complex128 subclass Python's types but keep their numpy dtype.
+    if obj.is_exact_instance_of::<PyFloat>() {
         return Ok(Some(Leaf::Float(obj.extract()?)));
     }
-    if let Ok(c) = obj.cast::<PyComplex>() {
+    if let Ok(c) = obj.cast_exact::<PyComplex>() {
         return Ok(Some(Leaf::Complex(c.real(), c.imag())));
     }
     Ok(None)
 }
+
+/// TensorFlow's limit on rank; it also bounds the recursion of nested-list conversion.
+const MAX_RANK: usize = 254;
 
 /// Walks a rectangular nested list; `None` when an element is not a Python scalar (a tensor or
 /// array inside a list), which the caller handles by stacking.
@@ -116,6 +120,11 @@ fn walk(
     leaves: &mut Vec<Leaf>,
 ) -> PyResult<bool> {
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        if depth >= MAX_RANK {
+            return Err(PyValueError::new_err(format!(
+                "Can't convert a Python sequence nested more than {MAX_RANK} deep to a Tensor."
+            )));
+        }
         let n = obj.len()?;
         if shape.len() == depth {
             if !leaves.is_empty() {
@@ -165,7 +174,7 @@ fn infer(leaves: &[Leaf]) -> PyResult<DType> {
             Leaf::Complex(..) => c = true,
         }
     }
-    if b && (i || f || c) {
+    if (b && (i || f || c)) || (c && (i || f)) {
         return Err(PyValueError::new_err(
             "Can't convert Python sequence with mixed types to Tensor.",
         ));
@@ -208,6 +217,17 @@ fn from_leaves(
         }
         _ => infer(leaves)?,
     };
+    let limit = match dtype {
+        DType::F32 => f32::MAX as f64,
+        DType::F16 => f16::MAX.to_f64(),
+        _ => f64::INFINITY,
+    };
+    if leaves.iter().any(|l| matches!(l, Leaf::Float(v) if v.is_finite() && v.abs() > limit)) {
+        return Err(PyValueError::new_err(format!(
+            "Can't convert Python sequence with out-of-range float to Tensor of dtype {}.",
+            dtype.name()
+        )));
+    }
     let buffer = with_dtype!(dtype, T => T::wrap(leaves.iter().map(|l| l.to::<T>()).collect()));
     Tensor::from_buffer(buffer, Shape(dims)).py()
 }
@@ -231,6 +251,19 @@ fn asarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 
 /// Any supported Python value to a tensor.
 pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
+    convert_nested(obj, hint, 0)
+}
+
+/// Bounds conversions that recurse through user objects (`__tf_tensor__`, lists of arrays).
+const MAX_CONVERSION_DEPTH: usize = 64;
+
+fn convert_nested(obj: &Bound<'_, PyAny>, hint: Hint, depth: usize) -> PyResult<Tensor> {
+    if depth > MAX_CONVERSION_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "Converting {} to a Tensor recursed more than {MAX_CONVERSION_DEPTH} times",
+            obj.get_type().name()?
+        )));
+    }
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;
         if let Hint::Require(d) = hint {
@@ -261,15 +294,15 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
         if walk(obj, 0, &mut shape, &mut leaves)? {
             return from_leaves(&leaves, shape, hint, obj);
         }
-        return stack_elements(obj, hint);
+        return stack_elements(obj, hint, depth);
     }
     if obj.hasattr("__tf_tensor__")? {
         let t =
             obj.call_method1("__tf_tensor__", (hint.dtype().map(|d| d as u32), obj.py().None()))?;
-        return to_tensor(&t, hint);
+        return convert_nested(&t, hint, depth + 1);
     }
     if obj.hasattr("__array__")? || obj.hasattr("dtype")? {
-        return to_tensor(&asarray(obj)?, hint);
+        return convert_nested(&asarray(obj)?, hint, depth + 1);
     }
     Err(PyValueError::new_err(format!(
         "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor.",
@@ -279,7 +312,7 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
 }
 
 /// A list holding tensors or arrays: convert each element, then stack (as `tf.constant` packs).
-fn stack_elements(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
+fn stack_elements(obj: &Bound<'_, PyAny>, hint: Hint, depth: usize) -> PyResult<Tensor> {
     let mut parts: Vec<Tensor> = Vec::new();
     for item in obj.try_iter()? {
         let item = item?;
@@ -287,21 +320,39 @@ fn stack_elements(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
             (Hint::Infer, Some(p)) => Hint::Prefer(p.dtype()),
             (h, _) => h,
         };
-        parts.push(to_tensor(&item, h)?);
+        parts.push(convert_nested(&item, h, depth + 1)?);
     }
     let refs: Vec<&Tensor> = parts.iter().collect();
     if refs.is_empty() {
         return from_leaves(&[], vec![0], hint, obj);
     }
-    ops::stack(&refs, 0).py()
+    let stacked = ops::stack(&refs, 0).py()?;
+    // Inside a list TensorFlow reads numpy int64 values as Python ints: int32 when they fit.
+    if hint == Hint::Infer && stacked.dtype() == DType::I64 && !any_tensor(obj)? {
+        let fits = stacked.to_vec::<i64>().py()?.iter().all(|&v| i32::try_from(v).is_ok());
+        if fits {
+            return ops::cast(&stacked, DType::I32).py();
+        }
+    }
+    Ok(stacked)
+}
+
+fn any_tensor(list: &Bound<'_, PyAny>) -> PyResult<bool> {
+    for item in list.try_iter()? {
+        if item?.cast::<PyTensor>().is_ok() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn read_numpy<T: NpElement + Element>(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
     let typed = arr.cast::<PyArrayDyn<T>>()?;
     let ro = typed.readonly();
+    // `as_slice` also accepts Fortran order, whose memory order is not the logical order.
     let data: Vec<T> = match ro.as_slice() {
-        Ok(s) => s.to_vec(),
-        Err(_) => ro.as_array().iter().copied().collect(),
+        Ok(s) if typed.is_c_contiguous() => s.to_vec(),
+        _ => ro.as_array().iter().copied().collect(),
     };
     Ok(T::wrap(data))
 }
@@ -327,8 +378,8 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
         )
         .py();
     }
-    Err(PyTypeError::new_err(format!(
-        "Cannot convert a numpy array of dtype {name} to a ferroflow Tensor"
+    Err(PyValueError::new_err(format!(
+        "Failed to convert a NumPy array to a Tensor (unsupported dtype {name})."
     )))
 }
 
@@ -338,8 +389,17 @@ fn unreachable_buffer() -> PyErr {
 
 static BFLOAT16: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
+/// numpy's NPY_MAXDIMS as rust-numpy assumes it (numpy 2 allows 64, numpy 1 allows 32).
+const NUMPY_MAX_RANK: usize = 32;
+
 /// A new numpy array holding a copy of the tensor's elements.
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    if t.rank() > NUMPY_MAX_RANK {
+        return Err(PyValueError::new_err(format!(
+            "Cannot convert a tensor of rank {} to numpy, which supports at most {NUMPY_MAX_RANK} dimensions",
+            t.rank()
+        )));
+    }
     let dims = IxDyn(t.dims());
     fn make<'py, T: NpElement + Clone>(
         py: Python<'py>,

@@ -59,6 +59,18 @@ fn pair(x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)
     }
 }
 
+/// Like `pair`, but a plain value must convert to the tensor operand's dtype.
+fn strict_pair(x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)> {
+    if x.cast::<PyTensor>().is_ok() || y.cast::<PyTensor>().is_err() {
+        let a = t(x)?;
+        let b = to_tensor(y, Hint::Require(a.dtype()))?;
+        Ok((a, b))
+    } else {
+        let b = t(y)?;
+        Ok((to_tensor(x, Hint::Require(b.dtype()))?, b))
+    }
+}
+
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, dtype_hint=None))]
 fn convert_to_tensor(
@@ -105,7 +117,10 @@ fn constant(
     }
     let tensor = to_tensor(value, dtype.map_or(Hint::Infer, Hint::Require))?;
     let Some(dims) = opt_int_list(shape)? else { return wrap(py, tensor) };
-    let target = Shape::checked(&dims).py()?;
+    let target = Shape::checked(&dims).map_err(|e| match e {
+        Error::InvalidArgument(m) => PyValueError::new_err(m),
+        other => super::errors::to_py(other),
+    })?;
     if tensor.num_elements() == target.num_elements() {
         return out(py, ops::reshape(&tensor, &dims));
     }
@@ -152,7 +167,9 @@ fn unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyT> {
 
 #[pyfunction]
 fn binary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<PyT> {
-    let (a, b) = pair(x, y)?;
+    // As in TensorFlow, `add` infers its operands' dtypes (a mismatch fails in the op), the
+    // others convert Python values to the tensor operand's dtype (a misfit is a TypeError).
+    let (a, b) = if name == "add" { pair(x, y)? } else { strict_pair(x, y)? };
     let r = match name {
         "truediv" => math::truediv(&a, &b),
         "squared_difference" => math::squared_difference(&a, &b),
@@ -319,10 +336,10 @@ fn unstack(
     let pieces = ops::unstack(&x, axis).py()?;
     if let Some(n) = num {
         if n as usize != pieces.len() {
-            return Err(PyValueError::new_err(format!(
-                "Cannot unstack {} pieces into num={n}",
-                pieces.len()
-            )));
+            return Err(super::errors::to_py(Error::InvalidArgument(format!(
+                "Input shape axis {axis} must equal {n}, got shape {} [Op:Unpack]",
+                x.shape()
+            ))));
         }
     }
     outs(py, Ok(pieces))
@@ -597,9 +614,9 @@ fn eye(
 ) -> PyResult<PyT> {
     let cols = num_columns.unwrap_or(num_rows);
     if num_rows < 0 || cols < 0 {
-        return Err(PyValueError::new_err(format!(
-            "num_rows and num_columns must be non-negative, got {num_rows} and {cols}"
-        )));
+        return Err(super::errors::to_py(Error::InvalidArgument(format!(
+            "num_rows and num_columns must be non-negative, got {num_rows} and {cols} [Op:Eye]"
+        ))));
     }
     let batch = opt_int_list(batch_shape)?.unwrap_or_default();
     out(py, math::eye(num_rows as usize, cols as usize, &batch, args::dtype(dtype)?))
@@ -624,15 +641,16 @@ fn clip_by_value(
 }
 
 #[pyfunction]
-#[pyo3(signature = (x, ord=2.0, axis=None, keepdims=false))]
+#[pyo3(signature = (x, ord=None, axis=None, keepdims=false))]
 fn norm(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
-    ord: f64,
+    ord: Option<f64>,
     axis: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
 ) -> PyResult<PyT> {
     let a = opt_int_list(axis)?;
+    let ord = ord.map_or(math::NormOrd::Euclidean, math::NormOrd::P);
     out(py, math::norm(&t(x)?, ord, a.as_deref(), keepdims))
 }
 

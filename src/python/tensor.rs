@@ -33,19 +33,34 @@ pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
     Py::new(py, PyTensor { inner: t })
 }
 
-/// The other operand of a binary operator, converted with this tensor's dtype as the hint.
-/// `None` means "not ours": Python then tries the reflected operator.
-fn operand(other: &Bound<'_, PyAny>, like: &Tensor) -> PyResult<Option<Tensor>> {
+/// The other operand of a binary operator. TensorFlow's forward `+` and `@` convert it by
+/// inference (a mismatch then fails in the op, InvalidArgumentError); every other operator,
+/// reflected ones included, converts it to this tensor's dtype (a misfit is a TypeError). `None` means "not
+/// ours": Python then tries the reflected operator.
+fn operand_with(other: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Option<Tensor>> {
     if let Ok(t) = other.cast::<PyTensor>() {
         return Ok(Some(t.get().inner.clone()));
     }
-    if let Some(t) = convert::scalar(other, Hint::Prefer(like.dtype()))? {
+    if other.is_none() {
+        return Err(PyValueError::new_err(
+            "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.",
+        ));
+    }
+    if let Some(t) = convert::scalar(other, hint)? {
         return Ok(Some(t));
     }
-    if other.is_none() || other.is_instance_of::<pyo3::types::PyString>() {
+    if other.is_instance_of::<pyo3::types::PyString>() {
         return Ok(None);
     }
-    convert::to_tensor(other, Hint::Prefer(like.dtype())).map(Some)
+    convert::to_tensor(other, hint).map(Some)
+}
+
+fn operand(other: &Bound<'_, PyAny>, like: &Tensor) -> PyResult<Option<Tensor>> {
+    operand_with(other, Hint::Require(like.dtype()))
+}
+
+fn inferred_operand(other: &Bound<'_, PyAny>, like: &Tensor) -> PyResult<Option<Tensor>> {
+    operand_with(other, Hint::Prefer(like.dtype()))
 }
 
 fn binary_result(py: Python<'_>, r: crate::error::Result<Tensor>) -> PyResult<Py<PyAny>> {
@@ -53,18 +68,18 @@ fn binary_result(py: Python<'_>, r: crate::error::Result<Tensor>) -> PyResult<Py
 }
 
 macro_rules! operators {
-    ($($fwd:ident, $rev:ident => $f:expr;)*) => {
+    ($($fwd:ident, $rev:ident, $convert:ident, $rconvert:ident => $f:expr;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
                 fn $fwd(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    match operand(other, &self.inner)? {
+                    match $convert(other, &self.inner)? {
                         Some(o) => binary_result(py, ($f)(&self.inner, &o)),
                         None => Ok(py.NotImplemented()),
                     }
                 }
                 fn $rev(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    match operand(other, &self.inner)? {
+                    match $rconvert(other, &self.inner)? {
                         Some(o) => binary_result(py, ($f)(&o, &self.inner)),
                         None => Ok(py.NotImplemented()),
                     }
@@ -79,16 +94,16 @@ fn logical_or_bitwise(op: BinaryOp) -> impl Fn(&Tensor, &Tensor) -> crate::error
 }
 
 operators! {
-    __add__, __radd__ => ops::add;
-    __sub__, __rsub__ => ops::sub;
-    __mul__, __rmul__ => ops::mul;
-    __truediv__, __rtruediv__ => ops::math::truediv;
-    __floordiv__, __rfloordiv__ => |a, b| ops::binary(BinaryOp::FloorDiv, a, b);
-    __mod__, __rmod__ => |a, b| ops::binary(BinaryOp::FloorMod, a, b);
-    __matmul__, __rmatmul__ => |a, b| ops::matmul(a, b, Default::default());
-    __and__, __rand__ => logical_or_bitwise(BinaryOp::And);
-    __or__, __ror__ => logical_or_bitwise(BinaryOp::Or);
-    __xor__, __rxor__ => logical_or_bitwise(BinaryOp::Xor);
+    __add__, __radd__, inferred_operand, operand => ops::add;
+    __sub__, __rsub__, operand, operand => ops::sub;
+    __mul__, __rmul__, operand, operand => ops::mul;
+    __truediv__, __rtruediv__, operand, operand => ops::math::truediv;
+    __floordiv__, __rfloordiv__, operand, operand => |a, b| ops::binary(BinaryOp::FloorDiv, a, b);
+    __mod__, __rmod__, operand, operand => |a, b| ops::binary(BinaryOp::FloorMod, a, b);
+    __matmul__, __rmatmul__, inferred_operand, operand => |a, b| ops::matmul(a, b, Default::default());
+    __and__, __rand__, operand, operand => logical_or_bitwise(BinaryOp::And);
+    __or__, __ror__, operand, operand => logical_or_bitwise(BinaryOp::Or);
+    __xor__, __rxor__, operand, operand => logical_or_bitwise(BinaryOp::Xor);
 }
 
 fn scalar_value<'py>(py: Python<'py>, t: &Tensor, what: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -99,6 +114,13 @@ fn scalar_value<'py>(py: Python<'py>, t: &Tensor, what: &str) -> PyResult<Bound<
         )));
     }
     convert::to_numpy(py, t)?.call_method0("item")
+}
+
+fn reject_complex(t: &Tensor, to: &str) -> PyResult<()> {
+    if t.dtype().is_complex() {
+        return Err(PyTypeError::new_err(format!("can't convert a complex tensor to {to}")));
+    }
+    Ok(())
 }
 
 fn index_item(item: &Bound<'_, PyAny>) -> PyResult<SliceItem> {
@@ -195,7 +217,7 @@ impl PyTensor {
             CompareOp::Ne => BinaryOp::NotEqual,
         };
         let equality = matches!(op, CompareOp::Eq | CompareOp::Ne);
-        if equality && other.is_none() {
+        if other.is_none() && equality {
             return Ok(matches!(op, CompareOp::Ne)
                 .into_pyobject(py)?
                 .to_owned()
@@ -232,10 +254,12 @@ impl PyTensor {
     }
 
     fn __float__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        reject_complex(&self.inner, "float")?;
         scalar_value(py, &self.inner, "scalar")?.call_method0("__float__")
     }
 
     fn __int__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        reject_complex(&self.inner, "int")?;
         scalar_value(py, &self.inner, "scalar")?.call_method0("__int__")
     }
 

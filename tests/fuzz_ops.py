@@ -1,0 +1,2058 @@
+#!/usr/bin/env python
+"""Fuzzes every public ferroflow op with random, extreme and invalid arguments.
+
+Each iteration calls one op (round-robin over a shuffled op list, so every op is called equally
+often) with arguments from that op's entry in ``SPECS``: tensors of any of the 15 dtypes, ranks
+0-4 and dims 0-5, values with NaN, +-Inf and the dtype's extremes, and - at a per-call rate -
+invalid arguments: negative, huge and overflowing dimensions, wrong Python types, mismatched
+shapes and dtypes, out-of-range axes, indices, counts and masks.
+
+An op may return a result (which is then read back with ``.numpy()``) or raise one of
+``ALLOWED``. Anything else is a failure: another exception type (a pyo3 ``PanicException``,
+``SystemError``, ``RuntimeError``, ``MemoryError``, ``KeyError``, ``AttributeError``, ...), a crash
+(abort, segfault, failed allocation) or a hang. ``check_table`` makes sure that every public op
+(tf.*, tf.math.*, tf.nn.*, tf.linalg.*, tf.random.*, Tensor methods) has an entry.
+
+The calls run in a worker process, so a crash cannot end the run. The supervisor (the default
+mode) restarts the worker after the call that killed it, records the crash with the call's repr
+(rebuilt from the seed: an iteration's arguments depend only on the seed and its number) and the
+Rust frames of the backtrace, and stops calling an op after ``--max-crashes-per-op`` crashes. A
+call that makes no progress for ``--call-timeout`` seconds is a hang. The worker caps its address
+space (``--max-memory-mb``), so an op that really allocates a huge tensor fails fast instead of
+exhausting the machine; the driver itself only asks for valid tensors of at most ~10**5 elements.
+
+    python tests/fuzz_ops.py --iterations 200000 --seed 0    # what tests/test_fuzz.py runs
+    python tests/fuzz_ops.py                                 # long: 10**6 calls, random seed
+    python tests/fuzz_ops.py --seed 0 --replay 1234          # rerun one call in-process
+    python tests/fuzz_ops.py --ops tf.pad,tf.tile --iterations 50000 --json summary.json
+    python tests/fuzz_ops.py --list                          # the ops and Tensor methods
+
+Exit status: 0 when no failure was recorded, 1 otherwise.
+"""
+
+import argparse
+import collections
+import faulthandler
+import json
+import math
+import operator
+import os
+import pickle
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+
+import ferroflow as tf
+import numpy as np
+
+# The exceptions an op may raise for bad input; anything else is a bug.
+ALLOWED = (
+    tf.errors.OpError,
+    TypeError,
+    ValueError,
+    IndexError,
+    NotImplementedError,
+    OverflowError,
+)
+
+FLOATS = (tf.float16, tf.bfloat16, tf.float32, tf.float64)
+COMPLEX = (tf.complex64, tf.complex128)
+SIGNED = (tf.int8, tf.int16, tf.int32, tf.int64)
+UNSIGNED = (tf.uint8, tf.uint16, tf.uint32, tf.uint64)
+INTS = SIGNED + UNSIGNED
+INDEX = (tf.int32, tf.int64)
+REAL = FLOATS + INTS
+NUMERIC = FLOATS + COMPLEX + INTS
+DTYPES = NUMERIC + (tf.bool,)
+assert len(DTYPES) == 15
+
+# Sizes no machine can allocate (2**44 float32 elements are 64 TiB), but that fit in an int64.
+HUGE = (2**44, 2**50, 2**62, 2**63 - 1)
+# Integers that do not fit in an int64 at all.
+OVERFLOW = (2**63, 2**64, 10**30, -(2**63) - 1)
+NEGATIVE = (-1, -2, -(2**31), -(2**63))
+# Fine as an axis or index value (no allocation follows), wrong for any real tensor.
+FAR = (2**31 - 1, 2**31, -(2**31) - 1, 2**40)
+
+MODULES = (
+    ("tf", tf),
+    ("tf.math", tf.math),
+    ("tf.nn", tf.nn),
+    ("tf.linalg", tf.linalg),
+    ("tf.random", tf.random),
+)
+
+
+# Arguments of the wrong kind for nearly every parameter.
+# fmt: off
+JUNK = (
+    "abc", "", None, {}, {"a": 1}, set(), object(), b"\x00\xff", 1.5, math.nan, -math.inf, True,
+    1 + 2j, 2**63, -(2**63) - 1, 10**30, [1, [2, 3]], [[1, 2], [3]], ["a", "b"], [None], [[[]]],
+    [], (), [1, "a"], [True, 1.5], np.array(["x", "y"]), np.array([None, 1], dtype=object),
+    np.array(["2020-01-01"], dtype="datetime64[D]"), np.int64(7), np.float32("nan"), slice(1, 2),
+    Ellipsis, range(3), tf.float32, tf.TensorShape(None), tf.TensorShape([None, 2]), print,
+)
+# fmt: on
+
+
+def _nested(depth):
+    value = [1.0]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+# Values that test the conversion of Python objects (tf.constant and tf.convert_to_tensor only,
+# as every op converts its arguments the same way): a rank numpy cannot hold, a nesting too deep
+# for any recursive walk, a list that contains itself, and broken conversion protocols.
+NESTED_RANK_70 = _nested(69)
+NESTED_TOO_DEEP = _nested(200_000)
+SELF_NESTED = [1.0]
+SELF_NESTED.append(SELF_NESTED)
+
+
+class ConvertsToItself:
+    """A broken ``__tf_tensor__`` (TensorFlow's conversion protocol)."""
+
+    def __tf_tensor__(self, dtype=None, name=None):
+        return self
+
+    def __repr__(self):
+        return "ConvertsToItself()"
+
+
+class ConvertsToList:
+    def __tf_tensor__(self, dtype=None, name=None):
+        return [[1, 2], [3, 4]]
+
+    def __repr__(self):
+        return "ConvertsToList()"
+
+
+class ArrayOfItself:
+    """A broken ``__array__``."""
+
+    def __array__(self, dtype=None, copy=None):
+        return self
+
+    def __repr__(self):
+        return "ArrayOfItself()"
+
+
+CONVERSION_OBJECTS = (
+    NESTED_RANK_70, NESTED_TOO_DEEP, SELF_NESTED, ConvertsToItself(), ConvertsToList(),
+    ArrayOfItself(),
+)  # fmt: skip
+
+# fmt: off
+JUNK_EQUATIONS = (
+    "", "->", "a", "a->", "->a", "ab,bc", "ab,bc->ad", "ab->abab", "aa->aa", "a1->a", "A->a",
+    "a-b", "a->b->c", "ab->a b", ",->", "ab,,ba->", "\u00e9->\u00e9", "...,...->...", "......->",
+    "a...b...->ab", "..a->a", "ij,jk->ik", "i,i,i,i,i->", "abcdefghijklmnopqrstuvwxyz->a",
+)
+# fmt: on
+
+
+class Gen:
+    """Random arguments. Every ``bad_rate`` fraction of arguments is made invalid on purpose."""
+
+    def __init__(self, rng, bad_rate):
+        self.rng = rng
+        self.bad_rate = bad_rate
+
+    # --- randomness -------------------------------------------------------------------------
+
+    def p(self, prob):
+        return self.rng.random() < prob
+
+    def bad(self):
+        return self.bad_rate > 0 and self.p(self.bad_rate)
+
+    def pick(self, seq):
+        return seq[int(self.rng.integers(len(seq)))]
+
+    def int_in(self, lo, hi):
+        """A uniform integer in [lo, hi]."""
+        return int(self.rng.integers(lo, hi + 1))
+
+    def flag(self):
+        if self.bad():
+            return self.pick(("yes", None, 2, [True], np.array([True, False])))
+        return self.p(0.5)
+
+    def junk(self):
+        return self.pick(JUNK)
+
+    # --- dtypes, shapes, values -------------------------------------------------------------
+
+    def dtype(self, pool=DTYPES):
+        """A dtype from ``pool`` in one of its spellings; when bad, any dtype or no dtype."""
+        if self.bad():
+            choice = self.int_in(0, 3)
+            if choice == 0:
+                return self.pick(DTYPES)
+            if choice == 1:
+                return self.pick(("float33", "", 999, -1, object, "complex256", np.str_))
+            if choice == 2:
+                return tf.DType(self.pick((0, 7, 99, 2**40)), "bogus", np.float32)
+            return self.junk()
+        d = self.pick(pool)
+        style = self.int_in(0, 9)
+        if style == 0:
+            return d.name
+        if style == 1:
+            return d.as_numpy_dtype
+        return d
+
+    def dims(self, rank=None, min_rank=0, max_rank=4, max_dim=5):
+        if rank is None:
+            rank = self.int_in(min_rank, max_rank)
+        return [
+            self.int_in(0, max_dim) if self.p(0.1) else self.int_in(1, max_dim) for _ in range(rank)
+        ]
+
+    def array(self, dtype, dims):
+        """A numpy array of ``dtype`` with ordinary and extreme values."""
+        n = int(np.prod(dims, dtype=np.int64))
+        np_type = dtype.as_numpy_dtype
+        special_rate = self.pick((0.0, 0.0, 0.1, 0.5))
+        if dtype == tf.bool:
+            values = self.rng.random(n) < 0.5
+        elif dtype in INTS:
+            info = np.iinfo(np_type)
+            if self.p(0.7):
+                lo, hi = max(int(info.min), -10), min(int(info.max), 10)
+                values = self.rng.integers(lo, hi, size=n, endpoint=True)
+            else:
+                values = self.rng.integers(info.min, info.max, size=n, endpoint=True, dtype=np_type)
+            values = values.astype(np_type)
+            specials = [info.min, info.max, 0, 1] + ([-1] if info.min < 0 else [])
+            mask = self.rng.random(n) < special_rate
+            values[mask] = self.rng.choice(np.array(specials, dtype=np_type), size=int(mask.sum()))
+        else:
+            real_type = np.float64
+            values = self._floats(n, special_rate, dtype)
+            if dtype in COMPLEX:
+                values = values + 1j * self._floats(n, special_rate, dtype)
+                real_type = np.complex128
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                values = np.asarray(values, dtype=real_type).astype(np_type)
+        return np.asarray(values, dtype=np_type).reshape(dims)
+
+    def _floats(self, n, special_rate, dtype):
+        scale = self.pick((1.0, 1.0, 10.0, 1e4, 1e38, 1e300))
+        values = self.rng.standard_normal(n) * scale
+        limits = dtype.real_dtype.limits if dtype in COMPLEX else dtype.limits
+        tiny = 5e-324 if self.p(0.5) else 1e-40
+        specials = np.array(
+            [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, *map(float, limits), tiny]
+        )
+        mask = self.rng.random(n) < special_rate
+        values[mask] = self.rng.choice(specials, size=int(mask.sum()))
+        return values
+
+    def like(self, arr):
+        """``arr`` as one of the things ops accept: a Tensor, an ndarray, a list or a scalar."""
+        style = self.int_in(0, 9)
+        if style <= 6:
+            return tf.constant(arr)
+        if style == 7:
+            return self.view(arr)
+        if arr.ndim == 0:
+            return arr.item()
+        return arr.tolist()
+
+    def view(self, arr):
+        """``arr`` or an equal array laid out differently: Fortran order, reversed, strided."""
+        choice = self.int_in(0, 4)
+        if choice == 1 and arr.ndim >= 2:
+            return np.asfortranarray(arr)
+        if choice == 2 and arr.ndim >= 1:
+            return arr[::-1].copy()[::-1]  # negative strides
+        if choice == 3 and arr.ndim >= 1:
+            doubled = np.repeat(arr, 2, axis=-1)
+            return doubled[..., ::2]  # non-contiguous
+        if choice == 4 and arr.ndim >= 1:
+            readonly = arr.copy()
+            readonly.flags.writeable = False
+            return readonly
+        return arr
+
+    def tensor(self, pool=DTYPES, dims=None, dtype=None):
+        """A tensor-like argument; when bad, junk or a tensor of any dtype and shape."""
+        if self.bad():
+            if self.p(0.5):
+                return self.junk()
+            return self.like(self.array(self.pick(DTYPES), self.dims()))
+        if dtype is None:
+            dtype = self.pick(pool)
+        if dims is None:
+            dims = self.dims()
+        return self.like(self.array(dtype, dims))
+
+    def real_tensor(self, pool=DTYPES, dims=None):
+        """Always a ``tf.Tensor`` (for Tensor methods)."""
+        return tf.constant(self.array(self.pick(pool), self.dims() if dims is None else dims))
+
+    def indices(self, dims, high, pool=INDEX):
+        """Integer indices in [0, high), with out-of-range ones when bad."""
+        dtype = self.pick(pool)
+        n = int(np.prod(dims, dtype=np.int64))
+        values = self.rng.integers(0, max(high, 1), size=n)
+        if self.bad():
+            choice = self.int_in(0, 2)
+            if choice == 0 and n:
+                values[self.int_in(0, n - 1)] = self.pick((-1, high, high + 3, -high - 1))
+            elif choice == 1 and n:
+                values[self.int_in(0, n - 1)] = self.pick((2**31 - 1, -(2**31)))
+            else:
+                return self.tensor()
+        info = np.iinfo(dtype.as_numpy_dtype)
+        values = np.clip(values, info.min, info.max).astype(dtype.as_numpy_dtype)
+        return self.like(values.reshape(dims))
+
+    def number(self, pool=NUMERIC):
+        """A scalar: a Python number, a numpy scalar or a scalar tensor, with specials."""
+        if self.bad():
+            return self.pick((*JUNK, *HUGE, *OVERFLOW, [1.0, 2.0]))
+        dtype = self.pick(pool)
+        value = self.array(dtype, [])
+        return self.like(value) if self.p(0.7) else value[()]
+
+    def integer(self, value):
+        """``value`` as a Python int, a numpy int or a scalar int tensor."""
+        style = self.int_in(0, 9)
+        if style == 8 and -(2**63) <= value < 2**63:
+            return np.int64(value)
+        if style == 9 and -(2**63) <= value < 2**63:
+            return tf.constant(value, tf.int64)
+        return value
+
+    def bad_int(self, rank=0):
+        """An integer (or not) that should be refused as an axis, index or mask."""
+        choice = self.int_in(0, 4)
+        if choice == 0:
+            return self.pick(HUGE)
+        if choice == 1:
+            return self.pick(OVERFLOW)
+        if choice == 2:
+            return self.pick(NEGATIVE + FAR)
+        if choice == 3:
+            return self.pick((rank, rank + 1, rank + 7, -rank - 1, -rank - 5))
+        return self.not_an_int()
+
+    def not_an_int(self):
+        if self.p(0.5):
+            return self.pick((1.0, 2.5, "1", tf.constant(1.5), tf.constant([0, 1]), np.float64(1)))
+        return self.junk()
+
+    def bad_count(self):
+        """Refused as a count or size: negative, unallocatable (not merely large) or not an int."""
+        choice = self.int_in(0, 3)
+        if choice == 0:
+            return self.pick(HUGE)
+        if choice == 1:
+            return self.pick(OVERFLOW)
+        if choice == 2:
+            return self.pick(NEGATIVE)
+        return self.not_an_int()
+
+    def count(self, high=5, low=0):
+        """A small non-negative count (depth, num, k, ...); when bad, negative/huge/not an int."""
+        if self.bad():
+            return self.bad_count()
+        return self.integer(self.int_in(low, high))
+
+    def axis(self, rank, extra=0):
+        """An axis in [-(rank + extra), rank + extra); when bad, out of range or not an int."""
+        if self.bad():
+            return self.bad_int(rank)
+        span = rank + extra
+        if span == 0:
+            return self.integer(0)
+        return self.integer(self.int_in(-span, span - 1))
+
+    def axes(self, rank):
+        """None, one axis or a list of distinct axes; when bad, repeats or out-of-range axes."""
+        if self.bad():
+            choice = self.int_in(0, 2)
+            if choice == 0 and rank:
+                a = self.int_in(0, rank - 1)
+                return [a, a - rank]
+            if choice == 1:
+                return [0, self.bad_int(rank)]
+            return self.bad_int(rank)
+        choice = self.int_in(0, 3)
+        if choice == 0 or rank == 0:
+            return None if self.p(0.8) else []
+        if choice == 1:
+            return self.axis(rank)
+        chosen = self.rng.permutation(rank)[: self.int_in(1, rank)]
+        return [int(a) - rank if self.p(0.3) else int(a) for a in chosen]
+
+    def shape(self, dims=None):
+        """A shape argument (list, tuple, TensorShape, tensor); when bad, negative/huge/junk."""
+        if self.bad():
+            return self.bad_shape()
+        if dims is None:
+            dims = self.dims()
+            if self.p(0.1):
+                dims = [self.pick((100, 1000, 10000))]
+        return self.shape_like(dims)
+
+    def shape_like(self, dims):
+        """``dims`` as a list, tuple, TensorShape, int tensor or ndarray."""
+        style = self.int_in(0, 9)
+        if style <= 4 or not all(type(d) is int and abs(d) < 2**31 for d in dims):
+            return list(dims)
+        if style == 5:
+            return tuple(dims)
+        if style == 6:
+            return tf.TensorShape(dims)
+        if style == 7:
+            return tf.constant(np.array(dims, dtype=self.pick((np.int32, np.int64))))
+        if style == 8:
+            return np.array(dims, dtype=np.int64)
+        return [self.integer(d) for d in dims]
+
+    def bad_shape(self):
+        dims = self.dims(max_rank=3)
+        choice = self.int_in(0, 6)
+        if choice == 0:  # one impossible dimension
+            dims.insert(self.int_in(0, len(dims)), self.pick(HUGE + NEGATIVE))
+            return dims
+        if choice == 1:  # a dimension that is not an int64
+            dims.insert(self.int_in(0, len(dims)), self.pick(OVERFLOW + (1.5, "2", None)))
+            return dims
+        if choice == 2:  # an element count that overflows
+            return self.pick(
+                ([2**32, 2**32], [2**21] * 3, [2**31, 2**31, 4], [2**62, 2**62], [3, 2**61, 5])
+            )
+        if choice == 3:  # a huge dimension next to a zero: valid, empty
+            return self.pick(([2**62, 0], [0, 2**63 - 1], [2**44, 0, 2**44]))
+        if choice == 4:  # not a list of ints
+            return self.pick((
+                tf.constant([2.0, 3.0]), tf.constant([[2, 3]]), tf.constant([2**40], tf.int64),
+                tf.constant([-3], tf.int32), np.array([2**44], dtype=np.int64), np.array([2.5]),
+                tf.TensorShape([None, 3]), [[2, 3]], -3, 2**44,
+            ))  # fmt: skip
+        return self.junk()
+
+    def broadcast_dims(self, dims):
+        """Dims that broadcast with ``dims``; when bad, dims that do not."""
+        out = list(dims[self.int_in(0, len(dims)) :]) if self.p(0.5) else list(dims)
+        out = [1 if self.p(0.3) else d for d in out]
+        if self.p(0.2):
+            out = [self.int_in(1, 3)] + out
+        if self.bad() and out:  # make one axis disagree (unless ``dims`` has a 1 there)
+            i = self.int_in(0, len(out) - 1)
+            out[i] = dims[i - len(out)] + 2 if len(out) <= len(dims) else 7
+        return out
+
+    def seed(self):
+        if self.bad():
+            return self.pick((*OVERFLOW, "seed", 1.5, [1, 2], tf.constant([1])))
+        return self.pick((None, None, 0, 1, 42, -1, 2**31, 2**63 - 1, -(2**63)))
+
+    def pair(self, pool=DTYPES):
+        """Two operands of one dtype with broadcastable shapes (or not, when bad)."""
+        dtype = self.pick(DTYPES) if self.bad() else self.pick(pool)
+        da = self.dims()
+        db = self.broadcast_dims(da)
+        if self.p(0.5):
+            da, db = db, da
+        x = self.tensor(dtype=dtype, dims=da)
+        other = self.pick(pool) if self.p(0.1) else dtype
+        y = self.number((other,)) if self.p(0.15) else self.tensor(dtype=other, dims=db)
+        return (y, x) if self.p(0.2) else (x, y)
+
+
+# --- the op table ----------------------------------------------------------------------------
+#
+# SPECS maps an op's name to a function of a Gen returning (args, kwargs). The name is the op's
+# first public spelling ("tf.add" covers tf.math.add); "Tensor.x" entries are Tensor methods.
+
+SPECS = {}
+# Ops that refuse every call by design, exempt from "returned a result at least once".
+NEVER_SUCCEEDS = {"tf.Tensor", "Tensor.__hash__"}
+
+
+def spec(*names):
+    def register(fn):
+        for name in names:
+            if name in SPECS:
+                raise ValueError(f"duplicate fuzz spec for {name}")
+            SPECS[name] = fn
+        return fn
+
+    return register
+
+
+UNARY_MATH = (
+    "abs angle ceil conj cos erf exp expm1 floor imag is_finite is_inf is_nan log log1p "
+    "logical_not negative real reciprocal round rsqrt sigmoid sign sin sqrt square tan tanh"
+).split()
+
+
+def _math_name(name):
+    """tf.math ops that TensorFlow also exports at the top level are named tf.<name>."""
+    return f"tf.{name}" if getattr(tf, name, None) is getattr(tf.math, name) else f"tf.math.{name}"
+
+
+@spec(*(_math_name(n) for n in UNARY_MATH))
+@spec(*(f"tf.nn.{n}" for n in "relu relu6 elu selu softplus l2_loss".split()))
+@spec("tf.identity", "tf.is_tensor")
+def _unary(g):
+    return [g.tensor(pool=(tf.bool,) if g.p(0.1) else DTYPES)], {}
+
+
+BINARY_MATH = (
+    "add subtract multiply truediv floordiv floormod pow maximum minimum atan2 squared_difference "
+    "equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor "
+    "complex divide_no_nan"
+).split()
+BINARY_POOLS = {
+    "logical_and": (tf.bool,),
+    "logical_or": (tf.bool,),
+    "logical_xor": (tf.bool,),
+    "complex": (tf.float32, tf.float64),
+    "atan2": FLOATS,
+    "divide_no_nan": FLOATS + COMPLEX,
+}
+
+
+def _binary_spec(name):
+    pool = BINARY_POOLS.get(name, DTYPES)
+
+    def gen(g):
+        return list(g.pair(pool)), {}
+
+    return gen
+
+
+for _name in BINARY_MATH:
+    spec(_math_name(_name))(_binary_spec(_name))
+
+
+@spec(*(f"tf.reduce_{n}" for n in "sum prod max min mean logsumexp all any".split()))
+@spec("tf.math.reduce_variance", "tf.math.reduce_std")
+def _reduction(g):
+    dims = g.dims()
+    pool = (tf.bool,) if g.p(0.2) else DTYPES
+    return [g.tensor(pool, dims)], {"axis": g.axes(len(dims)), "keepdims": g.flag()}
+
+
+@spec("tf.math.count_nonzero")
+def _count_nonzero(g):
+    dims = g.dims()
+    kwargs = {"axis": g.axes(len(dims)), "keepdims": g.flag(), "dtype": g.dtype(INDEX + FLOATS)}
+    return [g.tensor(dims=dims)], kwargs
+
+
+@spec("tf.argmax", "tf.argmin")
+def _arg_reduce(g):
+    dims = g.dims()
+    axis = None if g.p(0.2) else g.axis(len(dims))
+    return [g.tensor(dims=dims)], {"axis": axis, "output_type": g.dtype(INDEX)}
+
+
+@spec("tf.cumsum", "tf.math.cumprod")
+def _cumulative(g):
+    dims = g.dims()
+    kwargs = {"axis": g.axis(len(dims)), "exclusive": g.flag(), "reverse": g.flag()}
+    return [g.tensor(dims=dims)], kwargs
+
+
+@spec("tf.add_n")
+def _add_n(g):
+    dims, dtype = g.dims(), g.pick(NUMERIC)
+    values = [g.tensor(dtype=dtype, dims=dims) for _ in range(g.int_in(1, 4))]
+    if g.bad():
+        values = g.pick(([], [g.tensor(dims=g.dims())] + values, g.junk(), [None]))
+    return [values], {}
+
+
+@spec("tf.clip_by_value")
+def _clip_by_value(g):
+    dims, dtype = g.dims(), g.pick(REAL)
+    lo = g.number((dtype,)) if g.p(0.7) else g.tensor(dtype=dtype, dims=g.broadcast_dims(dims))
+    hi = g.number((dtype,)) if g.p(0.7) else g.tensor(dtype=dtype, dims=g.broadcast_dims(dims))
+    return [g.tensor(dtype=dtype, dims=dims), lo, hi], {}
+
+
+@spec("tf.cast")
+def _cast(g):
+    return [g.tensor(), g.dtype()], {}
+
+
+def _constant_spec(extra):
+    """tf.constant(value, dtype, shape) and tf.convert_to_tensor(value, dtype, dtype_hint)."""
+
+    def gen(g):
+        dims = g.dims()
+        kwargs = {}
+        if g.p(0.4):
+            kwargs["dtype"] = g.dtype()
+        if extra == "shape" and g.p(0.4):
+            n = int(np.prod(dims))
+            kwargs["shape"] = g.shape([n] if g.p(0.5) else g.dims(max_dim=2))
+        if extra == "dtype_hint" and g.p(0.4):
+            kwargs["dtype_hint"] = g.dtype()
+        value = g.tensor(dims=dims)
+        if g.bad() and g.p(0.1):
+            value = g.pick(CONVERSION_OBJECTS)
+        return [value], kwargs
+
+    return gen
+
+
+spec("tf.constant")(_constant_spec("shape"))
+spec("tf.convert_to_tensor")(_constant_spec("dtype_hint"))
+
+
+@spec("tf.zeros", "tf.ones")
+def _zeros(g):
+    return [g.shape()], ({"dtype": g.dtype()} if g.p(0.7) else {})
+
+
+@spec("tf.zeros_like", "tf.ones_like")
+def _zeros_like(g):
+    return [g.tensor()], ({"dtype": g.dtype()} if g.p(0.5) else {})
+
+
+@spec("tf.fill")
+def _fill(g):
+    value = g.number(DTYPES) if g.p(0.8) else g.tensor()
+    return [g.shape(), value], {}
+
+
+@spec("tf.eye")
+def _eye(g):
+    kwargs = {"dtype": g.dtype()}
+    if g.p(0.5):
+        kwargs["num_columns"] = g.count(6)
+    if g.p(0.3):
+        kwargs["batch_shape"] = g.shape(g.dims(max_rank=2, max_dim=3))
+    return [g.count(6)], kwargs
+
+
+@spec("tf.range")
+def _range(g):
+    if g.p(0.5):
+        start, limit = g.int_in(-10, 10), g.int_in(-10, 30)
+        delta = g.pick((1, 1, 2, 3, -1, -2)) * (1 if limit >= start else -1)
+    else:
+        start, limit = float(g.rng.normal() * 5), float(g.rng.normal() * 20)
+        delta = float(g.pick((0.5, 1.0, 0.3, 2.5))) * (1 if limit >= start else -1)
+    plain = not g.bad()
+    if not plain:
+        choice = g.int_in(0, 3)
+        if choice == 0:
+            delta = g.pick((0, 0.0, -delta, math.nan, math.inf, 1e-12, 2**62))
+        elif choice == 1:
+            limit = g.pick((2**62, 2**63 - 1, 1e30, math.inf, math.nan, -(2**63)))
+        elif choice == 2:
+            start = g.pick((math.nan, -math.inf, -1e30, -(2**63), 2**64))
+        else:
+            start = g.junk()
+    args = [start, limit, delta]
+    if g.p(0.2):
+        # Scalar tensors with their dtype's extremes, but not int32/uint32 ones: a range to
+        # 2**31 is valid, just billions of elements.
+        pool = (tf.int8, tf.int16, tf.int64, tf.uint8, tf.uint16, tf.uint64) + FLOATS
+        args = [g.like(g.array(g.pick(pool), [])) if g.p(0.5) else a for a in args]
+        plain = False
+    # A dtype casts the arguments; only for small ones, as a cast saturates (1e30 -> 2**31 - 1).
+    kwargs = {"dtype": g.dtype(REAL)} if plain and g.p(0.3) else {}
+    return args, kwargs
+
+
+@spec("tf.linspace")
+def _linspace(g):
+    start, stop = g.number(FLOATS + INDEX), g.number(FLOATS + INDEX)
+    kwargs = {"axis": g.pick((0, 0, 0, 1, -1))} if g.p(0.2) else {}
+    return [start, stop, g.count(10)], kwargs
+
+
+@spec("tf.reshape")
+def _reshape(g):
+    dims = g.dims()
+    target = list(g.rng.permutation(dims)) if dims else []
+    target = [int(d) for d in target]
+    for _ in range(g.int_in(0, 2)):
+        target.insert(g.int_in(0, len(target)), 1)
+    if target and g.p(0.3):
+        target[g.int_in(0, len(target) - 1)] = -1
+    return [g.tensor(dims=dims), g.shape(target)], {}
+
+
+@spec("tf.transpose")
+def _transpose(g):
+    dims = g.dims()
+    perm = None
+    if g.p(0.7):
+        perm = [int(a) for a in g.rng.permutation(len(dims))]
+        if g.bad():
+            perm = g.pick((perm + [0], perm[:-1], [0] * len(dims), [len(dims)] + perm[1:]))
+    return [g.tensor(dims=dims)], {"perm": perm, "conjugate": g.flag()}
+
+
+def _parts(g, dims, axis, count):
+    """``count`` tensors of one dtype whose dims differ from ``dims`` only at ``axis``."""
+    dtype = g.pick(DTYPES)
+    parts = []
+    for _ in range(count):
+        d = list(dims)
+        if d and axis is not None:
+            d[axis] = g.int_in(0, 4)
+        parts.append(g.tensor(dtype=dtype, dims=d))
+    return parts
+
+
+@spec("tf.concat")
+def _concat(g):
+    dims = g.dims(min_rank=1)
+    axis = g.int_in(0, len(dims) - 1)
+    values = _parts(g, dims, axis, g.int_in(1, 4))
+    if g.bad():
+        values = g.pick(([], values + [g.tensor()], g.junk(), values[0]))
+    return [values, g.axis(len(dims)) if g.p(0.3) else axis], {}
+
+
+@spec("tf.stack")
+def _stack(g):
+    dims = g.dims(max_rank=3)
+    values = _parts(g, dims, None, g.int_in(1, 4))
+    if g.bad():
+        values = g.pick(([], values + [g.tensor()], g.junk()))
+    return [values], {"axis": g.axis(len(dims), extra=1)}
+
+
+@spec("tf.unstack")
+def _unstack(g):
+    dims = g.dims(min_rank=1)
+    axis = g.axis(len(dims))
+    kwargs = {"axis": axis}
+    if g.p(0.4):
+        a = axis if isinstance(axis, int) and -len(dims) <= axis < len(dims) else 0
+        kwargs["num"] = g.bad_int() if g.bad() else dims[a]
+    return [g.tensor(dims=dims)], kwargs
+
+
+@spec("tf.split")
+def _split(g):
+    dims = g.dims(min_rank=1)
+    axis = g.int_in(0, len(dims) - 1)
+    d = dims[axis]
+    if g.p(0.5):
+        splits = g.pick([n for n in range(1, 6) if d % n == 0] or [1])
+        splits = g.bad_count() if g.bad() else splits
+    else:
+        sizes, left = [], d
+        while left > 0:
+            sizes.append(g.int_in(0 if g.p(0.2) else 1, left))
+            left -= sizes[-1]
+        if sizes and g.p(0.3):
+            sizes[g.int_in(0, len(sizes) - 1)] = -1
+        splits = g.bad_shape() if g.bad() else sizes
+    return [g.tensor(dims=dims), splits], {"axis": g.axis(len(dims)) if g.p(0.2) else axis}
+
+
+@spec("tf.tile")
+def _tile(g):
+    dims = g.dims()
+    multiples = [g.int_in(0, 3) for _ in dims]
+    return [g.tensor(dims=dims), g.shape(multiples)], {}
+
+
+@spec("tf.pad")
+def _pad(g):
+    dims = g.dims()
+    mode = g.pick(("CONSTANT", "CONSTANT", "REFLECT", "SYMMETRIC", "constant", "reflect"))
+    limit = {"REFLECT": -1, "SYMMETRIC": 0}.get(mode.upper())
+    paddings = []
+    for d in dims:
+        top = 3 if limit is None else max(d + limit, 0)
+        paddings.append([g.int_in(0, top), g.int_in(0, top)])
+    if g.bad():
+        choice = g.int_in(0, 3)
+        if choice == 0 and paddings:
+            paddings[0][g.int_in(0, 1)] = g.pick(HUGE + NEGATIVE + OVERFLOW)
+        elif choice == 1:
+            paddings = paddings + [[1, 1]] if g.p(0.5) else paddings[:-1]
+        elif choice == 2:
+            mode = g.pick(("WRAP", "", None, 3))
+        else:
+            paddings = g.pick(
+                (g.junk(), [[1, 2, 3]], [1, 2], tf.constant([[1.5, 2.0]]), [[None, 1]])
+            )
+    pairs = isinstance(paddings, list) and all(
+        isinstance(r, list) and len(r) == 2 for r in paddings
+    )
+    if g.p(0.2) and pairs:
+        if all(type(v) is int and abs(v) < 2**63 for row in paddings for v in row):
+            paddings = tf.constant(np.array(paddings, dtype=np.int64).reshape(-1, 2))
+    value = g.number() if g.p(0.3) else 0
+    return [g.tensor(dims=dims), paddings], {"mode": mode, "constant_values": value}
+
+
+@spec("tf.squeeze")
+def _squeeze(g):
+    dims = g.dims()
+    for _ in range(g.int_in(0, 2)):
+        dims.insert(g.int_in(0, len(dims)), 1)
+    ones = [i for i, d in enumerate(dims) if d == 1]
+    axis = None
+    if ones and g.p(0.6):
+        axis = [i - len(dims) if g.p(0.3) else i for i in ones[: g.int_in(1, len(ones))]]
+    if g.bad():
+        axis = g.axes(len(dims))
+    return [g.tensor(dims=dims)], {"axis": axis}
+
+
+@spec("tf.expand_dims")
+def _expand_dims(g):
+    dims = g.dims()
+    return [g.tensor(dims=dims), g.axis(len(dims), extra=1)], {}
+
+
+@spec("tf.broadcast_to")
+def _broadcast_to(g):
+    dims = g.dims(max_rank=3)
+    target = [g.int_in(1, 3) for _ in range(g.int_in(0, 2))] + dims
+    target = [g.int_in(0, 4) if d == 1 else d for d in target]
+    return [g.tensor(dims=dims), g.shape(target)], {}
+
+
+@spec("tf.shape", "tf.size")
+def _shape(g):
+    return [g.tensor()], ({"out_type": g.dtype(INDEX)} if g.p(0.5) else {})
+
+
+@spec("tf.rank")
+def _rank(g):
+    return [g.tensor()], {}
+
+
+@spec("tf.slice")
+def _slice(g):
+    dims = g.dims()
+    begin = [g.int_in(0, d) for d in dims]
+    size = [-1 if g.p(0.2) else g.int_in(0, d - b) for d, b in zip(dims, begin)]
+    if g.bad():
+        target = g.pick((begin, size))
+        if target:
+            target[g.int_in(0, len(target) - 1)] = g.bad_int()
+        else:
+            target.append(g.int_in(0, 3))
+    return [g.tensor(dims=dims), g.shape_like(begin), g.shape_like(size)], {}
+
+
+def _stride_list(g, m):
+    """Begins, ends and strides for ``m`` slice positions."""
+    begin = [g.int_in(-7, 7) for _ in range(m)]
+    end = [g.int_in(-7, 7) for _ in range(m)]
+    strides = [g.pick((1, 1, 1, -1, 2, -2, 3)) for _ in range(m)]
+    if g.bad() and m:
+        target = g.pick((begin, end, strides))
+        target[g.int_in(0, m - 1)] = g.pick((0, *HUGE, *NEGATIVE, *FAR, -(2**63) + 1))
+    return begin, end, strides
+
+
+@spec("tf.strided_slice")
+def _strided_slice(g):
+    dims = g.dims()
+    m = g.int_in(0, len(dims) + 1)
+    begin, end, strides = _stride_list(g, m)
+    kwargs = {}
+    for mask in ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask"):
+        if g.p(0.3):
+            kwargs[mask] = g.int_in(0, 2**m - 1) if not g.bad() else g.bad_int()
+    if g.p(0.2) and m:
+        kwargs["ellipsis_mask"] = 1 << g.int_in(0, m - 1)
+    if g.bad():
+        kwargs["ellipsis_mask"] = g.int_in(0, 2 ** (m + 1) - 1)
+    strides = None if g.p(0.2) else strides
+    return [g.tensor(dims=dims), begin, end, strides], kwargs
+
+
+@spec("tf.reverse")
+def _reverse(g):
+    dims = g.dims()
+    axes = [int(a) for a in g.rng.permutation(len(dims))[: g.int_in(0, len(dims))]]
+    if g.bad():
+        axes = g.axes(len(dims))
+    return [g.tensor(dims=dims), axes], {}
+
+
+@spec("tf.gather")
+def _gather(g):
+    dims = g.dims(min_rank=1)
+    axis = g.int_in(0, len(dims) - 1)
+    kwargs = {"axis": g.axis(len(dims)) if g.p(0.2) else axis}
+    if g.p(0.3):
+        kwargs["batch_dims"] = g.bad_int() if g.bad() else g.int_in(-1, 1)
+    idx = g.indices(g.dims(max_rank=2), dims[axis])
+    return [g.tensor(dims=dims), idx], kwargs
+
+
+@spec("tf.gather_nd")
+def _gather_nd(g):
+    dims = g.dims(min_rank=1)
+    k = g.int_in(1, len(dims))
+    batch = g.dims(max_rank=2)
+    n = int(np.prod(batch))
+    cols = [g.rng.integers(0, max(d, 1), size=n) for d in dims[:k]]
+    idx = np.stack(cols, axis=-1).reshape([*batch, k]).astype(g.pick((np.int32, np.int64)))
+    if g.bad() and idx.size:
+        idx.flat[g.int_in(0, idx.size - 1)] = g.pick((-1, 5, 6, 2**31 - 1))
+    indices = g.like(idx) if not g.bad() else g.indices(g.dims(), 3)
+    kwargs = {"batch_dims": g.bad_int()} if g.p(0.05) else {}
+    return [g.tensor(dims=dims), indices], kwargs
+
+
+@spec("tf.scatter_nd")
+def _scatter_nd(g):
+    dims = g.dims(min_rank=1)
+    k = g.int_in(1, len(dims))
+    batch = g.dims(max_rank=2)
+    n = int(np.prod(batch))
+    cols = [g.rng.integers(0, max(d, 1), size=n) for d in dims[:k]]
+    idx = np.stack(cols, axis=-1).reshape([*batch, k]).astype(g.pick((np.int32, np.int64)))
+    if g.bad() and idx.size:
+        idx.flat[g.int_in(0, idx.size - 1)] = g.pick((-1, 5, 6, 2**31 - 1))
+    updates = g.tensor(pool=NUMERIC, dims=batch + dims[k:])
+    return [g.like(idx), updates, g.shape(dims)], {}
+
+
+@spec("tf.where")
+def _where(g):
+    dims = g.dims()
+    cond = g.tensor(pool=(tf.bool,) if g.p(0.8) else DTYPES, dims=dims)
+    if g.p(0.4):
+        return [cond], {}
+    x, y = g.pair()
+    if g.p(0.5):
+        x, y = g.tensor(dims=g.broadcast_dims(dims)), g.tensor(dims=g.broadcast_dims(dims))
+    if g.bad():
+        x, y = g.pick(((x, None), (None, y)))
+    return [cond], {"x": x, "y": y}
+
+
+@spec("tf.boolean_mask")
+def _boolean_mask(g):
+    dims = g.dims(min_rank=1)
+    axis = g.int_in(0, len(dims) - 1)
+    mask_dims = dims[axis : axis + g.int_in(1, len(dims) - axis)]
+    mask = g.tensor(pool=(tf.bool,), dims=g.broadcast_dims(mask_dims) if g.bad() else mask_dims)
+    return [g.tensor(dims=dims), mask], ({"axis": g.axis(len(dims)) if g.bad() else axis})
+
+
+@spec("tf.one_hot")
+def _one_hot(g):
+    depth = g.count(6)
+    high = depth if isinstance(depth, int) and 0 <= depth < 100 else 3
+    indices = g.indices(g.dims(max_rank=3), high + 1)
+    kwargs = {}
+    if g.p(0.3):
+        kwargs["on_value"] = g.number()
+    if g.p(0.3):
+        kwargs["off_value"] = g.number()
+    if g.p(0.3):
+        kwargs["axis"] = g.axis(4)
+    if g.p(0.3):
+        kwargs["dtype"] = g.dtype()
+    return [indices, depth], kwargs
+
+
+@spec("tf.sort", "tf.argsort")
+def _sort(g):
+    dims = g.dims(min_rank=1 if g.p(0.9) else 0)
+    direction = g.pick(("ASCENDING", "DESCENDING"))
+    if g.bad():
+        direction = g.pick(("ascending", "UP", None, 1))
+    return [g.tensor(dims=dims)], {"axis": g.axis(len(dims)), "direction": direction}
+
+
+@spec("tf.math.top_k")
+def _top_k(g):
+    dims = g.dims(min_rank=1 if g.p(0.9) else 0)
+    k = g.count(dims[-1] if dims else 1)
+    return [g.tensor(dims=dims)], {"k": k, "sorted": g.flag()}
+
+
+@spec("tf.unique")
+def _unique(g):
+    dims = [g.int_in(0, 12)] if g.p(0.8) else g.dims()
+    kwargs = {"out_idx": g.dtype(INDEX)} if g.p(0.5) else {}
+    return [g.tensor(dims=dims)], kwargs
+
+
+def _matmul_operands(g):
+    batch = g.dims(max_rank=2, max_dim=3)
+    m, k, n = g.int_in(0, 4), g.int_in(0, 4), g.int_in(0, 4)
+    flags = {f: g.p(0.2) for f in ("transpose_a", "transpose_b", "adjoint_a", "adjoint_b")}
+    a_dims = [k, m] if flags["transpose_a"] or flags["adjoint_a"] else [m, k]
+    b_dims = [n, k] if flags["transpose_b"] or flags["adjoint_b"] else [k, n]
+    if g.bad():
+        b_dims[0] += 1
+    dtype = g.pick(NUMERIC)
+    a = g.tensor(dtype=dtype, dims=g.broadcast_dims(batch) + a_dims)
+    b = g.tensor(dtype=dtype, dims=g.broadcast_dims(batch) + b_dims)
+    return a, b, flags
+
+
+@spec("tf.matmul")
+def _matmul(g):
+    a, b, flags = _matmul_operands(g)
+    return [a, b], {f: v for f, v in flags.items() if v or g.p(0.1)}
+
+
+@spec("tf.linalg.matvec")
+def _matvec(g):
+    dtype = g.pick(NUMERIC)
+    m, k = g.int_in(0, 4), g.int_in(0, 4)
+    kwargs = {"transpose_a": g.p(0.2), "adjoint_a": g.p(0.2)}
+    a_dims = [k, m] if kwargs["transpose_a"] or kwargs["adjoint_a"] else [m, k]
+    b_dims = [k + 1] if g.bad() else [k]
+    batch = g.dims(max_rank=1, max_dim=3)
+    return [g.tensor(dtype=dtype, dims=batch + a_dims), g.tensor(dtype=dtype, dims=b_dims)], kwargs
+
+
+@spec("tf.tensordot")
+def _tensordot(g):
+    dtype = g.pick(NUMERIC)
+    n = g.int_in(0, 2)
+    shared = g.dims(rank=n, max_dim=3)
+    a_dims = g.dims(max_rank=2, max_dim=3) + shared
+    b_dims = shared + g.dims(max_rank=2, max_dim=3)
+    if g.p(0.5):
+        axes = n
+    else:
+        ra = len(a_dims)
+        axes = [list(range(ra - n, ra)), list(range(n))]
+    if g.bad():
+        axes = g.pick((g.bad_int(), [[0], [0, 1]], [[g.bad_int()], [0]], [0, 1, 2], "ab"))
+    a, b = g.tensor(dtype=dtype, dims=a_dims), g.tensor(dtype=dtype, dims=b_dims)
+    return [a, b, axes], {}
+
+
+@spec("tf.einsum")
+def _einsum(g):
+    letters = "abcdefgh"[: g.int_in(1, 5)]
+    sizes = {c: g.int_in(0, 3) for c in letters}
+    subscripts = ["".join(g.pick(letters) for _ in range(g.int_in(0, 3))) for _ in range(3)]
+    subscripts = subscripts[: g.int_in(1, 3)]
+    used = sorted(set("".join(subscripts)))
+    counts = collections.Counter("".join(subscripts))
+    ellipsis = g.p(0.2)
+    ell_dims = g.dims(max_rank=2, max_dim=3)
+    if g.p(0.5):
+        output = "".join(c for c in used if counts[c] == 1 or g.p(0.3))
+        output = "".join(g.rng.permutation(list(output))) if output else ""
+        equation = ",".join(subscripts) + "->" + ("..." if ellipsis else "") + output
+    else:
+        equation = ",".join(subscripts)
+    if ellipsis:
+        equation = ",".join("..." + s for s in equation.split("->")[0].split(",")) + (
+            equation[equation.index("->") :] if "->" in equation else ""
+        )
+    dtype = g.pick(NUMERIC)
+    operands = []
+    for s in subscripts:
+        dims = (g.broadcast_dims(ell_dims) if ellipsis else []) + [sizes[c] for c in s]
+        operands.append(g.tensor(dtype=dtype, dims=dims))
+    if g.bad():
+        choice = g.int_in(0, 2)
+        if choice == 0:
+            equation = g.pick(JUNK_EQUATIONS)
+        elif choice == 1:
+            operands = operands[:-1] if g.p(0.5) else operands + [g.tensor()]
+        else:
+            equation = g.junk()
+    return [equation, *operands], {}
+
+
+@spec("tf.norm")
+def _norm(g):
+    dims = g.dims()
+    ords = ("euclidean", "fro", 1, 2, math.inf, "inf", 0.5, 3)
+    order = g.pick((0, -1, "nuc", math.nan, None, -math.inf, "max")) if g.bad() else g.pick(ords)
+    axis = None
+    if g.p(0.6) and dims:
+        if g.p(0.5) or len(dims) < 2:
+            axis = g.axis(len(dims))
+        else:
+            axis = [int(a) for a in g.rng.permutation(len(dims))[:2]]
+    if g.bad():
+        axis = g.axes(len(dims))
+    pool = FLOATS + COMPLEX if g.p(0.8) else DTYPES
+    return [g.tensor(pool, dims)], {"ord": order, "axis": axis, "keepdims": g.flag()}
+
+
+@spec("tf.nn.leaky_relu")
+def _leaky_relu(g):
+    alpha = g.number(FLOATS) if g.p(0.5) else 0.2
+    return [g.tensor()], {"alpha": alpha}
+
+
+@spec("tf.nn.gelu")
+def _gelu(g):
+    return [g.tensor()], {"approximate": g.flag()}
+
+
+@spec("tf.nn.softmax", "tf.nn.log_softmax")
+def _softmax(g):
+    dims = g.dims()
+    axis = None if g.p(0.3) else g.axis(len(dims))
+    return [g.tensor(dims=dims)], {"axis": axis}
+
+
+@spec("tf.nn.softmax_cross_entropy_with_logits")
+def _softmax_ce(g):
+    dims = g.dims(min_rank=1)
+    dtype = g.pick(FLOATS) if g.p(0.8) else g.pick(DTYPES)
+    labels = g.tensor(dtype=dtype, dims=g.broadcast_dims(dims) if g.bad() else dims)
+    return [], {
+        "labels": labels,
+        "logits": g.tensor(dtype=dtype, dims=dims),
+        "axis": g.axis(len(dims)),
+    }
+
+
+@spec("tf.nn.sparse_softmax_cross_entropy_with_logits")
+def _sparse_softmax_ce(g):
+    dims = g.dims(min_rank=1)
+    label_dims = dims[:-1] if not g.bad() else g.dims()
+    labels = g.indices(label_dims, dims[-1])
+    return [], {"labels": labels, "logits": g.tensor(FLOATS if g.p(0.8) else DTYPES, dims)}
+
+
+@spec("tf.nn.sigmoid_cross_entropy_with_logits")
+def _sigmoid_ce(g):
+    dims = g.dims()
+    dtype = g.pick(FLOATS) if g.p(0.8) else g.pick(DTYPES)
+    labels = g.tensor(dtype=dtype, dims=g.broadcast_dims(dims) if g.bad() else dims)
+    logits = g.tensor(dtype=dtype, dims=dims)
+    if g.bad():
+        labels, logits = g.pick(((None, logits), (labels, None)))
+    return [], {"labels": labels, "logits": logits}
+
+
+@spec("tf.nn.bias_add")
+def _bias_add(g):
+    dims = g.dims(min_rank=1)
+    data_format = g.pick((None, "NHWC", "N...C", "NCHW", "NC..."))
+    if g.bad():
+        data_format = g.pick(("nhwc", "HWC", "", 3))
+    channels_first = data_format in ("NCHW", "NC...") and len(dims) >= 2
+    channels = dims[1] if channels_first else dims[-1]
+    dtype = g.pick(NUMERIC)
+    bias = g.tensor(dtype=dtype, dims=[channels + 1] if g.bad() else [channels])
+    return [g.tensor(dtype=dtype, dims=dims), bias], {"data_format": data_format}
+
+
+@spec("tf.nn.dropout")
+def _dropout(g):
+    dims = g.dims()
+    rate = g.pick((0.0, 0.1, 0.5, 0.9, 0.999))
+    if g.bad():
+        rate = g.pick((1.0, -0.1, 1.5, math.nan, math.inf, "0.5", None, tf.constant([0.5])))
+    kwargs = {"seed": g.seed()}
+    if g.p(0.3):
+        kwargs["noise_shape"] = g.shape([1 if g.p(0.5) else d for d in dims])
+    return [g.tensor(FLOATS if g.p(0.8) else DTYPES, dims), rate], kwargs
+
+
+@spec("tf.nn.moments")
+def _moments(g):
+    dims = g.dims(min_rank=1)
+    axes = [int(a) for a in g.rng.permutation(len(dims))[: g.int_in(1, len(dims))]]
+    if g.bad():
+        axes = g.axes(len(dims))
+    kwargs = {"keepdims": g.flag()}
+    if g.p(0.1):
+        kwargs["shift"] = g.number()
+    return [g.tensor(dims=dims), axes], kwargs
+
+
+@spec("tf.random.uniform")
+def _uniform(g):
+    dtype = g.dtype(REAL) if g.p(0.7) else tf.float32
+    kwargs = {"dtype": dtype, "seed": g.seed()}
+    if g.p(0.6):
+        kwargs["minval"] = g.number(REAL) if g.p(0.5) else g.int_in(-5, 0)
+    if g.p(0.7):
+        kwargs["maxval"] = g.number(REAL) if g.p(0.5) else g.int_in(1, 9)
+    return [g.shape()], kwargs
+
+
+@spec("tf.random.normal", "tf.random.truncated_normal")
+def _normal(g):
+    kwargs = {"dtype": g.dtype(FLOATS) if g.p(0.7) else tf.float32, "seed": g.seed()}
+    if g.p(0.5):
+        kwargs["mean"] = g.number(REAL)
+    if g.p(0.5):
+        kwargs["stddev"] = g.number(REAL) if g.p(0.5) else g.pick((0.0, -1.0, 1e-30, 1e30))
+    return [g.shape()], kwargs
+
+
+@spec("tf.random.shuffle")
+def _shuffle(g):
+    return [g.tensor()], {"seed": g.seed()}
+
+
+@spec("tf.random.set_seed")
+def _set_seed(g):
+    return [g.seed()], {}
+
+
+@spec("tf.as_dtype")
+def _as_dtype(g):
+    value = g.dtype()
+    if g.p(0.3):
+        value = g.pick((1, 2, 3, 14, 19, 23, np.dtype("float64"), float, int, bool, complex))
+    return [value], {}
+
+
+@spec("tf.TensorShape")
+def _tensor_shape(g):
+    if g.p(0.3):
+        return [g.pick((None, [None], [None, 3], 5, (), tf.TensorShape([2])))], {}
+    return [g.shape()], {}
+
+
+@spec("tf.DType")
+def _dtype_class(g):
+    enum = g.pick(DTYPES).as_datatype_enum if g.p(0.7) else g.bad_int()
+    return [enum, g.pick(("float32", "x", "")), g.pick((np.float32, np.int8, None))], {}
+
+
+@spec("tf.Tensor")
+def _tensor_class(g):
+    return [g.junk() for _ in range(g.int_in(0, 2))], {}
+
+
+# --- Tensor methods --------------------------------------------------------------------------
+#
+# TENSOR_METHODS maps "Tensor.<name>" to a function taking (tensor, *args). Reflected operators
+# (``__radd__``) are reached the way Python reaches them: with a plain value on the left.
+
+_BINARY_OPERATORS = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "truediv": operator.truediv,
+    "floordiv": operator.floordiv,
+    "mod": operator.mod,
+    "pow": operator.pow,
+    "matmul": operator.matmul,
+    "and": operator.and_,
+    "or": operator.or_,
+    "xor": operator.xor,
+}
+_COMPARISONS = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
+
+
+def _reflected(fn):
+    return lambda t, other: fn(other, t)
+
+
+def _as_list(t):
+    return list(iter(t))
+
+
+def _pickle_round_trip(t):
+    return pickle.loads(pickle.dumps(t))
+
+
+TENSOR_METHODS = {
+    **{f"Tensor.__{n}__": f for n, f in _BINARY_OPERATORS.items()},
+    **{f"Tensor.__r{n}__": _reflected(f) for n, f in _BINARY_OPERATORS.items()},
+    **{f"Tensor.__{n}__": f for n, f in _COMPARISONS.items()},
+    "Tensor.__neg__": operator.neg,
+    "Tensor.__pos__": operator.pos,
+    "Tensor.__abs__": operator.abs,
+    "Tensor.__invert__": operator.invert,
+    "Tensor.__bool__": bool,
+    "Tensor.__int__": int,
+    "Tensor.__float__": float,
+    "Tensor.__complex__": complex,
+    "Tensor.__index__": operator.index,
+    "Tensor.__len__": len,
+    "Tensor.__iter__": _as_list,
+    "Tensor.__hash__": hash,
+    "Tensor.__repr__": repr,
+    "Tensor.__str__": str,
+    "Tensor.__format__": format,
+    "Tensor.__array__": np.asarray,
+    "Tensor.__reduce__": _pickle_round_trip,
+    "Tensor.__getitem__": operator.getitem,
+    "Tensor.numpy": lambda t: t.numpy(),
+    "Tensor.shape": lambda t: t.shape,
+    "Tensor.dtype": lambda t: t.dtype,
+    "Tensor.ndim": lambda t: t.ndim,
+    "Tensor.device": lambda t: t.device,
+}
+# Tensor attributes that are not part of the op surface.
+TENSOR_NOT_OPS = {"__module__", "__array_priority__", "_dims", "_dtype_enum"}
+
+
+def _operand(g, t):
+    """The other operand of a Tensor operator: a tensor, a Python value or an ndarray."""
+    dims = g.broadcast_dims(list(t.shape.as_list()))
+    dtype = t.dtype if g.p(0.7) else g.pick(DTYPES)
+    choice = g.int_in(0, 9)
+    if choice <= 4:
+        return tf.constant(g.array(dtype, dims))
+    if choice <= 7:
+        return g.number((dtype,))
+    if choice == 8:
+        return g.array(dtype, dims)
+    return g.junk() if g.p(0.5) else g.array(dtype, dims).tolist()
+
+
+def _binary_operator_spec(g):
+    t = g.real_tensor()
+    if g.p(0.1):  # matmul-friendly shapes
+        k = g.int_in(0, 3)
+        t = g.real_tensor(dims=[g.int_in(0, 3), k])
+        return [t, g.tensor(dtype=t.dtype, dims=[k, g.int_in(0, 3)])], {}
+    return _operands(g, t)
+
+
+def _operands(g, t):
+    other = _operand(g, t)
+    if isinstance(other, (str, bytes, list, tuple)) and t.dtype.is_integer and t.ndim == 0:
+        # Python repeats a sequence by an integer scalar (via __index__): keep the count small.
+        t = tf.constant(np.array(3, t.dtype.as_numpy_dtype))
+    return [t, other], {}
+
+
+def _reflected_operator_spec(g):
+    return _operands(g, g.real_tensor())
+
+
+for _name in TENSOR_METHODS:
+    _method = _name.split(".", 1)[1].strip("_")
+    if _method in _BINARY_OPERATORS or _method in _COMPARISONS:
+        spec(_name)(_binary_operator_spec)
+    elif _method.startswith("r") and _method[1:] in _BINARY_OPERATORS:
+        spec(_name)(_reflected_operator_spec)
+
+
+@spec("Tensor.__neg__", "Tensor.__pos__", "Tensor.__abs__", "Tensor.__invert__")
+@spec("Tensor.__bool__", "Tensor.__int__", "Tensor.__float__", "Tensor.__complex__")
+@spec("Tensor.__index__", "Tensor.__len__", "Tensor.__iter__", "Tensor.__hash__")
+@spec("Tensor.__repr__", "Tensor.__str__", "Tensor.__reduce__", "Tensor.numpy")
+@spec("Tensor.shape", "Tensor.dtype", "Tensor.ndim", "Tensor.device")
+def _tensor_unary(g):
+    dims = [] if g.p(0.4) else g.dims()
+    return [g.real_tensor(dims=dims)], {}
+
+
+@spec("Tensor.__format__")
+def _tensor_format(g):
+    dims = [] if g.p(0.6) else g.dims(max_rank=2)
+    fmt = g.pick(("", ".2f", "d", "x", ">10", "e", "%", "!", "junk", "{}"))
+    return [g.real_tensor(dims=dims), fmt], {}
+
+
+@spec("Tensor.__array__")
+def _tensor_array(g):
+    kwargs = {"dtype": g.pick(DTYPES).as_numpy_dtype} if g.p(0.4) else {}
+    return [g.real_tensor()], kwargs
+
+
+def _index_item(g, d):
+    """One element of an index for an axis of size ``d`` (None: no axis left)."""
+    kind = g.pick(("int", "slice", "slice", "ellipsis", "newaxis"))
+    if kind == "int":
+        value = g.int_in(-d, d - 1) if d else 0
+        return g.bad_int() if g.bad() else g.integer(value)
+    if kind == "slice":
+        parts = [None if g.p(0.4) else g.int_in(-7, 7) for _ in range(2)]
+        step = g.pick((None, None, 1, -1, 2, -3))
+        if g.bad():
+            step = g.pick((0, *HUGE, *NEGATIVE, *OVERFLOW, 1.5))
+            parts[g.int_in(0, 1)] = g.pick((*HUGE, *OVERFLOW, -(2**63), "a"))
+        return slice(parts[0], parts[1], step)
+    return Ellipsis if kind == "ellipsis" else None
+
+
+@spec("Tensor.__getitem__")
+def _tensor_getitem(g):
+    dims = g.dims()
+    t = g.real_tensor(dims=dims)
+    choice = g.int_in(0, 9)
+    if choice == 0 and dims:  # a boolean mask over the leading axes
+        mask_dims = dims[: g.int_in(1, len(dims))]
+        return [t, tf.constant(g.array(tf.bool, mask_dims))], {}
+    if choice == 1:
+        return [t, g.pick((g.junk(), tf.constant(1.0), tf.constant([0, 1]), [0, 1]))], {}
+    items = [_index_item(g, dims[i] if i < len(dims) else 0) for i in range(g.int_in(0, 5))]
+    if len(items) == 1 and g.p(0.5):
+        return [t, items[0]], {}
+    return [t, tuple(items)], {}
+
+
+# --- resolving and checking the table --------------------------------------------------------
+
+
+def public_ops():
+    """Every public callable of the fuzzed modules, as [(callable, [names])] in discovery order."""
+    found = {}
+    for prefix, module in MODULES:
+        for name in sorted(dir(module)):
+            value = getattr(module, name)
+            if name.startswith("_") or not callable(value) or isinstance(value, tf.DType):
+                continue
+            found.setdefault(id(value), (value, []))[1].append(f"{prefix}.{name}")
+    return list(found.values())
+
+
+def resolve(name):
+    """The callable an op name stands for: a public function, class or Tensor method."""
+    if name in TENSOR_METHODS:
+        return TENSOR_METHODS[name]
+    module_name, _, attr = name.rpartition(".")
+    return getattr(dict(MODULES)[module_name], attr)
+
+
+def check_table():
+    """Where SPECS and the public API disagree: an op without a spec, or a stale spec."""
+    errors = []
+    known = set()
+    for name in SPECS:
+        try:
+            fn = resolve(name)
+        except (AttributeError, KeyError):
+            errors.append(f"fuzz spec for a missing op: {name}")
+            continue
+        known.add(id(fn))
+        if name.startswith("Tensor.") and not hasattr(tf.Tensor, name.split(".", 1)[1]):
+            errors.append(f"fuzz spec for a missing Tensor attribute: {name}")
+    for value, names in public_ops():
+        if id(value) not in known:
+            errors.append(f"no fuzz spec for {' / '.join(names)}")
+    inherited = set(dir(object))
+    for attr in dir(tf.Tensor):
+        if attr in TENSOR_NOT_OPS or attr in inherited or f"Tensor.{attr}" in SPECS:
+            continue
+        errors.append(f"no fuzz spec for Tensor.{attr}")
+    return errors
+
+
+# --- showing arguments -----------------------------------------------------------------------
+
+
+def _literal(arr):
+    if arr.size == 0:
+        return f"np.zeros({list(arr.shape)})"
+    if arr.size <= 64:
+        return repr(arr.tolist())
+    head = ", ".join(repr(v) for v in arr.ravel()[:6].tolist())
+    return f"<{arr.size} values of shape {list(arr.shape)}: {head}, ...>"
+
+
+def _nesting(value):
+    depth = 0
+    while isinstance(value, list):
+        value, depth = value[0], depth + 1
+    return depth
+
+
+def show(value, depth=0):
+    """A short, mostly executable repr of an argument (nan/inf stand for float('nan'/'inf'))."""
+    if isinstance(value, tf.Tensor):
+        try:
+            return f"tf.constant({_literal(np.asarray(value.numpy()))}, tf.{value.dtype.name})"
+        except BaseException:  # a repr must not fail
+            return "<Tensor that cannot be shown>"
+    if isinstance(value, np.ndarray):
+        name = value.dtype.name
+        dtype = "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
+        if value.dtype.kind in "OUSM":
+            dtype = repr(value.dtype.str)
+        return f"np.array({_literal(value)}, {dtype})"
+    if isinstance(value, np.generic):
+        return f"np.{type(value).__name__}({value.item()!r})"
+    if isinstance(value, tf.DType):
+        if tf.dtypes._BY_ENUM.get(value.as_datatype_enum) is value:
+            return repr(value)
+        return f"tf.DType({value.as_datatype_enum}, {value.name!r}, ...)"
+    if isinstance(value, tf.TensorShape):
+        return f"tf.{value!r}"
+    if isinstance(value, (list, tuple)) and depth >= 4:
+        return "[...]" if isinstance(value, list) else "(...)"
+    if value is NESTED_TOO_DEEP or value is NESTED_RANK_70:
+        return f"<a 1.0 in {_nesting(value)} nested lists>"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(show(v, depth + 1) for v in value)
+        if isinstance(value, tuple):
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        return f"[{inner}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {show(v, depth + 1)}" for k, v in value.items()) + "}"
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}".replace("builtins.", "")
+    if isinstance(value, slice):
+        return f"slice({show(value.start)}, {show(value.stop)}, {show(value.step)})"
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def show_call(name, args, kwargs):
+    parts = [show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+# --- running calls ---------------------------------------------------------------------------
+
+# Fractions of deliberately invalid arguments: a third of the calls get none.
+BAD_RATES = (0.0, 0.0, 0.1, 0.1, 0.3, 0.6)
+
+
+class Plan:
+    """Which op iteration ``i`` calls, and with which arguments; depends only on seed and i."""
+
+    def __init__(self, seed, ops):
+        self.seed = seed
+        self.ops = ops
+        self._cycle = (None, None)
+
+    def op(self, i):
+        cycle, position = divmod(i, len(self.ops))
+        if self._cycle[0] != cycle:
+            order = np.random.default_rng([self.seed, cycle, 0]).permutation(len(self.ops))
+            self._cycle = (cycle, order)
+        return self.ops[self._cycle[1][position]]
+
+    def arguments(self, i):
+        rng = np.random.default_rng([self.seed, i, 1])
+        g = Gen(rng, float(rng.choice(BAD_RATES)))
+        return SPECS[self.op(i)](g)
+
+
+def materialize(result):
+    """Reads a result through, so that a broken tensor fails here rather than later."""
+    if isinstance(result, tf.Tensor):
+        np.asarray(result.numpy())
+        assert isinstance(result.shape.as_list(), list)
+        assert isinstance(result.dtype.name, str)
+    elif isinstance(result, (list, tuple)):
+        for item in result:
+            materialize(item)
+
+
+def _qualname(exc):
+    cls = type(exc)
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
+
+
+def _stderr_since(offset):
+    """What the process wrote to stderr (when that is a file) since ``offset``: panic messages."""
+    if offset is None:
+        return ""
+    try:
+        return os.pread(2, 8192, offset).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _stderr_offset():
+    try:
+        return os.lseek(2, 0, os.SEEK_CUR)
+    except OSError:
+        return None
+
+
+def run_one(plan, i):
+    """Runs iteration ``i``: (op, outcome, exception name or "", failure record or None)."""
+    name = plan.op(i)
+    phase = "generate"
+    args, kwargs = (), {}
+    offset = _stderr_offset()
+    try:
+        args, kwargs = plan.arguments(i)
+        phase = "call"
+        result = resolve(name)(*args, **kwargs)
+        phase = "result"
+        materialize(result)
+        return name, "ok", "", None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # PanicException derives from BaseException
+        if phase != "generate" and isinstance(exc, ALLOWED):
+            return name, "error", type(exc).__name__, None
+        try:
+            shown = show_call(name, args, kwargs)
+        except BaseException as show_exc:
+            shown = f"<arguments cannot be shown: {show_exc!r}>"
+        record = {
+            "op": name,
+            "iteration": i,
+            "kind": "generator" if phase == "generate" else "exception",
+            "phase": phase,
+            "exception": _qualname(exc),
+            "message": str(exc)[:2000],
+            "call": shown,
+            "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[
+                -6000:
+            ],
+            "stderr": _stderr_since(offset)[-4000:],
+        }
+        return name, "failure", _qualname(exc), record
+
+
+def _limit_memory(megabytes):
+    if megabytes:
+        import resource
+
+        limit = megabytes * 2**20
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _quiet():
+    warnings.simplefilter("ignore")
+    np.seterr(all="ignore")
+
+
+def worker(opts, ops):
+    """Runs iterations [start, iterations), logging each call to ``opts.log`` before and after."""
+    _limit_memory(opts.max_memory_mb)
+    faulthandler.enable()
+    _quiet()
+    plan = Plan(opts.seed, ops)
+    skip = set(filter(None, opts.skip_ops.split(",")))
+    log = os.open(opts.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for i in range(opts.start, opts.iterations):
+        name = plan.op(i)
+        if name in skip:
+            os.write(log, f"E {i} {name} skipped -\n".encode())
+            continue
+        os.write(log, f"B {i} {_stderr_offset()}\n".encode())
+        name, outcome, error, record = run_one(plan, i)
+        line = f"E {i} {name} {outcome} {error or '-'}\n"
+        if record is not None:
+            line = "F " + json.dumps(record) + "\n" + line
+        os.write(log, line.encode())
+    os.close(log)
+    return 0
+
+
+# --- supervising workers ---------------------------------------------------------------------
+
+HEADLINES = (
+    r"memory allocation of \d+ bytes failed",
+    r"panicked at .*",
+    r"fatal runtime error: .*",
+    r"Fatal Python error: .*",
+    r"Timeout \(.*",
+)
+
+
+def _headline(stderr, default):
+    for pattern in HEADLINES:
+        match = re.search(pattern, stderr)
+        if match:
+            line = match.group(0)
+            if line.startswith("panicked"):  # the panic message is on the next line
+                rest = stderr[match.end() :].strip().splitlines()
+                line += " " + (rest[0] if rest else "")
+            return line.strip()
+    return default
+
+
+def _rust_frames(stderr):
+    """The innermost ferroflow frames of a Rust backtrace: where a crash happened."""
+    frames = re.findall(r"^\s*\d+: (ferroflow::\S+)", stderr, flags=re.MULTILINE)
+    return frames[:4]
+
+
+def _describe(opts, ops, failures):
+    """Adds the call to each crash record, rebuilt from the seed in one fresh process (which
+    only generates arguments, so it does not crash where the worker did)."""
+    if not failures:
+        return
+    cmd = [sys.executable, __file__, "--seed", str(opts.seed), "--ops", ",".join(ops)]
+    cmd += ["--describe", ",".join(str(f["iteration"]) for f in failures)]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        calls = json.loads(done.stdout) if done.returncode == 0 else {}
+        problem = f"<describe failed: {done.stderr.strip()[-500:]}>"
+    except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        calls, problem = {}, f"<describe failed: {e!r}>"
+    for f in failures:
+        f["call"] = calls.get(str(f["iteration"]), problem)
+
+
+def _watch(proc, log_path, call_timeout):
+    """Waits for the worker; returns True when it made no progress for ``call_timeout`` s."""
+    last_size, last_change = -1, time.monotonic()
+    while True:
+        try:
+            proc.wait(timeout=0.2)
+            return False
+        except subprocess.TimeoutExpired:
+            pass
+        size = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+        now = time.monotonic()
+        if size != last_size:
+            last_size, last_change = size, now
+        elif now - last_change > call_timeout:
+            proc.send_signal(signal.SIGABRT)  # faulthandler prints where it was stuck
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            return True
+
+
+class Tally:
+    """Outcome counts per op and the failure records."""
+
+    OUTCOMES = ("ok", "error", "failure", "crash", "hang", "skipped")
+
+    def __init__(self, ops):
+        self.ops = {
+            name: {"outcomes": collections.Counter(), "errors": collections.Counter()}
+            for name in ops
+        }
+        self.failures = []
+
+    def add(self, op, outcome, error):
+        entry = self.ops[op]
+        entry["outcomes"][outcome] += 1
+        if outcome != "ok" and error != "-":
+            entry["errors"][error] += 1
+
+    def read_log(self, path):
+        """Counts a worker's log; returns the iteration it started and never finished, if any."""
+        open_iteration = None
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if not line.endswith("\n"):
+                    break
+                tag, _, rest = line.rstrip("\n").partition(" ")
+                if tag == "B":
+                    open_iteration = int(rest.split()[0])
+                elif tag == "E":
+                    _, op, outcome, error = rest.split(" ")
+                    self.add(op, outcome, error)
+                    open_iteration = None
+                elif tag == "F":
+                    self.failures.append(json.loads(rest))
+        return open_iteration
+
+
+def supervise(opts, ops):
+    tally = Tally(ops)
+    plan = Plan(opts.seed, ops)
+    crashes = collections.Counter()
+    skip = set()
+    start, starts = 0, 0
+    began = time.monotonic()
+    env = dict(os.environ, RUST_BACKTRACE="1", PYTHONFAULTHANDLER="1")
+    with tempfile.TemporaryDirectory(prefix="ferroflow-fuzz-") as tmp:
+        while start < opts.iterations:
+            starts += 1
+            log_path = os.path.join(tmp, f"worker{starts}.log")
+            err_path = os.path.join(tmp, f"worker{starts}.err")
+            cmd = [sys.executable, __file__, "--worker", "--log", log_path]
+            cmd += ["--seed", str(opts.seed), "--iterations", str(opts.iterations)]
+            cmd += ["--start", str(start), "--max-memory-mb", str(opts.max_memory_mb)]
+            cmd += ["--ops", ",".join(ops), "--skip-ops", ",".join(sorted(skip))]
+            with open(err_path, "w+b") as err:
+                proc = subprocess.Popen(
+                    cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env
+                )
+                hung = _watch(proc, log_path, opts.call_timeout)
+            open_iteration = tally.read_log(log_path) if os.path.exists(log_path) else None
+            if proc.returncode == 0 and not hung:
+                break
+            with open(err_path, encoding="utf-8", errors="replace") as f:
+                stderr = f.read()
+            if open_iteration is None:
+                tally.failures.append(
+                    {
+                        "op": "<worker>",
+                        "kind": "worker",
+                        "exception": f"exit {proc.returncode}",
+                        "message": _headline(stderr, "the worker died outside any call"),
+                        "stderr": stderr[-6000:],
+                    }  # fmt: skip
+                )
+                break
+            op = plan.op(open_iteration)
+            offset = _crash_offset(log_path, open_iteration)
+            since = stderr.encode("utf-8", "replace")[offset:].decode("utf-8", "replace")
+            status = _exit_status(proc.returncode)
+            kind = "hang" if hung else "crash"
+            # faulthandler's traceback tells whether the op or reading its result crashed.
+            phase = "result" if re.search(r"line \d+ in materialize", since) else "call"
+            tally.add(op, kind, status)
+            tally.failures.append(
+                {
+                    "op": op,
+                    "iteration": open_iteration,
+                    "kind": kind,
+                    "phase": phase,
+                    "exception": status,
+                    "message": _headline(
+                        since, f"no progress for {opts.call_timeout} s" if hung else status
+                    ),
+                    "rust_frames": _rust_frames(since),
+                    "stderr": since[-6000:],
+                }
+            )
+            crashes[op] += 1
+            if crashes[op] >= opts.max_crashes_per_op:
+                skip.add(op)
+            start = open_iteration + 1
+    _describe(opts, ops, [f for f in tally.failures if f["kind"] in ("crash", "hang")])
+    return {
+        "seed": opts.seed,
+        "iterations": opts.iterations,
+        "elapsed_s": round(time.monotonic() - began, 2),
+        "worker_starts": starts,
+        "quarantined_ops": sorted(skip),
+        "tally": tally,
+    }
+
+
+def _crash_offset(log_path, iteration):
+    with open(log_path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if parts[:2] == ["B", str(iteration)] and len(parts) == 3 and parts[2] != "None":
+                return int(parts[2])
+    return 0
+
+
+def _exit_status(returncode):
+    if returncode is not None and returncode < 0:
+        try:
+            return signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit code {returncode}"
+
+
+def run_in_process(opts, ops):
+    """All iterations in this process: faster to debug, but the first crash ends the run."""
+    _limit_memory(opts.max_memory_mb)
+    _quiet()
+    tally = Tally(ops)
+    plan = Plan(opts.seed, ops)
+    began = time.monotonic()
+    for i in range(opts.iterations):
+        name, outcome, error, record = run_one(plan, i)
+        tally.add(name, outcome, error or "-")
+        if record is not None:
+            tally.failures.append(record)
+    return {
+        "seed": opts.seed,
+        "iterations": opts.iterations,
+        "elapsed_s": round(time.monotonic() - began, 2),
+        "worker_starts": 0,
+        "quarantined_ops": [],
+        "tally": tally,
+    }
+
+
+# --- the summary -----------------------------------------------------------------------------
+
+
+def signature(failure):
+    """What makes two failures the same bug: op, kind, exception and message without numbers."""
+    first_line = (failure.get("message", "").strip().splitlines() or [""])[0]
+    message = re.sub(r"0x[0-9a-f]+|\d+", "N", first_line)[:200]
+    kind = f"{failure['kind']} in {failure.get('phase', '?')}"
+    return f"{failure['op']} | {kind} | {failure.get('exception', '')} | {message}"
+
+
+def summarize(run, table_errors):
+    tally = run.pop("tally")
+    ops = {}
+    totals = collections.Counter()
+    for name, entry in tally.ops.items():
+        outcomes = entry["outcomes"]
+        calls = sum(n for outcome, n in outcomes.items() if outcome != "skipped")
+        ops[name] = {"calls": calls, **{o: outcomes[o] for o in Tally.OUTCOMES}}
+        ops[name]["errors"] = dict(entry["errors"].most_common())
+        totals.update(outcomes)
+        totals["calls"] += calls
+    distinct = {}
+    for failure in tally.failures:
+        key = signature(failure)
+        if key in distinct:
+            distinct[key]["count"] += 1
+        else:
+            distinct[key] = {"signature": key, "count": 1, "example": failure}
+    return {
+        **run,
+        "allowed_exceptions": [_qualname_of(cls) for cls in ALLOWED],
+        "never_succeeds": sorted(NEVER_SUCCEEDS),
+        "table_errors": table_errors,
+        "totals": {"calls": totals["calls"], **{o: totals[o] for o in Tally.OUTCOMES}},
+        "ops": ops,
+        "failure_count": len(tally.failures) + len(table_errors),
+        "distinct_failures": list(distinct.values()),
+    }
+
+
+def _qualname_of(cls):
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
+
+
+def print_summary(summary, only_failing=False, out=sys.stdout):
+    """The per-op table (only ops with failures when ``only_failing``), totals and failures."""
+    rows = sorted(summary["ops"].items())
+    if only_failing:
+        rows = [(name, c) for name, c in rows if c["failure"] + c["crash"] + c["hang"]]
+    width = max([len(name) for name, _ in rows] + [2])
+    header = (
+        f"{'op':<{width}}  {'calls':>6} {'ok':>6} {'error':>6} {'fail':>5} {'crash':>5} {'hang':>4}"
+    )
+    print(header + "  most common errors", file=out)
+    for name, c in rows:
+        errors = ", ".join(f"{k} {v}" for k, v in list(c["errors"].items())[:3])
+        print(
+            f"{name:<{width}}  {c['calls']:>6} {c['ok']:>6} {c['error']:>6} {c['failure']:>5} "
+            f"{c['crash']:>5} {c['hang']:>4}  {errors}",
+            file=out,
+        )
+    t = summary["totals"]
+    print(
+        f"\n{len(summary['ops'])} ops, {t['calls']} calls in {summary['elapsed_s']} s "
+        f"(seed {summary['seed']}, {summary['worker_starts']} worker starts): {t['ok']} results, "
+        f"{t['error']} typed errors, {t['failure']} untyped exceptions, {t['crash']} crashes, "
+        f"{t['hang']} hangs, {t['skipped']} skipped",
+        file=out,
+    )
+    for error in summary["table_errors"]:
+        print(f"TABLE: {error}", file=out)
+    if summary["quarantined_ops"]:
+        print(
+            f"stopped calling after repeated crashes: {', '.join(summary['quarantined_ops'])}",
+            file=out,
+        )
+    if summary["distinct_failures"]:
+        print(f"\n{len(summary['distinct_failures'])} distinct failures:", file=out)
+    for d in summary["distinct_failures"]:
+        example = d["example"]
+        print(f"\n[{d['count']}x] {d['signature']}", file=out)
+        if "iteration" in example:
+            print(f"  replay: {replay_command(summary, example)}", file=out)
+            print(f"  call:   {example.get('call', '')[:600]}", file=out)
+        if example.get("rust_frames"):
+            print(f"  where:  {' < '.join(example['rust_frames'])}", file=out)
+
+
+def replay_command(summary, failure):
+    return f"python tests/fuzz_ops.py --seed {summary['seed']} --replay {failure['iteration']}" + (
+        f" --ops {','.join(summary['selected_ops'])}" if summary.get("selected_ops") else ""
+    )
+
+
+# --- command line ----------------------------------------------------------------------------
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--iterations", type=int, default=1_000_000, help="calls to make")
+    parser.add_argument("--seed", type=int, default=None, help="default: random, printed")
+    parser.add_argument("--json", help="write the summary as JSON to this path")
+    parser.add_argument("--ops", default="", help="comma-separated op names (default: all)")
+    parser.add_argument("--max-memory-mb", type=int, default=4096, help="worker address space")
+    parser.add_argument("--call-timeout", type=float, default=30.0, help="seconds to call a hang")
+    parser.add_argument("--max-crashes-per-op", type=int, default=3)
+    parser.add_argument("--in-process", action="store_true", help="no worker process")
+    parser.add_argument("--replay", type=int, metavar="I", help="rerun iteration I, in-process")
+    parser.add_argument("--describe", metavar="I,J", help="print these iterations' calls")
+    parser.add_argument("--list", action="store_true", help="print the op names and exit")
+    parser.add_argument("--quiet", action="store_true", help="list only the ops that failed")
+    # Internal: the supervisor starts workers with these.
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--log", help=argparse.SUPPRESS)
+    parser.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--skip-ops", default="", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def selected_ops(opts):
+    if not opts.ops:
+        return sorted(SPECS)
+    ops = [name for name in opts.ops.split(",") if name]
+    unknown = [name for name in ops if name not in SPECS]
+    if unknown:
+        raise SystemExit(f"unknown ops: {', '.join(unknown)} (see --list)")
+    return ops
+
+
+def replay(opts, ops):
+    _limit_memory(opts.max_memory_mb)
+    _quiet()
+    plan = Plan(opts.seed, ops)
+    print(show_call(plan.op(opts.replay), *plan.arguments(opts.replay)), flush=True)
+    name, outcome, error, record = run_one(plan, opts.replay)
+    print(f"-> {outcome} {error}")
+    if record is not None:
+        print(record["traceback"] + record["stderr"])
+    return 1 if record is not None else 0
+
+
+def main(argv=None):
+    opts = parse_args(sys.argv[1:] if argv is None else argv)
+    ops = selected_ops(opts)
+    if opts.list:
+        print("\n".join(ops))
+        return 0
+    if opts.seed is None:
+        opts.seed = int.from_bytes(os.urandom(4), "little")
+    if opts.worker:
+        return worker(opts, ops)
+    if opts.describe is not None:
+        _quiet()
+        plan = Plan(opts.seed, ops)
+        calls = {}
+        for i in map(int, opts.describe.split(",")):
+            calls[i] = show_call(plan.op(i), *plan.arguments(i))
+        print(json.dumps(calls, indent=1))
+        return 0
+    if opts.replay is not None:
+        return replay(opts, ops)
+    run = run_in_process(opts, ops) if opts.in_process else supervise(opts, ops)
+    summary = summarize(run, check_table())
+    summary["selected_ops"] = ops if opts.ops else []
+    if opts.json:
+        with open(opts.json, "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=1)
+    print_summary(summary, only_failing=opts.quiet)
+    return 1 if summary["failure_count"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
