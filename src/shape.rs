@@ -93,16 +93,28 @@ pub fn check_elements(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The most memory one allocation could get: physical memory, or less when the process runs
+/// under an address-space limit (`ulimit -v`).
 fn physical_memory() -> usize {
     static MEMORY: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *MEMORY.get_or_init(|| {
         #[cfg(target_os = "linux")]
         {
-            // SAFETY: sysconf only reads system configuration values.
+            // SAFETY: sysconf and getrlimit only read process and system configuration values.
             let (pages, size) =
                 unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+            let mut physical = usize::MAX;
             if pages > 0 && size > 0 {
-                return (pages as usize).saturating_mul(size as usize);
+                physical = (pages as usize).saturating_mul(size as usize);
+            }
+            let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0
+                && limit.rlim_cur != libc::RLIM_INFINITY
+            {
+                physical = physical.min(limit.rlim_cur as usize);
+            }
+            if physical != usize::MAX {
+                return physical;
             }
         }
         1 << 40

@@ -1302,6 +1302,7 @@ TENSOR_METHODS = {
     "Tensor.__reduce__": _pickle_round_trip,
     "Tensor.__getitem__": operator.getitem,
     "Tensor.numpy": lambda t: t.numpy(),
+    "Tensor.ref": lambda t: hash(t.ref()) and t.ref().deref(),
     "Tensor.shape": lambda t: t.shape,
     "Tensor.dtype": lambda t: t.dtype,
     "Tensor.ndim": lambda t: t.ndim,
@@ -1358,7 +1359,7 @@ for _name in TENSOR_METHODS:
 @spec("Tensor.__bool__", "Tensor.__int__", "Tensor.__float__", "Tensor.__complex__")
 @spec("Tensor.__index__", "Tensor.__len__", "Tensor.__iter__", "Tensor.__hash__")
 @spec("Tensor.__repr__", "Tensor.__str__", "Tensor.__reduce__", "Tensor.numpy")
-@spec("Tensor.shape", "Tensor.dtype", "Tensor.ndim", "Tensor.device")
+@spec("Tensor.shape", "Tensor.dtype", "Tensor.ndim", "Tensor.device", "Tensor.ref")
 def _tensor_unary(g):
     dims = [] if g.p(0.4) else g.dims()
     return [g.real_tensor(dims=dims)], {}

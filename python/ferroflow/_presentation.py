@@ -6,7 +6,7 @@ import numpy as np
 from ferroflow.dtypes import as_dtype
 from ferroflow.tensor_shape import TensorShape
 
-__all__ = ["TensorShape", "as_dtype", "tensor_repr", "tensor_str"]
+__all__ = ["Reference", "TensorShape", "as_dtype", "tensor_repr", "tensor_str"]
 
 
 def _numpy_text(tensor, is_repr):
@@ -30,3 +30,24 @@ def tensor_str(tensor):
 def tensor_repr(tensor):
     text = _numpy_text(tensor, True)
     return f"<tf.Tensor: shape={tensor.shape}, dtype={tensor.dtype.name}, numpy={text}>"
+
+
+class Reference:
+    """What ``tensor.ref()`` returns: hashable by identity; ``deref()`` gives the tensor back."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def deref(self):
+        return self._obj
+
+    def __hash__(self):
+        return id(self._obj)
+
+    def __eq__(self, other):
+        return isinstance(other, Reference) and self._obj is other._obj
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._obj!r}>"

@@ -244,6 +244,12 @@ impl PyTensor {
         Err(PyTypeError::new_err("Tensor is unhashable. Instead, use tensor.ref() as the key."))
     }
 
+    /// A hashable reference to this tensor (tensors themselves are unhashable, as in TF).
+    #[pyo3(name = "ref")]
+    fn reference<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        presentation(slf.py())?.getattr("Reference")?.call1((slf,))
+    }
+
     fn __bool__(&self) -> PyResult<bool> {
         if self.inner.num_elements() != 1 {
             return Err(PyValueError::new_err(

@@ -1,0 +1,299 @@
+"""Type stubs for `ferroflow._core`, the PyO3 extension built from `src/python/`.
+
+The public, TensorFlow-shaped API (names, defaults, aliases) lives in the Python modules of
+`ferroflow`; these functions take already-resolved arguments. Dtypes are TensorFlow's
+`DataType` enum numbers (`DType.as_datatype_enum`: float32 = 1, int32 = 3, int64 = 9, ...).
+"""
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, ClassVar, Literal, overload
+
+import numpy.typing as npt
+from typing_extensions import TypeAlias, TypeIs
+
+from ferroflow._presentation import Reference
+from ferroflow.dtypes import DType
+from ferroflow.tensor_shape import TensorShape
+
+# Anything the core converts to a tensor: a Tensor, a numpy array or scalar, a Python scalar,
+# or a (nested) sequence of them.
+_TensorLike: TypeAlias = object
+# An int or a scalar integer Tensor (anything with `__index__`).
+_IntLike: TypeAlias = object
+# An int, a sequence of ints, an integer numpy array or an integer Tensor.
+_IntsLike: TypeAlias = object
+
+class Tensor:
+    """An immutable n-dimensional array (`ferroflow.Tensor`); made by `constant` & co, not
+    constructed directly."""
+
+    __array_priority__: ClassVar[int]
+    # Tensors are unhashable: `hash(tensor)` raises TypeError.
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    @property
+    def shape(self) -> TensorShape: ...
+    @property
+    def dtype(self) -> DType: ...
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def device(self) -> str: ...
+    @property
+    def _dtype_enum(self) -> int:
+        """TensorFlow's enum number of the dtype (cheap; used by the Python layer)."""
+    @property
+    def _dims(self) -> list[int]: ...
+    def ref(self) -> Reference:
+        """A hashable reference to this tensor."""
+    def numpy(self) -> Any:
+        """The elements as a new numpy array (a numpy scalar for a rank-0 tensor)."""
+    def __array__(self, dtype: npt.DTypeLike = None, copy: bool | None = None) -> npt.NDArray[Any]:
+        """The elements as a numpy array, cast to `dtype` when given; `copy` is ignored."""
+    def __add__(self, other: object, /) -> Tensor: ...
+    def __radd__(self, other: object, /) -> Tensor: ...
+    def __sub__(self, other: object, /) -> Tensor: ...
+    def __rsub__(self, other: object, /) -> Tensor: ...
+    def __mul__(self, other: object, /) -> Tensor: ...
+    def __rmul__(self, other: object, /) -> Tensor: ...
+    def __truediv__(self, other: object, /) -> Tensor: ...
+    def __rtruediv__(self, other: object, /) -> Tensor: ...
+    def __floordiv__(self, other: object, /) -> Tensor: ...
+    def __rfloordiv__(self, other: object, /) -> Tensor: ...
+    def __mod__(self, other: object, /) -> Tensor: ...
+    def __rmod__(self, other: object, /) -> Tensor: ...
+    def __matmul__(self, other: object, /) -> Tensor: ...
+    def __rmatmul__(self, other: object, /) -> Tensor: ...
+    def __pow__(self, other: object, mod: None = None, /) -> Tensor: ...
+    def __rpow__(self, other: object, mod: None = None, /) -> Tensor: ...
+    def __and__(self, other: object, /) -> Tensor: ...
+    def __rand__(self, other: object, /) -> Tensor: ...
+    def __or__(self, other: object, /) -> Tensor: ...
+    def __ror__(self, other: object, /) -> Tensor: ...
+    def __xor__(self, other: object, /) -> Tensor: ...
+    def __rxor__(self, other: object, /) -> Tensor: ...
+    def __neg__(self) -> Tensor: ...
+    def __pos__(self) -> Tensor: ...
+    def __abs__(self) -> Tensor: ...
+    def __invert__(self) -> Tensor:
+        """Logical NOT for bool tensors, bitwise NOT for integer ones."""
+    def __lt__(self, other: object, /) -> Tensor: ...
+    def __le__(self, other: object, /) -> Tensor: ...
+    def __gt__(self, other: object, /) -> Tensor: ...
+    def __ge__(self, other: object, /) -> Tensor: ...
+    # `==`/`!=` compare element-wise; against None they give a plain bool, and on
+    # incompatible shapes a scalar bool tensor.
+    @overload
+    def __eq__(self, other: None, /) -> bool: ...  # type: ignore[override, overload-overlap]
+    @overload
+    def __eq__(self, other: object, /) -> Tensor: ...
+    @overload
+    def __ne__(self, other: None, /) -> bool: ...  # type: ignore[override, overload-overlap]
+    @overload
+    def __ne__(self, other: object, /) -> Tensor: ...
+    def __bool__(self) -> bool:
+        """The truth value of a single-element tensor."""
+    def __float__(self) -> float: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int:
+        """The value of an integer scalar tensor."""
+    def __complex__(self) -> complex: ...
+    def __len__(self) -> int:
+        """The size of the first axis."""
+    def __iter__(self) -> Iterator[Tensor]:
+        """The slices along the first axis."""
+    def __getitem__(self, key: object, /) -> Tensor:
+        """NumPy-style indexing: ints, slices, `...`, None, tuples of them, or a bool mask."""
+    def __repr__(self) -> str: ...
+    def __str__(self) -> str: ...
+    def __format__(self, spec: str) -> str: ...
+    def __reduce__(self) -> tuple[Callable[..., Tensor], tuple[npt.NDArray[Any]]]: ...
+
+# Creation and conversion.
+
+def convert_to_tensor(
+    value: _TensorLike, dtype: int | None = None, dtype_hint: int | None = None
+) -> Tensor:
+    """`value` as a tensor (itself if already one); `dtype` is required, `dtype_hint` preferred."""
+
+def constant(value: _TensorLike, dtype: int | None = None, shape: _IntsLike = None) -> Tensor:
+    """A tensor of `value`, reshaped (or a scalar broadcast) to `shape` when given."""
+
+def is_tensor(value: object) -> TypeIs[Tensor]: ...
+def cast(x: _TensorLike, dtype: int) -> Tensor: ...
+def fill(dims: _IntsLike, value: _TensorLike) -> Tensor: ...
+def zeros(shape: _IntsLike, dtype: int) -> Tensor: ...
+def ones(shape: _IntsLike, dtype: int) -> Tensor: ...
+def range(start: _TensorLike, limit: _TensorLike, delta: _TensorLike, dtype: int) -> Tensor:
+    """Values from `start` up to (excluding) `limit` by `delta`, each cast to `dtype` first."""
+
+def linspace(start: _TensorLike, stop: _TensorLike, num: _IntLike) -> Tensor: ...
+def eye(
+    num_rows: int,
+    num_columns: int | None = None,
+    batch_shape: _IntsLike = None,
+    dtype: int = 1,
+) -> Tensor: ...
+
+# Element-wise ops, reductions and scans, selected by name.
+
+def unary(name: str, x: _TensorLike) -> Tensor:
+    """A unary op by its `tf.math`/`tf.nn` name: "exp", "relu", "logical_not", ..."""
+
+def binary(name: str, x: _TensorLike, y: _TensorLike) -> Tensor:
+    """A binary op by its `tf.math` name: "add", "truediv", "equal", "logical_and", ..."""
+
+def reduce(
+    name: Literal[
+        "sum", "prod", "max", "min", "all", "any", "mean", "variance", "std", "logsumexp"
+    ],
+    x: _TensorLike,
+    axis: _IntsLike = None,
+    keepdims: bool = False,
+) -> Tensor:
+    """A reduction over `axis` (all axes when None)."""
+
+def count_nonzero(
+    x: _TensorLike, axis: _IntsLike = None, keepdims: bool = False, dtype: int = 9
+) -> Tensor: ...
+def arg_reduce(
+    name: Literal["argmax", "argmin"], x: _TensorLike, axis: _IntLike, output_type: int
+) -> Tensor: ...
+def cumulative(
+    name: Literal["cumsum", "cumprod"],
+    x: _TensorLike,
+    axis: _IntLike,
+    exclusive: bool,
+    reverse: bool,
+) -> Tensor: ...
+def add_n(inputs: Iterable[_TensorLike]) -> Tensor: ...
+def clip_by_value(x: _TensorLike, lo: _TensorLike, hi: _TensorLike) -> Tensor: ...
+
+# Linear algebra.
+
+def matmul(
+    a: _TensorLike,
+    b: _TensorLike,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+) -> Tensor: ...
+def norm(
+    x: _TensorLike, ord: float | None = None, axis: _IntsLike = None, keepdims: bool = False
+) -> Tensor:
+    """The `ord`-norm (Euclidean/Frobenius when None); a matrix norm when `axis` has two axes."""
+
+def tensordot(a: _TensorLike, b: _TensorLike, axes: object) -> Tensor:
+    """`axes`: an int N (last N of `a` with first N of `b`) or a pair of axis lists."""
+
+def einsum(equation: str, *inputs: _TensorLike) -> Tensor: ...
+
+# Shapes, joining, slicing and indexing.
+
+def reshape(x: _TensorLike, shape: _IntsLike) -> Tensor: ...
+def transpose(x: _TensorLike, perm: _IntsLike = None, conjugate: bool = False) -> Tensor: ...
+def broadcast_to(x: _TensorLike, shape: _IntsLike) -> Tensor: ...
+def concat(values: Iterable[_TensorLike], axis: _IntLike) -> Tensor: ...
+def stack(values: Iterable[_TensorLike], axis: _IntLike) -> Tensor: ...
+def unstack(x: _TensorLike, num: int | None = None, axis: int = 0) -> list[Tensor]: ...
+def split(x: _TensorLike, num_or_size_splits: _IntsLike, axis: _IntLike) -> list[Tensor]:
+    """Into `num_or_size_splits` equal pieces (an int) or pieces of the listed sizes."""
+
+def tile(x: _TensorLike, multiples: _IntsLike) -> Tensor: ...
+def pad(
+    x: _TensorLike, paddings: object, mode: str = "CONSTANT", constant_values: float = 0.0
+) -> Tensor:
+    """`paddings`: [rank, 2] pairs; `mode`: "CONSTANT", "REFLECT" or "SYMMETRIC" (any case)."""
+
+def squeeze(x: _TensorLike, axis: _IntsLike = None) -> Tensor: ...
+def expand_dims(x: _TensorLike, axis: _IntLike) -> Tensor: ...
+def slice(x: _TensorLike, begin: _IntsLike, size: _IntsLike) -> Tensor: ...
+def strided_slice(
+    x: _TensorLike,
+    begin: _IntsLike,
+    end: _IntsLike,
+    strides: _IntsLike = None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+) -> Tensor: ...
+def reverse(x: _TensorLike, axis: _IntsLike) -> Tensor: ...
+def gather(
+    params: _TensorLike, indices: _TensorLike, axis: _IntLike | None = None, batch_dims: int = 0
+) -> Tensor:
+    """`params` indexed along `axis` (`batch_dims` when None)."""
+
+def gather_nd(params: _TensorLike, indices: _TensorLike) -> Tensor: ...
+def scatter_nd(indices: _TensorLike, updates: _TensorLike, shape: _IntsLike) -> Tensor: ...
+def where_(
+    condition: _TensorLike, x: _TensorLike | None = None, y: _TensorLike | None = None
+) -> Tensor:
+    """`tf.where`: coordinates of true elements, or an element-wise choice of `x` and `y`."""
+
+def boolean_mask(x: _TensorLike, mask: _TensorLike, axis: int = 0) -> Tensor: ...
+def one_hot(
+    indices: _TensorLike,
+    depth: _IntLike,
+    on_value: _TensorLike,
+    off_value: _TensorLike,
+    axis: int = -1,
+) -> Tensor: ...
+def sort(x: _TensorLike, axis: int = -1, descending: bool = False, indices: bool = False) -> Tensor:
+    """The sorted values, or with `indices=True` the permutation that sorts them (argsort)."""
+
+def top_k(x: _TensorLike, k: _IntLike) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the `k` largest entries along the last axis."""
+
+def unique(x: _TensorLike, out_idx: int) -> tuple[Tensor, Tensor]:
+    """(y, idx): the unique values in order of appearance, and each element's index into y."""
+
+# Random numbers (counter-based Philox streams).
+
+def set_seed(seed: int | None = None) -> None: ...
+def random_uniform(
+    shape: _IntsLike,
+    minval: _TensorLike,
+    maxval: _TensorLike,
+    dtype: int,
+    seed: int | None = None,
+) -> Tensor: ...
+def random_normal(
+    kind: Literal["normal", "truncated"],
+    shape: _IntsLike,
+    mean: _TensorLike,
+    stddev: _TensorLike,
+    dtype: int,
+    seed: int | None = None,
+) -> Tensor: ...
+def shuffle(x: _TensorLike, seed: int | None = None) -> Tensor:
+    """`x` shuffled along its first axis."""
+
+# Neural-network ops.
+
+def activation(
+    name: Literal["leaky_relu", "gelu"],
+    x: _TensorLike,
+    alpha: float = 0.2,
+    approximate: bool = False,
+) -> Tensor:
+    """`alpha` is used by leaky_relu, `approximate` by gelu."""
+
+def softmax(x: _TensorLike, axis: int, log: bool) -> Tensor:
+    """Softmax along `axis`, or log-softmax when `log` is true."""
+
+def cross_entropy(
+    kind: Literal["softmax", "sparse", "sigmoid"],
+    labels: _TensorLike,
+    logits: _TensorLike,
+    axis: int = -1,
+) -> Tensor:
+    """Softmax, sparse softmax or sigmoid cross-entropy with logits (`axis`: softmax only)."""
+
+def bias_add(x: _TensorLike, bias: _TensorLike, channels_first: bool = False) -> Tensor: ...
+def dropout(
+    x: _TensorLike, rate: float, noise_shape: _IntsLike = None, seed: int | None = None
+) -> Tensor: ...
+def moments(x: _TensorLike, axes: _IntsLike, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """(mean, variance) over `axes`."""
