@@ -48,8 +48,39 @@ pub fn cast<T: Element, U: Element>(x: T) -> U {
     }
 }
 
+/// Float to int32 as x86's cvttsd2si does (and so TensorFlow's CPU kernels): truncation toward
+/// zero, and INT_MIN for NaN and out-of-range values. Narrower integers take the low bits.
+#[inline(always)]
+fn float_to_i32(v: f64) -> i32 {
+    if !(-2147483648.0..2147483648.0).contains(&v) {
+        i32::MIN
+    } else {
+        v as i32
+    }
+}
+
+/// The 64-bit form of `float_to_i32`.
+#[inline(always)]
+fn float_to_i64(v: f64) -> i64 {
+    if !(-9.223372036854776e18..9.223372036854776e18).contains(&v) {
+        i64::MIN
+    } else {
+        v as i64
+    }
+}
+
+/// Float to uint64 as compilers lower it on x86: values from 2^63 up go through a subtraction.
+#[inline(always)]
+fn float_to_u64(v: f64) -> u64 {
+    if v >= 9.223372036854776e18 {
+        (float_to_i64(v - 9.223372036854776e18) as u64) ^ (1 << 63)
+    } else {
+        float_to_i64(v) as u64
+    }
+}
+
 macro_rules! impl_int_element {
-    ($($t:ty => $dt:ident, $kind:ident);*) => {$(
+    ($($t:ty => $dt:ident, $kind:ident, $from_float:expr);*) => {$(
         impl Element for $t {
             const DTYPE: DType = DType::$dt;
             const KIND: Kind = Kind::$kind;
@@ -57,10 +88,10 @@ macro_rules! impl_int_element {
             #[inline(always)] fn to_i64(self) -> i64 { self as i64 }
             #[inline(always)] fn to_u64(self) -> u64 { self as u64 }
             #[inline(always)] fn to_c128(self) -> Complex64 { Complex64::new(self as f64, 0.0) }
-            #[inline(always)] fn from_f64(v: f64) -> Self { v as $t }
+            #[inline(always)] fn from_f64(v: f64) -> Self { $from_float(v) as $t }
             #[inline(always)] fn from_i64(v: i64) -> Self { v as $t }
             #[inline(always)] fn from_u64(v: u64) -> Self { v as $t }
-            #[inline(always)] fn from_c128(v: Complex64) -> Self { v.re as $t }
+            #[inline(always)] fn from_c128(v: Complex64) -> Self { $from_float(v.re) as $t }
             #[inline(always)] fn from_bool(v: bool) -> Self { v as $t }
             #[inline(always)] fn is_nonzero(self) -> bool { self != 0 }
             fn wrap(v: Vec<Self>) -> Buffer { Buffer::$dt(v) }
@@ -68,8 +99,10 @@ macro_rules! impl_int_element {
         }
     )*};
 }
-impl_int_element!(i8 => I8, Signed; i16 => I16, Signed; i32 => I32, Signed; i64 => I64, Signed;
-    u8 => U8, Unsigned; u16 => U16, Unsigned; u32 => U32, Unsigned; u64 => U64, Unsigned);
+impl_int_element!(i8 => I8, Signed, float_to_i32; i16 => I16, Signed, float_to_i32;
+    i32 => I32, Signed, float_to_i32; i64 => I64, Signed, float_to_i64;
+    u8 => U8, Unsigned, float_to_i32; u16 => U16, Unsigned, float_to_i32;
+    u32 => U32, Unsigned, float_to_i64; u64 => U64, Unsigned, float_to_u64);
 
 macro_rules! impl_float_element {
     ($($t:ty => $dt:ident, $to64:expr, $from64:expr);*) => {$(
@@ -151,9 +184,10 @@ impl Element for bool {
     fn from_u64(v: u64) -> Self {
         v != 0
     }
+    /// TensorFlow casts complex to bool by the real part alone.
     #[inline(always)]
     fn from_c128(v: Complex64) -> Self {
-        v.re != 0.0 || v.im != 0.0
+        v.re != 0.0
     }
     #[inline(always)]
     fn from_bool(v: bool) -> Self {
@@ -175,7 +209,7 @@ impl Element for bool {
 }
 
 /// Arithmetic shared by every numeric type. Integer arithmetic wraps, as TensorFlow's does;
-/// integer division by zero is rejected by the op before a kernel runs, and yields 0 here.
+/// the ops that divide integers reject a zero divisor before their kernel runs; 0 here.
 pub trait Num: Element {
     fn zero() -> Self;
     fn one() -> Self;
@@ -353,6 +387,11 @@ mod tests {
         assert!(cast::<f32, bool>(0.5));
         assert_eq!(cast::<Complex64, f32>(Complex64::new(3.0, 4.0)), 3.0);
         assert_eq!(cast::<i32, u8>(257), 1);
+        assert_eq!(cast::<f32, i32>(f32::NAN), i32::MIN);
+        assert_eq!(cast::<f32, i32>(1e20), i32::MIN);
+        assert_eq!(cast::<f32, u8>(-1.5), 255);
+        assert_eq!(cast::<f32, u8>(300.7), 44);
+        assert!(!cast::<Complex64, bool>(Complex64::new(0.0, 1.0)));
         assert_eq!(cast::<bool, f64>(true), 1.0);
     }
 }

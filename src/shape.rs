@@ -22,8 +22,8 @@ impl Shape {
         self.0.len()
     }
 
-    /// Number of elements. Shapes are validated on construction from user input
-    /// (`Shape::checked`), so this product cannot overflow.
+    /// Number of elements. Shapes built from user input go through `Shape::checked` and kernel
+    /// outputs through `check_alloc`, which bound this product.
     pub fn num_elements(&self) -> usize {
         self.0.iter().product()
     }
@@ -82,10 +82,20 @@ fn too_large(dims: &[i64]) -> Error {
     ))
 }
 
-/// Refuses element counts that cannot fit in physical memory even at 4 bytes each. Rust aborts
-/// the process when an allocation fails, so impossible sizes must be caught before allocating.
+/// Refuses element counts that cannot fit in memory even at 4 bytes each (used where the dtype
+/// is not known yet). Rust aborts the process when an allocation fails, so impossible sizes must
+/// be caught before allocating; kernels that know their dtype call `check_alloc`.
 pub fn check_elements(n: usize) -> Result<()> {
-    if n.checked_mul(4).is_none_or(|bytes| bytes > physical_memory()) {
+    check_bytes(n, 4)
+}
+
+/// Refuses an output of `n` elements of `dtype` that cannot fit in memory.
+pub fn check_alloc(n: usize, dtype: crate::dtype::DType) -> Result<()> {
+    check_bytes(n, dtype.size())
+}
+
+fn check_bytes(n: usize, element_size: usize) -> Result<()> {
+    if n.checked_mul(element_size).is_none_or(|bytes| bytes > physical_memory()) {
         return Err(Error::ResourceExhausted(format!(
             "OOM when allocating a tensor of {n} elements: more than this machine's memory can hold"
         )));

@@ -78,10 +78,12 @@ logical_xor = _binary("logical_xor", "XOR of bool tensors.")
 
 
 def divide_no_nan(x, y, name=None):
+    """x / y, and 0 where y is 0 (integers divide as floats, as in truediv)."""
     y = convert_to_tensor(y, dtype_hint=convert_to_tensor(x).dtype)
-    zero = _core.zeros([], y._dtype_enum)
-    safe = _core.where_(_core.binary("equal", y, zero), _core.ones([], y._dtype_enum), y)
-    return _core.where_(_core.binary("equal", y, zero), zero, truediv(x, safe))
+    is_zero = _core.binary("equal", y, _core.zeros([], y._dtype_enum))
+    safe = _core.where_(is_zero, _core.ones([], y._dtype_enum), y)
+    quotient = truediv(x, safe)
+    return _core.where_(is_zero, _core.zeros([], quotient._dtype_enum), quotient)
 
 
 def _reduction(op, doc):

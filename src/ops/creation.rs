@@ -29,22 +29,40 @@ pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
             )));
         }
     }
-    let s = with_real!(start.buffer(), v => v[0].to_f64(), else 0.0);
-    let l = with_real!(limit.buffer(), v => v[0].to_f64(), else 0.0);
-    let d = with_real!(delta.buffer(), v => v[0].to_f64(), else 0.0);
-    if d == 0.0 {
-        return Err(Error::InvalidArgument("Requires delta != 0: 0 [Op:Range]".into()));
+    // Integers are sized exactly in i128 (int64 bounds lose precision in f64).
+    let exact = |t: &Tensor| -> i128 {
+        with_real!(t.buffer(), v => if t.dtype().is_unsigned() { v[0].to_u64() as i128 } else { v[0].to_i64() as i128 }, else 0)
+    };
+    let approx = |t: &Tensor| with_real!(t.buffer(), v => v[0].to_f64(), else 0.0);
+    let (sign, ascending) = if dtype.is_integer() {
+        let d = exact(delta);
+        (d.signum() as f64, exact(start) <= exact(limit))
+    } else {
+        (approx(delta).signum(), approx(start) <= approx(limit))
+    };
+    if sign == 0.0 || approx(delta).is_nan() {
+        return Err(Error::InvalidArgument("Requires delta != 0 [Op:Range]".into()));
     }
-    if (d > 0.0 && s > l) || (d < 0.0 && s < l) {
-        let rel =
-            if d > 0.0 { "start <= limit when delta > 0" } else { "start >= limit when delta < 0" };
+    let (s, l) = (approx(start), approx(limit));
+    let empty_ok = exact(start) == exact(limit) || s == l;
+    if !empty_ok && ((sign > 0.0) != ascending) {
+        let rel = if sign > 0.0 {
+            "start <= limit when delta > 0"
+        } else {
+            "start >= limit when delta < 0"
+        };
         return Err(Error::InvalidArgument(format!("Requires {rel}: {s}/{l} [Op:Range]")));
     }
-    let size = if dtype.is_integer() {
-        let (s, l, d) = (s as i128, l as i128, d as i128);
+    let size: i128 = if dtype.is_integer() {
+        let (s, l, d) = (exact(start), exact(limit), exact(delta));
         ((l - s).abs() + d.abs() - 1) / d.abs()
     } else {
-        ((l - s) / d).abs().ceil() as i128
+        let n = ((l - s) / approx(delta)).abs().ceil();
+        if n.is_finite() {
+            n as i128
+        } else {
+            i128::MAX
+        }
     };
     let size = usize::try_from(size).map_err(|_| {
         Error::ResourceExhausted(format!("Requires a range of {size} elements [Op:Range]"))

@@ -56,6 +56,8 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
     for (at, &i) in idx.iter().enumerate() {
         check_index(i, d, at, "GatherV2")?;
     }
+    let total = [b, po, n, inner].iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    crate::shape::check_alloc(total.unwrap_or(usize::MAX), params.dtype())?;
     let out_dims: Vec<usize> =
         p[..axis].iter().chain(&id[batch_dims..]).chain(&p[axis + 1..]).copied().collect();
     let out = with_all!(params.buffer(), v => Element::wrap(parallel::generate(b * po * n * inner, |flat| {
@@ -109,8 +111,12 @@ fn nd_offsets(
 }
 
 pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
+    let rows = indices.dims()[..indices.rank().saturating_sub(1)].iter().product::<usize>();
+    crate::shape::check_alloc(rows, crate::dtype::DType::U64)?;
     let (offsets, slice, lead) = nd_offsets(params.dims(), indices, "GatherNd")?;
     let k = indices.dims()[indices.rank() - 1];
+    let total = offsets.len().checked_mul(slice);
+    crate::shape::check_alloc(total.unwrap_or(usize::MAX), params.dtype())?;
     let out_dims: Vec<usize> = lead.iter().chain(&params.dims()[k..]).copied().collect();
     let out = with_all!(params.buffer(), v => Element::wrap(parallel::generate(offsets.len() * slice, |flat| {
         v[offsets[flat / slice] + flat % slice]
@@ -131,6 +137,7 @@ pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<T
             indices.shape()
         )));
     }
+    crate::shape::check_alloc(shape.num_elements(), updates.dtype())?;
     let out = with_numeric!(updates.buffer(), u => {
         let mut out = vec![Num::zero(); shape.num_elements()];
         for (row, &off) in offsets.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! `BatchMatMulV2`: batched matrix products with broadcasting batch dimensions, transposes and
 //! adjoints. float32/float64/complex use the `gemm` crate's packed SIMD kernels; half types go
-//! through float32 (as TensorFlow accumulates them); integers use a plain blocked loop.
+//! through float32 (as TensorFlow accumulates them); integers use a plain loop.
 
 use crate::buffer::Buffer;
 use crate::dtype::DType;
@@ -66,11 +66,12 @@ pub fn cpu(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
     let mut out_dims = batch.0.clone();
     out_dims.extend([m, n]);
     let total = out_dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    crate::shape::check_elements(total.unwrap_or(usize::MAX))?;
+    crate::shape::check_alloc(total.unwrap_or(usize::MAX), a.dtype())?;
     let out_shape = Shape(out_dims);
     let dims = Dims { m, n, k: ka, ta, tb };
     // Map each output batch index to the (broadcast) batch index of each input.
     let nb = batch.num_elements();
+    crate::shape::check_alloc(nb.saturating_mul(16), DType::U8)?;
     let pairs: Vec<(usize, usize)> = (0..nb)
         .map(|i| (source_index(i, &batch, &batch_a), source_index(i, &batch, &batch_b)))
         .collect();

@@ -224,7 +224,9 @@ pub fn split(x: &Tensor, sizes: &[i64], axis: i64) -> Result<Vec<Tensor>> {
     let mut sizes = sizes.to_vec();
     let unknown: Vec<usize> =
         sizes.iter().enumerate().filter(|(_, &s)| s == -1).map(|(i, _)| i).collect();
-    let known: i64 = sizes.iter().filter(|&&s| s != -1).sum();
+    let known = sizes.iter().filter(|&&s| s != -1).try_fold(0i64, |acc, &s| acc.checked_add(s));
+    let known =
+        known.ok_or_else(|| Error::InvalidArgument("split sizes overflow [Op:SplitV]".into()))?;
     if unknown.len() > 1 || sizes.iter().any(|&s| s < -1) {
         return Err(Error::InvalidArgument(
             "split sizes must be >= 0, with at most one -1 [Op:SplitV]".into(),
@@ -233,10 +235,11 @@ pub fn split(x: &Tensor, sizes: &[i64], axis: i64) -> Result<Vec<Tensor>> {
     if let Some(&u) = unknown.first() {
         sizes[u] = d - known;
     }
-    if sizes.iter().sum::<i64>() != d || sizes.iter().any(|&s| s < 0) {
+    let total: i128 = sizes.iter().map(|&s| s as i128).sum();
+    if total != d as i128 || sizes.iter().any(|&s| s < 0) {
         return Err(Error::InvalidArgument(format!(
             "Determined shape must either match input shape along split_dim exactly if fully specified, or be less than the size of the input along split_dim if not fully specified.  Got: {} vs {d} [Op:SplitV]",
-            sizes.iter().sum::<i64>()
+            total
         )));
     }
     let mut start = 0;
@@ -446,6 +449,7 @@ pub fn fill(dims: &[i64], value: &Tensor) -> Result<Tensor> {
 
 pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {
     let shape = Shape::checked(dims)?;
+    crate::shape::check_alloc(shape.num_elements(), dtype)?;
     Tensor::from_buffer(crate::buffer::Buffer::zeros(dtype, shape.num_elements()), shape)
 }
 

@@ -11,7 +11,11 @@ pub fn relu6(x: &Tensor) -> Result<Tensor> {
     minimum(&relu(x)?, &scalar_like(x, 6.0))
 }
 
+/// Integer inputs are computed in float32, as TensorFlow's leaky_relu casts them.
 pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
+    if x.dtype().is_integer() {
+        return leaky_relu(&cast(x, DType::F32)?, alpha);
+    }
     let pos = greater(x, &scalar_like(x, 0.0))?;
     select(&pos, x, &mul(x, &scalar_like(x, alpha))?)
 }

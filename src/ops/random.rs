@@ -101,25 +101,23 @@ pub fn next_stream(op_seed: Option<i64>) -> Stream {
     Stream { key: [k as u32, (k >> 32) as u32], call: this }
 }
 
-/// A uniform float in [0, 1) from 32 random bits (24 significant bits).
-#[inline]
-fn unit_f32(w: u32) -> f64 {
-    (w >> 8) as f64 * (1.0 / (1u64 << 24) as f64)
-}
-
 /// A uniform float in [0, 1) with 53 significant bits.
 #[inline]
 fn unit_f64(hi: u32, lo: u32) -> f64 {
     ((((hi as u64) << 32) | lo as u64) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// A uniform value in [0, 1) with exactly the mantissa bits of `dtype`, so that it stays below
+/// 1 once rounded to that type (as TensorFlow builds it from random mantissa bits).
 #[inline]
 fn uniform01(w: [u32; 4], dtype: DType) -> f64 {
-    if dtype == DType::F64 {
-        unit_f64(w[0], w[1])
-    } else {
-        unit_f32(w[0])
-    }
+    let bits = match dtype {
+        DType::F64 => return unit_f64(w[0], w[1]),
+        DType::F16 => 11,
+        DType::BF16 => 8,
+        _ => 24,
+    };
+    (w[0] >> (32 - bits)) as f64 / (1u64 << bits) as f64
 }
 
 /// Box–Muller on two uniforms of one word block.
@@ -137,6 +135,7 @@ fn float_tensor(shape: &Shape, dtype: DType, f: impl Fn(u64) -> f64 + Sync) -> R
         )));
     }
     let n = shape.num_elements();
+    crate::shape::check_alloc(n, dtype)?;
     let out = with_dtype!(dtype, T => T::wrap(parallel::generate(n, |i| T::from_f64(f(i as u64)))));
     Tensor::from_buffer(out, shape.clone())
 }
@@ -152,15 +151,26 @@ pub fn uniform(
         return uniform_int(shape, dtype, minval as i64, maxval as i64, stream);
     }
     float_tensor(shape, dtype, |i| {
-        let u = uniform01(stream.words(i, 0), dtype);
-        let v = minval + (maxval - minval) * u;
-        // Rounding to a narrow float type can reach maxval; keep the interval half-open.
-        if v >= maxval && maxval > minval {
-            minval.max(maxval - (maxval - minval) * 1e-7)
-        } else {
-            v
-        }
+        let v = minval + (maxval - minval) * uniform01(stream.words(i, 0), dtype);
+        // Rounding to the output type can still reach maxval for other ranges: step back below.
+        below(v, maxval, minval, dtype)
     })
+}
+
+/// `v` as it will be stored in `dtype`, or the largest value of that type below `maxval`.
+fn below(v: f64, maxval: f64, minval: f64, dtype: DType) -> f64 {
+    let stored = with_dtype!(dtype, T => T::from_f64(v).to_f64());
+    if stored < maxval || maxval <= minval {
+        return stored;
+    }
+    let mut candidate = stored;
+    for _ in 0..64 {
+        candidate = with_dtype!(dtype, T => T::from_f64(candidate - (candidate.abs() * 1e-3).max(f64::MIN_POSITIVE)).to_f64());
+        if candidate < maxval {
+            return candidate.max(minval);
+        }
+    }
+    minval
 }
 
 fn uniform_int(

@@ -130,6 +130,38 @@ where
             .reduce(|| self.init, |a, b| (self.combine)(a, b))
     }
 
+    /// Few outputs but a long reduced axis (e.g. summing [16M, 2] over axis 0): parallel over
+    /// slabs of the reduced axis, whose partial columns are then combined.
+    fn few_long_columns(&self, data: &[T], outer: usize, r: usize, inner: usize) -> Vec<T> {
+        let rows = (GRAIN / inner).max(64);
+        let mut out = Vec::with_capacity(outer * inner);
+        for o in 0..outer {
+            let totals = (0..r.div_ceil(rows))
+                .into_par_iter()
+                .map(|slab| {
+                    let mut acc = vec![self.init; inner];
+                    for j in slab * rows..((slab + 1) * rows).min(r) {
+                        let row = &data[(o * r + j) * inner..(o * r + j + 1) * inner];
+                        for (a, &x) in acc.iter_mut().zip(row) {
+                            *a = (self.combine)(*a, (self.load)(x));
+                        }
+                    }
+                    acc
+                })
+                .reduce(
+                    || vec![self.init; inner],
+                    |mut a, b| {
+                        for (x, y) in a.iter_mut().zip(b) {
+                            *x = (self.combine)(*x, y);
+                        }
+                        a
+                    },
+                );
+            out.extend(totals.into_iter().map(|a| (self.finish)(a)));
+        }
+        out
+    }
+
     fn run(&self, data: &[T], outer: usize, r: usize, inner: usize) -> Vec<T> {
         if inner == 1 {
             if outer < 4 {
@@ -140,6 +172,9 @@ where
             return parallel::generate(outer, |o| {
                 (self.finish)(self.row(&data[o * r..(o + 1) * r]))
             });
+        }
+        if outer * inner < GRAIN && r * inner >= 4 * GRAIN {
+            return self.few_long_columns(data, outer, r, inner);
         }
         parallel::build(outer * inner, |offset, dst| {
             // Rows are summed in blocks whose partial results are then combined, which bounds
@@ -252,8 +287,8 @@ pub enum ArgOp {
     ArgMin,
 }
 
-/// Index of the largest (smallest) element along `axis`; the first one on ties. NaN counts as
-/// the extreme, as numpy and TensorFlow do.
+/// Index of the largest (smallest) element along `axis`; the first one on ties. NaN never
+/// compares larger or smaller, so it is passed over (TensorFlow: argmax([1, nan, 3]) = 2).
 pub fn arg_cpu(op: ArgOp, x: &Tensor, axis: usize, output: DType) -> Result<Tensor> {
     let name = if op == ArgOp::ArgMax { "ArgMax" } else { "ArgMin" };
     if !DTypeSet::REAL.contains(x.dtype()) {
@@ -290,11 +325,8 @@ fn arg_kernel<T: Real + Sync>(
         let mut best_v = at(0);
         for j in 1..r {
             let e = at(j);
-            if best_v.is_nan() {
-                break;
-            }
             let better = if is_max { e > best_v } else { e < best_v };
-            if better || e.is_nan() {
+            if better || (best_v.is_nan() && !e.is_nan()) {
                 best = j;
                 best_v = e;
             }
@@ -389,12 +421,25 @@ mod tests {
     }
 
     #[test]
+    fn long_columns_reduce_in_parallel_slabs() {
+        let n = 200_000;
+        let x = Tensor::from_slice(&vec![1.0f32; n * 2], &[n, 2]).unwrap();
+        let s = cpu(ReduceOp::Sum, &x, &[0], false).unwrap();
+        assert_eq!(s.to_vec::<f32>().unwrap(), vec![n as f32, n as f32]);
+    }
+
+    #[test]
     fn max_propagates_nan_and_argmax_takes_first_tie() {
         let x = t(&[1.0, f32::NAN, 3.0], &[3]);
         assert!(cpu(ReduceOp::Max, &x, &[0], false).unwrap().to_vec::<f32>().unwrap()[0].is_nan());
         let y = t(&[1.0, 5.0, 5.0], &[3]);
         let i = arg_cpu(ArgOp::ArgMax, &y, 0, DType::I64).unwrap();
         assert_eq!(i.to_vec::<i64>().unwrap(), vec![1]);
+        let n = t(&[1.0, f32::NAN, 3.0], &[3]);
+        assert_eq!(
+            arg_cpu(ArgOp::ArgMax, &n, 0, DType::I64).unwrap().to_vec::<i64>().unwrap(),
+            vec![2]
+        );
     }
 
     #[test]

@@ -72,6 +72,7 @@ pub fn broadcast_to(x: &Tensor, shape: &Shape) -> Result<Tensor> {
     if x.shape() == shape {
         return Ok(x.clone());
     }
+    crate::shape::check_alloc(shape.num_elements(), x.dtype())?;
     let err = || {
         Error::InvalidArgument(format!(
             "Unable to broadcast tensor of shape {} to tensor of shape {shape} [Op:BroadcastTo]",

@@ -15,15 +15,17 @@ pub enum SliceItem {
 
 pub const FULL: SliceItem = SliceItem::Range { start: None, stop: None, step: 1 };
 
-/// Python's `slice.indices` followed by the element count.
+/// Python's `slice.indices` followed by the element count, in i128 so that extreme user values
+/// (`x[::2**63-1]`) cannot overflow.
 fn range_of(start: Option<i64>, stop: Option<i64>, step: i64, d: i64) -> (i64, i64) {
-    let clamp = |v: i64, lo: i64, hi: i64| v.max(lo).min(hi);
+    let (d, step) = (d as i128, step as i128);
+    let clamp = |v: i128, lo: i128, hi: i128| v.max(lo).min(hi);
     let (lo, hi) = if step > 0 { (0, d) } else { (-1, d - 1) };
-    let norm = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
+    let norm = |v: i64| if v < 0 { v as i128 + d } else { v as i128 };
     let s = start.map_or(if step > 0 { lo } else { hi }, |v| clamp(norm(v), lo, hi));
     let e = stop.map_or(if step > 0 { hi } else { lo }, |v| clamp(norm(v), lo, hi));
-    let len = if step > 0 { (e - s + step - 1) / step } else { (s - e + (-step) - 1) / (-step) };
-    (s, len.max(0))
+    let len = if step > 0 { (e - s + step - 1) / step } else { (s - e - step - 1) / (-step) };
+    (s as i64, len.max(0) as i64)
 }
 
 pub fn resolve(shape: &Shape, items: &[SliceItem]) -> Result<SliceSpec> {
@@ -138,7 +140,7 @@ pub fn items_from_slice(shape: &Shape, begin: &[i64], size: &[i64]) -> Result<Ve
     let mut items = Vec::with_capacity(begin.len());
     for (axis, (&b, &s)) in begin.iter().zip(size).enumerate() {
         let d = shape.dims()[axis] as i64;
-        let s = if s == -1 { d - b } else { s };
+        let s = if s == -1 { d.saturating_sub(b) } else { s };
         if b < 0 || s < 0 || b.saturating_add(s) > d {
             return Err(Error::InvalidArgument(format!(
                 "Expected size[{axis}] in [0, {}], but got {s} [Op:Slice]",

@@ -72,8 +72,8 @@ pub fn unique(x: &Tensor, out_idx_i64: bool) -> Result<(Tensor, Tensor)> {
         let mut seen: HashMap<Vec<u8>, i64> = HashMap::new();
         let mut values = Vec::new();
         let mut idx = Vec::with_capacity(v.len());
-        for &e in v.iter() {
-            let key = bytes_of(&e);
+        for (position, &e) in v.iter().enumerate() {
+            let key = unique_key(e, position);
             let next = values.len() as i64;
             let id = *seen.entry(key).or_insert(next);
             if id == next {
@@ -88,6 +88,21 @@ pub fn unique(x: &Tensor, out_idx_i64: bool) -> Result<(Tensor, Tensor)> {
     let idx_t =
         if out_idx_i64 { idx_t } else { crate::ops::cast::cpu(&idx_t, crate::dtype::DType::I32)? };
     Ok((Tensor::from_buffer_unchecked(values, Shape(vec![n])), idx_t))
+}
+
+/// Hash key of a value: its bytes, except that every zero is the same key (-0.0 == 0.0) and
+/// every NaN its own (NaN != NaN), as equality-based uniqueness requires.
+#[allow(clippy::eq_op)] // NaN is the only value unequal to itself
+fn unique_key<T: Element>(e: T, position: usize) -> Vec<u8> {
+    if e != e {
+        let mut key = vec![0xff; 1];
+        key.extend_from_slice(&position.to_le_bytes());
+        return key;
+    }
+    if !e.is_nonzero() {
+        return bytes_of(&T::default());
+    }
+    bytes_of(&e)
 }
 
 fn bytes_of<T: Element>(e: &T) -> Vec<u8> {

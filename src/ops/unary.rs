@@ -76,7 +76,7 @@ impl UnaryOp {
             Floor => ("Floor", "floor", FLOAT),
             Ceil => ("Ceil", "ceil", FLOAT),
             Round => ("Round", "round", DTypeSet::REAL),
-            Reciprocal => ("Reciprocal", "reciprocal", DTypeSet::SIGNED_NUMERIC),
+            Reciprocal => ("Reciprocal", "reciprocal", INEXACT),
             LogicalNot => ("LogicalNot", "logical_not", DTypeSet::BOOL),
             Invert => ("Invert", "invert", DTypeSet::INT),
             IsNan => ("IsNan", "is_nan", FLOAT),
@@ -120,6 +120,10 @@ fn one<T: num_traits::One>() -> T {
 #[inline(always)]
 fn sigmoid<T: FloatElem>(x: T) -> T {
     one::<T>() / (one::<T>() + (-x).exp())
+}
+
+fn sigmoid_via_f32<T: Element>(x: T) -> T {
+    T::from_f64(sigmoid(x.to_f64() as f32) as f64)
 }
 
 /// Rounds half to even, as TensorFlow's `round` (banker's rounding) does.
@@ -177,9 +181,20 @@ pub fn cpu(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         Cos => inexact!(|a| a.cos()),
         Tan => inexact!(|a| a.tan()),
         Tanh => inexact!(|a| a.tanh()),
-        Sigmoid => {
-            with_float!(b, v => un(v, sigmoid), else with_complex!(b, v => un(v, |a| Num::div(Num::one(), Num::add(Num::one(), (-a).exp()))), else return Err(bad())))
-        }
+        // Half types overflow exp(-x) early: they compute through f32, as in TensorFlow.
+        Sigmoid => match_buffer!(
+            b,
+            v,
+            [F16, BF16],
+            un(v, sigmoid_via_f32),
+            match_buffer!(
+                b,
+                v,
+                [F32, F64],
+                un(v, sigmoid),
+                with_complex!(b, v => un(v, |a| Num::div(Num::one(), Num::add(Num::one(), (-a).exp()))), else return Err(bad()))
+            )
+        ),
         Erf => with_float!(b, v => un(v, FloatElem::erf), else return Err(bad())),
         Floor => with_float!(b, v => un(v, |a| a.floor()), else return Err(bad())),
         Ceil => with_float!(b, v => un(v, |a| a.ceil()), else return Err(bad())),

@@ -359,6 +359,14 @@ fn read_numpy<T: NpElement + Element>(arr: &Bound<'_, PyUntypedArray>) -> PyResu
 
 pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     let py = arr.py();
+    // Shapes from numpy are checked like any user shape: a broadcast view can claim terabytes.
+    let requested: Vec<i64> = arr.shape().iter().map(|&d| d as i64).collect();
+    Shape::checked(&requested).py()?;
+    if !arr.getattr("flags")?.getattr("aligned")?.extract::<bool>()? {
+        // Reading elements through a misaligned pointer is undefined behaviour: copy first.
+        let copy = py.import("numpy")?.getattr("array")?.call1((arr,))?;
+        return from_numpy(copy.cast::<PyUntypedArray>()?);
+    }
     let dt = arr.dtype();
     let dims: Vec<usize> = arr.shape().to_vec();
     macro_rules! try_types {
