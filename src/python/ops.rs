@@ -49,25 +49,28 @@ fn tensors(list: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
 
 /// Converts two operands, each taking the other's dtype as a hint when it is a plain value.
 fn pair(x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)> {
-    if x.cast::<PyTensor>().is_ok() || y.cast::<PyTensor>().is_err() {
-        let a = t(x)?;
-        let b = like(y, &a)?;
-        Ok((a, b))
-    } else {
-        let b = t(y)?;
-        Ok((like(x, &b)?, b))
-    }
+    pair_with(x, y, Hint::Prefer)
 }
 
 /// Like `pair`, but a plain value must convert to the tensor operand's dtype.
 fn strict_pair(x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)> {
+    pair_with(x, y, Hint::Require)
+}
+
+/// Converts the tensor operand first (or `x` when neither is one), then the other with `hint`
+/// of the first one's dtype.
+fn pair_with(
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    hint: fn(DType) -> Hint,
+) -> PyResult<(Tensor, Tensor)> {
     if x.cast::<PyTensor>().is_ok() || y.cast::<PyTensor>().is_err() {
         let a = t(x)?;
-        let b = to_tensor(y, Hint::Require(a.dtype()))?;
+        let b = to_tensor(y, hint(a.dtype()))?;
         Ok((a, b))
     } else {
         let b = t(y)?;
-        Ok((to_tensor(x, Hint::Require(b.dtype()))?, b))
+        Ok((to_tensor(x, hint(b.dtype()))?, b))
     }
 }
 
