@@ -107,3 +107,11 @@ def test_tensor_ref_is_a_hashable_identity():
     a, b = tf.constant(1.0), tf.constant(1.0)
     refs = {a.ref(): "a", b.ref(): "b"}
     assert refs[a.ref()] == "a" and a.ref().deref() is a
+
+
+@pytest.mark.parametrize("b_shape", [(3, 1), (1, 3, 1), (2, 3, 1)])
+def test_einsum_ellipsis_broadcasts_like_numpy(b_shape):
+    a = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    b = np.ones(b_shape, np.float32)
+    for eq in ("...ij,...jk->...ik", "...ij,...jk"):
+        np.testing.assert_allclose(tf.einsum(eq, a, b).numpy(), np.einsum(eq, a, b))

@@ -17,14 +17,10 @@ fn parse_side(spec: &str, rank: usize, ellipsis_rank: &mut Option<usize>) -> Res
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix("...") {
             let n = rank.checked_sub(named).ok_or_else(bad)?;
-            if ellipsis_rank.is_some_and(|e| e != n) && rank > 0 {
-                return Err(Error::Unimplemented(
-                    "einsum ellipses must cover the same number of axes in every operand".into(),
-                ));
-            }
-            *ellipsis_rank = Some(n);
-            // Ellipsis axes get reserved names that no user letter can clash with.
-            out.extend((0..n).map(|i| char::from_u32(0x3B1 + i as u32).unwrap_or('?')));
+            *ellipsis_rank = Some(ellipsis_rank.map_or(n, |e| e.max(n)));
+            // Ellipsis axes get reserved names that no user letter can clash with, counted from
+            // the right so that operands with fewer of them broadcast as numpy aligns shapes.
+            out.extend((0..n).rev().map(|i| char::from_u32(0x3B1 + i as u32).unwrap_or('?')));
             rest = r;
         } else {
             let c = rest.chars().next().ok_or_else(bad)?;
@@ -84,7 +80,32 @@ fn sum_out(term: Term, keep: &[char]) -> Result<Term> {
     Ok(Term { t: reduce_sum(&term.t, Some(&axes), false)?, letters })
 }
 
+/// Broadcasts size-1 axes of either term against the same letter in the other (ellipsis axes
+/// follow numpy's broadcasting).
+fn broadcast_shared(a: Term, b: Term) -> Result<(Term, Term)> {
+    let expand = |term: Term, other: &Term| -> Result<Term> {
+        let mut dims: Vec<i64> = term.t.dims().iter().map(|&d| d as i64).collect();
+        let mut changed = false;
+        for (i, c) in term.letters.iter().enumerate() {
+            if let Some(j) = other.letters.iter().position(|x| x == c) {
+                if dims[i] == 1 && other.t.dims()[j] != 1 {
+                    dims[i] = other.t.dims()[j] as i64;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return Ok(term);
+        }
+        Ok(Term { t: broadcast_to(&term.t, &dims)?, letters: term.letters })
+    };
+    let a = expand(a, &b)?;
+    let b = expand(b, &a)?;
+    Ok((a, b))
+}
+
 fn contract(a: Term, b: Term, keep: &[char]) -> Result<Term> {
+    let (a, b) = broadcast_shared(a, b)?;
     let size = |term: &Term, c: char| {
         term.t.dims()[term.letters.iter().position(|&x| x == c).unwrap_or(0)]
     };
@@ -151,14 +172,17 @@ pub fn einsum(equation: &str, inputs: &[&Tensor]) -> Result<Tensor> {
             parse_side(&r, r.replace("...", "").chars().count() + ell.unwrap_or(0), &mut ell)?
         }
         None => {
+            // numpy's implicit output: ellipsis axes (leftmost first), then the letters that
+            // appear once, in alphabetical order.
             let all: Vec<char> = terms.iter().flat_map(|t| t.letters.clone()).collect();
-            let mut once: Vec<char> = all
+            let mut out: Vec<char> = all
                 .iter()
-                .filter(|c| all.iter().filter(|x| x == c).count() == 1)
+                .filter(|c| !c.is_ascii() || all.iter().filter(|x| x == c).count() == 1)
                 .copied()
                 .collect();
-            once.sort_by_key(|c| (c.is_ascii(), *c));
-            once
+            out.sort_by_key(|&c| if c.is_ascii() { c as i64 } else { -(c as i64) - (1 << 32) });
+            out.dedup();
+            out
         }
     };
     if let Some(c) = output.iter().find(|c| !terms.iter().any(|t| t.letters.contains(c))) {
@@ -216,5 +240,9 @@ mod tests {
         assert_eq!(bm.dims(), &[2, 2, 2]);
         let e = einsum("...ij,...jk->...ik", &[&b, &t(&[1.0; 6], &[2, 3, 1])]).unwrap();
         assert_eq!(e.dims(), &[2, 2, 1]);
+        let e = einsum("...ij,...jk->...ik", &[&b, &t(&[1.0; 3], &[3, 1])]).unwrap();
+        assert_eq!(e.dims(), &[2, 2, 1]);
+        let e = einsum("...ij,...jk->...ik", &[&b, &t(&[1.0; 3], &[1, 3, 1])]).unwrap();
+        assert_eq!(e.to_vec::<f32>().unwrap(), vec![3.0, 12.0, 21.0, 30.0]);
     }
 }
