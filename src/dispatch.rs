@@ -57,8 +57,10 @@ pub enum Op {
     ScatterNd(Shape),
     WhereIndices,
     /// Outputs: values, int32 indices.
+    /// Along the last axis, keeping the first `k` of each row (all when `None`).
     Sort {
         descending: bool,
+        k: Option<usize>,
     },
     /// Outputs: values, indices.
     Unique {
@@ -155,7 +157,7 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::GatherNd => one(index::gather_nd(x, inputs[1])),
         Op::ScatterNd(s) => one(index::scatter_nd(x, inputs[1], s)),
         Op::WhereIndices => one(index::where_indices(x)),
-        Op::Sort { descending } => sort::sort(x, *descending).map(|(v, i)| vec![v, i]),
+        Op::Sort { descending, k } => sort::sort(x, *descending, *k).map(|(v, i)| vec![v, i]),
         Op::Unique { index_i64 } => sort::unique(x, *index_i64).map(|(v, i)| vec![v, i]),
         Op::Range => one(creation::range(x, inputs[1], inputs[2])),
         Op::Fill(s) => one(creation::fill(s, x)),

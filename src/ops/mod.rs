@@ -414,7 +414,7 @@ fn move_axis_last(x: &Tensor, axis: usize) -> Result<(Tensor, Option<Vec<i64>>)>
 pub fn sort_with_indices(x: &Tensor, axis: i64, descending: bool) -> Result<(Tensor, Tensor)> {
     let axis = normalize_axis(axis, x.rank())?;
     let (moved, inverse) = move_axis_last(x, axis)?;
-    let out = apply(&Op::Sort { descending }, &[&moved])?;
+    let out = apply(&Op::Sort { descending, k: None }, &[&moved])?;
     let back = |t: &Tensor| match &inverse {
         Some(p) => transpose(t, Some(p)),
         None => Ok(t.clone()),
@@ -432,10 +432,8 @@ pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
             "input must have at least k columns. Had {n}, needed {k} [Op:TopKV2]"
         )));
     }
-    let out = apply(&Op::Sort { descending: true }, &[x])?;
-    let mut items = vec![slicing::FULL; x.rank()];
-    items[x.rank() - 1] = SliceItem::Range { start: Some(0), stop: Some(k), step: 1 };
-    Ok((strided_slice(&out[0], &items)?, strided_slice(&out[1], &items)?))
+    let out = apply(&Op::Sort { descending: true, k: Some(k as usize) }, &[x])?;
+    Ok((out[0].clone(), out[1].clone()))
 }
 
 pub fn unique(x: &Tensor, index_dtype: DType) -> Result<(Tensor, Tensor)> {

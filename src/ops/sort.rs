@@ -21,8 +21,10 @@ fn order<T: PartialOrd>(a: &T, b: &T) -> Ordering {
     }
 }
 
-/// Sorts every row of the last axis; returns (values, indices).
-pub fn sort(x: &Tensor, descending: bool) -> Result<(Tensor, Tensor)> {
+/// Sorts every row of the last axis, keeping the first `k` of each (all when `None`); returns
+/// (values, int32 indices). Equal values keep their original order (lower index first), as
+/// TensorFlow's sort and top_k do.
+pub fn sort(x: &Tensor, descending: bool, k: Option<usize>) -> Result<(Tensor, Tensor)> {
     if x.rank() == 0 {
         return Err(Error::InvalidArgument("input must be at least rank 1 [Op:TopKV2]".into()));
     }
@@ -30,32 +32,52 @@ pub fn sort(x: &Tensor, descending: bool) -> Result<(Tensor, Tensor)> {
         return Err(Error::unsupported_dtype("TopKV2", x.dtype()));
     }
     let row = x.dims()[x.rank() - 1];
+    let k = k.unwrap_or(row);
+    if k > row {
+        return Err(Error::InvalidArgument(format!(
+            "input must have at least k columns. Had {row}, needed {k} [Op:TopKV2]"
+        )));
+    }
+    let mut dims = x.dims().to_vec();
+    dims[x.rank() - 1] = k;
     let (values, indices) = crate::with_real!(x.buffer(), v => {
-        let (vals, idx) = sort_rows(v, row, descending);
+        let (vals, idx) = sort_rows(v, row, k, descending);
         (Element::wrap(vals), idx)
     }, else return Err(Error::unsupported_dtype("TopKV2", x.dtype())));
     Ok((
-        Tensor::from_buffer_unchecked(values, x.shape().clone()),
-        Tensor::from_vec(indices, x.shape().clone()),
+        Tensor::from_buffer_unchecked(values, Shape(dims.clone())),
+        Tensor::from_vec(indices, Shape(dims)),
     ))
 }
 
-fn sort_rows<T: Element + PartialOrd>(v: &[T], row: usize, descending: bool) -> (Vec<T>, Vec<i32>) {
-    let mut idx: Vec<i32> = (0..v.len()).map(|i| (i % row.max(1)) as i32).collect();
-    if row > 0 {
-        idx.par_chunks_mut(row).zip(v.par_chunks(row)).for_each(|(ix, vals)| {
-            ix.sort_by(|&a, &b| {
-                let o = order(&vals[a as usize], &vals[b as usize]);
-                if descending {
-                    o.reverse()
-                } else {
-                    o
-                }
-            });
+fn sort_rows<T: Element + PartialOrd>(
+    v: &[T],
+    row: usize,
+    k: usize,
+    descending: bool,
+) -> (Vec<T>, Vec<i32>) {
+    let rows = v.len().checked_div(row).unwrap_or(0);
+    let mut idx: Vec<i32> = vec![0; rows * k];
+    if k > 0 {
+        idx.par_chunks_mut(k).zip(v.par_chunks(row)).for_each(|(out, vals)| {
+            // A total order (value, then position) makes the unstable algorithms deterministic
+            // and gives TensorFlow's tie rule.
+            let cmp = |a: &i32, b: &i32| {
+                let o = order(&vals[*a as usize], &vals[*b as usize]);
+                let o = if descending { o.reverse() } else { o };
+                o.then(a.cmp(b))
+            };
+            let mut all: Vec<i32> = (0..row as i32).collect();
+            if k < row {
+                all.select_nth_unstable_by(k - 1, cmp);
+                all.truncate(k);
+            }
+            all.sort_unstable_by(cmp);
+            out.copy_from_slice(&all);
         });
     }
     let values =
-        idx.iter().enumerate().map(|(flat, &i)| v[flat - flat % row.max(1) + i as usize]).collect();
+        idx.iter().enumerate().map(|(flat, &i)| v[(flat / k) * row + i as usize]).collect();
     (values, idx)
 }
 
@@ -119,10 +141,16 @@ mod tests {
     #[test]
     fn sorts_rows_stably() {
         let x = Tensor::from_slice(&[3.0f32, 1.0, 2.0, 1.0, 0.0, 5.0], &[2, 3]).unwrap();
-        let (v, i) = sort(&x, false).unwrap();
+        let (v, i) = sort(&x, false, None).unwrap();
         assert_eq!(v.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 0.0, 1.0, 5.0]);
         assert_eq!(i.to_vec::<i32>().unwrap(), vec![1, 2, 0, 1, 0, 2]);
-        let (v, _) = sort(&x, true).unwrap();
+        let (v, _) = sort(&x, true, None).unwrap();
+        assert_eq!(v.to_vec::<f32>().unwrap(), vec![3.0, 2.0, 1.0, 5.0, 1.0, 0.0]);
+        let ties = Tensor::from_slice(&[1.0f32, 3.0, 3.0, 0.0, 3.0], &[5]).unwrap();
+        let (v, i) = sort(&ties, true, Some(2)).unwrap();
+        assert_eq!(v.to_vec::<f32>().unwrap(), vec![3.0, 3.0]);
+        assert_eq!(i.to_vec::<i32>().unwrap(), vec![1, 2]);
+        let (v, _) = sort(&x, true, None).unwrap();
         assert_eq!(v.to_vec::<f32>().unwrap(), vec![3.0, 2.0, 1.0, 5.0, 1.0, 0.0]);
     }
 
