@@ -2,6 +2,7 @@
 //! kernel; tape recording (autodiff) and graph tracing (`tf.function`) are further interpreters
 //! of this same funnel, so no op ever asks which mode it runs in.
 
+use crate::device::{self, Device};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::binary::BinaryOp;
@@ -118,7 +119,6 @@ fn arity(op: &Op, inputs: &[&Tensor], n: usize) -> Result<()> {
 
 /// Runs one primitive. Multi-output ops return several tensors; the rest return one.
 pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
-    let one = |t: Result<Tensor>| t.map(|t| vec![t]);
     let n_inputs = match op {
         Op::Binary(_)
         | Op::MatMul(_)
@@ -131,6 +131,35 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         _ => 1,
     };
     arity(op, inputs, n_inputs)?;
+    let placement = device::place(op.tf_name(), |i| gpu_can_run(op, inputs, i))?;
+    device::log(op.tf_name(), placement.device);
+    #[cfg(feature = "gpu")]
+    if let Device::Gpu(i) = placement.device {
+        if let Some(outputs) = crate::gpu::kernels::run(op, inputs, i)? {
+            return Ok(outputs);
+        }
+    }
+    // CPU kernels read `buffer()`; reading GPU inputs back here reports failures as errors.
+    for t in inputs {
+        t.host()?;
+    }
+    cpu(op, inputs)
+}
+
+fn gpu_can_run(op: &Op, inputs: &[&Tensor], index: usize) -> bool {
+    #[cfg(feature = "gpu")]
+    {
+        index < crate::gpu::visible_count() && crate::gpu::kernels::supported(op, inputs)
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        let _ = (op, inputs, index);
+        false
+    }
+}
+
+fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+    let one = |t: Result<Tensor>| t.map(|t| vec![t]);
     let x = inputs
         .first()
         .copied()

@@ -20,6 +20,12 @@ pub enum Error {
     Unimplemented(String),
     #[error("{0}")]
     Internal(String),
+    /// The device went away (a lost GPU); TensorFlow's `UnavailableError`.
+    #[error("{0}")]
+    Unavailable(String),
+    /// TensorFlow raises Python's `RuntimeError` (e.g. configuration after initialisation).
+    #[error("{0}")]
+    Runtime(String),
     /// TensorFlow raises Python's `TypeError` (e.g. a value that cannot take the requested dtype).
     #[error("{0}")]
     Type(String),

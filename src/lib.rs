@@ -17,6 +17,8 @@ pub mod dispatch;
 pub mod dtype;
 pub mod element;
 pub mod error;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod kernels;
 pub mod ops;
 pub mod shape;

@@ -13,6 +13,8 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub enum Storage {
     Cpu(Buffer),
+    #[cfg(feature = "gpu")]
+    Gpu(crate::gpu::GpuStorage),
 }
 
 #[derive(Clone, Debug)]
@@ -84,21 +86,68 @@ impl Tensor {
     }
 
     pub fn device(&self) -> Device {
-        match *self.storage {
+        match &*self.storage {
             Storage::Cpu(_) => Device::Cpu,
+            #[cfg(feature = "gpu")]
+            Storage::Gpu(g) => Device::Gpu(g.device),
         }
     }
 
-    /// The host buffer. (With a GPU backend this is where a device tensor is read back.)
-    pub fn buffer(&self) -> &Buffer {
+    /// The values on the host; a GPU tensor is read back (waiting for its kernels) the first
+    /// time and the copy is kept.
+    pub fn host(&self) -> Result<&Buffer> {
         match &*self.storage {
-            Storage::Cpu(b) => b,
+            Storage::Cpu(b) => Ok(b),
+            #[cfg(feature = "gpu")]
+            Storage::Gpu(g) => g.host(),
+        }
+    }
+
+    /// The host buffer, for CPU kernels. The dispatcher reads GPU inputs back (with `host`,
+    /// which reports failures) before any CPU kernel runs, so this never waits or fails there.
+    pub fn buffer(&self) -> &Buffer {
+        match self.host() {
+            Ok(b) => b,
+            Err(e) => panic!("reading a GPU tensor back failed: {e}"),
+        }
+    }
+
+    #[cfg(feature = "gpu")]
+    pub(crate) fn gpu_storage(&self) -> Option<&crate::gpu::GpuStorage> {
+        match &*self.storage {
+            Storage::Gpu(g) => Some(g),
+            Storage::Cpu(_) => None,
+        }
+    }
+
+    #[cfg(feature = "gpu")]
+    pub(crate) fn from_gpu(storage: crate::gpu::GpuStorage, shape: Shape) -> Tensor {
+        debug_assert_eq!(storage.len, shape.num_elements());
+        let dtype = storage.dtype;
+        Tensor { storage: Arc::new(Storage::Gpu(storage)), shape, dtype }
+    }
+
+    /// This tensor on `device`: itself when it is already there, else a copy. `None` when the
+    /// dtype cannot live on that device.
+    pub fn to_device(&self, device: Device) -> Result<Option<Tensor>> {
+        if self.device() == device {
+            return Ok(Some(self.clone()));
+        }
+        match device {
+            Device::Cpu => {
+                Ok(Some(Tensor::from_buffer_unchecked(self.host()?.clone(), self.shape.clone())))
+            }
+            #[cfg(feature = "gpu")]
+            Device::Gpu(i) => Ok(crate::gpu::GpuStorage::upload(i, self.host()?)?
+                .map(|g| Tensor::from_gpu(g, self.shape.clone()))),
+            #[cfg(not(feature = "gpu"))]
+            Device::Gpu(_) => Ok(None),
         }
     }
 
     /// The elements as a `Vec<T>`; `T` must be this tensor's element type.
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        T::unwrap(self.buffer()).cloned().ok_or_else(|| {
+        T::unwrap(self.host()?).cloned().ok_or_else(|| {
             Error::InvalidArgument(format!("cannot read a {} tensor as {}", self.dtype, T::DTYPE))
         })
     }

@@ -1,16 +1,31 @@
-//! Devices and their TensorFlow names. The CPU is always present; the GPU backend (wgpu)
-//! arrives with the `gpu` feature.
+//! Devices, their TensorFlow names, device-string parsing and op placement.
+
+mod placement;
+mod spec;
+
+pub use placement::{
+    log, log_device_placement, place, pop_scope, push_scope, set_log_device_placement,
+    set_soft_device_placement, soft_device_placement, Placement,
+};
+pub use spec::DeviceSpec;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Device {
     Cpu,
+    /// The n-th visible GPU adapter.
+    Gpu(usize),
 }
 
 impl Device {
     /// The fully qualified name TensorFlow prints for `tensor.device`.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Device::Cpu => "/job:localhost/replica:0/task:0/device:CPU:0",
+            Device::Cpu => "/job:localhost/replica:0/task:0/device:CPU:0".to_string(),
+            Device::Gpu(i) => format!("/job:localhost/replica:0/task:0/device:GPU:{i}"),
         }
+    }
+
+    pub fn is_gpu(self) -> bool {
+        matches!(self, Device::Gpu(_))
     }
 }

@@ -1,7 +1,7 @@
 //! Maps `Error` to the matching `ferroflow.errors` class (or Python's TypeError/ValueError).
 
 use crate::error::Error;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -24,6 +24,7 @@ pub fn to_py(e: Error) -> PyErr {
         let (class, msg) = match &e {
             Error::Type(m) => return PyTypeError::new_err(m.clone()),
             Error::Value(m) => return PyValueError::new_err(m.clone()),
+            Error::Runtime(m) => return PyRuntimeError::new_err(m.clone()),
             Error::InvalidArgument(m) => ("InvalidArgumentError", m),
             Error::NotFound(m) => ("NotFoundError", m),
             Error::OutOfRange(m) => ("OutOfRangeError", m),
@@ -31,6 +32,7 @@ pub fn to_py(e: Error) -> PyErr {
             Error::FailedPrecondition(m) => ("FailedPreconditionError", m),
             Error::Unimplemented(m) => ("UnimplementedError", m),
             Error::Internal(m) => ("InternalError", m),
+            Error::Unavailable(m) => ("UnavailableError", m),
         };
         op_error(py, class, msg)
     })

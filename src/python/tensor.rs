@@ -366,7 +366,7 @@ impl PyTensor {
     }
 
     #[getter]
-    fn device(&self) -> &'static str {
+    fn device(&self) -> String {
         self.inner.device().name()
     }
 

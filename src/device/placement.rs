@@ -1,0 +1,91 @@
+//! Where an op runs: the `tf.device` scope stack (per thread, as in TensorFlow), soft placement
+//! and placement logging.
+
+use super::{Device, DeviceSpec};
+use crate::error::{Error, Result};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static SOFT_PLACEMENT: AtomicBool = AtomicBool::new(true);
+static LOG_PLACEMENT: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Merged specs of the active `tf.device` scopes, innermost last.
+    static SCOPES: RefCell<Vec<DeviceSpec>> = const { RefCell::new(Vec::new()) };
+}
+
+pub fn set_soft_device_placement(on: bool) {
+    SOFT_PLACEMENT.store(on, Ordering::Relaxed);
+}
+
+pub fn soft_device_placement() -> bool {
+    SOFT_PLACEMENT.load(Ordering::Relaxed)
+}
+
+pub fn set_log_device_placement(on: bool) {
+    LOG_PLACEMENT.store(on, Ordering::Relaxed);
+}
+
+pub fn log_device_placement() -> bool {
+    LOG_PLACEMENT.load(Ordering::Relaxed)
+}
+
+/// Enters `with tf.device(text)`; returns the merged spec now in force.
+pub fn push_scope(text: &str) -> Result<DeviceSpec> {
+    let spec = DeviceSpec::parse(text)?;
+    Ok(SCOPES.with(|s| {
+        let mut scopes = s.borrow_mut();
+        let merged = scopes.last().map_or(spec.clone(), |outer| outer.merged_with(&spec));
+        scopes.push(merged.clone());
+        merged
+    }))
+}
+
+pub fn pop_scope() {
+    SCOPES.with(|s| s.borrow_mut().pop());
+}
+
+fn current_scope() -> Option<DeviceSpec> {
+    SCOPES.with(|s| s.borrow().last().cloned())
+}
+
+/// How an op was placed: the device, and whether the user asked for it explicitly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub device: Device,
+    pub explicit: bool,
+}
+
+/// Chooses the device for op `name`. `gpu_can_run(i)` says whether visible GPU `i` exists and
+/// has a kernel for this op and these dtypes. Without a scope the op goes to GPU:0 when it can;
+/// a scope naming a device that cannot run it falls back to the CPU under soft placement and is
+/// an error otherwise.
+pub fn place(name: &str, gpu_can_run: impl Fn(usize) -> bool) -> Result<Placement> {
+    let Some(spec) = current_scope().filter(|s| s.device_type.is_some()) else {
+        let device = if gpu_can_run(0) { Device::Gpu(0) } else { Device::Cpu };
+        return Ok(Placement { device, explicit: false });
+    };
+    let index = spec.index.unwrap_or(0);
+    let wanted = match spec.device_type.as_deref() {
+        Some("GPU") if gpu_can_run(index) => {
+            return Ok(Placement { device: Device::Gpu(index), explicit: true })
+        }
+        Some("CPU") if index == 0 => return Ok(Placement { device: Device::Cpu, explicit: true }),
+        _ => spec.to_canonical(),
+    };
+    if soft_device_placement() {
+        return Ok(Placement { device: Device::Cpu, explicit: false });
+    }
+    Err(Error::InvalidArgument(format!(
+        "Cannot assign a device for operation {name}: Could not satisfy explicit device \
+         specification '{wanted}' because no device of that name has a kernel for this \
+         operation and its dtypes (soft device placement is off)"
+    )))
+}
+
+/// Prints TensorFlow's placement log line when logging is on.
+pub fn log(name: &str, device: Device) {
+    if log_device_placement() {
+        eprintln!("Executing op {name} in device {}", device.name());
+    }
+}

@@ -1,0 +1,157 @@
+//! Which wgpu adapters ferroflow counts as GPUs, in which order, and which are visible.
+//!
+//! Software rasterisers (lavapipe, llvmpipe, WARP) are slower than the CPU kernels, so they count
+//! only with `FERROFLOW_ALLOW_SOFTWARE_GPU=1`. `FERROFLOW_VISIBLE_DEVICES` (comma-separated
+//! indices into that list; empty or `-1` hides all) plays CUDA_VISIBLE_DEVICES' role, and
+//! `tf.config.set_visible_devices` narrows it further until the first GPU is used.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub const ALLOW_SOFTWARE_ENV: &str = "FERROFLOW_ALLOW_SOFTWARE_GPU";
+pub const VISIBLE_DEVICES_ENV: &str = "FERROFLOW_VISIBLE_DEVICES";
+
+/// What `tf.config.experimental.get_device_details` reports.
+#[derive(Clone, Debug)]
+pub struct AdapterDetails {
+    pub name: String,
+    pub vendor: u32,
+    pub backend: String,
+    pub driver: String,
+    pub software: bool,
+}
+
+struct Registry {
+    /// Adapters that count as GPUs, after the environment's filters.
+    adapters: Vec<(wgpu::Adapter, AdapterDetails)>,
+    /// Indices into `adapters` that `set_visible_devices` kept.
+    visible: Vec<usize>,
+    /// One lazily created context per visible device; once any exists the set is frozen.
+    contexts: Vec<OnceLock<Arc<GpuContext>>>,
+    initialized: bool,
+}
+
+fn registry() -> &'static Mutex<Registry> {
+    static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
+    REGISTRY.get_or_init(|| Mutex::new(discover()))
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Registry> {
+    registry().lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).map(|v| v == "1" || v.eq_ignore_ascii_case("true")).unwrap_or(false)
+}
+
+fn env_visible(count: usize) -> Vec<usize> {
+    match std::env::var(VISIBLE_DEVICES_ENV) {
+        Err(_) => (0..count).collect(),
+        Ok(text) => {
+            let mut out = Vec::new();
+            for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                // As with CUDA_VISIBLE_DEVICES, the list stops at the first invalid entry.
+                match part.parse::<usize>() {
+                    Ok(i) if i < count && !out.contains(&i) => out.push(i),
+                    _ => break,
+                }
+            }
+            out
+        }
+    }
+}
+
+fn discover() -> Registry {
+    let backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let allow_software = env_flag(ALLOW_SOFTWARE_ENV);
+    let mut found: Vec<(wgpu::Adapter, AdapterDetails)> = Vec::new();
+    for adapter in pollster::block_on(instance.enumerate_adapters(backends)) {
+        let info = adapter.get_info();
+        let software = info.device_type == wgpu::DeviceType::Cpu;
+        if software && !allow_software {
+            continue;
+        }
+        let details = AdapterDetails {
+            name: info.name.clone(),
+            vendor: info.vendor,
+            backend: format!("{:?}", info.backend),
+            driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+            software,
+        };
+        found.push((adapter, details));
+    }
+    // Hardware first (discrete before integrated), then software, as users expect GPU:0 to be
+    // the fastest device.
+    found.sort_by_key(|(a, d)| {
+        let rank = match a.get_info().device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu | wgpu::DeviceType::Other => 2,
+            wgpu::DeviceType::Cpu => 3,
+        };
+        (rank, d.software)
+    });
+    let keep = env_visible(found.len());
+    let adapters: Vec<_> = keep.iter().map(|&i| found[i].clone()).collect();
+    let visible: Vec<usize> = (0..adapters.len()).collect();
+    let contexts = (0..adapters.len()).map(|_| OnceLock::new()).collect();
+    Registry { adapters, visible, contexts, initialized: false }
+}
+
+/// Details of every adapter that counts as a GPU (ignoring `set_visible_devices`).
+pub fn physical_devices() -> Vec<AdapterDetails> {
+    lock().adapters.iter().map(|(_, d)| d.clone()).collect()
+}
+
+/// Indices (into `physical_devices`) of the visible GPUs; GPU:n is the n-th of these.
+pub fn visible_devices() -> Vec<usize> {
+    lock().visible.clone()
+}
+
+pub fn visible_count() -> usize {
+    lock().visible.len()
+}
+
+/// Restricts the visible GPUs; allowed only before the first GPU is used.
+pub fn set_visible_devices(physical: &[usize]) -> Result<()> {
+    let mut reg = lock();
+    if reg.initialized {
+        return Err(Error::Runtime(
+            "Visible devices cannot be modified after being initialized".into(),
+        ));
+    }
+    if let Some(&bad) = physical.iter().find(|&&i| i >= reg.adapters.len()) {
+        return Err(Error::Value(format!("Unrecognized device: GPU:{bad}")));
+    }
+    reg.visible = physical.to_vec();
+    Ok(())
+}
+
+/// The context of visible GPU `index`, created on first use.
+pub fn context(index: usize) -> Result<Arc<GpuContext>> {
+    let (adapter, details, slot) = {
+        let mut reg = lock();
+        let Some(&physical) = reg.visible.get(index) else {
+            return Err(Error::InvalidArgument(format!(
+                "GPU:{index} does not exist: {} GPU(s) are visible",
+                reg.visible.len()
+            )));
+        };
+        reg.initialized = true;
+        let (adapter, details) = reg.adapters[physical].clone();
+        (adapter, details, physical)
+    };
+    let reg = lock();
+    if let Some(ctx) = reg.contexts[slot].get() {
+        return Ok(ctx.clone());
+    }
+    drop(reg);
+    let ctx = Arc::new(GpuContext::new(&adapter, details)?);
+    let reg = lock();
+    Ok(reg.contexts[slot].get_or_init(|| ctx).clone())
+}

@@ -1,0 +1,194 @@
+//! The pending batch: dispatches are recorded into one command encoder and submitted together,
+//! when the batch is full or when a value is read back. Kernel parameters of a batch live in one
+//! buffer, mapped at creation and filled at submission, so no write can race recorded work.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+use crate::gpu::pipelines::Kernel;
+
+/// Dispatches per submission; bounds both latency and the parameter buffer.
+const MAX_DISPATCHES: usize = 256;
+/// Bytes reserved per dispatch for parameters (also the storage offset alignment we assume).
+const PARAM_STRIDE: usize = 256;
+pub const MAX_PARAMS: usize = PARAM_STRIDE / 4;
+
+pub struct Batch {
+    encoder: Option<wgpu::CommandEncoder>,
+    params_buffer: Option<wgpu::Buffer>,
+    params: Vec<u8>,
+    dispatches: usize,
+}
+
+impl Batch {
+    pub fn new(_device: &wgpu::Device) -> Batch {
+        Batch { encoder: None, params_buffer: None, params: Vec::new(), dispatches: 0 }
+    }
+
+    fn encoder(&mut self, device: &wgpu::Device) -> &mut wgpu::CommandEncoder {
+        self.encoder.get_or_insert_with(|| {
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+        })
+    }
+
+    /// Submits everything recorded so far.
+    fn flush(&mut self, ctx: &GpuContext) -> Result<()> {
+        if let Some(buffer) = self.params_buffer.take() {
+            if !self.params.is_empty() {
+                buffer
+                    .get_mapped_range_mut(..self.params.len() as u64)
+                    .map_err(|e| Error::Internal(format!("GPU parameter write failed: {e}")))?
+                    .copy_from_slice(&self.params);
+            }
+            buffer.unmap();
+        }
+        self.params.clear();
+        self.dispatches = 0;
+        if let Some(encoder) = self.encoder.take() {
+            ctx.queue.submit([encoder.finish()]);
+        }
+        ctx.check()
+    }
+}
+
+fn groups_for(ctx: &GpuContext, workgroups: u64) -> Result<[u32; 3]> {
+    let max = u64::from(ctx.limits.max_compute_workgroups_per_dimension);
+    if workgroups <= max {
+        return Ok([workgroups.max(1) as u32, 1, 1]);
+    }
+    let y = workgroups.div_ceil(max);
+    if y > max {
+        return Err(Error::ResourceExhausted(format!(
+            "{workgroups} workgroups exceed GPU '{}' dispatch limits",
+            ctx.details.name
+        )));
+    }
+    Ok([max as u32, y as u32, 1])
+}
+
+impl GpuContext {
+    /// Records one dispatch of `kernel` over `workgroups` workgroups (laid out on a 2D grid when
+    /// they exceed one dimension; kernels rebuild the linear index from `num_workgroups`).
+    pub(crate) fn launch(
+        &self,
+        kernel: &Kernel,
+        buffers: &[&wgpu::Buffer],
+        params: &[u32],
+        workgroups: u64,
+    ) -> Result<()> {
+        debug_assert_eq!(buffers.len(), kernel.tensors);
+        if params.len() > MAX_PARAMS {
+            return Err(Error::Internal(format!(
+                "{} kernel parameters exceed {MAX_PARAMS}",
+                params.len()
+            )));
+        }
+        let grid = groups_for(self, workgroups)?;
+        let mut batch = self.batch();
+        if batch.dispatches >= MAX_DISPATCHES {
+            batch.flush(self)?;
+        }
+        if batch.params_buffer.is_none() {
+            batch.params_buffer = Some(self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ferroflow params"),
+                size: (MAX_DISPATCHES * PARAM_STRIDE) as u64,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: true,
+            }));
+        }
+        let offset = batch.params.len();
+        let mut block = [0u8; PARAM_STRIDE];
+        for (i, p) in params.iter().enumerate() {
+            block[i * 4..i * 4 + 4].copy_from_slice(&p.to_le_bytes());
+        }
+        batch.params.extend_from_slice(&block);
+        batch.dispatches += 1;
+        let params_buffer = batch.params_buffer.as_ref().expect("created above");
+        let mut entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        entries.push(wgpu::BindGroupEntry {
+            binding: buffers.len() as u32,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: params_buffer,
+                offset: offset as u64,
+                size: std::num::NonZeroU64::new(PARAM_STRIDE as u64),
+            }),
+        });
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &kernel.layout,
+            entries: &entries,
+        });
+        let encoder = batch.encoder(&self.device);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(&kernel.pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        }
+        self.check()
+    }
+
+    /// Records a device-to-device copy of `bytes` bytes.
+    pub(crate) fn copy(&self, src: &wgpu::Buffer, dst: &wgpu::Buffer, bytes: u64) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let mut batch = self.batch();
+        batch.encoder(&self.device).copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+        Ok(())
+    }
+
+    /// Submits pending work without waiting for it.
+    pub fn submit(&self) -> Result<()> {
+        self.batch().flush(self)
+    }
+
+    /// Copies `bytes` bytes of `src` to the host, submitting the batch and waiting for it.
+    pub(crate) fn read(&self, src: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ferroflow readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.check()?;
+        {
+            let mut batch = self.batch();
+            batch.encoder(&self.device).copy_buffer_to_buffer(src, 0, &staging, 0, bytes);
+            batch.flush(self)?;
+        }
+        let (sender, receiver) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = sender.send(r);
+        });
+        self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }).map_err(
+            |e| Error::Unavailable(format!("waiting for GPU '{}' failed: {e}", self.details.name)),
+        )?;
+        self.check()?;
+        match receiver.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(Error::Internal(format!("GPU readback failed: {e}"))),
+            Err(_) => return Err(Error::Internal("GPU readback never completed".into())),
+        }
+        let data = staging
+            .get_mapped_range(..)
+            .map_err(|e| Error::Internal(format!("GPU readback failed: {e}")))?
+            .to_vec();
+        staging.unmap();
+        Ok(data)
+    }
+
+    /// Workgroup grid for `n` invocations of `size`-wide workgroups.
+    pub(crate) fn workgroups(n: u64, size: u64) -> u64 {
+        n.div_ceil(size)
+    }
+}

@@ -1,0 +1,218 @@
+//! Unary, binary, select and cast kernels, all generated from `shaders/elementwise.wgsl`:
+//! an op contributes one WGSL expression per dtype; broadcasting is an operand layout.
+
+use super::{launch_elementwise, GpuInput};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::gpu::kernels::source::{fill, input_binding, wgsl_type};
+use crate::ops::binary::BinaryOp;
+use crate::ops::unary::UnaryOp;
+use crate::shape::{broadcast_shapes, Shape};
+use crate::tensor::Tensor;
+
+const TEMPLATE: &str = include_str!("../../../shaders/elementwise.wgsl");
+const FUNCS: &str = include_str!("../../../shaders/elementwise_funcs.wgsl");
+
+/// (expression over `a`, output dtype) for a unary op on the GPU.
+pub fn unary_expr(op: UnaryOp, dtype: DType) -> Option<(&'static str, DType)> {
+    use UnaryOp::*;
+    let bool_of = |e| Some((e, DType::Bool));
+    match dtype {
+        DType::F32 => match op {
+            Neg => Some(("-a", dtype)),
+            Abs => Some(("abs(a)", dtype)),
+            Sign => Some(("sign_f(a)", dtype)),
+            Square => Some(("a * a", dtype)),
+            Sqrt => Some(("sqrt_f(a)", dtype)),
+            Rsqrt => Some(("rsqrt_f(a)", dtype)),
+            Exp => Some(("exp(a)", dtype)),
+            Expm1 => Some(("expm1_f(a)", dtype)),
+            Log => Some(("log_f(a)", dtype)),
+            Log1p => Some(("log1p_f(a)", dtype)),
+            Sin => Some(("sin(a)", dtype)),
+            Cos => Some(("cos(a)", dtype)),
+            Tan => Some(("tan(a)", dtype)),
+            Tanh => Some(("tanh_f(a)", dtype)),
+            Sigmoid => Some(("sigmoid_f(a)", dtype)),
+            Erf => Some(("erf_f(a)", dtype)),
+            Floor => Some(("floor(a)", dtype)),
+            Ceil => Some(("ceil(a)", dtype)),
+            Round => Some(("round(a)", dtype)),
+            Reciprocal => Some(("1.0 / a", dtype)),
+            IsNan => bool_of("select(0u, 1u, is_nan(a))"),
+            IsInf => bool_of("select(0u, 1u, is_inf(a))"),
+            IsFinite => bool_of("select(0u, 1u, (bitcast<u32>(a) & 0x7fffffffu) < 0x7f800000u)"),
+            _ => None,
+        },
+        DType::I32 => match op {
+            Neg => Some(("-a", dtype)),
+            Abs => Some(("abs(a)", dtype)),
+            Sign => Some(("sign(a)", dtype)),
+            Square => Some(("a * a", dtype)),
+            Invert => Some(("~a", dtype)),
+            _ => None,
+        },
+        DType::U32 => match op {
+            Square => Some(("a * a", dtype)),
+            Invert => Some(("~a", dtype)),
+            _ => None,
+        },
+        DType::Bool => match op {
+            LogicalNot => Some(("1u - a", dtype)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// (expression over `a`, `b`, output dtype) for a binary op on the GPU. Integer division,
+/// modulo and powers stay on the CPU: their errors (division by zero, negative exponents)
+/// need the values before the op returns.
+pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> {
+    use BinaryOp::*;
+    let cmp = |e| Some((e, DType::Bool));
+    let comparison = || match op {
+        Equal => cmp("select(0u, 1u, a == b)"),
+        NotEqual => cmp("select(0u, 1u, a != b)"),
+        Less => cmp("select(0u, 1u, a < b)"),
+        LessEqual => cmp("select(0u, 1u, a <= b)"),
+        Greater => cmp("select(0u, 1u, a > b)"),
+        GreaterEqual => cmp("select(0u, 1u, a >= b)"),
+        _ => None,
+    };
+    match dtype {
+        DType::F32 => match op {
+            Add => Some(("a + b", dtype)),
+            Sub => Some(("a - b", dtype)),
+            Mul => Some(("a * b", dtype)),
+            Div => Some(("a / b", dtype)),
+            FloorDiv => Some(("floor(a / b)", dtype)),
+            FloorMod => Some(("floormod_f(a, b)", dtype)),
+            Pow => Some(("pow_f(a, b)", dtype)),
+            Maximum => Some(("max_f(a, b)", dtype)),
+            Minimum => Some(("min_f(a, b)", dtype)),
+            Atan2 => Some(("atan2(a, b)", dtype)),
+            _ => comparison(),
+        },
+        DType::I32 | DType::U32 => match op {
+            Add => Some(("a + b", dtype)),
+            Sub => Some(("a - b", dtype)),
+            Mul => Some(("a * b", dtype)),
+            Maximum => Some(("max(a, b)", dtype)),
+            Minimum => Some(("min(a, b)", dtype)),
+            And => Some(("a & b", dtype)),
+            Or => Some(("a | b", dtype)),
+            Xor => Some(("a ^ b", dtype)),
+            _ => comparison(),
+        },
+        DType::Bool => match op {
+            Equal | NotEqual => comparison(),
+            And => Some(("a & b", dtype)),
+            Or => Some(("a | b", dtype)),
+            Xor => Some(("a ^ b", dtype)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Conversion expression from one GPU dtype to another, with TensorFlow's CPU results.
+pub fn cast_expr(from: DType, to: DType) -> Option<&'static str> {
+    use DType::*;
+    Some(match (from, to) {
+        (F32, I32) => "f32_to_i32(a)",
+        (F32, U32) => "f32_to_u32(a)",
+        (F32, Bool) => "select(0u, 1u, a != 0.0)",
+        (I32, F32) | (U32, F32) | (Bool, F32) => "f32(a)",
+        (I32, U32) => "bitcast<u32>(a)",
+        (U32, I32) => "bitcast<i32>(a)",
+        (Bool, I32) => "i32(a)",
+        (Bool, U32) => "a",
+        (I32, Bool) => "select(0u, 1u, a != 0)",
+        (U32, Bool) => "select(0u, 1u, a != 0u)",
+        _ => return None,
+    })
+}
+
+/// How operand `k` is indexed at output index `i`, and its strides when it broadcasts.
+fn layout(operand: &Shape, out: &Shape) -> (&'static str, Option<Vec<u32>>) {
+    if operand == out {
+        return ("i", None);
+    }
+    if operand.num_elements() == 1 {
+        return ("0u", None);
+    }
+    let rank = out.rank();
+    let offset = rank - operand.rank();
+    let mut strides = vec![0u32; rank];
+    let mut stride = 1u32;
+    for d in (0..operand.rank()).rev() {
+        let dim = operand.dims()[d];
+        if dim != 1 {
+            strides[offset + d] = stride;
+        }
+        stride = stride.saturating_mul(dim as u32);
+    }
+    ("", Some(strides))
+}
+
+/// Runs `expr` over `operands` (already on the GPU and broadcast-compatible with `out_shape`).
+pub fn run(
+    name: &str,
+    expr: &str,
+    operands: &[GpuInput],
+    out_dtype: DType,
+    out_shape: &Shape,
+) -> Result<Option<Tensor>> {
+    const MAX_RANK: usize = 14;
+    let letters = ["a", "b", "c"];
+    let mut bindings = String::new();
+    let mut loads = String::new();
+    let mut params = vec![out_shape.num_elements() as u32, out_shape.rank() as u32];
+    params.extend(out_shape.dims().iter().map(|&d| d as u32));
+    let mut key = format!("ew:{name}:{expr}:{}", wgsl_type(out_dtype));
+    let mut broadcast = 0u32;
+    for (k, x) in operands.iter().enumerate() {
+        bindings += &input_binding(k, &format!("x{k}"), x.dtype);
+        let (index, strides) = layout(&x.shape, out_shape);
+        let index = match strides {
+            None => index.to_string(),
+            Some(strides) => {
+                if out_shape.rank() > MAX_RANK {
+                    return Ok(None);
+                }
+                // Operands that do not broadcast still take a slot so stride offsets stay fixed.
+                while broadcast < k as u32 {
+                    params.extend(std::iter::repeat_n(0, out_shape.rank()));
+                    broadcast += 1;
+                }
+                params.extend(strides);
+                broadcast += 1;
+                format!("operand_index({k}u, i)")
+            }
+        };
+        key += &format!(":{}{index}", wgsl_type(x.dtype));
+        loads += &format!("    let {} = x{k}[{index}];\n", letters[k]);
+    }
+    let n = operands.len();
+    let source = || {
+        fill(
+            TEMPLATE,
+            &[
+                ("BINDINGS", bindings.clone()),
+                ("OUT", n.to_string()),
+                ("OUT_T", wgsl_type(out_dtype).to_string()),
+                ("PARAMS", (n + 1).to_string()),
+                ("FUNCS", FUNCS.to_string()),
+                ("LOADS", loads.clone()),
+                ("EXPR", expr.to_string()),
+            ],
+        )
+    };
+    launch_elementwise(&key, source, operands, out_dtype, out_shape, &params).map(Some)
+}
+
+/// The broadcast output shape of a binary op, or `None` (the CPU path reports the error).
+pub fn binary_shape(a: &Shape, b: &Shape) -> Option<Shape> {
+    broadcast_shapes(a, b).ok()
+}

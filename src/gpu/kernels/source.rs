@@ -1,0 +1,36 @@
+//! Kernel source generation: a template from `shaders/` with `{{NAME}}` holes filled in, after
+//! the shared helpers. Generated variants replace copy-pasted kernels.
+
+use crate::dtype::DType;
+
+const COMMON: &str = include_str!("../../../shaders/common.wgsl");
+
+/// `template` with each `{{key}}` replaced, prefixed by the shared helpers.
+pub fn fill(template: &str, holes: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(COMMON.len() + template.len() + 256);
+    out.push_str(COMMON);
+    let mut body = template.to_string();
+    for (key, value) in holes {
+        body = body.replace(&format!("{{{{{key}}}}}"), value);
+    }
+    debug_assert!(!body.contains("{{"), "unfilled hole in generated kernel:\n{body}");
+    out.push_str(&body);
+    out
+}
+
+/// The WGSL element type a dtype is stored as.
+pub fn wgsl_type(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 => "f32",
+        DType::I32 => "i32",
+        _ => "u32", // u32 and bool
+    }
+}
+
+/// `var<storage, read> name: array<T>;` at `binding`.
+pub fn input_binding(binding: usize, name: &str, dtype: DType) -> String {
+    format!(
+        "@group(0) @binding({binding}) var<storage, read> {name}: array<{}>;\n",
+        wgsl_type(dtype)
+    )
+}

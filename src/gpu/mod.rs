@@ -1,0 +1,23 @@
+//! The GPU backend: WGSL compute kernels (generated from the templates in `shaders/`) run
+//! through wgpu on any Vulkan, Metal or DX12 adapter.
+//!
+//! Work is asynchronous: kernels are recorded into a pending batch and submitted together; only
+//! reading a value back waits. See `docs/architecture.md`.
+
+pub mod adapters;
+mod batch;
+pub mod context;
+pub mod kernels;
+pub mod memory;
+mod pipelines;
+pub mod storage;
+
+pub use adapters::{
+    physical_devices, set_visible_devices, visible_count, visible_devices, AdapterDetails,
+};
+pub use storage::{supports_dtype, GpuStorage};
+
+/// Submits the pending work of every opened GPU (without waiting).
+pub fn synchronize(device: usize) -> crate::error::Result<()> {
+    adapters::context(device)?.submit()
+}
