@@ -98,3 +98,8 @@ fn log1p_f(x: f32) -> f32 {
     if (abs(x) < 1e-4) { return x - 0.5 * x * x + x * x * x / 3.0; }
     return log(1.0 + x);
 }
+
+// Comparisons that hold for NaN as IEEE says: drivers may compile `!=` as an ordered compare.
+fn unordered(a: f32, b: f32) -> bool {
+    return is_nan(a) || is_nan(b);
+}

@@ -143,7 +143,14 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     for t in inputs {
         t.host()?;
     }
-    cpu(op, inputs)
+    // Ops that share storage (reshape, identity casts) would hand back the GPU buffer.
+    cpu(op, inputs)?
+        .into_iter()
+        .map(|t| match t.device() {
+            Device::Cpu => Ok(t),
+            _ => t.to_device(Device::Cpu).map(|c| c.unwrap_or(t)),
+        })
+        .collect()
 }
 
 fn gpu_can_run(op: &Op, inputs: &[&Tensor], index: usize) -> bool {

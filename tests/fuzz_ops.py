@@ -586,6 +586,18 @@ def _clip_by_value(g):
     return [g.tensor(dtype=dtype, dims=dims), lo, hi], {}
 
 
+DEVICE_NAMES = (
+    "CPU:0", "GPU:0", "/gpu:0", "/device:GPU:0", "/job:localhost/replica:0/task:0/device:GPU:0",
+    "GPU:7", "CPU:1", "", "/cpu:*", "XPU:0", "GPU:x", "/foo", "/device:GPU:0/device:CPU:0",
+    "::", "/job:", "GPU:99999999999999999999",
+)
+
+
+@spec("tf.device")
+def _device(g):
+    return [g.pick(DEVICE_NAMES + JUNK)], {}
+
+
 @spec("tf.cast")
 def _cast(g):
     return [g.tensor(), g.dtype()], {}

@@ -1,4 +1,4 @@
-"""Every op against numpy, on CPU: values, result dtype and result shape.
+"""Every op against numpy, on the CPU and on GPU:0: values, result dtype and result shape.
 
 The expected values come from numpy (or from a formula written with numpy); where TensorFlow's
 semantics differ from numpy's (integer truediv, floormod of floats, integer means, ...) the
@@ -11,6 +11,9 @@ import ferroflow as tf
 import ml_dtypes
 import numpy as np
 import pytest
+
+# Every test runs once per device (see conftest.py): numpy is the oracle for both.
+pytestmark = pytest.mark.usefixtures("device")
 
 FLOATS = ["float16", "float32", "float64"]
 INTS = ["int32", "int64"]

@@ -115,3 +115,9 @@ def test_einsum_ellipsis_broadcasts_like_numpy(b_shape):
     b = np.ones(b_shape, np.float32)
     for eq in ("...ij,...jk->...ik", "...ij,...jk"):
         np.testing.assert_allclose(tf.einsum(eq, a, b).numpy(), np.einsum(eq, a, b))
+
+
+def test_slice_with_extreme_begin_and_size_raises():
+    x = tf.constant([[1, 2], [3, 4]])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.slice(x, [0, -(2**63)], [1, -2])

@@ -5,7 +5,8 @@ Port a TensorFlow program by changing one line::
     import ferroflow as tf
 """
 
-from ferroflow import config, dtypes, errors, linalg, math, nn, random
+from ferroflow import config, debugging, dtypes, errors, linalg, math, nn, random
+from ferroflow.device_scope import device
 from ferroflow._core import Tensor
 from ferroflow.array_ops import (
     argsort,

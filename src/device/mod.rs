@@ -4,8 +4,8 @@ mod placement;
 mod spec;
 
 pub use placement::{
-    log, log_device_placement, place, pop_scope, push_scope, set_log_device_placement,
-    set_soft_device_placement, soft_device_placement, Placement,
+    log, log_device_placement, place, place_constant, pop_scope, push_scope,
+    set_log_device_placement, set_soft_device_placement, soft_device_placement, Placement,
 };
 pub use spec::DeviceSpec;
 

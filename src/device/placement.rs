@@ -89,3 +89,26 @@ pub fn log(name: &str, device: Device) {
         eprintln!("Executing op {name} in device {}", device.name());
     }
 }
+
+/// Where a new constant lives: on the device an explicit `tf.device` scope names when that
+/// device can hold its dtype, else where it was made (the host). Ops move it on first use.
+pub fn place_constant(t: crate::tensor::Tensor) -> Result<crate::tensor::Tensor> {
+    let dtype = t.dtype();
+    let placement = place("Const", |i| gpu_holds(i, dtype))?;
+    if !placement.explicit || placement.device == t.device() {
+        return Ok(t);
+    }
+    Ok(t.to_device(placement.device)?.unwrap_or(t))
+}
+
+fn gpu_holds(index: usize, dtype: crate::dtype::DType) -> bool {
+    #[cfg(feature = "gpu")]
+    {
+        index < crate::gpu::visible_count() && crate::gpu::supports_dtype(dtype)
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        let _ = (index, dtype);
+        false
+    }
+}

@@ -144,7 +144,7 @@ pub fn items_from_slice(shape: &Shape, begin: &[i64], size: &[i64]) -> Result<Ve
         if b < 0 || s < 0 || b.saturating_add(s) > d {
             return Err(Error::InvalidArgument(format!(
                 "Expected size[{axis}] in [0, {}], but got {s} [Op:Slice]",
-                (d - b).max(0)
+                d.saturating_sub(b).max(0)
             )));
         }
         items.push(SliceItem::Range { start: Some(b), stop: Some(b + s), step: 1 });

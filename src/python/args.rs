@@ -1,5 +1,6 @@
 //! Conversions of plain Python arguments: dtypes, integer lists, axes.
 
+use super::errors::IntoPy;
 use super::tensor::PyTensor;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -28,7 +29,7 @@ pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
             )));
         }
         return Ok(
-            with_all!(t.buffer(), v => v.iter().map(|e| crate::element::Element::to_i64(*e)).collect()),
+            with_all!(t.host().py()?, v => v.iter().map(|e| crate::element::Element::to_i64(*e)).collect()),
         );
     }
     if let Ok(i) = obj.extract::<i64>() {
@@ -77,7 +78,7 @@ pub fn scalar_i64(t: &crate::tensor::Tensor) -> PyResult<i64> {
             t.shape()
         ))));
     }
-    Ok(with_all!(t.buffer(), v => crate::element::Element::to_i64(v[0])))
+    Ok(with_all!(t.host().py()?, v => crate::element::Element::to_i64(v[0])))
 }
 
 /// An integer argument given as a Python int or a scalar integer tensor.

@@ -418,7 +418,7 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
             ArrayD::from_shape_vec(dims, v).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(numpy::PyArray::from_owned_array(py, a).into_any())
     }
-    match t.buffer() {
+    match t.host().py()? {
         Buffer::BF16(v) => {
             let bits = make(py, dims, v.iter().map(|x| x.to_bits()).collect::<Vec<u16>>())?;
             let ty = BFLOAT16.get_or_try_init(py, || {

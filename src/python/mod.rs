@@ -3,6 +3,7 @@
 
 mod args;
 mod convert;
+mod devices;
 mod errors;
 mod ops;
 mod tensor;
@@ -13,5 +14,6 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tensor::PyTensor>()?;
     ops::register(m)?;
+    devices::register(m)?;
     Ok(())
 }

@@ -95,7 +95,7 @@ fn convert_to_tensor(
             return Ok(existing.clone().unbind());
         }
     }
-    wrap(py, to_tensor(value, hint)?)
+    wrap(py, crate::device::place_constant(to_tensor(value, hint)?).py()?)
 }
 
 #[pyfunction]
@@ -119,6 +119,7 @@ fn constant(
         }
     }
     let tensor = to_tensor(value, dtype.map_or(Hint::Infer, Hint::Require))?;
+    let tensor = crate::device::place_constant(tensor).py()?;
     let Some(dims) = opt_int_list(shape)? else { return wrap(py, tensor) };
     let target = Shape::checked(&dims).map_err(|e| match e {
         Error::InvalidArgument(m) => PyValueError::new_err(m),

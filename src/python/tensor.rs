@@ -256,7 +256,9 @@ impl PyTensor {
                 "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
             ));
         }
-        Ok(crate::with_all!(self.inner.buffer(), v => crate::element::Element::is_nonzero(v[0])))
+        Ok(
+            crate::with_all!(self.inner.host().py()?, v => crate::element::Element::is_nonzero(v[0])),
+        )
     }
 
     fn __float__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

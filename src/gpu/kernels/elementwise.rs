@@ -82,6 +82,12 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
     };
     match dtype {
         DType::F32 => match op {
+            Equal => cmp("select(0u, 1u, a == b && !unordered(a, b))"),
+            NotEqual => cmp("select(0u, 1u, a != b || unordered(a, b))"),
+            Less => cmp("select(0u, 1u, a < b && !unordered(a, b))"),
+            LessEqual => cmp("select(0u, 1u, a <= b && !unordered(a, b))"),
+            Greater => cmp("select(0u, 1u, a > b && !unordered(a, b))"),
+            GreaterEqual => cmp("select(0u, 1u, a >= b && !unordered(a, b))"),
             Add => Some(("a + b", dtype)),
             Sub => Some(("a - b", dtype)),
             Mul => Some(("a * b", dtype)),
@@ -92,7 +98,7 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             Maximum => Some(("max_f(a, b)", dtype)),
             Minimum => Some(("min_f(a, b)", dtype)),
             Atan2 => Some(("atan2(a, b)", dtype)),
-            _ => comparison(),
+            _ => None,
         },
         DType::I32 | DType::U32 => match op {
             Add => Some(("a + b", dtype)),
@@ -122,7 +128,7 @@ pub fn cast_expr(from: DType, to: DType) -> Option<&'static str> {
     Some(match (from, to) {
         (F32, I32) => "f32_to_i32(a)",
         (F32, U32) => "f32_to_u32(a)",
-        (F32, Bool) => "select(0u, 1u, a != 0.0)",
+        (F32, Bool) => "select(0u, 1u, a != 0.0 || is_nan(a))",
         (I32, F32) | (U32, F32) | (Bool, F32) => "f32(a)",
         (I32, U32) => "bitcast<u32>(a)",
         (U32, I32) => "bitcast<i32>(a)",

@@ -1,0 +1,38 @@
+"""`tf.device`: a context manager that places the ops and constants created inside it."""
+
+from ferroflow import _core
+
+
+class device:  # noqa: N801 - TensorFlow's name
+    """``with tf.device('GPU:0'):`` runs ops on GPU:0; scopes nest, inner fields winning.
+
+    Accepts TensorFlow's spellings: ``'CPU:0'``, ``'/gpu:0'``, ``'/device:GPU:0'``,
+    ``'/job:localhost/replica:0/task:0/device:GPU:0'``; ``None`` or ``''`` leaves placement
+    unchanged. A malformed string raises ValueError.
+
+    >>> import ferroflow as tf
+    >>> with tf.device('CPU:0'):
+    ...     x = tf.constant(1.0) + 1.0
+    >>> x.device
+    '/job:localhost/replica:0/task:0/device:CPU:0'
+    """
+
+    def __init__(self, device_name):
+        if device_name is None:
+            device_name = ""
+        if hasattr(device_name, "to_string"):
+            device_name = device_name.to_string()
+        if not isinstance(device_name, str):
+            raise TypeError(f"tf.device expects a device name string, got {device_name!r}")
+        self._name = device_name
+        self._entered = 0
+
+    def __enter__(self):
+        _core.push_device_scope(self._name)
+        self._entered += 1
+        return self
+
+    def __exit__(self, *exc):
+        _core.pop_device_scope()
+        self._entered -= 1
+        return False

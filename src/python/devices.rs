@@ -1,0 +1,118 @@
+//! Device configuration and `tf.device` scopes for `ferroflow.config` and `ferroflow.device`.
+
+use super::errors::IntoPy;
+use super::tensor::PyTensor;
+use crate::device::{self, Device};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Every adapter that counts as a GPU: (name, vendor id, backend, driver, is software).
+#[pyfunction]
+fn gpu_adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    #[cfg(feature = "gpu")]
+    let adapters = crate::gpu::physical_devices();
+    #[cfg(not(feature = "gpu"))]
+    let adapters: Vec<()> = Vec::new();
+    let mut out = Vec::new();
+    #[cfg(feature = "gpu")]
+    for a in adapters {
+        let d = PyDict::new(py);
+        d.set_item("device_name", a.name)?;
+        d.set_item("vendor_id", a.vendor)?;
+        d.set_item("backend", a.backend)?;
+        d.set_item("driver", a.driver)?;
+        d.set_item("software", a.software)?;
+        out.push(d);
+    }
+    #[cfg(not(feature = "gpu"))]
+    let _ = (py, adapters);
+    Ok(out)
+}
+
+/// Indices of the visible GPUs among `gpu_adapters()`.
+#[pyfunction]
+fn visible_gpus() -> Vec<usize> {
+    #[cfg(feature = "gpu")]
+    return crate::gpu::visible_devices();
+    #[cfg(not(feature = "gpu"))]
+    Vec::new()
+}
+
+#[pyfunction]
+fn set_visible_gpus(indices: Vec<usize>) -> PyResult<()> {
+    #[cfg(feature = "gpu")]
+    return crate::gpu::set_visible_devices(&indices).py();
+    #[cfg(not(feature = "gpu"))]
+    if indices.is_empty() {
+        Ok(())
+    } else {
+        Err(pyo3::exceptions::PyValueError::new_err("this build has no GPU support"))
+    }
+}
+
+/// Enters a `tf.device` scope; returns the merged specification now in force.
+#[pyfunction]
+fn push_device_scope(spec: &str) -> PyResult<String> {
+    device::push_scope(spec).map(|s| s.to_canonical()).py()
+}
+
+#[pyfunction]
+fn pop_device_scope() {
+    device::pop_scope();
+}
+
+#[pyfunction]
+fn set_soft_device_placement(enabled: bool) {
+    device::set_soft_device_placement(enabled);
+}
+
+#[pyfunction]
+fn get_soft_device_placement() -> bool {
+    device::soft_device_placement()
+}
+
+#[pyfunction]
+fn set_log_device_placement(enabled: bool) {
+    device::set_log_device_placement(enabled);
+}
+
+#[pyfunction]
+fn get_log_device_placement() -> bool {
+    device::log_device_placement()
+}
+
+/// A copy of `t` on the named device (`"CPU:0"`, `"GPU:1"`, ...), or `t` when it is there.
+#[pyfunction]
+fn copy_to_device(py: Python<'_>, t: &PyTensor, spec: &str) -> PyResult<Py<PyTensor>> {
+    let parsed = device::DeviceSpec::parse(spec).py()?;
+    let target = match parsed.device_type.as_deref() {
+        Some("GPU") => Device::Gpu(parsed.index.unwrap_or(0)),
+        _ => Device::Cpu,
+    };
+    let moved = t.inner.to_device(target).py()?.ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "a {} tensor cannot live on {spec}",
+            t.inner.dtype().name()
+        ))
+    })?;
+    Py::new(py, PyTensor { inner: moved })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    macro_rules! add {
+        ($($f:ident),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
+    }
+    add!(
+        gpu_adapters,
+        visible_gpus,
+        set_visible_gpus,
+        push_device_scope,
+        pop_device_scope,
+        set_soft_device_placement,
+        get_soft_device_placement,
+        set_log_device_placement,
+        get_log_device_placement,
+        copy_to_device,
+    );
+    Ok(())
+}
