@@ -75,6 +75,18 @@ impl GpuContext {
         params: &[u32],
         workgroups: u64,
     ) -> Result<()> {
+        let grid = groups_for(self, workgroups)?;
+        self.dispatch(kernel, buffers, params, grid)
+    }
+
+    /// Records one dispatch over an explicit workgroup grid.
+    pub(crate) fn dispatch(
+        &self,
+        kernel: &Kernel,
+        buffers: &[&wgpu::Buffer],
+        params: &[u32],
+        grid: [u32; 3],
+    ) -> Result<()> {
         debug_assert_eq!(buffers.len(), kernel.tensors);
         if params.len() > MAX_PARAMS {
             return Err(Error::Internal(format!(
@@ -82,7 +94,6 @@ impl GpuContext {
                 params.len()
             )));
         }
-        let grid = groups_for(self, workgroups)?;
         let mut batch = self.batch();
         if batch.dispatches >= MAX_DISPATCHES {
             batch.flush(self)?;
@@ -134,16 +145,6 @@ impl GpuContext {
         self.check()
     }
 
-    /// Records a device-to-device copy of `bytes` bytes.
-    pub(crate) fn copy(&self, src: &wgpu::Buffer, dst: &wgpu::Buffer, bytes: u64) -> Result<()> {
-        if bytes == 0 {
-            return Ok(());
-        }
-        let mut batch = self.batch();
-        batch.encoder(&self.device).copy_buffer_to_buffer(src, 0, dst, 0, bytes);
-        Ok(())
-    }
-
     /// Submits pending work without waiting for it.
     pub fn submit(&self) -> Result<()> {
         self.batch().flush(self)
@@ -185,10 +186,5 @@ impl GpuContext {
             .to_vec();
         staging.unmap();
         Ok(data)
-    }
-
-    /// Workgroup grid for `n` invocations of `size`-wide workgroups.
-    pub(crate) fn workgroups(n: u64, size: u64) -> u64 {
-        n.div_ceil(size)
     }
 }

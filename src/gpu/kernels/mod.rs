@@ -4,6 +4,9 @@
 //! with the same message as always, so validation lives in one place.
 
 mod elementwise;
+mod layout;
+mod matmul;
+mod reduce;
 pub mod source;
 
 use crate::device::Device;
@@ -12,11 +15,12 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::gpu::adapters;
 use crate::gpu::storage::{supports_dtype, GpuStorage};
-use crate::ops::shape_ops;
+use crate::ops::shape_ops::{self, PadMode};
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 
 /// A GPU-resident operand: its tensor (which keeps the buffer alive), dtype and shape.
+#[derive(Clone)]
 pub struct GpuInput {
     pub tensor: Tensor,
     pub dtype: DType,
@@ -26,6 +30,16 @@ pub struct GpuInput {
 impl GpuInput {
     fn raw(&self) -> &wgpu::Buffer {
         self.tensor.gpu_storage().expect("moved to the GPU").raw()
+    }
+
+    fn device(&self) -> usize {
+        self.tensor.gpu_storage().map_or(0, |g| g.device)
+    }
+}
+
+impl From<Tensor> for GpuInput {
+    fn from(tensor: Tensor) -> GpuInput {
+        GpuInput { dtype: tensor.dtype(), shape: tensor.shape().clone(), tensor }
     }
 }
 
@@ -46,7 +60,12 @@ pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
             supports_dtype(*to)
                 && dtype(0).is_some_and(|d| d == *to || elementwise::cast_expr(d, *to).is_some())
         }
-        Op::Reshape(_) | Op::BroadcastTo(_) | Op::Fill(_) => true,
+        Op::Reshape(_) | Op::BroadcastTo(_) | Op::Fill(_) | Op::Transpose(_) => true,
+        Op::StridedSlice(_) | Op::Concat(_) | Op::Tile(_) => true,
+        Op::Pad { mode, .. } => *mode == PadMode::Constant,
+        Op::Reduce { op, .. } => dtype(0).is_some_and(|d| reduce::supports(*op, d)),
+        Op::ArgReduce { output, .. } => *output == DType::I32 && dtype(0) != Some(DType::Bool),
+        Op::MatMul(_) => dtype(0) == dtype(1) && dtype(0).is_some_and(matmul::supports),
         _ => false,
     }
 }
@@ -116,12 +135,23 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             let dtype = moved[0].dtype;
             one(elementwise::run(name, "a", &moved, dtype, shape)?)
         }
+        Op::Transpose(perm) => layout::transpose(&moved[0], perm)?.map(|t| vec![t]),
+        Op::StridedSlice(spec) => layout::strided_slice(&moved[0], spec)?.map(|t| vec![t]),
+        Op::Concat(axis) => layout::concat(&moved, *axis)?.map(|t| vec![t]),
+        Op::Tile(m) => layout::tile(&moved[0], m)?.map(|t| vec![t]),
+        Op::Pad { paddings, .. } => layout::pad(&moved[0], &moved[1], paddings)?.map(|t| vec![t]),
+        Op::Reduce { op, axes, keepdims } => {
+            reduce::reduce(*op, &moved[0], axes, *keepdims)?.map(|t| vec![t])
+        }
+        Op::ArgReduce { op, axis, output } => {
+            reduce::arg_reduce(*op, &moved[0], *axis, *output)?.map(|t| vec![t])
+        }
+        Op::MatMul(attrs) => matmul::matmul(&moved[0], &moved[1], *attrs)?.map(|t| vec![t]),
         _ => None,
     })
 }
 
-/// Allocates the output, compiles (once) and launches a one-output kernel with one invocation
-/// per output element.
+/// Allocates the output and launches a one-output kernel with one invocation per element.
 pub(crate) fn launch_elementwise(
     key: &str,
     source: impl FnOnce() -> String,
@@ -130,18 +160,57 @@ pub(crate) fn launch_elementwise(
     out_shape: &Shape,
     params: &[u32],
 ) -> Result<Tensor> {
-    let device = match operands.first().map(|o| o.tensor.device()) {
-        Some(Device::Gpu(i)) => i,
-        _ => 0,
-    };
+    let device = operands.first().map_or(0, GpuInput::device);
     let n = out_shape.num_elements();
     let out = GpuStorage::alloc(device, out_dtype, n)?;
-    if n > 0 {
-        let ctx = adapters::context(device)?;
-        let kernel = ctx.pipelines.get(&ctx.device, key, operands.len(), 1, source)?;
-        let mut buffers: Vec<&wgpu::Buffer> = operands.iter().map(GpuInput::raw).collect();
-        buffers.push(out.raw());
-        ctx.launch(&kernel, &buffers, params, n.div_ceil(256) as u64)?;
-    }
+    let inputs: Vec<&GpuInput> = operands.iter().collect();
+    launch(key, source, &inputs, &out, params, n.div_ceil(256) as u64)?;
     Ok(Tensor::from_gpu(out, out_shape.clone()))
+}
+
+/// Writes into `out` with one invocation per element of an `n`-element iteration.
+pub(crate) fn launch_into(
+    key: &str,
+    source: impl FnOnce() -> String,
+    inputs: &[&GpuInput],
+    out: &GpuStorage,
+    params: &[u32],
+    n: usize,
+) -> Result<()> {
+    launch(key, source, inputs, out, params, n.div_ceil(256) as u64)
+}
+
+/// Compiles (once) and records a kernel over `workgroups` 256-wide workgroups.
+pub(crate) fn launch(
+    key: &str,
+    source: impl FnOnce() -> String,
+    inputs: &[&GpuInput],
+    out: &GpuStorage,
+    params: &[u32],
+    workgroups: u64,
+) -> Result<()> {
+    if workgroups == 0 {
+        return Ok(());
+    }
+    let ctx = adapters::context(out.device)?;
+    let kernel = ctx.pipelines.get(&ctx.device, key, inputs.len(), 1, source)?;
+    let mut buffers: Vec<&wgpu::Buffer> = inputs.iter().map(|i| i.raw()).collect();
+    buffers.push(out.raw());
+    ctx.launch(&kernel, &buffers, params, workgroups)
+}
+
+/// `launch` over an explicit 3D workgroup grid.
+pub(crate) fn launch_grid(
+    key: &str,
+    source: impl FnOnce() -> String,
+    inputs: &[&GpuInput],
+    out: &GpuStorage,
+    params: &[u32],
+    grid: [u32; 3],
+) -> Result<()> {
+    let ctx = adapters::context(out.device)?;
+    let kernel = ctx.pipelines.get(&ctx.device, key, inputs.len(), 1, source)?;
+    let mut buffers: Vec<&wgpu::Buffer> = inputs.iter().map(|i| i.raw()).collect();
+    buffers.push(out.raw());
+    ctx.dispatch(&kernel, &buffers, params, grid)
 }

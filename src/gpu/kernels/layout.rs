@@ -1,0 +1,170 @@
+//! Layout ops on the GPU, all through the strided-copy kernel (`shaders/strided_copy.wgsl`):
+//! transpose, strided slice, concat, constant pad and tile.
+
+use super::{elementwise, launch_into, GpuInput};
+use crate::error::Result;
+use crate::gpu::kernels::source::fill;
+use crate::gpu::storage::GpuStorage;
+use crate::ops::shape_ops::SliceSpec;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+const TEMPLATE: &str = include_str!("../../../shaders/strided_copy.wgsl");
+/// Iteration ranks above this go to the CPU (parameters must fit one 256-byte block).
+const MAX_RANK: usize = 20;
+
+fn contiguous_strides(dims: &[usize]) -> Vec<i64> {
+    let mut strides = vec![0i64; dims.len()];
+    let mut s = 1i64;
+    for (k, &d) in dims.iter().enumerate().rev() {
+        strides[k] = s;
+        s *= d as i64;
+    }
+    strides
+}
+
+/// One strided copy from `x` into `out` (already allocated): `iter` dims, bases and strides.
+fn copy(
+    x: &GpuInput,
+    out: &GpuStorage,
+    iter: &[usize],
+    src: (i64, &[i64]),
+    dst: (i64, &[i64]),
+) -> Result<Option<()>> {
+    let n: usize = iter.iter().product();
+    if n == 0 {
+        return Ok(Some(()));
+    }
+    if iter.len() > MAX_RANK || src.0 < 0 || src.0 > i32::MAX as i64 || dst.0 > u32::MAX as i64 {
+        return Ok(None);
+    }
+    let mut params = vec![n as u32, iter.len() as u32, src.0 as u32, dst.0 as u32];
+    params.extend(iter.iter().map(|&d| d as u32));
+    params.extend(src.1.iter().map(|&s| s as i32 as u32));
+    params.extend(dst.1.iter().map(|&s| s as u32));
+    let source = || fill(TEMPLATE, &[]).replace("array<T>", "array<u32>");
+    // Every GPU dtype is 4 bytes wide, so one u32 kernel moves them all.
+    launch_into("strided_copy", source, &[x], out, &params, n).map(Some)
+}
+
+pub fn transpose(x: &GpuInput, perm: &[usize]) -> Result<Option<Tensor>> {
+    let rank = x.shape.rank();
+    let mut seen = vec![false; rank];
+    if perm.len() != rank
+        || perm.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true))
+    {
+        return Ok(None);
+    }
+    let in_strides = contiguous_strides(x.shape.dims());
+    let out_dims: Vec<usize> = perm.iter().map(|&p| x.shape.dims()[p]).collect();
+    let src: Vec<i64> = perm.iter().map(|&p| in_strides[p]).collect();
+    let dst = contiguous_strides(&out_dims);
+    let out = GpuStorage::alloc(x.device(), x.dtype, out_dims.iter().product())?;
+    Ok(copy(x, &out, &out_dims, (0, &src), (0, &dst))?
+        .map(|()| Tensor::from_gpu(out, Shape(out_dims))))
+}
+
+pub fn strided_slice(x: &GpuInput, spec: &SliceSpec) -> Result<Option<Tensor>> {
+    if spec.ranges.len() != x.shape.rank() {
+        return Ok(None);
+    }
+    let in_strides = contiguous_strides(x.shape.dims());
+    let iter: Vec<usize> = spec.ranges.iter().map(|r| r.1).collect();
+    let base: i64 = spec.ranges.iter().zip(&in_strides).map(|(r, s)| r.0 as i64 * s).sum();
+    let src: Vec<i64> = spec.ranges.iter().zip(&in_strides).map(|(r, s)| r.2 as i64 * s).collect();
+    let dst = contiguous_strides(&iter);
+    let n: usize = iter.iter().product();
+    if n != spec.out_shape.num_elements() {
+        return Ok(None);
+    }
+    let out = GpuStorage::alloc(x.device(), x.dtype, n)?;
+    Ok(copy(x, &out, &iter, (base, &src), (0, &dst))?
+        .map(|()| Tensor::from_gpu(out, spec.out_shape.clone())))
+}
+
+pub fn concat(inputs: &[GpuInput], axis: usize) -> Result<Option<Tensor>> {
+    let first = &inputs[0];
+    let rank = first.shape.rank();
+    let valid = axis < rank.max(1)
+        && inputs.iter().all(|t| {
+            t.dtype == first.dtype
+                && t.shape.rank() == rank
+                && (0..rank).all(|a| a == axis || t.shape.dims()[a] == first.shape.dims()[a])
+        });
+    if !valid || rank == 0 {
+        return Ok(None);
+    }
+    let mut dims = first.shape.dims().to_vec();
+    dims[axis] = inputs.iter().map(|t| t.shape.dims()[axis]).sum();
+    let out_strides = contiguous_strides(&dims);
+    let out = GpuStorage::alloc(first.device(), first.dtype, dims.iter().product())?;
+    let mut offset = 0i64;
+    for t in inputs {
+        let src = contiguous_strides(t.shape.dims());
+        if copy(t, &out, t.shape.dims(), (0, &src), (offset * out_strides[axis], &out_strides))?
+            .is_none()
+        {
+            return Ok(None);
+        }
+        offset += t.shape.dims()[axis] as i64;
+    }
+    Ok(Some(Tensor::from_gpu(out, Shape(dims))))
+}
+
+/// Constant padding: the output is filled with the constant, then `x` is copied inside.
+pub fn pad(
+    x: &GpuInput,
+    constant: &GpuInput,
+    paddings: &[(usize, usize)],
+) -> Result<Option<Tensor>> {
+    if paddings.len() != x.shape.rank()
+        || constant.dtype != x.dtype
+        || constant.shape.num_elements() != 1
+    {
+        return Ok(None);
+    }
+    let dims: Vec<i64> = x
+        .shape
+        .dims()
+        .iter()
+        .zip(paddings)
+        .map(|(&d, &(b, a))| (d as i64).saturating_add(b as i64).saturating_add(a as i64))
+        .collect();
+    let out_shape = Shape::checked(&dims)?;
+    crate::shape::check_alloc(out_shape.num_elements(), x.dtype)?;
+    let Some(filled) =
+        elementwise::run("Fill", "a", std::slice::from_ref(constant), x.dtype, &out_shape)?
+    else {
+        return Ok(None);
+    };
+    let out_strides = contiguous_strides(out_shape.dims());
+    let base: i64 = paddings.iter().zip(&out_strides).map(|(p, s)| p.0 as i64 * s).sum();
+    let src = contiguous_strides(x.shape.dims());
+    let storage = filled.gpu_storage().expect("a GPU kernel output");
+    Ok(copy(x, storage, x.shape.dims(), (0, &src), (base, &out_strides))?.map(|()| filled.clone()))
+}
+
+/// Tiling is a broadcast of an interleaved view: [d] -> [1, d] broadcast to [m, d] -> [m*d].
+pub fn tile(x: &GpuInput, multiples: &[usize]) -> Result<Option<Tensor>> {
+    if multiples.len() != x.shape.rank() {
+        return Ok(None);
+    }
+    let dims: Vec<i64> = x
+        .shape
+        .dims()
+        .iter()
+        .zip(multiples)
+        .map(|(&d, &m)| (d as i64).saturating_mul(m as i64))
+        .collect();
+    let out_shape = Shape::checked(&dims)?;
+    crate::shape::check_alloc(out_shape.num_elements(), x.dtype)?;
+    let mut expanded = Vec::with_capacity(2 * x.shape.rank());
+    let mut target = Vec::with_capacity(2 * x.shape.rank());
+    for (&d, &m) in x.shape.dims().iter().zip(multiples) {
+        expanded.extend([1, d]);
+        target.extend([m, d]);
+    }
+    let view = GpuInput { tensor: x.tensor.clone(), dtype: x.dtype, shape: Shape(expanded) };
+    let tiled = elementwise::run("Tile", "a", &[view], x.dtype, &Shape(target))?;
+    Ok(tiled.map(|t| t.with_shape(out_shape)))
+}
