@@ -8,7 +8,11 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 FUZZ_ITERATIONS ?= 200000
 
-.PHONY: demo test build build-dev lint fmt rust-test python-test bench fuzz-long clean
+.PHONY: demo test build build-dev lint fmt rust-test python-test bench fuzz-long clean gpu-runtime
+
+# Tests run every WGSL kernel on Mesa's lavapipe (a Vulkan device on the CPU), which counts as a
+# GPU only with this flag. Mesa warns without a runtime directory.
+TEST_ENV := FERROFLOW_ALLOW_SOFTWARE_GPU=1 XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp}
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +32,8 @@ build-dev: $(STAMP)
 demo: build
 	$(PY) examples/basics.py
 
-rust-test:
-	cargo test
+rust-test: gpu-runtime
+	$(TEST_ENV) cargo test
 
 lint: $(STAMP)
 	cargo fmt --check
@@ -38,8 +42,17 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check python tests benches examples
 	$(VENV)/bin/ruff format --check python tests benches examples
 
-python-test: build
-	$(PY) -m pytest -q
+## Installs lavapipe (Debian's mesa-vulkan-drivers) when no Vulkan software driver is present.
+gpu-runtime:
+	@if ! ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1; then \
+		echo "Installing Mesa's lavapipe so that GPU tests have a Vulkan device"; \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q mesa-vulkan-drivers libvulkan1; \
+	fi
+
+python-test: build gpu-runtime
+	$(TEST_ENV) $(PY) -m pytest -q
 
 ## Everything CI runs.
 test: rust-test lint python-test

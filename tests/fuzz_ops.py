@@ -587,9 +587,22 @@ def _clip_by_value(g):
 
 
 DEVICE_NAMES = (
-    "CPU:0", "GPU:0", "/gpu:0", "/device:GPU:0", "/job:localhost/replica:0/task:0/device:GPU:0",
-    "GPU:7", "CPU:1", "", "/cpu:*", "XPU:0", "GPU:x", "/foo", "/device:GPU:0/device:CPU:0",
-    "::", "/job:", "GPU:99999999999999999999",
+    "CPU:0",
+    "GPU:0",
+    "/gpu:0",
+    "/device:GPU:0",
+    "/job:localhost/replica:0/task:0/device:GPU:0",
+    "GPU:7",
+    "CPU:1",
+    "",
+    "/cpu:*",
+    "XPU:0",
+    "GPU:x",
+    "/foo",
+    "/device:GPU:0/device:CPU:0",
+    "::",
+    "/job:",
+    "GPU:99999999999999999999",
 )
 
 

@@ -6,7 +6,6 @@ Port a TensorFlow program by changing one line::
 """
 
 from ferroflow import config, debugging, dtypes, errors, linalg, math, nn, random
-from ferroflow.device_scope import device
 from ferroflow._core import Tensor
 from ferroflow.array_ops import (
     argsort,
@@ -50,6 +49,7 @@ from ferroflow.array_ops import (
     zeros,
     zeros_like,
 )
+from ferroflow.device_scope import device
 from ferroflow.dtypes import (
     DType,
     as_dtype,

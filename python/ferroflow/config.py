@@ -65,10 +65,7 @@ def set_visible_devices(devices, device_type=None):
 def list_logical_devices(device_type=None):
     """One logical device per visible physical device, named as ops report them."""
     cpu = LogicalDevice("/device:CPU:0", "CPU")
-    gpus = [
-        LogicalDevice(f"/device:GPU:{n}", "GPU")
-        for n, _ in enumerate(_core.visible_gpus())
-    ]
+    gpus = [LogicalDevice(f"/device:GPU:{n}", "GPU") for n, _ in enumerate(_core.visible_gpus())]
     return [d for d in [cpu, *gpus] if _matches(d, device_type)]
 
 

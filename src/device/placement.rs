@@ -91,10 +91,11 @@ pub fn log(name: &str, device: Device) {
 }
 
 /// Where a new constant lives: on the device an explicit `tf.device` scope names when that
-/// device can hold its dtype, else where it was made (the host). Ops move it on first use.
+/// device can hold its dtype, else where it was made (the host). Ops move it on first use, and
+/// an op, not a constant, reports a device that cannot run it.
 pub fn place_constant(t: crate::tensor::Tensor) -> Result<crate::tensor::Tensor> {
     let dtype = t.dtype();
-    let placement = place("Const", |i| gpu_holds(i, dtype))?;
+    let Ok(placement) = place("Const", |i| gpu_holds(i, dtype)) else { return Ok(t) };
     if !placement.explicit || placement.device == t.device() {
         return Ok(t);
     }

@@ -99,6 +99,6 @@ impl GpuContext {
 
     /// Largest tensor, in bytes, a single binding can address.
     pub(crate) fn max_binding(&self) -> u64 {
-        u64::from(self.limits.max_storage_buffer_binding_size).min(self.limits.max_buffer_size)
+        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
     }
 }

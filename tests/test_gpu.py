@@ -1,0 +1,246 @@
+"""The GPU backend: device listing, placement as TensorFlow does it, and every GPU kernel's
+results against the CPU kernels'. In CI the GPU is Mesa's lavapipe (see conftest.py)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import ferroflow as tf
+import numpy as np
+import pytest
+from conftest import require_gpu
+
+GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
+CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+@pytest.fixture(autouse=True)
+def gpu():
+    require_gpu()
+    yield
+    tf.config.set_soft_device_placement(True)
+    tf.debugging.set_log_device_placement(False)
+
+
+def test_gpus_are_listed_with_details():
+    gpus = tf.config.list_physical_devices("GPU")
+    assert gpus[0] == tf.config.PhysicalDevice("/physical_device:GPU:0", "GPU")
+    assert tf.config.list_logical_devices("GPU")[0].name == "/device:GPU:0"
+    details = tf.config.experimental.get_device_details(gpus[0])
+    assert details["device_name"] and details["backend"] in {"Vulkan", "Metal", "Dx12"}
+    assert tf.config.list_physical_devices()[0].device_type == "CPU"
+
+
+def test_ops_run_on_gpu_by_default_and_unsupported_dtypes_on_cpu():
+    assert (tf.constant([1.0, 2.0]) * 2).device == GPU
+    assert (tf.constant([1, 2], tf.int64) * 2).device == CPU
+    assert (tf.constant([1.0], tf.float64) + 1).device == CPU
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["GPU:0", "gpu:0", "/gpu:0", "/device:GPU:0", "/job:localhost/replica:0/task:0/device:GPU:0"],
+)
+def test_gpu_spellings(spec):
+    with tf.device(spec):
+        x = tf.constant([1.0, 2.0])
+        y = x * 3
+    assert x.device == GPU and y.device == GPU
+    np.testing.assert_array_equal(y.numpy(), [3.0, 6.0])
+
+
+def test_scopes_nest_and_restore():
+    with tf.device("CPU:0"):
+        assert (tf.constant(1.0) + 1).device == CPU
+        with tf.device("GPU:0"):
+            assert (tf.constant(1.0) + 1).device == GPU
+            with tf.device("/job:localhost"):
+                assert (tf.constant(1.0) + 1).device == GPU
+        assert (tf.constant(1.0) + 1).device == CPU
+    with tf.device(None):
+        assert (tf.constant(1.0) + 1).device == GPU
+
+
+@pytest.mark.parametrize("spec", ["GPU:x", "XPU:0", "/foo:bar:baz:qux", "/replica:a", "GPU:0:1"])
+def test_malformed_device_strings_raise_value_error(spec):
+    with pytest.raises(ValueError, match="device"):
+        with tf.device(spec):
+            pass
+    assert (tf.constant(1.0) + 1).device == GPU  # a failed scope leaves nothing behind
+
+
+def test_soft_placement_falls_back_and_hard_placement_raises():
+    with tf.device("GPU:7"):
+        assert (tf.constant(1.0) + 1).device == CPU
+    tf.config.set_soft_device_placement(False)
+    assert not tf.config.get_soft_device_placement()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="GPU:7"):
+        with tf.device("GPU:7"):
+            tf.constant(1.0) + 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="AddV2"):
+        with tf.device("GPU:0"):
+            tf.constant([1], tf.int64) + 1
+    with tf.device("CPU:0"):
+        assert (tf.constant(1.0) + 1).device == CPU
+
+
+def test_placement_is_logged_like_tensorflow(capfd):
+    tf.debugging.set_log_device_placement(True)
+    a = tf.constant([[1.0, 2.0]])
+    tf.matmul(a, a, transpose_b=True)
+    with tf.device("CPU:0"):
+        a + a
+    err = capfd.readouterr().err
+    assert f"Executing op BatchMatMulV2 in device {GPU}" in err
+    assert f"Executing op AddV2 in device {CPU}" in err
+
+
+def test_the_seeds_cross_device_multiply():
+    with tf.device("CPU:0"):
+        a = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        b = tf.constant([[1.0, 2.0, 3.0]])
+    with tf.device("GPU:0"):
+        k = a * b
+    assert a.device == CPU and k.device == GPU
+    np.testing.assert_array_equal(k.numpy(), [[1.0, 4.0, 9.0], [4.0, 10.0, 18.0]])
+
+
+def test_reshape_on_cpu_of_a_gpu_tensor_lands_on_cpu():
+    x = tf.constant([1.0, 2.0, 3.0, 4.0]) * 1
+    with tf.device("CPU:0"):
+        y = tf.reshape(x, [2, 2])
+        z = tf.identity(x)
+    assert x.device == GPU and y.device == CPU and z.device == CPU
+
+
+def test_visible_devices_are_fixed_after_first_use():
+    tf.constant(1.0) + 1
+    with pytest.raises(RuntimeError, match="initialized"):
+        tf.config.set_visible_devices([], "GPU")
+
+
+def _list_gpus_in_subprocess(**env):
+    code = (
+        "import json, ferroflow as tf; "
+        "print(json.dumps([tf.config.experimental.get_device_details(d) "
+        "for d in tf.config.list_physical_devices('GPU')]))"
+    )
+    full_env = {**os.environ, **env}
+    full_env = {k: v for k, v in full_env.items() if v is not None}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=full_env, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_environment_hides_devices_and_software_needs_opt_in():
+    assert _list_gpus_in_subprocess(FERROFLOW_VISIBLE_DEVICES="") == []
+    assert _list_gpus_in_subprocess(FERROFLOW_VISIBLE_DEVICES="-1") == []
+    env = dict(os.environ)
+    env.pop("FERROFLOW_ALLOW_SOFTWARE_GPU", None)
+    code = (
+        "import json, ferroflow as tf; print(json.dumps([tf.config.experimental.get_device_details"
+        "(d)['software'] for d in tf.config.list_physical_devices('GPU')]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert True not in json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_thousand_queued_ops_give_the_right_value():
+    x = tf.constant(np.zeros(1000, np.float32))
+    for _ in range(1000):
+        x = x + 1.0
+    np.testing.assert_array_equal(x.numpy(), np.full(1000, 1000.0, np.float32))
+
+
+# --- every GPU kernel against the CPU kernel -------------------------------------------------
+
+R = np.random.default_rng(7)
+F = R.standard_normal((6, 7, 5)).astype(np.float32)
+P = np.abs(F) + 0.1
+INTS = R.integers(-50, 50, (6, 7, 5)).astype(np.int32)
+U = R.integers(0, 1000, (6, 7, 5)).astype(np.uint32)
+B = R.random((6, 7, 5)) > 0.5
+ROW = R.standard_normal((5,)).astype(np.float32)
+
+M1 = R.standard_normal((70, 130)).astype(np.float32)
+M2 = R.standard_normal((130, 90)).astype(np.float32)
+
+UNARY_F = (
+    "negative abs sign square sqrt rsqrt exp expm1 log log1p sin cos tan tanh sigmoid erf "
+    "floor ceil round reciprocal is_nan is_inf is_finite"
+).split()
+
+
+def _unary(name):
+    return lambda t: getattr(tf.math, name)(t.p if name in {"log", "sqrt", "rsqrt"} else t.f)
+
+
+# Each case builds its results from tensors made inside the device scope (`t.f` = F, ...).
+# fmt: off
+CASES = {
+    **{f"unary_{n}": _unary(n) for n in UNARY_F},
+    "unary_int": lambda t: [tf.abs(t.i), tf.negative(t.i), tf.sign(t.i), tf.square(t.i), ~t.i],
+    "unary_uint_bool": lambda t: [tf.square(t.u), tf.logical_not(t.b)],
+    "binary_broadcast": lambda t: [
+        t.f + t.row, t.f - t.row, t.f * t.row, t.f / (t.row + 3), tf.maximum(t.f, t.row),
+        tf.minimum(t.f, t.row), tf.pow(t.p, t.row), tf.math.floormod(t.f, t.row),
+        tf.math.floordiv(t.f, t.row), tf.math.atan2(t.f, t.row)],
+    "binary_int": lambda t: [t.i + t.i, t.i - 3, t.i * t.i, tf.maximum(t.i, 0), t.i & 7,
+                             t.u + t.u, t.u * 3],
+    "compare": lambda t: [t.f < t.row, t.f >= 0, tf.equal(t.i, 3), tf.not_equal(t.f, t.f),
+                          t.b & (t.f > 0)],
+    "select": lambda t: tf.where(t.b, t.f, -t.f),
+    "cast": lambda t: [tf.cast(t.f * 100, tf.int32), tf.cast(t.f * 100, tf.uint32),
+                       tf.cast(t.f, tf.bool), tf.cast(t.i, tf.float32), tf.cast(t.b, tf.float32),
+                       tf.cast(t.i, tf.uint32)],
+    "reduce": lambda t: [
+        tf.reduce_sum(t.f), tf.reduce_sum(t.f, 1), tf.reduce_max(t.f, [0, 2]),
+        tf.reduce_min(t.i, 0, keepdims=True), tf.reduce_prod(t.p[:2], 1), tf.reduce_all(t.b, 2),
+        tf.reduce_any(t.b, [0, 1]), tf.reduce_mean(t.f, -1), tf.reduce_sum(t.u, 1),
+        tf.reduce_sum(tf.ones([100_000])), tf.reduce_max(tf.ones([3, 9000, 2]), 1)],
+    "argmax": lambda t: [tf.argmax(t.f, 1, output_type=tf.int32),
+                         tf.argmin(t.i, 2, output_type=tf.int32)],
+    "matmul": lambda t: [
+        tf.matmul(t.f, t.f, transpose_b=True), tf.matmul(t.f, t.f, transpose_a=True),
+        tf.matmul(t.f[0], tf.transpose(t.f[1])), tf.matmul(t.i[:, :, :3], t.i[0, :3]),
+        tf.matmul(t.m1, t.m2), tf.matmul(t.m2, t.m1, transpose_a=True, transpose_b=True)],
+    "layout": lambda t: [
+        tf.transpose(t.f, [2, 0, 1]), t.f[::-2, 1:5, ::3], tf.concat([t.f, t.f * 2], 1),
+        tf.pad(t.f, [[1, 0], [0, 2], [3, 1]], constant_values=7.0), tf.tile(t.i, [2, 1, 3]),
+        tf.broadcast_to(t.row, [4, 5]), tf.fill([3, 2], 4.5), tf.reshape(t.f, [-1]),
+        tf.reverse(t.f, [1]), tf.stack([t.i, t.i]), tf.split(t.f, [2, 5], 1)[1]],
+    "composites": lambda t: [
+        tf.nn.softmax(t.f), tf.nn.relu(t.f), tf.nn.log_softmax(t.f, axis=0),
+        tf.one_hot([0, 2, 1], 3), tf.reduce_logsumexp(t.f, 1),
+        tf.nn.sigmoid_cross_entropy_with_logits(labels=t.p / 4, logits=t.f)],
+}
+# fmt: on
+
+
+class _Inputs:
+    def __init__(self):
+        for name, value in dict(f=F, p=P, i=INTS, u=U, b=B, row=ROW, m1=M1, m2=M2).items():
+            setattr(self, name, tf.constant(value))
+
+
+def _flatten(result):
+    return result if isinstance(result, (list, tuple)) else [result]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_gpu_matches_cpu(case):
+    with tf.device("CPU:0"):
+        expected = [t.numpy() for t in _flatten(CASES[case](_Inputs()))]
+    with tf.device("GPU:0"):
+        got = _flatten(CASES[case](_Inputs()))
+    for g, e in zip(got, expected):
+        assert g.dtype.as_numpy_dtype == e.dtype
+        assert g.shape == e.shape
+        if e.dtype.kind == "f":
+            # Sums run in another order on the GPU: allow for cancellation at the data's scale.
+            atol = 2e-6 + 2e-6 * float(np.nanmax(np.abs(e), initial=0.0, where=np.isfinite(e)))
+            np.testing.assert_allclose(g.numpy(), e, rtol=2e-5, atol=atol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(g.numpy(), e)
