@@ -27,6 +27,9 @@ def tensorflow_half():
 def main():
     import ferroflow as tf
 
+    # CPU kernels are measured here; benches/bench_gpu.py measures the GPU.
+    tf.config.set_visible_devices([], "GPU")
+
     rng = np.random.default_rng(0)
     tf_res = run_tensorflow(__file__)
     rows = []

@@ -1,11 +1,11 @@
-"""Runs every benchmark in one process run, side by side with numpy (and TensorFlow if present)."""
+"""Runs every benchmark, each in its own process (CPU benches hide the GPUs before first use),
+side by side with numpy (and TensorFlow if present)."""
 
 import os
-import runpy
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
-for name in ("bench_dispatch", "bench_elementwise", "bench_matmul"):
-    runpy.run_path(os.path.join(HERE, f"{name}.py"), run_name="__main__")
+for name in ("bench_dispatch", "bench_elementwise", "bench_matmul", "bench_gpu"):
+    subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)

@@ -150,6 +150,15 @@ impl GpuContext {
         self.batch().flush(self)
     }
 
+    /// Submits pending work and waits until the GPU has finished it.
+    pub fn wait(&self) -> Result<()> {
+        self.submit()?;
+        self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }).map_err(
+            |e| Error::Unavailable(format!("waiting for GPU '{}' failed: {e}", self.details.name)),
+        )?;
+        self.check()
+    }
+
     /// Copies `bytes` bytes of `src` to the host, submitting the batch and waiting for it.
     pub(crate) fn read(&self, src: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
         if bytes == 0 {

@@ -17,7 +17,8 @@ pub use adapters::{
 };
 pub use storage::{supports_dtype, GpuStorage};
 
-/// Submits the pending work of every opened GPU (without waiting).
+/// Waits until visible GPU `device` has finished all work recorded so far (benchmarks time
+/// GPU work with it; reading a value waits anyway).
 pub fn synchronize(device: usize) -> crate::error::Result<()> {
-    adapters::context(device)?.submit()
+    adapters::context(device)?.wait()
 }

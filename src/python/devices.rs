@@ -98,6 +98,16 @@ fn copy_to_device(py: Python<'_>, t: &PyTensor, spec: &str) -> PyResult<Py<PyTen
     Py::new(py, PyTensor { inner: moved })
 }
 
+/// Waits for every visible GPU's queued work (for timing; reading a value waits anyway).
+#[pyfunction]
+fn gpu_synchronize() -> PyResult<()> {
+    #[cfg(feature = "gpu")]
+    for i in 0..crate::gpu::visible_count() {
+        crate::gpu::synchronize(i).py()?;
+    }
+    Ok(())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     macro_rules! add {
         ($($f:ident),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
@@ -113,6 +123,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         set_log_device_placement,
         get_log_device_placement,
         copy_to_device,
+        gpu_synchronize,
     );
     Ok(())
 }
