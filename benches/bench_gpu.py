@@ -66,7 +66,7 @@ def main():
             gpu = 2 * n**3 / gpu_time(lambda a=a, b=b: a @ b, repeat=3) / 1e9
             err = np.abs((a @ b).numpy() - x @ x.T).max() / np.abs(x @ x.T).max()
         with tf.device("CPU:0"):
-            cpu = 2 * n**3 / best_time(lambda: ca @ cb, repeat=3) / 1e9
+            cpu = 2 * n**3 / best_time(lambda ca=ca, cb=cb: ca @ cb, repeat=3) / 1e9
         torch = torch_matmul_gflops(n)
         torch_text = "-" if torch is None else f"{torch:.4g}"
         print(f"  {f'{n}x{n} (max rel err {err:.1e})':<28}{gpu:>12.4g}{cpu:>12.4g}{torch_text:>10}")
