@@ -154,6 +154,15 @@ def test_a_thousand_queued_ops_give_the_right_value():
     np.testing.assert_array_equal(x.numpy(), np.full(1000, 1000.0, np.float32))
 
 
+def test_gather_with_gpu_indices_gives_zero_for_bad_ones_like_tensorflow_gpu():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    on_gpu = tf.constant([1, 5, -1, 0]) * 1
+    assert on_gpu.device == GPU
+    np.testing.assert_array_equal(tf.gather(x, on_gpu).numpy(), [[3, 4], [0, 0], [0, 0], [1, 2]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not in"):
+        tf.gather(x, [1, 5])  # host indices are checked, as on the CPU
+
+
 # --- every GPU kernel against the CPU kernel -------------------------------------------------
 
 R = np.random.default_rng(7)
@@ -211,6 +220,10 @@ CASES = {
         tf.pad(t.f, [[1, 0], [0, 2], [3, 1]], constant_values=7.0), tf.tile(t.i, [2, 1, 3]),
         tf.broadcast_to(t.row, [4, 5]), tf.fill([3, 2], 4.5), tf.reshape(t.f, [-1]),
         tf.reverse(t.f, [1]), tf.stack([t.i, t.i]), tf.split(t.f, [2, 5], 1)[1]],
+    "gather_scan": lambda t: [
+        tf.gather(t.f, [2, 0, 1], axis=1), tf.gather(t.i, [[1, 1], [0, 5]]),
+        tf.cumsum(t.f, 1), tf.cumsum(t.i, 0, exclusive=True, reverse=True),
+        tf.math.cumprod(t.p[:, :3], 2), tf.cumsum(t.u, 2, reverse=True)],
     "composites": lambda t: [
         tf.nn.softmax(t.f), tf.nn.relu(t.f), tf.nn.log_softmax(t.f, axis=0),
         tf.one_hot([0, 2, 1], 3), tf.reduce_logsumexp(t.f, 1),

@@ -4,6 +4,7 @@
 //! with the same message as always, so validation lives in one place.
 
 mod elementwise;
+mod indexing;
 mod layout;
 mod matmul;
 mod reduce;
@@ -66,6 +67,11 @@ pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
         Op::Reduce { op, .. } => dtype(0).is_some_and(|d| reduce::supports(*op, d)),
         Op::ArgReduce { output, .. } => *output == DType::I32 && dtype(0) != Some(DType::Bool),
         Op::MatMul(_) => dtype(0) == dtype(1) && dtype(0).is_some_and(matmul::supports),
+        Op::Gather { batch_dims: 0, .. } => dtype(1) == Some(DType::I32),
+        Op::Cumulative { axis, .. } => {
+            dtype(0) != Some(DType::Bool)
+                && inputs[0].dims().get(*axis).is_some_and(|&r| r <= indexing::MAX_SCAN)
+        }
         _ => false,
     }
 }
@@ -147,6 +153,12 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             reduce::arg_reduce(*op, &moved[0], *axis, *output)?.map(|t| vec![t])
         }
         Op::MatMul(attrs) => matmul::matmul(&moved[0], &moved[1], *attrs)?.map(|t| vec![t]),
+        Op::Gather { axis, batch_dims } => {
+            indexing::gather(&moved[0], &moved[1], inputs[1], *axis, *batch_dims)?.map(|t| vec![t])
+        }
+        Op::Cumulative { op, axis, exclusive, reverse } => {
+            indexing::cumulative(*op, &moved[0], *axis, *exclusive, *reverse)?.map(|t| vec![t])
+        }
         _ => None,
     })
 }
