@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub const ALLOW_SOFTWARE_ENV: &str = "FERROFLOW_ALLOW_SOFTWARE_GPU";
@@ -31,6 +32,9 @@ struct Registry {
     contexts: Vec<OnceLock<Arc<GpuContext>>>,
     initialized: bool,
 }
+
+/// `visible.len()`, readable without the lock: placement asks it for every op.
+static VISIBLE_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 fn registry() -> &'static Mutex<Registry> {
     static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
@@ -100,6 +104,7 @@ fn discover() -> Registry {
     let adapters: Vec<_> = keep.iter().map(|&i| found[i].clone()).collect();
     let visible: Vec<usize> = (0..adapters.len()).collect();
     let contexts = (0..adapters.len()).map(|_| OnceLock::new()).collect();
+    VISIBLE_COUNT.store(visible.len(), Ordering::Release);
     Registry { adapters, visible, contexts, initialized: false }
 }
 
@@ -114,7 +119,8 @@ pub fn visible_devices() -> Vec<usize> {
 }
 
 pub fn visible_count() -> usize {
-    lock().visible.len()
+    registry(); // discovery sets the count
+    VISIBLE_COUNT.load(Ordering::Acquire)
 }
 
 /// Restricts the visible GPUs; allowed only before the first GPU is used.
@@ -129,6 +135,7 @@ pub fn set_visible_devices(physical: &[usize]) -> Result<()> {
         return Err(Error::Value(format!("Unrecognized device: GPU:{bad}")));
     }
     reg.visible = physical.to_vec();
+    VISIBLE_COUNT.store(reg.visible.len(), Ordering::Release);
     Ok(())
 }
 
