@@ -175,6 +175,10 @@ ROW = R.standard_normal((5,)).astype(np.float32)
 
 M1 = R.standard_normal((70, 130)).astype(np.float32)
 M2 = R.standard_normal((130, 90)).astype(np.float32)
+NAN_TIES = np.array(
+    [[1.0, np.nan, 1.0, -np.inf, np.nan, 0.0, 1.0], [2, 2, 2, 2, np.nan, 2, 1]], np.float32
+)
+WIDE = R.integers(0, 20, (3, 1000)).astype(np.float32)
 
 UNARY_F = (
     "negative abs sign square sqrt rsqrt exp expm1 log log1p sin cos tan tanh sigmoid erf "
@@ -224,6 +228,11 @@ CASES = {
         tf.gather(t.f, [2, 0, 1], axis=1), tf.gather(t.i, [[1, 1], [0, 5]]),
         tf.cumsum(t.f, 1), tf.cumsum(t.i, 0, exclusive=True, reverse=True),
         tf.math.cumprod(t.p[:, :3], 2), tf.cumsum(t.u, 2, reverse=True)],
+    "sort_top_k": lambda t: [
+        tf.sort(t.f), tf.sort(t.f, direction="DESCENDING"), tf.argsort(t.i), tf.argsort(t.i, 1),
+        *tf.math.top_k(t.f, 3), *tf.math.top_k(t.i, 5), *tf.math.top_k(t.u[0], 0),
+        *tf.math.top_k(t.nan_ties, 4), tf.argsort(t.nan_ties, direction="DESCENDING"),
+        *tf.math.top_k(t.wide, 7), tf.sort(t.wide[:1, :1])],
     "composites": lambda t: [
         tf.nn.softmax(t.f), tf.nn.relu(t.f), tf.nn.log_softmax(t.f, axis=0),
         tf.one_hot([0, 2, 1], 3), tf.reduce_logsumexp(t.f, 1),
@@ -234,7 +243,9 @@ CASES = {
 
 class _Inputs:
     def __init__(self):
-        for name, value in dict(f=F, p=P, i=INTS, u=U, b=B, row=ROW, m1=M1, m2=M2).items():
+        for name, value in dict(
+            f=F, p=P, i=INTS, u=U, b=B, row=ROW, m1=M1, m2=M2, nan_ties=NAN_TIES, wide=WIDE
+        ).items():
             setattr(self, name, tf.constant(value))
 
 

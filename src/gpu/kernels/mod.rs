@@ -8,6 +8,7 @@ mod indexing;
 mod layout;
 mod matmul;
 mod reduce;
+mod sort;
 pub mod source;
 
 use crate::device::Device;
@@ -68,6 +69,9 @@ pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
         Op::ArgReduce { output, .. } => *output == DType::I32 && dtype(0) != Some(DType::Bool),
         Op::MatMul(_) => dtype(0) == dtype(1) && dtype(0).is_some_and(matmul::supports),
         Op::Gather { batch_dims: 0, .. } => dtype(1) == Some(DType::I32),
+        Op::Sort { .. } => {
+            inputs[0].dims().last().is_some_and(|&row| sort::supports(inputs[0].dtype(), row))
+        }
         Op::Cumulative { axis, .. } => {
             dtype(0) != Some(DType::Bool)
                 && inputs[0].dims().get(*axis).is_some_and(|&r| r <= indexing::MAX_SCAN)
@@ -156,6 +160,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
         Op::Gather { axis, batch_dims } => {
             indexing::gather(&moved[0], &moved[1], inputs[1], *axis, *batch_dims)?.map(|t| vec![t])
         }
+        Op::Sort { descending, k } => sort::sort(&moved[0], *descending, *k)?,
         Op::Cumulative { op, axis, exclusive, reverse } => {
             indexing::cumulative(*op, &moved[0], *axis, *exclusive, *reverse)?.map(|t| vec![t])
         }
