@@ -71,6 +71,10 @@ pub enum Op {
     Range,
     /// Input: a scalar value.
     Fill(Shape),
+    /// Softmax (or log-softmax) over the last axis of a float tensor.
+    Softmax {
+        log: bool,
+    },
 }
 
 impl Op {
@@ -102,6 +106,8 @@ impl Op {
             Op::Unique { .. } => "Unique",
             Op::Range => "Range",
             Op::Fill(_) => "Fill",
+            Op::Softmax { log: false } => "Softmax",
+            Op::Softmax { log: true } => "LogSoftmax",
         }
     }
 }
@@ -197,6 +203,9 @@ fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Unique { index_i64 } => sort::unique(x, *index_i64).map(|(v, i)| vec![v, i]),
         Op::Range => one(creation::range(x, inputs[1], inputs[2])),
         Op::Fill(s) => one(creation::fill(s, x)),
+        // The CPU runs the composition (its primitives are each one parallel pass).
+        Op::Softmax { log: false } => one(crate::ops::nn::softmax_composed(x, -1)),
+        Op::Softmax { log: true } => one(crate::ops::nn::log_softmax_composed(x, -1)),
     }
 }
 

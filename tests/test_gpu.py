@@ -235,6 +235,8 @@ CASES = {
         *tf.math.top_k(t.wide, 7), tf.sort(t.wide[:1, :1])],
     "composites": lambda t: [
         tf.nn.softmax(t.f), tf.nn.relu(t.f), tf.nn.log_softmax(t.f, axis=0),
+        tf.nn.log_softmax(t.f), tf.nn.softmax(t.nan_ties * 30), tf.nn.softmax(t.wide * 50),
+        tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(t.f), logits=t.f),
         tf.one_hot([0, 2, 1], 3), tf.reduce_logsumexp(t.f, 1),
         tf.nn.sigmoid_cross_entropy_with_logits(labels=t.p / 4, logits=t.f)],
 }

@@ -52,15 +52,32 @@ pub fn softplus(x: &Tensor) -> Result<Tensor> {
     add(&relu(x)?, &log1p(&exp(&neg(&abs(x)?)?)?)?)
 }
 
+/// Softmax over `axis`: the `Softmax` primitive (one fused GPU kernel) over the last axis, the
+/// composition below over any other.
 pub fn softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
     check_float(x, "Softmax")?;
+    if crate::shape::normalize_axis(axis, x.rank())? == x.rank() - 1 {
+        return crate::dispatch::apply1(&crate::dispatch::Op::Softmax { log: false }, &[x]);
+    }
+    softmax_composed(x, axis)
+}
+
+pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
+    check_float(x, "LogSoftmax")?;
+    if crate::shape::normalize_axis(axis, x.rank())? == x.rank() - 1 {
+        return crate::dispatch::apply1(&crate::dispatch::Op::Softmax { log: true }, &[x]);
+    }
+    log_softmax_composed(x, axis)
+}
+
+/// max-shifted exp over the sum: the CPU path of the `Softmax` primitive and other axes.
+pub fn softmax_composed(x: &Tensor, axis: i64) -> Result<Tensor> {
     let shifted = sub(x, &reduce(ReduceOp::Max, x, Some(&[axis]), true)?)?;
     let e = exp(&shifted)?;
     div(&e, &reduce_sum(&e, Some(&[axis]), true)?)
 }
 
-pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
-    check_float(x, "LogSoftmax")?;
+pub fn log_softmax_composed(x: &Tensor, axis: i64) -> Result<Tensor> {
     let shifted = sub(x, &reduce(ReduceOp::Max, x, Some(&[axis]), true)?)?;
     sub(&shifted, &log(&reduce_sum(&exp(&shifted)?, Some(&[axis]), true)?)?)
 }

@@ -69,6 +69,7 @@ pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
         Op::ArgReduce { output, .. } => *output == DType::I32 && dtype(0) != Some(DType::Bool),
         Op::MatMul(_) => dtype(0) == dtype(1) && dtype(0).is_some_and(matmul::supports),
         Op::Gather { batch_dims: 0, .. } => dtype(1) == Some(DType::I32),
+        Op::Softmax { .. } => dtype(0) == Some(DType::F32),
         Op::Sort { .. } => {
             inputs[0].dims().last().is_some_and(|&row| sort::supports(inputs[0].dtype(), row))
         }
@@ -161,6 +162,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             indexing::gather(&moved[0], &moved[1], inputs[1], *axis, *batch_dims)?.map(|t| vec![t])
         }
         Op::Sort { descending, k } => sort::sort(&moved[0], *descending, *k)?,
+        Op::Softmax { log } => reduce::softmax(&moved[0], *log)?.map(|t| vec![t]),
         Op::Cumulative { op, axis, exclusive, reverse } => {
             indexing::cumulative(*op, &moved[0], *axis, *exclusive, *reverse)?.map(|t| vec![t])
         }

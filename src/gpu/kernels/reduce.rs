@@ -12,6 +12,7 @@ use crate::tensor::Tensor;
 
 const ROWS: &str = include_str!("../../../shaders/reduce_rows.wgsl");
 const STRIDED: &str = include_str!("../../../shaders/reduce_strided.wgsl");
+const SOFTMAX: &str = include_str!("../../../shaders/softmax.wgsl");
 /// Longest run one invocation reduces sequentially.
 const CHUNK: usize = 4096;
 
@@ -144,4 +145,19 @@ pub fn arg_reduce(op: ArgOp, x: &GpuInput, axis: usize, output: DType) -> Result
     };
     launch(&key, source, &[&src], &out, &params, outputs.div_ceil(256) as u64)?;
     Ok(Some(Tensor::from_gpu(out, output_shape(&x.shape, &[axis], false))))
+}
+
+/// Fused softmax / log-softmax over the last axis of a float32 tensor.
+pub fn softmax(x: &GpuInput, log: bool) -> Result<Option<Tensor>> {
+    let rank = x.shape.rank();
+    if x.dtype != DType::F32 || rank == 0 {
+        return Ok(None);
+    }
+    let n = x.shape.dims()[rank - 1];
+    let rows = x.shape.num_elements().checked_div(n).unwrap_or(0);
+    let out = GpuStorage::alloc(x.device(), x.dtype, x.shape.num_elements())?;
+    let key = format!("softmax:{log}");
+    let source = || fill(SOFTMAX, &[]).replace("LOG", &log.to_string());
+    launch(&key, source, &[x], &out, &[rows as u32, n as u32], rows as u64)?;
+    Ok(Some(Tensor::from_gpu(out, x.shape.clone())))
 }
