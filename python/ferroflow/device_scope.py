@@ -25,14 +25,11 @@ class device:  # noqa: N801 - TensorFlow's name
         if not isinstance(device_name, str):
             raise TypeError(f"tf.device expects a device name string, got {device_name!r}")
         self._name = device_name
-        self._entered = 0
 
     def __enter__(self):
         _core.push_device_scope(self._name)
-        self._entered += 1
         return self
 
     def __exit__(self, *exc):
         _core.pop_device_scope()
-        self._entered -= 1
         return False

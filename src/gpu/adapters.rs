@@ -149,15 +149,14 @@ pub fn context(index: usize) -> Result<Arc<GpuContext>> {
                 reg.visible.len()
             )));
         };
+        if let Some(ctx) = reg.contexts[physical].get() {
+            return Ok(ctx.clone());
+        }
         reg.initialized = true;
         let (adapter, details) = reg.adapters[physical].clone();
         (adapter, details, physical)
     };
-    let reg = lock();
-    if let Some(ctx) = reg.contexts[slot].get() {
-        return Ok(ctx.clone());
-    }
-    drop(reg);
+    // Opened outside the lock (it takes a while); a racing thread's context wins.
     let ctx = Arc::new(GpuContext::new(&adapter, details)?);
     let reg = lock();
     Ok(reg.contexts[slot].get_or_init(|| ctx).clone())

@@ -20,7 +20,7 @@ pub struct Batch {
 }
 
 impl Batch {
-    pub fn new(_device: &wgpu::Device) -> Batch {
+    pub fn new() -> Batch {
         Batch { encoder: None, params_buffer: None, params: Vec::new(), dispatches: 0 }
     }
 

@@ -58,7 +58,7 @@ impl GpuContext {
         let flag = lost.clone();
         device
             .set_device_lost_callback(move |_reason, _message| flag.store(true, Ordering::SeqCst));
-        let batch = Mutex::new(Batch::new(&device));
+        let batch = Mutex::new(Batch::new());
         Ok(GpuContext {
             device,
             queue,

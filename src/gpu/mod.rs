@@ -9,7 +9,7 @@ mod batch;
 pub mod context;
 pub mod kernels;
 pub mod memory;
-mod pipelines;
+pub(crate) mod pipelines;
 pub mod storage;
 
 pub use adapters::{

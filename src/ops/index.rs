@@ -31,7 +31,13 @@ fn check_index(i: i64, limit: usize, at: usize, op: &str) -> Result<usize> {
     Ok(i as usize)
 }
 
-pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize) -> Result<Tensor> {
+/// The shape rule of `GatherV2` (shared with the GPU kernel); index values are checked apart.
+pub fn gather_shape(
+    params: &Tensor,
+    indices: &Tensor,
+    axis: usize,
+    batch_dims: usize,
+) -> Result<Shape> {
     let p = params.dims();
     let id = indices.dims();
     if batch_dims > axis || batch_dims > id.len() {
@@ -47,6 +53,17 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
             &id[..batch_dims]
         )));
     }
+    let out_dims: Vec<usize> =
+        p[..axis].iter().chain(&id[batch_dims..]).chain(&p[axis + 1..]).copied().collect();
+    let total = out_dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    crate::shape::check_alloc(total.unwrap_or(usize::MAX), params.dtype())?;
+    Ok(Shape(out_dims))
+}
+
+pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize) -> Result<Tensor> {
+    let out_shape = gather_shape(params, indices, axis, batch_dims)?;
+    let p = params.dims();
+    let id = indices.dims();
     let idx = index_values(indices, "GatherV2")?;
     let b: usize = p[..batch_dims].iter().product();
     let po: usize = p[batch_dims..axis].iter().product();
@@ -56,10 +73,6 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
     for (at, &i) in idx.iter().enumerate() {
         check_index(i, d, at, "GatherV2")?;
     }
-    let total = [b, po, n, inner].iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    crate::shape::check_alloc(total.unwrap_or(usize::MAX), params.dtype())?;
-    let out_dims: Vec<usize> =
-        p[..axis].iter().chain(&id[batch_dims..]).chain(&p[axis + 1..]).copied().collect();
     let out = with_all!(params.buffer(), v => Element::wrap(parallel::generate(b * po * n * inner, |flat| {
         let e = flat % inner;
         let k = (flat / inner) % n;
@@ -68,7 +81,7 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
         let i = idx[bb * n + k] as usize;
         v[((bb * po + q) * d + i) * inner + e]
     })));
-    Ok(Tensor::from_buffer_unchecked(out, Shape(out_dims)))
+    Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
 /// Flat offsets of the slices that `indices` (last axis = coordinates) select in `shape`.

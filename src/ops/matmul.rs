@@ -30,7 +30,21 @@ struct Dims {
     tb: bool,
 }
 
-pub fn cpu(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
+/// The shape rule of `BatchMatMulV2`, shared by the CPU and GPU kernels: validated sizes, the
+/// batch shapes of both inputs and of the output, and the output shape (allocation checked).
+pub struct Geometry {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub transpose_a: bool,
+    pub transpose_b: bool,
+    pub batch_a: Shape,
+    pub batch_b: Shape,
+    pub batch: Shape,
+    pub out_shape: Shape,
+}
+
+pub fn geometry(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Geometry> {
     if a.dtype() != b.dtype() {
         return Err(Error::dtype_mismatch("MatMul", a.dtype(), b.dtype()));
     }
@@ -68,12 +82,28 @@ pub fn cpu(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
     let total = out_dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     crate::shape::check_alloc(total.unwrap_or(usize::MAX), a.dtype())?;
     let out_shape = Shape(out_dims);
-    let dims = Dims { m, n, k: ka, ta, tb };
+    Ok(Geometry {
+        m,
+        n,
+        k: ka,
+        transpose_a: ta,
+        transpose_b: tb,
+        batch_a,
+        batch_b,
+        batch,
+        out_shape,
+    })
+}
+
+pub fn cpu(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
+    let g = geometry(a, b, attrs)?;
+    let (batch, batch_a, batch_b, out_shape) = (&g.batch, &g.batch_a, &g.batch_b, g.out_shape);
+    let dims = Dims { m: g.m, n: g.n, k: g.k, ta: g.transpose_a, tb: g.transpose_b };
     // Map each output batch index to the (broadcast) batch index of each input.
     let nb = batch.num_elements();
     crate::shape::check_alloc(nb.saturating_mul(16), DType::U8)?;
     let pairs: Vec<(usize, usize)> = (0..nb)
-        .map(|i| (source_index(i, &batch, &batch_a), source_index(i, &batch, &batch_b)))
+        .map(|i| (source_index(i, batch, batch_a), source_index(i, batch, batch_b)))
         .collect();
     let (ca, cb) = (attrs.adjoint_a, attrs.adjoint_b);
     let out = match (a.buffer(), b.buffer()) {

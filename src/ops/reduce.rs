@@ -41,22 +41,42 @@ impl ReduceOp {
 
 /// The `(outer, r, inner)` view of a reduction over sorted, distinct `axes`, and the tensor to
 /// read it from (the input itself, or a transposed copy when the axes are not adjacent).
-fn three_d(x: &Tensor, axes: &[usize]) -> Result<(Tensor, usize, usize, usize)> {
-    let dims = x.dims();
-    let adjacent = axes.windows(2).all(|w| w[1] == w[0] + 1);
-    if adjacent {
+/// How a reduction over `axes` (sorted) sees its input: as [outer, r, inner] with the reduced
+/// axes in the middle, after the transpose `perm` when they are not adjacent. Shared by the CPU
+/// and GPU kernels.
+pub struct Plan {
+    pub perm: Option<Vec<usize>>,
+    pub outer: usize,
+    pub r: usize,
+    pub inner: usize,
+}
+
+pub fn plan(dims: &[usize], axes: &[usize]) -> Plan {
+    if axes.windows(2).all(|w| w[1] == w[0] + 1) {
         let (first, last) = (axes[0], axes[axes.len() - 1]);
-        let outer = dims[..first].iter().product();
-        let r = dims[first..=last].iter().product();
-        let inner = dims[last + 1..].iter().product();
-        return Ok((x.clone(), outer, r, inner));
+        return Plan {
+            perm: None,
+            outer: dims[..first].iter().product(),
+            r: dims[first..=last].iter().product(),
+            inner: dims[last + 1..].iter().product(),
+        };
     }
     let kept: Vec<usize> = (0..dims.len()).filter(|a| !axes.contains(a)).collect();
-    let perm: Vec<usize> = kept.iter().chain(axes.iter()).copied().collect();
-    let t = shape_ops::transpose(x, &perm)?;
-    let outer = kept.iter().map(|&a| dims[a]).product();
-    let r = axes.iter().map(|&a| dims[a]).product();
-    Ok((t, outer, r, 1))
+    Plan {
+        outer: kept.iter().map(|&a| dims[a]).product(),
+        r: axes.iter().map(|&a| dims[a]).product(),
+        inner: 1,
+        perm: Some(kept.iter().chain(axes).copied().collect()),
+    }
+}
+
+fn three_d(x: &Tensor, axes: &[usize]) -> Result<(Tensor, usize, usize, usize)> {
+    let p = plan(x.dims(), axes);
+    let src = match &p.perm {
+        None => x.clone(),
+        Some(perm) => shape_ops::transpose(x, perm)?,
+    };
+    Ok((src, p.outer, p.r, p.inner))
 }
 
 pub fn output_shape(input: &Shape, axes: &[usize], keepdims: bool) -> Shape {

@@ -47,8 +47,9 @@ pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     Ok(x.with_shape(Shape(out)))
 }
 
-pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
-    let rank = x.rank();
+/// The shape rule of `Transpose` (shared with the GPU kernel): `perm` must permute the axes.
+pub fn transpose_shape(shape: &Shape, perm: &[usize]) -> Result<Shape> {
+    let rank = shape.rank();
     let mut seen = vec![false; rank];
     if perm.len() != rank
         || perm.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true))
@@ -57,10 +58,14 @@ pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
             "transpose expects a permutation of 0..{rank}, got {perm:?} [Op:Transpose]"
         )));
     }
+    Ok(Shape(perm.iter().map(|&p| shape.dims()[p]).collect()))
+}
+
+pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
+    let out_shape = transpose_shape(x.shape(), perm)?;
     if perm.iter().enumerate().all(|(i, &p)| i == p) {
         return Ok(x.clone());
     }
-    let out_shape = Shape(perm.iter().map(|&p| x.dims()[p]).collect());
     let out = with_all!(x.buffer(), v => {
         let t = view(v, x.shape())?.permuted_axes(IxDyn(perm));
         Element::wrap(materialize(&t))
@@ -90,7 +95,8 @@ pub fn broadcast_to(x: &Tensor, shape: &Shape) -> Result<Tensor> {
     Ok(Tensor::from_buffer_unchecked(out, shape.clone()))
 }
 
-pub fn concat(inputs: &[&Tensor], axis: usize) -> Result<Tensor> {
+/// The shape rule of `ConcatV2` (shared with the GPU kernel).
+pub fn concat_shape(inputs: &[&Tensor], axis: usize) -> Result<Shape> {
     let first = inputs
         .first()
         .ok_or_else(|| Error::InvalidArgument("concat needs at least one tensor".into()))?;
@@ -113,9 +119,14 @@ pub fn concat(inputs: &[&Tensor], axis: usize) -> Result<Tensor> {
     }
     let mut dims = first.dims().to_vec();
     dims[axis] = inputs.iter().map(|t| t.dims()[axis]).sum();
-    let outer: usize = dims[..axis].iter().product();
-    let out = with_all!(first.buffer(), v0 => concat_typed(v0, inputs, axis, outer)?);
-    Ok(Tensor::from_buffer_unchecked(out, Shape(dims)))
+    Ok(Shape(dims))
+}
+
+pub fn concat(inputs: &[&Tensor], axis: usize) -> Result<Tensor> {
+    let out_shape = concat_shape(inputs, axis)?;
+    let outer: usize = out_shape.dims()[..axis].iter().product();
+    let out = with_all!(inputs[0].buffer(), v0 => concat_typed(v0, inputs, axis, outer)?);
+    Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
 fn concat_typed<T: Element>(
@@ -139,7 +150,8 @@ fn concat_typed<T: Element>(
     Ok(T::wrap(out))
 }
 
-pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+/// The shape rule of `Tile` (shared with the GPU kernel).
+pub fn tile_shape(x: &Tensor, multiples: &[usize]) -> Result<Shape> {
     if multiples.len() != x.rank() {
         return Err(Error::InvalidArgument(format!(
             "Expected multiples argument to be a vector of length {} but got length {} [Op:Tile]",
@@ -153,7 +165,11 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
         .zip(multiples)
         .map(|(&d, &m)| (d as i64).saturating_mul(m as i64))
         .collect();
-    let out_shape = Shape::checked(&dims)?;
+    Shape::checked(&dims)
+}
+
+pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+    let out_shape = tile_shape(x, multiples)?;
     // Tiling is a broadcast of an interleaved view: [d] -> [m, d] -> reshape [m*d].
     let mut expanded = Vec::with_capacity(2 * x.rank());
     let mut target = Vec::with_capacity(2 * x.rank());
@@ -173,12 +189,13 @@ pub enum PadMode {
 }
 
 /// Pads each axis by `(before, after)`; `constant` is a scalar tensor of x's dtype.
-pub fn pad(
+/// The shape rule of `PadV2`/`MirrorPad` (shared with the GPU kernel).
+pub fn pad_shape(
     x: &Tensor,
     paddings: &[(usize, usize)],
     mode: PadMode,
     constant: &Tensor,
-) -> Result<Tensor> {
+) -> Result<Shape> {
     if paddings.len() != x.rank() {
         return Err(Error::InvalidArgument(format!(
             "The first dimension of paddings must be the rank of inputs[{}], got {} [Op:PadV2]",
@@ -210,6 +227,17 @@ pub fn pad(
         .map(|(&d, &(b, a))| (d as i64).saturating_add(b as i64).saturating_add(a as i64))
         .collect();
     let out_shape = Shape::checked(&dims)?;
+    crate::shape::check_alloc(out_shape.num_elements(), x.dtype())?;
+    Ok(out_shape)
+}
+
+pub fn pad(
+    x: &Tensor,
+    paddings: &[(usize, usize)],
+    mode: PadMode,
+    constant: &Tensor,
+) -> Result<Tensor> {
+    let out_shape = pad_shape(x, paddings, mode, constant)?;
     let in_strides = x.shape().strides();
     let out_strides = out_shape.strides();
     let out = with_all!(x.buffer(), v => {

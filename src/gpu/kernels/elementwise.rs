@@ -170,7 +170,11 @@ pub fn run(
     out_dtype: DType,
     out_shape: &Shape,
 ) -> Result<Option<Tensor>> {
+    // Dims and per-operand strides must fit one parameter block (64 words).
     const MAX_RANK: usize = 14;
+    if out_shape.rank() > MAX_RANK {
+        return Ok(None);
+    }
     let letters = ["a", "b", "c"];
     let mut bindings = String::new();
     let mut loads = String::new();
@@ -184,9 +188,6 @@ pub fn run(
         let index = match strides {
             None => index.to_string(),
             Some(strides) => {
-                if out_shape.rank() > MAX_RANK {
-                    return Ok(None);
-                }
                 // Operands that do not broadcast still take a slot so stride offsets stay fixed.
                 while broadcast < k as u32 {
                     params.extend(std::iter::repeat_n(0, out_shape.rank()));

@@ -4,9 +4,8 @@ use super::{launch_elementwise, GpuInput};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::gpu::kernels::source::{fill, wgsl_type};
-use crate::ops::index::index_values;
+use crate::ops::index::{gather_shape, index_values};
 use crate::ops::reduce::CumOp;
-use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 const GATHER: &str = include_str!("../../../shaders/gather.wgsl");
@@ -23,21 +22,18 @@ pub fn gather(
     axis: usize,
     batch_dims: usize,
 ) -> Result<Option<Tensor>> {
-    if batch_dims != 0 || axis >= x.shape.rank() || indices.dtype != DType::I32 {
+    let out_shape = gather_shape(&x.tensor, host_indices, axis, batch_dims)?;
+    if batch_dims != 0 || indices.dtype != DType::I32 {
         return Ok(None);
     }
-    let d = x.shape.dims()[axis];
+    let dims = x.shape.dims();
+    let d = dims[axis];
     if host_indices.device() == crate::device::Device::Cpu {
         let values = index_values(host_indices, "GatherV2")?;
         if values.iter().any(|&i| i < 0 || i as u64 >= d as u64) {
-            return Ok(None);
+            return Ok(None); // the CPU kernel names the bad index
         }
     }
-    let dims = x.shape.dims();
-    let out_dims: Vec<usize> =
-        dims[..axis].iter().chain(indices.shape.dims()).chain(&dims[axis + 1..]).copied().collect();
-    let out_shape = Shape(out_dims);
-    crate::shape::check_alloc(out_shape.num_elements(), x.dtype)?;
     let inner: usize = dims[axis + 1..].iter().product();
     let params = [
         out_shape.num_elements() as u32,

@@ -1,11 +1,12 @@
 //! Layout ops on the GPU, all through the strided-copy kernel (`shaders/strided_copy.wgsl`):
 //! transpose, strided slice, concat, constant pad and tile.
 
-use super::{elementwise, launch_into, GpuInput};
+use super::{elementwise, launch, GpuInput};
 use crate::error::Result;
 use crate::gpu::kernels::source::fill;
 use crate::gpu::storage::GpuStorage;
-use crate::ops::shape_ops::SliceSpec;
+use crate::ops::shape_ops::{concat_shape, pad_shape, tile_shape, transpose_shape};
+use crate::ops::shape_ops::{PadMode, SliceSpec};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
@@ -13,14 +14,9 @@ const TEMPLATE: &str = include_str!("../../../shaders/strided_copy.wgsl");
 /// Iteration ranks above this go to the CPU (parameters must fit one 256-byte block).
 const MAX_RANK: usize = 20;
 
-fn contiguous_strides(dims: &[usize]) -> Vec<i64> {
-    let mut strides = vec![0i64; dims.len()];
-    let mut s = 1i64;
-    for (k, &d) in dims.iter().enumerate().rev() {
-        strides[k] = s;
-        s *= d as i64;
-    }
-    strides
+/// Row-major strides, signed for the copy kernel's (possibly negative) source strides.
+fn strides(dims: &[usize]) -> Vec<i64> {
+    Shape(dims.to_vec()).strides().into_iter().map(|s| s as i64).collect()
 }
 
 /// One strided copy from `x` into `out` (already allocated): `iter` dims, bases and strides.
@@ -44,35 +40,28 @@ fn copy(
     params.extend(dst.1.iter().map(|&s| s as u32));
     let source = || fill(TEMPLATE, &[]).replace("array<T>", "array<u32>");
     // Every GPU dtype is 4 bytes wide, so one u32 kernel moves them all.
-    launch_into("strided_copy", source, &[x], out, &params, n).map(Some)
+    launch("strided_copy", source, &[x], out, &params, n.div_ceil(256) as u64).map(Some)
 }
 
 pub fn transpose(x: &GpuInput, perm: &[usize]) -> Result<Option<Tensor>> {
-    let rank = x.shape.rank();
-    let mut seen = vec![false; rank];
-    if perm.len() != rank
-        || perm.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true))
-    {
-        return Ok(None);
-    }
-    let in_strides = contiguous_strides(x.shape.dims());
-    let out_dims: Vec<usize> = perm.iter().map(|&p| x.shape.dims()[p]).collect();
+    let out_shape = transpose_shape(&x.shape, perm)?;
+    let in_strides = strides(x.shape.dims());
     let src: Vec<i64> = perm.iter().map(|&p| in_strides[p]).collect();
-    let dst = contiguous_strides(&out_dims);
-    let out = GpuStorage::alloc(x.device(), x.dtype, out_dims.iter().product())?;
-    Ok(copy(x, &out, &out_dims, (0, &src), (0, &dst))?
-        .map(|()| Tensor::from_gpu(out, Shape(out_dims))))
+    let dst = strides(out_shape.dims());
+    let out = GpuStorage::alloc(x.device(), x.dtype, out_shape.num_elements())?;
+    Ok(copy(x, &out, out_shape.dims(), (0, &src), (0, &dst))?
+        .map(|()| Tensor::from_gpu(out, out_shape)))
 }
 
 pub fn strided_slice(x: &GpuInput, spec: &SliceSpec) -> Result<Option<Tensor>> {
     if spec.ranges.len() != x.shape.rank() {
         return Ok(None);
     }
-    let in_strides = contiguous_strides(x.shape.dims());
+    let in_strides = strides(x.shape.dims());
     let iter: Vec<usize> = spec.ranges.iter().map(|r| r.1).collect();
     let base: i64 = spec.ranges.iter().zip(&in_strides).map(|(r, s)| r.0 as i64 * s).sum();
     let src: Vec<i64> = spec.ranges.iter().zip(&in_strides).map(|(r, s)| r.2 as i64 * s).collect();
-    let dst = contiguous_strides(&iter);
+    let dst = strides(&iter);
     let n: usize = iter.iter().product();
     if n != spec.out_shape.num_elements() {
         return Ok(None);
@@ -82,33 +71,24 @@ pub fn strided_slice(x: &GpuInput, spec: &SliceSpec) -> Result<Option<Tensor>> {
         .map(|()| Tensor::from_gpu(out, spec.out_shape.clone())))
 }
 
-pub fn concat(inputs: &[GpuInput], axis: usize) -> Result<Option<Tensor>> {
+pub fn concat(inputs: &[GpuInput], host: &[&Tensor], axis: usize) -> Result<Option<Tensor>> {
+    let out_shape = concat_shape(host, axis)?;
     let first = &inputs[0];
-    let rank = first.shape.rank();
-    let valid = axis < rank.max(1)
-        && inputs.iter().all(|t| {
-            t.dtype == first.dtype
-                && t.shape.rank() == rank
-                && (0..rank).all(|a| a == axis || t.shape.dims()[a] == first.shape.dims()[a])
-        });
-    if !valid || rank == 0 {
+    if out_shape.rank() == 0 {
         return Ok(None);
     }
-    let mut dims = first.shape.dims().to_vec();
-    dims[axis] = inputs.iter().map(|t| t.shape.dims()[axis]).sum();
-    let out_strides = contiguous_strides(&dims);
-    let out = GpuStorage::alloc(first.device(), first.dtype, dims.iter().product())?;
+    let out_strides = strides(out_shape.dims());
+    let out = GpuStorage::alloc(first.device(), first.dtype, out_shape.num_elements())?;
     let mut offset = 0i64;
     for t in inputs {
-        let src = contiguous_strides(t.shape.dims());
-        if copy(t, &out, t.shape.dims(), (0, &src), (offset * out_strides[axis], &out_strides))?
-            .is_none()
-        {
+        let src = strides(t.shape.dims());
+        let dst = (offset * out_strides[axis], out_strides.as_slice());
+        if copy(t, &out, t.shape.dims(), (0, &src), dst)?.is_none() {
             return Ok(None);
         }
         offset += t.shape.dims()[axis] as i64;
     }
-    Ok(Some(Tensor::from_gpu(out, Shape(dims))))
+    Ok(Some(Tensor::from_gpu(out, out_shape)))
 }
 
 /// Constant padding: the output is filled with the constant, then `x` is copied inside.
@@ -117,47 +97,22 @@ pub fn pad(
     constant: &GpuInput,
     paddings: &[(usize, usize)],
 ) -> Result<Option<Tensor>> {
-    if paddings.len() != x.shape.rank()
-        || constant.dtype != x.dtype
-        || constant.shape.num_elements() != 1
-    {
-        return Ok(None);
-    }
-    let dims: Vec<i64> = x
-        .shape
-        .dims()
-        .iter()
-        .zip(paddings)
-        .map(|(&d, &(b, a))| (d as i64).saturating_add(b as i64).saturating_add(a as i64))
-        .collect();
-    let out_shape = Shape::checked(&dims)?;
-    crate::shape::check_alloc(out_shape.num_elements(), x.dtype)?;
+    let out_shape = pad_shape(&x.tensor, paddings, PadMode::Constant, &constant.tensor)?;
     let Some(filled) =
         elementwise::run("Fill", "a", std::slice::from_ref(constant), x.dtype, &out_shape)?
     else {
         return Ok(None);
     };
-    let out_strides = contiguous_strides(out_shape.dims());
+    let out_strides = strides(out_shape.dims());
     let base: i64 = paddings.iter().zip(&out_strides).map(|(p, s)| p.0 as i64 * s).sum();
-    let src = contiguous_strides(x.shape.dims());
+    let src = strides(x.shape.dims());
     let storage = filled.gpu_storage().expect("a GPU kernel output");
     Ok(copy(x, storage, x.shape.dims(), (0, &src), (base, &out_strides))?.map(|()| filled.clone()))
 }
 
 /// Tiling is a broadcast of an interleaved view: [d] -> [1, d] broadcast to [m, d] -> [m*d].
 pub fn tile(x: &GpuInput, multiples: &[usize]) -> Result<Option<Tensor>> {
-    if multiples.len() != x.shape.rank() {
-        return Ok(None);
-    }
-    let dims: Vec<i64> = x
-        .shape
-        .dims()
-        .iter()
-        .zip(multiples)
-        .map(|(&d, &m)| (d as i64).saturating_mul(m as i64))
-        .collect();
-    let out_shape = Shape::checked(&dims)?;
-    crate::shape::check_alloc(out_shape.num_elements(), x.dtype)?;
+    let out_shape = tile_shape(&x.tensor, multiples)?;
     let mut expanded = Vec::with_capacity(2 * x.shape.rank());
     let mut target = Vec::with_capacity(2 * x.shape.rank());
     for (&d, &m) in x.shape.dims().iter().zip(multiples) {

@@ -5,8 +5,8 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::gpu::kernels::source::{fill, wgsl_type};
 use crate::gpu::storage::GpuStorage;
-use crate::ops::matmul::MatMulAttrs;
-use crate::shape::{broadcast_shapes, Shape};
+use crate::ops::matmul::{geometry, MatMulAttrs};
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 const TEMPLATE: &str = include_str!("../../../shaders/matmul.wgsl");
@@ -16,35 +16,22 @@ pub fn supports(dtype: DType) -> bool {
 }
 
 pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<Tensor>> {
-    if a.dtype != b.dtype || !supports(a.dtype) || a.shape.rank() < 2 || b.shape.rank() < 2 {
+    let g = geometry(&a.tensor, &b.tensor, attrs)?;
+    if !supports(a.dtype) {
         return Ok(None);
     }
-    let ta = attrs.transpose_a || attrs.adjoint_a;
-    let tb = attrs.transpose_b || attrs.adjoint_b;
-    let (ad, bd) = (a.shape.dims(), b.shape.dims());
-    let (ra, rb) = (ad.len(), bd.len());
-    let (m, ka) = if ta { (ad[ra - 1], ad[ra - 2]) } else { (ad[ra - 2], ad[ra - 1]) };
-    let (kb, n) = if tb { (bd[rb - 1], bd[rb - 2]) } else { (bd[rb - 2], bd[rb - 1]) };
-    if ka != kb {
-        return Ok(None);
-    }
-    let batch_a = Shape(ad[..ra - 2].to_vec());
-    let batch_b = Shape(bd[..rb - 2].to_vec());
-    let Ok(batch) = broadcast_shapes(&batch_a, &batch_b) else { return Ok(None) };
-    let nb = batch.num_elements();
+    let (m, n, ka, ta, tb) = (g.m, g.n, g.k, g.transpose_a, g.transpose_b);
+    let nb = g.batch.num_elements();
     // Each input either has the full batch or a single matrix; other broadcasts go to the CPU.
     let stride = |own: &Shape, size: usize| match own.num_elements() {
         x if x == nb => Some(size),
         1 => Some(0),
         _ => None,
     };
-    let (Some(sa), Some(sb)) = (stride(&batch_a, m * ka), stride(&batch_b, ka * n)) else {
+    let (Some(sa), Some(sb)) = (stride(&g.batch_a, m * ka), stride(&g.batch_b, ka * n)) else {
         return Ok(None);
     };
-    let mut out_dims = batch.0.clone();
-    out_dims.extend([m, n]);
-    let out_shape = Shape(out_dims);
-    crate::shape::check_alloc(out_shape.num_elements(), a.dtype)?;
+    let out_shape = g.out_shape;
     if nb > 65535 {
         return Ok(None);
     }

@@ -15,7 +15,8 @@ use crate::device::Device;
 use crate::dispatch::Op;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::gpu::adapters;
+use crate::gpu::context::GpuContext;
+use crate::gpu::pipelines::Kernel;
 use crate::gpu::storage::{supports_dtype, GpuStorage};
 use crate::ops::shape_ops::{self, PadMode};
 use crate::shape::{broadcast_shapes, Shape};
@@ -148,7 +149,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
         }
         Op::Transpose(perm) => layout::transpose(&moved[0], perm)?.map(|t| vec![t]),
         Op::StridedSlice(spec) => layout::strided_slice(&moved[0], spec)?.map(|t| vec![t]),
-        Op::Concat(axis) => layout::concat(&moved, *axis)?.map(|t| vec![t]),
+        Op::Concat(axis) => layout::concat(&moved, inputs, *axis)?.map(|t| vec![t]),
         Op::Tile(m) => layout::tile(&moved[0], m)?.map(|t| vec![t]),
         Op::Pad { paddings, .. } => layout::pad(&moved[0], &moved[1], paddings)?.map(|t| vec![t]),
         Op::Reduce { op, axes, keepdims } => {
@@ -187,18 +188,6 @@ pub(crate) fn launch_elementwise(
     Ok(Tensor::from_gpu(out, out_shape.clone()))
 }
 
-/// Writes into `out` with one invocation per element of an `n`-element iteration.
-pub(crate) fn launch_into(
-    key: &str,
-    source: impl FnOnce() -> String,
-    inputs: &[&GpuInput],
-    out: &GpuStorage,
-    params: &[u32],
-    n: usize,
-) -> Result<()> {
-    launch(key, source, inputs, out, params, n.div_ceil(256) as u64)
-}
-
 /// Compiles (once) and records a kernel over `workgroups` 256-wide workgroups.
 pub(crate) fn launch(
     key: &str,
@@ -211,11 +200,9 @@ pub(crate) fn launch(
     if workgroups == 0 {
         return Ok(());
     }
-    let ctx = adapters::context(out.device)?;
-    let kernel = ctx.pipelines.get(&ctx.device, key, inputs.len(), 1, source)?;
-    let mut buffers: Vec<&wgpu::Buffer> = inputs.iter().map(|i| i.raw()).collect();
-    buffers.push(out.raw());
-    ctx.launch(&kernel, &buffers, params, workgroups)
+    record(key, source, inputs, out, |ctx, kernel, buffers| {
+        ctx.launch(kernel, buffers, params, workgroups)
+    })
 }
 
 /// `launch` over an explicit 3D workgroup grid.
@@ -227,9 +214,21 @@ pub(crate) fn launch_grid(
     params: &[u32],
     grid: [u32; 3],
 ) -> Result<()> {
-    let ctx = adapters::context(out.device)?;
+    record(key, source, inputs, out, |ctx, kernel, buffers| {
+        ctx.dispatch(kernel, buffers, params, grid)
+    })
+}
+
+fn record(
+    key: &str,
+    source: impl FnOnce() -> String,
+    inputs: &[&GpuInput],
+    out: &GpuStorage,
+    dispatch: impl FnOnce(&GpuContext, &Kernel, &[&wgpu::Buffer]) -> Result<()>,
+) -> Result<()> {
+    let ctx = out.buffer.context();
     let kernel = ctx.pipelines.get(&ctx.device, key, inputs.len(), 1, source)?;
     let mut buffers: Vec<&wgpu::Buffer> = inputs.iter().map(|i| i.raw()).collect();
     buffers.push(out.raw());
-    ctx.dispatch(&kernel, &buffers, params, grid)
+    dispatch(ctx, &kernel, &buffers)
 }

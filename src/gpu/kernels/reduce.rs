@@ -6,7 +6,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::gpu::kernels::source::{fill, wgsl_type};
 use crate::gpu::storage::GpuStorage;
-use crate::ops::reduce::{output_shape, ArgOp, ReduceOp};
+use crate::ops::reduce::{output_shape, plan, ArgOp, ReduceOp};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
@@ -42,23 +42,17 @@ pub fn supports(op: ReduceOp, dtype: DType) -> bool {
     reducer(op, dtype).is_some()
 }
 
-/// `x` as [outer, r, inner] with the reduced axes in the middle, transposing when they are
-/// not adjacent.
+/// `x` as [outer, r, inner] (see `ops::reduce::plan`), transposed on the GPU when needed.
 fn three_d(x: &GpuInput, axes: &[usize]) -> Result<Option<(GpuInput, usize, usize, usize)>> {
-    let dims = x.shape.dims();
-    if axes.windows(2).all(|w| w[1] == w[0] + 1) {
-        let (first, last) = (axes[0], axes[axes.len() - 1]);
-        let outer = dims[..first].iter().product();
-        let r = dims[first..=last].iter().product();
-        let inner = dims[last + 1..].iter().product();
-        return Ok(Some((x.clone(), outer, r, inner)));
-    }
-    let kept: Vec<usize> = (0..dims.len()).filter(|a| !axes.contains(a)).collect();
-    let perm: Vec<usize> = kept.iter().chain(axes).copied().collect();
-    let Some(t) = layout::transpose(x, &perm)? else { return Ok(None) };
-    let outer = kept.iter().map(|&a| dims[a]).product();
-    let r = axes.iter().map(|&a| dims[a]).product();
-    Ok(Some((GpuInput::from(t), outer, r, 1)))
+    let p = plan(x.shape.dims(), axes);
+    let src = match &p.perm {
+        None => x.clone(),
+        Some(perm) => match layout::transpose(x, perm)? {
+            Some(t) => GpuInput::from(t),
+            None => return Ok(None),
+        },
+    };
+    Ok(Some((src, p.outer, p.r, p.inner)))
 }
 
 pub fn reduce(

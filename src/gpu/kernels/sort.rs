@@ -4,7 +4,6 @@
 use super::GpuInput;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::gpu::adapters;
 use crate::gpu::kernels::source::{fill, wgsl_type};
 use crate::gpu::storage::GpuStorage;
 use crate::shape::Shape;
@@ -46,7 +45,7 @@ pub fn sort(x: &GpuInput, descending: bool, k: Option<usize>) -> Result<Option<V
             s.push_str(&format!("\nfn never_nan(v: {t}) -> bool {{\n    return false;\n}}\n"));
             s
         };
-        let ctx = adapters::context(device)?;
+        let ctx = values.buffer.context();
         let kernel = ctx.pipelines.get(&ctx.device, &key, 1, 2, source)?;
         let padded = row.next_power_of_two().max(2);
         let params = [rows as u32, row as u32, k as u32, padded as u32];
