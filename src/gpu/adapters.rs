@@ -21,6 +21,9 @@ pub struct AdapterDetails {
     pub backend: String,
     pub driver: String,
     pub software: bool,
+    /// Optional shader capabilities the dtypes need: `shader_f16`, `shader_int64`.
+    pub shader_f16: bool,
+    pub shader_int64: bool,
 }
 
 struct Registry {
@@ -86,6 +89,8 @@ fn discover() -> Registry {
             backend: format!("{:?}", info.backend),
             driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
             software,
+            shader_f16: adapter.features().contains(wgpu::Features::SHADER_F16),
+            shader_int64: adapter.features().contains(wgpu::Features::SHADER_INT64),
         };
         found.push((adapter, details));
     }

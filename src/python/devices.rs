@@ -22,6 +22,8 @@ fn gpu_adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
         d.set_item("backend", a.backend)?;
         d.set_item("driver", a.driver)?;
         d.set_item("software", a.software)?;
+        d.set_item("shader_f16", a.shader_f16)?;
+        d.set_item("shader_int64", a.shader_int64)?;
         out.push(d);
     }
     #[cfg(not(feature = "gpu"))]
