@@ -7,6 +7,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::binary::BinaryOp;
 use crate::ops::matmul::MatMulAttrs;
+use crate::ops::random::{self, RandomSpec};
 use crate::ops::reduce::{ArgOp, CumOp, ReduceOp};
 use crate::ops::shape_ops::{PadMode, SliceSpec};
 use crate::ops::unary::UnaryOp;
@@ -75,6 +76,8 @@ pub enum Op {
     Softmax {
         log: bool,
     },
+    /// No inputs: a random tensor.
+    Random(RandomSpec),
 }
 
 impl Op {
@@ -108,6 +111,7 @@ impl Op {
             Op::Fill(_) => "Fill",
             Op::Softmax { log: false } => "Softmax",
             Op::Softmax { log: true } => "LogSoftmax",
+            Op::Random(spec) => spec.tf_name(),
         }
     }
 }
@@ -134,6 +138,7 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         | Op::ScatterNd(_) => 2,
         Op::Select | Op::Range => 3,
         Op::Concat(_) => inputs.len(),
+        Op::Random(_) => 0,
         _ => 1,
     };
     arity(op, inputs, n_inputs)?;
@@ -173,10 +178,11 @@ fn gpu_can_run(op: &Op, inputs: &[&Tensor], index: usize) -> bool {
 
 fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     let one = |t: Result<Tensor>| t.map(|t| vec![t]);
-    let x = inputs
-        .first()
-        .copied()
-        .ok_or_else(|| Error::InvalidArgument(format!("{} needs inputs", op.tf_name())))?;
+    let x = match (op, inputs.first()) {
+        (Op::Random(spec), _) => return one(random::cpu::generate(spec)),
+        (_, Some(x)) => *x,
+        (_, None) => return Err(Error::InvalidArgument(format!("{} needs inputs", op.tf_name()))),
+    };
     match op {
         Op::Unary(u) => one(unary::cpu(*u, x)),
         Op::Binary(b) => one(binary::cpu(*b, x, inputs[1])),
@@ -206,6 +212,7 @@ fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         // The CPU runs the composition (its primitives are each one parallel pass).
         Op::Softmax { log: false } => one(crate::ops::nn::softmax_composed(x, -1)),
         Op::Softmax { log: true } => one(crate::ops::nn::log_softmax_composed(x, -1)),
+        Op::Random(spec) => one(random::cpu::generate(spec)),
     }
 }
 

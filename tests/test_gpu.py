@@ -270,3 +270,48 @@ def test_gpu_matches_cpu(case):
             np.testing.assert_allclose(g.numpy(), e, rtol=2e-5, atol=atol, equal_nan=True)
         else:
             np.testing.assert_array_equal(g.numpy(), e)
+
+
+# fmt: off
+RANDOM = {
+    "uniform": lambda: tf.random.uniform([300, 70], -3.0, 7.5),
+    "uniform_unit": lambda: tf.random.uniform([5000]),
+    "uniform_narrow": lambda: tf.random.uniform([5000], 1.0, 1.00001),
+    "normal": lambda: tf.random.normal([300, 70], 1.0, 2.0),
+    "truncated_normal": lambda: tf.random.truncated_normal([300, 70], 0.5, 3.0),
+    "int": lambda: tf.random.uniform([300, 70], -5, 1000003, dtype=tf.int32),
+    "int_full_range": lambda: tf.random.uniform([5000], -2**31, 2**31 - 1, dtype=tf.int32),
+    "dropout": lambda: tf.nn.dropout(tf.ones([300, 70]), 0.4, seed=9),
+}
+# fmt: on
+
+
+@pytest.mark.parametrize("seed", [0, 12345])
+@pytest.mark.parametrize("case", sorted(RANDOM))
+def test_gpu_random_draws_the_cpu_stream(case, seed):
+    draws = {}
+    for device in ("CPU:0", "GPU:0"):
+        tf.random.set_seed(seed)
+        with tf.device(device):
+            draws[device] = [RANDOM[case]() for _ in range(2)]  # two calls: two streams
+    assert draws["GPU:0"][0].device == GPU
+    for cpu, gpu in zip(draws["CPU:0"], draws["GPU:0"]):
+        # The CPU shapes the words in float64, the GPU in float32: equal to float32 rounding.
+        np.testing.assert_allclose(gpu.numpy(), cpu.numpy(), rtol=2e-6, atol=5e-5)
+    assert not np.array_equal(draws["GPU:0"][0].numpy(), draws["GPU:0"][1].numpy())
+
+
+def test_gpu_random_stays_in_range():
+    with tf.device("GPU:0"):
+        narrow = tf.random.uniform([20000], 1.0, 1.00001).numpy()
+        ints = tf.random.uniform([20000], -3, 4, dtype=tf.int32).numpy()
+        truncated = tf.random.truncated_normal([20000], 0.0, 1.0).numpy()
+    assert (narrow >= 1.0).all() and (narrow < np.float32(1.00001)).all()
+    assert set(np.unique(ints)) == set(range(-3, 4))
+    assert np.abs(truncated).max() <= 2.0 and abs(truncated.std() - 0.88) < 0.02
+
+
+def test_gpu_random_of_other_dtypes_runs_on_the_cpu():
+    assert tf.random.uniform([3], dtype=tf.float64).device == CPU
+    assert tf.random.uniform([3], 0, 2**40, dtype=tf.int64).device == CPU
+    assert tf.random.normal([3]).device == GPU

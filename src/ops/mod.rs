@@ -257,7 +257,7 @@ pub fn split(x: &Tensor, sizes: &[i64], axis: i64) -> Result<Vec<Tensor>> {
 pub fn split_even(x: &Tensor, num: usize, axis: i64) -> Result<Vec<Tensor>> {
     let a = normalize_axis(axis, x.rank())?;
     let d = x.dims()[a];
-    if num == 0 || d % num != 0 || (d == 0 && num > 1 << 16) {
+    if num == 0 || !d.is_multiple_of(num) || (d == 0 && num > 1 << 16) {
         return Err(Error::InvalidArgument(format!(
             "Number of ways to split should evenly divide the split dimension, but got split_dim {a} (size = {d}) and num_split {num} [Op:Split]"
         )));

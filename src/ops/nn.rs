@@ -202,7 +202,8 @@ pub fn dropout(
         Some(s) => Shape::checked(s)?,
         None => x.shape().clone(),
     };
-    let u = random::uniform(&shape, x.dtype(), 0.0, 1.0, random::next_stream(seed))?;
+    let unit = random::Distribution::Uniform { minval: 0.0, maxval: 1.0 };
+    let u = random::draw(unit, &shape, x.dtype(), random::next_stream(seed))?;
     let keep = greater_equal(&u, &scalar_like(x, rate))?;
     let scaled = mul(x, &scalar_like(x, 1.0 / (1.0 - rate)))?;
     select(&keep, &scaled, &scalar_like(x, 0.0))

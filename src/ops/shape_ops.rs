@@ -32,7 +32,7 @@ pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     let mut out = partial.0.clone();
     if let Some(&u) = unknown.first() {
         let p = partial.num_elements();
-        if p == 0 || n % p != 0 {
+        if p == 0 || !n.is_multiple_of(p) {
             return Err(Error::InvalidArgument(format!(
                 "Input to reshape is a tensor with {n} values, but the requested shape requires a multiple of {p} [Op:Reshape]"
             )));

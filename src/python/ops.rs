@@ -726,17 +726,10 @@ fn random_uniform(
     dtype: u32,
     seed: Option<i64>,
 ) -> PyResult<PyT> {
-    let d = args::dtype(dtype)?;
-    out(
-        py,
-        random::uniform(
-            &random_shape(shape)?,
-            d,
-            float_arg(minval)?,
-            float_arg(maxval)?,
-            random::next_stream(seed),
-        ),
-    )
+    let (minval, maxval) = (float_arg(minval)?, float_arg(maxval)?);
+    let uniform = random::Distribution::Uniform { minval, maxval };
+    let (s, d) = (random_shape(shape)?, args::dtype(dtype)?);
+    out(py, random::draw(uniform, &s, d, random::next_stream(seed)))
 }
 
 #[pyfunction]
@@ -751,16 +744,13 @@ fn random_normal(
     seed: Option<i64>,
 ) -> PyResult<PyT> {
     let (s, d) = (random_shape(shape)?, args::dtype(dtype)?);
-    let (m, sd) = (float_arg(mean)?, float_arg(stddev)?);
-    let stream = random::next_stream(seed);
-    out(
-        py,
-        if kind == "truncated" {
-            random::truncated_normal(&s, d, m, sd, stream)
-        } else {
-            random::normal(&s, d, m, sd, stream)
-        },
-    )
+    let (mean, stddev) = (float_arg(mean)?, float_arg(stddev)?);
+    let distribution = if kind == "truncated" {
+        random::Distribution::TruncatedNormal { mean, stddev }
+    } else {
+        random::Distribution::Normal { mean, stddev }
+    };
+    out(py, random::draw(distribution, &s, d, random::next_stream(seed)))
 }
 
 #[pyfunction]

@@ -7,6 +7,7 @@ mod elementwise;
 mod indexing;
 mod layout;
 mod matmul;
+mod random;
 mod reduce;
 mod sort;
 pub mod source;
@@ -78,6 +79,7 @@ pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
             dtype(0) != Some(DType::Bool)
                 && inputs[0].dims().get(*axis).is_some_and(|&r| r <= indexing::MAX_SCAN)
         }
+        Op::Random(spec) => random::supports(spec),
         _ => false,
     }
 }
@@ -167,6 +169,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
         Op::Cumulative { op, axis, exclusive, reverse } => {
             indexing::cumulative(*op, &moved[0], *axis, *exclusive, *reverse)?.map(|t| vec![t])
         }
+        Op::Random(spec) => one(random::generate(spec, device)?),
         _ => None,
     })
 }
