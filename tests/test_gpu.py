@@ -163,6 +163,25 @@ def test_gather_with_gpu_indices_gives_zero_for_bad_ones_like_tensorflow_gpu():
         tf.gather(x, [1, 5])  # host indices are checked, as on the CPU
 
 
+def test_nd_indices_on_the_gpu_follow_tensorflow_gpu():
+    on_gpu = tf.constant([[0], [9], [2], [-1]]) * 1
+    assert on_gpu.device == GPU
+    # gather_nd stores zeros for bad rows; scatter_nd skips them.
+    np.testing.assert_array_equal(tf.gather_nd([1.0, 2.0, 3.0], on_gpu).numpy(), [1, 0, 3, 0])
+    updates = [1.0, 2.0, 3.0, 4.0]
+    np.testing.assert_array_equal(tf.scatter_nd(on_gpu, updates, [4]).numpy(), [1, 0, 3, 0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="does not index"):
+        tf.scatter_nd([[9]], [1.0], [4])  # host indices are checked, as on the CPU
+    with pytest.raises(tf.errors.InvalidArgumentError, match="updates has shape"):
+        tf.scatter_nd(on_gpu, [1.0], [4])
+
+
+def test_scatter_nd_on_the_gpu_adds_every_duplicate():
+    n = 100_000
+    counts = tf.scatter_nd(tf.zeros([n, 1], tf.int32) + 0, tf.ones([n]), [1])
+    assert counts.device == GPU and counts.numpy()[0] == n
+
+
 # --- every GPU kernel against the CPU kernel -------------------------------------------------
 
 R = np.random.default_rng(7)
@@ -205,6 +224,14 @@ CASES = {
     "compare": lambda t: [t.f < t.row, t.f >= 0, tf.equal(t.i, 3), tf.not_equal(t.f, t.f),
                           t.b & (t.f > 0)],
     "select": lambda t: tf.where(t.b, t.f, -t.f),
+    "gather_nd": lambda t: [
+        tf.gather_nd(t.f, [[0, 1], [5, 6], [2, 0]]), tf.gather_nd(t.i, [[[1, 2, 3]], [[0, 0, 4]]]),
+        tf.gather_nd(t.b, [[3]]), tf.gather_nd(t.u, tf.zeros([0, 2], tf.int32))],
+    "scatter_nd": lambda t: [
+        tf.scatter_nd([[1], [3], [1], [1]], t.f[:4], [6, 7, 5]),
+        tf.scatter_nd(tf.constant(INTS[:, :, :2] % 3), t.i, [3, 3, 5]),
+        tf.scatter_nd([[0, 1], [0, 1], [2, 2]], t.u[0, :3], [3, 4, 5]),
+        tf.scatter_nd([[4], [0], [4]], t.b[:3, 0], [6, 5])],
     "cast": lambda t: [tf.cast(t.f * 100, tf.int32), tf.cast(t.f * 100, tf.uint32),
                        tf.cast(t.f, tf.bool), tf.cast(t.i, tf.float32), tf.cast(t.b, tf.float32),
                        tf.cast(t.i, tf.uint32)],

@@ -145,6 +145,14 @@ impl GpuContext {
         self.check()
     }
 
+    /// Records zeroing `buffer` (for kernels that accumulate into their output).
+    pub(crate) fn clear(&self, buffer: &wgpu::Buffer) -> Result<()> {
+        let mut batch = self.batch();
+        batch.encoder(&self.device).clear_buffer(buffer, 0, None);
+        drop(batch);
+        self.check()
+    }
+
     /// Submits pending work without waiting for it.
     pub fn submit(&self) -> Result<()> {
         self.batch().flush(self)

@@ -85,7 +85,9 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
 }
 
 /// Flat offsets of the slices that `indices` (last axis = coordinates) select in `shape`.
-fn nd_offsets(
+/// The flat offset of each index row into `shape`, the slice length and the leading dims of
+/// `indices`; errors name the first row out of range.
+pub fn nd_offsets(
     shape: &[usize],
     indices: &Tensor,
     op: &str,
@@ -137,19 +139,25 @@ pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
     Ok(Tensor::from_buffer_unchecked(out, Shape(out_dims)))
 }
 
-/// Scatters `updates` into zeros of `shape`; duplicate indices add up, as in TensorFlow.
-pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<Tensor> {
-    let (offsets, slice, lead) = nd_offsets(shape.dims(), indices, "ScatterNd")?;
-    let k = indices.dims()[indices.rank() - 1];
+/// The shape `updates` must have for scatter_nd: the index rows, then the slice each one names.
+pub fn check_scatter_updates(indices: &Shape, updates: &Shape, shape: &Shape) -> Result<()> {
+    let id = indices.dims();
+    let k = id.last().copied().unwrap_or(0).min(shape.rank());
+    let lead = &id[..id.len().saturating_sub(1)];
     let expected: Vec<usize> = lead.iter().chain(&shape.dims()[k..]).copied().collect();
     if updates.dims() != expected.as_slice() {
         return Err(Error::InvalidArgument(format!(
-            "updates has shape {} but must have shape {} for indices of shape {} and output shape {shape} [Op:ScatterNd]",
-            updates.shape(),
+            "updates has shape {updates} but must have shape {} for indices of shape {indices} and output shape {shape} [Op:ScatterNd]",
             Shape(expected),
-            indices.shape()
         )));
     }
+    Ok(())
+}
+
+/// Scatters `updates` into zeros of `shape`; duplicate indices add up, as in TensorFlow.
+pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<Tensor> {
+    check_scatter_updates(indices.shape(), updates.shape(), shape)?;
+    let (offsets, slice, _) = nd_offsets(shape.dims(), indices, "ScatterNd")?;
     crate::shape::check_alloc(shape.num_elements(), updates.dtype())?;
     let out = with_numeric!(updates.buffer(), u => {
         let mut out = vec![Num::zero(); shape.num_elements()];

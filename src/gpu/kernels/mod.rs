@@ -7,6 +7,7 @@ mod elementwise;
 mod indexing;
 mod layout;
 mod matmul;
+mod nd_index;
 mod random;
 mod reduce;
 mod sort;
@@ -80,6 +81,8 @@ pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
                 && inputs[0].dims().get(*axis).is_some_and(|&r| r <= indexing::MAX_SCAN)
         }
         Op::Random(spec) => random::supports(spec),
+        Op::GatherNd => dtype(0).zip(dtype(1)).is_some_and(|(x, i)| nd_index::supports(i, x)),
+        Op::ScatterNd(_) => dtype(0).zip(dtype(1)).is_some_and(|(i, u)| nd_index::supports(i, u)),
         _ => false,
     }
 }
@@ -170,6 +173,8 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             indexing::cumulative(*op, &moved[0], *axis, *exclusive, *reverse)?.map(|t| vec![t])
         }
         Op::Random(spec) => one(random::generate(spec, device)?),
+        Op::GatherNd => one(nd_index::gather_nd(&moved[0], &moved[1], inputs[1])?),
+        Op::ScatterNd(shape) => one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?),
         _ => None,
     })
 }

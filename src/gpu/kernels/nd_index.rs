@@ -1,0 +1,93 @@
+//! gather_nd and scatter_nd on the GPU (`shaders/gather_nd.wgsl`, `shaders/scatter_nd.wgsl`),
+//! with int32 indices. Host-resident indices go through the CPU's checks first, so a bad index
+//! raises exactly as on the CPU; device-resident ones follow TensorFlow's GPU kernels.
+
+use super::{launch, GpuInput};
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::gpu::batch::MAX_PARAMS;
+use crate::gpu::kernels::source::fill;
+use crate::gpu::storage::GpuStorage;
+use crate::ops::index;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+const GATHER_ND: &str = include_str!("../../../shaders/gather_nd.wgsl");
+const SCATTER_ND: &str = include_str!("../../../shaders/scatter_nd.wgsl");
+const ND_OFFSET: &str = include_str!("../../../shaders/nd_offset.wgsl");
+
+pub fn supports(indices: DType, values: DType) -> bool {
+    indices == DType::I32 && matches!(values, DType::F32 | DType::I32 | DType::U32 | DType::Bool)
+}
+
+/// The kernel parameters after `n` and k: slice length, k, then the first k dimensions and
+/// strides of `shape`; `None` when `indices` cannot address `shape` (the CPU kernel then raises).
+fn coordinate_params(shape: &Shape, indices: &Shape) -> Option<(Vec<u32>, usize)> {
+    let k = *indices.dims().last()?;
+    if k > shape.rank() || 3 + 2 * k > MAX_PARAMS {
+        return None;
+    }
+    let slice: usize = shape.dims()[k..].iter().product();
+    let strides = shape.strides();
+    let mut params = vec![slice as u32, k as u32];
+    params.extend(shape.dims()[..k].iter().map(|&d| d as u32));
+    params.extend(strides[..k].iter().map(|&s| s as u32));
+    Some((params, k))
+}
+
+/// Whether host-resident `indices` pass the CPU's checks against `shape` (device-resident
+/// ones are the kernels' to handle).
+fn host_indices_valid(shape: &Shape, indices: &Tensor, op: &str) -> bool {
+    indices.device() != Device::Cpu || index::nd_offsets(shape.dims(), indices, op).is_ok()
+}
+
+pub fn gather_nd(x: &GpuInput, indices: &GpuInput, host: &Tensor) -> Result<Option<Tensor>> {
+    let Some((coords, k)) = coordinate_params(&x.shape, &indices.shape) else {
+        return Ok(None);
+    };
+    if !host_indices_valid(&x.shape, host, "GatherNd") {
+        return Ok(None);
+    }
+    let lead = &indices.shape.dims()[..indices.shape.rank() - 1];
+    let out_shape = Shape(lead.iter().chain(&x.shape.dims()[k..]).copied().collect());
+    let n = out_shape.num_elements();
+    crate::shape::check_alloc(n, x.dtype)?;
+    let out = GpuStorage::alloc(x.device(), x.dtype, n)?;
+    let params: Vec<u32> = std::iter::once(n as u32).chain(coords).collect();
+    let workgroups = n.div_ceil(256) as u64;
+    let source = || fill(&format!("{GATHER_ND}{ND_OFFSET}"), &[]);
+    launch("gather_nd", source, &[x, indices], &out, &params, workgroups)?;
+    Ok(Some(Tensor::from_gpu(out, out_shape)))
+}
+
+/// Adds `updates` into zeros of `shape` at `indices`' rows.
+pub fn scatter_nd(
+    indices: &GpuInput,
+    updates: &GpuInput,
+    host: &Tensor,
+    shape: &Shape,
+) -> Result<Option<Tensor>> {
+    let Some((coords, _)) = coordinate_params(shape, &indices.shape) else {
+        return Ok(None);
+    };
+    if index::check_scatter_updates(&indices.shape, &updates.shape, shape).is_err()
+        || !host_indices_valid(shape, host, "ScatterNd")
+    {
+        return Ok(None);
+    }
+    crate::shape::check_alloc(shape.num_elements(), updates.dtype)?;
+    let out = GpuStorage::alloc(updates.device(), updates.dtype, shape.num_elements())?;
+    out.buffer.context().clear(out.raw())?;
+    let combine = match updates.dtype {
+        DType::F32 => "add_f32",
+        DType::Bool => "or_bool",
+        _ => "add_int",
+    };
+    let n = updates.shape.num_elements();
+    let params: Vec<u32> = std::iter::once(n as u32).chain(coords).collect();
+    let source = || fill(&format!("{SCATTER_ND}{ND_OFFSET}"), &[("COMBINE", combine.to_string())]);
+    let key = format!("scatter_nd:{combine}");
+    launch(&key, source, &[indices, updates], &out, &params, n.div_ceil(256) as u64)?;
+    Ok(Some(Tensor::from_gpu(out, shape.clone())))
+}
