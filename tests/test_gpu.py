@@ -176,6 +176,17 @@ def test_nd_indices_on_the_gpu_follow_tensorflow_gpu():
         tf.scatter_nd(on_gpu, [1.0], [4])
 
 
+def test_integer_division_checks_divisors_on_either_device():
+    numerator = tf.constant([7, -7]) * 1
+    for divisor in (tf.constant([2, 0]), tf.constant([2, 0]) * 1):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+            numerator // divisor
+    with pytest.raises(tf.errors.InvalidArgumentError, match="negative integer powers"):
+        tf.math.pow(numerator, tf.constant([1, -1]) * 1)
+    assert (numerator // tf.constant([2, 3])).device == GPU
+    np.testing.assert_array_equal((numerator // (tf.constant([2, 3]) * 1)).numpy(), [3, -3])
+
+
 def test_scatter_nd_on_the_gpu_adds_every_duplicate():
     n = 100_000
     counts = tf.scatter_nd(tf.zeros([n, 1], tf.int32) + 0, tf.ones([n]), [1])
@@ -197,6 +208,8 @@ M2 = R.standard_normal((130, 90)).astype(np.float32)
 NAN_TIES = np.array(
     [[1.0, np.nan, 1.0, -np.inf, np.nan, 0.0, 1.0], [2, 2, 2, 2, np.nan, 2, 1]], np.float32
 )
+DIVISORS = R.choice([-7, -3, -1, 1, 2, 5, 13], (6, 7, 5)).astype(np.int32)
+EXPONENTS = R.integers(0, 12, (6, 7, 5)).astype(np.int32)
 WIDE = R.integers(0, 20, (3, 1000)).astype(np.float32)
 
 UNARY_F = (
@@ -221,6 +234,10 @@ CASES = {
         tf.math.floordiv(t.f, t.row), tf.math.atan2(t.f, t.row)],
     "binary_int": lambda t: [t.i + t.i, t.i - 3, t.i * t.i, tf.maximum(t.i, 0), t.i & 7,
                              t.u + t.u, t.u * 3],
+    "binary_int_division": lambda t: [
+        t.i // DIVISORS, t.i % DIVISORS, tf.math.floordiv(t.i, -3), tf.math.floormod(t.i, 7),
+        tf.math.pow(t.i, EXPONENTS), t.u // 7, t.u % 9, tf.math.pow(t.u, 3),
+        tf.math.floordiv(tf.constant([-2**31, 7]), -1)],
     "compare": lambda t: [t.f < t.row, t.f >= 0, tf.equal(t.i, 3), tf.not_equal(t.f, t.f),
                           t.b & (t.f > 0)],
     "select": lambda t: tf.where(t.b, t.f, -t.f),

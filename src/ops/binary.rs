@@ -141,14 +141,7 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         Error::InvalidArgument(m) => Error::InvalidArgument(format!("{m} [Op:{tf_name}]")),
         other => other,
     })?;
-    if dtype.is_integer() && matches!(op, Div | FloorDiv | FloorMod) && has_zero(y) {
-        return Err(Error::InvalidArgument(format!("Integer division by zero [Op:{tf_name}]")));
-    }
-    if dtype.is_signed_integer() && op == Pow && has_negative(y) {
-        return Err(Error::InvalidArgument(format!(
-            "Integers to negative integer powers are not allowed [Op:{tf_name}]"
-        )));
-    }
+    check_integer_operand(op, y)?;
     let (xs, ys, o) = (x.shape(), y.shape(), &out_shape);
     let bad = || Error::unsupported_dtype(tf_name, dtype);
     macro_rules! numeric {
@@ -251,6 +244,25 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         ),
     };
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
+}
+
+/// Whether `op` on integers needs the values of its second operand checked first.
+pub fn checks_integer_operand(op: BinaryOp, dtype: DType) -> bool {
+    dtype.is_integer() && matches!(op, Div | FloorDiv | FloorMod | Pow)
+}
+
+/// TensorFlow's errors for integer division by zero and negative integer powers (host values).
+pub fn check_integer_operand(op: BinaryOp, y: &Tensor) -> Result<()> {
+    let tf_name = op.info().0;
+    if y.dtype().is_integer() && matches!(op, Div | FloorDiv | FloorMod) && has_zero(y) {
+        return Err(Error::InvalidArgument(format!("Integer division by zero [Op:{tf_name}]")));
+    }
+    if y.dtype().is_signed_integer() && op == Pow && has_negative(y) {
+        return Err(Error::InvalidArgument(format!(
+            "Integers to negative integer powers are not allowed [Op:{tf_name}]"
+        )));
+    }
+    Ok(())
 }
 
 fn has_zero(t: &Tensor) -> bool {

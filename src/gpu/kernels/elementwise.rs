@@ -100,7 +100,19 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             Atan2 => Some(("atan2(a, b)", dtype)),
             _ => None,
         },
-        DType::I32 | DType::U32 => match op {
+        DType::I32 => match op {
+            Div => Some(("a / b", dtype)),
+            FloorDiv => Some(("floordiv_i(a, b)", dtype)),
+            FloorMod => Some(("floormod_i(a, b)", dtype)),
+            Pow => Some(("bitcast<i32>(pow_u(bitcast<u32>(a), bitcast<u32>(b)))", dtype)),
+            // The rest are the same bit operations as on u32.
+            _ => binary_expr(op, DType::U32)
+                .map(|(e, out)| (e, if out == DType::Bool { out } else { dtype })),
+        },
+        DType::U32 => match op {
+            Div | FloorDiv => Some(("a / b", dtype)),
+            FloorMod => Some(("a % b", dtype)),
+            Pow => Some(("pow_u(a, b)", dtype)),
             Add => Some(("a + b", dtype)),
             Sub => Some(("a - b", dtype)),
             Mul => Some(("a * b", dtype)),

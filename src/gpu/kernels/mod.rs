@@ -20,6 +20,7 @@ use crate::error::Result;
 use crate::gpu::context::GpuContext;
 use crate::gpu::pipelines::Kernel;
 use crate::gpu::storage::{supports_dtype, GpuStorage};
+use crate::ops::binary;
 use crate::ops::shape_ops::{self, PadMode};
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
@@ -87,6 +88,19 @@ pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
     }
 }
 
+/// Integer division and powers raise on bad divisors and exponents, as TensorFlow does, so
+/// their values are checked first: a device-resident operand is read back for it (a sync).
+/// Bad ones run on the CPU, which raises.
+fn operands_checked(op: &Op, inputs: &[&Tensor]) -> Result<bool> {
+    Ok(match op {
+        Op::Binary(b) if binary::checks_integer_operand(*b, inputs[1].dtype()) => {
+            inputs[1].host()?;
+            binary::check_integer_operand(*b, inputs[1]).is_ok()
+        }
+        _ => true,
+    })
+}
+
 fn to_gpu(t: &Tensor, device: usize) -> Result<Option<GpuInput>> {
     Ok(t.to_device(Device::Gpu(device))?.map(|tensor| GpuInput {
         dtype: tensor.dtype(),
@@ -97,7 +111,7 @@ fn to_gpu(t: &Tensor, device: usize) -> Result<Option<GpuInput>> {
 
 /// Runs `op` on visible GPU `device`; `None` when it must run on the CPU instead.
 pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tensor>>> {
-    if !supported(op, inputs) {
+    if !supported(op, inputs) || !(operands_checked(op, inputs)?) {
         return Ok(None);
     }
     let mut moved = Vec::with_capacity(inputs.len());
