@@ -4,14 +4,15 @@ use super::{launch_elementwise, GpuInput};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::gpu::kernels::source::{fill, wgsl_type};
+use crate::gpu::storage::GpuStorage;
 use crate::ops::index::{gather_shape, index_values};
 use crate::ops::reduce::CumOp;
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 const GATHER: &str = include_str!("../../../shaders/gather.wgsl");
 const SCAN: &str = include_str!("../../../shaders/scan.wgsl");
-/// Longer scans stay on the CPU until the GPU has a parallel (chunked) scan.
-pub const MAX_SCAN: usize = 4096;
+const SCAN_CARRY: &str = include_str!("../../../shaders/scan_carry.wgsl");
 
 /// `host_indices`: the indices as the caller gave them; when they are on the host they are
 /// checked here, so that a bad index raises as on the CPU instead of reading zeros.
@@ -53,6 +54,11 @@ pub fn gather(
     .map(Some)
 }
 
+/// Axes up to this long are scanned in one chunk per column.
+const ONE_CHUNK: usize = 1024;
+/// Chunk length of longer scans: chunks run in parallel, then their totals are scanned.
+const CHUNK: usize = 256;
+
 pub fn cumulative(
     op: CumOp,
     x: &GpuInput,
@@ -65,11 +71,10 @@ pub fn cumulative(
     }
     let dims = x.shape.dims();
     let r = dims[axis];
-    if r > MAX_SCAN {
-        return Ok(None);
-    }
     let outer: usize = dims[..axis].iter().product();
-    let inner: usize = dims[axis + 1..].iter().product();
+    let inner: usize = dims[axis + 1..].iter().product::<usize>().max(1);
+    let chunk = if r <= ONE_CHUNK { r.max(1) } else { CHUNK };
+    let chunks = r.div_ceil(chunk).max(1);
     let t = wgsl_type(x.dtype);
     let (init, combine) = match (op, x.dtype) {
         (CumOp::Sum, DType::F32) => ("0.0", "acc + v"),
@@ -79,9 +84,8 @@ pub fn cumulative(
         (CumOp::Sum, _) => ("0u", "acc + v"),
         (CumOp::Prod, _) => ("1u", "acc * v"),
     };
-    let key = format!("scan:{op:?}:{t}:{exclusive}:{reverse}");
-    let source = || {
-        fill(SCAN, &[])
+    let generate = |template: &str| {
+        fill(template, &[])
             .replace("array<T>", &format!("array<{t}>"))
             .replace(": T", &format!(": {t}"))
             .replace("INIT", init)
@@ -89,10 +93,30 @@ pub fn cumulative(
             .replace("EXCLUSIVE", &exclusive.to_string())
             .replace("REVERSE", &reverse.to_string())
     };
+    let device = x.device();
+    let n = x.shape.num_elements();
+    let partial = GpuStorage::alloc(device, x.dtype, n)?;
+    if n == 0 {
+        return Ok(Some(Tensor::from_gpu(partial, x.shape.clone())));
+    }
+    let totals = GpuStorage::alloc(device, x.dtype, outer * chunks * inner)?;
     let columns = outer * inner;
-    let params = [columns as u32, r as u32, inner.max(1) as u32];
-    // One invocation per column, but the output has every element: launch over columns.
-    let out = crate::gpu::storage::GpuStorage::alloc(x.device(), x.dtype, x.shape.num_elements())?;
-    super::launch(&key, source, &[x], &out, &params, columns.div_ceil(256) as u64)?;
-    Ok(Some(Tensor::from_gpu(out, x.shape.clone())))
+    let params = [(columns * chunks) as u32, r as u32, inner as u32, chunk as u32, chunks as u32];
+    let key = format!("scan:{op:?}:{t}:{exclusive}:{reverse}");
+    let ctx = partial.buffer.context();
+    let kernel = ctx.pipelines.get(&ctx.device, &key, 1, 2, || generate(SCAN))?;
+    let workgroups = (columns * chunks).div_ceil(256) as u64;
+    ctx.launch(&kernel, &[x.raw(), partial.raw(), totals.raw()], &params, workgroups)?;
+    let partial = GpuInput::from(Tensor::from_gpu(partial, x.shape.clone()));
+    if chunks == 1 {
+        return Ok(Some(partial.tensor));
+    }
+    // Chunks are numbered in scan order, so their carries are a forward exclusive scan.
+    let totals = GpuInput::from(Tensor::from_gpu(totals, Shape(vec![outer, chunks, inner])));
+    let Some(carry) = cumulative(op, &totals, 1, true, false)? else { return Ok(None) };
+    let params = [n as u32, r as u32, inner as u32, chunk as u32, chunks as u32];
+    let key = format!("scan_carry:{op:?}:{t}:{reverse}");
+    let operands = [partial, GpuInput::from(carry)];
+    launch_elementwise(&key, || generate(SCAN_CARRY), &operands, x.dtype, &x.shape, &params)
+        .map(Some)
 }
