@@ -12,32 +12,7 @@
 var<workgroup> keys: array<T, 1024>;
 var<workgroup> pos: array<u32, 1024>;
 
-fn greater(a: T, b: T) -> bool {
-    let an = IS_NAN(a);
-    let bn = IS_NAN(b);
-    return (an && !bn) || (!an && !bn && a > b);
-}
-
-// Whether slot a belongs before slot b. Padding (position >= row length) always goes last.
-fn before(a: u32, b: u32) -> bool {
-    let n = p[1];
-    if (pos[a] >= n) {
-        return false;
-    }
-    if (pos[b] >= n) {
-        return true;
-    }
-    let ka = keys[a];
-    let kb = keys[b];
-    var first = greater(kb, ka);
-    var second = greater(ka, kb);
-    if (DESCENDING) {
-        let t = first;
-        first = second;
-        second = t;
-    }
-    return first || (!second && pos[a] < pos[b]);
-}
+// greater() and before() come from sort_order.wgsl.
 
 @compute @workgroup_size(256)
 fn main(
@@ -62,14 +37,7 @@ fn main(
                 let i = 2u * t - (t & (stride - 1u));
                 let j = i + stride;
                 let up = (i & size) == 0u;
-                if (select(before(i, j), before(j, i), up)) {
-                    let k = keys[i];
-                    keys[i] = keys[j];
-                    keys[j] = k;
-                    let q = pos[i];
-                    pos[i] = pos[j];
-                    pos[j] = q;
-                }
+                compare_exchange(i, j, up);
             }
             workgroupBarrier();
         }

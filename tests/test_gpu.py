@@ -382,3 +382,21 @@ def test_long_scans_run_in_chunks_on_the_gpu(shape, axis, exclusive, reverse):
     # float32 products drift with length in any order (the CPU's by 1e-5 at 100k); one factor
     # lost or doubled at a chunk boundary would be off by 1e-3.
     np.testing.assert_allclose(prods.numpy(), truth, rtol=1e-9 * shape[axis] + 2e-6)
+
+
+@pytest.mark.parametrize("direction", ["ASCENDING", "DESCENDING"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32])
+@pytest.mark.parametrize("shape", [(1025,), (3, 5000), (70_000,)])
+def test_long_rows_sort_in_storage_memory_on_the_gpu(shape, dtype, direction):
+    x = R.integers(0, 60, shape).astype(dtype)  # many ties: positions must break them
+    if dtype == np.float32:
+        x.flat[::97] = np.nan
+    with tf.device("GPU:0"):
+        got = [tf.sort(x, direction=direction), tf.argsort(x, direction=direction, stable=True),
+               *tf.math.top_k(x, 37)]  # fmt: skip
+    assert got[0].device == GPU and got[1].device == GPU
+    with tf.device("CPU:0"):
+        want = [tf.sort(x, direction=direction), tf.argsort(x, direction=direction, stable=True),
+                *tf.math.top_k(x, 37)]  # fmt: skip
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
