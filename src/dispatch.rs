@@ -167,7 +167,7 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
 fn gpu_can_run(op: &Op, inputs: &[&Tensor], index: usize) -> bool {
     #[cfg(feature = "gpu")]
     {
-        index < crate::gpu::visible_count() && crate::gpu::kernels::supported(op, inputs)
+        index < crate::gpu::visible_count() && crate::gpu::kernels::supported(op, inputs, index)
     }
     #[cfg(not(feature = "gpu"))]
     {

@@ -105,7 +105,7 @@ pub fn place_constant(t: crate::tensor::Tensor) -> Result<crate::tensor::Tensor>
 fn gpu_holds(index: usize, dtype: crate::dtype::DType) -> bool {
     #[cfg(feature = "gpu")]
     {
-        index < crate::gpu::visible_count() && crate::gpu::supports_dtype(dtype)
+        index < crate::gpu::visible_count() && crate::gpu::supports_dtype(index, dtype)
     }
     #[cfg(not(feature = "gpu"))]
     {

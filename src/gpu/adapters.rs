@@ -48,6 +48,14 @@ fn lock() -> std::sync::MutexGuard<'static, Registry> {
     registry().lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Whether the adapter has an optional feature, unless `FERROFLOW_GPU_FEATURES_OFF` (a comma
+/// list such as `shader_int64,shader_f16`) turns it off: this shows how a GPU without the
+/// feature behaves (its dtypes fall back to the CPU).
+fn has_feature(adapter: &wgpu::Adapter, feature: wgpu::Features, name: &str) -> bool {
+    let off = std::env::var("FERROFLOW_GPU_FEATURES_OFF").unwrap_or_default();
+    adapter.features().contains(feature) && !off.split(',').any(|f| f.trim() == name)
+}
+
 fn env_flag(name: &str) -> bool {
     std::env::var(name).map(|v| v == "1" || v.eq_ignore_ascii_case("true")).unwrap_or(false)
 }
@@ -89,8 +97,8 @@ fn discover() -> Registry {
             backend: format!("{:?}", info.backend),
             driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
             software,
-            shader_f16: adapter.features().contains(wgpu::Features::SHADER_F16),
-            shader_int64: adapter.features().contains(wgpu::Features::SHADER_INT64),
+            shader_f16: has_feature(&adapter, wgpu::Features::SHADER_F16, "shader_f16"),
+            shader_int64: has_feature(&adapter, wgpu::Features::SHADER_INT64, "shader_int64"),
         };
         found.push((adapter, details));
     }
@@ -116,6 +124,12 @@ fn discover() -> Registry {
 /// Details of every adapter that counts as a GPU (ignoring `set_visible_devices`).
 pub fn physical_devices() -> Vec<AdapterDetails> {
     lock().adapters.iter().map(|(_, d)| d.clone()).collect()
+}
+
+/// Details of visible GPU `index`.
+pub fn details(index: usize) -> Option<AdapterDetails> {
+    let reg = lock();
+    reg.visible.get(index).map(|&physical| reg.adapters[physical].1.clone())
 }
 
 /// Indices (into `physical_devices`) of the visible GPUs; GPU:n is the n-th of these.

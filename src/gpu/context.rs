@@ -26,6 +26,13 @@ fn lock_or_recover<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+fn features(details: &AdapterDetails) -> wgpu::Features {
+    let mut features = wgpu::Features::empty();
+    features.set(wgpu::Features::SHADER_INT64, details.shader_int64);
+    features.set(wgpu::Features::SHADER_F16, details.shader_f16);
+    features
+}
+
 impl GpuContext {
     pub fn new(adapter: &wgpu::Adapter, details: AdapterDetails) -> Result<GpuContext> {
         let supported = adapter.limits();
@@ -42,7 +49,8 @@ impl GpuContext {
         };
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("ferroflow"),
-            required_features: wgpu::Features::empty(),
+            // Wider and narrower dtypes, where the adapter has them (storage.rs asks the same).
+            required_features: features(&details),
             required_limits: limits.clone(),
             ..Default::default()
         };

@@ -8,14 +8,24 @@ use crate::gpu::adapters;
 use crate::gpu::memory::GpuBuffer;
 use std::sync::OnceLock;
 
-/// The dtypes every GPU holds. Booleans are stored as one `u32` per element (WGSL has no
-/// 1-byte storage type).
-pub fn supports_dtype(dtype: DType) -> bool {
-    matches!(dtype, DType::F32 | DType::I32 | DType::U32 | DType::Bool)
+/// Whether visible GPU `device` holds `dtype`: float32, int32, uint32 and bool everywhere
+/// (booleans as one `u32` each: WGSL has no 1-byte storage), int64 and uint64 where the adapter
+/// has `SHADER_INT64`.
+pub fn supports_dtype(device: usize, dtype: DType) -> bool {
+    match dtype {
+        DType::F32 | DType::I32 | DType::U32 | DType::Bool => true,
+        DType::I64 | DType::U64 => adapters::details(device).is_some_and(|d| d.shader_int64),
+        _ => false,
+    }
 }
 
 /// Bytes per element on the device.
-pub const ELEMENT_BYTES: u64 = 4;
+pub fn element_bytes(dtype: DType) -> u64 {
+    match dtype {
+        DType::I64 | DType::U64 => 8,
+        _ => 4,
+    }
+}
 
 #[derive(Debug)]
 pub struct GpuStorage {
@@ -31,19 +41,24 @@ fn encode(buffer: &Buffer) -> Option<Vec<u8>> {
         Buffer::F32(v) => bytemuck::cast_slice(v).to_vec(),
         Buffer::I32(v) => bytemuck::cast_slice(v).to_vec(),
         Buffer::U32(v) => bytemuck::cast_slice(v).to_vec(),
+        Buffer::I64(v) => bytemuck::cast_slice(v).to_vec(),
+        Buffer::U64(v) => bytemuck::cast_slice(v).to_vec(),
         Buffer::Bool(v) => v.iter().flat_map(|&b| u32::from(b).to_le_bytes()).collect(),
         _ => return None,
     })
 }
 
 fn decode(bytes: &[u8], dtype: DType, len: usize) -> Result<Buffer> {
-    let bytes = &bytes[..len * ELEMENT_BYTES as usize];
+    let bytes = &bytes[..len * element_bytes(dtype) as usize];
     let words = || bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+    let longs = || bytes.chunks_exact(8).map(|c| <[u8; 8]>::try_from(c).unwrap_or_default());
     Ok(match dtype {
         DType::F32 => Buffer::F32(words().map(f32::from_le_bytes).collect()),
         DType::I32 => Buffer::I32(words().map(i32::from_le_bytes).collect()),
         DType::U32 => Buffer::U32(words().map(u32::from_le_bytes).collect()),
         DType::Bool => Buffer::Bool(words().map(|w| u32::from_le_bytes(w) != 0).collect()),
+        DType::I64 => Buffer::I64(longs().map(i64::from_le_bytes).collect()),
+        DType::U64 => Buffer::U64(longs().map(u64::from_le_bytes).collect()),
         other => return Err(Error::Internal(format!("{other} tensors do not live on the GPU"))),
     })
 }
@@ -53,7 +68,7 @@ impl GpuStorage {
     pub fn alloc(device: usize, dtype: DType, len: usize) -> Result<GpuStorage> {
         let ctx = adapters::context(device)?;
         crate::shape::check_elements(len)?;
-        let buffer = GpuBuffer::alloc(&ctx, len as u64 * ELEMENT_BYTES)?;
+        let buffer = GpuBuffer::alloc(&ctx, len as u64 * element_bytes(dtype))?;
         Ok(GpuStorage { buffer, device, dtype, len, host: OnceLock::new() })
     }
 
@@ -80,7 +95,7 @@ impl GpuStorage {
             return Ok(b);
         }
         let ctx = self.buffer.context();
-        let bytes = ctx.read(self.buffer.raw(), self.len as u64 * ELEMENT_BYTES)?;
+        let bytes = ctx.read(self.buffer.raw(), self.len as u64 * element_bytes(self.dtype))?;
         let buffer = decode(&bytes, self.dtype, self.len)?;
         Ok(self.host.get_or_init(|| buffer))
     }

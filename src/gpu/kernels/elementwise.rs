@@ -12,6 +12,8 @@ use crate::tensor::Tensor;
 
 const TEMPLATE: &str = include_str!("../../../shaders/elementwise.wgsl");
 const FUNCS: &str = include_str!("../../../shaders/elementwise_funcs.wgsl");
+/// Helpers over i64/u64: only kernels with 64-bit operands include them (and need the feature).
+const FUNCS_64: &str = include_str!("../../../shaders/elementwise_funcs_64.wgsl");
 
 /// (expression over `a`, output dtype) for a unary op on the GPU.
 pub fn unary_expr(op: UnaryOp, dtype: DType) -> Option<(&'static str, DType)> {
@@ -48,11 +50,15 @@ pub fn unary_expr(op: UnaryOp, dtype: DType) -> Option<(&'static str, DType)> {
             Neg => Some(("-a", dtype)),
             Abs => Some(("abs(a)", dtype)),
             Sign => Some(("sign(a)", dtype)),
-            Square => Some(("a * a", dtype)),
-            Invert => Some(("~a", dtype)),
-            _ => None,
+            _ => unary_expr(op, DType::U32).map(|(e, _)| (e, dtype)),
         },
-        DType::U32 => match op {
+        DType::I64 => match op {
+            Neg => Some(("-a", dtype)),
+            Abs => Some(("select(a, -a, a < 0li)", dtype)),
+            Sign => Some(("select(select(0li, -1li, a < 0li), 1li, a > 0li)", dtype)),
+            _ => unary_expr(op, DType::U64).map(|(e, _)| (e, dtype)),
+        },
+        DType::U32 | DType::U64 => match op {
             Square => Some(("a * a", dtype)),
             Invert => Some(("~a", dtype)),
             _ => None,
@@ -109,9 +115,18 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             _ => binary_expr(op, DType::U32)
                 .map(|(e, out)| (e, if out == DType::Bool { out } else { dtype })),
         },
-        DType::U32 => match op {
+        DType::I64 => match op {
+            Div => Some(("a / b", dtype)),
+            FloorDiv => Some(("floordiv_l(a, b)", dtype)),
+            FloorMod => Some(("floormod_l(a, b)", dtype)),
+            Pow => Some(("bitcast<i64>(pow_lu(bitcast<u64>(a), bitcast<u64>(b)))", dtype)),
+            _ => binary_expr(op, DType::U32)
+                .map(|(e, out)| (e, if out == DType::Bool { out } else { dtype })),
+        },
+        DType::U32 | DType::U64 => match op {
             Div | FloorDiv => Some(("a / b", dtype)),
             FloorMod => Some(("a % b", dtype)),
+            Pow if dtype == DType::U64 => Some(("pow_lu(a, b)", dtype)),
             Pow => Some(("pow_u(a, b)", dtype)),
             Add => Some(("a + b", dtype)),
             Sub => Some(("a - b", dtype)),
@@ -148,6 +163,18 @@ pub fn cast_expr(from: DType, to: DType) -> Option<&'static str> {
         (Bool, U32) => "a",
         (I32, Bool) => "select(0u, 1u, a != 0)",
         (U32, Bool) => "select(0u, 1u, a != 0u)",
+        (F32, I64) => "f32_to_i64(a)",
+        (I64, F32) | (U64, F32) => "f32(a)",
+        (I32, I64) | (U32, I64) | (Bool, I64) => "i64(a)",
+        (U32, U64) | (Bool, U64) => "u64(a)",
+        (I32, U64) => "bitcast<u64>(i64(a))",
+        // Narrowing keeps the low bits, as the CPU's casts do.
+        (I64, I32) | (U64, I32) => "i32(a)",
+        (I64, U32) | (U64, U32) => "u32(a)",
+        (I64, U64) => "bitcast<u64>(a)",
+        (U64, I64) => "bitcast<i64>(a)",
+        (I64, Bool) => "select(0u, 1u, a != 0li)",
+        (U64, Bool) => "select(0u, 1u, a != 0lu)",
         _ => return None,
     })
 }
@@ -214,6 +241,12 @@ pub fn run(
         loads += &format!("    let {} = x{k}[{index}];\n", letters[k]);
     }
     let n = operands.len();
+    let wide = |d: DType| matches!(d, DType::I64 | DType::U64);
+    let funcs = if wide(out_dtype) || operands.iter().any(|x| wide(x.dtype)) {
+        format!("{FUNCS}{FUNCS_64}")
+    } else {
+        FUNCS.to_string()
+    };
     let source = || {
         fill(
             TEMPLATE,
@@ -222,7 +255,7 @@ pub fn run(
                 ("OUT", n.to_string()),
                 ("OUT_T", wgsl_type(out_dtype).to_string()),
                 ("PARAMS", (n + 1).to_string()),
-                ("FUNCS", FUNCS.to_string()),
+                ("FUNCS", funcs.clone()),
                 ("LOADS", loads.clone()),
                 ("EXPR", expr.to_string()),
             ],

@@ -3,7 +3,7 @@
 use super::{launch_elementwise, GpuInput};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::gpu::kernels::source::{fill, wgsl_type};
+use crate::gpu::kernels::source::{fill, raw_type, wgsl_type};
 use crate::gpu::storage::GpuStorage;
 use crate::ops::index::{gather_shape, index_values};
 use crate::ops::reduce::CumOp;
@@ -42,9 +42,10 @@ pub fn gather(
         indices.shape.num_elements().max(1) as u32,
         d as u32,
     ];
-    let source = || fill(GATHER, &[]);
+    let raw = raw_type(x.dtype);
+    let source = || fill(GATHER, &[("E", raw.to_string())]);
     launch_elementwise(
-        "gather",
+        &format!("gather:{raw}"),
         source,
         &[x.clone(), indices.clone()],
         x.dtype,
@@ -81,6 +82,10 @@ pub fn cumulative(
         (CumOp::Prod, DType::F32) => ("1.0", "acc * v"),
         (CumOp::Sum, DType::I32) => ("0", "acc + v"),
         (CumOp::Prod, DType::I32) => ("1", "acc * v"),
+        (CumOp::Sum, DType::I64) => ("0li", "acc + v"),
+        (CumOp::Prod, DType::I64) => ("1li", "acc * v"),
+        (CumOp::Sum, DType::U64) => ("0lu", "acc + v"),
+        (CumOp::Prod, DType::U64) => ("1lu", "acc * v"),
         (CumOp::Sum, _) => ("0u", "acc + v"),
         (CumOp::Prod, _) => ("1u", "acc * v"),
     };

@@ -3,7 +3,7 @@
 
 use super::{elementwise, launch, GpuInput};
 use crate::error::Result;
-use crate::gpu::kernels::source::fill;
+use crate::gpu::kernels::source::{fill, raw_type};
 use crate::gpu::storage::GpuStorage;
 use crate::ops::shape_ops::{concat_shape, pad_shape, tile_shape, transpose_shape};
 use crate::ops::shape_ops::{PadMode, SliceSpec};
@@ -38,9 +38,11 @@ fn copy(
     params.extend(iter.iter().map(|&d| d as u32));
     params.extend(src.1.iter().map(|&s| s as i32 as u32));
     params.extend(dst.1.iter().map(|&s| s as u32));
-    let source = || fill(TEMPLATE, &[]).replace("array<T>", "array<u32>");
-    // Every GPU dtype is 4 bytes wide, so one u32 kernel moves them all.
-    launch("strided_copy", source, &[x], out, &params, n.div_ceil(256) as u64).map(Some)
+    // Copies move bits: one kernel per element width serves every dtype.
+    let raw = raw_type(x.dtype);
+    let source = || fill(TEMPLATE, &[]).replace("array<T>", &format!("array<{raw}>"));
+    let key = format!("strided_copy:{raw}");
+    launch(&key, source, &[x], out, &params, n.div_ceil(256) as u64).map(Some)
 }
 
 pub fn transpose(x: &GpuInput, perm: &[usize]) -> Result<Option<Tensor>> {

@@ -49,9 +49,10 @@ impl From<Tensor> for GpuInput {
     }
 }
 
-/// Whether GPU kernels exist for `op` on these inputs' dtypes.
-pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
-    if !inputs.iter().all(|t| supports_dtype(t.dtype())) {
+/// Whether visible GPU `device` has kernels for `op` on these inputs' dtypes.
+pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
+    let holds = |dtype| supports_dtype(device, dtype);
+    if !inputs.iter().all(|t| holds(t.dtype())) {
         return false;
     }
     let dtype = |k: usize| inputs.get(k).map(|t| t.dtype());
@@ -63,22 +64,30 @@ pub fn supported(op: &Op, inputs: &[&Tensor]) -> bool {
         }
         Op::Select => dtype(0) == Some(DType::Bool) && dtype(1) == dtype(2),
         Op::Cast(to) => {
-            supports_dtype(*to)
+            holds(*to)
                 && dtype(0).is_some_and(|d| d == *to || elementwise::cast_expr(d, *to).is_some())
         }
         Op::Reshape(_) | Op::BroadcastTo(_) | Op::Fill(_) | Op::Transpose(_) => true,
         Op::StridedSlice(_) | Op::Concat(_) | Op::Tile(_) => true,
         Op::Pad { mode, .. } => *mode == PadMode::Constant,
         Op::Reduce { op, .. } => dtype(0).is_some_and(|d| reduce::supports(*op, d)),
-        Op::ArgReduce { output, .. } => *output == DType::I32 && dtype(0) != Some(DType::Bool),
+        Op::ArgReduce { output, .. } => {
+            matches!(output, DType::I32 | DType::I64)
+                && holds(*output)
+                && dtype(0) != Some(DType::Bool)
+        }
         Op::MatMul(_) => dtype(0) == dtype(1) && dtype(0).is_some_and(matmul::supports),
         Op::Gather { batch_dims: 0, .. } => dtype(1) == Some(DType::I32),
         Op::Softmax { .. } => dtype(0) == Some(DType::F32),
         Op::Sort { .. } => inputs[0].rank() > 0 && sort::supports(inputs[0].dtype()),
         Op::Cumulative { axis, .. } => dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank(),
         Op::Random(spec) => random::supports(spec),
-        Op::GatherNd => dtype(0).zip(dtype(1)).is_some_and(|(x, i)| nd_index::supports(i, x)),
-        Op::ScatterNd(_) => dtype(0).zip(dtype(1)).is_some_and(|(i, u)| nd_index::supports(i, u)),
+        Op::GatherNd => {
+            dtype(0).zip(dtype(1)).is_some_and(|(x, i)| nd_index::supports(i, x, false))
+        }
+        Op::ScatterNd(_) => {
+            dtype(0).zip(dtype(1)).is_some_and(|(i, u)| nd_index::supports(i, u, true))
+        }
         _ => false,
     }
 }
@@ -106,7 +115,7 @@ fn to_gpu(t: &Tensor, device: usize) -> Result<Option<GpuInput>> {
 
 /// Runs `op` on visible GPU `device`; `None` when it must run on the CPU instead.
 pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tensor>>> {
-    if !supported(op, inputs) || !(operands_checked(op, inputs)?) {
+    if !supported(op, inputs, device) || !(operands_checked(op, inputs)?) {
         return Ok(None);
     }
     let mut moved = Vec::with_capacity(inputs.len());

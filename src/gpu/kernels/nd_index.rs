@@ -7,7 +7,7 @@ use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::gpu::batch::MAX_PARAMS;
-use crate::gpu::kernels::source::fill;
+use crate::gpu::kernels::source::{fill, raw_type};
 use crate::gpu::storage::GpuStorage;
 use crate::ops::index;
 use crate::shape::Shape;
@@ -17,8 +17,10 @@ const GATHER_ND: &str = include_str!("../../../shaders/gather_nd.wgsl");
 const SCATTER_ND: &str = include_str!("../../../shaders/scatter_nd.wgsl");
 const ND_OFFSET: &str = include_str!("../../../shaders/nd_offset.wgsl");
 
-pub fn supports(indices: DType, values: DType) -> bool {
-    indices == DType::I32 && matches!(values, DType::F32 | DType::I32 | DType::U32 | DType::Bool)
+/// gather_nd moves any element; scatter_nd adds with 32-bit atomics.
+pub fn supports(indices: DType, values: DType, scatter: bool) -> bool {
+    indices == DType::I32
+        && (!scatter || matches!(values, DType::F32 | DType::I32 | DType::U32 | DType::Bool))
 }
 
 /// The kernel parameters after `n` and k: slice length, k, then the first k dimensions and
@@ -56,8 +58,9 @@ pub fn gather_nd(x: &GpuInput, indices: &GpuInput, host: &Tensor) -> Result<Opti
     let out = GpuStorage::alloc(x.device(), x.dtype, n)?;
     let params: Vec<u32> = std::iter::once(n as u32).chain(coords).collect();
     let workgroups = n.div_ceil(256) as u64;
-    let source = || fill(&format!("{GATHER_ND}{ND_OFFSET}"), &[]);
-    launch("gather_nd", source, &[x, indices], &out, &params, workgroups)?;
+    let raw = raw_type(x.dtype);
+    let source = || fill(&format!("{GATHER_ND}{ND_OFFSET}"), &[("E", raw.to_string())]);
+    launch(&format!("gather_nd:{raw}"), source, &[x, indices], &out, &params, workgroups)?;
     Ok(Some(Tensor::from_gpu(out, out_shape)))
 }
 

@@ -32,6 +32,14 @@ fn reducer(op: ReduceOp, dtype: DType) -> Option<(&'static str, &'static str)> {
         (Min, DType::I32) => ("2147483647", "min(a, b)"),
         (Max, DType::U32) => ("0u", "max(a, b)"),
         (Min, DType::U32) => ("4294967295u", "min(a, b)"),
+        (Sum, DType::I64) => ("0li", "a + b"),
+        (Prod, DType::I64) => ("1li", "a * b"),
+        (Max, DType::I64) => ("(-9223372036854775807li - 1li)", "max(a, b)"),
+        (Min, DType::I64) => ("9223372036854775807li", "min(a, b)"),
+        (Sum, DType::U64) => ("0lu", "a + b"),
+        (Prod, DType::U64) => ("1lu", "a * b"),
+        (Max, DType::U64) => ("0lu", "max(a, b)"),
+        (Min, DType::U64) => ("18446744073709551615lu", "min(a, b)"),
         (All, DType::Bool) => ("1u", "a & b"),
         (Any, DType::Bool) => ("0u", "a | b"),
         _ => return None,
@@ -111,9 +119,9 @@ pub fn reduce(
     Ok(reduce(op, &partial, &[1], false)?.map(|t| t.with_shape(out_shape)))
 }
 
-/// argmax/argmin with int32 output (int64 outputs stay on the CPU: GPUs hold no int64 here).
+/// argmax/argmin with int32 or (where the GPU holds it) int64 output.
 pub fn arg_reduce(op: ArgOp, x: &GpuInput, axis: usize, output: DType) -> Result<Option<Tensor>> {
-    if output != DType::I32 || !matches!(x.dtype, DType::F32 | DType::I32 | DType::U32) {
+    if !matches!(output, DType::I32 | DType::I64) || x.dtype == DType::Bool {
         return Ok(None);
     }
     if axis >= x.shape.rank() || x.shape.dims()[axis] == 0 {
@@ -121,20 +129,21 @@ pub fn arg_reduce(op: ArgOp, x: &GpuInput, axis: usize, output: DType) -> Result
     }
     let Some((src, outer, r, inner)) = three_d(x, &[axis])? else { return Ok(None) };
     let t = wgsl_type(x.dtype);
+    let out_t = wgsl_type(output);
     let cmp = if op == ArgOp::ArgMax { ">" } else { "<" };
     // As on the CPU: the first best element; a NaN is replaced by the first non-NaN after it.
     let nan_check = if x.dtype == DType::F32 { "(is_nan(best_v) && !is_nan(e))" } else { "false" };
     let body = format!(
-        "    var best = 0u;\n    var best_v = x[base];\n    for (var j = 1u; j < len; j++) {{\n        let e = x[base + j * inner];\n        if (e {cmp} best_v || {nan_check}) {{\n            best = j;\n            best_v = e;\n        }}\n    }}\n    out[flat] = i32(best);"
+        "    var best = 0u;\n    var best_v = x[base];\n    for (var j = 1u; j < len; j++) {{\n        let e = x[base + j * inner];\n        if (e {cmp} best_v || {nan_check}) {{\n            best = j;\n            best_v = e;\n        }}\n    }}\n    out[flat] = {out_t}(best);"
     );
     let outputs = outer * inner;
-    let out = GpuStorage::alloc(x.device(), DType::I32, outputs)?;
-    let key = format!("arg:{op:?}:{t}");
+    let out = GpuStorage::alloc(x.device(), output, outputs)?;
+    let key = format!("arg:{op:?}:{t}:{out_t}");
     let params = [outputs as u32, r as u32, inner as u32, 1, r as u32];
     let source = || {
         fill(STRIDED, &[("BODY", body.clone())])
             .replace("array<T", &format!("array<{t}"))
-            .replace("OUT_T", "i32")
+            .replace("OUT_T", out_t)
             .replace("fn combine(a: T, b: T) -> T {\n    return COMBINE;\n}", "")
     };
     launch(&key, source, &[&src], &out, &params, outputs.div_ceil(256) as u64)?;

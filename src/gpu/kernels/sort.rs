@@ -18,7 +18,7 @@ const ORDER: &str = include_str!("../../../shaders/sort_order.wgsl");
 const WORKGROUP_ROW: usize = 1024;
 
 pub fn supports(dtype: DType) -> bool {
-    matches!(dtype, DType::F32 | DType::I32 | DType::U32)
+    matches!(dtype, DType::F32 | DType::I32 | DType::U32 | DType::I64 | DType::U64)
 }
 
 /// `template` + the shared order, for element type `dtype` and direction.

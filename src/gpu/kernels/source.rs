@@ -23,7 +23,17 @@ pub fn wgsl_type(dtype: DType) -> &'static str {
     match dtype {
         DType::F32 => "f32",
         DType::I32 => "i32",
+        DType::I64 => "i64",
+        DType::U64 => "u64",
         _ => "u32", // u32 and bool
+    }
+}
+
+/// The unsigned type of the same width, for kernels that only move elements.
+pub fn raw_type(dtype: DType) -> &'static str {
+    match dtype {
+        DType::I64 | DType::U64 => "u64",
+        _ => "u32",
     }
 }
 
