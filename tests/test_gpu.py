@@ -273,6 +273,10 @@ CASES = {
         tf.concat([t.l, t.l], 2), t.l[::-2, 1:], tf.tile(t.l[:1], [2, 1, 1]),
         tf.pad(t.l, [[1, 0], [0, 2], [0, 0]], constant_values=-(2**35)),
         tf.reduce_sum(tf.cast(t.u, tf.uint64) * 2**33)],
+    "where_indices": lambda t: [
+        tf.where(t.b), tf.where(t.f > 0.5), tf.where(t.i), tf.where(t.l % 3 == 0),
+        tf.where(tf.constant([0.0, np.nan, -0.0, 2.0])), tf.where(tf.constant(True)),
+        tf.where(tf.zeros([0, 3]) > 0), tf.where(tf.range(200_000) % 7 == 0)],
     "compare": lambda t: [t.f < t.row, t.f >= 0, tf.equal(t.i, 3), tf.not_equal(t.f, t.f),
                           t.b & (t.f > 0)],
     "select": lambda t: tf.where(t.b, t.f, -t.f),

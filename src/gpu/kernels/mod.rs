@@ -82,6 +82,7 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::Sort { .. } => inputs[0].rank() > 0 && sort::supports(inputs[0].dtype()),
         Op::Cumulative { axis, .. } => dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank(),
         Op::Random(spec) => random::supports(spec),
+        Op::WhereIndices => holds(DType::I64),
         Op::GatherNd => {
             dtype(0).zip(dtype(1)).is_some_and(|(x, i)| nd_index::supports(i, x, false))
         }
@@ -191,6 +192,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             indexing::cumulative(*op, &moved[0], *axis, *exclusive, *reverse)?.map(|t| vec![t])
         }
         Op::Random(spec) => one(random::generate(spec, device)?),
+        Op::WhereIndices => one(nd_index::where_indices(&moved[0])?),
         Op::GatherNd => one(nd_index::gather_nd(&moved[0], &moved[1], inputs[1])?),
         Op::ScatterNd(shape) => one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?),
         _ => None,

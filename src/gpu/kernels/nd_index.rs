@@ -2,7 +2,7 @@
 //! with int32 indices. Host-resident indices go through the CPU's checks first, so a bad index
 //! raises exactly as on the CPU; device-resident ones follow TensorFlow's GPU kernels.
 
-use super::{launch, GpuInput};
+use super::{elementwise, indexing, launch, reduce, GpuInput};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -10,11 +10,13 @@ use crate::gpu::batch::MAX_PARAMS;
 use crate::gpu::kernels::source::{fill, raw_type};
 use crate::gpu::storage::GpuStorage;
 use crate::ops::index;
+use crate::ops::reduce::{CumOp, ReduceOp};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 const GATHER_ND: &str = include_str!("../../../shaders/gather_nd.wgsl");
 const SCATTER_ND: &str = include_str!("../../../shaders/scatter_nd.wgsl");
+const WHERE: &str = include_str!("../../../shaders/where_indices.wgsl");
 const ND_OFFSET: &str = include_str!("../../../shaders/nd_offset.wgsl");
 
 /// gather_nd moves any element; scatter_nd adds with 32-bit atomics.
@@ -93,4 +95,45 @@ pub fn scatter_nd(
     let key = format!("scatter_nd:{combine}");
     launch(&key, source, &[indices, updates], &out, &params, n.div_ceil(256) as u64)?;
     Ok(Some(Tensor::from_gpu(out, shape.clone())))
+}
+
+/// tf.where(condition): the int64 coordinates of its nonzero elements. The output's length
+/// depends on the values, so the count is read back (a sync), as TensorFlow's GPU kernel does.
+pub fn where_indices(x: &GpuInput) -> Result<Option<Tensor>> {
+    let rank = x.shape.rank();
+    let n = x.shape.num_elements();
+    if 2 + rank > MAX_PARAMS {
+        return Ok(None);
+    }
+    let flat = Shape(vec![n]);
+    // Flags are 0/1 as u32: booleans already are; other dtypes cast to bool's representation.
+    let flags = match x.dtype {
+        DType::Bool => x.tensor.clone(),
+        d => {
+            let Some(expr) = elementwise::cast_expr(d, DType::Bool) else { return Ok(None) };
+            let Some(t) =
+                elementwise::run("Where", expr, std::slice::from_ref(x), DType::U32, &x.shape)?
+            else {
+                return Ok(None);
+            };
+            t
+        }
+    };
+    let flags = GpuInput { tensor: flags, dtype: DType::U32, shape: flat };
+    let Some(prefix) = indexing::cumulative(CumOp::Sum, &flags, 0, true, false)? else {
+        return Ok(None);
+    };
+    let Some(count) = reduce::reduce(ReduceOp::Sum, &flags, &[0], false)? else {
+        return Ok(None);
+    };
+    let count = count.to_vec::<u32>()?.first().copied().unwrap_or(0) as usize;
+    let out = GpuStorage::alloc(x.device(), DType::I64, count * rank)?;
+    if count * rank > 0 {
+        let mut params = vec![n as u32, rank as u32];
+        params.extend(x.shape.dims().iter().map(|&d| d as u32));
+        let source = || fill(WHERE, &[]);
+        let prefix = GpuInput::from(prefix);
+        launch("where_indices", source, &[&flags, &prefix], &out, &params, n.div_ceil(256) as u64)?;
+    }
+    Ok(Some(Tensor::from_gpu(out, Shape(vec![count, rank]))))
 }
