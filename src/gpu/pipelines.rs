@@ -3,6 +3,7 @@
 //! parameters as a read-only `array<u32>` at the last binding.
 
 use crate::error::{Error, Result};
+use crate::gpu::kernels::source::enable_extensions;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -62,7 +63,7 @@ impl PipelineCache {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(key),
-            source: wgpu::ShaderSource::Wgsl(source().into()),
+            source: wgpu::ShaderSource::Wgsl(enable_extensions(source()).into()),
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(key),

@@ -10,11 +10,12 @@ use std::sync::OnceLock;
 
 /// Whether visible GPU `device` holds `dtype`: float32, int32, uint32 and bool everywhere
 /// (booleans as one `u32` each: WGSL has no 1-byte storage), int64 and uint64 where the adapter
-/// has `SHADER_INT64`.
+/// has `SHADER_INT64`, float16 where it has `SHADER_F16`.
 pub fn supports_dtype(device: usize, dtype: DType) -> bool {
     match dtype {
         DType::F32 | DType::I32 | DType::U32 | DType::Bool => true,
         DType::I64 | DType::U64 => adapters::details(device).is_some_and(|d| d.shader_int64),
+        DType::F16 => adapters::details(device).is_some_and(|d| d.shader_f16),
         _ => false,
     }
 }
@@ -23,8 +24,14 @@ pub fn supports_dtype(device: usize, dtype: DType) -> bool {
 pub fn element_bytes(dtype: DType) -> u64 {
     match dtype {
         DType::I64 | DType::U64 => 8,
+        DType::F16 => 2,
         _ => 4,
     }
+}
+
+/// Bytes a buffer of `len` elements spans: copies and mappings move whole 4-byte words.
+fn span(dtype: DType, len: usize) -> u64 {
+    (len as u64 * element_bytes(dtype)).next_multiple_of(4)
 }
 
 #[derive(Debug)]
@@ -37,7 +44,8 @@ pub struct GpuStorage {
 }
 
 fn encode(buffer: &Buffer) -> Option<Vec<u8>> {
-    Some(match buffer {
+    let mut bytes = match buffer {
+        Buffer::F16(v) => v.iter().flat_map(|h| h.to_bits().to_le_bytes()).collect(),
         Buffer::F32(v) => bytemuck::cast_slice(v).to_vec(),
         Buffer::I32(v) => bytemuck::cast_slice(v).to_vec(),
         Buffer::U32(v) => bytemuck::cast_slice(v).to_vec(),
@@ -45,19 +53,23 @@ fn encode(buffer: &Buffer) -> Option<Vec<u8>> {
         Buffer::U64(v) => bytemuck::cast_slice(v).to_vec(),
         Buffer::Bool(v) => v.iter().flat_map(|&b| u32::from(b).to_le_bytes()).collect(),
         _ => return None,
-    })
+    };
+    bytes.resize(bytes.len().next_multiple_of(4), 0);
+    Some(bytes)
 }
 
 fn decode(bytes: &[u8], dtype: DType, len: usize) -> Result<Buffer> {
     let bytes = &bytes[..len * element_bytes(dtype) as usize];
     let words = || bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
     let longs = || bytes.chunks_exact(8).map(|c| <[u8; 8]>::try_from(c).unwrap_or_default());
+    let halves = || bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
     Ok(match dtype {
         DType::F32 => Buffer::F32(words().map(f32::from_le_bytes).collect()),
         DType::I32 => Buffer::I32(words().map(i32::from_le_bytes).collect()),
         DType::U32 => Buffer::U32(words().map(u32::from_le_bytes).collect()),
         DType::Bool => Buffer::Bool(words().map(|w| u32::from_le_bytes(w) != 0).collect()),
         DType::I64 => Buffer::I64(longs().map(i64::from_le_bytes).collect()),
+        DType::F16 => Buffer::F16(halves().map(half::f16::from_bits).collect()),
         DType::U64 => Buffer::U64(longs().map(u64::from_le_bytes).collect()),
         other => return Err(Error::Internal(format!("{other} tensors do not live on the GPU"))),
     })
@@ -68,7 +80,7 @@ impl GpuStorage {
     pub fn alloc(device: usize, dtype: DType, len: usize) -> Result<GpuStorage> {
         let ctx = adapters::context(device)?;
         crate::shape::check_elements(len)?;
-        let buffer = GpuBuffer::alloc(&ctx, len as u64 * element_bytes(dtype))?;
+        let buffer = GpuBuffer::alloc(&ctx, span(dtype, len))?;
         Ok(GpuStorage { buffer, device, dtype, len, host: OnceLock::new() })
     }
 
@@ -95,7 +107,7 @@ impl GpuStorage {
             return Ok(b);
         }
         let ctx = self.buffer.context();
-        let bytes = ctx.read(self.buffer.raw(), self.len as u64 * element_bytes(self.dtype))?;
+        let bytes = ctx.read(self.buffer.raw(), span(self.dtype, self.len))?;
         let buffer = decode(&bytes, self.dtype, self.len)?;
         Ok(self.host.get_or_init(|| buffer))
     }

@@ -12,14 +12,22 @@ use crate::tensor::Tensor;
 
 const TEMPLATE: &str = include_str!("../../../shaders/elementwise.wgsl");
 const FUNCS: &str = include_str!("../../../shaders/elementwise_funcs.wgsl");
-/// Helpers over i64/u64: only kernels with 64-bit operands include them (and need the feature).
+/// Helpers over i64/u64 and f16: only kernels with such operands include them (and only GPUs
+/// with the feature get those kernels).
 const FUNCS_64: &str = include_str!("../../../shaders/elementwise_funcs_64.wgsl");
+const FUNCS_F16: &str = include_str!("../../../shaders/elementwise_funcs_f16.wgsl");
+
+/// Float16 computes as float32: the f32 expression, with float32 results stored as float16.
+fn as_f16((expr, out): (&'static str, DType)) -> (&'static str, DType) {
+    (expr, if out == DType::F32 { DType::F16 } else { out })
+}
 
 /// (expression over `a`, output dtype) for a unary op on the GPU.
 pub fn unary_expr(op: UnaryOp, dtype: DType) -> Option<(&'static str, DType)> {
     use UnaryOp::*;
     let bool_of = |e| Some((e, DType::Bool));
     match dtype {
+        DType::F16 => unary_expr(op, DType::F32).map(as_f16),
         DType::F32 => match op {
             Neg => Some(("-a", dtype)),
             Abs => Some(("abs(a)", dtype)),
@@ -87,6 +95,9 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
         _ => None,
     };
     match dtype {
+        // The CPU rounds the quotient to float16 before flooring it.
+        DType::F16 if op == FloorDiv => Some(("floor(f32(to_f16(a / b)))", DType::F16)),
+        DType::F16 => binary_expr(op, DType::F32).map(as_f16),
         DType::F32 => match op {
             Equal => cmp("select(0u, 1u, a == b && !unordered(a, b))"),
             NotEqual => cmp("select(0u, 1u, a != b || unordered(a, b))"),
@@ -153,6 +164,10 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
 pub fn cast_expr(from: DType, to: DType) -> Option<&'static str> {
     use DType::*;
     Some(match (from, to) {
+        // Float16 operands load as f32, and f32 results store as f16.
+        (F16, F32) | (F32, F16) => "a",
+        (F16, _) => return cast_expr(F32, to),
+        (_, F16) => return cast_expr(from, F32),
         (F32, I32) => "f32_to_i32(a)",
         (F32, U32) => "f32_to_u32(a)",
         (F32, Bool) => "select(0u, 1u, a != 0.0 || is_nan(a))",
@@ -238,15 +253,20 @@ pub fn run(
             }
         };
         key += &format!(":{}{index}", wgsl_type(x.dtype));
-        loads += &format!("    let {} = x{k}[{index}];\n", letters[k]);
+        let load = format!("x{k}[{index}]");
+        let load = if x.dtype == DType::F16 { format!("f32({load})") } else { load };
+        loads += &format!("    let {} = {load};\n", letters[k]);
     }
     let n = operands.len();
-    let wide = |d: DType| matches!(d, DType::I64 | DType::U64);
-    let funcs = if wide(out_dtype) || operands.iter().any(|x| wide(x.dtype)) {
-        format!("{FUNCS}{FUNCS_64}")
-    } else {
-        FUNCS.to_string()
-    };
+    let uses = |d: DType| out_dtype == d || operands.iter().any(|x| x.dtype == d);
+    let mut funcs = FUNCS.to_string();
+    if uses(DType::I64) || uses(DType::U64) {
+        funcs += FUNCS_64;
+    }
+    if uses(DType::F16) {
+        funcs += FUNCS_F16;
+    }
+    let expr = if out_dtype == DType::F16 { format!("to_f16({expr})") } else { expr.to_string() };
     let source = || {
         fill(
             TEMPLATE,
@@ -257,7 +277,7 @@ pub fn run(
                 ("PARAMS", (n + 1).to_string()),
                 ("FUNCS", funcs.clone()),
                 ("LOADS", loads.clone()),
-                ("EXPR", expr.to_string()),
+                ("EXPR", expr.clone()),
             ],
         )
     };

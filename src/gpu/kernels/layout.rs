@@ -31,7 +31,13 @@ fn copy(
     if n == 0 {
         return Ok(Some(()));
     }
-    if iter.len() > MAX_RANK || src.0 < 0 || src.0 > i32::MAX as i64 || dst.0 > u32::MAX as i64 {
+    let fits = |s: &i64| i32::try_from(*s).is_ok();
+    if iter.len() > MAX_RANK
+        || src.0 < 0
+        || src.0 > i32::MAX as i64
+        || dst.0 > u32::MAX as i64
+        || !src.1.iter().all(fits)
+    {
         return Ok(None);
     }
     let mut params = vec![n as u32, iter.len() as u32, src.0 as u32, dst.0 as u32];
@@ -62,7 +68,13 @@ pub fn strided_slice(x: &GpuInput, spec: &SliceSpec) -> Result<Option<Tensor>> {
     let in_strides = strides(x.shape.dims());
     let iter: Vec<usize> = spec.ranges.iter().map(|r| r.1).collect();
     let base: i64 = spec.ranges.iter().zip(&in_strides).map(|(r, s)| r.0 as i64 * s).sum();
-    let src: Vec<i64> = spec.ranges.iter().zip(&in_strides).map(|(r, s)| r.2 as i64 * s).collect();
+    // A step only matters on axes that take more than one element (huge steps take one).
+    let src: Vec<i64> = spec
+        .ranges
+        .iter()
+        .zip(&in_strides)
+        .map(|(r, s)| if r.1 > 1 { (r.2 as i64).saturating_mul(*s) } else { 0 })
+        .collect();
     let dst = strides(&iter);
     let n: usize = iter.iter().product();
     if n != spec.out_shape.num_elements() {

@@ -52,6 +52,7 @@ impl From<Tensor> for GpuInput {
 /// Whether visible GPU `device` has kernels for `op` on these inputs' dtypes.
 pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
     let holds = |dtype| supports_dtype(device, dtype);
+    let widen = |d: DType| if d == DType::F16 && widens_f16(op) { DType::F32 } else { d };
     if !inputs.iter().all(|t| holds(t.dtype())) {
         return false;
     }
@@ -70,16 +71,18 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::Reshape(_) | Op::BroadcastTo(_) | Op::Fill(_) | Op::Transpose(_) => true,
         Op::StridedSlice(_) | Op::Concat(_) | Op::Tile(_) => true,
         Op::Pad { mode, .. } => *mode == PadMode::Constant,
-        Op::Reduce { op, .. } => dtype(0).is_some_and(|d| reduce::supports(*op, d)),
+        Op::Reduce { op, .. } => dtype(0).is_some_and(|d| reduce::supports(*op, widen(d))),
         Op::ArgReduce { output, .. } => {
             matches!(output, DType::I32 | DType::I64)
                 && holds(*output)
                 && dtype(0) != Some(DType::Bool)
         }
-        Op::MatMul(_) => dtype(0) == dtype(1) && dtype(0).is_some_and(matmul::supports),
+        Op::MatMul(_) => {
+            dtype(0) == dtype(1) && dtype(0).is_some_and(|d| matmul::supports(widen(d)))
+        }
         Op::Gather { batch_dims: 0, .. } => dtype(1) == Some(DType::I32),
-        Op::Softmax { .. } => dtype(0) == Some(DType::F32),
-        Op::Sort { .. } => inputs[0].rank() > 0 && sort::supports(inputs[0].dtype()),
+        Op::Softmax { .. } => dtype(0).map(widen) == Some(DType::F32),
+        Op::Sort { .. } => inputs[0].rank() > 0 && sort::supports(widen(inputs[0].dtype())),
         Op::Cumulative { axis, .. } => dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank(),
         Op::Random(spec) => random::supports(spec),
         Op::WhereIndices => holds(DType::I64),
@@ -125,6 +128,9 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             Some(g) => moved.push(g),
             None => return Ok(None),
         }
+    }
+    if widens_f16(op) && moved.iter().any(|x| x.dtype == DType::F16) {
+        return run_widened(op, &moved, device);
     }
     let one = |t: Option<Tensor>| t.map(|t| vec![t]);
     let name = op.tf_name();
@@ -197,6 +203,50 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
         Op::ScatterNd(shape) => one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?),
         _ => None,
     })
+}
+
+/// Ops without float16 kernels of their own (reductions, scans, matmul, softmax, sorts).
+fn widens_f16(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Reduce { .. }
+            | Op::ArgReduce { .. }
+            | Op::Cumulative { .. }
+            | Op::MatMul(_)
+            | Op::Softmax { .. }
+            | Op::Sort { .. }
+    )
+}
+
+/// Runs `op` on float32 copies of its float16 inputs, accumulating in float32 as TensorFlow's
+/// GPU kernels do, and rounds its float outputs back to float16.
+fn run_widened(op: &Op, moved: &[GpuInput], device: usize) -> Result<Option<Vec<Tensor>>> {
+    let convert = |x: &GpuInput, to: DType| {
+        elementwise::run("Cast", "a", std::slice::from_ref(x), to, &x.shape)
+    };
+    let mut wide = Vec::with_capacity(moved.len());
+    for x in moved {
+        wide.push(match x.dtype {
+            DType::F16 => match convert(x, DType::F32)? {
+                Some(t) => t,
+                None => return Ok(None),
+            },
+            _ => x.tensor.clone(),
+        });
+    }
+    let refs: Vec<&Tensor> = wide.iter().collect();
+    let Some(outputs) = run(op, &refs, device)? else { return Ok(None) };
+    let mut narrowed = Vec::with_capacity(outputs.len());
+    for t in outputs {
+        narrowed.push(match t.dtype() {
+            DType::F32 => match convert(&GpuInput::from(t), DType::F16)? {
+                Some(t) => t,
+                None => return Ok(None),
+            },
+            _ => t,
+        });
+    }
+    Ok(Some(narrowed))
 }
 
 /// Allocates the output and launches a one-output kernel with one invocation per element.

@@ -8,14 +8,25 @@ const COMMON: &str = include_str!("../../../shaders/common.wgsl");
 /// `template` with each `{{key}}` replaced, prefixed by the shared helpers.
 pub fn fill(template: &str, holes: &[(&str, String)]) -> String {
     let mut out = String::with_capacity(COMMON.len() + template.len() + 256);
-    out.push_str(COMMON);
     let mut body = template.to_string();
     for (key, value) in holes {
         body = body.replace(&format!("{{{{{key}}}}}"), value);
     }
     debug_assert!(!body.contains("{{"), "unfilled hole in generated kernel:\n{body}");
+    out.push_str(COMMON);
     out.push_str(&body);
     out
+}
+
+/// `source` with the directive float16 kernels need (first in a module, as WGSL requires).
+/// Only kernels with float16 operands mention the type, and only GPUs with `SHADER_F16`
+/// receive them.
+pub fn enable_extensions(source: String) -> String {
+    if source.contains("f16") {
+        format!("enable f16;\n{source}")
+    } else {
+        source
+    }
 }
 
 /// The WGSL element type a dtype is stored as.
@@ -25,6 +36,7 @@ pub fn wgsl_type(dtype: DType) -> &'static str {
         DType::I32 => "i32",
         DType::I64 => "i64",
         DType::U64 => "u64",
+        DType::F16 => "f16",
         _ => "u32", // u32 and bool
     }
 }
@@ -33,6 +45,7 @@ pub fn wgsl_type(dtype: DType) -> &'static str {
 pub fn raw_type(dtype: DType) -> &'static str {
     match dtype {
         DType::I64 | DType::U64 => "u64",
+        DType::F16 => "f16",
         _ => "u32",
     }
 }
