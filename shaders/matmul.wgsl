@@ -1,11 +1,13 @@
 // Batched matrix product C = op(A) op(B), tiled: each 16x16 workgroup computes a 64x64 tile of
 // C, every invocation a 4x4 block held in registers, with 16-deep slices of A and B staged in
-// workgroup memory. Generated per element type T and per transpose pair (LOAD_A, LOAD_B give
-// the address of A(m, k) and B(k, n)). Parameters: p[0] = M, p[1] = N, p[2] = K,
-// p[3] / p[4] = batch strides of A / B (0 when broadcast), batch = workgroup z.
+// workgroup memory. Generated per element type T and per transpose pair: LOAD_A and LOAD_B
+// stage the slices, as vec4 loads along the contiguous axis when its length is a multiple of
+// 4, else one element at a time (src/gpu/kernels/matmul.rs writes both).
+// Parameters: p[0] = M, p[1] = N, p[2] = K, p[3] / p[4] = batch strides of A / B (0 when
+// broadcast), batch = workgroup z.
 
-@group(0) @binding(0) var<storage, read> a: array<T>;
-@group(0) @binding(1) var<storage, read> b: array<T>;
+@group(0) @binding(0) var<storage, read> a: array<{{A_T}}>;
+@group(0) @binding(1) var<storage, read> b: array<{{B_T}}>;
 @group(0) @binding(2) var<storage, read_write> c: array<T>;
 @group(0) @binding(3) var<storage, read> p: array<u32>;
 
@@ -29,29 +31,8 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     let tid = lid.y * 16u + lid.x;
     var acc: array<array<T, 4>, 4>;
     for (var k0 = 0u; k0 < K; k0 += TK) {
-        for (var l = 0u; l < 4u; l++) {
-            let e = tid + l * 256u;
-            // Index order follows memory order so that neighbouring invocations load
-            // neighbouring addresses.
-            let am = A_M;
-            let ak = A_K;
-            let m = row0 + am;
-            let k = k0 + ak;
-            var va: T;
-            if (m < M && k < K) {
-                va = a[a0 + LOAD_A];
-            }
-            As[ak * TM + am] = va;
-            let bk = B_K;
-            let bn = B_N;
-            let n = col0 + bn;
-            let kb = k0 + bk;
-            var vb: T;
-            if (n < N && kb < K) {
-                vb = b[b0 + LOAD_B];
-            }
-            Bs[bk * TN + bn] = vb;
-        }
+{{LOAD_A}}
+{{LOAD_B}}
         workgroupBarrier();
         for (var kk = 0u; kk < TK; kk++) {
             var av: array<T, 4>;

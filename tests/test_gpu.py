@@ -321,7 +321,12 @@ CASES = {
     "matmul": lambda t: [
         tf.matmul(t.f, t.f, transpose_b=True), tf.matmul(t.f, t.f, transpose_a=True),
         tf.matmul(t.f[0], tf.transpose(t.f[1])), tf.matmul(t.i[:, :, :3], t.i[0, :3]),
-        tf.matmul(t.m1, t.m2), tf.matmul(t.m2, t.m1, transpose_a=True, transpose_b=True)],
+        tf.matmul(t.m1, t.m2), tf.matmul(t.m2, t.m1, transpose_a=True, transpose_b=True),
+        # Dims that are multiples of 4 take the vec4 loads, in every transpose combination.
+        tf.matmul(t.m1[:68, :128], t.m2[:128, :88]), tf.matmul(t.m2[:128, :68], t.m2[:128, :88],
+        transpose_a=True), tf.matmul(t.m1[:68, :128], t.m1[:36, :128], transpose_b=True),
+        tf.matmul(t.m2[:128, :68], t.m1[:36, :128], transpose_a=True, transpose_b=True),
+        tf.matmul(tf.reshape(t.i[:4, :4, :4] * 1, [4, 4, 4]), t.i[:4, :4, :4])],
     "layout": lambda t: [
         tf.transpose(t.f, [2, 0, 1]), t.f[::-2, 1:5, ::3], tf.concat([t.f, t.f * 2], 1),
         tf.pad(t.f, [[1, 0], [0, 2], [3, 1]], constant_values=7.0), tf.tile(t.i, [2, 1, 3]),

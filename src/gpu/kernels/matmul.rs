@@ -40,22 +40,26 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
         return Ok(Some(Tensor::from_gpu(out, out_shape)));
     }
     let t = wgsl_type(a.dtype);
-    // Memory-order index splits of the 16x64 tiles, and the addresses of A(m, k), B(k, n).
-    let (a_m, a_k, load_a) =
-        if ta { ("e % TM", "e / TM", "k * M + m") } else { ("e / TK", "e % TK", "m * K + k") };
-    let (b_k, b_n, load_b) =
-        if tb { ("e % TK", "e / TK", "n * K + kb") } else { ("e / TN", "e % TN", "kb * N + n") };
-    let key = format!("matmul:{t}:{ta}:{tb}");
+    // Vector loads run along each input's contiguous axis: k for A and n for B, or m and k
+    // when transposed. Every vec4 then lies inside one row, and batch strides stay aligned.
+    let a_vec = if ta { m % 4 == 0 } else { ka % 4 == 0 };
+    let b_vec = if tb { ka % 4 == 0 } else { n % 4 == 0 };
+    let (load_a, load_b) = (stage_a(ta, a_vec), stage_b(tb, b_vec));
+    let vec_t = format!("vec4<{t}>");
+    let key = format!("matmul:{t}:{ta}:{tb}:{a_vec}:{b_vec}");
     let source = || {
-        fill(TEMPLATE, &[])
-            .replace("array<T", &format!("array<{t}"))
-            .replace(": T", &format!(": {t}"))
-            .replace("A_M", a_m)
-            .replace("A_K", a_k)
-            .replace("B_K", b_k)
-            .replace("B_N", b_n)
-            .replace("LOAD_A", load_a)
-            .replace("LOAD_B", load_b)
+        fill(
+            TEMPLATE,
+            &[
+                ("LOAD_A", load_a.clone()),
+                ("LOAD_B", load_b.clone()),
+                ("A_T", if a_vec { vec_t.clone() } else { t.to_string() }),
+                ("B_T", if b_vec { vec_t.clone() } else { t.to_string() }),
+            ],
+        )
+        .replace("array<T", &format!("array<{t}"))
+        .replace("vec4<T>", &vec_t)
+        .replace(": T", &format!(": {t}"))
     };
     let params = [m as u32, n as u32, ka as u32, sa as u32, sb as u32];
     let grid = [n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32];
@@ -64,4 +68,71 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
     }
     launch_grid(&key, source, &[a, b], &out, &params, grid)?;
     Ok(Some(Tensor::from_gpu(out, out_shape)))
+}
+
+/// WGSL staging the 64x16 slice of A (rows m, depth k) into `As[k * TM + m]`. `e` walks memory
+/// order so that neighbouring invocations read neighbouring addresses.
+fn stage_a(transposed: bool, vectorised: bool) -> String {
+    let (split, address) = match (transposed, vectorised) {
+        (false, false) => ("let am = e / TK;\n let ak = e % TK;", "m * K + k"),
+        (true, false) => ("let am = e % TM;\n let ak = e / TM;", "k * M + m"),
+        (false, true) => ("let am = e / 4u;\n let ak = (e % 4u) * 4u;", "m * K + k"),
+        (true, true) => ("let am = (e % 16u) * 4u;\n let ak = e / 16u;", "k * M + m"),
+    };
+    let store = match (transposed, vectorised) {
+        (_, false) => "As[ak * TM + am] = v;",
+        (false, true) => "for (var c = 0u; c < 4u; c++) { As[(ak + c) * TM + am] = v[c]; }",
+        (true, true) => "for (var c = 0u; c < 4u; c++) { As[ak * TM + am + c] = v[c]; }",
+    };
+    stage("a", "a0", split, "row0 + am", "k0 + ak", "M", address, store, vectorised)
+}
+
+/// WGSL staging the 16x64 slice of B (depth k, columns n) into `Bs[k * TN + n]`.
+fn stage_b(transposed: bool, vectorised: bool) -> String {
+    let (split, address) = match (transposed, vectorised) {
+        (false, false) => ("let bk = e / TN;\n let bn = e % TN;", "k * N + m"),
+        (true, false) => ("let bk = e % TK;\n let bn = e / TK;", "m * K + k"),
+        (false, true) => ("let bk = e / 16u;\n let bn = (e % 16u) * 4u;", "k * N + m"),
+        (true, true) => ("let bk = (e % 4u) * 4u;\n let bn = e / 4u;", "m * K + k"),
+    };
+    let store = match (transposed, vectorised) {
+        (_, false) => "Bs[bk * TN + bn] = v;",
+        (false, true) => "for (var c = 0u; c < 4u; c++) { Bs[bk * TN + bn + c] = v[c]; }",
+        (true, true) => "for (var c = 0u; c < 4u; c++) { Bs[(bk + c) * TN + bn] = v[c]; }",
+    };
+    // For B, `m` names the column (n) so that one bounds check serves both inputs.
+    stage("b", "b0", split, "col0 + bn", "k0 + bk", "N", address, store, vectorised)
+}
+
+/// One staging loop: 1024 elements as four scalar loads or one vec4 load per invocation;
+/// elements outside the matrix stage as zero.
+#[allow(clippy::too_many_arguments)]
+fn stage(
+    input: &str,
+    base: &str,
+    split: &str,
+    outer: &str,
+    depth: &str,
+    outer_len: &str,
+    address: &str,
+    store: &str,
+    vectorised: bool,
+) -> String {
+    let (rounds, ty, index) = match vectorised {
+        true => (1, "vec4<T>", format!("({base} + {address}) / 4u")),
+        false => (4, "T", format!("{base} + {address}")),
+    };
+    format!(
+        "        for (var l = 0u; l < {rounds}u; l++) {{
+            let e = tid + l * 256u;
+            {split}
+            let m = {outer};
+            let k = {depth};
+            var v: {ty};
+            if (m < {outer_len} && k < K) {{
+                v = {input}[{index}];
+            }}
+            {store}
+        }}"
+    )
 }
