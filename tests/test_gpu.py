@@ -293,6 +293,10 @@ CASES = {
         tf.sort(t.h), tf.math.top_k(t.h, 2)[0], tf.transpose(t.h), t.h[::2, 1:],
         tf.gather(t.h, [1, 0]),
         tf.concat([t.h, t.h], 0), tf.where(t.b, t.h, -t.h)],
+    "unique": lambda t: [
+        *tf.unique(tf.reshape(t.i, [-1])), *tf.unique(tf.reshape(t.l % 9, [-1]), tf.int64),
+        *tf.unique(tf.constant([3.0, np.nan, -0.0, 0.0, 3.0, np.nan, 1.0])),
+        *tf.unique(tf.reshape(t.u % 5, [-1])), *tf.unique(tf.range(70_000) % 1234)],
     "where_indices": lambda t: [
         tf.where(t.b), tf.where(t.f > 0.5), tf.where(t.i), tf.where(t.l % 3 == 0),
         tf.where(tf.constant([0.0, np.nan, -0.0, 2.0])), tf.where(tf.constant(True)),

@@ -12,6 +12,7 @@ mod random;
 mod reduce;
 mod sort;
 pub mod source;
+mod unique;
 
 use crate::device::Device;
 use crate::dispatch::Op;
@@ -86,6 +87,9 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::Cumulative { axis, .. } => dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank(),
         Op::Random(spec) => random::supports(spec),
         Op::WhereIndices => holds(DType::I64),
+        Op::Unique { index_i64 } => {
+            dtype(0).is_some_and(unique::supports) && (!index_i64 || holds(DType::I64))
+        }
         Op::GatherNd => {
             dtype(0).zip(dtype(1)).is_some_and(|(x, i)| nd_index::supports(i, x, false))
         }
@@ -199,6 +203,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
         }
         Op::Random(spec) => one(random::generate(spec, device)?),
         Op::WhereIndices => one(nd_index::where_indices(&moved[0])?),
+        Op::Unique { index_i64 } => unique::unique(&moved[0], *index_i64)?,
         Op::GatherNd => one(nd_index::gather_nd(&moved[0], &moved[1], inputs[1])?),
         Op::ScatterNd(shape) => one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?),
         _ => None,
