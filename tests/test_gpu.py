@@ -297,6 +297,9 @@ CASES = {
         *tf.unique(tf.reshape(t.i, [-1])), *tf.unique(tf.reshape(t.l % 9, [-1]), tf.int64),
         *tf.unique(tf.constant([3.0, np.nan, -0.0, 0.0, 3.0, np.nan, 1.0])),
         *tf.unique(tf.reshape(t.u % 5, [-1])), *tf.unique(tf.range(70_000) % 1234)],
+    "range": lambda t: [
+        tf.range(10), tf.range(0.5, 3.0, 0.25), tf.range(10, 0, -3), tf.range(0.0, 1e6, 0.37),
+        tf.range(2**40, 2**40 + 3, dtype=tf.int64), tf.range(3, 3), tf.range(7, dtype=tf.uint32)],
     "where_indices": lambda t: [
         tf.where(t.b), tf.where(t.f > 0.5), tf.where(t.i), tf.where(t.l % 3 == 0),
         tf.where(tf.constant([0.0, np.nan, -0.0, 2.0])), tf.where(tf.constant(True)),

@@ -10,6 +10,19 @@ use crate::with_real;
 /// `tf.range(start, limit, delta)` for scalars of one real dtype; element i is
 /// `start + i * delta`, computed in the dtype as TensorFlow's kernel does.
 pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
+    let size = range_len(start, limit, delta)?;
+    let dtype = start.dtype();
+    let out = with_real!(start.buffer(), v => {
+        let (first, step) = (v[0], Element::unwrap(delta.buffer()).map(|d: &Vec<_>| d[0]).ok_or_else(|| Error::Internal("range".into()))?);
+        Element::wrap(crate::kernels::parallel::generate(size, |i| {
+            Num::add(first, Num::mul(Element::from_u64(i as u64), step))
+        }))
+    }, else return Err(Error::unsupported_dtype("Range", dtype)));
+    Ok(Tensor::from_buffer_unchecked(out, Shape(vec![size])))
+}
+
+/// The length of `tf.range(start, limit, delta)`, with TensorFlow's errors (host scalars).
+pub fn range_len(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<usize> {
     let dtype = start.dtype();
     if limit.dtype() != dtype || delta.dtype() != dtype {
         return Err(Error::dtype_mismatch(
@@ -68,13 +81,7 @@ pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
         Error::ResourceExhausted(format!("Requires a range of {size} elements [Op:Range]"))
     })?;
     crate::shape::check_elements(size)?;
-    let out = with_real!(start.buffer(), v => {
-        let (first, step) = (v[0], Element::unwrap(delta.buffer()).map(|d: &Vec<_>| d[0]).ok_or_else(|| Error::Internal("range".into()))?);
-        Element::wrap(crate::kernels::parallel::generate(size, |i| {
-            Num::add(first, Num::mul(Element::from_u64(i as u64), step))
-        }))
-    }, else return Err(Error::unsupported_dtype("Range", dtype)));
-    Ok(Tensor::from_buffer_unchecked(out, Shape(vec![size])))
+    Ok(size)
 }
 
 /// A tensor of `shape` filled with the scalar `value`.

@@ -194,6 +194,18 @@ pub fn cast_expr(from: DType, to: DType) -> Option<&'static str> {
     })
 }
 
+/// Element `i` of tf.range from `a` = start and `b` = delta, in the CPU's order of operations.
+pub fn range_expr(dtype: DType) -> Option<&'static str> {
+    Some(match dtype {
+        DType::F32 => "a + f32(i) * b",
+        DType::I32 => "a + i32(i) * b",
+        DType::U32 => "a + i * b",
+        DType::I64 => "a + i64(i) * b",
+        DType::U64 => "a + u64(i) * b",
+        _ => return None,
+    })
+}
+
 /// How operand `k` is indexed at output index `i`, and its strides when it broadcasts.
 fn layout(operand: &Shape, out: &Shape) -> (&'static str, Option<Vec<u32>>) {
     if operand == out {

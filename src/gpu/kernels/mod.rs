@@ -87,6 +87,10 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::Cumulative { axis, .. } => dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank(),
         Op::Random(spec) => random::supports(spec),
         Op::WhereIndices => holds(DType::I64),
+        // float16 ranges round every step on the CPU; the kernel computes in float32.
+        Op::Range => {
+            dtype(0).is_some_and(|d| d != DType::F16 && elementwise::range_expr(d).is_some())
+        }
         Op::Unique { index_i64 } => {
             dtype(0).is_some_and(unique::supports) && (!index_i64 || holds(DType::I64))
         }
@@ -125,6 +129,9 @@ fn to_gpu(t: &Tensor, device: usize) -> Result<Option<GpuInput>> {
 pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tensor>>> {
     if !supported(op, inputs, device) || !(operands_checked(op, inputs)?) {
         return Ok(None);
+    }
+    if let Op::Range = op {
+        return range(inputs, device);
     }
     let mut moved = Vec::with_capacity(inputs.len());
     for t in inputs {
@@ -208,6 +215,24 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
         Op::ScatterNd(shape) => one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?),
         _ => None,
     })
+}
+
+/// tf.range: its length needs the (host) values of its scalars, as in TensorFlow.
+fn range(inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tensor>>> {
+    for t in inputs {
+        t.host()?;
+    }
+    let Ok(n) = crate::ops::creation::range_len(inputs[0], inputs[1], inputs[2]) else {
+        return Ok(None); // the CPU kernel raises
+    };
+    let Some(expr) = elementwise::range_expr(inputs[0].dtype()) else { return Ok(None) };
+    let (Some(start), Some(delta)) = (to_gpu(inputs[0], device)?, to_gpu(inputs[2], device)?)
+    else {
+        return Ok(None);
+    };
+    let dtype = start.dtype;
+    let out = elementwise::run("Range", expr, &[start, delta], dtype, &Shape(vec![n]))?;
+    Ok(out.map(|t| vec![t]))
 }
 
 /// Ops without float16 kernels of their own (reductions, scans, matmul, softmax, sorts).
