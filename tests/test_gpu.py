@@ -171,6 +171,32 @@ def test_a_gpu_without_float16_leaves_float16_ops_to_the_cpu():
     assert out.stdout.split() == [CPU, "[3.0,", "4.0]", GPU], out.stderr
 
 
+def test_a_lost_gpu_raises_unavailable_and_the_cpu_goes_on():
+    code = (
+        "import ferroflow as tf\n"
+        "from ferroflow import _core\n"
+        "a = tf.constant([1.0, 2.0]) * 2\n"
+        "_core.simulate_gpu_loss(0)\n"
+        "for attempt in (lambda: (a * 3).numpy(), lambda: a.numpy()):\n"
+        "    try:\n"
+        "        attempt()\n"
+        "    except tf.errors.UnavailableError as e:\n"
+        "        print('unavailable', 'lost' in str(e))\n"
+        "with tf.device('CPU:0'):\n"
+        "    print((tf.constant([1.0]) + 1).numpy().tolist())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:3] == ["unavailable True", "unavailable True", "[2.0]"]
+
+
+def test_tensors_beyond_the_binding_limit_raise_resource_exhausted():
+    with tf.device("GPU:0"):
+        with pytest.raises(tf.errors.ResourceExhaustedError, match="can bind"):
+            tf.fill([2**31], 1.0)
+        assert (tf.ones([3]) + 1).device == GPU  # the device is still usable
+
+
 def test_a_thousand_queued_ops_give_the_right_value():
     x = tf.constant(np.zeros(1000, np.float32))
     for _ in range(1000):

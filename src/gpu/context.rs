@@ -105,6 +105,11 @@ impl GpuContext {
         }
     }
 
+    /// Records that the device is gone (the lost callback may run only at the next poll).
+    pub(crate) fn mark_lost(&self) {
+        self.lost.store(true, Ordering::SeqCst);
+    }
+
     /// Largest tensor, in bytes, a single binding can address.
     pub(crate) fn max_binding(&self) -> u64 {
         self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)

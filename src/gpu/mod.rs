@@ -22,3 +22,12 @@ pub use storage::{supports_dtype, GpuStorage};
 pub fn synchronize(device: usize) -> crate::error::Result<()> {
     adapters::context(device)?.wait()
 }
+
+/// Destroys visible GPU `device` as a driver reset would, so tests can check that a lost device
+/// raises `UnavailableError` instead of crashing.
+pub fn simulate_device_loss(device: usize) -> crate::error::Result<()> {
+    let ctx = adapters::context(device)?;
+    ctx.device.destroy();
+    ctx.mark_lost();
+    Ok(())
+}

@@ -110,11 +110,21 @@ fn gpu_synchronize() -> PyResult<()> {
     Ok(())
 }
 
+/// Test hook: destroys GPU `index` as a driver reset would.
+#[pyfunction]
+fn simulate_gpu_loss(index: usize) -> PyResult<()> {
+    #[cfg(feature = "gpu")]
+    crate::gpu::simulate_device_loss(index).py()?;
+    let _ = index;
+    Ok(())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     macro_rules! add {
         ($($f:ident),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
     }
     add!(
+        simulate_gpu_loss,
         gpu_adapters,
         visible_gpus,
         set_visible_gpus,
