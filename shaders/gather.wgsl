@@ -1,9 +1,10 @@
-// Gather along one axis, moving elements as the unsigned type E of their width: out[o, j, e] = x[o, indices[j], e]. An index outside [0, d) gives 0,
+// Gather along one axis, moving elements as the unsigned type E of their width, with indices
+// of type I (i32 or i64): out[o, j, e] = x[o, indices[j], e]. An index outside [0, d) gives 0,
 // as TensorFlow's GPU kernels do (host-resident indices are checked before launch and raise).
 // Parameters: p[0] = n (outputs), p[1] = inner, p[2] = number of indices, p[3] = d.
 
 @group(0) @binding(0) var<storage, read> x: array<{{E}}>;
-@group(0) @binding(1) var<storage, read> indices: array<i32>;
+@group(0) @binding(1) var<storage, read> indices: array<{{I}}>;
 @group(0) @binding(2) var<storage, read_write> out: array<{{E}}>;
 @group(0) @binding(3) var<storage, read> p: array<u32>;
 
@@ -18,7 +19,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let j = (flat / inner) % p[2];
     let o = flat / (inner * p[2]);
     let idx = indices[j];
-    if (idx < 0 || u32(idx) >= p[3]) {
+    if (idx < {{I}}(0) || idx >= {{I}}(p[3])) {
         out[flat] = {{E}}();
         return;
     }

@@ -209,6 +209,8 @@ def test_gather_with_gpu_indices_gives_zero_for_bad_ones_like_tensorflow_gpu():
     on_gpu = tf.constant([1, 5, -1, 0]) * 1
     assert on_gpu.device == GPU
     np.testing.assert_array_equal(tf.gather(x, on_gpu).numpy(), [[3, 4], [0, 0], [0, 0], [1, 2]])
+    wide = tf.cast(on_gpu, tf.int64)
+    np.testing.assert_array_equal(tf.gather(x, wide).numpy(), [[3, 4], [0, 0], [0, 0], [1, 2]])
     with pytest.raises(tf.errors.InvalidArgumentError, match="not in"):
         tf.gather(x, [1, 5])  # host indices are checked, as on the CPU
 
@@ -317,7 +319,7 @@ CASES = {
         tf.reduce_sum(t.h, 1), tf.reduce_max(t.h), tf.reduce_mean(t.h, [0, 2]), tf.argmax(t.h, 2),
         tf.math.cumsum(t.h, 1), tf.matmul(t.h[0], tf.transpose(t.h[1])), tf.nn.softmax(t.h),
         tf.sort(t.h), tf.math.top_k(t.h, 2)[0], tf.transpose(t.h), t.h[::2, 1:],
-        tf.gather(t.h, [1, 0]),
+        tf.gather(t.h, [1, 0]), tf.gather(t.f, np.array([4, 0, 2]), axis=2),
         tf.concat([t.h, t.h], 0), tf.where(t.b, t.h, -t.h)],
     "unique": lambda t: [
         *tf.unique(tf.reshape(t.i, [-1])), *tf.unique(tf.reshape(t.l % 9, [-1]), tf.int64),

@@ -24,7 +24,7 @@ pub fn gather(
     batch_dims: usize,
 ) -> Result<Option<Tensor>> {
     let out_shape = gather_shape(&x.tensor, host_indices, axis, batch_dims)?;
-    if batch_dims != 0 || indices.dtype != DType::I32 {
+    if batch_dims != 0 || !matches!(indices.dtype, DType::I32 | DType::I64) {
         return Ok(None);
     }
     let dims = x.shape.dims();
@@ -42,10 +42,10 @@ pub fn gather(
         indices.shape.num_elements().max(1) as u32,
         d as u32,
     ];
-    let raw = raw_type(x.dtype);
-    let source = || fill(GATHER, &[("E", raw.to_string())]);
+    let (raw, index) = (raw_type(x.dtype), wgsl_type(indices.dtype));
+    let source = || fill(GATHER, &[("E", raw.to_string()), ("I", index.to_string())]);
     launch_elementwise(
-        &format!("gather:{raw}"),
+        &format!("gather:{raw}:{index}"),
         source,
         &[x.clone(), indices.clone()],
         x.dtype,

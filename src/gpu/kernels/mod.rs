@@ -81,7 +81,7 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::MatMul(_) => {
             dtype(0) == dtype(1) && dtype(0).is_some_and(|d| matmul::supports(widen(d)))
         }
-        Op::Gather { batch_dims: 0, .. } => dtype(1) == Some(DType::I32),
+        Op::Gather { batch_dims: 0, .. } => matches!(dtype(1), Some(DType::I32 | DType::I64)),
         Op::Softmax { .. } => dtype(0).map(widen) == Some(DType::F32),
         Op::Sort { .. } => inputs[0].rank() > 0 && sort::supports(widen(inputs[0].dtype())),
         Op::Cumulative { axis, .. } => dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank(),
