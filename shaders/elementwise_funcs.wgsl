@@ -103,30 +103,3 @@ fn log1p_f(x: f32) -> f32 {
 fn unordered(a: f32, b: f32) -> bool {
     return is_nan(a) || is_nan(b);
 }
-
-// Integer division and powers. Divisors are never zero here (the host checks them first, as
-// TensorFlow raises for them); WGSL's `/` and `%` wrap MIN / -1 like the CPU kernels.
-fn floordiv_i(x: i32, y: i32) -> i32 {
-    let q = x / y;
-    return select(q, q - 1, x % y != 0 && ((x < 0) != (y < 0)));
-}
-
-fn floormod_i(x: i32, y: i32) -> i32 {
-    let r = x % y;
-    return select(r, r + y, r != 0 && ((r < 0) != (y < 0)));
-}
-
-// Square-and-multiply with wrapping products: the low 32 bits are the same signed or unsigned.
-fn pow_u(x: u32, y: u32) -> u32 {
-    var result = 1u;
-    var base = x;
-    var e = y;
-    while (e > 0u) {
-        if ((e & 1u) == 1u) {
-            result *= base;
-        }
-        base *= base;
-        e >>= 1u;
-    }
-    return result;
-}

@@ -126,10 +126,11 @@ pub fn physical_devices() -> Vec<AdapterDetails> {
     lock().adapters.iter().map(|(_, d)| d.clone()).collect()
 }
 
-/// Details of visible GPU `index`.
-pub fn details(index: usize) -> Option<AdapterDetails> {
+/// Asks `question` of visible GPU `index`'s details (false when there is no such GPU), without
+/// copying them: placement asks this for every op on int64 or float16 tensors.
+pub fn details_say(index: usize, question: impl Fn(&AdapterDetails) -> bool) -> bool {
     let reg = lock();
-    reg.visible.get(index).map(|&physical| reg.adapters[physical].1.clone())
+    reg.visible.get(index).is_some_and(|&physical| question(&reg.adapters[physical].1))
 }
 
 /// Indices (into `physical_devices`) of the visible GPUs; GPU:n is the n-th of these.

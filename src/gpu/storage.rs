@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 pub fn supports_dtype(device: usize, dtype: DType) -> bool {
     match dtype {
         DType::F32 | DType::I32 | DType::U32 | DType::Bool => true,
-        DType::I64 | DType::U64 => adapters::details(device).is_some_and(|d| d.shader_int64),
-        DType::F16 => adapters::details(device).is_some_and(|d| d.shader_f16),
+        DType::I64 | DType::U64 => adapters::details_say(device, |d| d.shader_int64),
+        DType::F16 => adapters::details_say(device, |d| d.shader_f16),
         _ => false,
     }
 }

@@ -16,6 +16,16 @@ const FUNCS: &str = include_str!("../../../shaders/elementwise_funcs.wgsl");
 /// with the feature get those kernels).
 const FUNCS_64: &str = include_str!("../../../shaders/elementwise_funcs_64.wgsl");
 const FUNCS_F16: &str = include_str!("../../../shaders/elementwise_funcs_f16.wgsl");
+const INTEGER_FUNCS: &str = include_str!("../../../shaders/integer_funcs.wgsl");
+
+/// The integer division and power helpers for one width: `floordiv_32`, `pow_64`, ...
+fn integer_funcs(bits: u32) -> String {
+    let (signed, unsigned) = if bits == 64 { ("i64", "u64") } else { ("i32", "u32") };
+    INTEGER_FUNCS
+        .replace("{{SINT}}", signed)
+        .replace("{{UINT}}", unsigned)
+        .replace("{{BITS}}", &bits.to_string())
+}
 
 /// Float16 computes as float32: the f32 expression, with float32 results stored as float16.
 fn as_f16((expr, out): (&'static str, DType)) -> (&'static str, DType) {
@@ -119,26 +129,26 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
         },
         DType::I32 => match op {
             Div => Some(("a / b", dtype)),
-            FloorDiv => Some(("floordiv_i(a, b)", dtype)),
-            FloorMod => Some(("floormod_i(a, b)", dtype)),
-            Pow => Some(("bitcast<i32>(pow_u(bitcast<u32>(a), bitcast<u32>(b)))", dtype)),
+            FloorDiv => Some(("floordiv_32(a, b)", dtype)),
+            FloorMod => Some(("floormod_32(a, b)", dtype)),
+            Pow => Some(("bitcast<i32>(pow_32(bitcast<u32>(a), bitcast<u32>(b)))", dtype)),
             // The rest are the same bit operations as on u32.
             _ => binary_expr(op, DType::U32)
                 .map(|(e, out)| (e, if out == DType::Bool { out } else { dtype })),
         },
         DType::I64 => match op {
             Div => Some(("a / b", dtype)),
-            FloorDiv => Some(("floordiv_l(a, b)", dtype)),
-            FloorMod => Some(("floormod_l(a, b)", dtype)),
-            Pow => Some(("bitcast<i64>(pow_lu(bitcast<u64>(a), bitcast<u64>(b)))", dtype)),
+            FloorDiv => Some(("floordiv_64(a, b)", dtype)),
+            FloorMod => Some(("floormod_64(a, b)", dtype)),
+            Pow => Some(("bitcast<i64>(pow_64(bitcast<u64>(a), bitcast<u64>(b)))", dtype)),
             _ => binary_expr(op, DType::U32)
                 .map(|(e, out)| (e, if out == DType::Bool { out } else { dtype })),
         },
         DType::U32 | DType::U64 => match op {
             Div | FloorDiv => Some(("a / b", dtype)),
             FloorMod => Some(("a % b", dtype)),
-            Pow if dtype == DType::U64 => Some(("pow_lu(a, b)", dtype)),
-            Pow => Some(("pow_u(a, b)", dtype)),
+            Pow if dtype == DType::U64 => Some(("pow_64(a, b)", dtype)),
+            Pow => Some(("pow_32(a, b)", dtype)),
             Add => Some(("a + b", dtype)),
             Sub => Some(("a - b", dtype)),
             Mul => Some(("a * b", dtype)),
@@ -206,6 +216,20 @@ pub fn range_expr(dtype: DType) -> Option<&'static str> {
     })
 }
 
+/// The helpers a kernel includes: 64-bit and float16 ones only where its operands need them
+/// (and so only on GPUs with those features). Built only when a kernel is first compiled.
+fn funcs(wide: bool, half: bool) -> String {
+    let mut funcs = format!("{FUNCS}{}", integer_funcs(32));
+    if wide {
+        funcs += FUNCS_64;
+        funcs += &integer_funcs(64);
+    }
+    if half {
+        funcs += FUNCS_F16;
+    }
+    funcs
+}
+
 /// How operand `k` is indexed at output index `i`, and its strides when it broadcasts.
 fn layout(operand: &Shape, out: &Shape) -> (&'static str, Option<Vec<u32>>) {
     if operand == out {
@@ -271,14 +295,9 @@ pub fn run(
     }
     let n = operands.len();
     let uses = |d: DType| out_dtype == d || operands.iter().any(|x| x.dtype == d);
-    let mut funcs = FUNCS.to_string();
-    if uses(DType::I64) || uses(DType::U64) {
-        funcs += FUNCS_64;
-    }
-    if uses(DType::F16) {
-        funcs += FUNCS_F16;
-    }
-    let expr = if out_dtype == DType::F16 { format!("to_f16({expr})") } else { expr.to_string() };
+    let (wide, half) = (uses(DType::I64) || uses(DType::U64), uses(DType::F16));
+    let expr =
+        if half && out_dtype == DType::F16 { format!("to_f16({expr})") } else { expr.into() };
     let source = || {
         fill(
             TEMPLATE,
@@ -287,7 +306,7 @@ pub fn run(
                 ("OUT", n.to_string()),
                 ("OUT_T", wgsl_type(out_dtype).to_string()),
                 ("PARAMS", (n + 1).to_string()),
-                ("FUNCS", funcs.clone()),
+                ("FUNCS", funcs(wide, half)),
                 ("LOADS", loads.clone()),
                 ("EXPR", expr.clone()),
             ],

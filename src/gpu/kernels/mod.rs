@@ -87,10 +87,8 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::Cumulative { axis, .. } => dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank(),
         Op::Random(spec) => random::supports(spec),
         Op::WhereIndices => holds(DType::I64),
-        // float16 ranges round every step on the CPU; the kernel computes in float32.
-        Op::Range => {
-            dtype(0).is_some_and(|d| d != DType::F16 && elementwise::range_expr(d).is_some())
-        }
+        // No float16: the CPU rounds every step of a float16 range, the kernel would not.
+        Op::Range => dtype(0).is_some_and(|d| elementwise::range_expr(d).is_some()),
         Op::Unique { index_i64 } => {
             dtype(0).is_some_and(unique::supports) && (!index_i64 || holds(DType::I64))
         }

@@ -29,7 +29,8 @@ pub fn supports(indices: DType, values: DType, scatter: bool) -> bool {
 /// strides of `shape`; `None` when `indices` cannot address `shape` (the CPU kernel then raises).
 fn coordinate_params(shape: &Shape, indices: &Shape) -> Option<(Vec<u32>, usize)> {
     let k = *indices.dims().last()?;
-    if k > shape.rank() || 3 + 2 * k > MAX_PARAMS {
+    // Offsets are i32 in the kernel (-1 marks a bad row).
+    if k > shape.rank() || 3 + 2 * k > MAX_PARAMS || shape.num_elements() > i32::MAX as usize {
         return None;
     }
     let slice: usize = shape.dims()[k..].iter().product();
