@@ -196,6 +196,11 @@ impl Buffer {
         with_dtype!(dtype, T => T::wrap(vec![T::default(); len]))
     }
 
+    /// Copies `src`'s elements into this buffer's allocation; false when dtype or length differ.
+    pub fn copy_from(&mut self, src: &Buffer) -> bool {
+        with_all!(self, d => copy_elements(d, src))
+    }
+
     /// Raw little-endian bytes, used by serialisation and numpy conversion.
     pub fn as_bytes(&self) -> &[u8] {
         with_all!(self, v => {
@@ -207,6 +212,16 @@ impl Buffer {
                 std::slice::from_raw_parts(v.as_ptr() as *const u8, bytes)
             }
         })
+    }
+}
+
+fn copy_elements<T: Element>(dst: &mut [T], src: &Buffer) -> bool {
+    match T::unwrap(src) {
+        Some(s) if s.len() == dst.len() => {
+            dst.clone_from_slice(s);
+            true
+        }
+        _ => false,
     }
 }
 

@@ -1,7 +1,8 @@
-//! The one path every op call takes: `apply(op, inputs)`. Today it validates and runs the CPU
-//! kernel; tape recording (autodiff) and graph tracing (`tf.function`) are further interpreters
-//! of this same funnel, so no op ever asks which mode it runs in.
+//! The one path every op call takes: `apply(op, inputs)` places the op, runs its GPU or CPU
+//! kernel and records it on active gradient tapes; graph tracing (`tf.function`) will be a
+//! further interpreter of this same funnel, so no op ever asks which mode it runs in.
 
+use crate::autodiff::tape;
 use crate::device::{self, Device};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -127,8 +128,19 @@ fn arity(op: &Op, inputs: &[&Tensor], n: usize) -> Result<()> {
     Ok(())
 }
 
-/// Runs one primitive. Multi-output ops return several tensors; the rest return one.
+/// Runs one primitive and records it on the gradient tapes watching its inputs. Multi-output
+/// ops return several tensors; the rest return one.
 pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+    let mut outputs = {
+        // Kernels that run compositions (the CPU softmax) must not record their parts.
+        let _paused = tape::pause_all();
+        execute(op, inputs)?
+    };
+    tape::record(op, inputs, &mut outputs);
+    Ok(outputs)
+}
+
+fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     let n_inputs = match op {
         Op::Binary(_)
         | Op::MatMul(_)

@@ -32,6 +32,26 @@ pub enum Error {
     /// TensorFlow raises Python's `ValueError` (e.g. a static shape that cannot work).
     #[error("{0}")]
     Value(String),
+    /// An error raised by user code that Rust called back (a Python custom gradient), carried
+    /// through unchanged so the caller sees the original exception.
+    #[error("{0}")]
+    External(ExternalError),
+}
+
+/// A foreign error behind a shared pointer; equal only to itself.
+#[derive(Clone, Debug)]
+pub struct ExternalError(pub std::sync::Arc<dyn std::error::Error + Send + Sync>);
+
+impl std::fmt::Display for ExternalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl PartialEq for ExternalError {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

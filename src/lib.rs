@@ -11,6 +11,7 @@
 //! assert_eq!(total.to_vec::<f32>().unwrap(), vec![21.0]);
 //! ```
 
+pub mod autodiff;
 pub mod buffer;
 pub mod device;
 pub mod dispatch;
@@ -23,6 +24,7 @@ pub mod kernels;
 pub mod ops;
 pub mod shape;
 pub mod tensor;
+pub mod variable;
 
 #[cfg(feature = "python")]
 mod python;
@@ -33,3 +35,5 @@ pub use dtype::DType;
 pub use error::{Error, Result};
 pub use shape::Shape;
 pub use tensor::Tensor;
+pub use variable::Variable;
+pub use autodiff::Tape;

@@ -6,7 +6,16 @@ use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Identities for tensors and variables: the tape keys gradients by them. Clones of a handle
+/// share an identity; every op output gets a fresh one.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+pub fn fresh_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Where a tensor's elements live. Storage is shared between tensors (reshape shares it) and
 /// freed when the last handle drops.
@@ -22,6 +31,7 @@ pub struct Tensor {
     storage: Arc<Storage>,
     shape: Shape,
     dtype: DType,
+    id: u64,
 }
 
 impl Tensor {
@@ -35,19 +45,24 @@ impl Tensor {
             )));
         }
         let dtype = buffer.dtype();
-        Ok(Tensor { storage: Arc::new(Storage::Cpu(buffer)), shape, dtype })
+        Ok(Tensor { storage: Arc::new(Storage::Cpu(buffer)), shape, dtype, id: fresh_id() })
     }
 
     /// Internal constructor for kernels, which always produce the right length.
     pub(crate) fn from_vec<T: Element>(data: Vec<T>, shape: Shape) -> Tensor {
         debug_assert_eq!(data.len(), shape.num_elements());
-        Tensor { storage: Arc::new(Storage::Cpu(T::wrap(data))), shape, dtype: T::DTYPE }
+        Tensor {
+            storage: Arc::new(Storage::Cpu(T::wrap(data))),
+            shape,
+            dtype: T::DTYPE,
+            id: fresh_id(),
+        }
     }
 
     pub(crate) fn from_buffer_unchecked(buffer: Buffer, shape: Shape) -> Tensor {
         debug_assert_eq!(buffer.len(), shape.num_elements());
         let dtype = buffer.dtype();
-        Tensor { storage: Arc::new(Storage::Cpu(buffer)), shape, dtype }
+        Tensor { storage: Arc::new(Storage::Cpu(buffer)), shape, dtype, id: fresh_id() }
     }
 
     /// A tensor from a slice and dimensions.
@@ -124,7 +139,7 @@ impl Tensor {
     pub(crate) fn from_gpu(storage: crate::gpu::GpuStorage, shape: Shape) -> Tensor {
         debug_assert_eq!(storage.len, shape.num_elements());
         let dtype = storage.dtype;
-        Tensor { storage: Arc::new(Storage::Gpu(storage)), shape, dtype }
+        Tensor { storage: Arc::new(Storage::Gpu(storage)), shape, dtype, id: fresh_id() }
     }
 
     /// This tensor on `device`: itself when it is already there, else a copy. `None` when the
@@ -155,11 +170,69 @@ impl Tensor {
     /// The same storage under another shape with the same element count.
     pub(crate) fn with_shape(&self, shape: Shape) -> Tensor {
         debug_assert_eq!(shape.num_elements(), self.num_elements());
-        Tensor { storage: self.storage.clone(), shape, dtype: self.dtype }
+        Tensor { storage: self.storage.clone(), shape, dtype: self.dtype, id: fresh_id() }
     }
 
     /// True when both handles share one storage (no copy was made).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.storage, &other.storage)
+    }
+
+    /// The identity the tape keys this tensor's gradient by.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The same values under a new identity: what `tf.stop_gradient` and variable reads return.
+    pub fn with_new_id(&self) -> Tensor {
+        Tensor { id: fresh_id(), ..self.clone() }
+    }
+
+    pub(crate) fn with_id(&self, id: u64) -> Tensor {
+        Tensor { id, ..self.clone() }
+    }
+
+    /// A copy with its own storage on `device` (where it is when the dtype cannot live there).
+    pub fn deep_copy_to(&self, device: Device) -> Result<Tensor> {
+        let moved = match self.to_device(device)? {
+            Some(t) if !t.shares_storage(self) => return Ok(t),
+            Some(t) => t,
+            None => self.clone(),
+        };
+        match &*moved.storage {
+            Storage::Cpu(b) => Ok(Tensor::from_buffer_unchecked(b.clone(), self.shape.clone())),
+            #[cfg(feature = "gpu")]
+            Storage::Gpu(g) => {
+                let mut copy = crate::gpu::GpuStorage::alloc(g.device, g.dtype, g.len)?;
+                copy.copy_from(g)?;
+                Ok(Tensor::from_gpu(copy, self.shape.clone()))
+            }
+        }
+    }
+
+    /// Overwrites this tensor's storage with `value`'s elements when no other handle shares it
+    /// (so a variable keeps its buffer); returns false, changing nothing, when it cannot.
+    pub(crate) fn overwrite_in_place(&mut self, value: &Tensor) -> Result<bool> {
+        if value.dtype != self.dtype
+            || value.shape != self.shape
+            || value.device() != self.device()
+            || Arc::ptr_eq(&self.storage, &value.storage)
+        {
+            return Ok(false);
+        }
+        let Some(storage) = Arc::get_mut(&mut self.storage) else { return Ok(false) };
+        match storage {
+            Storage::Cpu(buffer) => Ok(buffer.copy_from(value.host()?)),
+            #[cfg(feature = "gpu")]
+            Storage::Gpu(g) => match value.gpu_storage() {
+                Some(src) => g.copy_from(src).map(|()| true),
+                None => Ok(false),
+            },
+        }
+    }
+
+    /// The address of the storage, for tests that check a buffer is reused.
+    pub fn storage_address(&self) -> usize {
+        Arc::as_ptr(&self.storage) as *const u8 as usize
     }
 }

@@ -5,7 +5,7 @@ Port a TensorFlow program by changing one line::
     import ferroflow as tf
 """
 
-from ferroflow import config, debugging, dtypes, errors, linalg, math, nn, random
+from ferroflow import config, debugging, dtypes, errors, linalg, math, nest, nn, random
 from ferroflow._core import Tensor
 from ferroflow.array_ops import (
     argsort,
@@ -49,6 +49,7 @@ from ferroflow.array_ops import (
     zeros,
     zeros_like,
 )
+from ferroflow.backprop import GradientTape, UnconnectedGradients, custom_gradient, stop_gradient
 from ferroflow.device_scope import device
 from ferroflow.dtypes import (
     DType,
@@ -120,6 +121,12 @@ from ferroflow.math import (
     truediv,
 )
 from ferroflow.tensor_shape import TensorShape
+from ferroflow.variables import (
+    IndexedSlices,
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+)
 
 __version__ = "0.1.0"
 

@@ -41,6 +41,18 @@ pub fn push_scope(text: &str) -> Result<DeviceSpec> {
     }))
 }
 
+/// Enters a scope pinned to `device`, as the backward pass does so that an op's gradient runs
+/// where the op ran.
+pub fn push_device(device: Device) {
+    let (device_type, index) = match device {
+        Device::Cpu => ("CPU", 0),
+        Device::Gpu(i) => ("GPU", i),
+    };
+    let spec =
+        DeviceSpec { device_type: Some(device_type.into()), index: Some(index), ..Default::default() };
+    SCOPES.with(|s| s.borrow_mut().push(spec));
+}
+
 pub fn pop_scope() {
     SCOPES.with(|s| s.borrow_mut().pop());
 }
@@ -100,6 +112,13 @@ pub fn place_constant(t: crate::tensor::Tensor) -> Result<crate::tensor::Tensor>
         return Ok(t);
     }
     Ok(t.to_device(placement.device)?.unwrap_or(t))
+}
+
+/// Where a new variable lives: the device the scope in force names (the CPU when it cannot hold
+/// the dtype, under soft placement), else GPU:0 when it can hold the dtype (TensorFlow places
+/// variables on the fastest device), else the CPU.
+pub fn place_variable(dtype: crate::dtype::DType) -> Result<Device> {
+    Ok(place("VarHandleOp", |i| gpu_holds(i, dtype))?.device)
 }
 
 fn gpu_holds(index: usize, dtype: crate::dtype::DType) -> bool {

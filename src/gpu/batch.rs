@@ -153,6 +153,17 @@ impl GpuContext {
         self.check()
     }
 
+    /// Records copying `bytes` bytes from `src` to `dst` after the work already recorded.
+    pub(crate) fn copy(&self, src: &wgpu::Buffer, dst: &wgpu::Buffer, bytes: u64) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let mut batch = self.batch();
+        batch.encoder(&self.device).copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+        drop(batch);
+        self.check()
+    }
+
     /// Submits pending work without waiting for it.
     pub fn submit(&self) -> Result<()> {
         self.batch().flush(self)

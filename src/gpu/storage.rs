@@ -112,6 +112,18 @@ impl GpuStorage {
         Ok(self.host.get_or_init(|| buffer))
     }
 
+    /// Records a copy of `src` (same dtype and length) into this buffer and forgets the host
+    /// copy, so a variable's assignment keeps its device buffer.
+    pub fn copy_from(&mut self, src: &GpuStorage) -> Result<()> {
+        let ctx = self.buffer.context();
+        if src.device != self.device || src.dtype != self.dtype || src.len != self.len {
+            return Err(Error::Internal("GPU copy between mismatched buffers".into()));
+        }
+        ctx.copy(src.raw(), self.raw(), span(self.dtype, self.len))?;
+        self.host = OnceLock::new();
+        Ok(())
+    }
+
     pub fn raw(&self) -> &wgpu::Buffer {
         self.buffer.raw()
     }

@@ -445,6 +445,12 @@ pub fn fill(dims: &[i64], value: &Tensor) -> Result<Tensor> {
     apply1(&Op::Fill(Shape::checked(dims)?), &[value])
 }
 
+/// Ones shaped like `x`, made by `Fill` (so on the device placement picks).
+pub fn ones_like(x: &Tensor) -> Result<Tensor> {
+    let dims: Vec<i64> = x.dims().iter().map(|&d| d as i64).collect();
+    fill(&dims, &scalar_like(x, 1.0))
+}
+
 pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {
     let shape = Shape::checked(dims)?;
     crate::shape::check_alloc(shape.num_elements(), dtype)?;

@@ -2,13 +2,35 @@
 
 use super::math::reduce_mean;
 use super::*;
+use crate::autodiff::custom;
 
+/// max(x, 0), with TensorFlow's ReluGrad: the gradient passes where x > 0 (0 at x == 0, where
+/// the chain rule through `maximum` would give 1).
 pub fn relu(x: &Tensor) -> Result<Tensor> {
-    maximum(x, &scalar_like(x, 0.0))
+    let zero = scalar_like(x, 0.0);
+    custom(&[x], || maximum(x, &zero), |inputs, _, g| {
+        let x = &inputs[0];
+        passing_where(&greater(x, &scalar_like(x, 0.0))?, g)
+    })
 }
 
+/// min(max(x, 0), 6); the gradient passes where 0 < x < 6 (TensorFlow's Relu6Grad).
 pub fn relu6(x: &Tensor) -> Result<Tensor> {
-    minimum(&relu(x)?, &scalar_like(x, 6.0))
+    let (zero, six) = (scalar_like(x, 0.0), scalar_like(x, 6.0));
+    custom(&[x], || minimum(&maximum(x, &zero)?, &six), |inputs, _, g| {
+        let x = &inputs[0];
+        let inside = logical_and(
+            &greater(x, &scalar_like(x, 0.0))?,
+            &less(x, &scalar_like(x, 6.0))?,
+        )?;
+        passing_where(&inside, g)
+    })
+}
+
+/// The upstream gradient where `mask` holds, zero elsewhere.
+fn passing_where(mask: &Tensor, g: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {
+    let Some(g) = &g[0] else { return Ok(vec![None]) };
+    Ok(vec![Some(select(mask, g, &fill(&[], &scalar_like(g, 0.0))?)?)])
 }
 
 /// Integer inputs are computed in float32, as TensorFlow's leaky_relu casts them.
@@ -48,8 +70,17 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
 }
 
 /// log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|)).
+/// The gradient is sigmoid(x) (TensorFlow's SoftplusGrad), also at 0 where the composition's
+/// kinks (relu, abs) would give 0.
 pub fn softplus(x: &Tensor) -> Result<Tensor> {
-    add(&relu(x)?, &log1p(&exp(&neg(&abs(x)?)?)?)?)
+    custom(
+        &[x],
+        || add(&maximum(x, &scalar_like(x, 0.0))?, &log1p(&exp(&neg(&abs(x)?)?)?)?),
+        |inputs, _, g| match &g[0] {
+            Some(g) => Ok(vec![Some(mul(g, &sigmoid(&inputs[0])?)?)]),
+            None => Ok(vec![None]),
+        },
+    )
 }
 
 /// Softmax over `axis`: the `Softmax` primitive (one fused GPU kernel) over the last axis, the

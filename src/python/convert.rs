@@ -2,6 +2,7 @@
 
 use super::errors::IntoPy;
 use super::tensor::PyTensor;
+use super::variable::PyVariable;
 use crate::buffer::Buffer;
 use crate::dtype::DType;
 use crate::element::Element;
@@ -250,6 +251,18 @@ fn asarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// Any supported Python value to a tensor.
+/// The tensor a `Tensor` holds, or a variable's current value (a read that tapes see).
+pub fn as_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(t.get().inner.clone());
+    }
+    obj.cast::<PyVariable>().ok().map(|v| v.get().inner.read())
+}
+
+pub fn is_tensor_like(obj: &Bound<'_, PyAny>) -> bool {
+    obj.cast::<PyTensor>().is_ok() || obj.cast::<PyVariable>().is_ok()
+}
+
 pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Hint) -> PyResult<Tensor> {
     convert_nested(obj, hint, 0)
 }
@@ -264,8 +277,8 @@ fn convert_nested(obj: &Bound<'_, PyAny>, hint: Hint, depth: usize) -> PyResult<
             obj.get_type().name()?
         )));
     }
-    if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().inner;
+    if let Some(t) = as_tensor(obj) {
+        let t = &t;
         if let Hint::Require(d) = hint {
             if d != t.dtype() {
                 return Err(PyValueError::new_err(format!(
@@ -339,7 +352,7 @@ fn stack_elements(obj: &Bound<'_, PyAny>, hint: Hint, depth: usize) -> PyResult<
 
 fn any_tensor(list: &Bound<'_, PyAny>) -> PyResult<bool> {
     for item in list.try_iter()? {
-        if item?.cast::<PyTensor>().is_ok() {
+        if is_tensor_like(&item?) {
             return Ok(true);
         }
     }

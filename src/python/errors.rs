@@ -25,6 +25,12 @@ pub fn to_py(e: Error) -> PyErr {
             Error::Type(m) => return PyTypeError::new_err(m.clone()),
             Error::Value(m) => return PyValueError::new_err(m.clone()),
             Error::Runtime(m) => return PyRuntimeError::new_err(m.clone()),
+            Error::External(x) => {
+                return match x.0.downcast_ref::<PyErr>() {
+                    Some(original) => original.clone_ref(py),
+                    None => PyRuntimeError::new_err(x.to_string()),
+                }
+            }
             Error::InvalidArgument(m) => ("InvalidArgumentError", m),
             Error::NotFound(m) => ("NotFoundError", m),
             Error::OutOfRange(m) => ("OutOfRangeError", m),
@@ -36,6 +42,11 @@ pub fn to_py(e: Error) -> PyErr {
         };
         op_error(py, class, msg)
     })
+}
+
+/// Carries a Python exception through Rust code (see `Error::External`).
+pub fn from_py(e: PyErr) -> Error {
+    Error::External(crate::error::ExternalError(std::sync::Arc::new(e)))
 }
 
 /// `?`-friendly conversion of crate results.

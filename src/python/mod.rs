@@ -2,11 +2,13 @@
 //! (names, defaults, aliases) is plain Python in `python/ferroflow/`.
 
 mod args;
+mod autodiff;
 mod convert;
 mod devices;
 mod errors;
 mod ops;
 mod tensor;
+mod variable;
 
 use pyo3::prelude::*;
 
@@ -14,6 +16,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tensor::PyTensor>()?;
     ops::register(m)?;
+    autodiff::register(m)?;
     devices::register(m)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! and maps errors. Names and defaults are TensorFlow's, applied by the Python wrappers.
 
 use super::args::{self, int_arg, int_list, opt_dtype, opt_int_list};
-use super::convert::{to_tensor, Hint};
+use super::convert::{is_tensor_like, to_tensor, Hint};
 use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::DType;
@@ -64,7 +64,7 @@ fn pair_with(
     y: &Bound<'_, PyAny>,
     hint: fn(DType) -> Hint,
 ) -> PyResult<(Tensor, Tensor)> {
-    if x.cast::<PyTensor>().is_ok() || y.cast::<PyTensor>().is_err() {
+    if is_tensor_like(x) || !is_tensor_like(y) {
         let a = t(x)?;
         let b = to_tensor(y, hint(a.dtype()))?;
         Ok((a, b))
@@ -143,7 +143,7 @@ fn constant(
 
 #[pyfunction]
 fn is_tensor(value: &Bound<'_, PyAny>) -> bool {
-    value.cast::<PyTensor>().is_ok()
+    is_tensor_like(value)
 }
 
 #[pyfunction]

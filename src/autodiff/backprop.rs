@@ -1,0 +1,86 @@
+//! The backward pass over a tape's entries. Entries are stored in execution order, so walking
+//! them in reverse meets every consumer of a tensor before its producer: a tensor's gradient is
+//! complete when its producer is reached. Only entries on a path from a source are visited.
+
+use super::rules;
+use super::tape::{differentiable, Backward, Entry};
+use crate::device;
+use crate::error::Result;
+use crate::ops;
+use crate::tensor::Tensor;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+fn accumulate(grads: &mut HashMap<u64, Tensor>, id: u64, g: Tensor) -> Result<()> {
+    let sum = match grads.remove(&id) {
+        Some(existing) => ops::add(&existing, &g)?,
+        None => g,
+    };
+    grads.insert(id, sum);
+    Ok(())
+}
+
+fn backward(entry: &Entry, upstream: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {
+    match &entry.backward {
+        Backward::Identity => Ok(vec![upstream[0].clone()]),
+        Backward::Op(op) => rules::gradient(op, &entry.inputs, &entry.outputs, upstream),
+        Backward::Custom(f) => f(&entry.inputs, &entry.outputs, upstream),
+    }
+}
+
+pub(crate) fn run(
+    entries: &[Arc<Entry>],
+    targets: &[Tensor],
+    sources: &[u64],
+    seeds: &[Option<Tensor>],
+) -> Result<Vec<Option<Tensor>>> {
+    // Forward sweep: what depends on a source.
+    let mut reached: HashSet<u64> = sources.iter().copied().collect();
+    let relevant: Vec<&Arc<Entry>> = entries
+        .iter()
+        .filter(|e| {
+            let hit = e.inputs.iter().any(|t| reached.contains(&t.id()));
+            if hit {
+                reached.extend(e.outputs.iter().map(Tensor::id));
+            }
+            hit
+        })
+        .collect();
+
+    let mut grads: HashMap<u64, Tensor> = HashMap::new();
+    for (i, target) in targets.iter().enumerate() {
+        if !reached.contains(&target.id()) || !differentiable(target) {
+            continue;
+        }
+        let seed = match seeds.get(i).cloned().flatten() {
+            Some(s) => ops::cast(&s, target.dtype())?,
+            None => ops::ones_like(target)?,
+        };
+        accumulate(&mut grads, target.id(), seed)?;
+    }
+
+    for entry in relevant.iter().rev() {
+        let upstream: Vec<Option<Tensor>> =
+            entry.outputs.iter().map(|o| grads.get(&o.id()).cloned()).collect();
+        if upstream.iter().all(Option::is_none) {
+            continue;
+        }
+        // An op's gradient runs where the op ran.
+        let place = entry.outputs.first().map(Tensor::device);
+        if let Some(d) = place {
+            device::push_device(d);
+        }
+        let result = backward(entry, &upstream);
+        if place.is_some() {
+            device::pop_scope();
+        }
+        for (input, g) in entry.inputs.iter().zip(result?) {
+            if let Some(g) = g {
+                if reached.contains(&input.id()) && differentiable(input) {
+                    accumulate(&mut grads, input.id(), g)?;
+                }
+            }
+        }
+    }
+    Ok(sources.iter().map(|id| grads.get(id).cloned()).collect())
+}

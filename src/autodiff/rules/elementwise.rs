@@ -1,0 +1,134 @@
+//! Gradients of element-wise primitives: unary math, binary arithmetic (summed back over
+//! broadcast axes), casts and `where`.
+
+use super::{conj, unbroadcast, zeros_like};
+use crate::error::Result;
+use crate::ops::binary::BinaryOp;
+use crate::ops::unary::UnaryOp;
+use crate::ops::{self, scalar_like};
+use crate::tensor::Tensor;
+
+/// `g` times the (conjugated) local derivative `d`.
+fn chain(g: &Tensor, d: &Tensor) -> Result<Tensor> {
+    ops::mul(g, &conj(d)?)
+}
+
+fn c(like: &Tensor, v: f64) -> Tensor {
+    scalar_like(like, v)
+}
+
+pub(super) fn unary(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
+    use UnaryOp::*;
+    let grad = match op {
+        Neg => ops::neg(g)?,
+        Abs => chain(g, &ops::unary(Sign, x)?)?,
+        Sign => zeros_like(x)?,
+        Square => chain(g, &ops::mul(x, &c(x, 2.0))?)?,
+        Sqrt => ops::div(&ops::mul(g, &c(g, 0.5))?, &conj(y)?)?,
+        Rsqrt => chain(g, &ops::mul(&ops::mul(y, &ops::square(y)?)?, &c(y, -0.5))?)?,
+        Exp => chain(g, y)?,
+        Expm1 => chain(g, &ops::add(y, &c(y, 1.0))?)?,
+        Log => ops::div(g, &conj(x)?)?,
+        Log1p => ops::div(g, &conj(&ops::add(x, &c(x, 1.0))?)?)?,
+        Sin => chain(g, &ops::unary(Cos, x)?)?,
+        Cos => ops::neg(&chain(g, &ops::unary(Sin, x)?)?)?,
+        Tan => ops::div(g, &conj(&ops::square(&ops::unary(Cos, x)?)?)?)?,
+        Tanh => chain(g, &ops::sub(&c(y, 1.0), &ops::square(y)?)?)?,
+        Sigmoid => chain(g, &ops::mul(y, &ops::sub(&c(y, 1.0), y)?)?)?,
+        Erf => {
+            let two_over_sqrt_pi = c(x, std::f64::consts::FRAC_2_SQRT_PI);
+            chain(g, &ops::mul(&two_over_sqrt_pi, &ops::exp(&ops::neg(&ops::square(x)?)?)?)?)?
+        }
+        Reciprocal => ops::neg(&chain(g, &ops::square(y)?)?)?,
+        Real => ops::binary(BinaryOp::Complex, g, &zeros_like(g)?)?,
+        Imag => ops::binary(BinaryOp::Complex, &zeros_like(g)?, g)?,
+        Conj => ops::unary(Conj, g)?,
+        Angle => {
+            let re = ops::unary(Real, x)?;
+            let im = ops::unary(Imag, x)?;
+            let z = ops::unary(Reciprocal, &ops::binary(BinaryOp::Complex, &im, &re)?)?;
+            let cg = ops::binary(BinaryOp::Complex, g, &zeros_like(g)?)?;
+            ops::neg(&ops::mul(&cg, &z)?)?
+        }
+        Floor | Ceil | Round | LogicalNot | Invert | IsNan | IsInf | IsFinite => return Ok(None),
+    };
+    Ok(Some(grad))
+}
+
+pub(super) fn binary(
+    op: BinaryOp,
+    x: &Tensor,
+    y: &Tensor,
+    z: &Tensor,
+    g: &Tensor,
+) -> Result<Vec<Option<Tensor>>> {
+    use BinaryOp::*;
+    let (gx, gy) = match op {
+        Add => (g.clone(), g.clone()),
+        Sub => (g.clone(), ops::neg(g)?),
+        Mul => (chain(g, y)?, chain(g, x)?),
+        Div => {
+            let gx = ops::div(g, &conj(y)?)?;
+            // d/dy (x / y) = -x / y^2, computed as TensorFlow does: (-x / y) / y.
+            let d = ops::div(&ops::div(&ops::neg(x)?, y)?, y)?;
+            (gx, chain(g, &d)?)
+        }
+        Pow => {
+            let gx = chain(g, &ops::mul(y, &ops::pow(x, &ops::sub(y, &c(y, 1.0))?)?)?)?;
+            // log(x) where x > 0, else 0 (TensorFlow's choice for real inputs).
+            let log_x = if x.dtype().is_complex() {
+                ops::log(x)?
+            } else {
+                let positive = ops::greater(x, &c(x, 0.0))?;
+                let safe = ops::select(&positive, x, &ops::ones_like(x)?)?;
+                ops::select(&positive, &ops::log(&safe)?, &zeros_like(x)?)?
+            };
+            (gx, chain(g, &ops::mul(z, &log_x)?)?)
+        }
+        Maximum | Minimum => {
+            // Ties send the gradient to x, as TensorFlow's MaximumGrad/MinimumGrad do.
+            let x_wins = match op {
+                Maximum => ops::greater_equal(x, y)?,
+                _ => ops::less_equal(x, y)?,
+            };
+            let zeros = zeros_like(g)?;
+            (ops::select(&x_wins, g, &zeros)?, ops::select(&x_wins, &zeros, g)?)
+        }
+        Atan2 => {
+            // z = atan2(x, y): dz/dx = y / (x^2 + y^2), dz/dy = -x / (x^2 + y^2).
+            let inv = ops::div(g, &ops::add(&ops::square(x)?, &ops::square(y)?)?)?;
+            (ops::mul(&inv, y)?, ops::mul(&inv, &ops::neg(x)?)?)
+        }
+        FloorMod => {
+            let q = ops::binary(FloorDiv, x, y)?;
+            (g.clone(), ops::mul(g, &ops::neg(&q)?)?)
+        }
+        Complex => (ops::unary(UnaryOp::Real, g)?, ops::unary(UnaryOp::Imag, g)?),
+        _ => return Ok(vec![None, None]),
+    };
+    Ok(vec![Some(unbroadcast(&gx, x.shape())?), Some(unbroadcast(&gy, y.shape())?)])
+}
+
+/// Cast passes the gradient back between inexact dtypes only (complex to real keeps the real
+/// part), as TensorFlow's CastGrad.
+pub(super) fn cast(x: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
+    let inexact = |d: crate::dtype::DType| d.is_floating() || d.is_complex();
+    if !inexact(x.dtype()) || !inexact(g.dtype()) {
+        return Ok(None);
+    }
+    let g = if g.dtype().is_complex() && !x.dtype().is_complex() {
+        ops::unary(UnaryOp::Real, g)?
+    } else {
+        g.clone()
+    };
+    Ok(Some(ops::cast(&g, x.dtype())?))
+}
+
+/// `where(cond, x, y)`: the gradient goes to whichever side was chosen.
+pub(super) fn select(inputs: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+    let (cond, x, y) = (&inputs[0], &inputs[1], &inputs[2]);
+    let zeros = zeros_like(g)?;
+    let gx = ops::select(cond, g, &zeros)?;
+    let gy = ops::select(cond, &zeros, g)?;
+    Ok(vec![None, Some(unbroadcast(&gx, x.shape())?), Some(unbroadcast(&gy, y.shape())?)])
+}

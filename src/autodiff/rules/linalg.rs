@@ -1,0 +1,36 @@
+//! The gradient of (batched) matmul with TensorFlow's rule table for transposed and adjoint
+//! operands, summed back over broadcast batch dimensions.
+
+use super::{conj, unbroadcast};
+use crate::error::Result;
+use crate::ops::{self, MatMulAttrs};
+use crate::tensor::Tensor;
+
+pub(super) fn matmul(
+    attrs: MatMulAttrs,
+    x: &Tensor,
+    y: &Tensor,
+    g: &Tensor,
+) -> Result<Vec<Option<Tensor>>> {
+    let t_x = attrs.transpose_a || attrs.adjoint_a;
+    let t_y = attrs.transpose_b || attrs.adjoint_b;
+    // BatchMatMul's rule uses adjoints; MatMul's (plain transposes) conjugates the operands
+    // and transposes plainly. They agree for real dtypes.
+    let plain = (attrs.transpose_a && !attrs.adjoint_a) || (attrs.transpose_b && !attrs.adjoint_b);
+    let (a, b) = if plain { (conj(x)?, conj(y)?) } else { (x.clone(), y.clone()) };
+    let mm = |p: &Tensor, q: &Tensor, tp: bool, tq: bool| {
+        let attrs = if plain {
+            MatMulAttrs { transpose_a: tp, transpose_b: tq, ..Default::default() }
+        } else {
+            MatMulAttrs { adjoint_a: tp, adjoint_b: tq, ..Default::default() }
+        };
+        ops::matmul(p, q, attrs)
+    };
+    let (gx, gy) = match (t_x, t_y) {
+        (false, false) => (mm(g, &b, false, true)?, mm(&a, g, true, false)?),
+        (false, true) => (mm(g, &b, false, false)?, mm(g, &a, true, false)?),
+        (true, false) => (mm(&b, g, false, true)?, mm(&a, g, false, false)?),
+        (true, true) => (mm(&b, g, true, true)?, mm(g, &a, true, true)?),
+    };
+    Ok(vec![Some(unbroadcast(&gx, x.shape())?), Some(unbroadcast(&gy, y.shape())?)])
+}

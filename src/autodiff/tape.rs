@@ -1,0 +1,298 @@
+//! Gradient tapes: which tensors are watched, and the ops recorded on them. Tapes are per
+//! thread, as in TensorFlow; `dispatch::apply` calls `record` after every op, which costs one
+//! thread-local check when no tape is active.
+
+use super::backprop;
+use crate::dispatch::Op;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use crate::variable::Variable;
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A gradient written by hand: given the entry's inputs, outputs and the outputs' gradients
+/// (None where nothing flows back), the inputs' gradients.
+pub type GradFn =
+    Arc<dyn Fn(&[Tensor], &[Tensor], &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> + Send + Sync>;
+
+pub(crate) enum Backward {
+    Op(Op),
+    /// A variable read: the gradient passes through unchanged.
+    Identity,
+    Custom(GradFn),
+}
+
+/// One recorded op. Inputs and outputs are kept alive (their storage is shared, not copied)
+/// because gradient rules need their values.
+pub(crate) struct Entry {
+    pub backward: Backward,
+    pub inputs: Vec<Tensor>,
+    pub outputs: Vec<Tensor>,
+}
+
+#[derive(Default)]
+pub(crate) struct TapeState {
+    pub persistent: bool,
+    pub watch_accessed_variables: bool,
+    /// `stop_recording` nesting depth.
+    pub paused: usize,
+    /// Ids whose gradients this tape tracks: watched sources and everything computed from them.
+    pub watched: HashSet<u64>,
+    pub entries: Vec<Arc<Entry>>,
+    pub variables: Vec<Variable>,
+    /// A non-persistent tape gives one set of gradients.
+    pub used: bool,
+}
+
+/// A handle to one tape; clones refer to the same tape.
+#[derive(Clone, Default)]
+pub struct Tape {
+    state: Arc<Mutex<TapeState>>,
+}
+
+thread_local! {
+    /// Tapes entered on this thread, innermost last.
+    static ACTIVE: RefCell<Vec<Tape>> = const { RefCell::new(Vec::new()) };
+    /// Depth of `pause_all` guards: while positive no tape records (custom gradients' forward
+    /// passes and variable writes).
+    static PAUSED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Only floating and complex tensors carry gradients, as in TensorFlow.
+pub(crate) fn differentiable(t: &Tensor) -> bool {
+    t.dtype().is_floating() || t.dtype().is_complex()
+}
+
+impl Tape {
+    pub fn new(persistent: bool, watch_accessed_variables: bool) -> Tape {
+        let state = TapeState { persistent, watch_accessed_variables, ..Default::default() };
+        Tape { state: Arc::new(Mutex::new(state)) }
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, TapeState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn same(&self, other: &Tape) -> bool {
+        Arc::ptr_eq(&self.state, &other.state)
+    }
+
+    /// Makes this tape record ops run on this thread (`with tape:`).
+    pub fn push(&self) {
+        ACTIVE.with(|a| a.borrow_mut().push(self.clone()));
+    }
+
+    /// Stops recording; the innermost occurrence of this tape leaves the stack.
+    pub fn pop(&self) {
+        ACTIVE.with(|a| {
+            let mut active = a.borrow_mut();
+            if let Some(i) = active.iter().rposition(|t| t.same(self)) {
+                active.remove(i);
+            }
+        });
+    }
+
+    pub fn is_active(&self) -> bool {
+        ACTIVE.with(|a| a.borrow().iter().any(|t| t.same(self)))
+    }
+
+    /// Watches a tensor: gradients with respect to it can be asked for. Integer tensors are
+    /// ignored, as TensorFlow ignores them.
+    pub fn watch(&self, t: &Tensor) {
+        if differentiable(t) {
+            self.lock().watched.insert(t.id());
+        }
+    }
+
+    pub fn watch_variable(&self, v: &Variable) {
+        let mut state = self.lock();
+        if differentiable(&v.peek()) && state.watched.insert(v.id()) {
+            state.variables.push(v.clone());
+        }
+    }
+
+    pub fn watched_variables(&self) -> Vec<Variable> {
+        self.lock().variables.clone()
+    }
+
+    pub fn persistent(&self) -> bool {
+        self.lock().persistent
+    }
+
+    /// `stop_recording`: ops run until `resume` are not recorded on this tape.
+    pub fn pause(&self) {
+        self.lock().paused += 1;
+    }
+
+    pub fn resume(&self) {
+        let mut state = self.lock();
+        state.paused = state.paused.saturating_sub(1);
+    }
+
+    /// Forgets everything recorded and watched (`tape.reset()`).
+    pub fn reset(&self) {
+        let mut state = self.lock();
+        state.watched.clear();
+        state.entries.clear();
+        state.variables.clear();
+        state.used = false;
+    }
+
+    /// Gradients of `targets` with respect to `sources` (ids), seeded with `seeds` (ones where
+    /// None). A non-persistent tape answers once and then drops what it recorded.
+    pub fn gradient(
+        &self,
+        targets: &[Tensor],
+        sources: &[u64],
+        seeds: &[Option<Tensor>],
+    ) -> Result<Vec<Option<Tensor>>> {
+        let mut all = self.gradients(targets, sources, &[seeds.to_vec()])?;
+        Ok(all.pop().unwrap_or_default())
+    }
+
+    /// One backward pass per list of seeds (a jacobian's rows), counted as one use.
+    pub fn gradients(
+        &self,
+        targets: &[Tensor],
+        sources: &[u64],
+        seed_lists: &[Vec<Option<Tensor>>],
+    ) -> Result<Vec<Vec<Option<Tensor>>>> {
+        let entries = {
+            let mut state = self.lock();
+            if state.used {
+                return Err(Error::Runtime(
+                    "A non-persistent GradientTape can only be used to compute one set of \
+                     gradients (or jacobians)"
+                        .into(),
+                ));
+            }
+            if !state.persistent {
+                state.used = true;
+            }
+            state.entries.clone()
+        };
+        // The backward pass is not recorded on this tape itself (outer tapes do record it,
+        // which is what gives higher-order gradients).
+        self.pause();
+        let result: Result<Vec<_>> = seed_lists
+            .iter()
+            .map(|seeds| backprop::run(&entries, targets, sources, seeds))
+            .collect();
+        self.resume();
+        if !self.persistent() {
+            self.lock().entries.clear();
+        }
+        result
+    }
+}
+
+/// While alive, no tape on this thread records.
+pub struct PauseGuard(());
+
+pub fn pause_all() -> PauseGuard {
+    PAUSED.with(|p| p.set(p.get() + 1));
+    PauseGuard(())
+}
+
+impl Drop for PauseGuard {
+    fn drop(&mut self) {
+        PAUSED.with(|p| p.set(p.get().saturating_sub(1)));
+    }
+}
+
+/// The tapes that should record an op with these input ids.
+fn recording_tapes(input_ids: &[u64]) -> Vec<Tape> {
+    if PAUSED.with(|p| p.get()) > 0 {
+        return Vec::new();
+    }
+    ACTIVE.with(|a| {
+        a.borrow()
+            .iter()
+            .filter(|t| {
+                let state = t.lock();
+                state.paused == 0 && input_ids.iter().any(|id| state.watched.contains(id))
+            })
+            .cloned()
+            .collect()
+    })
+}
+
+/// The tapes entered on this thread, outermost first.
+pub fn active_tapes() -> Vec<Tape> {
+    ACTIVE.with(|a| a.borrow().clone())
+}
+
+fn any_active() -> bool {
+    ACTIVE.with(|a| !a.borrow().is_empty())
+}
+
+fn push_entry(tapes: &[Tape], backward: Backward, inputs: &[&Tensor], outputs: &mut [Tensor]) {
+    // An output that is an input's handle (an identity cast) must get its own identity, or the
+    // backward pass would see a cycle.
+    for o in outputs.iter_mut() {
+        if inputs.iter().any(|i| i.id() == o.id()) {
+            *o = o.with_new_id();
+        }
+    }
+    let entry = Arc::new(Entry {
+        backward,
+        inputs: inputs.iter().map(|t| (*t).clone()).collect(),
+        outputs: outputs.to_vec(),
+    });
+    for tape in tapes {
+        let mut state = tape.lock();
+        state.watched.extend(outputs.iter().filter(|o| differentiable(o)).map(Tensor::id));
+        state.entries.push(entry.clone());
+    }
+}
+
+/// Records a primitive on every tape watching one of its inputs.
+pub(crate) fn record(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
+    if !any_active() || !super::rules::has_gradient(op) {
+        return;
+    }
+    let ids: Vec<u64> = inputs.iter().map(|t| t.id()).collect();
+    let tapes = recording_tapes(&ids);
+    if !tapes.is_empty() {
+        push_entry(&tapes, Backward::Op(op.clone()), inputs, outputs);
+    }
+}
+
+/// Records outputs computed (with recording paused) by a composition whose gradient is given
+/// by hand: `tf.custom_gradient`, and compositions whose derivative TensorFlow defines
+/// differently from the chain rule through their parts (relu at 0).
+pub fn record_custom(inputs: &[&Tensor], outputs: &mut [Tensor], grad: GradFn) {
+    if !any_active() {
+        return;
+    }
+    let ids: Vec<u64> = inputs.iter().map(|t| t.id()).collect();
+    let tapes = recording_tapes(&ids);
+    if !tapes.is_empty() {
+        push_entry(&tapes, Backward::Custom(grad), inputs, outputs);
+    }
+}
+
+/// A variable was read: tapes that watch it (or watch every accessed trainable variable) see
+/// the read value as computed from the variable.
+pub(crate) fn record_read(variable: &Variable, value: &mut Tensor) {
+    if !any_active() || PAUSED.with(|p| p.get()) > 0 || !differentiable(value) {
+        return;
+    }
+    let tapes: Vec<Tape> = ACTIVE.with(|a| a.borrow().clone());
+    for tape in &tapes {
+        let wants = {
+            let state = tape.lock();
+            state.paused == 0 && state.watch_accessed_variables && variable.trainable()
+        };
+        if wants {
+            tape.watch_variable(variable);
+        }
+    }
+    let source = variable.peek().with_id(variable.id());
+    let tapes = recording_tapes(&[variable.id()]);
+    if !tapes.is_empty() {
+        push_entry(&tapes, Backward::Identity, &[&source], std::slice::from_mut(value));
+    }
+}
+
