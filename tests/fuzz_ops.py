@@ -507,7 +507,7 @@ def _math_name(name):
 
 @spec(*(_math_name(n) for n in UNARY_MATH))
 @spec(*(f"tf.nn.{n}" for n in "relu relu6 elu selu softplus l2_loss".split()))
-@spec("tf.identity", "tf.is_tensor")
+@spec("tf.identity", "tf.is_tensor", "tf.stop_gradient")
 def _unary(g):
     return [g.tensor(pool=(tf.bool,) if g.p(0.1) else DTYPES)], {}
 
@@ -1251,6 +1251,45 @@ def _tensor_shape(g):
     if g.p(0.3):
         return [g.pick((None, [None], [None, 3], 5, (), tf.TensorShape([2])))], {}
     return [g.shape()], {}
+
+
+@spec("tf.Variable")
+def _variable(g):
+    kwargs = {}
+    if g.p(0.3):
+        kwargs["dtype"] = g.pick(DTYPES) if not g.bad() else g.junk()
+    if g.p(0.3):
+        kwargs["shape"] = g.pick((None, tf.TensorShape(None), [None], [2, 3])) if not g.bad() else g.junk()
+    if g.p(0.2):
+        kwargs["trainable"] = g.pick((True, False, None))
+    if g.p(0.2):
+        kwargs["name"] = g.pick(("w", "", "a/b")) if not g.bad() else g.junk()
+    if g.p(0.2):
+        kwargs["synchronization"] = g.pick((0, 1, 2, 3)) if not g.bad() else g.junk()
+    value = g.junk() if g.bad() else g.tensor()
+    return [value], kwargs
+
+
+@spec("tf.IndexedSlices")
+def _indexed_slices(g):
+    values = g.tensor()
+    indices = g.junk() if g.bad() else g.tensor(pool=(tf.int32, tf.int64))
+    return [values, indices], {}
+
+
+@spec("tf.GradientTape")
+def _gradient_tape(g):
+    return [], {"persistent": g.pick((True, False)), "watch_accessed_variables": g.pick((True, 0))}
+
+
+@spec("tf.UnconnectedGradients", "tf.VariableAggregation", "tf.VariableSynchronization")
+def _enums(g):
+    return [g.pick(("none", "zero", 0, 1, 2, 3)) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.custom_gradient")
+def _custom_gradient(g):
+    return [g.pick((None, lambda x: (x, lambda dy: dy))) if not g.bad() else g.junk()], {}
 
 
 @spec("tf.DType")

@@ -52,11 +52,13 @@ pub(crate) fn run(
         if !reached.contains(&target.id()) || !differentiable(target) {
             continue;
         }
-        let seed = match seeds.get(i).cloned().flatten() {
-            Some(s) => ops::cast(&s, target.dtype())?,
-            None => ops::ones_like(target)?,
-        };
-        accumulate(&mut grads, target.id(), seed)?;
+        on_device(target.device(), || {
+            let seed = match seeds.get(i).cloned().flatten() {
+                Some(s) => ops::cast(&s, target.dtype())?,
+                None => ops::ones_like(target)?,
+            };
+            accumulate(&mut grads, target.id(), seed)
+        })?;
     }
 
     for entry in relevant.iter().rev() {
@@ -65,22 +67,25 @@ pub(crate) fn run(
         if upstream.iter().all(Option::is_none) {
             continue;
         }
-        // An op's gradient runs where the op ran.
-        let place = entry.outputs.first().map(Tensor::device);
-        if let Some(d) = place {
-            device::push_device(d);
-        }
-        let result = backward(entry, &upstream);
-        if place.is_some() {
-            device::pop_scope();
-        }
-        for (input, g) in entry.inputs.iter().zip(result?) {
-            if let Some(g) = g {
-                if reached.contains(&input.id()) && differentiable(input) {
-                    accumulate(&mut grads, input.id(), g)?;
+        // An op's gradient (and the sums into its inputs' gradients) runs where the op ran.
+        let place = entry.outputs.first().map_or(crate::device::Device::Cpu, Tensor::device);
+        on_device(place, || {
+            for (input, g) in entry.inputs.iter().zip(backward(entry, &upstream)?) {
+                if let Some(g) = g {
+                    if reached.contains(&input.id()) && differentiable(input) {
+                        accumulate(&mut grads, input.id(), g)?;
+                    }
                 }
             }
-        }
+            Ok(())
+        })?;
     }
     Ok(sources.iter().map(|id| grads.get(id).cloned()).collect())
+}
+
+fn on_device<T>(place: crate::device::Device, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    device::push_device(place);
+    let result = f();
+    device::pop_scope();
+    result
 }
