@@ -158,7 +158,7 @@ impl Tape {
         sources: &[u64],
         seed_lists: &[Vec<Option<Tensor>>],
     ) -> Result<Vec<Vec<Option<Tensor>>>> {
-        let entries = {
+        let (entries, watched) = {
             let mut state = self.lock();
             if state.used {
                 return Err(Error::Runtime(
@@ -170,14 +170,22 @@ impl Tape {
             if !state.persistent {
                 state.used = true;
             }
-            state.entries.clone()
+            // Gradients flow only to what the tape watched (directly or as computed from it).
+            let watched: Vec<bool> = sources.iter().map(|s| state.watched.contains(s)).collect();
+            (state.entries.clone(), watched)
         };
+        let tracked: Vec<u64> =
+            sources.iter().zip(&watched).filter(|(_, w)| **w).map(|(s, _)| *s).collect();
         // The backward pass is not recorded on this tape itself (outer tapes do record it,
         // which is what gives higher-order gradients).
         self.pause();
         let result: Result<Vec<_>> = seed_lists
             .iter()
-            .map(|seeds| backprop::run(&entries, targets, sources, seeds))
+            .map(|seeds| {
+                let grads = backprop::run(&entries, targets, &tracked, seeds)?;
+                let mut found = grads.into_iter();
+                Ok(watched.iter().map(|&w| if w { found.next().flatten() } else { None }).collect())
+            })
             .collect();
         self.resume();
         if !self.persistent() {
@@ -273,22 +281,29 @@ pub fn record_custom(inputs: &[&Tensor], outputs: &mut [Tensor], grad: GradFn) {
     }
 }
 
+/// Tapes that watch every accessed trainable variable start watching `variable`.
+pub fn note_access(variable: &Variable) {
+    if !variable.trainable() {
+        return;
+    }
+    for tape in active_tapes() {
+        let wants = {
+            let state = tape.lock();
+            state.paused == 0 && state.watch_accessed_variables
+        };
+        if wants {
+            tape.watch_variable(variable);
+        }
+    }
+}
+
 /// A variable was read: tapes that watch it (or watch every accessed trainable variable) see
 /// the read value as computed from the variable.
 pub(crate) fn record_read(variable: &Variable, value: &mut Tensor) {
     if !any_active() || PAUSED.with(|p| p.get()) > 0 || !differentiable(value) {
         return;
     }
-    let tapes: Vec<Tape> = ACTIVE.with(|a| a.borrow().clone());
-    for tape in &tapes {
-        let wants = {
-            let state = tape.lock();
-            state.paused == 0 && state.watch_accessed_variables && variable.trainable()
-        };
-        if wants {
-            tape.watch_variable(variable);
-        }
-    }
+    note_access(variable);
     let source = variable.peek().with_id(variable.id());
     let tapes = recording_tapes(&[variable.id()]);
     if !tapes.is_empty() {

@@ -135,6 +135,12 @@ fn record_custom(
     outputs: &Bound<'_, PyAny>,
     grad_fn: Py<PyAny>,
 ) -> PyResult<Vec<Py<PyTensor>>> {
+    // Variables the function read count as accessed by the enclosing tapes.
+    for obj in inputs.try_iter()? {
+        if let Ok(v) = obj?.cast::<PyVariable>() {
+            tape::note_access(&v.get().inner);
+        }
+    }
     let inputs = keyed_all(inputs)?;
     let mut outs: Vec<Tensor> = outputs
         .try_iter()?
