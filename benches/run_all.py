@@ -7,5 +7,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-for name in ("bench_dispatch", "bench_elementwise", "bench_matmul", "bench_gpu"):
+for name in (
+    "bench_dispatch",
+    "bench_elementwise",
+    "bench_matmul",
+    "bench_training_step",
+    "bench_gpu",
+):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)

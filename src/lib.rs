@@ -29,6 +29,7 @@ pub mod variable;
 #[cfg(feature = "python")]
 mod python;
 
+pub use autodiff::Tape;
 pub use buffer::Buffer;
 pub use device::Device;
 pub use dtype::DType;
@@ -36,4 +37,3 @@ pub use error::{Error, Result};
 pub use shape::Shape;
 pub use tensor::Tensor;
 pub use variable::Variable;
-pub use autodiff::Tape;

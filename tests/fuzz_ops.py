@@ -1259,7 +1259,9 @@ def _variable(g):
     if g.p(0.3):
         kwargs["dtype"] = g.pick(DTYPES) if not g.bad() else g.junk()
     if g.p(0.3):
-        kwargs["shape"] = g.pick((None, tf.TensorShape(None), [None], [2, 3])) if not g.bad() else g.junk()
+        kwargs["shape"] = (
+            g.pick((None, tf.TensorShape(None), [None], [2, 3])) if not g.bad() else g.junk()
+        )
     if g.p(0.2):
         kwargs["trainable"] = g.pick((True, False, None))
     if g.p(0.2):

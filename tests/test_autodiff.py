@@ -92,59 +92,91 @@ CASES = [
     ("atan2", tf.math.atan2, [away_from_zero(M23), away_from_zero(M23)]),
     ("floormod", tf.math.floormod, [uniform(M23, 0.1, 0.9), uniform(M23, 1.1, 1.9)]),
     ("squared_difference", tf.math.squared_difference, [uniform(M23), uniform((3,))]),
-    ("where", lambda x, y: tf.where(tf.constant([True, False, True]), x, y), [
-        uniform(M23),
-        uniform((1, 3)),
-    ]),
+    (
+        "where",
+        lambda x, y: tf.where(tf.constant([True, False, True]), x, y),
+        [
+            uniform(M23),
+            uniform((1, 3)),
+        ],
+    ),
     ("cast_complex_real", lambda x: tf.math.real(tf.cast(x, tf.complex128) * 2), [uniform(M23)]),
-    ("complex_parts", lambda x, y: tf.math.imag(tf.complex(x, y) ** 2), [
-        uniform(M23),
-        uniform(M23),
-    ]),
+    (
+        "complex_parts",
+        lambda x, y: tf.math.imag(tf.complex(x, y) ** 2),
+        [
+            uniform(M23),
+            uniform(M23),
+        ],
+    ),
     ("reduce_sum", lambda x: tf.reduce_sum(x, axis=1), [uniform((2, 3, 4))]),
-    ("reduce_sum_keepdims", lambda x: tf.reduce_sum(x, [0, 2], keepdims=True), [
-        uniform((2, 3, 4))
-    ]),
+    (
+        "reduce_sum_keepdims",
+        lambda x: tf.reduce_sum(x, [0, 2], keepdims=True),
+        [uniform((2, 3, 4))],
+    ),
     ("reduce_mean", lambda x: tf.reduce_mean(x, axis=-1), [uniform((2, 3, 4))]),
     ("reduce_max", lambda x: tf.reduce_max(x, axis=1), [spread((2, 3, 4))]),
     ("reduce_min_all", tf.reduce_min, [spread((2, 3, 4))]),
     ("reduce_prod", lambda x: tf.reduce_prod(x, axis=[0, 2]), [uniform((2, 3, 4))]),
-    ("reduce_prod_with_zero", lambda x: tf.reduce_prod(x * tf.constant([1.0, 0.0, 1.0], x.dtype), 1), [
-        uniform(M23)
-    ]),
+    (
+        "reduce_prod_with_zero",
+        lambda x: tf.reduce_prod(x * tf.constant([1.0, 0.0, 1.0], x.dtype), 1),
+        [uniform(M23)],
+    ),
     ("reduce_logsumexp", lambda x: tf.reduce_logsumexp(x, axis=0), [uniform(M23)]),
     ("reduce_variance", lambda x: tf.math.reduce_variance(x, axis=1), [uniform(M23)]),
     ("reduce_std", lambda x: tf.math.reduce_std(x), [uniform(M23)]),
     ("norm", lambda x: tf.norm(x, axis=1), [uniform(M23)]),
     ("cumsum", lambda x: tf.cumsum(x, axis=1), [uniform(M34)]),
-    ("cumsum_exclusive_reverse", lambda x: tf.cumsum(x, 0, exclusive=True, reverse=True), [
-        uniform(M34)
-    ]),
+    (
+        "cumsum_exclusive_reverse",
+        lambda x: tf.cumsum(x, 0, exclusive=True, reverse=True),
+        [uniform(M34)],
+    ),
     ("cumprod", lambda x: tf.math.cumprod(x, axis=1), [away_from_zero(M34)]),
     ("matmul", tf.matmul, [uniform(M23), uniform(M34)]),
-    ("matmul_transpose_a", lambda a, b: tf.matmul(a, b, transpose_a=True), [
-        uniform((3, 2)),
-        uniform(M34),
-    ]),
-    ("matmul_transpose_b", lambda a, b: tf.matmul(a, b, transpose_b=True), [
-        uniform(M23),
-        uniform((4, 3)),
-    ]),
-    ("matmul_transpose_both", lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True), [
-        uniform((3, 2)),
-        uniform((4, 3)),
-    ]),
-    ("matmul_adjoint", lambda a, b: tf.matmul(a, b, adjoint_a=True), [
-        uniform((3, 2)),
-        uniform(M34),
-    ]),
+    (
+        "matmul_transpose_a",
+        lambda a, b: tf.matmul(a, b, transpose_a=True),
+        [
+            uniform((3, 2)),
+            uniform(M34),
+        ],
+    ),
+    (
+        "matmul_transpose_b",
+        lambda a, b: tf.matmul(a, b, transpose_b=True),
+        [
+            uniform(M23),
+            uniform((4, 3)),
+        ],
+    ),
+    (
+        "matmul_transpose_both",
+        lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
+        [
+            uniform((3, 2)),
+            uniform((4, 3)),
+        ],
+    ),
+    (
+        "matmul_adjoint",
+        lambda a, b: tf.matmul(a, b, adjoint_a=True),
+        [
+            uniform((3, 2)),
+            uniform(M34),
+        ],
+    ),
     ("matmul_batch_broadcast", tf.matmul, [uniform((2, 1, 2, 3)), uniform((3, 3, 4))]),
     ("matvec", tf.linalg.matvec, [uniform(M23), uniform((3,))]),
     ("tensordot", lambda a, b: tf.tensordot(a, b, axes=1), [uniform(M23), uniform(M34)]),
     ("einsum", lambda a, b: tf.einsum("ij,jk->ik", a, b), [uniform(M23), uniform(M34)]),
-    ("reshape", lambda x: tf.reshape(x, [3, 2]) * tf.constant([[1.0], [2.0], [3.0]], x.dtype), [
-        uniform(M23)
-    ]),
+    (
+        "reshape",
+        lambda x: tf.reshape(x, [3, 2]) * tf.constant([[1.0], [2.0], [3.0]], x.dtype),
+        [uniform(M23)],
+    ),
     ("transpose", lambda x: tf.transpose(x, [2, 0, 1]), [uniform((2, 3, 4))]),
     ("broadcast_to", lambda x: tf.broadcast_to(x, [2, 2, 3]), [uniform((1, 3))]),
     ("concat", lambda a, b: tf.concat([a, b, a], axis=1), [uniform(M23), uniform((2, 1))]),
@@ -162,9 +194,11 @@ CASES = [
     ("reverse", lambda x: tf.reverse(x, [1]), [uniform(M34)]),
     ("gather_duplicates", lambda x: tf.gather(x, [2, 0, 2]), [uniform(M34)]),
     ("gather_axis1", lambda x: tf.gather(x, [[3, 1], [0, 0]], axis=1), [uniform(M34)]),
-    ("gather_batch_dims", lambda x: tf.gather(x, [[1, 1], [0, 2], [3, 3]], axis=1, batch_dims=1), [
-        uniform(M34)
-    ]),
+    (
+        "gather_batch_dims",
+        lambda x: tf.gather(x, [[1, 1], [0, 2], [3, 3]], axis=1, batch_dims=1),
+        [uniform(M34)],
+    ),
     ("gather_nd", lambda x: tf.gather_nd(x, [[0, 1], [2, 3], [0, 1]]), [uniform(M34)]),
     ("scatter_nd", lambda u: tf.scatter_nd([[1], [3], [1]], u, [5, 2]), [uniform((3, 2))]),
     ("boolean_mask", lambda x: tf.boolean_mask(x, [True, False, True]), [uniform(M34)]),
@@ -175,11 +209,15 @@ CASES = [
     ("add_n", lambda a, b: tf.add_n([a, b, a]), [uniform(M23), uniform(M23)]),
     ("identity", tf.identity, [uniform(M23)]),
     ("moments", lambda x: tf.add_n(list(tf.nn.moments(x, axes=[0]))), [uniform(M34)]),
-    ("dense_layer", lambda x, w, b: tf.nn.relu(x @ w + b), [
-        uniform(M23),
-        uniform(M34),
-        uniform((4,)),
-    ]),
+    (
+        "dense_layer",
+        lambda x, w, b: tf.nn.relu(x @ w + b),
+        [
+            uniform(M23),
+            uniform(M34),
+            uniform((4,)),
+        ],
+    ),
 ]
 
 
@@ -258,7 +296,11 @@ def test_gradients_run_on_the_device_of_the_forward_pass():
 SECOND_ORDER = [
     ("tanh", tf.tanh, [uniform((4,))]),
     ("sigmoid", tf.sigmoid, [uniform((4,))]),
-    ("softmax", lambda x: tf.nn.softmax(x) * tf.constant([1.0, 2.0, 3.0, 4.0], x.dtype), [uniform((4,))]),
+    (
+        "softmax",
+        lambda x: tf.nn.softmax(x) * tf.constant([1.0, 2.0, 3.0, 4.0], x.dtype),
+        [uniform((4,))],
+    ),
     ("pow", lambda x: x**3, [uniform((4,))]),
     ("reduce_max", lambda x: tf.reduce_max(x * x), [spread((4,), 0.5, 2.0)]),
     ("gather", lambda x: tf.gather(x * x, [0, 3, 3]), [uniform((4,))]),

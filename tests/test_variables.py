@@ -264,7 +264,15 @@ def test_one_training_step_matches_hand_derived_gradients():
         np.testing.assert_allclose(g.numpy(), e, rtol=2e-4, atol=1e-5)
 
 
-def test_the_seeds_training_loop_with_raw_variables_fits_the_quadratic():
+@pytest.fixture
+def on_cpu():
+    # 1000 small steps: the CPU is the fast device for them (the GPU path is covered by
+    # test_autodiff's GPU/CPU comparisons).
+    with tf.device("CPU:0"):
+        yield
+
+
+def test_the_seeds_training_loop_with_raw_variables_fits_the_quadratic(on_cpu):
     x = tf.cast(tf.linspace(-2, 2, 201), tf.float32)
     y = x**2 + 2 * x - 5 + tf.random.normal([201], seed=2)
     variables = _seed_model_variables(1)

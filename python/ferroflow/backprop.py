@@ -121,8 +121,7 @@ class GradientTape:
         ``sources``, in the structure of ``sources``."""
         flat_sources = self._prepare(sources)
         flat_targets = [
-            t if _is_watchable(t) else _array_ops.convert_to_tensor(t)
-            for t in nest.flatten(target)
+            t if _is_watchable(t) else _array_ops.convert_to_tensor(t) for t in nest.flatten(target)
         ]
         if output_gradients is None:
             seeds = [None] * len(flat_targets)
@@ -187,9 +186,8 @@ class GradientTape:
         t_shape, s_shape = list(target.shape), list(source.shape)
         if not t_shape or not s_shape or t_shape[0] != s_shape[0]:
             raise ValueError(
-                "Need first dimension of target shape ({}) and source shape ({}) to match.".format(
-                    tuple(t_shape), tuple(s_shape)
-                )
+                f"Need first dimension of target shape ({tuple(t_shape)}) and source shape "
+                f"({tuple(s_shape)}) to match."
             )
         batch = t_shape[0]
         per_row = int(np.prod(t_shape[1:], dtype=np.int64))

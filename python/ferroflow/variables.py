@@ -8,8 +8,8 @@ import numpy as np
 
 from ferroflow import _core
 from ferroflow import array_ops as _array_ops
-from ferroflow._presentation import Reference, _numpy_text
 from ferroflow import dtypes as _dtypes
+from ferroflow._presentation import Reference, _numpy_text
 from ferroflow.tensor_shape import TensorShape
 
 __all__ = [
@@ -170,8 +170,7 @@ class Variable(_core.BaseVariable):
         value = self._peek()
         text = _numpy_text(value, True)
         return (
-            f"<tf.Variable '{self.name}' shape={self.shape} dtype={value.dtype.name}, "
-            f"numpy={text}>"
+            f"<tf.Variable '{self.name}' shape={self.shape} dtype={value.dtype.name}, numpy={text}>"
         )
 
     __str__ = __repr__

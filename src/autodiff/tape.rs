@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A gradient written by hand: given the entry's inputs, outputs and the outputs' gradients
 /// (None where nothing flows back), the inputs' gradients.
-pub type GradFn =
-    Arc<dyn Fn(&[Tensor], &[Tensor], &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> + Send + Sync>;
+pub type GradFn = Arc<
+    dyn Fn(&[Tensor], &[Tensor], &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> + Send + Sync,
+>;
 
 pub(crate) enum Backward {
     Op(Op),
@@ -310,4 +311,3 @@ pub(crate) fn record_read(variable: &Variable, value: &mut Tensor) {
         push_entry(&tapes, Backward::Identity, &[&source], std::slice::from_mut(value));
     }
 }
-

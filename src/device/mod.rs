@@ -4,8 +4,9 @@ mod placement;
 mod spec;
 
 pub use placement::{
-    log, log_device_placement, place, place_constant, place_variable, pop_scope, push_device, push_scope,
-    set_log_device_placement, set_soft_device_placement, soft_device_placement, Placement,
+    log, log_device_placement, place, place_constant, place_variable, pop_scope, push_device,
+    push_scope, set_log_device_placement, set_soft_device_placement, soft_device_placement,
+    Placement,
 };
 pub use spec::DeviceSpec;
 

@@ -48,8 +48,11 @@ pub fn push_device(device: Device) {
         Device::Cpu => ("CPU", 0),
         Device::Gpu(i) => ("GPU", i),
     };
-    let spec =
-        DeviceSpec { device_type: Some(device_type.into()), index: Some(index), ..Default::default() };
+    let spec = DeviceSpec {
+        device_type: Some(device_type.into()),
+        index: Some(index),
+        ..Default::default()
+    };
     SCOPES.with(|s| s.borrow_mut().push(spec));
 }
 

@@ -8,23 +8,29 @@ use crate::autodiff::custom;
 /// the chain rule through `maximum` would give 1).
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     let zero = scalar_like(x, 0.0);
-    custom(&[x], || maximum(x, &zero), |inputs, _, g| {
-        let x = &inputs[0];
-        passing_where(&greater(x, &scalar_like(x, 0.0))?, g)
-    })
+    custom(
+        &[x],
+        || maximum(x, &zero),
+        |inputs, _, g| {
+            let x = &inputs[0];
+            passing_where(&greater(x, &scalar_like(x, 0.0))?, g)
+        },
+    )
 }
 
 /// min(max(x, 0), 6); the gradient passes where 0 < x < 6 (TensorFlow's Relu6Grad).
 pub fn relu6(x: &Tensor) -> Result<Tensor> {
     let (zero, six) = (scalar_like(x, 0.0), scalar_like(x, 6.0));
-    custom(&[x], || minimum(&maximum(x, &zero)?, &six), |inputs, _, g| {
-        let x = &inputs[0];
-        let inside = logical_and(
-            &greater(x, &scalar_like(x, 0.0))?,
-            &less(x, &scalar_like(x, 6.0))?,
-        )?;
-        passing_where(&inside, g)
-    })
+    custom(
+        &[x],
+        || minimum(&maximum(x, &zero)?, &six),
+        |inputs, _, g| {
+            let x = &inputs[0];
+            let inside =
+                logical_and(&greater(x, &scalar_like(x, 0.0))?, &less(x, &scalar_like(x, 6.0))?)?;
+            passing_where(&inside, g)
+        },
+    )
 }
 
 /// The upstream gradient where `mask` holds, zero elsewhere.

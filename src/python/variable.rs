@@ -35,7 +35,9 @@ impl PyVariable {
         }
         let value = to_tensor(initial, Hint::Infer)?;
         let device = crate::device::place_variable(value.dtype()).py()?;
-        Ok(PyVariable { inner: Variable::new(&value, name, trainable, declared, Some(device)).py()? })
+        Ok(PyVariable {
+            inner: Variable::new(&value, name, trainable, declared, Some(device)).py()?,
+        })
     }
 
     /// The value as an op input (tapes watching the variable record the read).

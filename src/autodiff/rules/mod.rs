@@ -47,11 +47,9 @@ pub(crate) fn has_gradient(op: &Op) -> bool {
                 | B::Complex
         ),
         Op::Reduce { op, .. } => !matches!(op, ReduceOp::All | ReduceOp::Any),
-        Op::ArgReduce { .. }
-        | Op::WhereIndices
-        | Op::Unique { .. }
-        | Op::Range
-        | Op::Random(_) => false,
+        Op::ArgReduce { .. } | Op::WhereIndices | Op::Unique { .. } | Op::Range | Op::Random(_) => {
+            false
+        }
         _ => true,
     }
 }
@@ -100,11 +98,9 @@ pub(crate) fn gradient(
         Op::ScatterNd(_) => Ok(vec![None, Some(ops::gather_nd(g, x)?)]),
         Op::Sort { .. } => Ok(vec![Some(select::sort(x, &outputs[1], g)?)]),
         Op::Fill(_) => Ok(vec![Some(ops::reduce_sum(g, None, false)?)]),
-        Op::ArgReduce { .. }
-        | Op::WhereIndices
-        | Op::Unique { .. }
-        | Op::Range
-        | Op::Random(_) => Ok(vec![None; inputs.len()]),
+        Op::ArgReduce { .. } | Op::WhereIndices | Op::Unique { .. } | Op::Range | Op::Random(_) => {
+            Ok(vec![None; inputs.len()])
+        }
     }
 }
 

@@ -9,9 +9,8 @@ use crate::tensor::Tensor;
 
 /// `g` reshaped to the reduction's output with the reduced axes kept as 1.
 fn kept(g: &Tensor, x: &Tensor, axes: &[usize]) -> Result<Tensor> {
-    let dims: Vec<usize> = (0..x.rank())
-        .map(|a| if axes.contains(&a) { 1 } else { x.dims()[a] })
-        .collect();
+    let dims: Vec<usize> =
+        (0..x.rank()).map(|a| if axes.contains(&a) { 1 } else { x.dims()[a] }).collect();
     reshape_to(g, &Shape::from(dims))
 }
 
