@@ -331,3 +331,12 @@ def test_tapes_keep_no_gradient_ops_on_the_tape_itself():
         y = tf.reduce_sum(tf.tanh(x))
     first = tape.gradient(y, x).numpy()
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), first)
+
+
+def test_the_spectral_norm_says_its_gradient_is_missing():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.norm(x, ord=2, axis=[0, 1])
+    with pytest.raises(tf.errors.UnimplementedError, match="spectral norm"):
+        tape.gradient(y, x)

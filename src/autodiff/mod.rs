@@ -10,3 +10,6 @@ pub mod tape;
 
 pub use custom::custom;
 pub use tape::{pause_all, record_custom, GradFn, PauseGuard, Tape};
+
+#[cfg(test)]
+mod tests;

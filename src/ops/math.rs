@@ -158,7 +158,21 @@ fn matrix_norm(x: &Tensor, ord: NormOrd, axes: &[i64], keepdims: bool) -> Result
     }
     let (inner, outer) = match ord {
         NormOrd::Euclidean => return sqrt(&reduce_sum(&square(&mag)?, Some(axes), keepdims)?),
-        NormOrd::P(2.0) => return spectral_norm(x, r, c, keepdims),
+        NormOrd::P(2.0) => {
+            // Computed from the data outside the op funnel: say so under a tape rather than
+            // returning a silently missing gradient.
+            return crate::autodiff::custom(
+                &[x],
+                || spectral_norm(x, r, c, keepdims),
+                |_, _, _| {
+                    Err(Error::Unimplemented(
+                        "the gradient of the spectral norm (tf.norm with ord=2 over two axes) is \
+                     not implemented"
+                            .into(),
+                    ))
+                },
+            );
+        }
         NormOrd::P(1.0) => (r, c),
         NormOrd::P(p) if p == f64::INFINITY => (c, r),
         NormOrd::P(p) => {
