@@ -18,6 +18,11 @@ impl Shape {
         &self.0
     }
 
+    /// The dimensions as the signed sizes op arguments take.
+    pub fn dims_i64(&self) -> Vec<i64> {
+        self.dims().iter().map(|&d| d as i64).collect()
+    }
+
     pub fn rank(&self) -> usize {
         self.0.len()
     }

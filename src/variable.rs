@@ -37,19 +37,22 @@ fn compatible(declared: &DeclaredShape, shape: &Shape) -> bool {
     }
 }
 
-/// TensorFlow's printing of a possibly unknown shape: `(2, None)`, `<unknown>`.
+fn dim_texts(dims: &[Option<usize>]) -> Vec<String> {
+    dims.iter().map(|d| d.map_or("None".into(), |d| d.to_string())).collect()
+}
+
+/// TensorFlow's printing of a possibly unknown shape: `(2, None)`, `(3,)`, `<unknown>`.
 fn declared_text(declared: &DeclaredShape) -> String {
-    match declared {
+    match declared.as_deref().map(dim_texts) {
         None => "<unknown>".into(),
-        Some(dims) => {
-            let parts: Vec<String> =
-                dims.iter().map(|d| d.map_or("None".into(), |d| d.to_string())).collect();
-            match parts.len() {
-                1 => format!("({},)", parts[0]),
-                _ => format!("({})", parts.join(", ")),
-            }
-        }
+        Some(parts) if parts.len() == 1 => format!("({},)", parts[0]),
+        Some(parts) => format!("({})", parts.join(", ")),
     }
+}
+
+/// The `shape` argument as the user wrote it: `[3]`, `[None, 2]`, `None`.
+fn declared_list(declared: &DeclaredShape) -> String {
+    declared.as_deref().map_or("None".into(), |d| format!("[{}]", dim_texts(d).join(", ")))
 }
 
 impl Variable {
@@ -67,7 +70,7 @@ impl Variable {
                 "In this `tf.Variable` creation, the initial value's shape ({}) is not \
                  compatible with the explicitly supplied `shape` argument ({}).",
                 initial.shape().tf_string(),
-                declared_text(&declared).replace('(', "[").replace(",)", "]").replace(')', "]")
+                declared_list(&declared)
             )));
         }
         let target = device.unwrap_or(initial.device());

@@ -340,3 +340,12 @@ def test_the_spectral_norm_says_its_gradient_is_missing():
         y = tf.norm(x, ord=2, axis=[0, 1])
     with pytest.raises(tf.errors.UnimplementedError, match="spectral norm"):
         tape.gradient(y, x)
+
+
+def test_output_gradients_must_have_the_targets_shape():
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    with pytest.raises(tf.errors.InvalidArgumentError, match="output_gradients"):
+        tape.gradient(y, x, output_gradients=tf.constant([1.0]))

@@ -34,6 +34,17 @@ def _zeros_for(source):
     return _array_ops.zeros_like(value)
 
 
+def _one_hot_seeds(target, rows, columns):
+    """One seed list per column j: ones at column j of every row of `target` viewed as
+    (rows, columns), zeros elsewhere (a jacobian's rows, one backward pass each)."""
+    seeds = []
+    for j in range(columns):
+        one_hot = np.zeros((rows, columns), dtype=target.dtype.as_numpy_dtype)
+        one_hot[:, j] = 1
+        seeds.append([_array_ops.constant(one_hot.reshape(tuple(target.shape)))])
+    return seeds
+
+
 class GradientTape:
     """Records operations for automatic differentiation.
 
@@ -143,11 +154,7 @@ class GradientTape:
         flat_sources = self._prepare(sources)
         target = _array_ops.convert_to_tensor(target)
         size = int(np.prod(target.shape, dtype=np.int64))
-        seeds = []
-        for i in range(size):
-            one_hot = np.zeros(size, dtype=target.dtype.as_numpy_dtype)
-            one_hot[i] = 1
-            seeds.append([_array_ops.constant(one_hot.reshape(tuple(target.shape)))])
+        seeds = _one_hot_seeds(target, 1, size)
         rows = self._tape.gradients([target], flat_sources, seeds) if seeds else []
         out = []
         for k, source in enumerate(flat_sources):
@@ -191,11 +198,7 @@ class GradientTape:
             )
         batch = t_shape[0]
         per_row = int(np.prod(t_shape[1:], dtype=np.int64))
-        seeds = []
-        for j in range(per_row):
-            one_hot = np.zeros((batch, per_row), dtype=target.dtype.as_numpy_dtype)
-            one_hot[:, j] = 1
-            seeds.append([_array_ops.constant(one_hot.reshape(tuple(t_shape)))])
+        seeds = _one_hot_seeds(target, batch, per_row)
         rows = [r[0] for r in self._tape.gradients([target], [source], seeds)] if seeds else []
         shape = [batch] + t_shape[1:] + s_shape[1:]
         if per_row and all(g is None for g in rows):

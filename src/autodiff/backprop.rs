@@ -5,7 +5,7 @@
 use super::rules;
 use super::tape::{differentiable, Backward, Entry};
 use crate::device;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops;
 use crate::tensor::Tensor;
 use std::collections::{HashMap, HashSet};
@@ -54,6 +54,13 @@ pub(crate) fn run(
         }
         on_device(target.device(), || {
             let seed = match seeds.get(i).cloned().flatten() {
+                Some(s) if s.shape() != target.shape() => {
+                    return Err(Error::InvalidArgument(format!(
+                        "output_gradients[{i}] has shape {} but its target has shape {}",
+                        s.shape().tf_string(),
+                        target.shape().tf_string()
+                    )))
+                }
                 Some(s) => ops::cast(&s, target.dtype())?,
                 None => ops::ones_like(target)?,
             };

@@ -20,6 +20,9 @@ where
         let _paused = pause_all();
         forward()?
     };
-    tape::record_custom(inputs, std::slice::from_mut(&mut out), Arc::new(grad));
+    // Boxing the rule only when a tape may record keeps eager relu allocation-free.
+    if tape::any_active() {
+        tape::record_custom(inputs, std::slice::from_mut(&mut out), Arc::new(grad));
+    }
     Ok(out)
 }

@@ -232,7 +232,7 @@ pub fn active_tapes() -> Vec<Tape> {
     ACTIVE.with(|a| a.borrow().clone())
 }
 
-fn any_active() -> bool {
+pub(crate) fn any_active() -> bool {
     ACTIVE.with(|a| !a.borrow().is_empty())
 }
 

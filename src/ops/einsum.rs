@@ -41,7 +41,7 @@ fn parse_side(spec: &str, rank: usize, ellipsis_rank: &mut Option<usize>) -> Res
 }
 
 fn dims_i64(t: &Tensor) -> Vec<i64> {
-    t.dims().iter().map(|&d| d as i64).collect()
+    t.shape().dims_i64()
 }
 
 /// Takes the diagonal over each letter that repeats within one operand.

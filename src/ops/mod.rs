@@ -403,10 +403,7 @@ fn move_axis_last(x: &Tensor, axis: usize) -> Result<(Tensor, Option<Vec<i64>>)>
     }
     let mut perm: Vec<i64> = (0..x.rank() as i64).filter(|&a| a != axis as i64).collect();
     perm.push(axis as i64);
-    let mut inverse = vec![0i64; perm.len()];
-    for (i, &p) in perm.iter().enumerate() {
-        inverse[p as usize] = i as i64;
-    }
+    let inverse = inverse_permutation(&perm);
     Ok((transpose(x, Some(&perm))?, Some(inverse)))
 }
 
@@ -445,10 +442,23 @@ pub fn fill(dims: &[i64], value: &Tensor) -> Result<Tensor> {
     apply1(&Op::Fill(Shape::checked(dims)?), &[value])
 }
 
+/// The permutation that undoes `perm` (entries are valid axes).
+pub fn inverse_permutation(perm: &[i64]) -> Vec<i64> {
+    let mut inverse = vec![0i64; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inverse[p as usize] = i as i64;
+    }
+    inverse
+}
+
 /// Ones shaped like `x`, made by `Fill` (so on the device placement picks).
 pub fn ones_like(x: &Tensor) -> Result<Tensor> {
-    let dims: Vec<i64> = x.dims().iter().map(|&d| d as i64).collect();
-    fill(&dims, &scalar_like(x, 1.0))
+    fill(&x.shape().dims_i64(), &scalar_like(x, 1.0))
+}
+
+/// Zeros shaped like `x`, made by `Fill` like `ones_like`.
+pub fn zeros_like(x: &Tensor) -> Result<Tensor> {
+    fill(&x.shape().dims_i64(), &scalar_like(x, 0.0))
 }
 
 pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {

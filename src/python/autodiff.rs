@@ -36,7 +36,8 @@ fn keyed_all(list: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
     list.try_iter()?.map(|o| keyed(&o?)).collect()
 }
 
-fn seeds(list: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
+/// Tensors or Nones (seeds; a custom gradient's results).
+fn optional_tensors(list: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
     list.try_iter()?
         .map(|o| {
             let o = o?;
@@ -105,7 +106,7 @@ impl PyTape {
         let targets = keyed_all(targets)?;
         let sources: Vec<u64> = keyed_all(sources)?.iter().map(Tensor::id).collect();
         let seed_lists: Vec<Vec<Option<Tensor>>> =
-            seed_lists.try_iter()?.map(|s| seeds(&s?)).collect::<PyResult<_>>()?;
+            seed_lists.try_iter()?.map(|s| optional_tensors(&s?)).collect::<PyResult<_>>()?;
         let all = self.inner.gradients(&targets, &sources, &seed_lists).py()?;
         all.into_iter().map(|grads| wrap_all(py, grads)).collect()
     }
@@ -149,18 +150,7 @@ fn record_custom(
     let grad: GradFn = Arc::new(move |_inputs, _outputs, upstream| {
         Python::attach(|py| {
             let upstream: Vec<Option<Py<PyTensor>>> = wrap_all(py, upstream.to_vec())?;
-            let grads = grad_fn.bind(py).call1((upstream,))?;
-            grads
-                .try_iter()?
-                .map(|g| {
-                    let g = g?;
-                    if g.is_none() {
-                        Ok(None)
-                    } else {
-                        to_tensor(&g, Hint::Infer).map(Some)
-                    }
-                })
-                .collect::<PyResult<Vec<_>>>()
+            optional_tensors(&grad_fn.bind(py).call1((upstream,))?)
         })
         .map_err(from_py)
     });

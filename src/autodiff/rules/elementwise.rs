@@ -1,10 +1,11 @@
 //! Gradients of element-wise primitives: unary math, binary arithmetic (summed back over
 //! broadcast axes), casts and `where`.
 
-use super::{conj, unbroadcast, zeros_like};
+use super::{conj, unbroadcast};
 use crate::error::Result;
 use crate::ops::binary::BinaryOp;
 use crate::ops::unary::UnaryOp;
+use crate::ops::zeros_like;
 use crate::ops::{self, scalar_like};
 use crate::tensor::Tensor;
 

@@ -9,10 +9,10 @@ mod select;
 
 use crate::dispatch::Op;
 use crate::error::{Error, Result};
+use crate::ops;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::unary::UnaryOp;
-use crate::ops::{self, scalar_like};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
@@ -80,11 +80,8 @@ pub(crate) fn gradient(
         Op::MatMul(attrs) => linalg::matmul(*attrs, x, &inputs[1], g),
         Op::Reshape(_) => Ok(vec![Some(reshape_to(g, x.shape())?)]),
         Op::Transpose(perm) => {
-            let mut inverse = vec![0i64; perm.len()];
-            for (i, &p) in perm.iter().enumerate() {
-                inverse[p] = i as i64;
-            }
-            Ok(vec![Some(ops::transpose(g, Some(&inverse))?)])
+            let perm: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
+            Ok(vec![Some(ops::transpose(g, Some(&ops::inverse_permutation(&perm)))?)])
         }
         Op::BroadcastTo(_) => Ok(vec![Some(unbroadcast(g, x.shape())?)]),
         Op::Concat(axis) => select::concat(inputs, *axis, g),
@@ -104,15 +101,11 @@ pub(crate) fn gradient(
     }
 }
 
-fn dims_i64(shape: &Shape) -> Vec<i64> {
-    shape.dims().iter().map(|&d| d as i64).collect()
-}
-
 fn reshape_to(g: &Tensor, shape: &Shape) -> Result<Tensor> {
     if g.shape() == shape {
         return Ok(g.clone());
     }
-    ops::reshape(g, &dims_i64(shape))
+    ops::reshape(g, &shape.dims_i64())
 }
 
 /// Sums a broadcast gradient back to `shape`: over the leading axes `shape` lacks and the axes
@@ -130,10 +123,6 @@ pub(crate) fn unbroadcast(g: &Tensor, shape: &Shape) -> Result<Tensor> {
         .collect();
     let summed = if axes.is_empty() { g.clone() } else { ops::reduce_sum(g, Some(&axes), true)? };
     reshape_to(&summed, shape)
-}
-
-pub(crate) fn zeros_like(x: &Tensor) -> Result<Tensor> {
-    ops::fill(&dims_i64(x.shape()), &scalar_like(x, 0.0))
 }
 
 /// Complex gradients multiply by conjugated derivatives (TensorFlow's convention).

@@ -1,6 +1,6 @@
 //! Gradients of reductions, scans and softmax.
 
-use super::{dims_i64, reshape_to, zeros_like};
+use super::reshape_to;
 use crate::error::Result;
 use crate::ops::reduce::{CumOp, ReduceOp};
 use crate::ops::{self, UnaryOp};
@@ -22,7 +22,7 @@ pub(super) fn reduce(
     g: &Tensor,
 ) -> Result<Option<Tensor>> {
     let g_kept = kept(g, x, axes)?;
-    let x_dims = dims_i64(x.shape());
+    let x_dims = x.shape().dims_i64();
     let axes_i64: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
     let grad = match op {
         ReduceOp::Sum => ops::broadcast_to(&g_kept, &x_dims)?,
@@ -46,7 +46,7 @@ fn product_of_others(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
         return ops::ones_like(x);
     }
     if x.num_elements() == 0 {
-        return zeros_like(x);
+        return ops::zeros_like(x);
     }
     let others: Vec<usize> = (0..x.rank()).filter(|a| !axes.contains(a)).collect();
     let perm: Vec<i64> = axes.iter().chain(&others).map(|&a| a as i64).collect();
@@ -55,12 +55,8 @@ fn product_of_others(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
     let flat = ops::reshape(&moved, &[reduced as i64, -1])?;
     let left = ops::cumulative(CumOp::Prod, &flat, 0, true, false)?;
     let right = ops::cumulative(CumOp::Prod, &flat, 0, true, true)?;
-    let both = ops::reshape(&ops::mul(&left, &right)?, &dims_i64(moved.shape()))?;
-    let mut inverse = vec![0i64; perm.len()];
-    for (i, &p) in perm.iter().enumerate() {
-        inverse[p as usize] = i as i64;
-    }
-    ops::transpose(&both, Some(&inverse))
+    let both = ops::reshape(&ops::mul(&left, &right)?, &moved.shape().dims_i64())?;
+    ops::transpose(&both, Some(&ops::inverse_permutation(&perm)))
 }
 
 pub(super) fn cumulative(

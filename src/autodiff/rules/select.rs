@@ -3,7 +3,7 @@
 //! come from running the same op over the input's element positions, so one rule covers every
 //! slicing and gathering mode, and the scatter sums elements selected more than once.
 
-use super::{dims_i64, reshape_to};
+use super::reshape_to;
 use crate::dispatch::{apply1, Op};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -49,7 +49,7 @@ pub(super) fn pad(
 ) -> Result<Tensor> {
     if mode == PadMode::Constant {
         let begin: Vec<i64> = paddings.iter().map(|p| p.0 as i64).collect();
-        return ops::slice(g, &begin, &dims_i64(x.shape()));
+        return ops::slice(g, &begin, &x.shape().dims_i64());
     }
     // Mirrored elements are copies of inputs: each input collects all its copies.
     let iota = positions(x.shape())?;
@@ -61,7 +61,7 @@ pub(super) fn concat(inputs: &[Tensor], axis: usize, g: &Tensor) -> Result<Vec<O
     let mut begin = vec![0i64; g.rank()];
     let mut grads = Vec::with_capacity(inputs.len());
     for input in inputs {
-        grads.push(Some(ops::slice(g, &begin, &dims_i64(input.shape()))?));
+        grads.push(Some(ops::slice(g, &begin, &input.shape().dims_i64())?));
         begin[axis] += input.dims()[axis] as i64;
     }
     Ok(grads)
@@ -80,7 +80,7 @@ pub(super) fn tile(x: &Tensor, multiples: &[usize], g: &Tensor) -> Result<Tensor
 pub(super) fn sort(x: &Tensor, indices: &Tensor, g: &Tensor) -> Result<Tensor> {
     let n = x.dims().last().copied().unwrap_or(1);
     if x.num_elements() == 0 || n == 0 {
-        return super::zeros_like(x);
+        return ops::zeros_like(x);
     }
     let rows = x.num_elements() / n;
     let k = indices.dims().last().copied().unwrap_or(1) as i64;
