@@ -1,11 +1,12 @@
 //! The one path every op call takes: `apply(op, inputs)` places the op, runs its GPU or CPU
-//! kernel and records it on active gradient tapes; graph tracing (`tf.function`) will be a
-//! further interpreter of this same funnel, so no op ever asks which mode it runs in.
+//! kernel, records it on active gradient tapes and, while a `tf.function` traces, in the graph:
+//! no op ever asks which mode it runs in.
 
 use crate::autodiff::tape;
 use crate::device::{self, Device};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::graph::trace;
 use crate::ops::binary::BinaryOp;
 use crate::ops::matmul::MatMulAttrs;
 use crate::ops::random::{self, RandomSpec};
@@ -133,14 +134,31 @@ fn arity(op: &Op, inputs: &[&Tensor], n: usize) -> Result<()> {
 pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     let mut outputs = {
         // Kernels that run compositions (the CPU softmax) must not record their parts.
-        let _paused = tape::pause_all();
+        let _paused = (tape::pause_all(), trace::suspend());
         execute(op, inputs)?
     };
     tape::record(op, inputs, &mut outputs);
+    if trace::recording() {
+        trace::record_op(op, inputs, &mut outputs);
+    }
     Ok(outputs)
 }
 
+/// The CPU kernel alone (fused chains run their steps with it on chunks of data).
+pub(crate) fn cpu_kernel(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+    cpu(op, inputs)
+}
+
 fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+    // A traced slice meeting an input of another shape resolves its items again.
+    let respecified;
+    let op = match (op, inputs.first()) {
+        (Op::StridedSlice(spec), Some(x)) if x.shape() != &spec.input => {
+            respecified = Op::StridedSlice(crate::ops::slicing::resolve(x.shape(), &spec.items)?);
+            &respecified
+        }
+        _ => op,
+    };
     let n_inputs = match op {
         Op::Binary(_)
         | Op::MatMul(_)

@@ -20,6 +20,7 @@ pub mod element;
 pub mod error;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod graph;
 pub mod kernels;
 pub mod ops;
 pub mod shape;

@@ -109,7 +109,8 @@ impl Variable {
 
     /// The current value as an op input: tapes watching the variable record the read.
     pub fn read(&self) -> Tensor {
-        let mut value = self.peek().with_new_id();
+        let mut value =
+            crate::graph::trace::read_variable(self).unwrap_or_else(|| self.peek().with_new_id());
         tape::record_read(self, &mut value);
         value
     }
@@ -121,12 +122,30 @@ impl Variable {
     /// Replaces the value with `value` (already of the variable's dtype), keeping the device
     /// and, when no read of the old value is alive, the buffer itself.
     pub fn assign(&self, value: &Tensor) -> Result<()> {
+        self.check_assignable(value)?;
+        if crate::graph::trace::assign_variable(self, value) {
+            return Ok(());
+        }
         let mut current = self.inner.value.write().unwrap_or_else(|e| e.into_inner());
-        if value.dtype() != current.dtype() {
+        let device = current.device();
+        let value = match value.device() == device {
+            true => value.clone(),
+            false => value.to_device(device)?.unwrap_or_else(|| value.clone()),
+        };
+        if !current.overwrite_in_place(&value)? {
+            *current = value.deep_copy_to(device)?;
+        }
+        Ok(())
+    }
+
+    /// The errors `assign` raises for a value of another dtype or an incompatible shape.
+    pub fn check_assignable(&self, value: &Tensor) -> Result<()> {
+        let dtype = self.peek().dtype();
+        if value.dtype() != dtype {
             return Err(Error::InvalidArgument(format!(
                 "Trying to assign a {} value to a {} variable '{}:0'",
                 value.dtype().name(),
-                current.dtype().name(),
+                dtype.name(),
                 self.inner.name
             )));
         }
@@ -138,14 +157,6 @@ impl Variable {
                 declared_text(&self.inner.declared),
                 declared_text(&Some(value.dims().iter().map(|&d| Some(d)).collect()))
             )));
-        }
-        let device = current.device();
-        let value = match value.device() == device {
-            true => value.clone(),
-            false => value.to_device(device)?.unwrap_or_else(|| value.clone()),
-        };
-        if !current.overwrite_in_place(&value)? {
-            *current = value.deep_copy_to(device)?;
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ Port a TensorFlow program by changing one line::
 """
 
 from ferroflow import config, debugging, dtypes, errors, linalg, math, nest, nn, random
+from ferroflow import autograph
 from ferroflow._core import Tensor
 from ferroflow.array_ops import (
     argsort,
@@ -49,6 +50,11 @@ from ferroflow.array_ops import (
     zeros,
     zeros_like,
 )
+from ferroflow.concrete_function import ConcreteFunction
+from ferroflow.control_flow import cond, switch_case, while_loop
+from ferroflow.function import Function, function
+from ferroflow.printing import print
+from ferroflow.tensor_spec import TensorSpec
 from ferroflow.backprop import GradientTape, UnconnectedGradients, custom_gradient, stop_gradient
 from ferroflow.device_scope import device
 from ferroflow.dtypes import (

@@ -3,6 +3,8 @@ attributes. The Rust extension calls these; nothing here runs per element."""
 
 import numpy as np
 
+from ferroflow import _core
+
 from ferroflow.dtypes import as_dtype
 from ferroflow.tensor_shape import TensorShape
 
@@ -21,13 +23,28 @@ def _numpy_text(tensor, is_repr):
     return "\n" + text if "\n" in text else text
 
 
+def _symbolic_text(tensor, info):
+    name, dims = info
+    shape = "(" + ", ".join("None" if d is None else str(d) for d in dims)
+    shape += ",)" if len(dims) == 1 else ")"
+    return name, shape
+
+
 def tensor_str(tensor):
+    info = _core.symbolic_info(tensor)
+    if info is not None:
+        name, shape = _symbolic_text(tensor, info)
+        return f'Tensor("{name}", shape={shape}, dtype={tensor.dtype.name})'
     return (
         f"tf.Tensor({_numpy_text(tensor, False)}, shape={tensor.shape}, dtype={tensor.dtype.name})"
     )
 
 
 def tensor_repr(tensor):
+    info = _core.symbolic_info(tensor)
+    if info is not None:
+        name, shape = _symbolic_text(tensor, info)
+        return f"<tf.Tensor '{name}' shape={shape} dtype={tensor.dtype.name}>"
     text = _numpy_text(tensor, True)
     return f"<tf.Tensor: shape={tensor.shape}, dtype={tensor.dtype.name}, numpy={text}>"
 

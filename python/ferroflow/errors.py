@@ -62,3 +62,7 @@ InternalError = _error("InternalError", INTERNAL, "An internal invariant was bro
 UnavailableError = _error("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
 DataLossError = _error("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
 UnauthenticatedError = _error("UnauthenticatedError", UNAUTHENTICATED, "Not authenticated.")
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation (such as `bool()`) on a symbolic tensor inside a `tf.function`."""

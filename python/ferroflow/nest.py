@@ -3,7 +3,7 @@ TensorFlow's order (dict entries by sorted key)."""
 
 import collections.abc
 
-__all__ = ["flatten", "is_nested", "map_structure", "pack_sequence_as"]
+__all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
 
 
 def _is_namedtuple(value):
@@ -59,3 +59,35 @@ def map_structure(func, *structures, **kwargs):
     if any(len(f) != len(flats[0]) for f in flats):
         raise ValueError("The two structures don't have the same number of elements.")
     return pack_sequence_as(structures[0], [func(*args) for args in zip(*flats)])
+
+
+def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
+    """Raises ValueError (TypeError for differing sequence types) unless both nest alike."""
+    if is_nested(nest1) != is_nested(nest2):
+        raise ValueError(
+            "The two structures don't have the same nested structure.\n\n"
+            f"First structure: {nest1!r}\n\nSecond structure: {nest2!r}"
+        )
+    if not is_nested(nest1):
+        return
+    if check_types and _sequence_kind(nest1) != _sequence_kind(nest2):
+        raise TypeError(
+            "The two structures don't have the same sequence type. Input structure has type "
+            f"{type(nest1)}, while shallow structure has type {type(nest2)}."
+        )
+    first, second = _children(nest1), _children(nest2)
+    if len(first) != len(second) or (
+        isinstance(nest1, collections.abc.Mapping) and sorted(nest1) != sorted(nest2)
+    ):
+        raise ValueError(
+            "The two structures don't have the same nested structure.\n\n"
+            f"First structure: {nest1!r}\n\nSecond structure: {nest2!r}"
+        )
+    for a, b in zip(first, second):
+        assert_same_structure(a, b, check_types)
+
+
+def _sequence_kind(value):
+    if isinstance(value, collections.abc.Mapping):
+        return dict
+    return type(value) if _is_namedtuple(value) else (list if isinstance(value, list) else tuple)

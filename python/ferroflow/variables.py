@@ -6,6 +6,8 @@ import weakref
 
 import numpy as np
 
+from ferroflow import _function_hooks
+
 from ferroflow import _core
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
@@ -109,6 +111,7 @@ class Variable(_core.BaseVariable):
         if trainable is None:
             trainable = synchronization != VariableSynchronization.ON_READ
         value = _initial_tensor(initial_value, dtype)
+        _function_hooks.note_variable_created(value)
         base_name = "Variable" if name is None else str(name)
         declared = _declared_shape(shape) if shape is not None else list(value.shape)
         self = super().__new__(cls, value, base_name, bool(trainable), declared)

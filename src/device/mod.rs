@@ -4,7 +4,7 @@ mod placement;
 mod spec;
 
 pub use placement::{
-    log, log_device_placement, place, place_constant, place_variable, pop_scope, push_device,
+    current_scope, push_spec, log, log_device_placement, place, place_constant, place_variable, pop_scope, push_device,
     push_scope, set_log_device_placement, set_soft_device_placement, soft_device_placement,
     Placement,
 };

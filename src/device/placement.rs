@@ -60,7 +60,13 @@ pub fn pop_scope() {
     SCOPES.with(|s| s.borrow_mut().pop());
 }
 
-fn current_scope() -> Option<DeviceSpec> {
+/// Enters a scope captured earlier with `current_scope` (a traced op keeps the scope it was
+/// traced under).
+pub fn push_spec(spec: DeviceSpec) {
+    SCOPES.with(|s| s.borrow_mut().push(spec));
+}
+
+pub fn current_scope() -> Option<DeviceSpec> {
     SCOPES.with(|s| s.borrow().last().cloned())
 }
 

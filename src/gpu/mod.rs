@@ -5,7 +5,7 @@
 //! reading a value back waits. See `docs/architecture.md`.
 
 pub mod adapters;
-mod batch;
+pub(crate) mod batch;
 pub mod context;
 pub mod kernels;
 pub mod memory;

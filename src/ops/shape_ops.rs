@@ -268,11 +268,15 @@ pub fn pad(
 }
 
 /// A resolved strided slice: per input axis `(start, len, step)` (step may be negative), then
-/// the output shape (which drops shrunk axes and adds new ones).
+/// the output shape (which drops shrunk axes and adds new ones). It keeps the user's items and
+/// the input shape they were resolved against, so a traced graph re-resolves them when an
+/// input of another shape arrives.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SliceSpec {
     pub ranges: Vec<(usize, usize, isize)>,
     pub out_shape: Shape,
+    pub items: Vec<crate::ops::slicing::SliceItem>,
+    pub input: Shape,
 }
 
 pub fn strided_slice(x: &Tensor, spec: &SliceSpec) -> Result<Tensor> {
@@ -335,7 +339,12 @@ mod tests {
     #[test]
     fn negative_step_slice() {
         let x = iota(&[5]);
-        let spec = SliceSpec { ranges: vec![(4, 3, -2)], out_shape: Shape(vec![3]) };
+        let spec = SliceSpec {
+            ranges: vec![(4, 3, -2)],
+            out_shape: Shape(vec![3]),
+            items: Vec::new(),
+            input: Shape(vec![5]),
+        };
         assert_eq!(strided_slice(&x, &spec).unwrap().to_vec::<i32>().unwrap(), vec![4, 2, 0]);
     }
 }

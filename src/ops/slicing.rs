@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::ops::shape_ops::SliceSpec;
 use crate::shape::Shape;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SliceItem {
     Index(i64),
     Range { start: Option<i64>, stop: Option<i64>, step: i64 },
@@ -84,7 +84,7 @@ pub fn resolve(shape: &Shape, items: &[SliceItem]) -> Result<SliceSpec> {
             SliceItem::Ellipsis => {}
         }
     }
-    Ok(SliceSpec { ranges, out_shape: Shape(out) })
+    Ok(SliceSpec { ranges, out_shape: Shape(out), items: items.to_vec(), input: shape.clone() })
 }
 
 /// Items for `tf.strided_slice(x, begin, end, strides, masks...)`.

@@ -22,6 +22,7 @@ pub fn opt_dtype(enum_value: Option<u32>) -> PyResult<Option<DType>> {
 pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;
+        crate::graph::trace::check_concrete(t, "An integer list argument").py()?;
         if !t.dtype().is_integer() {
             return Err(PyTypeError::new_err(format!(
                 "Expected an integer tensor, got {}",
@@ -78,6 +79,7 @@ pub fn scalar_i64(t: &crate::tensor::Tensor) -> PyResult<i64> {
             t.shape()
         ))));
     }
+    crate::graph::trace::check_concrete(t, "An integer argument").py()?;
     Ok(with_all!(t.host().py()?, v => crate::element::Element::to_i64(v[0])))
 }
 

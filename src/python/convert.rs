@@ -415,6 +415,7 @@ const NUMPY_MAX_RANK: usize = 32;
 
 /// A new numpy array holding a copy of the tensor's elements.
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    crate::graph::trace::check_concrete(t, "Converting to numpy").map_err(super::errors::to_py)?;
     if t.rank() > NUMPY_MAX_RANK {
         return Err(PyValueError::new_err(format!(
             "Cannot convert a tensor of rank {} to numpy, which supports at most {NUMPY_MAX_RANK} dimensions",

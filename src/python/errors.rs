@@ -60,3 +60,15 @@ impl<T> IntoPy<T> for crate::error::Result<T> {
         self.map_err(to_py)
     }
 }
+
+/// `bool()` of a symbolic tensor: TensorFlow's OperatorNotAllowedInGraphError (a TypeError).
+pub fn graph_bool_error(py: Python<'_>) -> PyErr {
+    let message = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Python control \
+                   flow over a tensor inside a tf.function needs AutoGraph (on by default) or \
+                   tf.cond / tf.while_loop.";
+    let build = || -> PyResult<PyErr> {
+        let cls = py.import("ferroflow.errors")?.getattr("OperatorNotAllowedInGraphError")?;
+        Ok(PyErr::from_value(cls.call1((message,))?))
+    };
+    build().unwrap_or_else(|e| e)
+}

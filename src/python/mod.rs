@@ -6,6 +6,7 @@ mod autodiff;
 mod convert;
 mod devices;
 mod errors;
+mod graph;
 mod ops;
 mod tensor;
 mod variable;
@@ -18,5 +19,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops::register(m)?;
     autodiff::register(m)?;
     devices::register(m)?;
+    graph::register(m)?;
     Ok(())
 }

@@ -107,6 +107,7 @@ operators! {
 }
 
 fn scalar_value<'py>(py: Python<'py>, t: &Tensor, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    crate::graph::trace::check_concrete(t, &format!("Converting to a Python {what}")).py()?;
     if t.num_elements() != 1 {
         return Err(PyTypeError::new_err(format!(
             "only size-1 tensors can be converted to Python {what}s, got shape {}",
@@ -250,7 +251,10 @@ impl PyTensor {
         presentation(slf.py())?.getattr("Reference")?.call1((slf,))
     }
 
-    fn __bool__(&self) -> PyResult<bool> {
+    fn __bool__(&self, py: Python<'_>) -> PyResult<bool> {
+        if crate::graph::trace::is_symbolic(&self.inner) {
+            return Err(super::errors::graph_bool_error(py));
+        }
         if self.inner.num_elements() != 1 {
             return Err(PyValueError::new_err(
                 "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
@@ -318,6 +322,11 @@ impl PyTensor {
 
     /// The elements as a new numpy array.
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if crate::graph::trace::is_symbolic(&self.inner) {
+            return Err(pyo3::exceptions::PyAttributeError::new_err(
+                "'SymbolicTensor' object has no attribute 'numpy'",
+            ));
+        }
         let a = convert::to_numpy(py, &self.inner)?;
         if self.inner.rank() == 0 {
             return a.call_method1("__getitem__", (PyTuple::empty(py),));
@@ -342,6 +351,10 @@ impl PyTensor {
 
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if let Some((_, dims)) = crate::graph::trace::describe(&self.inner) {
+            let dims = PyTuple::new(py, dims)?;
+            return presentation(py)?.getattr("TensorShape")?.call1((dims,));
+        }
         let dims = PyTuple::new(py, self.inner.dims())?;
         presentation(py)?.getattr("TensorShape")?.call1((dims,))
     }

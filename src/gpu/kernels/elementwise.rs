@@ -260,17 +260,40 @@ pub fn run(
     out_dtype: DType,
     out_shape: &Shape,
 ) -> Result<Option<Tensor>> {
+    let program = Program { names: &["a", "b", "c"], funcs: String::new(), lets: String::new() };
+    run_program(name, expr, operands, out_dtype, out_shape, program)
+}
+
+/// What a kernel computes beyond loading operands: the names operand k is loaded as, extra
+/// WGSL functions, and `let` statements before `out[i] = expr`.
+pub struct Program<'a> {
+    pub names: &'a [&'a str],
+    pub funcs: String,
+    pub lets: String,
+}
+
+/// `run` with a whole program: fused chains bring one function per step and a `let` each.
+pub fn run_program(
+    name: &str,
+    expr: &str,
+    operands: &[GpuInput],
+    out_dtype: DType,
+    out_shape: &Shape,
+    program: Program<'_>,
+) -> Result<Option<Tensor>> {
     // Dims and per-operand strides must fit one parameter block (64 words).
     const MAX_RANK: usize = 14;
-    if out_shape.rank() > MAX_RANK {
+    if out_shape.rank() > MAX_RANK || operands.len() > program.names.len() {
         return Ok(None);
     }
-    let letters = ["a", "b", "c"];
+    if (operands.len() + 1) * out_shape.rank() + 2 > crate::gpu::batch::MAX_PARAMS {
+        return Ok(None);
+    }
     let mut bindings = String::new();
     let mut loads = String::new();
     let mut params = vec![out_shape.num_elements() as u32, out_shape.rank() as u32];
     params.extend(out_shape.dims().iter().map(|&d| d as u32));
-    let mut key = format!("ew:{name}:{expr}:{}", wgsl_type(out_dtype));
+    let mut key = format!("ew:{name}:{expr}:{}:{}", wgsl_type(out_dtype), program.lets);
     let mut broadcast = 0u32;
     for (k, x) in operands.iter().enumerate() {
         bindings += &input_binding(k, &format!("x{k}"), x.dtype);
@@ -291,8 +314,9 @@ pub fn run(
         key += &format!(":{}{index}", wgsl_type(x.dtype));
         let load = format!("x{k}[{index}]");
         let load = if x.dtype == DType::F16 { format!("f32({load})") } else { load };
-        loads += &format!("    let {} = {load};\n", letters[k]);
+        loads += &format!("    let {} = {load};\n", program.names[k]);
     }
+    loads += &program.lets;
     let n = operands.len();
     let uses = |d: DType| out_dtype == d || operands.iter().any(|x| x.dtype == d);
     let (wide, half) = (uses(DType::I64) || uses(DType::U64), uses(DType::F16));
@@ -306,7 +330,7 @@ pub fn run(
                 ("OUT", n.to_string()),
                 ("OUT_T", wgsl_type(out_dtype).to_string()),
                 ("PARAMS", (n + 1).to_string()),
-                ("FUNCS", funcs(wide, half)),
+                ("FUNCS", funcs(wide, half) + &program.funcs),
                 ("LOADS", loads.clone()),
                 ("EXPR", expr.clone()),
             ],

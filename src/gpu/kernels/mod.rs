@@ -4,6 +4,7 @@
 //! with the same message as always, so validation lives in one place.
 
 mod elementwise;
+pub mod fused;
 mod indexing;
 mod layout;
 mod matmul;

@@ -1,0 +1,171 @@
+"""How `tf.function` tells calls apart: a hashable key per call (tensors by dtype and shape,
+variables by identity, other Python values by value, nested structures by structure) and the
+flat list of tensors the traced graph takes."""
+
+import collections.abc
+
+import numpy as np
+
+from ferroflow import _core, nest
+from ferroflow.array_ops import convert_to_tensor
+from ferroflow.tensor_spec import TensorSpec
+from ferroflow.variables import Variable
+
+
+class TensorLeaf:
+    """A tensor argument's place in a key: dtype enum and dims (None where relaxed)."""
+
+    __slots__ = ("dims", "dtype")
+
+    def __init__(self, dtype, dims):
+        self.dtype = dtype
+        self.dims = dims
+
+    def __eq__(self, other):
+        return isinstance(other, TensorLeaf) and (self.dtype, self.dims) == (other.dtype, other.dims)
+
+    def __hash__(self):
+        return hash((self.dtype, self.dims))
+
+    def __repr__(self):
+        return f"TensorLeaf({self.dtype}, {self.dims})"
+
+    def admits(self, other):
+        return (
+            self.dtype == other.dtype
+            and len(self.dims) == len(other.dims)
+            and all(a is None or a == b for a, b in zip(self.dims, other.dims))
+        )
+
+
+def as_call_tensor(value):
+    """Tensors and numpy arrays are graph inputs; everything else is part of the key."""
+    if isinstance(value, _core.Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        return convert_to_tensor(value)
+    return None
+
+
+def _value_key(value):
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return (type(value), value)
+
+
+def key_of(structure, tensors):
+    """The key of `structure`; appends its tensor leaves (in `nest` order) to `tensors`."""
+    if isinstance(structure, Variable):
+        return ("variable", structure._unique_id)
+    tensor = as_call_tensor(structure)
+    if tensor is not None:
+        tensors.append(tensor)
+        return TensorLeaf(tensor._dtype_enum, tuple(tensor._dims))
+    if isinstance(structure, collections.abc.Mapping):
+        keys = sorted(structure)
+        return ("dict", tuple(keys), tuple(key_of(structure[k], tensors) for k in keys))
+    if isinstance(structure, (list, tuple)):
+        return (type(structure), tuple(key_of(v, tensors) for v in structure))
+    return _value_key(structure)
+
+
+def relax(key, other):
+    """The key admitting both `key` and `other` with differing dims unknown, or None when
+    they differ in more than dims (dtype, rank, structure or Python values)."""
+    if isinstance(key, TensorLeaf) and isinstance(other, TensorLeaf):
+        if key.dtype != other.dtype or len(key.dims) != len(other.dims):
+            return None
+        return TensorLeaf(key.dtype, tuple(a if a == b else None for a, b in zip(key.dims, other.dims)))
+    if isinstance(key, tuple) and isinstance(other, tuple) and len(key) == len(other):
+        parts = []
+        for a, b in zip(key, other):
+            r = relax(a, b)
+            if r is None and a is not None:
+                return None
+            parts.append(r)
+        return tuple(parts)
+    return key if key == other else None
+
+
+def admits(pattern, key):
+    """True when a call with `key` can run the function traced for `pattern`."""
+    if isinstance(pattern, TensorLeaf):
+        return isinstance(key, TensorLeaf) and pattern.admits(key)
+    if isinstance(pattern, tuple) and isinstance(key, tuple) and len(pattern) == len(key):
+        return all(admits(a, b) for a, b in zip(pattern, key))
+    return pattern == key
+
+
+def leaves(key):
+    """The TensorLeaf entries of a key, in the order `key_of` appended tensors."""
+    if isinstance(key, TensorLeaf):
+        return [key]
+    if isinstance(key, tuple) and key and key[0] in ("variable", "id"):
+        return []
+    if isinstance(key, tuple):
+        out = []
+        for part in key:
+            out.extend(leaves(part))
+        return out
+    return []
+
+
+def replace_tensors(structure, replacements):
+    """`structure` with its tensor leaves replaced, in order, by `replacements`."""
+    it = iter(replacements)
+
+    def walk(value):
+        if isinstance(value, Variable):
+            return value
+        if as_call_tensor(value) is not None:
+            return next(it)
+        if isinstance(value, collections.abc.Mapping):
+            return type(value)((k, walk(v)) for k, v in value.items())
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*[walk(v) for v in value])
+        if isinstance(value, (list, tuple)):
+            return type(value)(walk(v) for v in value)
+        return value
+
+    return walk(structure)
+
+
+def spec_of(leaf, name=None):
+    from ferroflow.dtypes import as_dtype
+
+    return TensorSpec(list(leaf.dims), as_dtype(leaf.dtype), name)
+
+
+def check_against_signature(values, signature):
+    """Converts a call's arguments to the tensors `input_signature` describes, raising
+    TensorFlow's TypeError when one does not fit."""
+    flat_specs = nest.flatten(signature)
+    try:
+        nest.assert_same_structure(list(signature), list(values), check_types=False)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"Binding inputs to tf.function failed: the arguments {values!r} do not match "
+            f"input_signature {signature!r}."
+        ) from None
+    flat_values = nest.flatten(list(values))
+    converted = []
+    for value, spec in zip(flat_values, flat_specs):
+        if isinstance(value, Variable):
+            value = value.value()
+        tensor = as_call_tensor(value)
+        if tensor is None:
+            try:
+                tensor = convert_to_tensor(value, dtype=spec.dtype)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Binding inputs to tf.function failed: {e}") from None
+        if not spec.is_compatible_with(tensor):
+            got = TensorSpec(tensor.shape, tensor.dtype)
+            raise TypeError(
+                f"Binding inputs to tf.function failed due to `Can not cast {got!r} to "
+                f"{TensorSpec(spec.shape, spec.dtype)!r}`. Received args: {tuple(values)!r} "
+                f"for signature: {tuple(signature)!r}."
+            )
+        converted.append(tensor)
+    return converted

@@ -1,0 +1,164 @@
+"""Control flow over symbolic tensors inside a `tf.function` trace: each branch, condition
+and loop body is traced into a subgraph, and the whole construct becomes one graph node."""
+
+from ferroflow import _core, nest
+from ferroflow.array_ops import convert_to_tensor
+from ferroflow.concrete_function import output_template
+
+_SAME_STRUCTURE = (
+    "{what} must have the same number, type, and overall structure of return values."
+)
+
+
+def _trace_subgraph(fn, args=(), placeholders=None):
+    """Traces `fn(*args)` into a subgraph; returns (output template, subgraph)."""
+    _core.trace_begin()
+    try:
+        if placeholders is not None:
+            args = placeholders()
+        outputs = fn(*args)
+        template, flat = output_template(_tensors_for_python_numbers(outputs))
+        return template, _core.trace_finish_subgraph(flat)
+    except BaseException:
+        _core.trace_abandon()
+        raise
+
+
+def _tensors_for_python_numbers(outputs):
+    def convert(v):
+        if isinstance(v, (bool, int, float)) or hasattr(v, "__array__") and not isinstance(
+            v, _core.Tensor
+        ):
+            return convert_to_tensor(v)
+        return v
+
+    return nest.map_structure(convert, outputs) if nest.is_nested(outputs) else convert(outputs)
+
+
+def _same_structure(templates, what):
+    first = templates[0]
+    for other in templates[1:]:
+        try:
+            nest.assert_same_structure(first, other, check_types=False)
+        except (TypeError, ValueError):
+            raise ValueError(_SAME_STRUCTURE.format(what=what)) from None
+        for a, b in zip(nest.flatten(first), nest.flatten(other)):
+            if (a is None) != (b is None):
+                raise ValueError(_SAME_STRUCTURE.format(what=what))
+
+
+def _pack(template, tensors):
+    flat = nest.flatten(template)
+    it = iter(tensors)
+    from ferroflow.concrete_function import _TENSOR
+
+    values = [next(it) if v is _TENSOR else v for v in flat]
+    return nest.pack_sequence_as(template, values) if nest.is_nested(template) else values[0]
+
+
+def cond(pred, true_fn, false_fn):
+    pred = convert_to_tensor(pred)
+    if pred.dtype.name != "bool":
+        raise TypeError(f"pred must be a bool tensor, got {pred.dtype.name}")
+    if pred.shape.rank != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.rank} for 'cond' (pred)")
+    traced = [_trace_subgraph(fn) for fn in (true_fn, false_fn)]
+    templates = [t for t, _ in traced]
+    _same_structure(templates, "true_fn and false_fn arguments to tf.cond")
+    return _pack(templates[0], _core.record_cond(pred, [g for _, g in traced]))
+
+
+def switch_case(branch_index, branches):
+    index = convert_to_tensor(branch_index)
+    if index.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"branch_index must be an int32 or int64 tensor, got {index.dtype.name}")
+    traced = [_trace_subgraph(fn) for fn in branches]
+    templates = [t for t, _ in traced]
+    _same_structure(templates, "branch_fns arguments to tf.switch_case")
+    return _pack(templates[0], _core.record_cond(index, [g for _, g in traced]))
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations, shape_invariants):
+    if maximum_iterations is not None:
+        return _bounded_while(cond, body, loop_vars, maximum_iterations, shape_invariants)
+    flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    dims = _invariant_dims(flat, shape_invariants, loop_vars)
+
+    def placeholders():
+        made = [_core.trace_placeholder(t, "loop_var", d) for t, d in zip(flat, dims)]
+        return _as_args(nest.pack_sequence_as(loop_vars, made))
+
+    _, cond_graph = _trace_subgraph(lambda *a: convert_to_tensor(cond(*a)), (), placeholders)
+    body_template, body_graph = _trace_subgraph(
+        lambda *a: _normalize_body_result(body(*a), loop_vars), (), placeholders
+    )
+    _check_shapes(flat, dims, body_graph.output_dims())
+    return nest.pack_sequence_as(loop_vars, _core.record_while(flat, cond_graph, body_graph))
+
+
+def _as_args(loop_vars):
+    return tuple(loop_vars) if isinstance(loop_vars, (list, tuple)) else (loop_vars,)
+
+
+def _normalize_body_result(result, loop_vars):
+    if len(nest.flatten(loop_vars)) == 1 and not nest.is_nested(result) and nest.is_nested(loop_vars):
+        result = type(loop_vars)([result]) if isinstance(loop_vars, list) else (result,)
+    try:
+        nest.assert_same_structure(loop_vars, result, check_types=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"body must return the structure of loop_vars: {e}") from None
+    return [convert_to_tensor(v) for v in nest.flatten(result)]
+
+
+def _invariant_dims(flat, shape_invariants, loop_vars):
+    if shape_invariants is None:
+        return [_static_dims(t) for t in flat]
+    shapes = nest.flatten(shape_invariants)
+    from ferroflow.tensor_shape import TensorShape
+
+    return [list(TensorShape(s).dims) for s in shapes]
+
+
+def _static_dims(t):
+    info = _core.symbolic_info(t)
+    return list(info[1]) if info is not None else list(t._dims)
+
+
+def _check_shapes(flat, dims, out_dims):
+    for k, (before, after) in enumerate(zip(dims, out_dims)):
+        fits = len(before) == len(after) and all(
+            b is None or a == b for b, a in zip(before, after)
+        )
+        if not fits:
+            shown = lambda d: "(" + ", ".join("None" if x is None else str(x) for x in d) + (  # noqa: E731
+                ",)" if len(d) == 1 else ")"
+            )
+            raise ValueError(
+                f"Input tensor 'loop_var_{k}' enters the loop with shape {shown(before)}, but "
+                f"has shape {shown(after)} after one iteration. To allow the shape to vary "
+                "across iterations, use the `shape_invariants` argument of tf.while_loop to "
+                "specify a less-specific shape."
+            )
+
+
+def _bounded_while(cond, body, loop_vars, maximum_iterations, shape_invariants):
+    from ferroflow.math import less, logical_and
+
+    limit = convert_to_tensor(maximum_iterations)
+    counter = convert_to_tensor(0, dtype=limit.dtype)
+
+    def bounded_cond(i, *vs):
+        return logical_and(less(i, limit), convert_to_tensor(cond(*vs)))
+
+    def bounded_body(i, *vs):
+        result = _normalize_body_result(body(*vs), loop_vars)
+        return (i + 1, *_as_args(nest.pack_sequence_as(loop_vars, result)))
+
+    wrapped = (counter, *_as_args(loop_vars))
+    if shape_invariants is not None:
+        shape_invariants = ([], *_as_args(shape_invariants))
+    result = while_loop(bounded_cond, bounded_body, wrapped, None, shape_invariants)
+    rest = result[1:]
+    if isinstance(loop_vars, (list, tuple)):
+        return type(loop_vars)(rest) if not hasattr(loop_vars, "_fields") else type(loop_vars)(*rest)
+    return rest[0]

@@ -1,0 +1,184 @@
+"""`ConcreteFunction`: one trace of a `tf.function` — its Rust graph, the structure of its
+inputs and outputs, and the `FuncGraph` view (`graph.get_operations()`)."""
+
+from ferroflow import _core, nest
+from ferroflow import _signature as sig
+from ferroflow.dtypes import as_dtype
+from ferroflow.tensor_shape import TensorShape
+from ferroflow.tensor_spec import TensorSpec
+
+
+class GraphTensor:
+    """A value of a traced graph as TensorFlow shows it outside the trace."""
+
+    __slots__ = ("dtype", "name", "shape")
+
+    def __init__(self, name, dims, dtype_enum):
+        self.name = name
+        self.shape = TensorShape(dims)
+        self.dtype = as_dtype(dtype_enum)
+
+    def __repr__(self):
+        return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    def __str__(self):
+        return f'Tensor("{self.name}", shape={self.shape}, dtype={self.dtype.name})'
+
+
+class Operation:
+    """One node of a traced graph: `name`, `type`, `inputs`, `outputs`."""
+
+    __slots__ = ("inputs", "name", "outputs", "type")
+
+    def __init__(self, name, type_name, inputs, outputs):
+        self.name = name
+        self.type = type_name
+        self.inputs = inputs
+        self.outputs = outputs
+
+    def __repr__(self):
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class FuncGraph:
+    """The graph of a concrete function, as traced (before optimisation)."""
+
+    def __init__(self, name, core_graph):
+        self.name = name
+        self._core = core_graph
+        self._operations = None
+
+    def _build(self, rows):
+        tensors = {}
+        ops = []
+        for name, type_name, input_names, outputs in rows:
+            outs = [GraphTensor(f"{name}:{k}", d, t) for k, (d, t) in enumerate(outputs)]
+            for t in outs:
+                tensors[t.name] = t
+            ops.append(Operation(name, type_name, [tensors.get(n) for n in input_names], outs))
+        return ops
+
+    def get_operations(self):
+        if self._operations is None:
+            self._operations = self._build(self._core.operations())
+        return list(self._operations)
+
+    def get_optimized_operations(self):
+        """The operations that run, after folding, CSE, DCE and fusion (ferroflow only)."""
+        return self._build(self._core.optimized_operations())
+
+    def get_operation_by_name(self, name):
+        for op in self.get_operations():
+            if op.name == name:
+                return op
+        raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
+
+    def __repr__(self):
+        return f"<FuncGraph name={self.name}>"
+
+
+class ConcreteFunction:
+    """A traced graph callable with tensors of the traced signature."""
+
+    def __init__(self, name, core_graph, key, structured_inputs, output_template, output_tensors):
+        self._name = name
+        self._core = core_graph
+        self._key = key
+        self._structured_inputs = structured_inputs
+        self._output_template = output_template
+        self._output_slots = [i for i, v in enumerate(nest.flatten(output_template)) if v is _TENSOR]
+        self.outputs = output_tensors
+        self.graph = FuncGraph(name, core_graph)
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def structured_outputs(self):
+        flat = nest.flatten(self._output_template)
+        it = iter(self.outputs)
+        return nest.pack_sequence_as(
+            self._output_template, [next(it) if v is _TENSOR else v for v in flat]
+        )
+
+    @property
+    def structured_input_signature(self):
+        return self._structured_inputs
+
+    @property
+    def inputs(self):
+        return [op.outputs[0] for op in self.graph.get_operations() if op.type == "Placeholder"]
+
+    @property
+    def variables(self):
+        from ferroflow.variables import lookup
+
+        return tuple(v for v in map(lookup, self._core.variable_ids()) if v is not None)
+
+    @property
+    def trainable_variables(self):
+        return tuple(v for v in self.variables if v.trainable)
+
+    def __call__(self, *args, **kwargs):
+        tensors = []
+        key = sig.key_of((args, kwargs), tensors)
+        if not sig.admits(self._key, key):
+            raise TypeError(
+                f"{self._name}: the arguments do not match the traced signature "
+                f"{self._signature_text()}"
+            )
+        return self._call_flat(tensors)
+
+    def _call_flat(self, tensors):
+        outputs = self._core.call(tensors)
+        flat = nest.flatten(self._output_template)
+        it = iter(outputs)
+        return nest.pack_sequence_as(
+            self._output_template, [next(it) if v is _TENSOR else v for v in flat]
+        )
+
+    def _signature_text(self):
+        args, kwargs = self._structured_inputs
+        parts = [f"{k}: {v!r}" for k, v in kwargs.items()] if kwargs else []
+        return "(" + ", ".join([repr(a) for a in args] + parts) + ")"
+
+    def __repr__(self):
+        outs = nest.map_structure(
+            lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, GraphTensor) else t,
+            self.structured_outputs,
+        )
+        return f"<ConcreteFunction {self._signature_text()} -> {outs!r} at 0x{id(self):X}>"
+
+    def pretty_printed_signature(self, verbose=True):
+        return repr(self)
+
+
+class _TensorSlot:
+    """Marks where a tensor output goes in an output template."""
+
+    def __repr__(self):
+        return "<tensor>"
+
+
+_TENSOR = _TensorSlot()
+
+
+def output_template(outputs):
+    """(template with tensors marked, flat tensors) of a traced function's return value."""
+    from ferroflow.variables import Variable
+
+    flat = nest.flatten(outputs)
+    tensors = []
+    marked = []
+    for v in flat:
+        if isinstance(v, Variable):
+            v = v.value()
+        if isinstance(v, _core.Tensor):
+            tensors.append(v)
+            marked.append(_TENSOR)
+        else:
+            marked.append(v)
+    if not nest.is_nested(outputs):
+        return marked[0], tensors
+    return nest.pack_sequence_as(outputs, marked), tensors

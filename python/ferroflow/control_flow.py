@@ -1,0 +1,122 @@
+"""`tf.cond`, `tf.while_loop`, `tf.switch_case`: plain Python control flow when eager; staged
+into the graph when tracing a `tf.function` over a symbolic condition."""
+
+from ferroflow import _tracing, nest
+from ferroflow.array_ops import convert_to_tensor
+
+__all__ = ["cond", "switch_case", "while_loop"]
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    if not callable(true_fn):
+        raise TypeError("true_fn must be callable.")
+    if not callable(false_fn):
+        raise TypeError("false_fn must be callable.")
+    if _tracing.is_symbolic(pred):
+        from ferroflow import _staging
+
+        return _staging.cond(pred, true_fn, false_fn)
+    return true_fn() if _truth(pred) else false_fn()
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    branches = _branch_list(branch_fns)
+    if default is not None:
+        branches.append(default)
+    if _tracing.is_symbolic(branch_index):
+        from ferroflow import _staging
+
+        return _staging.switch_case(branch_index, branches)
+    index = int(convert_to_tensor(branch_index))
+    # Out of range picks the default, or the last branch without one (as TensorFlow).
+    return branches[index if 0 <= index < len(branches) else -1]()
+
+
+def while_loop(
+    cond,  # noqa: A002 - TensorFlow's argument name
+    body,
+    loop_vars,
+    shape_invariants=None,
+    parallel_iterations=10,
+    back_prop=True,
+    swap_memory=False,
+    maximum_iterations=None,
+    name=None,
+):
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    if not nest.is_nested(loop_vars) and loop_vars is None:
+        raise ValueError("'loop_vars' must be provided.")
+    if not nest.is_nested(loop_vars):
+        raise ValueError("'loop_vars' must be provided.")
+    if _tracing.tracing() and any(_tracing.is_symbolic(v) for v in nest.flatten(loop_vars)):
+        from ferroflow import _staging
+
+        return _staging.while_loop(cond, body, loop_vars, maximum_iterations, shape_invariants)
+    # Eagerly too, loop variables become tensors (as TensorFlow's eager while_loop).
+    loop_vars = nest.map_structure(_as_tensor, loop_vars)
+    steps = 0
+    while maximum_iterations is None or steps < int(maximum_iterations):
+        keep_going = cond(*loop_vars)
+        if _tracing.is_symbolic(keep_going):
+            from ferroflow import _staging
+
+            return _staging.while_loop(
+                cond, body, loop_vars, None if maximum_iterations is None
+                else int(maximum_iterations) - steps, shape_invariants
+            )
+        if not _truth(keep_going):
+            break
+        new_vars = body(*loop_vars)
+        if len(nest.flatten(loop_vars)) == 1 and not nest.is_nested(new_vars):
+            new_vars = type(loop_vars)([new_vars]) if isinstance(loop_vars, list) else (new_vars,)
+        _check_same_structure(loop_vars, new_vars)
+        loop_vars = nest.map_structure(_as_tensor, new_vars)
+        steps += 1
+    return loop_vars
+
+
+def _as_tensor(value):
+    return value if value is None else convert_to_tensor(value)
+
+
+def _truth(pred):
+    if isinstance(pred, bool):
+        return pred
+    value = convert_to_tensor(pred)
+    if value.shape.rank != 0:
+        from ferroflow.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            None, None, f"The predicate must be a scalar, got shape {value.shape}"
+        )
+    return bool(value)
+
+
+def _branch_list(branch_fns):
+    if isinstance(branch_fns, dict):
+        keys = sorted(branch_fns)
+        if keys != list(range(len(keys))):
+            raise ValueError(f"branch indices must be 0..{len(keys) - 1}, got {keys}")
+        branches = [branch_fns[k] for k in keys]
+    else:
+        branches = [fn for _, fn in branch_fns] if _is_pairs(branch_fns) else list(branch_fns)
+    if not branches:
+        raise ValueError("branch_fns must not be empty")
+    for fn in branches:
+        if not callable(fn):
+            raise TypeError("branch_fns must be callables")
+    return branches
+
+
+def _is_pairs(branch_fns):
+    return all(isinstance(b, tuple) and len(b) == 2 for b in branch_fns)
+
+
+def _check_same_structure(before, after):
+    try:
+        nest.assert_same_structure(before, after, check_types=False)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"body must return the structure of loop_vars: {e}") from None

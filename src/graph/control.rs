@@ -1,0 +1,88 @@
+//! Staged control flow: branches and loop bodies traced into subgraphs by the caller become
+//! one `Cond` or `While` node of the enclosing graph. Its example outputs (what the rest of the
+//! trace computes with) come from running the node on the example inputs.
+
+use super::executor;
+use super::ir::{Graph, Node, NodeKind};
+use super::trace::{self, Traced};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use std::sync::Arc;
+
+type Dims = Vec<Option<usize>>;
+
+fn output_dims(g: &Graph) -> Vec<Dims> {
+    g.outputs.iter().map(|v| g.info(*v).dims.clone()).collect()
+}
+
+/// Static dims two traced results share: equal sizes stay known.
+fn merge(a: &[Dims], b: &[Dims]) -> Vec<Dims> {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| match x.len() == y.len() {
+            true => x.iter().zip(y).map(|(p, q)| if p == q { *p } else { None }).collect(),
+            false => vec![None; x.len()],
+        })
+        .collect()
+}
+
+/// `tf.cond`/`tf.switch_case`: `selector` is a bool or integer scalar; every branch returns
+/// values of the same dtypes.
+pub fn record_cond(selector: &Tensor, branches: Vec<Traced>) -> Result<Vec<Tensor>> {
+    let first = branches.first().ok_or_else(|| Error::Value("no branches".into()))?;
+    let dtypes = |t: &Traced| t.graph.outputs.iter().map(|v| t.graph.info(*v).dtype).collect::<Vec<_>>();
+    for b in &branches[1..] {
+        if dtypes(b) != dtypes(first) {
+            return Err(Error::Type(format!(
+                "branches of a tf.cond or tf.switch_case must return the same dtypes, got {:?} and {:?}",
+                dtypes(first),
+                dtypes(b)
+            )));
+        }
+    }
+    let mut dims = output_dims(&first.graph);
+    for b in &branches[1..] {
+        dims = merge(&dims, &output_dims(&b.graph));
+    }
+    if branches.iter().any(|b| b.specialised) {
+        trace::note_specialised();
+    }
+    let mut inputs = vec![selector.clone()];
+    for b in &branches {
+        inputs.extend(b.capture_examples.iter().cloned());
+    }
+    let kind = NodeKind::Cond(branches.into_iter().map(|b| Arc::new(b.graph)).collect());
+    record(kind, &inputs, dims, "cond")
+}
+
+/// `tf.while_loop`: `cond` and `body` were traced with the loop variables as their first
+/// inputs; `body` returns the next values of the same dtypes and compatible shapes.
+pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<Tensor>> {
+    let n = vars.len();
+    let out_dtypes: Vec<_> = body.graph.outputs.iter().map(|v| body.graph.info(*v).dtype).collect();
+    let in_dtypes: Vec<_> = vars.iter().map(Tensor::dtype).collect();
+    if out_dtypes != in_dtypes {
+        return Err(Error::Type(format!(
+            "the body of a tf.while_loop must return its loop variables' dtypes {in_dtypes:?}, \
+             got {out_dtypes:?}"
+        )));
+    }
+    let var_dims: Vec<Dims> = (0..n).map(|i| body.graph.nodes[i].outputs[0].dims.clone()).collect();
+    if cond.specialised || body.specialised {
+        trace::note_specialised();
+    }
+    let mut inputs = vars.to_vec();
+    inputs.extend(cond.capture_examples.iter().cloned());
+    inputs.extend(body.capture_examples.iter().cloned());
+    let kind = NodeKind::While { cond: Arc::new(cond.graph), body: Arc::new(body.graph), loop_vars: n };
+    record(kind, &inputs, var_dims, "while")
+}
+
+/// Runs the node on the example inputs, then records it with those outputs.
+fn record(kind: NodeKind, inputs: &[Tensor], dims: Vec<Dims>, base: &str) -> Result<Vec<Tensor>> {
+    let node = Node { kind, inputs: Vec::new(), outputs: Vec::new(), name: base.into(), device: None };
+    let mut outputs = executor::eval_example(&node, inputs)?;
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    trace::record_node(node.kind, &refs, &mut outputs, dims, base);
+    Ok(outputs)
+}

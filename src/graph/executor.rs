@@ -1,0 +1,163 @@
+//! Runs a graph: nodes in order, each op through `dispatch::apply` (so placement, kernels and
+//! gradient tapes behave as in eager mode), every intermediate dropped after its last reader.
+//! GPU ops only record into the device's pending batch, so one call submits its work together
+//! unless a condition must be read back.
+
+use super::fused;
+use super::ir::{Graph, Node, NodeKind};
+use super::trace;
+use crate::dispatch;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A call: variables are read and assigned, `tf.print` prints.
+    Run,
+    /// Computing example outputs of control flow during a trace: variables are read and
+    /// assigned in the trace's view of them, nothing prints, nothing is recorded.
+    Example,
+}
+
+pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> {
+    if inputs.len() != graph.num_inputs {
+        return Err(Error::InvalidArgument(format!(
+            "the graph takes {} inputs, got {}",
+            graph.num_inputs,
+            inputs.len()
+        )));
+    }
+    let _quiet = (mode == Mode::Example).then(|| (trace::suspend(), crate::autodiff::tape::pause_all()));
+    let mut slots: Vec<Option<Tensor>> = vec![None; graph.plan.slots];
+    for (i, node) in graph.nodes.iter().enumerate() {
+        let args = node
+            .inputs
+            .iter()
+            .map(|v| slots[graph.slot(*v)].clone().ok_or_else(|| missing(node)))
+            .collect::<Result<Vec<Tensor>>>()?;
+        let outputs = {
+            let _scope = node.device.clone().map(DeviceScope::enter);
+            run_node(node, &args, inputs, mode)?
+        };
+        check_dims(node, &outputs)?;
+        let offset = graph.plan.offsets[i];
+        for (k, t) in outputs.into_iter().enumerate() {
+            slots[offset + k] = Some(t);
+        }
+        for &s in &graph.plan.release[i] {
+            slots[s] = None;
+        }
+    }
+    graph.outputs.iter().map(|v| slots[graph.slot(*v)].clone().ok_or_else(|| Error::Internal("graph output missing".into()))).collect()
+}
+
+/// One node on `args` as example evaluation during a trace (control flow's example outputs).
+pub(crate) fn eval_example(node: &Node, args: &[Tensor]) -> Result<Vec<Tensor>> {
+    let _quiet = (trace::suspend(), crate::autodiff::tape::pause_all());
+    run_node(node, args, &[], Mode::Example)
+}
+
+fn missing(node: &Node) -> Error {
+    Error::Internal(format!("input of {} freed before use", node.name))
+}
+
+struct DeviceScope;
+
+impl DeviceScope {
+    fn enter(spec: crate::device::DeviceSpec) -> DeviceScope {
+        crate::device::push_spec(spec);
+        DeviceScope
+    }
+}
+
+impl Drop for DeviceScope {
+    fn drop(&mut self) {
+        crate::device::pop_scope();
+    }
+}
+
+fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> {
+    let refs: Vec<&Tensor> = args.iter().collect();
+    Ok(match &node.kind {
+        NodeKind::Placeholder(i) => vec![inputs[*i].clone()],
+        NodeKind::Const(t) => vec![t.clone()],
+        NodeKind::Op(op) => dispatch::apply(op, &refs)?,
+        NodeKind::Fused(chain) => vec![fused::run(chain, &refs)?],
+        NodeKind::ReadVariable(v) => match mode {
+            Mode::Run => vec![v.read()],
+            Mode::Example => vec![trace::shadow_value(v).with_new_id()],
+        },
+        NodeKind::AssignVariable(v) => {
+            match mode {
+                Mode::Run => v.assign(&args[0])?,
+                Mode::Example => {
+                    v.check_assignable(&args[0])?;
+                    trace::shadow_assign(v, &args[0]);
+                }
+            }
+            vec![]
+        }
+        NodeKind::Print(spec) => {
+            if mode == Mode::Run {
+                spec.emit(&refs)?;
+            }
+            vec![]
+        }
+        NodeKind::Cond(branches) => {
+            let index = branch_index(&args[0], branches.len())?;
+            // Each branch's captured values follow the selector, branch after branch.
+            let start = 1 + branches[..index].iter().map(|b| b.num_inputs).sum::<usize>();
+            run(&branches[index], &args[start..start + branches[index].num_inputs], mode)?
+        }
+        NodeKind::While { cond, body, loop_vars } => {
+            let n = *loop_vars;
+            let (cond_captures, body_captures) = args[n..].split_at(cond.num_inputs - n);
+            let mut vars = args[..n].to_vec();
+            loop {
+                let keep_going = run(cond, &[&vars[..], cond_captures].concat(), mode)?;
+                if branch_index(&keep_going[0], 2)? != 0 {
+                    break;
+                }
+                vars = run(body, &[&vars[..], body_captures].concat(), mode)?;
+            }
+            vars
+        }
+    })
+}
+
+/// Branch for a bool (true → 0) or integer (out of range → last) selector.
+fn branch_index(selector: &Tensor, branches: usize) -> Result<usize> {
+    if selector.num_elements() != 1 {
+        return Err(Error::InvalidArgument(format!(
+            "a condition must be a scalar, got shape {}",
+            selector.shape()
+        )));
+    }
+    let buffer = selector.host()?;
+    if selector.dtype() == crate::dtype::DType::Bool {
+        let truth = crate::with_all!(buffer, v => crate::element::Element::is_nonzero(v[0]));
+        return Ok(if truth { 0 } else { 1 });
+    }
+    let i = crate::with_all!(buffer, v => crate::element::Element::to_i64(v[0]));
+    Ok(if i >= 0 && (i as usize) < branches { i as usize } else { branches - 1 })
+}
+
+/// A value whose traced dims are known must keep them: a mismatch means the graph was traced
+/// for other sizes (an attribute baked an example size), and would otherwise compute garbage.
+fn check_dims(node: &Node, outputs: &[Tensor]) -> Result<()> {
+    for (info, t) in node.outputs.iter().zip(outputs) {
+        let fits = info.dims.len() == t.rank()
+            && info.dims.iter().zip(t.dims()).all(|(s, &d)| s.is_none_or(|s| s == d));
+        if !fits {
+            return Err(Error::InvalidArgument(format!(
+                "{} ({}) was traced with shape {:?} but produced {}; trace the function again \
+                 for these input sizes",
+                node.name,
+                node.type_name(),
+                info.dims,
+                t.shape()
+            )));
+        }
+    }
+    Ok(())
+}

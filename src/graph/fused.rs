@@ -1,0 +1,134 @@
+//! A chain of elementwise ops fused by the fusion pass, and how it runs: one generated WGSL
+//! kernel on a GPU; on the CPU one parallel pass over the data in cache-sized chunks, each
+//! chunk going through every step (the steps are the eager CPU kernels, on chunk-sized
+//! tensors). Under a gradient tape the steps run one by one, so each is recorded.
+
+use crate::buffer::Buffer;
+use crate::device::Device;
+use crate::dispatch::{self, Op};
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use rayon::prelude::*;
+
+/// Elements per CPU chunk: a few chunk-sized temporaries stay in L2.
+const CHUNK: usize = 16 * 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arg {
+    /// The n-th input of the fused node.
+    Input(usize),
+    /// The result of an earlier step.
+    Step(usize),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub op: Op,
+    pub args: Vec<Arg>,
+}
+
+/// Steps in order; the last one's result is the node's output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FusedChain {
+    pub steps: Vec<Step>,
+    pub num_inputs: usize,
+    pub dtype: DType,
+}
+
+/// Ops the fusion pass may put in a chain.
+pub fn fusible(op: &Op) -> bool {
+    matches!(op, Op::Unary(_) | Op::Binary(_) | Op::Cast(_) | Op::Select)
+}
+
+pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
+    let Some(shape) = common_shape(inputs) else { return run_steps(chain, inputs) };
+    if crate::autodiff::tape::any_active() {
+        return run_steps(chain, inputs);
+    }
+    match inputs.iter().map(|t| t.device()).find(|d| d.is_gpu()) {
+        #[cfg(feature = "gpu")]
+        Some(Device::Gpu(i)) => {
+            if crate::device::current_scope().is_none_or(|s| s.device_type.as_deref() != Some("CPU")) {
+                if let Some(out) = crate::gpu::kernels::fused::run(chain, inputs, &shape, i)? {
+                    return Ok(out);
+                }
+            }
+            run_steps(chain, inputs)
+        }
+        Some(_) => run_steps(chain, inputs),
+        None => run_cpu(chain, inputs, &shape),
+    }
+}
+
+/// The shape every input has, scalars aside (the pass fuses only such chains; a relaxed
+/// signature may still bring broadcasting shapes, which run step by step).
+fn common_shape(inputs: &[&Tensor]) -> Option<Shape> {
+    let full: Vec<&Shape> = inputs.iter().filter(|t| t.num_elements() != 1).map(|t| t.shape()).collect();
+    match full.first() {
+        None => None,
+        Some(s) if full.iter().all(|x| x == s) => Some((*s).clone()),
+        Some(_) => None,
+    }
+}
+
+/// Each step as its own op through the funnel (recorded on tapes, placed as eager).
+pub fn run_steps(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
+    let mut results: Vec<Tensor> = Vec::with_capacity(chain.steps.len());
+    for step in &chain.steps {
+        let args: Vec<&Tensor> = step.args.iter().map(|a| pick(*a, inputs, &results)).collect();
+        let out = dispatch::apply(&step.op, &args)?;
+        results.push(out.into_iter().next().ok_or_else(|| Error::Internal("fused step output".into()))?);
+    }
+    results.pop().ok_or_else(|| Error::Internal("empty fused chain".into()))
+}
+
+fn pick<'a>(a: Arg, inputs: &[&'a Tensor], results: &'a [Tensor]) -> &'a Tensor {
+    match a {
+        Arg::Input(k) => inputs[k],
+        Arg::Step(j) => &results[j],
+    }
+}
+
+fn run_cpu(chain: &FusedChain, inputs: &[&Tensor], shape: &Shape) -> Result<Tensor> {
+    let n = shape.num_elements();
+    crate::device::log("FusedElementwise", Device::Cpu);
+    let out = crate::with_dtype!(chain.dtype, T => {
+        let mut out: Vec<T> = vec![T::from_f64(0.0); n];
+        out.par_chunks_mut(CHUNK).enumerate().try_for_each(|(c, dst)| -> Result<()> {
+            let start = c * CHUNK;
+            let part: Vec<Tensor> = inputs
+                .iter()
+                .map(|t| match t.num_elements() {
+                    1 => (*t).clone(),
+                    _ => chunk_of(t, start, dst.len()),
+                })
+                .collect();
+            let refs: Vec<&Tensor> = part.iter().collect();
+            let result = eval_chunk(chain, &refs)?;
+            let values: &Vec<T> = T::unwrap(result.buffer())
+                .ok_or_else(|| Error::Internal("fused chain dtype".into()))?;
+            dst.copy_from_slice(values);
+            Ok(())
+        })?;
+        T::wrap(out)
+    });
+    Tensor::from_buffer(out, shape.clone())
+}
+
+fn chunk_of(t: &Tensor, start: usize, len: usize) -> Tensor {
+    let buffer: Buffer = crate::with_all!(t.buffer(), v => Element::wrap(v[start..start + len].to_vec()));
+    Tensor::from_buffer_unchecked(buffer, Shape(vec![len]))
+}
+
+fn eval_chunk(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
+    let mut results: Vec<Tensor> = Vec::with_capacity(chain.steps.len());
+    for step in &chain.steps {
+        let args: Vec<&Tensor> = step.args.iter().map(|a| pick(*a, inputs, &results)).collect();
+        let out = dispatch::cpu_kernel(&step.op, &args)?;
+        results.push(out.into_iter().next().ok_or_else(|| Error::Internal("fused step output".into()))?);
+    }
+    results.pop().ok_or_else(|| Error::Internal("empty fused chain".into()))
+}

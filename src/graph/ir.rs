@@ -1,0 +1,204 @@
+//! The traced graph: nodes in program order (so order is also a valid schedule), each reading
+//! earlier nodes' outputs. Control flow holds its branches and loop bodies as nested graphs.
+
+use super::fused::FusedChain;
+use super::print::PrintSpec;
+use crate::device::DeviceSpec;
+use crate::dispatch::Op;
+use crate::dtype::DType;
+use crate::tensor::Tensor;
+use crate::variable::Variable;
+use std::sync::Arc;
+
+/// Output `output` of node `node`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueRef {
+    pub node: usize,
+    pub output: usize,
+}
+
+/// What tracing knows about a value before it runs: its dtype and static dims (`None` where
+/// the dimension may change between calls).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueInfo {
+    pub dtype: DType,
+    pub dims: Vec<Option<usize>>,
+}
+
+impl ValueInfo {
+    pub fn of(t: &Tensor) -> ValueInfo {
+        ValueInfo { dtype: t.dtype(), dims: t.dims().iter().map(|&d| Some(d)).collect() }
+    }
+
+    pub fn fully_known(&self) -> bool {
+        self.dims.iter().all(Option::is_some)
+    }
+}
+
+#[derive(Clone)]
+pub enum NodeKind {
+    /// The n-th input of the graph.
+    Placeholder(usize),
+    Const(Tensor),
+    Op(Op),
+    /// A chain of elementwise ops run as one kernel (made by the fusion pass).
+    Fused(Arc<FusedChain>),
+    ReadVariable(Variable),
+    /// Input: the new value. No outputs; runs where it was traced relative to reads.
+    AssignVariable(Variable),
+    /// `tf.print`: inputs are the tensors it formats.
+    Print(Arc<PrintSpec>),
+    /// Input 0 picks the branch (bool: true → 0, false → 1; int: out of range → last); then
+    /// each branch's captured values, branch after branch (a branch's inputs are captures).
+    Cond(Vec<Arc<Graph>>),
+    /// Inputs: the loop variables, then the values `cond` captured, then those `body` did.
+    /// `cond` maps (vars, its captures) to a scalar bool; `body` (vars, its captures) to the
+    /// next vars.
+    While { cond: Arc<Graph>, body: Arc<Graph>, loop_vars: usize },
+}
+
+#[derive(Clone)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub inputs: Vec<ValueRef>,
+    pub outputs: Vec<ValueInfo>,
+    pub name: String,
+    /// The `tf.device` scope in force when the node was traced.
+    pub device: Option<DeviceSpec>,
+}
+
+impl Node {
+    /// TensorFlow's op type name, as `Operation.type` shows it.
+    pub fn type_name(&self) -> &'static str {
+        match &self.kind {
+            NodeKind::Placeholder(_) => "Placeholder",
+            NodeKind::Const(_) => "Const",
+            NodeKind::Op(op) => op.tf_name(),
+            NodeKind::Fused(_) => "FusedElementwise",
+            NodeKind::ReadVariable(_) => "ReadVariableOp",
+            NodeKind::AssignVariable(_) => "AssignVariableOp",
+            NodeKind::Print(_) => "PrintV2",
+            NodeKind::Cond(b) if b.len() == 2 => "If",
+            NodeKind::Cond(_) => "Case",
+            NodeKind::While { .. } => "While",
+        }
+    }
+
+    /// Effects beyond its outputs: must run even when nothing reads it, and never be merged.
+    pub fn has_effects(&self) -> bool {
+        match &self.kind {
+            NodeKind::AssignVariable(_) | NodeKind::Print(_) => true,
+            NodeKind::Cond(branches) => branches.iter().any(|g| g.has_effects()),
+            NodeKind::While { cond, body, .. } => cond.has_effects() || body.has_effects(),
+            _ => false,
+        }
+    }
+
+    /// Same inputs give the same outputs and nothing else happens: foldable and mergeable.
+    pub fn is_pure(&self) -> bool {
+        match &self.kind {
+            NodeKind::Op(Op::Random(_)) => false,
+            NodeKind::Op(_) | NodeKind::Fused(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// A traced function body. Nodes are in a valid execution order; `plan` says when each value
+/// can be freed.
+#[derive(Clone, Default)]
+pub struct Graph {
+    pub nodes: Vec<Node>,
+    pub outputs: Vec<ValueRef>,
+    pub num_inputs: usize,
+    pub plan: Plan,
+}
+
+/// Slot numbering of every node output, and which slots die after each node.
+#[derive(Clone, Default)]
+pub struct Plan {
+    pub offsets: Vec<usize>,
+    pub slots: usize,
+    /// `release[n]`: slots whose last reader is node `n`.
+    pub release: Vec<Vec<usize>>,
+}
+
+impl Graph {
+    pub fn slot(&self, v: ValueRef) -> usize {
+        self.plan.offsets[v.node] + v.output
+    }
+
+    pub fn info(&self, v: ValueRef) -> &ValueInfo {
+        &self.nodes[v.node].outputs[v.output]
+    }
+
+    pub fn has_effects(&self) -> bool {
+        self.nodes.iter().any(Node::has_effects)
+    }
+
+    /// How many times each node output is read (graph outputs count as reads).
+    pub fn use_counts(&self) -> Vec<Vec<usize>> {
+        let mut uses: Vec<Vec<usize>> = self.nodes.iter().map(|n| vec![0; n.outputs.len()]).collect();
+        for v in self.nodes.iter().flat_map(|n| &n.inputs).chain(&self.outputs) {
+            uses[v.node][v.output] += 1;
+        }
+        uses
+    }
+
+    /// Recomputes slot numbers and release points after the nodes changed.
+    pub fn finish(&mut self) {
+        let mut offsets = Vec::with_capacity(self.nodes.len());
+        let mut slots = 0;
+        for n in &self.nodes {
+            offsets.push(slots);
+            slots += n.outputs.len();
+        }
+        let mut last_reader: Vec<Option<usize>> = vec![None; slots];
+        for (i, n) in self.nodes.iter().enumerate() {
+            for v in &n.inputs {
+                last_reader[offsets[v.node] + v.output] = Some(i);
+            }
+        }
+        for v in &self.outputs {
+            last_reader[offsets[v.node] + v.output] = None;
+        }
+        let mut release = vec![Vec::new(); self.nodes.len()];
+        for (slot, reader) in last_reader.into_iter().enumerate() {
+            if let Some(i) = reader {
+                release[i].push(slot);
+            }
+        }
+        self.plan = Plan { offsets, slots, release };
+    }
+
+    /// Keeps the nodes marked in `keep` (which must include everything they read), renumbering
+    /// references; `replace` first redirects reads of one value to another.
+    pub fn compact(&mut self, keep: &[bool], replace: &std::collections::HashMap<ValueRef, ValueRef>) {
+        let redirect = |v: ValueRef| {
+            let mut v = v;
+            while let Some(&to) = replace.get(&v) {
+                v = to;
+            }
+            v
+        };
+        let mut new_index = vec![usize::MAX; self.nodes.len()];
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        for (i, mut n) in std::mem::take(&mut self.nodes).into_iter().enumerate() {
+            if !keep[i] {
+                continue;
+            }
+            for v in n.inputs.iter_mut() {
+                let r = redirect(*v);
+                *v = ValueRef { node: new_index[r.node], output: r.output };
+            }
+            new_index[i] = nodes.len();
+            nodes.push(n);
+        }
+        for v in self.outputs.iter_mut() {
+            let r = redirect(*v);
+            *v = ValueRef { node: new_index[r.node], output: r.output };
+        }
+        self.nodes = nodes;
+        self.finish();
+    }
+}

@@ -1,0 +1,17 @@
+//! `tf.function` graphs: tracing records the ops a Python (or Rust) function runs through the
+//! dispatch funnel; passes rewrite the graph; the executor runs it without the function.
+
+pub mod control;
+pub mod executor;
+pub mod fused;
+pub mod ir;
+pub mod passes;
+pub mod print;
+mod shapes;
+pub mod trace;
+
+#[cfg(test)]
+mod tests;
+
+pub use executor::{run, Mode};
+pub use ir::{Graph, Node, NodeKind, ValueInfo, ValueRef};

@@ -1,0 +1,55 @@
+//! Graph rewrites run once per trace, before the first call: constant folding, common
+//! subexpression elimination, dead-code elimination and elementwise fusion. Each keeps the
+//! graph's results; tests check both the rewritten graph and unchanged outputs.
+
+mod cse;
+mod dce;
+mod fold;
+mod fuse;
+
+pub use cse::eliminate_common_subexpressions;
+pub use dce::eliminate_dead_code;
+pub use fold::fold_constants;
+pub use fuse::fuse_elementwise;
+
+use super::ir::{Graph, NodeKind};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    Fold,
+    Cse,
+    Dce,
+    Fuse,
+}
+
+pub const ALL: [Pass; 5] = [Pass::Fold, Pass::Cse, Pass::Dce, Pass::Fuse, Pass::Dce];
+
+/// `graph` rewritten by `passes` in order, nested graphs (branches, loop bodies) first.
+pub fn optimize(graph: &Graph, passes: &[Pass]) -> Graph {
+    let mut g = graph.clone();
+    for node in g.nodes.iter_mut() {
+        match &mut node.kind {
+            NodeKind::Cond(branches) => {
+                for b in branches.iter_mut() {
+                    *b = Arc::new(optimize(b, passes));
+                }
+            }
+            NodeKind::While { cond, body, .. } => {
+                *cond = Arc::new(optimize(cond, passes));
+                *body = Arc::new(optimize(body, passes));
+            }
+            _ => {}
+        }
+    }
+    for pass in passes {
+        match pass {
+            Pass::Fold => fold_constants(&mut g),
+            Pass::Cse => eliminate_common_subexpressions(&mut g),
+            Pass::Dce => eliminate_dead_code(&mut g),
+            Pass::Fuse => fuse_elementwise(&mut g),
+        };
+    }
+    g.finish();
+    g
+}

@@ -1,0 +1,324 @@
+//! Tracing: while a `tf.function` body runs, every op through `dispatch::apply` also becomes a
+//! graph node. Tracing runs the ops on example values (the call's own arguments), so every
+//! op's shape and dtype rules are the eager ones; the graph keeps what was done, not the values.
+//! Frames nest: a `tf.cond` branch or loop body is traced into its own frame, and values it
+//! reads from an enclosing frame become that subgraph's extra inputs (captures).
+
+use super::ir::{Graph, Node, NodeKind, ValueInfo, ValueRef};
+use super::shapes;
+use crate::dispatch::Op;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use crate::variable::Variable;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+#[derive(Default)]
+struct Frame {
+    graph: Graph,
+    values: HashMap<u64, ValueRef>,
+    /// Per node: its value depends on inputs, variables or randomness (not a constant).
+    symbolic: Vec<bool>,
+    /// Values of the enclosing frame that feed this frame's capture placeholders, and the
+    /// example tensors they were captured as.
+    captures: Vec<ValueRef>,
+    capture_examples: Vec<Tensor>,
+    /// Placeholders for arguments (captures come after them).
+    arguments: usize,
+    /// Variable values assigned while tracing (variables themselves change only when run).
+    shadow: HashMap<u64, Tensor>,
+    names: HashMap<String, usize>,
+    /// Some value has an unknown dimension.
+    has_unknown: bool,
+    /// A node bakes in a shape while some dimension is unknown (see `Traced::specialised`).
+    specialised: bool,
+}
+
+thread_local! {
+    static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+    static SUSPENDED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A finished trace: the graph and, for subgraphs, the enclosing values it captured.
+pub struct Traced {
+    pub graph: Graph,
+    pub captures: Vec<ValueRef>,
+    /// The enclosing frame's tensors behind `captures` (a subgraph's extra inputs).
+    pub capture_examples: Vec<Tensor>,
+    /// Some node's attributes (a fill or broadcast shape) were computed from an example shape
+    /// where the signature leaves a dimension unknown: the graph is only valid for the traced
+    /// shapes, so callers must trace again for other shapes.
+    pub specialised: bool,
+}
+
+/// True while a trace records on this thread.
+pub fn recording() -> bool {
+    SUSPENDED.with(|s| s.get() == 0) && FRAMES.with(|f| !f.borrow().is_empty())
+}
+
+/// True while a trace is open on this thread, recording or not.
+pub fn open() -> bool {
+    FRAMES.with(|f| !f.borrow().is_empty())
+}
+
+/// While alive, ops run without being recorded (kernels' inner ops, example evaluation).
+pub struct Suspend(());
+
+pub fn suspend() -> Suspend {
+    SUSPENDED.with(|s| s.set(s.get() + 1));
+    Suspend(())
+}
+
+impl Drop for Suspend {
+    fn drop(&mut self) {
+        SUSPENDED.with(|s| s.set(s.get() - 1));
+    }
+}
+
+/// Starts a graph (`tf.function` body, or a branch/loop body inside one).
+pub fn begin() {
+    FRAMES.with(|f| f.borrow_mut().push(Frame::default()));
+}
+
+/// Abandons the innermost frame (the traced Python function raised).
+pub fn abandon() {
+    FRAMES.with(|f| f.borrow_mut().pop());
+}
+
+fn unique_name(frame: &mut Frame, base: &str) -> String {
+    let n = frame.names.entry(base.to_string()).or_insert(0);
+    *n += 1;
+    if *n == 1 {
+        base.to_string()
+    } else {
+        format!("{base}_{}", *n - 1)
+    }
+}
+
+fn push_node(frame: &mut Frame, kind: NodeKind, inputs: Vec<ValueRef>, outputs: Vec<ValueInfo>, base: &str, symbolic: bool) -> usize {
+    let name = unique_name(frame, base);
+    let index = frame.graph.nodes.len();
+    frame.graph.nodes.push(Node { kind, inputs, outputs, name, device: crate::device::current_scope() });
+    frame.symbolic.push(symbolic);
+    index
+}
+
+/// A new argument of the innermost graph: returns the tensor the traced body sees.
+pub fn placeholder(example: &Tensor, name: &str, dims: Vec<Option<usize>>) -> Result<Tensor> {
+    if dims.len() != example.rank() {
+        return Err(Error::Internal("placeholder rank differs from its example".into()));
+    }
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let frame = frames.last_mut().ok_or_else(not_tracing)?;
+        let value = example.with_new_id();
+        frame.has_unknown |= dims.iter().any(Option::is_none);
+        let info = ValueInfo { dtype: example.dtype(), dims };
+        let index = frame.arguments;
+        frame.arguments += 1;
+        let node = push_node(frame, NodeKind::Placeholder(index), vec![], vec![info], name, true);
+        frame.values.insert(value.id(), ValueRef { node, output: 0 });
+        Ok(value)
+    })
+}
+
+fn not_tracing() -> Error {
+    Error::Internal("no trace is open".into())
+}
+
+/// The value `t` in frame `depth`, capturing it from enclosing frames or as a constant.
+fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
+    if let Some(&v) = frames[depth].values.get(&t.id()) {
+        return v;
+    }
+    let outer = if depth > 0 { find(frames, depth - 1, t.id()) } else { None };
+    let node = match outer {
+        // Reaches an enclosing frame's value: becomes an extra input of this subgraph.
+        Some(_) => {
+            let outer = resolve(frames, depth - 1, t);
+            let info = frames[depth - 1].graph.info(outer).clone();
+            let frame = &mut frames[depth];
+            frame.has_unknown |= !info.fully_known();
+            frame.captures.push(outer);
+            frame.capture_examples.push(t.clone());
+            let kind = NodeKind::Placeholder(usize::MAX);
+            push_node(frame, kind, vec![], vec![info], "capture", true)
+        }
+        None => {
+            let info = ValueInfo::of(t);
+            push_node(&mut frames[depth], NodeKind::Const(t.clone()), vec![], vec![info], "Const", false)
+        }
+    };
+    let v = ValueRef { node, output: 0 };
+    frames[depth].values.insert(t.id(), v);
+    v
+}
+
+fn find(frames: &[Frame], depth: usize, id: u64) -> Option<(usize, ValueRef)> {
+    (0..=depth).rev().find_map(|d| frames[d].values.get(&id).map(|&v| (d, v)))
+}
+
+/// Records `op` (already run on the example inputs) as a node of the innermost graph.
+pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let depth = frames.len() - 1;
+        let refs: Vec<ValueRef> = inputs.iter().map(|t| resolve(&mut frames, depth, t)).collect();
+        let frame = &mut frames[depth];
+        let infos: Vec<&ValueInfo> = refs.iter().map(|v| frame.graph.info(*v)).collect();
+        let symbolic_inputs = refs.iter().any(|v| frame.symbolic[v.node]);
+        let dims = shapes::infer(op, &infos, outputs, symbolic_inputs);
+        frame.specialised |= frame.has_unknown && shapes::bakes_shape(op);
+        frame.has_unknown |= dims.iter().flatten().any(Option::is_none);
+        let symbolic = matches!(op, Op::Random(_)) || symbolic_inputs;
+        let infos = outputs.iter().zip(dims).map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims }).collect();
+        let node = push_node(frame, NodeKind::Op(op.clone()), refs, infos, op.tf_name(), symbolic);
+        for (i, o) in outputs.iter_mut().enumerate() {
+            // An output that is an input's handle (identity cast) needs its own identity.
+            if inputs.iter().any(|x| x.id() == o.id()) {
+                *o = o.with_new_id();
+            }
+            frame.values.insert(o.id(), ValueRef { node, output: i });
+        }
+    })
+}
+
+/// The value a traced read of `variable` sees (its latest traced assignment, else its value),
+/// recorded as a read node. `None` when not recording.
+pub(crate) fn read_variable(variable: &Variable) -> Option<Tensor> {
+    if !recording() {
+        return None;
+    }
+    let value = shadow_value(variable).with_new_id();
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let frame = frames.last_mut().expect("recording");
+        let info = ValueInfo::of(&value);
+        let node = push_node(frame, NodeKind::ReadVariable(variable.clone()), vec![], vec![info], "ReadVariableOp", true);
+        frame.values.insert(value.id(), ValueRef { node, output: 0 });
+    });
+    Some(value)
+}
+
+/// The variable's value as the trace sees it: the innermost traced assignment, else its value.
+pub(crate) fn shadow_value(variable: &Variable) -> Tensor {
+    FRAMES.with(|f| {
+        f.borrow().iter().rev().find_map(|fr| fr.shadow.get(&variable.id()).cloned())
+    })
+    .unwrap_or_else(|| variable.peek())
+}
+
+/// Example evaluation during a trace assigns here instead of to the variable.
+pub(crate) fn shadow_assign(variable: &Variable, value: &Tensor) {
+    FRAMES.with(|f| {
+        if let Some(frame) = f.borrow_mut().last_mut() {
+            frame.shadow.insert(variable.id(), value.clone());
+        }
+    })
+}
+
+/// Records an assignment (checked by the caller); `false` when not recording.
+pub(crate) fn assign_variable(variable: &Variable, value: &Tensor) -> bool {
+    if !recording() {
+        return false;
+    }
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let depth = frames.len() - 1;
+        let v = resolve(&mut frames, depth, value);
+        let frame = &mut frames[depth];
+        push_node(frame, NodeKind::AssignVariable(variable.clone()), vec![v], vec![], "AssignVariableOp", true);
+        frame.shadow.insert(variable.id(), value.clone());
+    });
+    true
+}
+
+/// Marks the innermost graph as specialised (a nested graph was).
+pub(crate) fn note_specialised() {
+    FRAMES.with(|f| {
+        if let Some(frame) = f.borrow_mut().last_mut() {
+            frame.specialised = true;
+        }
+    })
+}
+
+/// Records a node whose example outputs were computed by the caller (control flow, print):
+/// `outputs` get fresh identities mapped to the node.
+pub(crate) fn record_node(kind: NodeKind, inputs: &[&Tensor], outputs: &mut [Tensor], dims: Vec<Vec<Option<usize>>>, base: &str) {
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let depth = frames.len() - 1;
+        let refs: Vec<ValueRef> = inputs.iter().map(|t| resolve(&mut frames, depth, t)).collect();
+        let frame = &mut frames[depth];
+        frame.has_unknown |= dims.iter().flatten().any(Option::is_none);
+        let infos = outputs.iter().zip(dims).map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims }).collect();
+        let node = push_node(frame, kind, refs, infos, base, true);
+        for (i, o) in outputs.iter_mut().enumerate() {
+            *o = o.with_new_id();
+            frame.values.insert(o.id(), ValueRef { node, output: i });
+        }
+    })
+}
+
+/// Ends the innermost frame; `outputs` become the graph's outputs.
+pub fn finish(outputs: &[Tensor]) -> Result<Traced> {
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let depth = frames.len().checked_sub(1).ok_or_else(not_tracing)?;
+        let refs: Vec<ValueRef> = outputs.iter().map(|t| resolve(&mut frames, depth, t)).collect();
+        let mut frame = frames.pop().expect("checked");
+        // Captures are numbered after the arguments, in the order they were made.
+        let mut next = frame.arguments;
+        for node in frame.graph.nodes.iter_mut() {
+            if let NodeKind::Placeholder(i) = &mut node.kind {
+                if *i == usize::MAX {
+                    *i = next;
+                    next += 1;
+                }
+            }
+        }
+        frame.graph.outputs = refs;
+        frame.graph.num_inputs = next;
+        frame.graph.finish();
+        Ok(Traced {
+            graph: frame.graph,
+            captures: frame.captures,
+            capture_examples: frame.capture_examples,
+            specialised: frame.specialised,
+        })
+    })
+}
+
+/// True when `t` is a traced value known only when the graph runs.
+pub fn is_symbolic(t: &Tensor) -> bool {
+    FRAMES.with(|f| {
+        let frames = f.borrow();
+        if frames.is_empty() {
+            return false;
+        }
+        find(&frames, frames.len() - 1, t.id()).is_some_and(|(d, v)| frames[d].symbolic[v.node])
+    })
+}
+
+/// The graph name (`add:0`) and static dims of a value of the trace in progress.
+pub fn describe(t: &Tensor) -> Option<(String, Vec<Option<usize>>)> {
+    FRAMES.with(|f| {
+        let frames = f.borrow();
+        let (d, v) = find(&frames, frames.len().checked_sub(1)?, t.id())?;
+        let node = &frames[d].graph.nodes[v.node];
+        Some((format!("{}:{}", node.name, v.output), node.outputs[v.output].dims.clone()))
+    })
+}
+
+/// Errors when Python asks for the value of a symbolic tensor (`what` names the use).
+pub fn check_concrete(t: &Tensor, what: &str) -> Result<()> {
+    if !is_symbolic(t) {
+        return Ok(());
+    }
+    let name = describe(t).map(|(n, _)| n).unwrap_or_default();
+    Err(Error::Type(format!(
+        "{what} needs the value of the symbolic tensor '{name}', which inside a tf.function is \
+         known only when the graph runs. Pass a Python value, or a tensor that does not depend on \
+         the function's inputs or variables."
+    )))
+}

@@ -1,0 +1,255 @@
+//! Tracing, traced graphs and `tf.print` for `python/ferroflow/function.py` and `_staging.py`.
+//! Python drives a trace (open a frame, make placeholders, run the function, finish); Rust
+//! records the ops and runs the finished graph.
+
+use super::convert::{to_tensor, Hint};
+use super::errors::IntoPy;
+use super::tensor::{wrap, PyTensor};
+use crate::error::Error;
+use crate::graph::ir::{Graph, Node, NodeKind};
+use crate::graph::passes::{self, Pass};
+use crate::graph::print::{Piece, PrintSpec};
+use crate::graph::trace::{self, Traced};
+use crate::graph::{control, executor, Mode};
+use crate::tensor::Tensor;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::{Arc, Mutex};
+
+fn tensors(list: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+    list.try_iter()?.map(|o| to_tensor(&o?, Hint::Infer)).collect()
+}
+
+fn wrap_all(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Vec<Py<PyTensor>>> {
+    ts.into_iter().map(|t| wrap(py, t)).collect()
+}
+
+/// A traced function: the graph as traced (what `get_operations` lists) and as optimised (what
+/// runs).
+#[pyclass(name = "Graph", module = "ferroflow._core", frozen)]
+pub struct PyGraph {
+    traced: Arc<Graph>,
+    optimized: Arc<Graph>,
+    specialised: bool,
+}
+
+/// (name, type, input names, output (dims, dtype enum) pairs) per node.
+type Operation = (String, String, Vec<String>, Vec<(Vec<Option<usize>>, u32)>);
+
+fn operations(g: &Graph) -> Vec<Operation> {
+    g.nodes
+        .iter()
+        .map(|n: &Node| {
+            let inputs = n.inputs.iter().map(|v| format!("{}:{}", g.nodes[v.node].name, v.output)).collect();
+            let outputs = n.outputs.iter().map(|o| (o.dims.clone(), o.dtype as u32)).collect();
+            (n.name.clone(), n.type_name().to_string(), inputs, outputs)
+        })
+        .collect()
+}
+
+#[pymethods]
+impl PyGraph {
+    /// Runs the graph on the flat input tensors; returns the flat outputs.
+    fn call(&self, py: Python<'_>, inputs: Vec<Bound<'_, PyTensor>>) -> PyResult<Vec<Py<PyTensor>>> {
+        let inputs: Vec<Tensor> = inputs.iter().map(|t| t.get().inner.clone()).collect();
+        let outputs = executor::run(&self.optimized, &inputs, Mode::Run).py()?;
+        wrap_all(py, outputs)
+    }
+
+    /// (name, static dims, dtype enum) of each output of the traced graph.
+    fn outputs(&self) -> Vec<(String, Vec<Option<usize>>, u32)> {
+        let g = &self.traced;
+        g.outputs
+            .iter()
+            .map(|v| {
+                let info = g.info(*v);
+                (format!("{}:{}", g.nodes[v.node].name, v.output), info.dims.clone(), info.dtype as u32)
+            })
+            .collect()
+    }
+
+    /// The traced graph's operations, in order.
+    fn operations(&self) -> Vec<Operation> {
+        operations(&self.traced)
+    }
+
+    /// The operations of the graph that runs (after the passes).
+    fn optimized_operations(&self) -> Vec<Operation> {
+        operations(&self.optimized)
+    }
+
+    /// The graph rewritten by the named passes only ("fold", "cse", "dce", "fuse"), for tests.
+    fn with_passes(&self, names: Vec<String>) -> PyResult<PyGraph> {
+        let passes = names
+            .iter()
+            .map(|n| match n.as_str() {
+                "fold" => Ok(Pass::Fold),
+                "cse" => Ok(Pass::Cse),
+                "dce" => Ok(Pass::Dce),
+                "fuse" => Ok(Pass::Fuse),
+                other => Err(PyValueError::new_err(format!("unknown pass {other}"))),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let optimized = Arc::new(passes::optimize(&self.traced, &passes));
+        Ok(PyGraph { traced: self.traced.clone(), optimized, specialised: self.specialised })
+    }
+
+    /// Only valid for the traced input shapes (see `trace::Traced::specialised`).
+    #[getter]
+    fn specialised(&self) -> bool {
+        self.specialised
+    }
+
+    /// The variables the graph reads or assigns, in first-use order (unique ids).
+    fn variable_ids(&self) -> Vec<u64> {
+        let mut ids = Vec::new();
+        collect_variables(&self.traced, &mut ids);
+        ids
+    }
+}
+
+fn collect_variables(g: &Graph, ids: &mut Vec<u64>) {
+    for n in &g.nodes {
+        match &n.kind {
+            NodeKind::ReadVariable(v) | NodeKind::AssignVariable(v) if !ids.contains(&v.id()) => ids.push(v.id()),
+            NodeKind::Cond(branches) => branches.iter().for_each(|b| collect_variables(b, ids)),
+            NodeKind::While { cond, body, .. } => {
+                collect_variables(cond, ids);
+                collect_variables(body, ids);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A finished subgraph (branch, loop condition or body) waiting to become a node.
+#[pyclass(name = "Subgraph", module = "ferroflow._core", frozen)]
+pub struct PySubgraph {
+    traced: Mutex<Option<Traced>>,
+}
+
+impl PySubgraph {
+    fn take(&self) -> PyResult<Traced> {
+        self.traced
+            .lock()
+            .map_err(|_| PyValueError::new_err("subgraph lock poisoned"))?
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this subgraph was already used"))
+    }
+}
+
+#[pymethods]
+impl PySubgraph {
+    /// Static dims of each output (`None` where unknown).
+    fn output_dims(&self) -> PyResult<Vec<Vec<Option<usize>>>> {
+        let guard = self.traced.lock().map_err(|_| PyValueError::new_err("subgraph lock poisoned"))?;
+        let t = guard.as_ref().ok_or_else(|| PyValueError::new_err("this subgraph was already used"))?;
+        Ok(t.graph.outputs.iter().map(|v| t.graph.info(*v).dims.clone()).collect())
+    }
+}
+
+#[pyfunction]
+fn graph_tracing() -> bool {
+    trace::open()
+}
+
+#[pyfunction]
+fn is_symbolic(value: &Bound<'_, PyAny>) -> bool {
+    value.cast::<PyTensor>().is_ok_and(|t| trace::is_symbolic(&t.get().inner))
+}
+
+/// (graph name, static dims) of a tensor of the trace in progress, else None.
+#[pyfunction]
+fn symbolic_info(value: &Bound<'_, PyTensor>) -> Option<(String, Vec<Option<usize>>)> {
+    trace::describe(&value.get().inner)
+}
+
+#[pyfunction]
+fn trace_begin() {
+    trace::begin();
+}
+
+#[pyfunction]
+fn trace_abandon() {
+    trace::abandon();
+}
+
+#[pyfunction]
+fn trace_placeholder(py: Python<'_>, example: &Bound<'_, PyAny>, name: &str, dims: Vec<Option<usize>>) -> PyResult<Py<PyTensor>> {
+    let example = to_tensor(example, Hint::Infer)?;
+    wrap(py, trace::placeholder(&example, name, dims).py()?)
+}
+
+/// Ends the function's trace: the optimised graph that runs it.
+#[pyfunction]
+fn trace_finish(outputs: &Bound<'_, PyAny>) -> PyResult<PyGraph> {
+    let traced = trace::finish(&tensors(outputs)?).py()?;
+    if !traced.captures.is_empty() {
+        return Err(Error::Internal("a function graph captured values of an enclosing frame".into())).py();
+    }
+    let optimized = Arc::new(passes::optimize(&traced.graph, &passes::ALL));
+    Ok(PyGraph { traced: Arc::new(traced.graph), optimized, specialised: traced.specialised })
+}
+
+/// Ends a branch or loop trace.
+#[pyfunction]
+fn trace_finish_subgraph(outputs: &Bound<'_, PyAny>) -> PyResult<PySubgraph> {
+    let traced = trace::finish(&tensors(outputs)?).py()?;
+    Ok(PySubgraph { traced: Mutex::new(Some(traced)) })
+}
+
+#[pyfunction]
+fn record_cond(py: Python<'_>, selector: &Bound<'_, PyAny>, branches: Vec<Bound<'_, PySubgraph>>) -> PyResult<Vec<Py<PyTensor>>> {
+    let selector = to_tensor(selector, Hint::Infer)?;
+    let branches = branches.iter().map(|b| b.get().take()).collect::<PyResult<Vec<_>>>()?;
+    wrap_all(py, control::record_cond(&selector, branches).py()?)
+}
+
+#[pyfunction]
+fn record_while(py: Python<'_>, vars: &Bound<'_, PyAny>, cond: &Bound<'_, PySubgraph>, body: &Bound<'_, PySubgraph>) -> PyResult<Vec<Py<PyTensor>>> {
+    let vars = tensors(vars)?;
+    wrap_all(py, control::record_while(&vars, cond.get().take()?, body.get().take()?).py()?)
+}
+
+/// `tf.print`: `pieces` are strings and ints (the index of a tensor in `values`); the text goes
+/// to `stream.write` now, or each time the traced graph runs.
+#[pyfunction]
+fn print_tensors(pieces: Vec<Bound<'_, PyAny>>, values: &Bound<'_, PyAny>, summarize: usize, stream: Py<PyAny>) -> PyResult<()> {
+    let pieces = pieces
+        .iter()
+        .map(|p| match p.extract::<usize>() {
+            Ok(i) => Ok(Piece::Tensor(i)),
+            Err(_) => p.extract::<String>().map(Piece::Text),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let values = tensors(values)?;
+    let sink = Arc::new(move |text: &str| {
+        Python::attach(|py| stream.call_method1(py, "write", (text,)).map(|_| ()))
+            .map_err(super::errors::from_py)
+    });
+    let spec = PrintSpec { pieces, summarize, sink };
+    if trace::recording() {
+        let refs: Vec<&Tensor> = values.iter().collect();
+        trace::record_node(NodeKind::Print(Arc::new(spec)), &refs, &mut [], vec![], "PrintV2");
+        return Ok(());
+    }
+    let refs: Vec<&Tensor> = values.iter().collect();
+    spec.emit(&refs).py()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGraph>()?;
+    m.add_class::<PySubgraph>()?;
+    m.add_function(wrap_pyfunction!(graph_tracing, m)?)?;
+    m.add_function(wrap_pyfunction!(is_symbolic, m)?)?;
+    m.add_function(wrap_pyfunction!(symbolic_info, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_begin, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_abandon, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_placeholder, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_finish, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_finish_subgraph, m)?)?;
+    m.add_function(wrap_pyfunction!(record_cond, m)?)?;
+    m.add_function(wrap_pyfunction!(record_while, m)?)?;
+    m.add_function(wrap_pyfunction!(print_tensors, m)?)?;
+    Ok(())
+}
