@@ -239,7 +239,8 @@ class Variable(_core.BaseVariable):
         return self._result(read_value)
 
     def _scatter(self, indices, updates, mode):
-        current = self._peek()
+        # Inside a trace the current value must be a graph read, not today's value.
+        current = self.value() if _core.graph_tracing() else self._peek()
         indices = _array_ops.convert_to_tensor(indices)
         updates = self._converted(updates)
         dims = list(current.shape)

@@ -1,0 +1,173 @@
+//! Tracing, passes and the executor from Rust: each pass is checked on the graph it leaves and
+//! on unchanged results.
+
+use super::ir::{Graph, NodeKind};
+use super::passes::{optimize, Pass};
+use super::trace;
+use super::{run, Mode};
+use crate::ops::{self, BinaryOp, UnaryOp};
+use crate::tensor::Tensor;
+use crate::variable::Variable;
+
+fn traced(f: impl Fn(&Tensor) -> Tensor, example: &Tensor) -> Graph {
+    let _cpu = CpuScope::new();
+    trace::begin();
+    let x = trace::placeholder(example, "x", example.dims().iter().map(|&d| Some(d)).collect()).unwrap();
+    let y = f(&x);
+    trace::finish(&[y]).unwrap().graph
+}
+
+/// Pins ops to the CPU so tests do not depend on a GPU being present.
+struct CpuScope;
+
+impl CpuScope {
+    fn new() -> CpuScope {
+        crate::device::push_device(crate::device::Device::Cpu);
+        CpuScope
+    }
+}
+
+impl Drop for CpuScope {
+    fn drop(&mut self) {
+        crate::device::pop_scope();
+    }
+}
+
+fn types(g: &Graph) -> Vec<&'static str> {
+    g.nodes.iter().map(|n| n.type_name()).collect()
+}
+
+fn values(g: &Graph, x: &Tensor) -> Vec<f32> {
+    let _cpu = CpuScope::new();
+    run(g, std::slice::from_ref(x), Mode::Run).unwrap()[0].to_vec::<f32>().unwrap()
+}
+
+fn bin(op: BinaryOp, a: &Tensor, b: &Tensor) -> Tensor {
+    ops::binary(op, a, b).unwrap()
+}
+
+#[test]
+fn tracing_records_ops_and_replays_them() {
+    let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    let g = traced(|x| bin(BinaryOp::Mul, x, x), &x);
+    assert_eq!(types(&g), vec!["Placeholder", "Mul"]);
+    let other = Tensor::from_slice(&[4.0f32, 5.0, 6.0], &[3]).unwrap();
+    assert_eq!(values(&g, &other), vec![16.0, 25.0, 36.0]);
+}
+
+#[test]
+fn folding_turns_constant_subgraphs_into_constants() {
+    let x = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    let g = traced(
+        |x| {
+            let two = Tensor::scalar(2.0f32);
+            let four = bin(BinaryOp::Mul, &two, &two);
+            bin(BinaryOp::Add, x, &four)
+        },
+        &x,
+    );
+    assert_eq!(types(&g), vec!["Placeholder", "Const", "Mul", "AddV2"]);
+    let folded = optimize(&g, &[Pass::Fold, Pass::Dce]);
+    assert_eq!(types(&folded), vec!["Placeholder", "Const", "AddV2"]);
+    assert_eq!(values(&folded, &x), values(&g, &x));
+    assert_eq!(values(&folded, &x), vec![5.0, 6.0]);
+}
+
+#[test]
+fn cse_merges_repeated_work() {
+    let x = Tensor::from_slice(&[0.5f32, 1.5], &[2]).unwrap();
+    let g = traced(
+        |x| {
+            let a = ops::unary(UnaryOp::Exp, x).unwrap();
+            let b = ops::unary(UnaryOp::Exp, x).unwrap();
+            bin(BinaryOp::Add, &a, &b)
+        },
+        &x,
+    );
+    assert_eq!(types(&g), vec!["Placeholder", "Exp", "Exp", "AddV2"]);
+    let merged = optimize(&g, &[Pass::Cse]);
+    assert_eq!(types(&merged), vec!["Placeholder", "Exp", "AddV2"]);
+    let add = &merged.nodes[2];
+    assert_eq!(add.inputs[0], add.inputs[1]);
+    assert_eq!(values(&merged, &x), values(&g, &x));
+}
+
+#[test]
+fn dce_drops_unused_nodes_but_keeps_assignments() {
+    let x = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    let v = Variable::new(&x, "v", true, None, Some(crate::device::Device::Cpu)).unwrap();
+    let g = traced(
+        |x| {
+            let _unused = ops::unary(UnaryOp::Sin, x).unwrap();
+            v.assign(&bin(BinaryOp::Add, x, x)).unwrap();
+            ops::unary(UnaryOp::Neg, x).unwrap()
+        },
+        &x,
+    );
+    assert_eq!(types(&g), vec!["Placeholder", "Sin", "AddV2", "AssignVariableOp", "Neg"]);
+    let pruned = optimize(&g, &[Pass::Dce]);
+    assert_eq!(types(&pruned), vec!["Placeholder", "AddV2", "AssignVariableOp", "Neg"]);
+    // Tracing did not assign; running does.
+    assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+    assert_eq!(values(&pruned, &x), vec![-1.0, -2.0]);
+    assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![2.0, 4.0]);
+}
+
+#[test]
+fn fusion_makes_one_node_of_an_elementwise_chain() {
+    let x = Tensor::from_slice(&(0..50_000).map(|i| i as f32 / 1000.0).collect::<Vec<_>>(), &[50_000]).unwrap();
+    let g = traced(
+        |x| {
+            let mut y = x.clone();
+            for _ in 0..5 {
+                y = bin(BinaryOp::Mul, &y, &Tensor::scalar(0.5f32));
+                y = ops::unary(UnaryOp::Sin, &y).unwrap();
+            }
+            bin(BinaryOp::Add, &y, x)
+        },
+        &x,
+    );
+    let fused = optimize(&g, &[Pass::Fuse, Pass::Dce]);
+    let kinds = types(&fused);
+    assert_eq!(kinds.iter().filter(|k| **k == "FusedElementwise").count(), 1, "{kinds:?}");
+    assert!(!kinds.contains(&"Sin"));
+    let NodeKind::Fused(chain) = &fused.nodes.last().unwrap().kind else { panic!("not fused") };
+    assert_eq!(chain.steps.len(), 11);
+    let (a, b) = (values(&fused, &x), values(&g, &x));
+    assert_eq!(a.len(), b.len());
+    for (p, q) in a.iter().zip(&b) {
+        assert!((p - q).abs() <= 1e-6 * q.abs().max(1.0), "{p} vs {q}");
+    }
+}
+
+#[test]
+fn fusion_leaves_values_read_twice_unfused() {
+    let x = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    let g = traced(
+        |x| {
+            let e = ops::unary(UnaryOp::Exp, x).unwrap();
+            let a = bin(BinaryOp::Mul, &e, &e);
+            ops::unary(UnaryOp::Neg, &a).unwrap()
+        },
+        &x,
+    );
+    // exp is read twice, so only mul→neg fuse.
+    let fused = optimize(&g, &[Pass::Fuse, Pass::Dce]);
+    assert_eq!(types(&fused), vec!["Placeholder", "Exp", "FusedElementwise"]);
+    assert_eq!(values(&fused, &x), values(&g, &x));
+}
+
+#[test]
+fn shapes_changed_by_a_relaxed_signature_are_unknown() {
+    let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    let _cpu = CpuScope::new();
+    trace::begin();
+    let p = trace::placeholder(&x, "x", vec![None]).unwrap();
+    let s = ops::reduce_sum(&p, None, false).unwrap();
+    let y = bin(BinaryOp::Mul, &p, &s);
+    assert_eq!(trace::describe(&y).unwrap().1, vec![None]);
+    assert_eq!(trace::describe(&s).unwrap().1, Vec::<Option<usize>>::new());
+    let g = trace::finish(&[y]).unwrap().graph;
+    let longer = Tensor::from_slice(&[1.0f32, 1.0, 1.0, 1.0], &[4]).unwrap();
+    assert_eq!(values(&g, &longer), vec![4.0; 4]);
+}

@@ -55,10 +55,15 @@ impl PyVariable {
     fn _update(&self, kind: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let value = to_tensor(value, Hint::Infer)?;
         let _paused = pause_all();
+        // A trace must read the variable as a graph node, not capture today's value.
+        let current = || match crate::graph::trace::recording() {
+            true => self.inner.read(),
+            false => self.inner.peek(),
+        };
         let new = match kind {
             "assign" => value,
-            "add" => ops::add(&self.inner.peek(), &value).py()?,
-            "sub" => ops::sub(&self.inner.peek(), &value).py()?,
+            "add" => ops::add(&current(), &value).py()?,
+            "sub" => ops::sub(&current(), &value).py()?,
             other => return Err(Error::Internal(format!("unknown update {other}"))).py(),
         };
         self.inner.assign(&new).py()

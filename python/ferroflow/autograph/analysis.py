@@ -2,10 +2,10 @@
 what the converter needs to choose the state variables of a converted `if`, `while` or `for`."""
 
 import ast
+import collections
 
 # Nodes whose bodies run in a scope of their own: their assignments are not the function's.
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 LOOPS = (ast.For, ast.While, ast.AsyncFor)
 # Statements whose blocks may run zero times or stop part way; `Match`/`TryStar` are newer Pythons'.
 _UNPREDICTABLE = tuple(
@@ -31,7 +31,6 @@ class _Names(ast.NodeVisitor):
     def __init__(self):
         self.bound = {}  # a dict keeps first-binding order, so generated code is deterministic
         self.read = set()
-        self.nested_read = set()
 
     def bind(self, name):
         self.bound.setdefault(name, None)
@@ -73,11 +72,10 @@ class _Names(ast.NodeVisitor):
         self._nested([node.body])
 
     def _nested(self, nodes):
-        # A nested function may run at any later time: what it reads counts as read everywhere.
+        # A nested function may run at any later time: what it reads counts as read here.
         for sub in ast.walk(ast.Module(body=list(nodes), type_ignores=[])):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                self.nested_read.add(sub.id)
-        self.read |= self.nested_read
+                self.read.add(sub.id)
 
     def _comprehension(self, node):
         # Its loop targets live in the comprehension's own scope; a walrus in it binds here.
@@ -135,9 +133,15 @@ def read_names(nodes):
     return _collect(nodes).read
 
 
-def nested_read_names(nodes):
-    """Names read by functions and lambdas defined in the code: they may run at any time."""
-    return _collect(nodes).nested_read
+def nested_read_counts(nodes):
+    """How many times functions, lambdas and classes defined in the code read each name."""
+    counts = collections.Counter()
+    for node in own_scope_walk(nodes):
+        if isinstance(node, SCOPES):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                    counts[sub.id] += 1
+    return counts
 
 
 def declared_names(nodes):

@@ -1,5 +1,7 @@
-"""`to_graph` and `do_not_convert`: which functions get converted, and the conversion cache."""
+"""`to_graph`, `to_code` and `do_not_convert`: which functions get converted, and the
+conversion cache."""
 
+import ast
 import inspect
 import types
 import warnings
@@ -52,6 +54,21 @@ def to_graph(entity, recursive=True, experimental_optional_features=None):
     return function
 
 
+def to_code(entity, recursive=True, experimental_optional_features=None):
+    """The Python source `to_graph` makes of `entity`, for reading (it is not run from here).
+
+    Raises ValueError when `entity` has no source to convert.
+    """
+    del recursive, experimental_optional_features
+    function = entity.__func__ if inspect.ismethod(entity) else entity
+    try:
+        node = loader.parse_function(function)
+        converter.convert_function(node, function.__code__.co_filename)
+    except (loader.SourceUnavailable, converter.NotConvertible, AttributeError) as e:
+        raise ValueError(f"AutoGraph cannot convert {entity!r}: {e}") from None
+    return ast.unparse(node)
+
+
 def do_not_convert(func=None):
     """Marks `func` so that `to_graph` (and so `tf.function`) runs it as Python wrote it.
 
@@ -73,9 +90,11 @@ def _convert(function):
     except loader.SourceUnavailable:
         return None
     try:
-        if not converter.convert_function(node):
+        if not converter.convert_function(node, function.__code__.co_filename):
             return None
-        return loader.compile_function(node, function)
+        code = loader.compile_function(node, function)
+        loader.make_function(function, code, operators)  # its closure must be complete
+        return code
     except converter.NotConvertible:
         return None
     except Exception as e:  # a converter bug must not stop the user's code

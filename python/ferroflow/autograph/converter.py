@@ -8,7 +8,7 @@ Each converted statement turns into small functions defined in place: its branch
 import ast
 import collections
 
-from ferroflow.autograph import analysis, exits, templates
+from ferroflow.autograph import analysis, exits, expressions, liveness, templates
 from ferroflow.autograph.analysis import LOOPS, SCOPES, own_scope_walk
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
@@ -18,8 +18,9 @@ class NotConvertible(Exception):
     """The function cannot be converted as a whole (a generator, say); it runs unchanged."""
 
 
-def convert_function(node):
-    """Rewrites the `FunctionDef` `node` in place. Returns whether anything was converted."""
+def convert_function(node, filename="<unknown>"):
+    """Rewrites the `FunctionDef` `node` (from `filename`) in place. Returns whether anything
+    was converted."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise NotConvertible("async functions are not converted")
     if any(isinstance(sub, (ast.Yield, ast.YieldFrom)) for sub in own_scope_walk(node.body)):
@@ -27,13 +28,15 @@ def convert_function(node):
     node.decorator_list = []
     docstring = node.body[:1] if ast.get_docstring(node, clean=False) is not None else []
     body = node.body[len(docstring) :]
-    changed = _NotToOperator().convert(body)
-    _rewrite_zero_argument_super(body, node)
+    changed = expressions.convert_not(body)
+    expressions.name_super_arguments(body, node)
     try:
         body = exits.rewrite_returns(body)
     except exits.Unsupported:
         pass  # Returns inside loops or `try`: the statements holding them stay Python.
-    converter = _Converter(analysis.declared_names(body), _nested_read_counts(body))
+    converter = _Converter(
+        analysis.declared_names(body), analysis.nested_read_counts(body), filename
+    )
     body = converter.block(body, live_out=set())
     # A name assigned only inside generated functions must still be a local of this function,
     # as it was, for their `nonlocal` declarations: bind it in code that never runs.
@@ -47,18 +50,27 @@ def convert_function(node):
 
 
 class _Converter:
-    def __init__(self, declared, nested_reads):
+    def __init__(self, declared, nested_reads, filename):
         self.declared = declared  # the function's `global`/`nonlocal` names
         self.nested_reads = nested_reads  # Counter: reads by nested functions, per name
+        self.filename = filename
         self.nonlocals = set()
         self.changed = False
         self._count = 0
+        self._jumps = None  # where `break`/`continue` of the innermost Python loop lead
 
     def block(self, stmts, live_out):
         out = []
-        for stmt, live_after in zip(stmts, analysis.live_after_each(stmts, live_out)):
+        for stmt, live_after in zip(stmts, liveness.live_after_each(stmts, live_out, self._jumps)):
             out.extend(self.statement(stmt, live_after))
         return out
+
+    def loop_body(self, body, live_out, jumps):
+        outer, self._jumps = self._jumps, jumps
+        try:
+            return self.block(body, live_out)
+        finally:
+            self._jumps = outer
 
     def statement(self, stmt, live_after):
         if isinstance(stmt, SCOPES):
@@ -75,12 +87,20 @@ class _Converter:
             if not isinstance(stmt, ast.For):
                 self._check_python_test(stmt, reason)
         # Left as Python; the blocks inside may still hold statements to convert.
-        inner_live = live_after | analysis.read_names([stmt])
+        if isinstance(stmt, LOOPS):
+            header = liveness.loop_header(stmt, stmt.body, live_after, self._jumps)
+            jumps = liveness.Jumps(frozenset(live_after), frozenset(header))
+            stmt.body = self.loop_body(stmt.body, header, jumps)
+            stmt.orelse = self.block(stmt.orelse, live_after)
+            return [stmt]
+        if isinstance(stmt, (ast.If, ast.With, ast.AsyncWith)):
+            inner_live = live_after
+        else:  # `try`, `match`: any read may come after any statement
+            inner_live = live_after | analysis.read_names([stmt])
         for field in _BLOCK_FIELDS:
             block = getattr(stmt, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                live = live_after if field == "orelse" and isinstance(stmt, LOOPS) else inner_live
-                setattr(stmt, field, self.block(block, live))
+                setattr(stmt, field, self.block(block, inner_live))
         for handler_or_case in [*getattr(stmt, "handlers", []), *getattr(stmt, "cases", [])]:
             handler_or_case.body = self.block(handler_or_case.body, inner_live)
         return [stmt]
@@ -91,8 +111,8 @@ class _Converter:
         kind = "if" if isinstance(stmt, ast.If) else "while"
         staged = "tf.cond" if kind == "if" else "tf.while_loop"
         message = (
-            f"The `{kind}` statement at line {stmt.lineno} tests a tensor, but AutoGraph cannot "
-            f"convert it to `{staged}`: {reason}."
+            f"The `{kind}` statement at line {stmt.lineno} of {self.filename} tests a tensor, "
+            f"but AutoGraph cannot convert it to `{staged}`: {reason}."
         )
         stmt.test = templates.expression(
             f"ag__.python_test(ag__test, {message!r})", stmt.test, ag__test=stmt.test
@@ -103,7 +123,8 @@ class _Converter:
         n = self._next_id()
         names = analysis.bound_names(stmt.body + stmt.orelse)
         in_both = analysis.definitely_bound(stmt.body) & analysis.definitely_bound(stmt.orelse)
-        required = [x for x in names if x in in_both or self._live(x, live_after, stmt)]
+        read_later = self._read_later(names, live_after, stmt)
+        required = [x for x in names if x in in_both or x in read_later]
         true_fn = self._function(
             f"ag__if_true_{n}", [], self.block(stmt.body, live_after), stmt.body, stmt
         )
@@ -124,9 +145,11 @@ class _Converter:
         body, uses_break = exits.rewrite_loop_jumps(stmt.body, break_flag, f"ag__skip_{n}")
         head = [stmt.test] if isinstance(stmt, ast.While) else [stmt.target]
         names = analysis.bound_names(head + body)
-        required = [x for x in names if self._live(x, live_after, stmt)]
-        loop_live = live_after | analysis.read_names([stmt, *body]) | {break_flag}
-        body_fn = self._function(f"ag__loop_body_{n}", [], self.block(body, loop_live), body, stmt)
+        required = self._read_later(names, live_after, stmt)
+        # The flag is read by the loop test, which is not in the AST.
+        loop_live = liveness.loop_header(stmt, body, live_after, self._jumps) | {break_flag}
+        converted_body = self.loop_body(body, loop_live, None)  # its jumps are rewritten
+        body_fn = self._function(f"ag__loop_body_{n}", [], converted_body, body, stmt)
         extra_test = f"lambda: ag__.not_({break_flag})" if uses_break else "None"
         state = (f"ag__get_state_{n}", f"ag__set_state_{n}", repr(tuple(names)))
         if isinstance(stmt, ast.While):
@@ -164,11 +187,11 @@ class _Converter:
         guard[0].body = stmt.orelse
         return self.block(guard, live_after)
 
-    def _live(self, name, live_after, stmt):
-        """Whether the value `stmt` leaves in `name` may be read later."""
-        if name in live_after:
-            return True
-        return self.nested_reads[name] > _nested_read_counts([stmt])[name]
+    def _read_later(self, names, live_after, stmt):
+        """Those of `names` whose value after `stmt` may be read: by the code after it, or by
+        a function defined elsewhere in the function (it may run at any time)."""
+        inside = analysis.nested_read_counts([stmt]) if self.nested_reads else collections.Counter()
+        return [x for x in names if x in live_after or self.nested_reads[x] > inside[x]]
 
     def _function(self, name, params, body, original_block, where):
         assigned = [x for x in analysis.bound_names(original_block) if x not in params]
@@ -228,54 +251,3 @@ def _escaping_jumps(stmts):
         if isinstance(node, LOOPS) and _escaping_jumps(node.orelse):
             return True
     return False
-
-
-def _nested_read_counts(nodes):
-    counts = collections.Counter()
-    for node in own_scope_walk(nodes):
-        if isinstance(node, SCOPES):
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                    counts[sub.id] += 1
-    return counts
-
-
-class _NotToOperator(ast.NodeTransformer):
-    """`not x` → `ag__.not_(x)`: Python's `not` unless `x` is a symbolic tensor."""
-
-    def convert(self, body):
-        self.changed = False
-        body[:] = [self.visit(stmt) for stmt in body]
-        return self.changed
-
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
-        if not isinstance(node.op, ast.Not):
-            return node
-        self.changed = True
-        return templates.expression("ag__.not_(ag__x)", node, ag__x=node.operand)
-
-    def generic_visit(self, node):
-        if isinstance(node, SCOPES):
-            return node
-        return super().generic_visit(node)
-
-
-def _rewrite_zero_argument_super(body, function_node):
-    """`super()` finds its class and instance through the frame it runs in; code moved into a
-    generated function must name them: `super(__class__, self)`."""
-    params = [*function_node.args.posonlyargs, *function_node.args.args]
-    if not params:
-        return
-    for node in own_scope_walk(body):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "super"
-            and not node.args
-            and not node.keywords
-        ):
-            node.args = [
-                templates.place(ast.Name(id="__class__", ctx=ast.Load()), node),
-                templates.place(ast.Name(id=params[0].arg, ctx=ast.Load()), node),
-            ]

@@ -8,6 +8,8 @@ from typing import NamedTuple
 from ferroflow.autograph.analysis import LOOPS, bound_names, read_names
 
 _WITH = (ast.With, ast.AsyncWith)
+# Blocks the analysis does not follow path by path (`TryStar` and `Match` are newer Pythons').
+_OPAQUE = tuple(getattr(ast, name) for name in ("Try", "TryStar", "Match") if hasattr(ast, name))
 
 
 class Jumps(NamedTuple):
@@ -67,8 +69,8 @@ def _live_before(stmt, live, jumps):
         targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
         body = live_before(stmt.body, live, jumps) - set(bound_names(targets))
         return body | read_names([item.context_expr for item in stmt.items])
-    if any(isinstance(getattr(stmt, field, None), list) for field in ("body", "cases")):
-        # `try`, `match`: every read counts, and a jump inside may go anywhere it can.
+    if isinstance(stmt, _OPAQUE):
+        # Every read counts, and a jump inside may go anywhere it can.
         jumped = (jumps.at_break | jumps.at_continue) if jumps else frozenset()
         return set(live) | read_names([stmt]) | jumped
     return (set(live) - set(bound_names([stmt]))) | read_names([stmt])

@@ -26,7 +26,8 @@ class SourceUnavailable(Exception):
 def parse_function(func):
     """The `FunctionDef` of `func`, at the line numbers and columns of its source file."""
     try:
-        lines, first_line = inspect.getsourcelines(func)
+        # From the code object: a function's `__wrapped__` (functools.wraps) must not redirect.
+        lines, first_line = inspect.getsourcelines(func.__code__)
     except (OSError, TypeError) as e:
         raise SourceUnavailable(str(e)) from None
     source = "".join(lines)

@@ -7,8 +7,8 @@ functions the converter generates. `names` are those variables' names, in state 
 `required` the ones read after the statement, which must come out of it with a value."""
 
 from ferroflow import _tracing, control_flow
-from ferroflow.autograph import staging
-from ferroflow.autograph.staging import UNDEFINED, describe, loop_value
+from ferroflow.autograph import staged_values
+from ferroflow.autograph.staged_values import UNDEFINED, describe, loop_value
 
 __all__ = [
     "UNDEFINED",
@@ -78,13 +78,13 @@ def if_stmt(test, body, orelse, get_state, set_state, names, required=()):
                     )
                 values.append(after[i])
             seen[label] = values
-            return staging.branch_outputs(names, outputs, seen, label)
+            return staged_values.branch_outputs(names, outputs, seen, label)
 
         return staged_branch
 
     result = control_flow.cond(test, branch(body, "if"), branch(orelse, "else"))
     final = list(before)  # names that are no output keep (or get back) their value before
-    merged = staging.merge(names, outputs, seen, result)
+    merged = staged_values.merge(names, outputs, seen, result)
     for slot, i in enumerate(outputs):
         final[i] = merged[slot]
     set_state(tuple(final))
