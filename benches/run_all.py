@@ -12,6 +12,7 @@ for name in (
     "bench_elementwise",
     "bench_matmul",
     "bench_training_step",
+    "bench_function",
     "bench_gpu",
 ):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)

@@ -80,6 +80,8 @@ pub enum Op {
     },
     /// No inputs: a random tensor.
     Random(RandomSpec),
+    /// The input's dims as an int32 or int64 vector (`tf.shape` where a traced size is unknown).
+    Shape(DType),
 }
 
 impl Op {
@@ -114,6 +116,7 @@ impl Op {
             Op::Softmax { log: false } => "Softmax",
             Op::Softmax { log: true } => "LogSoftmax",
             Op::Random(spec) => spec.tf_name(),
+            Op::Shape(_) => "Shape",
         }
     }
 }
@@ -172,6 +175,11 @@ fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         _ => 1,
     };
     arity(op, inputs, n_inputs)?;
+    if let Op::Shape(dtype) = op {
+        // Only the dims are read: no device work, no readback.
+        let dims = inputs[0].shape().dims_i64();
+        return Ok(vec![cast::cpu(&Tensor::from_slice(&dims, &[dims.len()])?, *dtype)?]);
+    }
     let placement = device::place(op.tf_name(), |i| gpu_can_run(op, inputs, i))?;
     device::log(op.tf_name(), placement.device);
     #[cfg(feature = "gpu")]
@@ -243,6 +251,7 @@ fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Softmax { log: false } => one(crate::ops::nn::softmax_composed(x, -1)),
         Op::Softmax { log: true } => one(crate::ops::nn::log_softmax_composed(x, -1)),
         Op::Random(spec) => one(random::cpu::generate(spec)),
+        Op::Shape(_) => Err(Error::Internal("Shape runs before placement".into())),
     }
 }
 

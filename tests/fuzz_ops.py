@@ -33,6 +33,7 @@ Exit status: 0 when no failure was recorded, 1 otherwise.
 import argparse
 import collections
 import faulthandler
+import io
 import json
 import math
 import operator
@@ -1292,6 +1293,62 @@ def _enums(g):
 @spec("tf.custom_gradient")
 def _custom_gradient(g):
     return [g.pick((None, lambda x: (x, lambda dy: dy))) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.function", "tf.Function")
+def _function(g):
+    fns = (lambda x: x * 2, lambda x: tf.reduce_sum(x), lambda x: tf.cond(x is None, int, int))
+    fn = g.pick(fns) if not g.bad() else g.junk()
+    kwargs = {}
+    if g.p(0.3):
+        kwargs["input_signature"] = (
+            [tf.TensorSpec([None], g.pick(DTYPES))] if not g.bad() else g.junk()
+        )
+    return [fn], kwargs
+
+
+@spec("tf.ConcreteFunction")
+def _concrete_function(g):
+    return [g.junk() for _ in range(g.int_in(0, 6))], {}
+
+
+@spec("tf.TensorSpec")
+def _tensor_spec(g):
+    shape = g.pick(([], [None], [2, None], None)) if not g.bad() else g.junk()
+    return [shape, g.pick(DTYPES) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.cond")
+def _cond(g):
+    pred = g.pick((True, False)) if g.p(0.5) else (g.junk() if g.bad() else g.tensor())
+    branch = lambda: g.tensor() if not g.bad() else g.junk()  # noqa: E731
+    return [pred, g.pick((branch, None)), g.pick((branch, 1))], {}
+
+
+@spec("tf.switch_case")
+def _switch_case(g):
+    index = g.junk() if g.bad() else g.tensor(pool=(tf.int32, tf.int64))
+    fns = g.pick(([lambda: 1, lambda: 2], {0: lambda: 1}, [], {1: lambda: 1}))
+    return [index, fns if not g.bad() else g.junk()], {}
+
+
+@spec("tf.while_loop")
+def _while_loop(g):
+    limit = g.int_in(0, 5)
+    cond = (lambda i: i < limit) if not g.bad() else g.junk()
+    body = (lambda i: (i + 1,)) if not g.bad() else g.junk()
+    loop_vars = (tf.constant(0),) if not g.bad() else g.junk()
+    kwargs = {"maximum_iterations": g.pick((None, 2))} if g.p(0.3) else {}
+    return [cond, body, loop_vars], kwargs
+
+
+@spec("tf.print")
+def _print(g):
+    values = [g.tensor() if not g.bad() else g.junk() for _ in range(g.int_in(0, 3))]
+    kwargs = {"output_stream": io.StringIO()}
+    if g.p(0.3):
+        kwargs["summarize"] = g.pick((None, -1, 0, 1, 3)) if not g.bad() else g.junk()
+    return values, kwargs
 
 
 @spec("tf.DType")

@@ -5,8 +5,7 @@ Port a TensorFlow program by changing one line::
     import ferroflow as tf
 """
 
-from ferroflow import config, debugging, dtypes, errors, linalg, math, nest, nn, random
-from ferroflow import autograph
+from ferroflow import autograph, config, debugging, dtypes, errors, linalg, math, nest, nn, random
 from ferroflow._core import Tensor
 from ferroflow.array_ops import (
     argsort,
@@ -50,12 +49,9 @@ from ferroflow.array_ops import (
     zeros,
     zeros_like,
 )
+from ferroflow.backprop import GradientTape, UnconnectedGradients, custom_gradient, stop_gradient
 from ferroflow.concrete_function import ConcreteFunction
 from ferroflow.control_flow import cond, switch_case, while_loop
-from ferroflow.function import Function, function
-from ferroflow.printing import print
-from ferroflow.tensor_spec import TensorSpec
-from ferroflow.backprop import GradientTape, UnconnectedGradients, custom_gradient, stop_gradient
 from ferroflow.device_scope import device
 from ferroflow.dtypes import (
     DType,
@@ -78,6 +74,7 @@ from ferroflow.dtypes import (
     uint32,
     uint64,
 )
+from ferroflow.function import Function, function
 from ferroflow.linalg import einsum, matmul, norm, tensordot
 from ferroflow.math import (
     abs,
@@ -126,7 +123,9 @@ from ferroflow.math import (
     tanh,
     truediv,
 )
+from ferroflow.printing import print
 from ferroflow.tensor_shape import TensorShape
+from ferroflow.tensor_spec import TensorSpec
 from ferroflow.variables import (
     IndexedSlices,
     Variable,

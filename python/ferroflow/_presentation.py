@@ -4,7 +4,6 @@ attributes. The Rust extension calls these; nothing here runs per element."""
 import numpy as np
 
 from ferroflow import _core
-
 from ferroflow.dtypes import as_dtype
 from ferroflow.tensor_shape import TensorShape
 

@@ -22,7 +22,10 @@ class TensorLeaf:
         self.dims = dims
 
     def __eq__(self, other):
-        return isinstance(other, TensorLeaf) and (self.dtype, self.dims) == (other.dtype, other.dims)
+        return isinstance(other, TensorLeaf) and (self.dtype, self.dims) == (
+            other.dtype,
+            other.dims,
+        )
 
     def __hash__(self):
         return hash((self.dtype, self.dims))
@@ -77,7 +80,9 @@ def relax(key, other):
     if isinstance(key, TensorLeaf) and isinstance(other, TensorLeaf):
         if key.dtype != other.dtype or len(key.dims) != len(other.dims):
             return None
-        return TensorLeaf(key.dtype, tuple(a if a == b else None for a, b in zip(key.dims, other.dims)))
+        return TensorLeaf(
+            key.dtype, tuple(a if a == b else None for a, b in zip(key.dims, other.dims))
+        )
     if isinstance(key, tuple) and isinstance(other, tuple) and len(key) == len(other):
         parts = []
         for a, b in zip(key, other):

@@ -5,9 +5,7 @@ from ferroflow import _core, nest
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.concrete_function import output_template
 
-_SAME_STRUCTURE = (
-    "{what} must have the same number, type, and overall structure of return values."
-)
+_SAME_STRUCTURE = "{what} must have the same number, type, and overall structure of return values."
 
 
 def _trace_subgraph(fn, args=(), placeholders=None):
@@ -26,8 +24,10 @@ def _trace_subgraph(fn, args=(), placeholders=None):
 
 def _tensors_for_python_numbers(outputs):
     def convert(v):
-        if isinstance(v, (bool, int, float)) or hasattr(v, "__array__") and not isinstance(
-            v, _core.Tensor
+        if (
+            isinstance(v, (bool, int, float))
+            or hasattr(v, "__array__")
+            and not isinstance(v, _core.Tensor)
         ):
             return convert_to_tensor(v)
         return v
@@ -101,7 +101,11 @@ def _as_args(loop_vars):
 
 
 def _normalize_body_result(result, loop_vars):
-    if len(nest.flatten(loop_vars)) == 1 and not nest.is_nested(result) and nest.is_nested(loop_vars):
+    if (
+        len(nest.flatten(loop_vars)) == 1
+        and not nest.is_nested(result)
+        and nest.is_nested(loop_vars)
+    ):
         result = type(loop_vars)([result]) if isinstance(loop_vars, list) else (result,)
     try:
         nest.assert_same_structure(loop_vars, result, check_types=False)
@@ -126,12 +130,14 @@ def _static_dims(t):
 
 def _check_shapes(flat, dims, out_dims):
     for k, (before, after) in enumerate(zip(dims, out_dims)):
-        fits = len(before) == len(after) and all(
-            b is None or a == b for b, a in zip(before, after)
-        )
+        fits = len(before) == len(after) and all(b is None or a == b for b, a in zip(before, after))
         if not fits:
-            shown = lambda d: "(" + ", ".join("None" if x is None else str(x) for x in d) + (  # noqa: E731
-                ",)" if len(d) == 1 else ")"
+            shown = lambda d: (
+                "("
+                + ", ".join("None" if x is None else str(x) for x in d)
+                + (  # noqa: E731
+                    ",)" if len(d) == 1 else ")"
+                )
             )
             raise ValueError(
                 f"Input tensor 'loop_var_{k}' enters the loop with shape {shown(before)}, but "
@@ -160,5 +166,7 @@ def _bounded_while(cond, body, loop_vars, maximum_iterations, shape_invariants):
     result = while_loop(bounded_cond, bounded_body, wrapped, None, shape_invariants)
     rest = result[1:]
     if isinstance(loop_vars, (list, tuple)):
-        return type(loop_vars)(rest) if not hasattr(loop_vars, "_fields") else type(loop_vars)(*rest)
+        return (
+            type(loop_vars)(rest) if not hasattr(loop_vars, "_fields") else type(loop_vars)(*rest)
+        )
     return rest[0]

@@ -151,6 +151,10 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 
 def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     t = convert_to_tensor(input)
+    info = _core.symbolic_info(t) if _core.graph_tracing() else None
+    if info is not None and None in info[1]:
+        # Traced with an unknown size: the shape is known only when the graph runs.
+        return _core.shape_op(t, _enum(out_type))
     return _core.constant(t._dims, _enum(out_type))
 
 

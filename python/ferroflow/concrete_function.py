@@ -84,9 +84,12 @@ class ConcreteFunction:
         self._name = name
         self._core = core_graph
         self._key = key
+        self._leaves = sig.leaves(key)
         self._structured_inputs = structured_inputs
         self._output_template = output_template
-        self._output_slots = [i for i, v in enumerate(nest.flatten(output_template)) if v is _TENSOR]
+        self._output_slots = [
+            i for i, v in enumerate(nest.flatten(output_template)) if v is _TENSOR
+        ]
         self.outputs = output_tensors
         self.graph = FuncGraph(name, core_graph)
 
@@ -123,7 +126,10 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         tensors = []
         key = sig.key_of((args, kwargs), tensors)
-        if not sig.admits(self._key, key):
+        got = sig.leaves(key)
+        if len(got) != len(self._leaves) or not all(
+            want.admits(have) for want, have in zip(self._leaves, got)
+        ):
             raise TypeError(
                 f"{self._name}: the arguments do not match the traced signature "
                 f"{self._signature_text()}"

@@ -64,8 +64,11 @@ def while_loop(
             from ferroflow import _staging
 
             return _staging.while_loop(
-                cond, body, loop_vars, None if maximum_iterations is None
-                else int(maximum_iterations) - steps, shape_invariants
+                cond,
+                body,
+                loop_vars,
+                None if maximum_iterations is None else int(maximum_iterations) - steps,
+                shape_invariants,
             )
         if not _truth(keep_going):
             break

@@ -1,6 +1,16 @@
 """`tf.device`: a context manager that places the ops and constants created inside it."""
 
+import threading
+
 from ferroflow import _core
+
+_local = threading.local()
+
+
+def active_scopes():
+    """The device strings of the `tf.device` scopes open on this thread (a tf.function traced
+    under one scope must not serve calls under another)."""
+    return tuple(getattr(_local, "names", ()))
 
 
 class device:  # noqa: N801 - TensorFlow's name
@@ -28,8 +38,10 @@ class device:  # noqa: N801 - TensorFlow's name
 
     def __enter__(self):
         _core.push_device_scope(self._name)
+        _local.names = (*active_scopes(), self._name)
         return self
 
     def __exit__(self, *exc):
         _core.pop_device_scope()
+        _local.names = active_scopes()[:-1]
         return False

@@ -10,6 +10,7 @@ import weakref
 from ferroflow import _core, _function_hooks, nest
 from ferroflow import _signature as sig
 from ferroflow.concrete_function import ConcreteFunction, GraphTensor, output_template
+from ferroflow.device_scope import active_scopes
 from ferroflow.tensor_spec import TensorSpec
 
 __all__ = ["Function", "function"]
@@ -44,8 +45,14 @@ def function(
 class Function:
     """What `tf.function` returns: a cache of concrete functions, one per input signature."""
 
-    def __init__(self, python_function, name=None, input_signature=None, autograph=True,
-                 reduce_retracing=False):
+    def __init__(
+        self,
+        python_function,
+        name=None,
+        input_signature=None,
+        autograph=True,
+        reduce_retracing=False,
+    ):
         if not callable(python_function):
             raise TypeError(f"tf.function expects a callable, got {python_function!r}")
         self._python_function = python_function
@@ -112,12 +119,13 @@ class Function:
             return self._run_python(instance, args, kwargs or {})
         values = self._bind(instance, args, kwargs)
         if self._input_signature is not None:
-            tensors = sig.check_against_signature(values[: len(self._input_signature)],
-                                                  self._input_signature)
+            tensors = sig.check_against_signature(
+                values[: len(self._input_signature)], self._input_signature
+            )
             concrete = self._signature_concrete(instance, values, tensors)
             return concrete._call_flat(tensors)
         tensors = []
-        key = sig.key_of((instance and id(instance), values), tensors)
+        key = sig.key_of((instance and id(instance), active_scopes(), values), tensors)
         concrete = self._concrete.get(key) or self._lookup_relaxed(key)
         if concrete is None:
             concrete = self._trace(instance, values, key, tensors)
@@ -131,11 +139,12 @@ class Function:
         values = self._bind(instance, args, kwargs)
         values = tuple(_example_for(v) for v in values)
         if self._input_signature is not None:
-            tensors = sig.check_against_signature(values[: len(self._input_signature)],
-                                                  self._input_signature)
+            tensors = sig.check_against_signature(
+                values[: len(self._input_signature)], self._input_signature
+            )
             return self._signature_concrete(instance, values, tensors)
         tensors = []
-        key = sig.key_of((instance and id(instance), values), tensors)
+        key = sig.key_of((instance and id(instance), active_scopes(), values), tensors)
         key = _with_spec_dims(key, args, kwargs, self, instance)
         concrete = self._concrete.get(key) or self._lookup_relaxed(key)
         return concrete or self._trace(instance, values, key, tensors)
@@ -164,7 +173,7 @@ class Function:
         return None
 
     def _signature_concrete(self, instance, values, tensors):
-        key = ("signature", instance and id(instance))
+        key = ("signature", instance and id(instance), active_scopes())
         concrete = self._concrete.get(key)
         if concrete is None:
             dims = [tuple(s.shape.dims) for s in nest.flatten(self._input_signature)]
@@ -172,16 +181,21 @@ class Function:
         elif concrete._core.specialised:
             traced = [tuple(t._dims) for t in concrete._examples]
             if traced != [tuple(t._dims) for t in tensors]:
-                exact = ("signature-exact", instance and id(instance),
-                         tuple(tuple(t._dims) for t in tensors))
+                exact = (
+                    "signature-exact",
+                    instance and id(instance),
+                    tuple(tuple(t._dims) for t in tensors),
+                )
                 concrete = self._concrete.get(exact) or self._trace(
-                    instance, values, exact, tensors, count=False)
+                    instance, values, exact, tensors, count=False
+                )
         return concrete
 
     def _specialise(self, instance, values, key, tensors):
         exact = ("exact", key)
-        return self._concrete.get(exact) or self._trace(instance, values, exact, tensors,
-                                                        count=False)
+        return self._concrete.get(exact) or self._trace(
+            instance, values, exact, tensors, count=False
+        )
 
     # --- tracing --------------------------------------------------------------------------
 
@@ -228,9 +242,11 @@ class Function:
         self._made_variables |= context.created > 0
         output_tensors = [GraphTensor(n, d, t) for n, d, t in graph.outputs()]
         structured_inputs = self._structured_inputs(values, key, names)
-        concrete = ConcreteFunction(self._name, graph, key, structured_inputs, template,
-                                    output_tensors)
+        concrete = ConcreteFunction(
+            self._name, graph, key, structured_inputs, template, output_tensors
+        )
         concrete._examples = list(tensors)
+        concrete._leaves = [sig.TensorLeaf(t._dtype_enum, tuple(d)) for t, d in zip(tensors, dims)]
         return concrete
 
     def _placeholder_names(self, values):
@@ -251,8 +267,11 @@ class Function:
         it = iter(leaves)
         specs = []
         for v in values:
-            specs.append(sig.replace_tensors(v, [sig.spec_of(next(it), None) for _ in
-                                                 range(_count_tensors(v))]))
+            specs.append(
+                sig.replace_tensors(
+                    v, [sig.spec_of(next(it), None) for _ in range(_count_tensors(v))]
+                )
+            )
         return tuple(specs), {}
 
     def _run_python(self, instance, values, kwargs):
@@ -335,8 +354,9 @@ def _example_for(value):
 
 def _with_spec_dims(key, args, kwargs, function, instance):
     """The key with the unknown dims of TensorSpec arguments unknown again."""
-    specs = [v for v in nest.flatten([list(args), kwargs]) if isinstance(v, (TensorSpec,
-                                                                             _core.Tensor))]
+    specs = [
+        v for v in nest.flatten([list(args), kwargs]) if isinstance(v, (TensorSpec, _core.Tensor))
+    ]
     if not any(isinstance(s, TensorSpec) and None in (s.shape.dims or [None]) for s in specs):
         return key
     dims = iter([tuple(s.shape.dims) if isinstance(s, TensorSpec) else None for s in specs])
@@ -355,10 +375,13 @@ def _with_spec_dims(key, args, kwargs, function, instance):
 def _note_user_line(error, name):
     """Adds where in the user's code a tracing error happened (as TensorFlow's
     "in user code" preamble does)."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not f.filename.startswith(_PACKAGE_DIR)]
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if not f.filename.startswith(_PACKAGE_DIR)
+    ]
     if frames and hasattr(error, "add_note"):
         f = frames[-1]
-        error.add_note(f"in user code:\n    File \"{f.filename}\", line {f.lineno}, in {name}\n"
-                       f"        {f.line}")
-
+        error.add_note(
+            f'in user code:\n    File "{f.filename}", line {f.lineno}, in {name}\n        {f.line}'
+        )

@@ -37,9 +37,10 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
             return _Slot(len(tensors) - 1)
         return v
 
-    text = sep.join(
-        str(nest.map_structure(slot, v) if nest.is_nested(v) else slot(v)) for v in inputs
-    ) + end
+    text = (
+        sep.join(str(nest.map_structure(slot, v) if nest.is_nested(v) else slot(v)) for v in inputs)
+        + end
+    )
     pieces = []
     for k, part in enumerate(text.split(_MARK)):
         if k % 2:
@@ -54,7 +55,7 @@ class _FileStream:
     """`output_stream="file:///path"` appends to that file."""
 
     def __init__(self, url):
-        self._path = url[len("file://"):] if url.startswith("file://") else url
+        self._path = url[len("file://") :] if url.startswith("file://") else url
 
     def write(self, text):
         with open(self._path, "a", encoding="utf-8") as f:

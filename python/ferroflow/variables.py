@@ -6,9 +6,7 @@ import weakref
 
 import numpy as np
 
-from ferroflow import _function_hooks
-
-from ferroflow import _core
+from ferroflow import _core, _function_hooks
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow._presentation import Reference, _numpy_text

@@ -105,7 +105,7 @@ fn nest(out: &mut String, items: &[String], dims: &[usize], depth: usize, summar
     let stride: usize = rest.iter().product();
     out.push('[');
     let separator = if rest.is_empty() { " ".to_string() } else { format!("\n{}", " ".repeat(depth + 1)) };
-    let shown: Vec<Option<usize>> = if n > 2 * summarize {
+    let shown: Vec<Option<usize>> = if n > summarize.saturating_mul(2) {
         (0..summarize).map(Some).chain([None]).chain((n - summarize..n).map(Some)).collect()
     } else {
         (0..n).map(Some).collect()

@@ -71,7 +71,7 @@ pub fn infer(op: &Op, inputs: &[&ValueInfo], outputs: &[Tensor], symbolic: bool)
             let out = p[..*axis].iter().chain(&i[*batch_dims..]).chain(&p[axis + 1..]).copied().collect();
             same(out)
         }
-        Op::BroadcastTo(_) | Op::Fill(_) | Op::ScatterNd(_) | Op::Random(_) => {
+        Op::BroadcastTo(_) | Op::Fill(_) | Op::ScatterNd(_) | Op::Random(_) | Op::Shape(_) => {
             outputs.iter().map(known).collect()
         }
         _ => outputs.iter().map(unknown).collect(),

@@ -167,10 +167,15 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
         let frame = &mut frames[depth];
         let infos: Vec<&ValueInfo> = refs.iter().map(|v| frame.graph.info(*v)).collect();
         let symbolic_inputs = refs.iter().any(|v| frame.symbolic[v.node]);
+        let symbolic = match op {
+            Op::Random(_) => true,
+            // A shape is known at trace time unless some dimension is not.
+            Op::Shape(_) => infos.iter().any(|i| !i.fully_known()),
+            _ => symbolic_inputs,
+        };
         let dims = shapes::infer(op, &infos, outputs, symbolic_inputs);
         frame.specialised |= frame.has_unknown && shapes::bakes_shape(op);
         frame.has_unknown |= dims.iter().flatten().any(Option::is_none);
-        let symbolic = matches!(op, Op::Random(_)) || symbolic_inputs;
         let infos = outputs.iter().zip(dims).map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims }).collect();
         let node = push_node(frame, NodeKind::Op(op.clone()), refs, infos, op.tf_name(), symbolic);
         for (i, o) in outputs.iter_mut().enumerate() {

@@ -237,7 +237,16 @@ fn print_tensors(pieces: Vec<Bound<'_, PyAny>>, values: &Bound<'_, PyAny>, summa
     spec.emit(&refs).py()
 }
 
+/// `tf.shape` as a graph op (for values whose traced dims are not all known).
+#[pyfunction]
+fn shape_op(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: u32) -> PyResult<Py<PyTensor>> {
+    let x = to_tensor(x, Hint::Infer)?;
+    let op = crate::dispatch::Op::Shape(super::args::dtype(dtype)?);
+    wrap(py, crate::dispatch::apply1(&op, &[&x]).py()?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shape_op, m)?)?;
     m.add_class::<PyGraph>()?;
     m.add_class::<PySubgraph>()?;
     m.add_function(wrap_pyfunction!(graph_tracing, m)?)?;

@@ -47,7 +47,12 @@ pub(crate) fn has_gradient(op: &Op) -> bool {
                 | B::Complex
         ),
         Op::Reduce { op, .. } => !matches!(op, ReduceOp::All | ReduceOp::Any),
-        Op::ArgReduce { .. } | Op::WhereIndices | Op::Unique { .. } | Op::Range | Op::Random(_) => {
+        Op::ArgReduce { .. }
+        | Op::WhereIndices
+        | Op::Unique { .. }
+        | Op::Range
+        | Op::Random(_)
+        | Op::Shape(_) => {
             false
         }
         _ => true,
@@ -95,7 +100,12 @@ pub(crate) fn gradient(
         Op::ScatterNd(_) => Ok(vec![None, Some(ops::gather_nd(g, x)?)]),
         Op::Sort { .. } => Ok(vec![Some(select::sort(x, &outputs[1], g)?)]),
         Op::Fill(_) => Ok(vec![Some(ops::reduce_sum(g, None, false)?)]),
-        Op::ArgReduce { .. } | Op::WhereIndices | Op::Unique { .. } | Op::Range | Op::Random(_) => {
+        Op::ArgReduce { .. }
+        | Op::WhereIndices
+        | Op::Unique { .. }
+        | Op::Range
+        | Op::Random(_)
+        | Op::Shape(_) => {
             Ok(vec![None; inputs.len()])
         }
     }
