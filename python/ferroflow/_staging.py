@@ -128,21 +128,20 @@ def _static_dims(t):
     return list(info[1]) if info is not None else list(t._dims)
 
 
+def _shape_text(dims):
+    from ferroflow.tensor_shape import TensorShape
+
+    return str(TensorShape(dims))
+
+
 def _check_shapes(flat, dims, out_dims):
     for k, (before, after) in enumerate(zip(dims, out_dims)):
         fits = len(before) == len(after) and all(b is None or a == b for b, a in zip(before, after))
         if not fits:
-            shown = lambda d: (
-                "("
-                + ", ".join("None" if x is None else str(x) for x in d)
-                + (  # noqa: E731
-                    ",)" if len(d) == 1 else ")"
-                )
-            )
             raise ValueError(
-                f"Input tensor 'loop_var_{k}' enters the loop with shape {shown(before)}, but "
-                f"has shape {shown(after)} after one iteration. To allow the shape to vary "
-                "across iterations, use the `shape_invariants` argument of tf.while_loop to "
+                f"Input tensor 'loop_var_{k}' enters the loop with shape {_shape_text(before)}, "
+                f"but has shape {_shape_text(after)} after one iteration. To allow the shape to "
+                "vary across iterations, use the `shape_invariants` argument of tf.while_loop to "
                 "specify a less-specific shape."
             )
 
