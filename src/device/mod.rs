@@ -4,9 +4,9 @@ mod placement;
 mod spec;
 
 pub use placement::{
-    current_scope, push_spec, log, log_device_placement, place, place_constant, place_variable, pop_scope, push_device,
-    push_scope, set_log_device_placement, set_soft_device_placement, soft_device_placement,
-    Placement,
+    current_scope, log, log_device_placement, place, place_constant, place_variable, pop_scope,
+    push_device, push_scope, push_spec, set_log_device_placement, set_soft_device_placement,
+    soft_device_placement, Placement,
 };
 pub use spec::DeviceSpec;
 

@@ -30,7 +30,8 @@ fn merge(a: &[Dims], b: &[Dims]) -> Vec<Dims> {
 /// values of the same dtypes.
 pub fn record_cond(selector: &Tensor, branches: Vec<Traced>) -> Result<Vec<Tensor>> {
     let first = branches.first().ok_or_else(|| Error::Value("no branches".into()))?;
-    let dtypes = |t: &Traced| t.graph.outputs.iter().map(|v| t.graph.info(*v).dtype).collect::<Vec<_>>();
+    let dtypes =
+        |t: &Traced| t.graph.outputs.iter().map(|v| t.graph.info(*v).dtype).collect::<Vec<_>>();
     for b in &branches[1..] {
         if dtypes(b) != dtypes(first) {
             return Err(Error::Type(format!(
@@ -59,6 +60,18 @@ pub fn record_cond(selector: &Tensor, branches: Vec<Traced>) -> Result<Vec<Tenso
 /// inputs; `body` returns the next values of the same dtypes and compatible shapes.
 pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<Tensor>> {
     let n = vars.len();
+    let takes_vars = |g: &Graph| {
+        g.num_inputs >= n
+            && g.nodes.len() >= n
+            && g.nodes[..n].iter().all(|node| matches!(node.kind, NodeKind::Placeholder(_)))
+    };
+    if !takes_vars(&cond.graph) || !takes_vars(&body.graph) || cond.graph.outputs.len() != 1 {
+        return Err(Error::InvalidArgument(
+            "a while loop's condition and body must be traced with the loop variables as their \
+             first inputs, and the condition must return one value"
+                .into(),
+        ));
+    }
     let out_dtypes: Vec<_> = body.graph.outputs.iter().map(|v| body.graph.info(*v).dtype).collect();
     let in_dtypes: Vec<_> = vars.iter().map(Tensor::dtype).collect();
     if out_dtypes != in_dtypes {
@@ -74,13 +87,15 @@ pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<T
     let mut inputs = vars.to_vec();
     inputs.extend(cond.capture_examples.iter().cloned());
     inputs.extend(body.capture_examples.iter().cloned());
-    let kind = NodeKind::While { cond: Arc::new(cond.graph), body: Arc::new(body.graph), loop_vars: n };
+    let kind =
+        NodeKind::While { cond: Arc::new(cond.graph), body: Arc::new(body.graph), loop_vars: n };
     record(kind, &inputs, var_dims, "while")
 }
 
 /// Runs the node on the example inputs, then records it with those outputs.
 fn record(kind: NodeKind, inputs: &[Tensor], dims: Vec<Dims>, base: &str) -> Result<Vec<Tensor>> {
-    let node = Node { kind, inputs: Vec::new(), outputs: Vec::new(), name: base.into(), device: None };
+    let node =
+        Node { kind, inputs: Vec::new(), outputs: Vec::new(), name: base.into(), device: None };
     let mut outputs = executor::eval_example(&node, inputs)?;
     let refs: Vec<&Tensor> = inputs.iter().collect();
     trace::record_node(node.kind, &refs, &mut outputs, dims, base);

@@ -27,7 +27,8 @@ pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> 
             inputs.len()
         )));
     }
-    let _quiet = (mode == Mode::Example).then(|| (trace::suspend(), crate::autodiff::tape::pause_all()));
+    let _quiet =
+        (mode == Mode::Example).then(|| (trace::suspend(), crate::autodiff::tape::pause_all()));
     let mut slots: Vec<Option<Tensor>> = vec![None; graph.plan.slots];
     for (i, node) in graph.nodes.iter().enumerate() {
         let args = node
@@ -48,7 +49,15 @@ pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> 
             slots[s] = None;
         }
     }
-    graph.outputs.iter().map(|v| slots[graph.slot(*v)].clone().ok_or_else(|| Error::Internal("graph output missing".into()))).collect()
+    graph
+        .outputs
+        .iter()
+        .map(|v| {
+            slots[graph.slot(*v)]
+                .clone()
+                .ok_or_else(|| Error::Internal("graph output missing".into()))
+        })
+        .collect()
 }
 
 /// One node on `args` as example evaluation during a trace (control flow's example outputs).

@@ -51,7 +51,9 @@ pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
     match inputs.iter().map(|t| t.device()).find(|d| d.is_gpu()) {
         #[cfg(feature = "gpu")]
         Some(Device::Gpu(i)) => {
-            if crate::device::current_scope().is_none_or(|s| s.device_type.as_deref() != Some("CPU")) {
+            if crate::device::current_scope()
+                .is_none_or(|s| s.device_type.as_deref() != Some("CPU"))
+            {
                 if let Some(out) = crate::gpu::kernels::fused::run(chain, inputs, &shape, i)? {
                     return Ok(out);
                 }
@@ -66,7 +68,8 @@ pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
 /// The shape every input has, scalars aside (the pass fuses only such chains; a relaxed
 /// signature may still bring broadcasting shapes, which run step by step).
 fn common_shape(inputs: &[&Tensor]) -> Option<Shape> {
-    let full: Vec<&Shape> = inputs.iter().filter(|t| t.num_elements() != 1).map(|t| t.shape()).collect();
+    let full: Vec<&Shape> =
+        inputs.iter().filter(|t| t.num_elements() != 1).map(|t| t.shape()).collect();
     match full.first() {
         None => None,
         Some(s) if full.iter().all(|x| x == s) => Some((*s).clone()),
@@ -80,7 +83,9 @@ pub fn run_steps(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
     for step in &chain.steps {
         let args: Vec<&Tensor> = step.args.iter().map(|a| pick(*a, inputs, &results)).collect();
         let out = dispatch::apply(&step.op, &args)?;
-        results.push(out.into_iter().next().ok_or_else(|| Error::Internal("fused step output".into()))?);
+        results.push(
+            out.into_iter().next().ok_or_else(|| Error::Internal("fused step output".into()))?,
+        );
     }
     results.pop().ok_or_else(|| Error::Internal("empty fused chain".into()))
 }
@@ -119,7 +124,8 @@ fn run_cpu(chain: &FusedChain, inputs: &[&Tensor], shape: &Shape) -> Result<Tens
 }
 
 fn chunk_of(t: &Tensor, start: usize, len: usize) -> Tensor {
-    let buffer: Buffer = crate::with_all!(t.buffer(), v => Element::wrap(v[start..start + len].to_vec()));
+    let buffer: Buffer =
+        crate::with_all!(t.buffer(), v => Element::wrap(v[start..start + len].to_vec()));
     Tensor::from_buffer_unchecked(buffer, Shape(vec![len]))
 }
 
@@ -128,7 +134,9 @@ fn eval_chunk(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
     for step in &chain.steps {
         let args: Vec<&Tensor> = step.args.iter().map(|a| pick(*a, inputs, &results)).collect();
         let out = dispatch::cpu_kernel(&step.op, &args)?;
-        results.push(out.into_iter().next().ok_or_else(|| Error::Internal("fused step output".into()))?);
+        results.push(
+            out.into_iter().next().ok_or_else(|| Error::Internal("fused step output".into()))?,
+        );
     }
     results.pop().ok_or_else(|| Error::Internal("empty fused chain".into()))
 }

@@ -54,7 +54,11 @@ pub enum NodeKind {
     /// Inputs: the loop variables, then the values `cond` captured, then those `body` did.
     /// `cond` maps (vars, its captures) to a scalar bool; `body` (vars, its captures) to the
     /// next vars.
-    While { cond: Arc<Graph>, body: Arc<Graph>, loop_vars: usize },
+    While {
+        cond: Arc<Graph>,
+        body: Arc<Graph>,
+        loop_vars: usize,
+    },
 }
 
 #[derive(Clone)]
@@ -138,7 +142,8 @@ impl Graph {
 
     /// How many times each node output is read (graph outputs count as reads).
     pub fn use_counts(&self) -> Vec<Vec<usize>> {
-        let mut uses: Vec<Vec<usize>> = self.nodes.iter().map(|n| vec![0; n.outputs.len()]).collect();
+        let mut uses: Vec<Vec<usize>> =
+            self.nodes.iter().map(|n| vec![0; n.outputs.len()]).collect();
         for v in self.nodes.iter().flat_map(|n| &n.inputs).chain(&self.outputs) {
             uses[v.node][v.output] += 1;
         }
@@ -173,7 +178,11 @@ impl Graph {
 
     /// Keeps the nodes marked in `keep` (which must include everything they read), renumbering
     /// references; `replace` first redirects reads of one value to another.
-    pub fn compact(&mut self, keep: &[bool], replace: &std::collections::HashMap<ValueRef, ValueRef>) {
+    pub fn compact(
+        &mut self,
+        keep: &[bool],
+        replace: &std::collections::HashMap<ValueRef, ValueRef>,
+    ) {
         let redirect = |v: ValueRef| {
             let mut v = v;
             while let Some(&to) = replace.get(&v) {

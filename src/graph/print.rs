@@ -47,8 +47,13 @@ pub fn format_tensor(t: &Tensor, summarize: usize) -> Result<String> {
 
 fn element_strings(buffer: &Buffer) -> Vec<String> {
     match buffer {
-        Buffer::F32(v) => v.iter().map(|&x| float_text(x as f64, 6, 9, |s| s.parse::<f32>().ok() == Some(x))).collect(),
-        Buffer::F64(v) => v.iter().map(|&x| float_text(x, 15, 17, |s| s.parse::<f64>().ok() == Some(x))).collect(),
+        Buffer::F32(v) => v
+            .iter()
+            .map(|&x| float_text(x as f64, 6, 9, |s| s.parse::<f32>().ok() == Some(x)))
+            .collect(),
+        Buffer::F64(v) => {
+            v.iter().map(|&x| float_text(x, 15, 17, |s| s.parse::<f64>().ok() == Some(x))).collect()
+        }
         Buffer::F16(v) => v.iter().map(|x| float_text(x.to_f64(), 6, 9, |_| true)).collect(),
         Buffer::BF16(v) => v.iter().map(|x| float_text(x.to_f64(), 6, 9, |_| true)).collect(),
         Buffer::Bool(v) => v.iter().map(|&b| if b { "1" } else { "0" }.to_string()).collect(),
@@ -104,7 +109,8 @@ fn nest(out: &mut String, items: &[String], dims: &[usize], depth: usize, summar
     };
     let stride: usize = rest.iter().product();
     out.push('[');
-    let separator = if rest.is_empty() { " ".to_string() } else { format!("\n{}", " ".repeat(depth + 1)) };
+    let separator =
+        if rest.is_empty() { " ".to_string() } else { format!("\n{}", " ".repeat(depth + 1)) };
     let shown: Vec<Option<usize>> = if n > summarize.saturating_mul(2) {
         (0..summarize).map(Some).chain([None]).chain((n - summarize..n).map(Some)).collect()
     } else {
@@ -130,8 +136,14 @@ mod tests {
     fn formats_like_tensorflow() {
         assert_eq!(format_g(2.0, 6), "2");
         assert_eq!(format_g(1e-8, 6), "1e-08");
-        assert_eq!(float_text(123456789.0f32 as f64, 6, 9, |s| s.parse::<f32>().ok() == Some(123456789.0)), "123456792");
-        assert_eq!(float_text(1.0 / 3.0, 15, 17, |s| s.parse::<f64>().ok() == Some(1.0 / 3.0)), "0.33333333333333331");
+        assert_eq!(
+            float_text(123456789.0f32 as f64, 6, 9, |s| s.parse::<f32>().ok() == Some(123456789.0)),
+            "123456792"
+        );
+        assert_eq!(
+            float_text(1.0 / 3.0, 15, 17, |s| s.parse::<f64>().ok() == Some(1.0 / 3.0)),
+            "0.33333333333333331"
+        );
         let t = Tensor::from_slice(&(0..12).collect::<Vec<i32>>(), &[3, 4]).unwrap();
         assert_eq!(format_tensor(&t, 3).unwrap(), "[[0 1 2 3]\n [4 5 6 7]\n [8 9 10 11]]");
         let t = Tensor::from_slice(&(0..10).collect::<Vec<i32>>(), &[10]).unwrap();

@@ -42,8 +42,10 @@ pub fn infer(op: &Op, inputs: &[&ValueInfo], outputs: &[Tensor], symbolic: bool)
             let mut out = known(&outputs[0]);
             let (a, b) = (&inputs[0].dims, &inputs[1].dims);
             let n = out.len();
-            let rows = if attrs.transpose_a || attrs.adjoint_a { a[a.len() - 1] } else { a[a.len() - 2] };
-            let cols = if attrs.transpose_b || attrs.adjoint_b { b[b.len() - 2] } else { b[b.len() - 1] };
+            let rows =
+                if attrs.transpose_a || attrs.adjoint_a { a[a.len() - 1] } else { a[a.len() - 2] };
+            let cols =
+                if attrs.transpose_b || attrs.adjoint_b { b[b.len() - 2] } else { b[b.len() - 1] };
             out[n - 2] = out[n - 2].and(rows);
             out[n - 1] = out[n - 1].and(cols);
             let batch = broadcast(&[
@@ -60,7 +62,9 @@ pub fn infer(op: &Op, inputs: &[&ValueInfo], outputs: &[Tensor], symbolic: bool)
         Op::Concat(axis) => {
             let mut out = known(&outputs[0]);
             for (a, o) in out.iter_mut().enumerate() {
-                if inputs.iter().any(|i| i.dims[a].is_none()) && (a == *axis || inputs.iter().all(|i| i.dims[a].is_none())) {
+                if inputs.iter().any(|i| i.dims[a].is_none())
+                    && (a == *axis || inputs.iter().all(|i| i.dims[a].is_none()))
+                {
                     *o = None;
                 }
             }
@@ -68,7 +72,8 @@ pub fn infer(op: &Op, inputs: &[&ValueInfo], outputs: &[Tensor], symbolic: bool)
         }
         Op::Gather { axis, batch_dims } => {
             let (p, i) = (&inputs[0].dims, &inputs[1].dims);
-            let out = p[..*axis].iter().chain(&i[*batch_dims..]).chain(&p[axis + 1..]).copied().collect();
+            let out =
+                p[..*axis].iter().chain(&i[*batch_dims..]).chain(&p[axis + 1..]).copied().collect();
             same(out)
         }
         Op::BroadcastTo(_) | Op::Fill(_) | Op::ScatterNd(_) | Op::Random(_) | Op::Shape(_) => {

@@ -12,7 +12,8 @@ use crate::variable::Variable;
 fn traced(f: impl Fn(&Tensor) -> Tensor, example: &Tensor) -> Graph {
     let _cpu = CpuScope::new();
     trace::begin();
-    let x = trace::placeholder(example, "x", example.dims().iter().map(|&d| Some(d)).collect()).unwrap();
+    let x = trace::placeholder(example, "x", example.dims().iter().map(|&d| Some(d)).collect())
+        .unwrap();
     let y = f(&x);
     trace::finish(&[y]).unwrap().graph
 }
@@ -115,7 +116,9 @@ fn dce_drops_unused_nodes_but_keeps_assignments() {
 
 #[test]
 fn fusion_makes_one_node_of_an_elementwise_chain() {
-    let x = Tensor::from_slice(&(0..50_000).map(|i| i as f32 / 1000.0).collect::<Vec<_>>(), &[50_000]).unwrap();
+    let x =
+        Tensor::from_slice(&(0..50_000).map(|i| i as f32 / 1000.0).collect::<Vec<_>>(), &[50_000])
+            .unwrap();
     let g = traced(
         |x| {
             let mut y = x.clone();

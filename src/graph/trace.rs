@@ -95,10 +95,23 @@ fn unique_name(frame: &mut Frame, base: &str) -> String {
     }
 }
 
-fn push_node(frame: &mut Frame, kind: NodeKind, inputs: Vec<ValueRef>, outputs: Vec<ValueInfo>, base: &str, symbolic: bool) -> usize {
+fn push_node(
+    frame: &mut Frame,
+    kind: NodeKind,
+    inputs: Vec<ValueRef>,
+    outputs: Vec<ValueInfo>,
+    base: &str,
+    symbolic: bool,
+) -> usize {
     let name = unique_name(frame, base);
     let index = frame.graph.nodes.len();
-    frame.graph.nodes.push(Node { kind, inputs, outputs, name, device: crate::device::current_scope() });
+    frame.graph.nodes.push(Node {
+        kind,
+        inputs,
+        outputs,
+        name,
+        device: crate::device::current_scope(),
+    });
     frame.symbolic.push(symbolic);
     index
 }
@@ -146,7 +159,14 @@ fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
         }
         None => {
             let info = ValueInfo::of(t);
-            push_node(&mut frames[depth], NodeKind::Const(t.clone()), vec![], vec![info], "Const", false)
+            push_node(
+                &mut frames[depth],
+                NodeKind::Const(t.clone()),
+                vec![],
+                vec![info],
+                "Const",
+                false,
+            )
         }
     };
     let v = ValueRef { node, output: 0 };
@@ -176,7 +196,11 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
         let dims = shapes::infer(op, &infos, outputs, symbolic_inputs);
         frame.specialised |= frame.has_unknown && shapes::bakes_shape(op);
         frame.has_unknown |= dims.iter().flatten().any(Option::is_none);
-        let infos = outputs.iter().zip(dims).map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims }).collect();
+        let infos = outputs
+            .iter()
+            .zip(dims)
+            .map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims })
+            .collect();
         let node = push_node(frame, NodeKind::Op(op.clone()), refs, infos, op.tf_name(), symbolic);
         for (i, o) in outputs.iter_mut().enumerate() {
             // An output that is an input's handle (identity cast) needs its own identity.
@@ -199,7 +223,14 @@ pub(crate) fn read_variable(variable: &Variable) -> Option<Tensor> {
         let mut frames = f.borrow_mut();
         let frame = frames.last_mut().expect("recording");
         let info = ValueInfo::of(&value);
-        let node = push_node(frame, NodeKind::ReadVariable(variable.clone()), vec![], vec![info], "ReadVariableOp", true);
+        let node = push_node(
+            frame,
+            NodeKind::ReadVariable(variable.clone()),
+            vec![],
+            vec![info],
+            "ReadVariableOp",
+            true,
+        );
         frame.values.insert(value.id(), ValueRef { node, output: 0 });
     });
     Some(value)
@@ -207,10 +238,9 @@ pub(crate) fn read_variable(variable: &Variable) -> Option<Tensor> {
 
 /// The variable's value as the trace sees it: the innermost traced assignment, else its value.
 pub(crate) fn shadow_value(variable: &Variable) -> Tensor {
-    FRAMES.with(|f| {
-        f.borrow().iter().rev().find_map(|fr| fr.shadow.get(&variable.id()).cloned())
-    })
-    .unwrap_or_else(|| variable.peek())
+    FRAMES
+        .with(|f| f.borrow().iter().rev().find_map(|fr| fr.shadow.get(&variable.id()).cloned()))
+        .unwrap_or_else(|| variable.peek())
 }
 
 /// Example evaluation during a trace assigns here instead of to the variable.
@@ -232,7 +262,14 @@ pub(crate) fn assign_variable(variable: &Variable, value: &Tensor) -> bool {
         let depth = frames.len() - 1;
         let v = resolve(&mut frames, depth, value);
         let frame = &mut frames[depth];
-        push_node(frame, NodeKind::AssignVariable(variable.clone()), vec![v], vec![], "AssignVariableOp", true);
+        push_node(
+            frame,
+            NodeKind::AssignVariable(variable.clone()),
+            vec![v],
+            vec![],
+            "AssignVariableOp",
+            true,
+        );
         frame.shadow.insert(variable.id(), value.clone());
     });
     true
@@ -249,14 +286,24 @@ pub(crate) fn note_specialised() {
 
 /// Records a node whose example outputs were computed by the caller (control flow, print):
 /// `outputs` get fresh identities mapped to the node.
-pub(crate) fn record_node(kind: NodeKind, inputs: &[&Tensor], outputs: &mut [Tensor], dims: Vec<Vec<Option<usize>>>, base: &str) {
+pub(crate) fn record_node(
+    kind: NodeKind,
+    inputs: &[&Tensor],
+    outputs: &mut [Tensor],
+    dims: Vec<Vec<Option<usize>>>,
+    base: &str,
+) {
     FRAMES.with(|f| {
         let mut frames = f.borrow_mut();
         let depth = frames.len() - 1;
         let refs: Vec<ValueRef> = inputs.iter().map(|t| resolve(&mut frames, depth, t)).collect();
         let frame = &mut frames[depth];
         frame.has_unknown |= dims.iter().flatten().any(Option::is_none);
-        let infos = outputs.iter().zip(dims).map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims }).collect();
+        let infos = outputs
+            .iter()
+            .zip(dims)
+            .map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims })
+            .collect();
         let node = push_node(frame, kind, refs, infos, base, true);
         for (i, o) in outputs.iter_mut().enumerate() {
             *o = o.with_new_id();

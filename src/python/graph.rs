@@ -40,7 +40,8 @@ fn operations(g: &Graph) -> Vec<Operation> {
     g.nodes
         .iter()
         .map(|n: &Node| {
-            let inputs = n.inputs.iter().map(|v| format!("{}:{}", g.nodes[v.node].name, v.output)).collect();
+            let inputs =
+                n.inputs.iter().map(|v| format!("{}:{}", g.nodes[v.node].name, v.output)).collect();
             let outputs = n.outputs.iter().map(|o| (o.dims.clone(), o.dtype as u32)).collect();
             (n.name.clone(), n.type_name().to_string(), inputs, outputs)
         })
@@ -50,7 +51,11 @@ fn operations(g: &Graph) -> Vec<Operation> {
 #[pymethods]
 impl PyGraph {
     /// Runs the graph on the flat input tensors; returns the flat outputs.
-    fn call(&self, py: Python<'_>, inputs: Vec<Bound<'_, PyTensor>>) -> PyResult<Vec<Py<PyTensor>>> {
+    fn call(
+        &self,
+        py: Python<'_>,
+        inputs: Vec<Bound<'_, PyTensor>>,
+    ) -> PyResult<Vec<Py<PyTensor>>> {
         let inputs: Vec<Tensor> = inputs.iter().map(|t| t.get().inner.clone()).collect();
         let outputs = executor::run(&self.optimized, &inputs, Mode::Run).py()?;
         wrap_all(py, outputs)
@@ -63,7 +68,11 @@ impl PyGraph {
             .iter()
             .map(|v| {
                 let info = g.info(*v);
-                (format!("{}:{}", g.nodes[v.node].name, v.output), info.dims.clone(), info.dtype as u32)
+                (
+                    format!("{}:{}", g.nodes[v.node].name, v.output),
+                    info.dims.clone(),
+                    info.dtype as u32,
+                )
             })
             .collect()
     }
@@ -111,7 +120,9 @@ impl PyGraph {
 fn collect_variables(g: &Graph, ids: &mut Vec<u64>) {
     for n in &g.nodes {
         match &n.kind {
-            NodeKind::ReadVariable(v) | NodeKind::AssignVariable(v) if !ids.contains(&v.id()) => ids.push(v.id()),
+            NodeKind::ReadVariable(v) | NodeKind::AssignVariable(v) if !ids.contains(&v.id()) => {
+                ids.push(v.id())
+            }
             NodeKind::Cond(branches) => branches.iter().for_each(|b| collect_variables(b, ids)),
             NodeKind::While { cond, body, .. } => {
                 collect_variables(cond, ids);
@@ -142,8 +153,11 @@ impl PySubgraph {
 impl PySubgraph {
     /// Static dims of each output (`None` where unknown).
     fn output_dims(&self) -> PyResult<Vec<Vec<Option<usize>>>> {
-        let guard = self.traced.lock().map_err(|_| PyValueError::new_err("subgraph lock poisoned"))?;
-        let t = guard.as_ref().ok_or_else(|| PyValueError::new_err("this subgraph was already used"))?;
+        let guard =
+            self.traced.lock().map_err(|_| PyValueError::new_err("subgraph lock poisoned"))?;
+        let t = guard
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err("this subgraph was already used"))?;
         Ok(t.graph.outputs.iter().map(|v| t.graph.info(*v).dims.clone()).collect())
     }
 }
@@ -175,7 +189,12 @@ fn trace_abandon() {
 }
 
 #[pyfunction]
-fn trace_placeholder(py: Python<'_>, example: &Bound<'_, PyAny>, name: &str, dims: Vec<Option<usize>>) -> PyResult<Py<PyTensor>> {
+fn trace_placeholder(
+    py: Python<'_>,
+    example: &Bound<'_, PyAny>,
+    name: &str,
+    dims: Vec<Option<usize>>,
+) -> PyResult<Py<PyTensor>> {
     let example = to_tensor(example, Hint::Infer)?;
     wrap(py, trace::placeholder(&example, name, dims).py()?)
 }
@@ -185,7 +204,10 @@ fn trace_placeholder(py: Python<'_>, example: &Bound<'_, PyAny>, name: &str, dim
 fn trace_finish(outputs: &Bound<'_, PyAny>) -> PyResult<PyGraph> {
     let traced = trace::finish(&tensors(outputs)?).py()?;
     if !traced.captures.is_empty() {
-        return Err(Error::Internal("a function graph captured values of an enclosing frame".into())).py();
+        return Err(Error::Internal(
+            "a function graph captured values of an enclosing frame".into(),
+        ))
+        .py();
     }
     let optimized = Arc::new(passes::optimize(&traced.graph, &passes::ALL));
     Ok(PyGraph { traced: Arc::new(traced.graph), optimized, specialised: traced.specialised })
@@ -199,14 +221,23 @@ fn trace_finish_subgraph(outputs: &Bound<'_, PyAny>) -> PyResult<PySubgraph> {
 }
 
 #[pyfunction]
-fn record_cond(py: Python<'_>, selector: &Bound<'_, PyAny>, branches: Vec<Bound<'_, PySubgraph>>) -> PyResult<Vec<Py<PyTensor>>> {
+fn record_cond(
+    py: Python<'_>,
+    selector: &Bound<'_, PyAny>,
+    branches: Vec<Bound<'_, PySubgraph>>,
+) -> PyResult<Vec<Py<PyTensor>>> {
     let selector = to_tensor(selector, Hint::Infer)?;
     let branches = branches.iter().map(|b| b.get().take()).collect::<PyResult<Vec<_>>>()?;
     wrap_all(py, control::record_cond(&selector, branches).py()?)
 }
 
 #[pyfunction]
-fn record_while(py: Python<'_>, vars: &Bound<'_, PyAny>, cond: &Bound<'_, PySubgraph>, body: &Bound<'_, PySubgraph>) -> PyResult<Vec<Py<PyTensor>>> {
+fn record_while(
+    py: Python<'_>,
+    vars: &Bound<'_, PyAny>,
+    cond: &Bound<'_, PySubgraph>,
+    body: &Bound<'_, PySubgraph>,
+) -> PyResult<Vec<Py<PyTensor>>> {
     let vars = tensors(vars)?;
     wrap_all(py, control::record_while(&vars, cond.get().take()?, body.get().take()?).py()?)
 }
@@ -214,7 +245,12 @@ fn record_while(py: Python<'_>, vars: &Bound<'_, PyAny>, cond: &Bound<'_, PySubg
 /// `tf.print`: `pieces` are strings and ints (the index of a tensor in `values`); the text goes
 /// to `stream.write` now, or each time the traced graph runs.
 #[pyfunction]
-fn print_tensors(pieces: Vec<Bound<'_, PyAny>>, values: &Bound<'_, PyAny>, summarize: usize, stream: Py<PyAny>) -> PyResult<()> {
+fn print_tensors(
+    pieces: Vec<Bound<'_, PyAny>>,
+    values: &Bound<'_, PyAny>,
+    summarize: usize,
+    stream: Py<PyAny>,
+) -> PyResult<()> {
     let pieces = pieces
         .iter()
         .map(|p| match p.extract::<usize>() {
@@ -223,6 +259,9 @@ fn print_tensors(pieces: Vec<Bound<'_, PyAny>>, values: &Bound<'_, PyAny>, summa
         })
         .collect::<PyResult<Vec<_>>>()?;
     let values = tensors(values)?;
+    if pieces.iter().any(|p| matches!(p, Piece::Tensor(i) if *i >= values.len())) {
+        return Err(PyValueError::new_err("a print piece names a tensor that was not given"));
+    }
     let sink = Arc::new(move |text: &str| {
         Python::attach(|py| stream.call_method1(py, "write", (text,)).map(|_| ()))
             .map_err(super::errors::from_py)

@@ -52,9 +52,7 @@ pub(crate) fn has_gradient(op: &Op) -> bool {
         | Op::Unique { .. }
         | Op::Range
         | Op::Random(_)
-        | Op::Shape(_) => {
-            false
-        }
+        | Op::Shape(_) => false,
         _ => true,
     }
 }
@@ -105,9 +103,7 @@ pub(crate) fn gradient(
         | Op::Unique { .. }
         | Op::Range
         | Op::Random(_)
-        | Op::Shape(_) => {
-            Ok(vec![None; inputs.len()])
-        }
+        | Op::Shape(_) => Ok(vec![None; inputs.len()]),
     }
 }
 

@@ -12,10 +12,17 @@ use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 /// Operand names in the generated body.
-const NAMES: [&str; 16] =
-    ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15"];
+const NAMES: [&str; 16] = [
+    "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14",
+    "v15",
+];
 
-pub fn run(chain: &FusedChain, inputs: &[&Tensor], shape: &Shape, device: usize) -> Result<Option<Tensor>> {
+pub fn run(
+    chain: &FusedChain,
+    inputs: &[&Tensor],
+    shape: &Shape,
+    device: usize,
+) -> Result<Option<Tensor>> {
     if chain.dtype != DType::F32 || inputs.iter().any(|t| t.dtype() != DType::F32) {
         return Ok(None);
     }

@@ -9,15 +9,11 @@ pub fn eliminate_common_subexpressions(g: &mut Graph) -> usize {
     let mut seen: HashMap<(String, Vec<ValueRef>), usize> = HashMap::new();
     let mut replace: HashMap<ValueRef, ValueRef> = HashMap::new();
     let mut keep = vec![true; g.nodes.len()];
-    for i in 0..g.nodes.len() {
+    for (i, node) in g.nodes.iter_mut().enumerate() {
         // Earlier merges redirect this node's inputs first, so chains of duplicates collapse.
-        let inputs: Vec<ValueRef> = g.nodes[i]
-            .inputs
-            .iter()
-            .map(|v| *replace.get(v).unwrap_or(v))
-            .collect();
-        g.nodes[i].inputs = inputs.clone();
-        let node = &g.nodes[i];
+        let inputs: Vec<ValueRef> =
+            node.inputs.iter().map(|v| *replace.get(v).unwrap_or(v)).collect();
+        node.inputs = inputs.clone();
         if !node.is_pure() {
             continue;
         }
@@ -26,7 +22,10 @@ pub fn eliminate_common_subexpressions(g: &mut Graph) -> usize {
         match seen.get(&key) {
             Some(&first) => {
                 for k in 0..node.outputs.len() {
-                    replace.insert(ValueRef { node: i, output: k }, ValueRef { node: first, output: k });
+                    replace.insert(
+                        ValueRef { node: i, output: k },
+                        ValueRef { node: first, output: k },
+                    );
                 }
                 keep[i] = false;
             }

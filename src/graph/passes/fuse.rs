@@ -18,7 +18,8 @@ fn eligible(g: &Graph, node: &Node) -> bool {
     node.inputs.iter().all(|v| {
         let info = g.info(*v);
         info.fully_known()
-            && (&info.dims == dims || info.dims.iter().map(|d| d.unwrap_or(0)).product::<usize>() == 1)
+            && (&info.dims == dims
+                || info.dims.iter().map(|d| d.unwrap_or(0)).product::<usize>() == 1)
     })
 }
 
@@ -66,7 +67,8 @@ pub fn fuse_elementwise(g: &mut Graph) -> usize {
 
 /// The chain's steps and its external inputs (each distinct value once).
 fn build_chain(g: &Graph, members: &[usize]) -> (FusedChain, Vec<ValueRef>) {
-    let position: HashMap<usize, usize> = members.iter().enumerate().map(|(k, &m)| (m, k)).collect();
+    let position: HashMap<usize, usize> =
+        members.iter().enumerate().map(|(k, &m)| (m, k)).collect();
     let mut inputs: Vec<ValueRef> = Vec::new();
     let mut steps = Vec::with_capacity(members.len());
     for &m in members {
