@@ -232,6 +232,24 @@ pub trait Real: Num + PartialOrd {
     fn is_nan(self) -> bool;
     /// Integer or float power; negative integer exponents give 0 (TensorFlow rejects them first).
     fn pow(self, o: Self) -> Self;
+    /// TensorFlow's maximum: a NaN operand wins.
+    #[inline(always)]
+    fn tf_maximum(self, o: Self) -> Self {
+        if self.is_nan() || self > o {
+            self
+        } else {
+            o
+        }
+    }
+    /// TensorFlow's minimum: a NaN operand wins.
+    #[inline(always)]
+    fn tf_minimum(self, o: Self) -> Self {
+        if self.is_nan() || self < o {
+            self
+        } else {
+            o
+        }
+    }
 }
 
 macro_rules! impl_int_num {
@@ -341,11 +359,18 @@ impl_complex_num!(Complex32; Complex64);
 /// Floating-point math. f16 and bf16 compute through f32, as TensorFlow's CPU kernels do.
 pub trait FloatElem: Real + num_traits::Float {
     fn erf(self) -> Self;
+    /// tanh as TensorFlow's CPU kernels compute it: float32 by a rational approximation
+    /// that vectorises (libm's tanhf is a branchy scalar call), float64 exactly.
+    fn tf_tanh(self) -> Self;
 }
 impl FloatElem for f32 {
     #[inline(always)]
     fn erf(self) -> Self {
         libm::erff(self)
+    }
+    #[inline(always)]
+    fn tf_tanh(self) -> Self {
+        tanh_rational(self)
     }
 }
 impl FloatElem for f64 {
@@ -353,17 +378,56 @@ impl FloatElem for f64 {
     fn erf(self) -> Self {
         libm::erf(self)
     }
+    #[inline(always)]
+    fn tf_tanh(self) -> Self {
+        self.tanh()
+    }
 }
 impl FloatElem for f16 {
     #[inline(always)]
     fn erf(self) -> Self {
         f16::from_f32(libm::erff(self.to_f32()))
     }
+    #[inline(always)]
+    fn tf_tanh(self) -> Self {
+        f16::from_f32(tanh_rational(self.to_f32()))
+    }
 }
 impl FloatElem for bf16 {
     #[inline(always)]
     fn erf(self) -> Self {
         bf16::from_f32(libm::erff(self.to_f32()))
+    }
+    #[inline(always)]
+    fn tf_tanh(self) -> Self {
+        bf16::from_f32(tanh_rational(self.to_f32()))
+    }
+}
+
+/// tanh(x) ~ x * P(x^2) / Q(x^2) on [-c, c], the (13, 6) rational fit Eigen's float tanh
+/// uses; within 7 ulp of exact (TensorFlow's own is within 5), saturating to exactly +-1
+/// at the clamp. Tiny inputs return x, which also keeps the sign of -0.0.
+#[inline(always)]
+fn tanh_rational(x: f32) -> f32 {
+    const CLAMP: f32 = 7.905_311;
+    const P: [f32; 7] = [
+        -2.760_768_5e-16,
+        2.000_188e-13,
+        -8.604_672e-11,
+        5.122_297e-8,
+        1.485_722_4e-5,
+        6.372_619_3e-4,
+        4.893_524_6e-3,
+    ];
+    const Q: [f32; 4] = [1.198_258_4e-6, 1.185_347_1e-4, 2.268_434_6e-3, 4.893_525e-3];
+    let c = x.clamp(-CLAMP, CLAMP);
+    let x2 = c * c;
+    let p = P.iter().skip(1).fold(P[0], |acc, &k| acc * x2 + k) * c;
+    let q = Q.iter().skip(1).fold(Q[0], |acc, &k| acc * x2 + k);
+    if x.abs() < 4e-4 {
+        x
+    } else {
+        p / q
     }
 }
 
@@ -379,6 +443,20 @@ mod tests {
         assert_eq!(Real::floor_mod(-7.0f32, 2.0), 1.0);
         assert_eq!(Real::floor_div(7u8, 2), 3);
         assert_eq!(Real::floor_div(i32::MIN, -1), i32::MIN);
+    }
+
+    #[test]
+    fn float32_tanh_is_within_seven_ulp() {
+        let ulp = |a: f32, b: f32| (a.to_bits() as i64 - b.to_bits() as i64).abs();
+        for i in -200_000..=200_000 {
+            let x = i as f32 * 5e-5;
+            let exact = (x as f64).tanh() as f32;
+            assert!(ulp(x.tf_tanh(), exact) <= 7, "tanh({x}) = {} vs {exact}", x.tf_tanh());
+        }
+        assert_eq!(9.0f32.tf_tanh(), 1.0);
+        assert_eq!(f32::NEG_INFINITY.tf_tanh(), -1.0);
+        assert!(f32::NAN.tf_tanh().is_nan());
+        assert!((-0.0f32).tf_tanh().is_sign_negative());
     }
 
     #[test]

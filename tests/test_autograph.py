@@ -1043,11 +1043,22 @@ def test_tf_function_stages_converted_control_flow():
     assert tf.function(for_with_jumps)(tf.constant([1, -2, 3, 9, 4])).numpy() == 13
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=tf.errors.InvalidArgumentError,
-    reason="known limit of example-value tracing: the inner loop body is traced with i = 0, an "
-    "empty range, so gathering its first element fails while tracing",
-)
 def test_tf_function_nested_range_loop_over_an_outer_loop_variable():
     assert tf.function(triangle)(tf.constant(6)).numpy() == value_of(triangle(6)) == 10
+
+
+def test_tf_function_range_loops_with_start_delta_and_float_dtype():
+    @tf.function
+    def sums(n):
+        total = tf.constant(0.0)
+        for x in tf.range(1.0, 2.0, 0.25):
+            total += x
+        count = 0
+        for i in tf.range(n):
+            for j in tf.range(i, 0, -2):
+                count += j
+        return total, count
+
+    total, count = sums(tf.constant(5))
+    assert total.numpy() == pytest.approx(1.0 + 1.25 + 1.5 + 1.75)
+    assert count.numpy() == sum(j for i in range(5) for j in range(i, 0, -2))

@@ -1,6 +1,8 @@
 """Whether code runs inside a `tf.function` trace, and whether a value is symbolic there (a
 tensor whose value is known only when the traced graph runs)."""
 
+import weakref
+
 from ferroflow import _core
 
 
@@ -13,3 +15,22 @@ def is_symbolic(value):
     """True for a tensor produced inside the trace in progress from the function's inputs or
     variables: Python cannot branch on it, so control flow over it must be staged."""
     return _core.is_symbolic(value)
+
+
+# `tf.range` results made while tracing, by id, with their bounds: a staged `for` over one
+# computes its target as `start + index * delta` (as TensorFlow's AutoGraph does) instead of
+# gathering from the range, which tracing with example values may have made empty.
+_ranges = {}
+
+
+def note_range(tensor, start, limit, delta):
+    key = id(tensor)
+    _ranges[key] = (weakref.ref(tensor, lambda _: _ranges.pop(key, None)), (start, limit, delta))
+
+
+def range_bounds(tensor):
+    """(start, limit, delta) if `tensor` is a `tf.range` made while tracing, else None."""
+    entry = _ranges.get(id(tensor))
+    if entry is not None and entry[0]() is tensor:
+        return entry[1]
+    return None

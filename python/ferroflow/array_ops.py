@@ -2,7 +2,7 @@
 
 import collections
 
-from ferroflow import _core
+from ferroflow import _core, _tracing
 from ferroflow import dtypes as _dtypes
 from ferroflow.dtypes import enum_of as _enum
 from ferroflow.tensor_shape import TensorShape
@@ -95,7 +95,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         start, limit = 0, start
     if dtype is None:
         dtype = _range_dtype((start, limit, delta))
-    return _core.range(start, limit, delta, _enum(dtype))
+    result = _core.range(start, limit, delta, _enum(dtype))
+    if _tracing.tracing():
+        _tracing.note_range(result, start, limit, delta)
+    return result
 
 
 def linspace(start, stop, num, name=None, axis=0):

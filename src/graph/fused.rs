@@ -1,7 +1,8 @@
 //! A chain of elementwise ops fused by the fusion pass, and how it runs: one generated WGSL
-//! kernel on a GPU; on the CPU one parallel pass over the data in cache-sized chunks, each
-//! chunk going through every step (the steps are the eager CPU kernels, on chunk-sized
-//! tensors). Under a gradient tape the steps run one by one, so each is recorded.
+//! kernel on a GPU; on the CPU one parallel pass over the data — float32/float64 chains of
+//! arithmetic and math ops through typed block loops (`fused_cpu`), other chains in
+//! cache-sized chunks through the eager CPU kernels. Under a gradient tape the steps run one
+//! by one, so each is recorded.
 
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -9,6 +10,7 @@ use crate::dispatch::{self, Op};
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::graph::fused_cpu;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use rayon::prelude::*;
@@ -100,6 +102,24 @@ fn pick<'a>(a: Arg, inputs: &[&'a Tensor], results: &'a [Tensor]) -> &'a Tensor 
 fn run_cpu(chain: &FusedChain, inputs: &[&Tensor], shape: &Shape) -> Result<Tensor> {
     let n = shape.num_elements();
     crate::device::log("FusedElementwise", Device::Cpu);
+    if inputs.iter().all(|t| t.dtype() == chain.dtype) && fused_cpu::supported(chain) {
+        macro_rules! typed {
+            ($t:ty) => {{
+                let slices: Vec<&[$t]> = inputs
+                    .iter()
+                    .map(|t| <$t>::unwrap(t.buffer()).map(|v| v.as_slice()))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| Error::Internal("fused chain dtype".into()))?;
+                let out = <$t>::wrap(fused_cpu::run(chain, &slices, n));
+                return Tensor::from_buffer(out, shape.clone());
+            }};
+        }
+        match chain.dtype {
+            DType::F32 => typed!(f32),
+            DType::F64 => typed!(f64),
+            _ => {}
+        }
+    }
     let out = crate::with_dtype!(chain.dtype, T => {
         let mut out: Vec<T> = vec![T::from_f64(0.0); n];
         out.par_chunks_mut(CHUNK).enumerate().try_for_each(|(c, dst)| -> Result<()> {

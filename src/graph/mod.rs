@@ -4,6 +4,7 @@
 pub mod control;
 pub mod executor;
 pub mod fused;
+mod fused_cpu;
 pub mod ir;
 pub mod passes;
 pub mod print;

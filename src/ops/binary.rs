@@ -212,9 +212,8 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         ),
         FloorDiv => real!(|a, b| a.floor_div(b)),
         FloorMod => real!(|a, b| a.floor_mod(b)),
-        // NaN wins, as in TensorFlow's maximum/minimum.
-        Maximum => real!(|a, b| if a.is_nan() || a > b { a } else { b }),
-        Minimum => real!(|a, b| if a.is_nan() || a < b { a } else { b }),
+        Maximum => real!(|a, b| a.tf_maximum(b)),
+        Minimum => real!(|a, b| a.tf_minimum(b)),
         Atan2 => match_pair!(
             x.buffer(),
             y.buffer(),

@@ -118,7 +118,7 @@ fn one<T: num_traits::One>() -> T {
 }
 
 #[inline(always)]
-fn sigmoid<T: FloatElem>(x: T) -> T {
+pub(crate) fn sigmoid<T: FloatElem>(x: T) -> T {
     one::<T>() / (one::<T>() + (-x).exp())
 }
 
@@ -180,7 +180,9 @@ pub fn cpu(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         Sin => inexact!(|a| a.sin()),
         Cos => inexact!(|a| a.cos()),
         Tan => inexact!(|a| a.tan()),
-        Tanh => inexact!(|a| a.tanh()),
+        Tanh => {
+            with_float!(b, v => un(v, FloatElem::tf_tanh), else with_complex!(b, v => un(v, |a| a.tanh()), else return Err(bad())))
+        }
         // Half types overflow exp(-x) early: they compute through f32, as in TensorFlow.
         Sigmoid => match_buffer!(
             b,

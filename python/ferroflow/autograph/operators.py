@@ -144,12 +144,30 @@ def _staged_for(iterable, body, get_state, set_state, names, set_target, require
             return in_range
         return ff_math.logical_and(in_range, extra_test())
 
+    target = _target_of(iterable)
+
     def step(index):
-        set_target(array_ops.gather(iterable, index))
+        set_target(target(index))
         body()
         return index + 1
 
     _staged_loop(test, step, get_state, set_state, names, required, 0)
+
+
+def _target_of(iterable):
+    """The loop target at an index: arithmetic for a `tf.range` (its example value may be empty
+    while a nested loop is traced), a gather otherwise."""
+    from ferroflow import array_ops, dtypes
+    from ferroflow import math as ff_math
+
+    bounds = _tracing.range_bounds(iterable)
+    if bounds is None:
+        return lambda index: array_ops.gather(iterable, index)
+    dtype = iterable.dtype
+    start, _, delta = (ff_math.cast(array_ops.convert_to_tensor(b), dtype) for b in bounds)
+    if dtype == dtypes.int32:
+        return lambda index: start + index * delta
+    return lambda index: start + ff_math.cast(index, dtype) * delta
 
 
 def _staged_loop(test, step, get_state, set_state, names, required, counter):

@@ -1,0 +1,125 @@
+//! The CPU pass of a fused float chain: each parallel task walks its range in L1-sized blocks
+//! and runs every step as a tight loop over the block, so intermediates never leave the cache
+//! and nothing is allocated per block. Steps use the element functions of the eager kernels,
+//! so fused and eager results agree bit for bit.
+
+use super::fused::{Arg, FusedChain, Step};
+use crate::dispatch::Op;
+use crate::element::{FloatElem, Num, Real as RealElem};
+use crate::kernels::parallel;
+use crate::ops::{BinaryOp, UnaryOp};
+
+/// Elements per block: a block per step of a long chain still fits in L1.
+const BLOCK: usize = 256;
+
+/// Whether every step of the chain has a loop here (probed on empty blocks).
+pub fn supported(chain: &FusedChain) -> bool {
+    chain.steps.iter().all(|step| {
+        let arity = match step.op {
+            Op::Unary(_) => 1,
+            Op::Binary(_) => 2,
+            _ => return false,
+        };
+        step.args.len() == arity && apply::<f32>(&step.op, &[&[], &[]], &mut [])
+    })
+}
+
+/// Runs a chain whose inputs all have `n` elements or one (a scalar, broadcast).
+pub fn run<T: FloatElem + Send + Sync>(chain: &FusedChain, inputs: &[&[T]], n: usize) -> Vec<T> {
+    let steps = chain.steps.len();
+    parallel::build(n, |offset, dst| {
+        // One block per input (scalars broadcast once) and one per step.
+        let mut scratch = vec![<T as Num>::zero(); BLOCK * (inputs.len() + steps)];
+        let (scalars, blocks) = scratch.split_at_mut(BLOCK * inputs.len());
+        for (i, input) in inputs.iter().enumerate() {
+            if input.len() == 1 {
+                scalars[i * BLOCK..(i + 1) * BLOCK].fill(input[0]);
+            }
+        }
+        for start in (0..dst.len()).step_by(BLOCK) {
+            let len = BLOCK.min(dst.len() - start);
+            let at = offset + start;
+            for (k, step) in chain.steps.iter().enumerate() {
+                let (done, rest) = blocks.split_at_mut(k * BLOCK);
+                let arg = |a: Arg| -> &[T] {
+                    match a {
+                        Arg::Input(i) if inputs[i].len() == 1 => &scalars[i * BLOCK..][..len],
+                        Arg::Input(i) => &inputs[i][at..at + len],
+                        Arg::Step(j) => &done[j * BLOCK..][..len],
+                    }
+                };
+                let args = step_args(step, arg);
+                apply(&step.op, &args, &mut rest[..len]);
+            }
+            let result = &blocks[(steps - 1) * BLOCK..][..len];
+            for (o, &v) in dst[start..start + len].iter_mut().zip(result) {
+                o.write(v);
+            }
+        }
+    })
+}
+
+fn step_args<'a, T>(step: &Step, arg: impl Fn(Arg) -> &'a [T]) -> [&'a [T]; 2] {
+    let first = arg(step.args[0]);
+    [first, step.args.get(1).map_or(first, |a| arg(*a))]
+}
+
+/// Runs one step over a block; false if the op has no loop here.
+fn apply<T: FloatElem>(op: &Op, args: &[&[T]; 2], out: &mut [T]) -> bool {
+    match op {
+        Op::Unary(u) => unary(*u, args[0], out),
+        Op::Binary(b) => binary(*b, args[0], args[1], out),
+        _ => false,
+    }
+}
+
+#[inline(always)]
+fn map1<T: Copy>(out: &mut [T], a: &[T], f: impl Fn(T) -> T) -> bool {
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = f(x);
+    }
+    true
+}
+
+#[inline(always)]
+fn map2<T: Copy>(out: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> bool {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+    true
+}
+
+fn unary<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
+    use UnaryOp::*;
+    match op {
+        Neg => map1(out, a, Num::neg),
+        Abs => map1(out, a, RealElem::abs),
+        Square => map1(out, a, |x| Num::mul(x, x)),
+        Sqrt => map1(out, a, |x| x.sqrt()),
+        Rsqrt => map1(out, a, |x| Num::div(Num::one(), x.sqrt())),
+        Reciprocal => map1(out, a, |x| Num::div(Num::one(), x)),
+        Exp => map1(out, a, |x| x.exp()),
+        Log => map1(out, a, |x| x.ln()),
+        Sin => map1(out, a, |x| x.sin()),
+        Cos => map1(out, a, |x| x.cos()),
+        Tanh => map1(out, a, FloatElem::tf_tanh),
+        Sigmoid => map1(out, a, crate::ops::unary::sigmoid),
+        Floor => map1(out, a, |x| x.floor()),
+        Ceil => map1(out, a, |x| x.ceil()),
+        _ => false,
+    }
+}
+
+fn binary<T: FloatElem>(op: BinaryOp, a: &[T], b: &[T], out: &mut [T]) -> bool {
+    use BinaryOp::*;
+    match op {
+        Add => map2(out, a, b, Num::add),
+        Sub => map2(out, a, b, Num::sub),
+        Mul => map2(out, a, b, Num::mul),
+        Div => map2(out, a, b, Num::div),
+        Maximum => map2(out, a, b, RealElem::tf_maximum),
+        Minimum => map2(out, a, b, RealElem::tf_minimum),
+        Pow => map2(out, a, b, RealElem::pow),
+        _ => false,
+    }
+}
