@@ -409,3 +409,61 @@ def test_gpu_function_matches_cpu():
 def test_print_to_stdout_stream(capsys):
     tf.print(tf.constant([[1, 2], [3, 4]]), output_stream=sys.stdout)
     assert capsys.readouterr().out == "[[1 2]\n [3 4]]\n"
+
+
+def test_gradients_through_staged_conditionals_inside_a_function():
+    v = tf.Variable(2.0)
+
+    @tf.function
+    def variable_grad():
+        with tf.GradientTape() as tape:
+            y = tf.cond(v > 0, lambda: v * v, lambda: -v)
+        return tape.gradient(y, v)
+
+    assert variable_grad().numpy() == 4.0
+    v.assign(-3.0)
+    assert variable_grad().numpy() == -1.0
+
+    @tf.function
+    def captured_by_both_branches(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            if x > 0:  # AutoGraph: a staged cond capturing x in both branches
+                y = x * x
+            else:
+                y = x * 3.0
+        return tape.gradient(y, x)
+
+    assert captured_by_both_branches(tf.constant(2.0)).numpy() == 4.0
+    assert captured_by_both_branches(tf.constant(-1.0)).numpy() == 3.0
+
+    @tf.function
+    def nested_and_second_order(x):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.cond(
+                    x > 0,
+                    lambda: tf.cond(x > 10, lambda: x, lambda: x * x * x),
+                    lambda: tf.zeros_like(x),
+                )
+            dy = inner.gradient(y, x)
+        return dy, outer.gradient(dy, x)
+
+    dy, d2y = nested_and_second_order(tf.constant(2.0))
+    assert (dy.numpy(), d2y.numpy()) == (12.0, 12.0)
+    dy, d2y = nested_and_second_order(tf.constant(20.0))
+    assert (dy.numpy(), d2y.numpy()) == (1.0, 0.0)
+
+
+def test_gradient_through_a_staged_loop_inside_a_function_is_an_error_not_none():
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), (0, x))[1]
+        return tape.gradient(y, x)
+
+    with pytest.raises(tf.errors.UnimplementedError, match="tf.while_loop"):
+        f(tf.constant(2.0))

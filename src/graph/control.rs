@@ -2,6 +2,7 @@
 //! one `Cond` or `While` node of the enclosing graph. Its example outputs (what the rest of the
 //! trace computes with) come from running the node on the example inputs.
 
+use super::control_grad;
 use super::executor;
 use super::ir::{Graph, Node, NodeKind};
 use super::trace::{self, Traced};
@@ -52,8 +53,10 @@ pub fn record_cond(selector: &Tensor, branches: Vec<Traced>) -> Result<Vec<Tenso
     for b in &branches {
         inputs.extend(b.capture_examples.iter().cloned());
     }
-    let kind = NodeKind::Cond(branches.into_iter().map(|b| Arc::new(b.graph)).collect());
-    record(kind, &inputs, dims, "cond")
+    let graphs: Vec<Arc<Graph>> = branches.into_iter().map(|b| Arc::new(b.graph)).collect();
+    let mut outputs = record(NodeKind::Cond(graphs.clone()), &inputs, dims, "cond")?;
+    control_grad::record_cond(&graphs, &inputs, &mut outputs);
+    Ok(outputs)
 }
 
 /// `tf.while_loop`: `cond` and `body` were traced with the loop variables as their first
@@ -89,7 +92,9 @@ pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<T
     inputs.extend(body.capture_examples.iter().cloned());
     let kind =
         NodeKind::While { cond: Arc::new(cond.graph), body: Arc::new(body.graph), loop_vars: n };
-    record(kind, &inputs, var_dims, "while")
+    let mut outputs = record(kind, &inputs, var_dims, "while")?;
+    control_grad::record_while(&inputs, &mut outputs);
+    Ok(outputs)
 }
 
 /// Runs the node on the example inputs, then records it with those outputs.

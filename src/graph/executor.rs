@@ -17,6 +17,10 @@ pub enum Mode {
     /// Computing example outputs of control flow during a trace: variables are read and
     /// assigned in the trace's view of them, nothing prints, nothing is recorded.
     Example,
+    /// Re-recording a traced branch into the frame being traced, under the tapes (a
+    /// gradient's forward half): ops, reads and nested control flow are recorded again;
+    /// nothing prints, and an assignment is an error (it would happen twice).
+    Replay,
 }
 
 pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> {
@@ -93,7 +97,7 @@ fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Resu
         NodeKind::Op(op) => dispatch::apply(op, &refs)?,
         NodeKind::Fused(chain) => vec![fused::run(chain, &refs)?],
         NodeKind::ReadVariable(v) => match mode {
-            Mode::Run => vec![v.read()],
+            Mode::Run | Mode::Replay => vec![v.read()],
             Mode::Example => vec![trace::shadow_value(v).with_new_id()],
         },
         NodeKind::AssignVariable(v) => {
@@ -103,6 +107,13 @@ fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Resu
                     v.check_assignable(&args[0])?;
                     trace::shadow_assign(v, &args[0]);
                 }
+                Mode::Replay => {
+                    return Err(Error::Unimplemented(format!(
+                        "a gradient through a tf.cond branch that assigns variable '{}' is not \
+                         supported: assign outside the branch",
+                        v.name()
+                    )))
+                }
             }
             vec![]
         }
@@ -111,6 +122,23 @@ fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Resu
                 spec.emit(&refs)?;
             }
             vec![]
+        }
+        NodeKind::Cond(branches) if mode == Mode::Replay => {
+            let mut start = 1;
+            let traced = branches.iter().map(|b| {
+                start += b.num_inputs;
+                super::control_grad::replayed(b, &args[start - b.num_inputs..start])
+            });
+            super::control::record_cond(&args[0], traced.collect())?
+        }
+        NodeKind::While { cond, body, loop_vars } if mode == Mode::Replay => {
+            let (vars, captures) = args.split_at(*loop_vars);
+            let (cond_captures, body_captures) = captures.split_at(cond.num_inputs - loop_vars);
+            super::control::record_while(
+                vars,
+                super::control_grad::replayed(cond, cond_captures),
+                super::control_grad::replayed(body, body_captures),
+            )?
         }
         NodeKind::Cond(branches) => {
             let index = branch_index(&args[0], branches.len())?;

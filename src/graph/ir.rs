@@ -151,6 +151,31 @@ impl Graph {
     }
 
     /// Recomputes slot numbers and release points after the nodes changed.
+    /// The variables the graph (nested control flow included) reads or assigns, in first-use
+    /// order, once each.
+    pub fn variables(&self) -> Vec<Variable> {
+        fn walk(g: &Graph, found: &mut Vec<Variable>) {
+            for node in &g.nodes {
+                match &node.kind {
+                    NodeKind::ReadVariable(v) | NodeKind::AssignVariable(v)
+                        if !found.iter().any(|f| f.id() == v.id()) =>
+                    {
+                        found.push(v.clone())
+                    }
+                    NodeKind::Cond(branches) => branches.iter().for_each(|b| walk(b, found)),
+                    NodeKind::While { cond, body, .. } => {
+                        walk(cond, found);
+                        walk(body, found);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(self, &mut found);
+        found
+    }
+
     pub fn finish(&mut self) {
         let mut offsets = Vec::with_capacity(self.nodes.len());
         let mut slots = 0;

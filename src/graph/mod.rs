@@ -2,6 +2,7 @@
 //! dispatch funnel; passes rewrite the graph; the executor runs it without the function.
 
 pub mod control;
+mod control_grad;
 pub mod executor;
 pub mod fused;
 mod fused_cpu;

@@ -111,25 +111,7 @@ impl PyGraph {
 
     /// The variables the graph reads or assigns, in first-use order (unique ids).
     fn variable_ids(&self) -> Vec<u64> {
-        let mut ids = Vec::new();
-        collect_variables(&self.traced, &mut ids);
-        ids
-    }
-}
-
-fn collect_variables(g: &Graph, ids: &mut Vec<u64>) {
-    for n in &g.nodes {
-        match &n.kind {
-            NodeKind::ReadVariable(v) | NodeKind::AssignVariable(v) if !ids.contains(&v.id()) => {
-                ids.push(v.id())
-            }
-            NodeKind::Cond(branches) => branches.iter().for_each(|b| collect_variables(b, ids)),
-            NodeKind::While { cond, body, .. } => {
-                collect_variables(cond, ids);
-                collect_variables(body, ids);
-            }
-            _ => {}
-        }
+        self.traced.variables().iter().map(|v| v.id()).collect()
     }
 }
 
