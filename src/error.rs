@@ -20,6 +20,11 @@ pub enum Error {
     Unimplemented(String),
     #[error("{0}")]
     Internal(String),
+    /// A file that is truncated, corrupt or not what it claims to be.
+    #[error("{0}")]
+    DataLoss(String),
+    #[error("{0}")]
+    PermissionDenied(String),
     /// The device went away (a lost GPU); TensorFlow's `UnavailableError`.
     #[error("{0}")]
     Unavailable(String),

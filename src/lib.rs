@@ -13,6 +13,7 @@
 
 pub mod autodiff;
 pub mod buffer;
+pub mod checkpoint;
 pub mod device;
 pub mod dispatch;
 pub mod dtype;

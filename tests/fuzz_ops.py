@@ -612,6 +612,19 @@ def _device(g):
     return [g.pick(DEVICE_NAMES + JUNK)], {}
 
 
+SCOPE_NAMES = ("dense", "a/b", "abs/", "", "1bad", "a b", "_x", "my_module2")
+
+
+@spec("tf.name_scope")
+def _name_scope(g):
+    return [g.pick(SCOPE_NAMES) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.Module")
+def _module(g):
+    return [], {"name": g.pick((None, *SCOPE_NAMES)) if not g.bad() else g.junk()}
+
+
 @spec("tf.cast")
 def _cast(g):
     return [g.tensor(), g.dtype()], {}

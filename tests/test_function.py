@@ -467,3 +467,16 @@ def test_gradient_through_a_staged_loop_inside_a_function_is_an_error_not_none()
 
     with pytest.raises(tf.errors.UnimplementedError, match="tf.while_loop"):
         f(tf.constant(2.0))
+
+
+def test_name_scopes_prefix_graph_op_names():
+    @tf.function
+    def f(x):
+        with tf.name_scope("layer"):
+            y = x * 2.0
+            with tf.name_scope("inner"):
+                z = tf.exp(y)
+        return z + 1.0
+
+    names = [op.name for op in f.get_concrete_function(tf.constant([1.0])).graph.get_operations()]
+    assert "layer/Mul" in names and "layer/inner/Exp" in names and "AddV2" in names

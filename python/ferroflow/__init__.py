@@ -123,6 +123,8 @@ from ferroflow.math import (
     tanh,
     truediv,
 )
+from ferroflow.module import Module
+from ferroflow.name_scope import name_scope
 from ferroflow.printing import print
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec

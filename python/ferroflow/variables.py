@@ -10,6 +10,7 @@ from ferroflow import _core, _function_hooks
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow._presentation import Reference, _numpy_text
+from ferroflow.name_scope import scoped_name
 from ferroflow.tensor_shape import TensorShape
 
 __all__ = [
@@ -108,9 +109,10 @@ class Variable(_core.BaseVariable):
         aggregation = VariableAggregation(aggregation)
         if trainable is None:
             trainable = synchronization != VariableSynchronization.ON_READ
+        if initial_value is not None:  # TensorFlow checks the name before reading the value
+            base_name = scoped_name(name, default="Variable")
         value = _initial_tensor(initial_value, dtype)
         _function_hooks.note_variable_created(value)
-        base_name = "Variable" if name is None else str(name)
         declared = _declared_shape(shape) if shape is not None else list(value.shape)
         self = super().__new__(cls, value, base_name, bool(trainable), declared)
         self._synchronization = synchronization

@@ -37,6 +37,13 @@ struct Frame {
 thread_local! {
     static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
     static SUSPENDED: Cell<usize> = const { Cell::new(0) };
+    /// `tf.name_scope`'s prefix ("outer/inner/") for the names of recorded nodes.
+    static NAME_SCOPE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Sets the prefix of node names recorded from now on; returns the previous one.
+pub fn set_name_scope(prefix: String) -> String {
+    NAME_SCOPE.with(|s| std::mem::replace(&mut *s.borrow_mut(), prefix))
 }
 
 /// A finished trace: the graph and, for subgraphs, the enclosing values it captured.
@@ -86,7 +93,8 @@ pub fn abandon() {
 }
 
 fn unique_name(frame: &mut Frame, base: &str) -> String {
-    let n = frame.names.entry(base.to_string()).or_insert(0);
+    let base = NAME_SCOPE.with(|s| format!("{}{base}", s.borrow()));
+    let n = frame.names.entry(base.clone()).or_insert(0);
     *n += 1;
     if *n == 1 {
         base.to_string()

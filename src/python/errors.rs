@@ -38,6 +38,8 @@ pub fn to_py(e: Error) -> PyErr {
             Error::FailedPrecondition(m) => ("FailedPreconditionError", m),
             Error::Unimplemented(m) => ("UnimplementedError", m),
             Error::Internal(m) => ("InternalError", m),
+            Error::DataLoss(m) => ("DataLossError", m),
+            Error::PermissionDenied(m) => ("PermissionDeniedError", m),
             Error::Unavailable(m) => ("UnavailableError", m),
         };
         op_error(py, class, msg)

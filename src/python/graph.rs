@@ -266,7 +266,15 @@ fn shape_op(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: u32) -> PyResult<Py<PyT
     wrap(py, crate::dispatch::apply1(&op, &[&x]).py()?)
 }
 
+/// `tf.name_scope` inside a trace: the prefix of the names of nodes recorded from now on;
+/// returns the previous prefix.
+#[pyfunction]
+fn set_name_scope(prefix: String) -> String {
+    trace::set_name_scope(prefix)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(set_name_scope, m)?)?;
     m.add_function(wrap_pyfunction!(shape_op, m)?)?;
     m.add_class::<PyGraph>()?;
     m.add_class::<PySubgraph>()?;

@@ -3,6 +3,7 @@
 
 mod args;
 mod autodiff;
+mod checkpoint;
 mod convert;
 mod devices;
 mod errors;
@@ -20,5 +21,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     autodiff::register(m)?;
     devices::register(m)?;
     graph::register(m)?;
+    checkpoint::register(m)?;
     Ok(())
 }

@@ -1,0 +1,179 @@
+//! Writing and reading one checkpoint (`<prefix>.index` + `<prefix>.data-00000-of-00001`).
+
+use super::atomic::{io_error, write_atomic};
+use super::tensor_bytes::{from_bytes, stored_form, to_bytes};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use safetensors::tensor::{Metadata, TensorView};
+use safetensors::SafeTensors;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const FORMAT: &str = "ferroflow-checkpoint";
+const VERSION: u64 = 1;
+/// Metadata key naming each entry's ferroflow dtype (safetensors' dtypes are coarser).
+const DTYPES_KEY: &str = "ferroflow.dtypes";
+
+pub fn index_path(prefix: &Path) -> PathBuf {
+    suffixed(prefix, ".index")
+}
+
+pub fn data_path(prefix: &Path) -> PathBuf {
+    suffixed(prefix, ".data-00000-of-00001")
+}
+
+fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut s = prefix.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Writes `tensors` (key, value) and `object_graph` (any JSON) under `prefix`, atomically.
+pub fn write(prefix: &Path, tensors: &[(String, Tensor)], object_graph: &Value) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    if let Some((key, _)) = tensors.iter().find(|(k, _)| !seen.insert(k.as_str())) {
+        return Err(Error::InvalidArgument(format!("two checkpoint entries named '{key}'")));
+    }
+    let mut stored = Vec::with_capacity(tensors.len());
+    let mut dtypes = serde_json::Map::new();
+    for (key, t) in tensors {
+        let (dtype, dims) = stored_form(t.dtype(), t.dims());
+        stored.push((key.clone(), dtype, dims, to_bytes(t)?));
+        dtypes.insert(key.clone(), json!(t.dtype().name()));
+    }
+    let views = stored
+        .iter()
+        .map(|(k, dtype, dims, bytes)| {
+            Ok((k.as_str(), TensorView::new(*dtype, dims.clone(), bytes)?))
+        })
+        .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
+        .map_err(|e| Error::Internal(format!("checkpoint entry: {e}")))?;
+    let metadata = HashMap::from([(DTYPES_KEY.to_string(), Value::Object(dtypes).to_string())]);
+    let data = safetensors::serialize(views, Some(metadata))
+        .map_err(|e| Error::Internal(format!("checkpoint data: {e}")))?;
+    if let Some(dir) = prefix.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| io_error(e, dir))?;
+    }
+    write_atomic(&data_path(prefix), &data)?;
+    let index = json!({ "format": FORMAT, "version": VERSION, "object_graph": object_graph });
+    write_atomic(&index_path(prefix), index.to_string().as_bytes())
+}
+
+/// What a checkpoint holds for one key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub key: String,
+    pub dtype: DType,
+    pub shape: Shape,
+}
+
+/// An opened checkpoint: the object graph, the entries, and the data (read whole, validated).
+pub struct CheckpointReader {
+    object_graph: Value,
+    entries: Vec<Entry>,
+    data: Vec<u8>,
+    /// Where each key's stored bytes lie in `data`, and its stored dims.
+    locations: HashMap<String, (std::ops::Range<usize>, Vec<usize>)>,
+}
+
+impl CheckpointReader {
+    pub fn open(prefix: &Path) -> Result<CheckpointReader> {
+        let index_file = index_path(prefix);
+        let index = std::fs::read(&index_file).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::NotFound(format!(
+                "Unsuccessful TensorSliceReader constructor: Failed to find any matching files \
+                 for {}",
+                prefix.display()
+            )),
+            _ => io_error(e, &index_file),
+        })?;
+        let object_graph = parse_index(&index, &index_file)?;
+        let data_file = data_path(prefix);
+        let data = std::fs::read(&data_file).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::DataLoss(format!(
+                "{} is missing: the checkpoint's data file was deleted or never finished",
+                data_file.display()
+            )),
+            _ => io_error(e, &data_file),
+        })?;
+        let corrupt = |e: safetensors::SafeTensorError| {
+            Error::DataLoss(format!("{} is corrupt: {e}", data_file.display()))
+        };
+        // `deserialize` checks that the header parses and the offsets tile the data exactly.
+        SafeTensors::deserialize(&data).map_err(corrupt)?;
+        let (header, metadata) = SafeTensors::read_metadata(&data).map_err(corrupt)?;
+        let (entries, locations) = entries_of(&metadata, 8 + header, &data_file)?;
+        Ok(CheckpointReader { object_graph, entries, data, locations })
+    }
+
+    pub fn object_graph(&self) -> &Value {
+        &self.object_graph
+    }
+
+    /// Every entry, sorted by key (as `tf.train.list_variables`).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn tensor(&self, key: &str) -> Result<Tensor> {
+        let entry = self
+            .entries
+            .iter()
+            .find(|e| e.key == key)
+            .ok_or_else(|| Error::NotFound(format!("Key {key} not found in checkpoint")))?;
+        let (range, dims) = &self.locations[key];
+        from_bytes(entry.dtype, dims, &self.data[range.clone()])
+    }
+}
+
+fn parse_index(bytes: &[u8], path: &Path) -> Result<Value> {
+    let corrupt =
+        |why: &str| Error::DataLoss(format!("{} is not a checkpoint index: {why}", path.display()));
+    let index: Value = serde_json::from_slice(bytes).map_err(|e| corrupt(&e.to_string()))?;
+    if index.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return Err(corrupt("no ferroflow format tag"));
+    }
+    match index.get("version").and_then(Value::as_u64) {
+        Some(VERSION) => {}
+        Some(v) => return Err(corrupt(&format!("format version {v}; this build reads {VERSION}"))),
+        None => return Err(corrupt("no format version")),
+    }
+    index.get("object_graph").cloned().ok_or_else(|| corrupt("no object graph"))
+}
+
+type Locations = HashMap<String, (std::ops::Range<usize>, Vec<usize>)>;
+
+fn entries_of(metadata: &Metadata, start: usize, path: &Path) -> Result<(Vec<Entry>, Locations)> {
+    let corrupt = |why: String| Error::DataLoss(format!("{} is corrupt: {why}", path.display()));
+    let dtypes: serde_json::Map<String, Value> = metadata
+        .metadata()
+        .as_ref()
+        .and_then(|m| m.get(DTYPES_KEY))
+        .and_then(|s| serde_json::from_str(s).ok())
+        .ok_or_else(|| corrupt("no dtype table".into()))?;
+    let mut entries = Vec::new();
+    let mut locations = HashMap::new();
+    for (key, info) in metadata.tensors() {
+        let name = dtypes
+            .get(&key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| corrupt(format!("no dtype for '{key}'")))?;
+        let dtype =
+            DType::from_name(name).map_err(|_| corrupt(format!("unknown dtype '{name}'")))?;
+        if stored_form(dtype, &[]).0 != info.dtype {
+            return Err(corrupt(format!("'{key}' is stored as {:?}, not {name}", info.dtype)));
+        }
+        let (begin, end) = info.data_offsets;
+        let dims = match dtype {
+            DType::C128 => info.shape.split_last().map(|(_, d)| d.to_vec()).unwrap_or_default(),
+            _ => info.shape.clone(),
+        };
+        entries.push(Entry { key: key.clone(), dtype, shape: Shape(dims) });
+        locations.insert(key, (start + begin..start + end, info.shape.clone()));
+    }
+    entries.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok((entries, locations))
+}
