@@ -41,7 +41,7 @@ pub fn to_bytes(t: &Tensor) -> Result<Vec<u8>> {
         // SAFETY: every element type is plain old data without padding (bool is one byte of
         // 0 or 1; complex is two floats, repr(C)); the slice covers exactly the vector.
         let bytes = unsafe {
-            std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(&v[..]))
+            std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(&v[..]))
         };
         bytes.to_vec()
     }))
@@ -82,7 +82,7 @@ pub fn from_bytes(dtype: DType, stored_dims: &[usize], bytes: &[u8]) -> Result<T
                 unsafe {
                     std::ptr::copy_nonoverlapping(
                         bytes.as_ptr(),
-                        v.as_mut_ptr() as *mut u8,
+                        v.as_mut_ptr().cast::<u8>(),
                         bytes.len(),
                     )
                 };
