@@ -19,7 +19,7 @@ use crate::tensor::Tensor;
 
 /// A primitive with its attributes. Everything else (softmax, losses, means, ...) is composed of
 /// these, so it inherits their kernels and, later, their gradients.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
     Unary(UnaryOp),
     Binary(BinaryOp),

@@ -4,7 +4,9 @@ use crate::error::{Error, Result};
 
 /// A tensor's element type. The discriminants are TensorFlow's `DataType` enum values, so they
 /// travel unchanged through Python (`as_datatype_enum`) and saved files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[repr(u8)]
 pub enum DType {
     F32 = 1,

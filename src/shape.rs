@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Shape(pub Vec<usize>);
 
 impl Shape {

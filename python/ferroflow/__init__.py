@@ -5,7 +5,19 @@ Port a TensorFlow program by changing one line::
     import ferroflow as tf
 """
 
-from ferroflow import autograph, config, debugging, dtypes, errors, linalg, math, nest, nn, random
+from ferroflow import (
+    autograph,
+    config,
+    debugging,
+    dtypes,
+    errors,
+    linalg,
+    math,
+    nest,
+    nn,
+    random,
+    train,
+)
 from ferroflow._core import Tensor
 from ferroflow.array_ops import (
     argsort,

@@ -56,6 +56,14 @@ class Module:
         with name_scope_v2(name) as scope_name:
             self._name_scope = name_scope_v2(scope_name)
 
+    def __setattr__(self, name, value):
+        # A checkpoint restored before this attribute existed hands it its saved value now
+        # (TensorFlow's restore-on-create); costs nothing while no restore is waiting.
+        from ferroflow.train import _deferred  # lazy: train imports module
+
+        _deferred.note_attribute(self, name, value)
+        super().__setattr__(name, value)
+
     @property
     def name(self):
         """The name passed to (or derived by) the constructor, without enclosing scopes."""

@@ -9,7 +9,7 @@ use crate::kernels::broadcast;
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum BinaryOp {
     Add,
     Sub,

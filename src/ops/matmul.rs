@@ -12,7 +12,9 @@ use crate::tensor::Tensor;
 use gemm::Parallelism;
 use rayon::prelude::*;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct MatMulAttrs {
     pub transpose_a: bool,
     pub transpose_b: bool,

@@ -16,7 +16,7 @@ use crate::{match_buffer, with_numeric, with_real};
 use half::{bf16, f16};
 use rayon::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ReduceOp {
     Sum,
     Prod,
@@ -301,7 +301,7 @@ pub fn cpu(op: ReduceOp, x: &Tensor, axes: &[usize], keepdims: bool) -> Result<T
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ArgOp {
     ArgMax,
     ArgMin,
@@ -355,7 +355,7 @@ fn arg_kernel<T: Real + Sync>(
     })
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CumOp {
     Sum,
     Prod,

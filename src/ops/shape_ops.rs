@@ -181,7 +181,7 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     Ok(b.with_shape(out_shape))
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PadMode {
     Constant,
     Reflect,
@@ -271,7 +271,7 @@ pub fn pad(
 /// the output shape (which drops shrunk axes and adds new ones). It keeps the user's items and
 /// the input shape they were resolved against, so a traced graph re-resolves them when an
 /// input of another shape arrives.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SliceSpec {
     pub ranges: Vec<(usize, usize, isize)>,
     pub out_shape: Shape,

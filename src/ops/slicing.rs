@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::ops::shape_ops::SliceSpec;
 use crate::shape::Shape;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SliceItem {
     Index(i64),
     Range { start: Option<i64>, stop: Option<i64>, step: i64 },

@@ -10,7 +10,7 @@ use crate::tensor::Tensor;
 use crate::{match_buffer, with_complex, with_float, with_int, with_numeric, with_real};
 use num_traits::Float;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum UnaryOp {
     Neg,
     Abs,

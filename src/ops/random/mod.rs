@@ -17,7 +17,7 @@ pub use philox::{philox, Stream};
 pub use seeds::{next_stream, set_seed};
 
 /// What a random op draws from.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Distribution {
     /// Floats in `[minval, maxval)`; integers in `[minval, maxval)` for integer dtypes.
     Uniform {
@@ -36,7 +36,7 @@ pub enum Distribution {
 }
 
 /// One call of a random op: everything its output depends on.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RandomSpec {
     pub distribution: Distribution,
     pub shape: Shape,

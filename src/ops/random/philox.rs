@@ -20,7 +20,7 @@ pub fn philox(mut c: [u32; 4], mut k: [u32; 2]) -> [u32; 4] {
 }
 
 /// A stream: the key and the call counter that make one random op call unique.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Stream {
     pub key: [u32; 2],
     pub call: u32,

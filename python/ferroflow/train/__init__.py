@@ -1,0 +1,24 @@
+"""`tf.train`: object-based checkpoints (`Checkpoint`, `CheckpointManager`) and the tools that
+find and inspect them. The file format is described in docs/checkpoint-format.md."""
+
+from ferroflow.train.checkpoint import Checkpoint
+from ferroflow.train.checkpoint_management import (
+    CheckpointManager,
+    checkpoints_iterator,
+    get_checkpoint_state,
+    latest_checkpoint,
+)
+from ferroflow.train.options import CheckpointOptions
+from ferroflow.train.reader import list_variables, load_checkpoint, load_variable
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointManager",
+    "CheckpointOptions",
+    "checkpoints_iterator",
+    "get_checkpoint_state",
+    "latest_checkpoint",
+    "list_variables",
+    "load_checkpoint",
+    "load_variable",
+]
