@@ -16,6 +16,8 @@ const FORMAT: &str = "ferroflow-checkpoint";
 const VERSION: u64 = 1;
 /// Metadata key naming each entry's ferroflow dtype (safetensors' dtypes are coarser).
 const DTYPES_KEY: &str = "ferroflow.dtypes";
+/// Metadata key holding each entry's CRC-32 of its stored bytes.
+const CRC_KEY: &str = "ferroflow.crc32";
 
 pub fn index_path(prefix: &Path) -> PathBuf {
     suffixed(prefix, ".index")
@@ -39,9 +41,12 @@ pub fn write(prefix: &Path, tensors: &[(String, Tensor)], object_graph: &Value) 
     }
     let mut stored = Vec::with_capacity(tensors.len());
     let mut dtypes = serde_json::Map::new();
+    let mut crcs = serde_json::Map::new();
     for (key, t) in tensors {
         let (dtype, dims) = stored_form(t.dtype(), t.dims());
-        stored.push((key.clone(), dtype, dims, to_bytes(t)?));
+        let bytes = to_bytes(t)?;
+        crcs.insert(key.clone(), json!(crc32fast::hash(&bytes)));
+        stored.push((key.clone(), dtype, dims, bytes));
         dtypes.insert(key.clone(), json!(t.dtype().name()));
     }
     let views = stored
@@ -51,7 +56,10 @@ pub fn write(prefix: &Path, tensors: &[(String, Tensor)], object_graph: &Value) 
         })
         .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
         .map_err(|e| Error::Internal(format!("checkpoint entry: {e}")))?;
-    let metadata = HashMap::from([(DTYPES_KEY.to_string(), Value::Object(dtypes).to_string())]);
+    let metadata = HashMap::from([
+        (DTYPES_KEY.to_string(), Value::Object(dtypes).to_string()),
+        (CRC_KEY.to_string(), Value::Object(crcs).to_string()),
+    ]);
     let data = safetensors::serialize(views, Some(metadata))
         .map_err(|e| Error::Internal(format!("checkpoint data: {e}")))?;
     if let Some(dir) = prefix.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -75,8 +83,8 @@ pub struct CheckpointReader {
     object_graph: Value,
     entries: Vec<Entry>,
     data: Vec<u8>,
-    /// Where each key's stored bytes lie in `data`, and its stored dims.
-    locations: HashMap<String, (std::ops::Range<usize>, Vec<usize>)>,
+    /// Where each key's stored bytes lie in `data`, its stored dims and its checksum.
+    locations: Locations,
 }
 
 impl CheckpointReader {
@@ -124,8 +132,14 @@ impl CheckpointReader {
             .iter()
             .find(|e| e.key == key)
             .ok_or_else(|| Error::NotFound(format!("Key {key} not found in checkpoint")))?;
-        let (range, dims) = &self.locations[key];
-        from_bytes(entry.dtype, dims, &self.data[range.clone()])
+        let (range, dims, crc) = &self.locations[key];
+        let bytes = &self.data[range.clone()];
+        if crc32fast::hash(bytes) != *crc {
+            return Err(Error::DataLoss(format!(
+                "checksum mismatch for '{key}': the checkpoint's data file is corrupt"
+            )));
+        }
+        from_bytes(entry.dtype, dims, bytes)
     }
 }
 
@@ -144,16 +158,19 @@ fn parse_index(bytes: &[u8], path: &Path) -> Result<Value> {
     index.get("object_graph").cloned().ok_or_else(|| corrupt("no object graph"))
 }
 
-type Locations = HashMap<String, (std::ops::Range<usize>, Vec<usize>)>;
+type Locations = HashMap<String, (std::ops::Range<usize>, Vec<usize>, u32)>;
 
 fn entries_of(metadata: &Metadata, start: usize, path: &Path) -> Result<(Vec<Entry>, Locations)> {
     let corrupt = |why: String| Error::DataLoss(format!("{} is corrupt: {why}", path.display()));
-    let dtypes: serde_json::Map<String, Value> = metadata
-        .metadata()
-        .as_ref()
-        .and_then(|m| m.get(DTYPES_KEY))
-        .and_then(|s| serde_json::from_str(s).ok())
-        .ok_or_else(|| corrupt("no dtype table".into()))?;
+    let table = |name: &str| -> Result<serde_json::Map<String, Value>> {
+        metadata
+            .metadata()
+            .as_ref()
+            .and_then(|m| m.get(name))
+            .and_then(|s| serde_json::from_str(s).ok())
+            .ok_or_else(|| corrupt(format!("no {name} table")))
+    };
+    let (dtypes, crcs) = (table(DTYPES_KEY)?, table(CRC_KEY)?);
     let mut entries = Vec::new();
     let mut locations = HashMap::new();
     for (key, info) in metadata.tensors() {
@@ -172,7 +189,12 @@ fn entries_of(metadata: &Metadata, start: usize, path: &Path) -> Result<(Vec<Ent
             _ => info.shape.clone(),
         };
         entries.push(Entry { key: key.clone(), dtype, shape: Shape(dims) });
-        locations.insert(key, (start + begin..start + end, info.shape.clone()));
+        let crc = crcs
+            .get(&key)
+            .and_then(Value::as_u64)
+            .and_then(|c| u32::try_from(c).ok())
+            .ok_or_else(|| corrupt(format!("no checksum for '{key}'")))?;
+        locations.insert(key, (start + begin..start + end, info.shape.clone(), crc));
     }
     entries.sort_by(|a, b| a.key.cmp(&b.key));
     Ok((entries, locations))

@@ -60,12 +60,17 @@ fn missing_and_damaged_files_are_typed_errors() {
         std::fs::write(data_path(&prefix), &data[..cut]).unwrap();
         assert!(matches!(CheckpointReader::open(&prefix), Err(Error::DataLoss(_))), "cut at {cut}");
     }
-    // A bool byte that is neither 0 nor 1 (bools sort first, so they end the data).
-    let mut bad = data.clone();
-    *bad.last_mut().unwrap() = 7;
-    std::fs::write(data_path(&prefix), &bad).unwrap();
+    // A flipped bit in any entry's bytes (bools sort last, so they end the data; the float32
+    // entry sits just before them).
+    for at in [data.len() - 1, data.len() - 7 - 4] {
+        let mut bad = data.clone();
+        bad[at] ^= 0x10;
+        std::fs::write(data_path(&prefix), &bad).unwrap();
+        let reader = CheckpointReader::open(&prefix).unwrap();
+        let key = if at == data.len() - 1 { "b" } else { "a" };
+        assert!(matches!(reader.tensor(key), Err(Error::DataLoss(_))), "flip at {at}");
+    }
     let reader = CheckpointReader::open(&prefix).unwrap();
-    assert!(matches!(reader.tensor("b"), Err(Error::DataLoss(_))));
     assert!(matches!(reader.tensor("zzz"), Err(Error::NotFound(_))));
     std::fs::write(data_path(&prefix), &data).unwrap();
     for index in [
