@@ -81,10 +81,19 @@ fn common_shape(inputs: &[&Tensor]) -> Option<Shape> {
 
 /// Each step as its own op through the funnel (recorded on tapes, placed as eager).
 pub fn run_steps(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
+    steps_with(chain, inputs, dispatch::apply)
+}
+
+/// Runs the steps in order with `kernel`; the last step's result is the chain's.
+fn steps_with(
+    chain: &FusedChain,
+    inputs: &[&Tensor],
+    kernel: fn(&Op, &[&Tensor]) -> Result<Vec<Tensor>>,
+) -> Result<Tensor> {
     let mut results: Vec<Tensor> = Vec::with_capacity(chain.steps.len());
     for step in &chain.steps {
         let args: Vec<&Tensor> = step.args.iter().map(|a| pick(*a, inputs, &results)).collect();
-        let out = dispatch::apply(&step.op, &args)?;
+        let out = kernel(&step.op, &args)?;
         results.push(
             out.into_iter().next().ok_or_else(|| Error::Internal("fused step output".into()))?,
         );
@@ -132,7 +141,7 @@ fn run_cpu(chain: &FusedChain, inputs: &[&Tensor], shape: &Shape) -> Result<Tens
                 })
                 .collect();
             let refs: Vec<&Tensor> = part.iter().collect();
-            let result = eval_chunk(chain, &refs)?;
+            let result = steps_with(chain, &refs, dispatch::cpu_kernel)?;
             let values: &Vec<T> = T::unwrap(result.buffer())
                 .ok_or_else(|| Error::Internal("fused chain dtype".into()))?;
             dst.copy_from_slice(values);
@@ -147,16 +156,4 @@ fn chunk_of(t: &Tensor, start: usize, len: usize) -> Tensor {
     let buffer: Buffer =
         crate::with_all!(t.buffer(), v => Element::wrap(v[start..start + len].to_vec()));
     Tensor::from_buffer_unchecked(buffer, Shape(vec![len]))
-}
-
-fn eval_chunk(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
-    let mut results: Vec<Tensor> = Vec::with_capacity(chain.steps.len());
-    for step in &chain.steps {
-        let args: Vec<&Tensor> = step.args.iter().map(|a| pick(*a, inputs, &results)).collect();
-        let out = dispatch::cpu_kernel(&step.op, &args)?;
-        results.push(
-            out.into_iter().next().ok_or_else(|| Error::Internal("fused step output".into()))?,
-        );
-    }
-    results.pop().ok_or_else(|| Error::Internal("empty fused chain".into()))
 }

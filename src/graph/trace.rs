@@ -303,7 +303,8 @@ pub(crate) fn record_node(
 ) {
     FRAMES.with(|f| {
         let mut frames = f.borrow_mut();
-        let depth = frames.len() - 1;
+        // Outside a trace (a hand-made `_core.record_cond` call) there is nothing to record.
+        let Some(depth) = frames.len().checked_sub(1) else { return };
         let refs: Vec<ValueRef> = inputs.iter().map(|t| resolve(&mut frames, depth, t)).collect();
         let frame = &mut frames[depth];
         frame.has_unknown |= dims.iter().flatten().any(Option::is_none);
