@@ -14,6 +14,11 @@ FUZZ_ITERATIONS ?= 200000
 # GPU only with this flag. Mesa warns without a runtime directory.
 TEST_ENV := FERROFLOW_ALLOW_SOFTWARE_GPU=1 XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp}
 
+# A clean CI clone builds once: incremental caches would only cost disk there.
+ifeq ($(CI),true)
+export CARGO_INCREMENTAL := 0
+endif
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
