@@ -3,26 +3,41 @@
 use crate::error::{Error, Result};
 
 /// A tensor's element type. The discriminants are TensorFlow's `DataType` enum values, so they
-/// travel unchanged through Python (`as_datatype_enum`) and saved files.
+/// travel unchanged through Python (`as_datatype_enum`); saved files name them as TensorFlow does.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[repr(u8)]
 pub enum DType {
+    #[serde(rename = "float32")]
     F32 = 1,
+    #[serde(rename = "float64")]
     F64 = 2,
+    #[serde(rename = "int32")]
     I32 = 3,
+    #[serde(rename = "uint8")]
     U8 = 4,
+    #[serde(rename = "int16")]
     I16 = 5,
+    #[serde(rename = "int8")]
     I8 = 6,
+    #[serde(rename = "complex64")]
     C64 = 8,
+    #[serde(rename = "int64")]
     I64 = 9,
+    #[serde(rename = "bool")]
     Bool = 10,
+    #[serde(rename = "bfloat16")]
     BF16 = 14,
+    #[serde(rename = "uint16")]
     U16 = 17,
+    #[serde(rename = "complex128")]
     C128 = 18,
+    #[serde(rename = "float16")]
     F16 = 19,
+    #[serde(rename = "uint32")]
     U32 = 22,
+    #[serde(rename = "uint64")]
     U64 = 23,
 }
 

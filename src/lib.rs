@@ -24,18 +24,22 @@ pub mod gpu;
 pub mod graph;
 pub mod kernels;
 pub mod ops;
+pub mod saved_model;
 pub mod shape;
 pub mod tensor;
 pub mod variable;
 
 #[cfg(feature = "python")]
 mod python;
+#[cfg(test)]
+mod test_support;
 
 pub use autodiff::Tape;
 pub use buffer::Buffer;
 pub use device::Device;
 pub use dtype::DType;
 pub use error::{Error, Result};
+pub use saved_model::SavedModel;
 pub use shape::Shape;
 pub use tensor::Tensor;
 pub use variable::Variable;

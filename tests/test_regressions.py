@@ -121,3 +121,17 @@ def test_slice_with_extreme_begin_and_size_raises():
     x = tf.constant([[1, 2], [3, 4]])
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.slice(x, [0, -(2**63)], [1, -2])
+
+
+def test_fused_gpu_chains_with_the_same_shape_but_other_ops_do_not_share_a_kernel():
+    """The GPU pipeline cache keyed fused chains by how steps call each other, not by what each
+    step computes: `(a + b) - c` ran in place of `a * b + c`."""
+    from conftest import require_gpu
+
+    require_gpu()
+    a, b, c = tf.constant([1.0, 2.0]), tf.constant(3.0), tf.constant([1.0, -1.0])
+    with tf.device("GPU:0"):
+        first = tf.function(lambda a, b, c: a + b - c)(a, b, c)
+        second = tf.function(lambda a, b, c: a * b + c)(a, b, c)
+    assert first.numpy().tolist() == [3.0, 6.0]
+    assert second.numpy().tolist() == [4.0, 5.0]

@@ -16,6 +16,7 @@ from ferroflow import (
     nest,
     nn,
     random,
+    saved_model,
     train,
 )
 from ferroflow._core import Tensor

@@ -92,6 +92,9 @@ class ConcreteFunction:
         ]
         self.outputs = output_tensors
         self.graph = FuncGraph(name, core_graph)
+        # The instance a method was traced for (SavedModel saves only the saved object's).
+        self._owner = None
+        self._examples = None
 
     @property
     def name(self):

@@ -25,6 +25,7 @@ class _Slot:
 
 def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
     stream = sys.stderr if output_stream is None else output_stream
+    stream_name = _stream_name(stream)
     if isinstance(stream, str):
         stream = _FileStream(stream)
     tensors = []
@@ -48,7 +49,18 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
         elif part:
             pieces.append(part)
     summarize = 1 << 62 if summarize is None or summarize < 0 else int(summarize)
-    _core.print_tensors(pieces, tensors, summarize, stream)
+    _core.print_tensors(pieces, tensors, summarize, stream, stream_name)
+
+
+def _stream_name(stream):
+    """Where a saved graph's print goes after loading (see `PrintSpec::stream` in Rust)."""
+    if stream is sys.stderr:
+        return "stderr"
+    if stream is sys.stdout:
+        return "stdout"
+    if isinstance(stream, str):
+        return stream if stream.startswith("file://") else "file://" + stream
+    return "other"
 
 
 class _FileStream:

@@ -28,6 +28,16 @@ def lookup(unique_id):
     return _by_id.get(unique_id)
 
 
+def adopt(core_variable):
+    """A `tf.Variable` for a variable the Rust core made (a loaded SavedModel's)."""
+    variable = Variable(_share=core_variable)
+    variable._synchronization = VariableSynchronization.AUTO
+    variable._aggregation = VariableAggregation.NONE
+    variable._constraint = None
+    _by_id[variable._unique_id] = variable
+    return variable
+
+
 class VariableSynchronization(enum.Enum):
     AUTO = 0
     NONE = 1

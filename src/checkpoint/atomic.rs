@@ -44,7 +44,7 @@ fn unique_suffix() -> u64 {
 }
 
 /// An I/O failure as TensorFlow reports it.
-pub(super) fn io_error(e: std::io::Error, path: &Path) -> Error {
+pub(crate) fn io_error(e: std::io::Error, path: &Path) -> Error {
     let what = format!("{}: {e}", path.display());
     match e.kind() {
         std::io::ErrorKind::NotFound => Error::NotFound(what),

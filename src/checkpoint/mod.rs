@@ -9,6 +9,7 @@ mod atomic;
 mod files;
 mod tensor_bytes;
 
+pub(crate) use atomic::io_error;
 pub use atomic::write_atomic;
 pub use files::{data_path, index_path, write, CheckpointReader, Entry};
 

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceSpec {
     pub job: Option<String>,
     pub replica: Option<u32>,

@@ -9,6 +9,7 @@ use super::trace;
 use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -42,7 +43,10 @@ pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> 
             .collect::<Result<Vec<Tensor>>>()?;
         let outputs = {
             let _scope = node.device.clone().map(DeviceScope::enter);
-            run_node(node, &args, inputs, mode)?
+            // Traced nodes carry attributes the op constructors validated; a loaded graph's come
+            // from a file, and a kernel's assertion on a bad one must not abort the process.
+            catch_unwind(AssertUnwindSafe(|| run_node(node, &args, inputs, mode)))
+                .unwrap_or_else(|_| Err(invalid_node(node)))?
         };
         check_dims(node, &outputs)?;
         let offset = graph.plan.offsets[i];
@@ -68,6 +72,14 @@ pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> 
 pub(crate) fn eval_example(node: &Node, args: &[Tensor]) -> Result<Vec<Tensor>> {
     let _quiet = (trace::suspend(), crate::autodiff::tape::pause_all());
     run_node(node, args, &[], Mode::Example)
+}
+
+fn invalid_node(node: &Node) -> Error {
+    Error::InvalidArgument(format!(
+        "{} ({}) cannot run: its attributes do not fit its inputs (a damaged saved graph?)",
+        node.name,
+        node.type_name()
+    ))
 }
 
 fn missing(node: &Node) -> Error {
@@ -182,7 +194,26 @@ fn branch_index(selector: &Tensor, branches: usize) -> Result<usize> {
 /// A value whose traced dims are known must keep them: a mismatch means the graph was traced
 /// for other sizes (an attribute baked an example size), and would otherwise compute garbage.
 fn check_dims(node: &Node, outputs: &[Tensor]) -> Result<()> {
+    if outputs.len() != node.outputs.len() {
+        // Only a hand-edited saved graph can get here; traced nodes record what their op made.
+        return Err(Error::InvalidArgument(format!(
+            "{} ({}) made {} outputs where its graph declares {}",
+            node.name,
+            node.type_name(),
+            outputs.len(),
+            node.outputs.len()
+        )));
+    }
     for (info, t) in node.outputs.iter().zip(outputs) {
+        if info.dtype != t.dtype() {
+            return Err(Error::InvalidArgument(format!(
+                "{} ({}) made {} where its graph declares {}",
+                node.name,
+                node.type_name(),
+                t.dtype().name(),
+                info.dtype.name()
+            )));
+        }
         let fits = info.dims.len() == t.rank()
             && info.dims.iter().zip(t.dims()).all(|(s, &d)| s.is_none_or(|s| s == d));
         if !fits {

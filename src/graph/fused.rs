@@ -18,7 +18,7 @@ use rayon::prelude::*;
 /// Elements per CPU chunk: a few chunk-sized temporaries stay in L2.
 const CHUNK: usize = 16 * 1024;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Arg {
     /// The n-th input of the fused node.
     Input(usize),
@@ -26,14 +26,14 @@ pub enum Arg {
     Step(usize),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Step {
     pub op: Op,
     pub args: Vec<Arg>,
 }
 
 /// Steps in order; the last one's result is the node's output.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FusedChain {
     pub steps: Vec<Step>,
     pub num_inputs: usize,

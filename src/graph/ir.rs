@@ -11,7 +11,9 @@ use crate::variable::Variable;
 use std::sync::Arc;
 
 /// Output `output` of node `node`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct ValueRef {
     pub node: usize,
     pub output: usize,
@@ -19,7 +21,7 @@ pub struct ValueRef {
 
 /// What tracing knows about a value before it runs: its dtype and static dims (`None` where
 /// the dimension may change between calls).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ValueInfo {
     pub dtype: DType,
     pub dims: Vec<Option<usize>>,

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Piece {
     Text(String),
     /// The n-th tensor input.
@@ -20,6 +20,10 @@ pub struct PrintSpec {
     pub pieces: Vec<Piece>,
     /// Elements shown at each end of a long dimension.
     pub summarize: usize,
+    /// Where the text goes, as `tf.print`'s `output_stream` named it: `stderr`, `stdout`, a
+    /// `file://` URL, or `other` (a Python callable). Kept so a saved graph prints to the same
+    /// place after loading.
+    pub stream: String,
     pub sink: Sink,
 }
 

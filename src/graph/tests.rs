@@ -7,6 +7,7 @@ use super::trace;
 use super::{run, Mode};
 use crate::ops::{self, BinaryOp, UnaryOp};
 use crate::tensor::Tensor;
+use crate::test_support::CpuScope;
 use crate::variable::Variable;
 
 fn traced(f: impl Fn(&Tensor) -> Tensor, example: &Tensor) -> Graph {
@@ -16,22 +17,6 @@ fn traced(f: impl Fn(&Tensor) -> Tensor, example: &Tensor) -> Graph {
         .unwrap();
     let y = f(&x);
     trace::finish(&[y]).unwrap().graph
-}
-
-/// Pins ops to the CPU so tests do not depend on a GPU being present.
-struct CpuScope;
-
-impl CpuScope {
-    fn new() -> CpuScope {
-        crate::device::push_device(crate::device::Device::Cpu);
-        CpuScope
-    }
-}
-
-impl Drop for CpuScope {
-    fn drop(&mut self) {
-        crate::device::pop_scope();
-    }
 }
 
 fn types(g: &Graph) -> Vec<&'static str> {

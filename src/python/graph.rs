@@ -48,6 +48,18 @@ fn operations(g: &Graph) -> Vec<Operation> {
         .collect()
 }
 
+impl PyGraph {
+    /// A loaded graph: the saved one and its optimised form (never specialised: saved graphs
+    /// run for every shape their input specs admit).
+    pub(crate) fn from_parts(traced: Arc<Graph>, optimized: Arc<Graph>) -> PyGraph {
+        PyGraph { traced, optimized, specialised: false }
+    }
+
+    pub(crate) fn traced(&self) -> Arc<Graph> {
+        self.traced.clone()
+    }
+}
+
 #[pymethods]
 impl PyGraph {
     /// Runs the graph on the flat input tensors; returns the flat outputs.
@@ -225,13 +237,16 @@ fn record_while(
 }
 
 /// `tf.print`: `pieces` are strings and ints (the index of a tensor in `values`); the text goes
-/// to `stream.write` now, or each time the traced graph runs.
+/// to `stream.write` now, or each time the traced graph runs. `stream_name` says where that is
+/// for a saved graph (see `PrintSpec::stream`).
 #[pyfunction]
+#[pyo3(signature = (pieces, values, summarize, stream, stream_name="stderr".to_string()))]
 fn print_tensors(
     pieces: Vec<Bound<'_, PyAny>>,
     values: &Bound<'_, PyAny>,
     summarize: usize,
     stream: Py<PyAny>,
+    stream_name: String,
 ) -> PyResult<()> {
     let pieces = pieces
         .iter()
@@ -248,7 +263,7 @@ fn print_tensors(
         Python::attach(|py| stream.call_method1(py, "write", (text,)).map(|_| ()))
             .map_err(super::errors::from_py)
     });
-    let spec = PrintSpec { pieces, summarize, sink };
+    let spec = PrintSpec { pieces, summarize, stream: stream_name, sink };
     if trace::recording() {
         let refs: Vec<&Tensor> = values.iter().collect();
         trace::record_node(NodeKind::Print(Arc::new(spec)), &refs, &mut [], vec![], "PrintV2");

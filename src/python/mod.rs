@@ -9,6 +9,7 @@ mod devices;
 mod errors;
 mod graph;
 mod ops;
+mod saved_model;
 mod tensor;
 mod variable;
 
@@ -22,5 +23,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     devices::register(m)?;
     graph::register(m)?;
     checkpoint::register(m)?;
+    saved_model::register(m)?;
     Ok(())
 }

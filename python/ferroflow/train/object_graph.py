@@ -37,6 +37,13 @@ def serialize(root, root_extras=()):
     """(graph as a JSON-ready dict, keys, values) for everything reachable from ``root``;
     ``root_extras`` are further (name, object) edges of the root (a Checkpoint's own children
     when it checkpoints another root object)."""
+    graph, keys, values, _ = walk(root, root_extras)
+    return graph, keys, values
+
+
+def walk(root, root_extras=()):
+    """As `serialize`, with the objects too: ``objects[i]`` is node ``i`` (SavedModel builds
+    its object tree on the checkpoint's)."""
     nodes, objects, paths, node_of = [], [], [], {}
 
     def add(obj, path):
@@ -65,7 +72,7 @@ def serialize(root, root_extras=()):
             keys.append(key)
             values.append(obj._peek())
         i += 1
-    return {"nodes": nodes}, keys, values
+    return {"nodes": nodes}, keys, values, objects
 
 
 Node = collections.namedtuple("Node", ["children", "attributes"])

@@ -293,7 +293,10 @@ pub fn run_program(
     let mut loads = String::new();
     let mut params = vec![out_shape.num_elements() as u32, out_shape.rank() as u32];
     params.extend(out_shape.dims().iter().map(|&d| d as u32));
-    let mut key = format!("ew:{name}:{expr}:{}:{}", wgsl_type(out_dtype), program.lets);
+    // The step functions are part of the program: two fused chains with the same call pattern
+    // but different ops must not share a pipeline.
+    let mut key =
+        format!("ew:{name}:{expr}:{}:{}:{}", wgsl_type(out_dtype), program.funcs, program.lets);
     let mut broadcast = 0u32;
     for (k, x) in operands.iter().enumerate() {
         bindings += &input_binding(k, &format!("x{k}"), x.dtype);

@@ -1,0 +1,23 @@
+//! SavedModel directories: a model's variables and the traced graphs of its functions, loadable
+//! from Python (`tf.saved_model.load`) or from Rust with no Python at all ([`SavedModel`]).
+//!
+//! ```text
+//! <dir>/saved_model.json                  object tree, functions, signatures, graphs (JSON)
+//! <dir>/variables/variables.index|data-*  the variables, as a checkpoint
+//! <dir>/constants.index|data-*            the graphs' constant tensors, as a checkpoint
+//! <dir>/assets/                           (empty; TensorFlow's layout)
+//! ```
+//!
+//! The format is described in `docs/saved-model-format.md`.
+
+pub mod format;
+mod graph_codec;
+mod load;
+mod write;
+
+pub use graph_codec::SinkFactory;
+pub use load::{default_sink, LoadedConcrete, SavedModel};
+pub use write::write;
+
+#[cfg(test)]
+mod tests;

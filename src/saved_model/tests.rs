@@ -1,0 +1,169 @@
+//! A traced function with a variable, a constant and a cond saved and loaded back in Rust;
+//! damaged directories that must be errors, never panics.
+
+use super::*;
+use crate::error::Error;
+use crate::graph::{control, trace};
+use crate::ops::{self, BinaryOp};
+use crate::tensor::Tensor;
+use crate::test_support::CpuScope;
+use crate::variable::Variable;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferroflow-sm-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("model")
+}
+
+/// `f(x) = x * w + 1` if `sum(x) > 0` else `x - w`, traced for float32 vectors.
+fn trace_f(w: &Variable) -> crate::graph::Graph {
+    let example = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    trace::begin();
+    let x = trace::placeholder(&example, "x", vec![None]).unwrap();
+    let positive = ops::binary(
+        BinaryOp::Greater,
+        &ops::reduce_sum(&x, None, false).unwrap(),
+        &Tensor::scalar(0.0f32),
+    )
+    .unwrap();
+    let branch = |f: &dyn Fn(&Tensor) -> Tensor| {
+        trace::begin();
+        let y = f(&x);
+        trace::finish(&[y]).unwrap()
+    };
+    let then = branch(&|x| {
+        let scaled = ops::binary(BinaryOp::Mul, x, &w.read()).unwrap();
+        ops::binary(BinaryOp::Add, &scaled, &Tensor::scalar(1.0f32)).unwrap()
+    });
+    let otherwise = branch(&|x| ops::binary(BinaryOp::Sub, x, &w.read()).unwrap());
+    let y = control::record_cond(&positive, vec![then, otherwise]).unwrap();
+    trace::finish(&y).unwrap().graph
+}
+
+fn meta() -> Value {
+    let spec = |name: &str| json!({"name": name, "dtype": "float32", "dims": [null]});
+    json!({
+        "objects": [
+            {"kind": "user_object", "children": [{"name": "w", "node": 1}],
+             "functions": {"f": 0}},
+            {"kind": "variable", "variable": 0}
+        ],
+        "variables": [{"name": "w", "checkpoint_key": "w/.ATTRIBUTES/VARIABLE_VALUE",
+                       "dtype": "float32", "dims": [], "declared": [], "trainable": true}],
+        "functions": [{"name": "f", "concrete": [0]}],
+        "concrete_functions": [{"name": "f", "inputs": [spec("x")], "outputs": [spec("y")]}],
+        "signatures": {"serving_default": {"concrete": 0, "inputs": ["x"],
+                                           "outputs": [["output_0", 0]]}}
+    })
+}
+
+fn save_sample(name: &str) -> (PathBuf, Variable) {
+    let _cpu = CpuScope::new();
+    let w = Variable::new(&Tensor::scalar(3.0f32), "w", true, Some(vec![]), None).unwrap();
+    let graph = trace_f(&w);
+    let dir = scratch(name);
+    write(&dir, meta(), &[&graph], std::slice::from_ref(&w), &json!({"nodes": []})).unwrap();
+    (dir, w)
+}
+
+fn vector(values: &[f32]) -> Tensor {
+    Tensor::from_slice(values, &[values.len()]).unwrap()
+}
+
+#[test]
+fn a_saved_function_runs_after_loading_in_rust() {
+    let (dir, _) = save_sample("round-trip");
+    let _cpu = CpuScope::new();
+    let model = SavedModel::load(&dir).unwrap();
+    assert_eq!(model.function_paths(), vec!["f".to_string()]);
+    let y = model.call("f", &[vector(&[1.0, 2.0, 3.0])]).unwrap();
+    assert_eq!(y[0].to_vec::<f32>().unwrap(), vec![4.0, 7.0, 10.0]);
+    let y = model.call("f", &[vector(&[-1.0, -2.0])]).unwrap();
+    assert_eq!(y[0].to_vec::<f32>().unwrap(), vec![-4.0, -5.0]);
+    // The loaded function reads the loaded variable by reference.
+    model.variable("w").unwrap().assign(&Tensor::scalar(10.0f32)).unwrap();
+    let out = model.call_signature("serving_default", &[("x", vector(&[1.0]))]).unwrap();
+    assert_eq!(out[0].0, "output_0");
+    assert_eq!(out[0].1.to_vec::<f32>().unwrap(), vec![11.0]);
+}
+
+#[test]
+fn calls_that_fit_no_saved_signature_are_errors() {
+    let (dir, _) = save_sample("mismatch");
+    let model = SavedModel::load(&dir).unwrap();
+    let ints = Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
+    assert!(matches!(model.call("f", &[ints]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(model.call("g", &[]), Err(Error::NotFound(_))));
+    assert!(matches!(model.call_signature("serving_default", &[]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(model.call_signature("other", &[]), Err(Error::NotFound(_))));
+}
+
+#[test]
+fn saving_again_replaces_the_model_whole() {
+    let (dir, w) = save_sample("replace");
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    let _cpu = CpuScope::new();
+    w.assign(&Tensor::scalar(5.0f32)).unwrap();
+    let graph = trace_f(&w);
+    write(&dir, meta(), &[&graph], std::slice::from_ref(&w), &json!({"nodes": []})).unwrap();
+    assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
+    let model = SavedModel::load(&dir).unwrap();
+    assert_eq!(model.variable("w").unwrap().peek().to_vec::<f32>().unwrap(), vec![5.0]);
+    let leftovers = std::fs::read_dir(dir.parent().unwrap()).unwrap().count();
+    assert_eq!(leftovers, 1, "staging directories were left behind");
+}
+
+#[test]
+fn untracked_variables_cannot_be_saved() {
+    let _cpu = CpuScope::new();
+    let w = Variable::new(&Tensor::scalar(3.0f32), "w", true, Some(vec![]), None).unwrap();
+    let graph = trace_f(&w);
+    let result = write(&scratch("untracked"), meta(), &[&graph], &[], &json!({}));
+    assert!(matches!(result, Err(Error::Value(m)) if m.contains("untracked")));
+}
+
+#[test]
+fn missing_and_damaged_directories_are_errors() {
+    assert!(matches!(SavedModel::load(scratch("missing")), Err(Error::NotFound(_))));
+    let (dir, _) = save_sample("damaged");
+    let path = dir.join("saved_model.json");
+    let good = std::fs::read(&path).unwrap();
+    for cut in (0..good.len()).step_by(97) {
+        std::fs::write(&path, &good[..cut]).unwrap();
+        assert!(matches!(SavedModel::load(&dir), Err(Error::DataLoss(_))), "cut at {cut}");
+    }
+    let text = String::from_utf8(good.clone()).unwrap();
+    // References out of range, each in a different table.
+    for (from, to) in [
+        (r#""node":1"#, r#""node":9"#),
+        (r#""concrete":[0]"#, r#""concrete":[4]"#),
+        (r#""read_variable":0"#, r#""read_variable":7"#),
+        (r#""placeholder":0"#, r#""placeholder":3"#),
+        (r#""const":0"#, r#""const":99"#),
+    ] {
+        assert!(text.contains(from), "{from} not in the file");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        assert!(matches!(SavedModel::load(&dir), Err(Error::DataLoss(_))), "{from} → {to}");
+    }
+    std::fs::write(&path, &good).unwrap();
+    std::fs::remove_file(dir.join("constants.index")).unwrap();
+    assert!(matches!(SavedModel::load(&dir), Err(Error::NotFound(_))));
+}
+
+#[test]
+fn a_hostile_op_attribute_is_an_error_not_a_crash() {
+    let (dir, _) = save_sample("hostile");
+    let path = dir.join("saved_model.json");
+    let mut file: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    // Make the reduction's axis point past the input's rank.
+    let text = file.to_string();
+    assert!(text.contains(r#""axes":[0]"#), "{text}");
+    file = serde_json::from_str(&text.replacen(r#""axes":[0]"#, r#""axes":[5]"#, 1)).unwrap();
+    std::fs::write(&path, file.to_string()).unwrap();
+    let _cpu = CpuScope::new();
+    let model = SavedModel::load(&dir).unwrap();
+    assert!(model.call("f", &[vector(&[1.0, 2.0])]).is_err());
+}
