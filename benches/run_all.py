@@ -13,6 +13,7 @@ for name in (
     "bench_matmul",
     "bench_training_step",
     "bench_function",
+    "bench_saved_model",
     "bench_gpu",
 ):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)

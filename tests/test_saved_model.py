@@ -538,3 +538,31 @@ def test_a_model_saved_from_python_loads_in_rust(tmp_path):
     assert failed.returncode == 1 and "no function 'divide'" in failed.stderr
     meta = json.loads((tmp_path / "saved" / "saved_model.json").read_text())
     assert meta["format"] == "ferroflow.saved_model" and meta["version"] == 1
+
+
+def test_loaded_functions_are_differentiable(tmp_path):
+    m = MyModule(3.0)
+    m.multiply(tf.constant([1.0, 2.0]))
+    tf.saved_model.save(m, tmp_path / "m")
+    loaded = tf.saved_model.load(tmp_path / "m")
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(loaded.multiply(x) ** 2)
+    gx, gw = tape.gradient(y, [x, loaded.weight])
+    # y = sum((w x)^2): dy/dx = 2 w^2 x, dy/dw = 2 w sum(x^2)
+    np.testing.assert_allclose(gx.numpy(), [18.0, 36.0], rtol=1e-6)
+    np.testing.assert_allclose(gw.numpy(), 30.0, rtol=1e-6)
+
+
+def test_print_to_stdout_stays_on_stdout(tmp_path, capfd):
+    class Talk(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([2], tf.int32)])
+        def say(self, x):
+            tf.print("x =", x, output_stream=sys.stdout)
+            return x
+
+    tf.saved_model.save(Talk(), tmp_path / "talk")
+    capfd.readouterr()
+    tf.saved_model.load(tmp_path / "talk").say(tf.constant([4, 2]))
+    assert capfd.readouterr() == ("x = [4 2]\n", "")
