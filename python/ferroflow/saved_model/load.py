@@ -44,7 +44,7 @@ class LoadOptions:
         self.experimental_io_device = experimental_io_device
 
 
-def load(export_dir, tags=None, options=None):  # noqa: ARG001 - TensorFlow's signature
+def load(export_dir, tags=None, options=None):
     """Loads the SavedModel in ``export_dir``: an object with the saved variables, functions
     and child objects as attributes, and ``.signatures``."""
     if _core.graph_tracing():

@@ -48,7 +48,7 @@ class SaveOptions:
         self.experimental_io_device = experimental_io_device
 
 
-def save(obj, export_dir, signatures=None, options=None):  # noqa: D417 - TensorFlow's names
+def save(obj, export_dir, signatures=None, options=None):
     """Saves ``obj``'s variables and traced functions to the directory ``export_dir``."""
     if _core.graph_tracing():
         raise AssertionError(
@@ -99,8 +99,7 @@ class _Saver:
             key = node["attributes"][0]["checkpoint_key"]
             return {"kind": "variable", "variable": self._variable(obj, key)}
         if isinstance(obj, (list, tuple, dict)):
-            kind = "dict" if isinstance(obj, dict) else type(obj).__name__
-            kind = kind if kind in ("list", "dict") else "tuple"
+            kind = "list" if isinstance(obj, list) else "dict" if isinstance(obj, dict) else "tuple"
             return {"kind": kind, "children": children}
         functions = {name: self._function(name, fn, obj) for name, fn in functions_of(obj).items()}
         return {"kind": "user_object", "children": children, "functions": functions}
