@@ -11,6 +11,7 @@ from ferroflow import (
     debugging,
     dtypes,
     errors,
+    keras,
     linalg,
     math,
     nest,
@@ -88,6 +89,7 @@ from ferroflow.dtypes import (
     uint64,
 )
 from ferroflow.function import Function, function
+from ferroflow.keras import optimizers
 from ferroflow.linalg import einsum, matmul, norm, tensordot
 from ferroflow.math import (
     abs,

@@ -1,0 +1,5 @@
+"""`tf.keras.models`."""
+
+from ferroflow.keras.models.model import Model
+
+__all__ = ["Model"]
