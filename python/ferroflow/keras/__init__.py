@@ -1,12 +1,14 @@
 """`tf.keras`: layers, models, losses, metrics and optimizers, in Python over the core as in
-TensorFlow. Work in progress: Layer, Dense and Model subclassing, optimizers, initializers,
-activations and regularizers; losses, metrics, compile/fit, the other layers and saving are
+TensorFlow. Work in progress: Layer, Dense and Model subclassing, optimizers, losses, metrics,
+initializers, activations and regularizers; compile/fit, the other layers and saving are
 still to come."""
 
 from ferroflow.keras import (
     activations,
     initializers,
     layers,
+    losses,
+    metrics,
     models,
     optimizers,
     regularizers,
@@ -18,6 +20,8 @@ __all__ = [
     "activations",
     "initializers",
     "layers",
+    "losses",
+    "metrics",
     "models",
     "optimizers",
     "regularizers",
