@@ -2,6 +2,7 @@
 
 import inspect
 
+from ferroflow.keras._serialization import serialize_object
 from ferroflow.keras.losses import hinge_losses as hinge
 from ferroflow.keras.losses import probabilistic_losses as probabilistic
 from ferroflow.keras.losses import regression_losses as regression
@@ -36,26 +37,8 @@ ALL_OBJECTS_DICT.update(
 
 
 def serialize(loss):
-    """A loss function's or `Loss` instance's config: ``{"module", "class_name", "config",
-    "registered_name"}`` (a function's config is its name)."""
-    if loss is None:
-        return None
-    if isinstance(loss, Loss):
-        return {
-            "module": "keras.losses",
-            "class_name": type(loss).__name__,
-            "config": loss.get_config(),
-            "registered_name": None,
-        }
-    name = getattr(loss, "__name__", None)
-    if name is None:
-        raise ValueError(f"Cannot serialize {loss!r}: it is neither a Loss nor a function")
-    return {
-        "module": "builtins",
-        "class_name": "function",
-        "config": name,
-        "registered_name": "function",
-    }
+    """A `Loss` instance's (or loss function's) config dict."""
+    return serialize_object(loss, Loss, "keras.losses", "Loss")
 
 
 def _lookup(name, custom_objects):

@@ -2,6 +2,7 @@
 
 import inspect
 
+from ferroflow.keras._serialization import serialize_object
 from ferroflow.keras.losses._naming import to_snake_case
 from ferroflow.keras.metrics import (
     accuracy_metrics,
@@ -42,24 +43,7 @@ ALL_OBJECTS_DICT.update(
 
 def serialize(metric):
     """A `Metric` instance's (or metric function's) config dict."""
-    if metric is None:
-        return None
-    if isinstance(metric, Metric):
-        return {
-            "module": "keras.metrics",
-            "class_name": type(metric).__name__,
-            "config": metric.get_config(),
-            "registered_name": None,
-        }
-    name = getattr(metric, "__name__", None)
-    if name is None:
-        raise ValueError(f"Cannot serialize {metric!r}: it is neither a Metric nor a function")
-    return {
-        "module": "builtins",
-        "class_name": "function",
-        "config": name,
-        "registered_name": "function",
-    }
+    return serialize_object(metric, Metric, "keras.metrics", "Metric")
 
 
 def _function_named(name):
