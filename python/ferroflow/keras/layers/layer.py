@@ -94,6 +94,10 @@ class Layer(AutoTrackable):
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
+        from ferroflow.keras import _symbolic
+
+        if _symbolic.any_symbolic(inputs):
+            return _symbolic.symbolic_call(self, inputs, args, kwargs)
         inputs = nest.map_structure(self._as_input, inputs)
         if not self.built:
             shapes = nest.map_structure(lambda t: TensorShape(t.shape), inputs)

@@ -2,11 +2,12 @@
 whose sublayers' weights it collects. (compile/fit/save arrive with the rest of Keras.)"""
 
 from ferroflow.keras.layers.layer import Layer
+from ferroflow.keras.models.trainer import Trainer
 
 __all__ = ["Model"]
 
 
-class Model(Layer):
+class Model(Trainer, Layer):
     def __init__(self, *args, **kwargs):
         if args or "inputs" in kwargs or "outputs" in kwargs:
             raise NotImplementedError(
