@@ -8,6 +8,7 @@ Port a TensorFlow program by changing one line::
 from ferroflow import (
     autograph,
     config,
+    data,
     debugging,
     dtypes,
     errors,

@@ -5,6 +5,7 @@ still to come."""
 
 from ferroflow.keras import (
     activations,
+    callbacks,
     initializers,
     layers,
     losses,
@@ -12,12 +13,15 @@ from ferroflow.keras import (
     models,
     optimizers,
     regularizers,
+    saving,
+    utils,
 )
 from ferroflow.keras.models import Model
 
 __all__ = [
     "Model",
     "activations",
+    "callbacks",
     "initializers",
     "layers",
     "losses",
@@ -25,4 +29,6 @@ __all__ = [
     "models",
     "optimizers",
     "regularizers",
+    "saving",
+    "utils",
 ]

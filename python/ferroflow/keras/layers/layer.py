@@ -37,10 +37,18 @@ def _sublayers_in(value):
     return []
 
 
+def _spec_of(value):
+    from ferroflow.tensor_spec import TensorSpec
+
+    return TensorSpec(value.shape, value.dtype) if hasattr(value, "dtype") else value
+
+
 class Layer(AutoTrackable):
     """Base class of Keras layers."""
 
-    _no_dependency_attributes = frozenset({"_layers", "_own_weights", "_regularized"})
+    _no_dependency_attributes = frozenset(
+        {"_layers", "_own_weights", "_regularized", "_first_call_specs"}
+    )
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         kwargs.pop("input_shape", None)
@@ -57,6 +65,8 @@ class Layer(AutoTrackable):
         self._trainable = bool(trainable)
         self._dtype = _dtypes.as_dtype(dtype or "float32")
         self.built = False
+        # TensorSpecs of the first eager call's inputs: what `model.save` traces `call` with.
+        self._first_call_specs = None
 
     def __setattr__(self, name, value):
         if "_layers" in self.__dict__ and not name.startswith("_"):
@@ -99,6 +109,8 @@ class Layer(AutoTrackable):
         if _symbolic.any_symbolic(inputs):
             return _symbolic.symbolic_call(self, inputs, args, kwargs)
         inputs = nest.map_structure(self._as_input, inputs)
+        if self._first_call_specs is None:
+            self._first_call_specs = nest.map_structure(_spec_of, inputs)
         if not self.built:
             shapes = nest.map_structure(lambda t: TensorShape(t.shape), inputs)
             self.build(shapes if nest.is_nested(shapes) else shapes)

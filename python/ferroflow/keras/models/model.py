@@ -21,3 +21,20 @@ class Model(Trainer, Layer):
             f"Model {self.name} has no `call` method: subclasses of tf.keras.Model write "
             "`call(self, inputs)`"
         )
+
+    # --- saving (the formats live in keras/saving) ----------------------------------------
+
+    def save(self, filepath, overwrite=True, **kwargs):
+        from ferroflow.keras import saving
+
+        saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
+
+    def save_weights(self, filepath, overwrite=True, **kwargs):
+        from ferroflow.keras import saving
+
+        saving.save_weights(self, filepath, overwrite=overwrite, **kwargs)
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        from ferroflow.keras import saving
+
+        return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)

@@ -1,0 +1,3 @@
+"""`tf.data` (being written)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""`tf.keras.callbacks` (being written)."""
+
+__all__ = []

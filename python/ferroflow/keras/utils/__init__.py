@@ -1,0 +1,3 @@
+"""`tf.keras.utils` (being written)."""
+
+__all__ = []
