@@ -14,6 +14,7 @@ for name in (
     "bench_training_step",
     "bench_function",
     "bench_saved_model",
+    "bench_fit",
     "bench_gpu",
 ):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)

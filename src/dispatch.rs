@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::graph::trace;
 use crate::ops::binary::BinaryOp;
 use crate::ops::matmul::MatMulAttrs;
+use crate::ops::patches::{self, PatchSpec};
 use crate::ops::random::{self, RandomSpec};
 use crate::ops::reduce::{ArgOp, CumOp, ReduceOp};
 use crate::ops::shape_ops::{PadMode, SliceSpec};
@@ -82,6 +83,13 @@ pub enum Op {
     Random(RandomSpec),
     /// The input's dims as an int32 or int64 vector (`tf.shape` where a traced size is unknown).
     Shape(DType),
+    /// NHWC image windows as rows: `[N, OH, OW, KH*KW*C]`.
+    Patches(PatchSpec),
+    /// The adjoint of `Patches`, back to an image of `[rows, cols]` pixels.
+    PatchesGrad {
+        spec: PatchSpec,
+        image: [usize; 2],
+    },
 }
 
 impl Op {
@@ -117,6 +125,8 @@ impl Op {
             Op::Softmax { log: true } => "LogSoftmax",
             Op::Random(spec) => spec.tf_name(),
             Op::Shape(_) => "Shape",
+            Op::Patches(_) => "ExtractImagePatches",
+            Op::PatchesGrad { .. } => "ExtractImagePatchesGrad",
         }
     }
 }
@@ -252,6 +262,8 @@ fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Softmax { log: true } => one(crate::ops::nn::log_softmax_composed(x, -1)),
         Op::Random(spec) => one(random::cpu::generate(spec)),
         Op::Shape(_) => Err(Error::Internal("Shape runs before placement".into())),
+        Op::Patches(spec) => one(patches::patches(x, spec)),
+        Op::PatchesGrad { spec, image } => one(patches::patches_grad(x, spec, *image)),
     }
 }
 

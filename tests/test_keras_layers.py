@@ -47,7 +47,7 @@ def test_names_are_unique_per_class():
 def test_bad_arguments_raise_like_keras():
     with pytest.raises(ValueError, match="positive integer"):
         tf.keras.layers.Dense(0)
-    with pytest.raises(TypeError, match="Unrecognized keyword arguments"):
+    with pytest.raises(ValueError, match="Unrecognized keyword arguments"):
         tf.keras.layers.Dense(1, bogus=True)
     layer = tf.keras.layers.Dense(2)
     layer(tf.ones([1, 3]))

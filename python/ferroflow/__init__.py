@@ -12,6 +12,7 @@ from ferroflow import (
     debugging,
     dtypes,
     errors,
+    image,
     keras,
     linalg,
     math,

@@ -299,6 +299,28 @@ def dropout(
 def moments(x: _TensorLike, axes: _IntsLike, keepdims: bool = False) -> tuple[Tensor, Tensor]:
     """(mean, variance) over `axes`."""
 
+# Convolution and pooling (src/python/windows.rs).
+def conv2d(
+    x: _TensorLike,
+    filters: _TensorLike,
+    strides: _IntsLike,
+    dilations: _IntsLike,
+    padding_name: str,
+    explicit: _IntsLike | None = None,
+) -> Tensor:
+    """NHWC convolution; `padding_name` is SAME, VALID or EXPLICIT (with four pads)."""
+
+def pool2d(
+    kind: Literal["MAX", "AVG"],
+    x: _TensorLike,
+    ksize: _IntsLike,
+    strides: _IntsLike,
+    padding_name: str,
+) -> Tensor: ...
+def extract_patches(
+    x: _TensorLike, sizes: _IntsLike, strides: _IntsLike, rates: _IntsLike, padding_name: str
+) -> Tensor: ...
+
 # Devices and placement (src/python/devices.rs).
 def gpu_adapters() -> list[dict[str, object]]: ...
 def visible_gpus() -> list[int]: ...

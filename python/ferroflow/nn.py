@@ -2,6 +2,17 @@
 
 from ferroflow import _core
 from ferroflow.math import sigmoid, tanh  # noqa: F401 - tf.nn API
+from ferroflow.nn_windows import (  # noqa: F401 - tf.nn API
+    avg_pool,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    convolution,
+    max_pool,
+    max_pool1d,
+    max_pool2d,
+)
 
 
 def relu(features, name=None):

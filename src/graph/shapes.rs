@@ -86,7 +86,15 @@ pub fn infer(op: &Op, inputs: &[&ValueInfo], outputs: &[Tensor], symbolic: bool)
 /// Ops whose attributes hold a full output shape. Traced where some size is unknown, that shape
 /// may have come from an example size, so the graph is kept only for the traced shapes.
 pub fn bakes_shape(op: &Op) -> bool {
-    matches!(op, Op::BroadcastTo(_) | Op::Fill(_) | Op::ScatterNd(_) | Op::Random(_))
+    matches!(
+        op,
+        Op::BroadcastTo(_)
+            | Op::Fill(_)
+            | Op::ScatterNd(_)
+            | Op::Random(_)
+            | Op::Patches(_)
+            | Op::PatchesGrad { .. }
+    )
 }
 
 /// Ops whose output sizes depend on input values, not shapes.

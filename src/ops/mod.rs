@@ -4,12 +4,14 @@
 
 pub mod binary;
 pub mod cast;
+pub mod conv;
 pub mod creation;
 pub mod einsum;
 pub mod index;
 pub mod math;
 pub mod matmul;
 pub mod nn;
+pub mod patches;
 pub mod random;
 pub mod reduce;
 pub mod select;

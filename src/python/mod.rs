@@ -12,6 +12,7 @@ mod ops;
 mod saved_model;
 mod tensor;
 mod variable;
+mod windows;
 
 use pyo3::prelude::*;
 
@@ -24,5 +25,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     graph::register(m)?;
     checkpoint::register(m)?;
     saved_model::register(m)?;
+    windows::register(m)?;
     Ok(())
 }

@@ -1,7 +1,6 @@
-"""`tf.keras`: layers, models, losses, metrics and optimizers, in Python over the core as in
-TensorFlow. Work in progress: Layer, Dense and Model subclassing, optimizers, losses, metrics,
-initializers, activations and regularizers; compile/fit, the other layers and saving are
-still to come."""
+"""`tf.keras`: layers, models (subclassed, Sequential, functional), training (compile, fit,
+evaluate, predict, callbacks), losses, metrics, optimizers and saving, in Python over the core
+as in TensorFlow."""
 
 from ferroflow.keras import (
     activations,
@@ -16,10 +15,14 @@ from ferroflow.keras import (
     saving,
     utils,
 )
-from ferroflow.keras.models import Model
+from ferroflow.keras.layers.input_layer import Input, InputLayer
+from ferroflow.keras.models import Model, Sequential
 
 __all__ = [
+    "Input",
+    "InputLayer",
     "Model",
+    "Sequential",
     "activations",
     "callbacks",
     "initializers",

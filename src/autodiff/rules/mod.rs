@@ -7,7 +7,7 @@ mod linalg;
 mod reduce;
 mod select;
 
-use crate::dispatch::Op;
+use crate::dispatch::{apply1, Op};
 use crate::error::{Error, Result};
 use crate::ops;
 use crate::ops::binary::BinaryOp;
@@ -98,6 +98,12 @@ pub(crate) fn gradient(
         Op::ScatterNd(_) => Ok(vec![None, Some(ops::gather_nd(g, x)?)]),
         Op::Sort { .. } => Ok(vec![Some(select::sort(x, &outputs[1], g)?)]),
         Op::Fill(_) => Ok(vec![Some(ops::reduce_sum(g, None, false)?)]),
+        // Each is the other's adjoint (both are linear).
+        Op::Patches(spec) => {
+            let image = [x.dims()[1], x.dims()[2]];
+            Ok(vec![Some(apply1(&Op::PatchesGrad { spec: spec.clone(), image }, &[g])?)])
+        }
+        Op::PatchesGrad { spec, .. } => Ok(vec![Some(apply1(&Op::Patches(spec.clone()), &[g])?)]),
         Op::ArgReduce { .. }
         | Op::WhereIndices
         | Op::Unique { .. }

@@ -9,6 +9,7 @@ mod indexing;
 mod layout;
 mod matmul;
 mod nd_index;
+mod patches;
 mod random;
 mod reduce;
 mod sort;
@@ -99,6 +100,8 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::ScatterNd(_) => {
             dtype(0).zip(dtype(1)).is_some_and(|(i, u)| nd_index::supports(i, u, true))
         }
+        Op::Patches(_) => dtype(0).is_some_and(|d| patches::supports(d, false)),
+        Op::PatchesGrad { .. } => dtype(0).is_some_and(|d| patches::supports(d, true)),
         _ => false,
     }
 }
@@ -212,6 +215,8 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
         Op::Unique { index_i64 } => unique::unique(&moved[0], *index_i64)?,
         Op::GatherNd => one(nd_index::gather_nd(&moved[0], &moved[1], inputs[1])?),
         Op::ScatterNd(shape) => one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?),
+        Op::Patches(spec) => one(patches::patches(&moved[0], spec)?),
+        Op::PatchesGrad { spec, image } => one(patches::patches_grad(&moved[0], spec, *image)?),
         _ => None,
     })
 }

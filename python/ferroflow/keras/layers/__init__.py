@@ -1,6 +1,57 @@
-"""`tf.keras.layers` (work in progress: Layer and Dense so far)."""
+"""`tf.keras.layers`: the base `Layer` and Keras 3's core, normalisation, regularisation,
+reshaping, merging, convolution and pooling layers."""
 
+from ferroflow.keras.layers.activation import Activation
+from ferroflow.keras.layers.batch_normalization import BatchNormalization
+from ferroflow.keras.layers.conv import Conv1D, Conv2D
 from ferroflow.keras.layers.dense import Dense
+from ferroflow.keras.layers.dropout import Dropout
+from ferroflow.keras.layers.embedding import Embedding
+from ferroflow.keras.layers.flatten import Flatten
+from ferroflow.keras.layers.input_layer import Input, InputLayer
+from ferroflow.keras.layers.input_spec import InputSpec
+from ferroflow.keras.layers.lambda_layer import Lambda
 from ferroflow.keras.layers.layer import Layer
+from ferroflow.keras.layers.layer_normalization import LayerNormalization
+from ferroflow.keras.layers.merging import Add, Concatenate, add, concatenate
+from ferroflow.keras.layers.pooling import (
+    AveragePooling1D,
+    AveragePooling2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    MaxPooling1D,
+    MaxPooling2D,
+)
+from ferroflow.keras.layers.reshape import Reshape
 
-__all__ = ["Dense", "Layer"]
+__all__ = [
+    "Activation",
+    "Add",
+    "AveragePooling1D",
+    "AveragePooling2D",
+    "BatchNormalization",
+    "Concatenate",
+    "Conv1D",
+    "Conv2D",
+    "Dense",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
+    "Input",
+    "InputLayer",
+    "InputSpec",
+    "Lambda",
+    "Layer",
+    "LayerNormalization",
+    "MaxPooling1D",
+    "MaxPooling2D",
+    "Reshape",
+    "add",
+    "concatenate",
+]

@@ -1,5 +1,7 @@
 """`tf.keras.layers.Dense`: ``activation(inputs @ kernel + bias)`` over the last axis."""
 
+from ferroflow.keras.layers import _config
+from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.linalg import tensordot
 
@@ -7,6 +9,9 @@ __all__ = ["Dense"]
 
 
 class Dense(Layer):
+    """A densely connected layer: ``activation(dot(inputs, kernel) + bias)`` over the last
+    axis of inputs of rank 2 or more."""
+
     def __init__(
         self,
         units,
@@ -19,26 +24,37 @@ class Dense(Layer):
         activity_regularizer=None,
         kernel_constraint=None,
         bias_constraint=None,
+        lora_rank=None,
+        lora_alpha=None,
+        quantization_config=None,
         **kwargs,
     ):
-        from ferroflow.keras import activations
+        from ferroflow.keras import activations, initializers, regularizers
 
-        super().__init__(**kwargs)
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError(
                 "Received an invalid value for `units`, expected a positive integer. "
                 f"Received: units={units}"
             )
+        if lora_rank is not None or quantization_config is not None:
+            raise NotImplementedError(
+                "ferroflow's Dense does not implement LoRA or quantization; leave `lora_rank` "
+                "and `quantization_config` as None."
+            )
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = _config.get_constraint(kernel_constraint)
+        self.bias_constraint = _config.get_constraint(bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
-        last = input_shape[-1] if input_shape.rank else None
+        last = input_shape[-1] if len(input_shape) else None
         if last is None:
             raise ValueError(
                 f"The last dimension of the inputs to a Dense layer should be defined. "
@@ -48,6 +64,7 @@ class Dense(Layer):
             shape=(last, self.units),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
             name="kernel",
         )
         if self.use_bias:
@@ -55,11 +72,15 @@ class Dense(Layer):
                 shape=(self.units,),
                 initializer=self.bias_initializer,
                 regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
                 name="bias",
             )
+        else:
+            self.bias = None
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs, training=None):
         if inputs.shape.rank == 2:
             outputs = inputs @ self.kernel
         else:
@@ -68,5 +89,20 @@ class Dense(Layer):
             outputs = outputs + self.bias
         return self.activation(outputs)
 
+    def compute_output_shape(self, input_shape):
+        return (*tuple(input_shape)[:-1], self.units)
+
     def get_config(self):
-        return {"name": self.name, "units": self.units, "use_bias": self.use_bias}
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": _config.serialize_activation(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": _config.serialize_initializer(self.kernel_initializer),
+            "bias_initializer": _config.serialize_initializer(self.bias_initializer),
+            "kernel_regularizer": _config.serialize_regularizer(self.kernel_regularizer),
+            "bias_regularizer": _config.serialize_regularizer(self.bias_regularizer),
+            "kernel_constraint": _config.serialize_constraint(self.kernel_constraint),
+            "bias_constraint": _config.serialize_constraint(self.bias_constraint),
+            "quantization_config": None,
+        }

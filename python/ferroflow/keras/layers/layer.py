@@ -1,17 +1,26 @@
 """`tf.keras.layers.Layer`: state (weights made by `add_weight`, usually in a lazy `build` run
 on the first call with the input's shape) and computation (`call`). Sublayers assigned to
 attributes are tracked in assignment order, as Keras 3 tracks them, so `weights` lists a
-layer's own weights (trainable first) and then each sublayer's."""
+layer's own weights (trainable first) and then each sublayer's.
+
+A call resolves ``training`` as Keras 3 does: the value passed explicitly, else the value of
+the enclosing layer call, else the default of ``call``'s own ``training`` parameter; `call`
+receives it only if it declares a ``training`` parameter."""
 
 import collections
+import inspect
+import math
+import warnings
 
 import numpy as np
 
 from ferroflow import dtypes as _dtypes
 from ferroflow import nest
-from ferroflow.array_ops import convert_to_tensor
+from ferroflow.array_ops import cast, convert_to_tensor, is_tensor, shape
+from ferroflow.keras import _call_context
+from ferroflow.keras.layers import _config
+from ferroflow.keras.layers.input_spec import assert_input_compatibility
 from ferroflow.module import camel_to_snake
-from ferroflow.tensor_shape import TensorShape
 from ferroflow.train.trackable import AutoTrackable
 from ferroflow.variables import Variable
 
@@ -43,27 +52,141 @@ def _spec_of(value):
     return TensorSpec(value.shape, value.dtype) if hasattr(value, "dtype") else value
 
 
+def _shape_tuple(value):
+    """What `build` receives for one input, as in Keras 3: its shape as a tuple."""
+    if not hasattr(value, "shape"):
+        return value
+    return tuple(value.shape.as_list()) if hasattr(value.shape, "as_list") else value.shape
+
+
+_PLAIN_CONFIG_TYPES = (str, int, float, bool, type(None))
+
+
+def _auto_config(cls, args, kwargs):
+    """Keras's default config of a layer whose class writes no `get_config`: the arguments of
+    its constructor (defaults included), when all of them are plain values; else None."""
+    try:
+        signature = inspect.signature(cls.__init__)
+        bound = signature.bind(None, *args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    parameters = list(signature.parameters.values())[1:]
+    if any(p.kind == p.POSITIONAL_ONLY for p in parameters):
+        return None
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    arguments.pop(next(iter(signature.parameters)))
+    for parameter in parameters:
+        if parameter.kind == parameter.VAR_KEYWORD:
+            arguments.update(arguments.pop(parameter.name, {}))
+        elif parameter.kind == parameter.VAR_POSITIONAL and arguments.pop(parameter.name, ()):
+            return None
+    arguments.pop("name", None)
+    try:
+        plain = all(isinstance(v, _PLAIN_CONFIG_TYPES) for v in nest.flatten(arguments))
+    except TypeError:
+        plain = False
+    return arguments if plain else None
+
+
+# Per layer class: (call declares `training`, its index among the positional arguments
+# after `inputs` or None, its default).
+_training_parameters = {}
+
+
+def _training_parameter(layer):
+    cls = type(layer)
+    found = _training_parameters.get(cls)
+    if found is None:
+        found = (False, None, None)
+        try:
+            parameters = list(inspect.signature(layer.call).parameters.values())
+        except (TypeError, ValueError):
+            parameters = []
+        for index, parameter in enumerate(parameters):
+            if parameter.name == "training" and parameter.kind in (
+                parameter.POSITIONAL_OR_KEYWORD,
+                parameter.KEYWORD_ONLY,
+            ):
+                positional = parameter.kind == parameter.POSITIONAL_OR_KEYWORD and index > 0
+                default = None if parameter.default is parameter.empty else parameter.default
+                found = (True, index - 1 if positional else None, default)
+                break
+        _training_parameters[cls] = found
+    return found
+
+
 class Layer(AutoTrackable):
-    """Base class of Keras layers."""
+    """Base class of Keras layers: weights (`add_weight`, usually in `build`), computation
+    (`call`), losses (`add_loss`, weight and activity regularizers) and configs."""
 
     _no_dependency_attributes = frozenset(
-        {"_layers", "_own_weights", "_regularized", "_first_call_specs"}
+        {
+            "_layers",
+            "_own_weights",
+            "_regularized",
+            "_first_call_specs",
+            "_losses",
+            "_input_spec",
+            "_auto_config",
+            "_input_shape_arg",
+        }
     )
 
-    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
-        kwargs.pop("input_shape", None)
-        kwargs.pop("input_dim", None)
-        kwargs.pop("autocast", None)
+    def __new__(cls, *args, **kwargs):
+        instance = super().__new__(cls)
+        instance.__dict__["_auto_config"] = _auto_config(cls, args, kwargs)
+        return instance
+
+    def __init__(
+        self,
+        *,
+        activity_regularizer=None,
+        trainable=True,
+        dtype=None,
+        autocast=True,
+        name=None,
+        **kwargs,
+    ):
+        from ferroflow.keras import regularizers
+
+        input_dim = kwargs.pop("input_dim", None)
+        input_shape = (input_dim,) if input_dim is not None else kwargs.pop("input_shape", None)
         if kwargs:
-            raise TypeError(
+            raise ValueError(
                 f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}"
+            )
+        if name is None:
+            name = unique_name(camel_to_snake(type(self).__name__))
+        if not isinstance(name, str) or "/" in name:
+            raise ValueError(
+                "Argument `name` must be a string and cannot contain character `/`. "
+                f"Received: name={name} (of type {type(name)})"
+            )
+        if not isinstance(trainable, bool):
+            raise ValueError(
+                "Expected `trainable` to be a boolean. "
+                f"Received: trainable={trainable} (of type {type(trainable)})"
             )
         object.__setattr__(self, "_layers", [])
         object.__setattr__(self, "_own_weights", [])
         object.__setattr__(self, "_regularized", [])
-        self._name = name or unique_name(camel_to_snake(type(self).__name__))
-        self._trainable = bool(trainable)
-        self._dtype = _dtypes.as_dtype(dtype or "float32")
+        object.__setattr__(self, "_losses", [])
+        object.__setattr__(self, "_input_spec", None)
+        if input_shape is not None:
+            warnings.warn(
+                "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+                "Sequential models, prefer using an `Input(shape)` object as the first layer "
+                "in the model instead.",
+                stacklevel=2,
+            )
+            # What a Sequential model reads to build itself up front.
+            object.__setattr__(self, "_input_shape_arg", tuple(input_shape))
+        self._name = name
+        self._trainable = trainable
+        self._dtype = _config.dtype_from_config(dtype)
+        self.autocast = autocast
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self.built = False
         # TensorSpecs of the first eager call's inputs: what `model.save` traces `call` with.
         self._first_call_specs = None
@@ -83,6 +206,15 @@ class Layer(AutoTrackable):
 
     @property
     def dtype(self):
+        """The name of the dtype of this layer's weights and computations."""
+        return self._dtype.name
+
+    @property
+    def compute_dtype(self):
+        return self._dtype.name
+
+    @property
+    def variable_dtype(self):
         return self._dtype.name
 
     @property
@@ -94,6 +226,15 @@ class Layer(AutoTrackable):
         self._trainable = bool(value)
         for layer in self._layers:
             layer.trainable = value
+
+    @property
+    def input_spec(self):
+        """The `InputSpec` (or structure of them) each call's inputs are checked against."""
+        return self._input_spec
+
+    @input_spec.setter
+    def input_spec(self, value):
+        object.__setattr__(self, "_input_spec", value)
 
     # --- building and calling -------------------------------------------------------------
 
@@ -111,18 +252,63 @@ class Layer(AutoTrackable):
         inputs = nest.map_structure(self._as_input, inputs)
         if self._first_call_specs is None:
             self._first_call_specs = nest.map_structure(_spec_of, inputs)
+        assert_input_compatibility(self.input_spec, inputs, self._name)
         if not self.built:
-            shapes = nest.map_structure(lambda t: TensorShape(t.shape), inputs)
-            self.build(shapes if nest.is_nested(shapes) else shapes)
+            self.build(nest.map_structure(_shape_tuple, inputs))
             self.built = True
-        return self.call(inputs, *args, **kwargs)
+        args, training = self._resolve_training(args, kwargs)
+        with _call_context.layer_call(training) as outermost:
+            if outermost:
+                self._clear_losses()
+            outputs = self.call(inputs, *args, **kwargs)
+            self._add_activity_losses(outputs)
+        return outputs
+
+    def _resolve_training(self, args, kwargs):
+        """The ``training`` value of this call (see the module docstring), put where `call`
+        takes it; returns the new positional arguments and the value. Edits ``kwargs``."""
+        accepts, position, default = _training_parameter(self)
+        passed_positionally = position is not None and position < len(args)
+        training = args[position] if passed_positionally else kwargs.get("training")
+        if not accepts:
+            kwargs.pop("training", None)
+        if training is None:
+            training = _call_context.enclosing_training()
+        if training is None:
+            training = default
+        if accepts and training is not None:
+            if passed_positionally:
+                args = args[:position] + (training,) + args[position + 1 :]
+            else:
+                kwargs["training"] = training
+        return args, training
 
     def _as_input(self, value):
+        """A call's input as a tensor: variables are read, arrays and Python numbers
+        converted, and floating inputs cast to the layer's dtype (Keras's autocast)."""
         if isinstance(value, Variable):
-            return value.value()
-        if isinstance(value, (np.ndarray, list, float, int)):
-            return convert_to_tensor(value, dtype=self._dtype if self._dtype.is_floating else None)
+            value = value.value()
+        elif isinstance(value, (np.ndarray, np.generic)):
+            value = convert_to_tensor(value)
+        elif isinstance(value, (float, int)) and not isinstance(value, bool):
+            value = convert_to_tensor(value, dtype=self._dtype if self._dtype.is_floating else None)
+        if (
+            self.autocast
+            and self._dtype.is_floating
+            and is_tensor(value)
+            and value.dtype.is_floating
+            and value.dtype != self._dtype
+        ):
+            value = cast(value, self._dtype)
         return value
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for an input of shape ``input_shape`` (layers that can say so
+        without running implement this)."""
+        raise NotImplementedError(
+            f"Layer {type(self).__name__} does not have a `compute_output_shape` method "
+            "implemented. Should implement `def compute_output_shape(self, input_shape)`."
+        )
 
     # --- weights --------------------------------------------------------------------------
 
@@ -144,7 +330,13 @@ class Layer(AutoTrackable):
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         value = initializers.get(initializer)(shape, dtype=dtype)
-        variable = Variable(value, trainable=trainable, name=name, dtype=dtype)
+        variable = Variable(
+            value,
+            trainable=trainable,
+            name=name,
+            dtype=dtype,
+            constraint=_config.get_constraint(constraint),
+        )
         variable.path = f"{self._name}/{name}" if name else self._name
         self._own_weights.append(variable)
         regularizer = regularizers.get(regularizer)
@@ -198,10 +390,35 @@ class Layer(AutoTrackable):
     def layers(self):
         return list(self._layers)
 
+    # --- functional graph ---------------------------------------------------------------
+
     @property
-    def losses(self):
-        """Regularisation losses of this layer's and its sublayers' weights."""
-        return [reg(v) for layer in self._walk() for reg, v in layer._regularized]
+    def input(self):
+        """The symbolic input of this layer's first call in a functional model."""
+        return self._first_node_value("input_tensors", "input")
+
+    @property
+    def output(self):
+        """The symbolic output of this layer's first call in a functional model."""
+        return self._first_node_value("output_tensors", "output")
+
+    def _first_node_value(self, attribute, what):
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            raise AttributeError(
+                f"The layer {self.name} has never been called and thus has no defined {what}."
+            )
+        values = getattr(nodes[0], attribute)
+        return values[0] if len(values) == 1 else values
+
+    def count_params(self):
+        """The number of scalars in this layer's weights."""
+        if not self.built:
+            raise ValueError(
+                f"You tried to call `count_params` on layer '{self._name}', but the layer "
+                "isn't built. You can build it manually via: `layer.build(input_shape)`."
+            )
+        return int(sum(math.prod(v.shape.as_list()) for v in self.weights))
 
     def get_weights(self):
         return [v.numpy() for v in self.weights]
@@ -221,6 +438,90 @@ class Layer(AutoTrackable):
                     f"with provided weight shape {value.shape}."
                 )
             variable.assign(value)
+
+    # --- losses ---------------------------------------------------------------------------
+
+    def add_loss(self, loss):
+        """Adds scalar loss tensor(s), usually from inside `call`; `losses` lists them until
+        the next outermost layer call starts."""
+        losses = nest.flatten(loss)
+        for x in losses:
+            if not is_tensor(x):
+                raise ValueError(
+                    "`add_loss()` can only be called from inside `build()` or `call()`, on a "
+                    f"tensor input. Received invalid value: {x}"
+                )
+        self._losses.extend(losses)
+
+    def _clear_losses(self):
+        for layer in self._walk():
+            layer._losses.clear()
+
+    def _add_activity_losses(self, outputs):
+        if self.activity_regularizer is None:
+            return
+        from ferroflow.math import divide_no_nan
+
+        for output in nest.flatten(outputs):
+            if not is_tensor(output):
+                continue
+            loss = self.activity_regularizer(output)
+            if output.shape.rank:
+                # Normalised by the batch size, so the strength does not depend on it.
+                loss = divide_no_nan(loss, cast(shape(output)[0], loss.dtype))
+            self.add_loss(loss)
+
+    @property
+    def losses(self):
+        """The losses added by this layer's and its sublayers' calls, then the regularisation
+        losses of the trainable weights."""
+        collected = [loss for layer in self._walk() for loss in layer._losses]
+        regularizer_of = {
+            id(v): regularizer for layer in self._walk() for regularizer, v in layer._regularized
+        }
+        collected.extend(
+            regularizer_of[id(v)](v) for v in self.trainable_weights if id(v) in regularizer_of
+        )
+        return collected
+
+    # --- configs --------------------------------------------------------------------------
+
+    def get_config(self):
+        """The arguments that rebuild this layer with `from_config`: ``name``, ``trainable``
+        and ``dtype``, then each layer class's own arguments. A subclass that does not write
+        `get_config` gets its constructor's arguments when they are all plain values."""
+        config = {"name": self._name}
+        own_method = type(self).get_config is Layer.get_config
+        if own_method:
+            if self._auto_config is None:
+                raise NotImplementedError(
+                    f"Object {type(self).__name__} was created by passing non-serializable "
+                    "argument values in `__init__()`, and therefore the object must override "
+                    "`get_config()` in order to be serializable. Please implement "
+                    "`get_config()`."
+                )
+            config.update(self._auto_config)
+        config["trainable"] = self.trainable
+        config["dtype"] = _config.dtype_policy_config(self._dtype)
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = _config.serialize_regularizer(
+                self.activity_regularizer
+            )
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """The layer that ``config`` (from `get_config`) describes."""
+        config = dict(config)
+        if isinstance(config.get("dtype"), dict):
+            config["dtype"] = _config.dtype_from_config(config["dtype"]).name
+        try:
+            return cls(**config)
+        except Exception as e:
+            raise TypeError(
+                f"Error when deserializing class '{cls.__name__}' using config={config}.\n\n"
+                f"Exception encountered: {e}"
+            ) from e
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self._name}, built={self.built}>"

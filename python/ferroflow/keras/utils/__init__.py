@@ -1,3 +1,14 @@
-"""`tf.keras.utils` (being written)."""
+"""`tf.keras.utils`: the progress bar, seeding, one-hot targets and data packing helpers."""
 
-__all__ = []
+from ferroflow.keras.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
+from ferroflow.keras.utils.numerical_utils import to_categorical
+from ferroflow.keras.utils.progbar import Progbar
+from ferroflow.keras.utils.rng_utils import set_random_seed
+
+__all__ = [
+    "Progbar",
+    "pack_x_y_sample_weight",
+    "set_random_seed",
+    "to_categorical",
+    "unpack_x_y_sample_weight",
+]

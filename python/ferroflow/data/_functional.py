@@ -1,0 +1,98 @@
+"""`map` and `filter`: user functions called on each element."""
+
+from ferroflow import dtypes as _dtypes
+from ferroflow.array_ops import zeros
+from ferroflow.data import _structure
+from ferroflow.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+
+__all__ = ["FilterDataset", "MapDataset"]
+
+
+def call_on_element(fn, element):
+    """TensorFlow's convention: a tuple element is passed as separate arguments."""
+    return fn(*element) if type(element) is tuple else fn(element)
+
+
+def _example(spec, size):
+    """Zeros standing for an element of ``spec``, unknown dimensions ``size`` long."""
+    return _structure.map_element(
+        lambda s: zeros([size if d is None else d for d in s.shape.as_list()], s.dtype), spec
+    )
+
+
+def _spec_from_examples(fn, spec):
+    """The spec of ``fn``'s outputs, from calls on zero elements: dimensions that change with
+    the inputs' unknown ones (tried as 12 and 24, which most reshapes divide) are
+    unknown."""
+    leaves = _structure.flatten(spec)
+    if any(s.shape.rank is None for s in leaves):
+        raise ValueError("inputs of unknown rank")
+    unknown = any(None in s.shape.as_list() for s in leaves)
+    specs = [
+        _structure.spec_of(_structure.normalize(call_on_element(fn, _example(spec, size))))
+        for size in ((12, 24) if unknown else (1,))
+    ]
+    merged = specs[0]
+    for other in specs[1:]:
+        merged = _structure.merge_specs(merged, other, "map outputs")
+    return merged
+
+
+class MapDataset(Dataset):
+    _repr_name = "_MapDataset"
+
+    def __init__(self, input_dataset, map_func):
+        if not callable(map_func):
+            raise TypeError(f"`map_func` must be callable, got {map_func!r}.")
+        self._input = input_dataset
+        self._fn = map_func
+        self._spec = None
+
+    @property
+    def element_spec(self):
+        if self._spec is None:
+            try:
+                self._spec = _spec_from_examples(self._fn, self._input.element_spec)
+            except Exception:
+                # The function cannot run on stand-in zeros: the first element says.
+                self._spec = _structure.spec_of(next(iter(self._elements())))
+        return self._spec
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _elements(self):
+        fn = self._fn
+        return (
+            _structure.normalize(call_on_element(fn, element))
+            for element in self._input._elements()
+        )
+
+
+class FilterDataset(Dataset):
+    _repr_name = "_FilterDataset"
+
+    def __init__(self, input_dataset, predicate):
+        if not callable(predicate):
+            raise TypeError(f"`predicate` must be callable, got {predicate!r}.")
+        self._input = input_dataset
+        self._predicate = predicate
+
+    @property
+    def element_spec(self):
+        return self._input.element_spec
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        return n if n in (INFINITE_CARDINALITY, 0) else UNKNOWN_CARDINALITY
+
+    def _elements(self):
+        for element in self._input._elements():
+            keep = _structure.to_tensor(call_on_element(self._predicate, element))
+            if keep.dtype != _dtypes.bool or keep.shape.rank != 0:
+                raise ValueError(
+                    "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                    f"but its return type is {keep.dtype.name} of shape {keep.shape}."
+                )
+            if bool(keep):
+                yield element

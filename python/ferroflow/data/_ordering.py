@@ -1,0 +1,227 @@
+"""Transformations that select or reorder elements without computing new ones: `shuffle`,
+`repeat`, `take`, `skip`, `cache` and `prefetch`. Over `from_tensor_slices` data they work on
+row indices (see `Dataset._indices`), otherwise on the elements themselves."""
+
+import itertools
+import os
+import pickle
+import random
+
+from ferroflow import dtypes as _dtypes
+from ferroflow import random as tf_random
+from ferroflow.array_ops import convert_to_tensor
+from ferroflow.data import _structure
+from ferroflow.data.dataset import (
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+    check_count,
+)
+
+__all__ = [
+    "CacheDataset",
+    "PrefetchDataset",
+    "RepeatDataset",
+    "ShuffleDataset",
+    "SkipDataset",
+    "TakeDataset",
+]
+
+
+class _Reordering(Dataset):
+    """Its input's elements, selected or reordered by `_transform`."""
+
+    def __init__(self, input_dataset):
+        if not isinstance(input_dataset, Dataset):
+            raise TypeError(f"Expected a tf.data.Dataset, got {type(input_dataset).__name__}.")
+        self._input = input_dataset
+
+    @property
+    def element_spec(self):
+        return self._input.element_spec
+
+    def _slice_source(self):
+        return self._input._slice_source()
+
+    def _indices(self):
+        return self._transform(self._input._indices)
+
+    def _elements(self):
+        if self._slice_source() is not None:
+            return super()._elements()
+        return iter(self._transform(self._input._elements))
+
+    def _transform(self, stream):
+        """An iterable of what fresh iterables from ``stream()`` hold, selected or reordered."""
+        raise NotImplementedError
+
+
+def _buffer_shuffle(items, buffer_size, rng):
+    """TensorFlow's shuffle: a buffer is filled with the first ``buffer_size`` items; each
+    output is a random buffer slot, refilled with the next input item."""
+    buffer = list(itertools.islice(items, buffer_size))
+    for item in items:
+        slot = rng.randrange(len(buffer))
+        yield buffer[slot]
+        buffer[slot] = item
+    rng.shuffle(buffer)
+    yield from buffer
+
+
+class ShuffleDataset(_Reordering):
+    _repr_name = "_ShuffleDataset"
+
+    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
+        super().__init__(input_dataset)
+        self._buffer_size = check_count(buffer_size, "buffer_size")
+        if self._buffer_size <= 0:
+            raise ValueError(f"buffer_size must be greater than zero, got {self._buffer_size}.")
+        if seed is None:
+            # Drawn from ferroflow's generator, so that `tf.random.set_seed` fixes the order.
+            seed = int(tf_random.uniform([], 0, 2**31 - 1, dtype=_dtypes.int64))
+        self._seeds = random.Random(check_count(seed, "seed"))
+        self._first_seed = self._seeds.getrandbits(64)
+        self._reshuffle = bool(reshuffle_each_iteration)
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _transform(self, stream):
+        seed = self._seeds.getrandbits(64) if self._reshuffle else self._first_seed
+        return _buffer_shuffle(iter(stream()), self._buffer_size, random.Random(seed))
+
+
+def _repeated(stream, count):
+    for _ in range(count) if count >= 0 else itertools.count():
+        empty = True
+        for item in stream():
+            empty = False
+            yield item
+        if empty:
+            return
+
+
+class RepeatDataset(_Reordering):
+    _repr_name = "_RepeatDataset"
+
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = -1 if count is None else check_count(count, "count")
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n == 0 or self._count == 0:
+            return 0
+        if self._count < 0:
+            return INFINITE_CARDINALITY
+        return n if n < 0 else n * self._count
+
+    def _transform(self, stream):
+        return _repeated(stream, self._count)
+
+
+class TakeDataset(_Reordering):
+    _repr_name = "_TakeDataset"
+
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = check_count(count, "count")
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count < 0:
+            return n
+        if n == INFINITE_CARDINALITY:
+            return self._count
+        if n == UNKNOWN_CARDINALITY:
+            return 0 if self._count == 0 else UNKNOWN_CARDINALITY
+        return min(n, self._count)
+
+    def _transform(self, stream):
+        items = stream()
+        if self._count < 0:
+            return items
+        if isinstance(items, range):
+            return items[: self._count]
+        return itertools.islice(items, self._count)
+
+
+class SkipDataset(_Reordering):
+    _repr_name = "_SkipDataset"
+
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = check_count(count, "count")
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return 0 if self._count < 0 else max(0, n - self._count)
+
+    def _transform(self, stream):
+        items = stream()
+        if self._count < 0:
+            return iter(())
+        if isinstance(items, range):
+            return items[self._count :]
+        return itertools.islice(items, self._count, None)
+
+
+class PrefetchDataset(_Reordering):
+    _repr_name = "_PrefetchDataset"
+
+    def __init__(self, input_dataset, buffer_size):
+        super().__init__(input_dataset)
+        self._buffer_size = check_count(buffer_size, "buffer_size")
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _transform(self, stream):
+        return stream()
+
+
+class CacheDataset(_Reordering):
+    """Keeps what its first complete iteration yields: row indices over slices (so a shuffled
+    order is kept, as TensorFlow keeps it), elements otherwise, and elements (as numpy
+    arrays, pickled) in ``filename`` when one is given."""
+
+    _repr_name = "CacheDataset"
+
+    def __init__(self, input_dataset, filename):
+        super().__init__(input_dataset)
+        self._filename = os.fspath(filename)
+        self._kept = None
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _slice_source(self):
+        return None if self._filename else self._input._slice_source()
+
+    def _transform(self, stream):
+        if self._kept is None and self._filename and os.path.exists(self._cache_path()):
+            with open(self._cache_path(), "rb") as f:
+                self._kept = [self._from_numpy(e) for e in pickle.load(f)]
+        if self._kept is not None:
+            return iter(self._kept)
+        return self._recording(iter(stream()))
+
+    def _recording(self, items):
+        seen = []
+        for item in items:
+            seen.append(item)
+            yield item
+        self._kept = seen
+        if self._filename:
+            with open(self._cache_path(), "wb") as f:
+                pickle.dump([_structure.to_numpy(e) for e in seen], f)
+
+    def _cache_path(self):
+        return self._filename + ".ffcache"
+
+    def _from_numpy(self, element):
+        return _structure.map_element(
+            lambda a, s: convert_to_tensor(a, dtype=s.dtype), element, self.element_spec
+        )

@@ -1,0 +1,270 @@
+"""`tf.data.Dataset`: an input pipeline of elements (tensors nested in tuples and dicts), built
+from in-memory data and transformed lazily, in Python.
+
+Datasets run eagerly: iterating one yields ferroflow tensors, and functions given to `map` and
+`filter` are called on each element (TensorFlow traces them once into a graph; the results are
+the same for functions of their inputs). Pipelines that only reorder or select the rows of
+`from_tensor_slices` data (`shuffle`, `take`, `skip`, `repeat`, `cache`, `prefetch`) work on row
+indices, so that `batch` slices the numpy arrays once per batch instead of stacking rows.
+"""
+
+import math
+
+import numpy as np
+
+from ferroflow import dtypes as _dtypes
+from ferroflow import errors
+from ferroflow.array_ops import constant
+from ferroflow.data import _structure
+
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator"]
+
+AUTOTUNE = -1
+INFINITE_CARDINALITY = -1
+UNKNOWN_CARDINALITY = -2
+
+
+class Dataset:
+    """A potentially large set of elements, iterated in order.
+
+    Build one with `from_tensor_slices`, `from_tensors` or `range`, transform it with `map`,
+    `filter`, `shuffle`, `batch`, `repeat`... (each returns a new dataset), and iterate it with
+    a `for` loop::
+
+        dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000).batch(32)
+        for x_batch, y_batch in dataset:
+            ...
+    """
+
+    # The class name `repr` shows, as TensorFlow's (`_TensorSliceDataset`...).
+    _repr_name = "DatasetV2"
+
+    # --- what subclasses provide ------------------------------------------------------------
+
+    @property
+    def element_spec(self):
+        """The `tf.TensorSpec` structure of the elements."""
+        raise NotImplementedError
+
+    def _cardinality(self):
+        """The number of elements, or INFINITE_CARDINALITY / UNKNOWN_CARDINALITY."""
+        raise NotImplementedError
+
+    def _elements(self):
+        """A fresh Python iterator over the elements (structures of tensors)."""
+        source = self._slice_source()
+        if source is None:
+            raise NotImplementedError
+        return map(source._row, self._indices())
+
+    def _slice_source(self):
+        """The `from_tensor_slices` dataset whose rows this one yields (selected and reordered
+        by `_indices`), or None when its elements are computed."""
+        return None
+
+    def _indices(self):
+        """The row numbers of `_slice_source` this dataset yields, in order (an iterable)."""
+        raise NotImplementedError
+
+    # --- iteration -------------------------------------------------------------------------
+
+    def __iter__(self):
+        return Iterator(self)
+
+    def as_numpy_iterator(self):
+        """An iterator over the elements as numpy values (structures of arrays)."""
+        return (_structure.to_numpy(element) for element in self._elements())
+
+    def cardinality(self):
+        """The number of elements as an int64 scalar tensor: -1 (`tf.data.INFINITE_CARDINALITY`)
+        for an infinite dataset, -2 (`tf.data.UNKNOWN_CARDINALITY`) when it cannot be known
+        without iterating (after `filter`, for instance)."""
+        return constant(self._cardinality(), dtype=_dtypes.int64)
+
+    def __len__(self):
+        n = self._cardinality()
+        if n == INFINITE_CARDINALITY:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN_CARDINALITY:
+            raise TypeError("The dataset length is unknown.")
+        return n
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        return f"<{self._repr_name} element_spec={self.element_spec!r}>"
+
+    # --- sources ---------------------------------------------------------------------------
+
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        """A dataset of the rows of ``tensors`` (sliced along their first dimension, which all
+        components must share)."""
+        from ferroflow.data._sources import TensorSliceDataset
+
+        return TensorSliceDataset(tensors)
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        """A dataset of one element, ``tensors``."""
+        from ferroflow.data._sources import TensorDataset
+
+        return TensorDataset(tensors)
+
+    @staticmethod
+    def range(*args, **kwargs):
+        """``range(stop)``, ``range(start, stop[, step])``: int64 scalars (``dtype=`` to
+        change), as Python's `range`."""
+        from ferroflow.data._sources import RangeDataset
+
+        return RangeDataset(*args, **kwargs)
+
+    @staticmethod
+    def zip(*args, datasets=None, name=None):
+        """Elements made of one element of each dataset: ``zip(a, b)`` or ``zip((a, b))``
+        gives tuples, ``zip({"a": a, "b": b})`` dicts; stops at the shortest dataset."""
+        from ferroflow.data._combining import ZipDataset
+
+        if datasets is not None:
+            if args:
+                raise TypeError("Both `*args` and `datasets` cannot be set.")
+            structure = datasets
+        elif len(args) == 1:
+            structure = args[0]
+        elif args:
+            structure = tuple(args)
+        else:
+            raise TypeError("Must pass at least one dataset to `zip`.")
+        return ZipDataset(structure)
+
+    # --- transformations --------------------------------------------------------------------
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """``map_func`` applied to each element (a tuple element is passed as separate
+        arguments, as in TensorFlow)."""
+        from ferroflow.data._functional import MapDataset
+
+        return MapDataset(self, map_func)
+
+    def filter(self, predicate, name=None):
+        """The elements for which ``predicate`` (returning a scalar bool) is True."""
+        from ferroflow.data._functional import FilterDataset
+
+        return FilterDataset(self, predicate)
+
+    def batch(
+        self,
+        batch_size,
+        drop_remainder=False,
+        num_parallel_calls=None,
+        deterministic=None,
+        name=None,
+    ):
+        """Consecutive elements stacked into batches of ``batch_size`` (the last one smaller
+        unless ``drop_remainder``)."""
+        from ferroflow.data._batching import BatchDataset
+
+        return BatchDataset(self, batch_size, drop_remainder)
+
+    def unbatch(self, name=None):
+        """The rows of each element, one element per row (the inverse of `batch`)."""
+        from ferroflow.data._batching import UnbatchDataset
+
+        return UnbatchDataset(self)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        """The elements in a random order, drawn from a buffer of ``buffer_size`` elements that
+        is refilled from the input (a buffer at least as large as the dataset shuffles it
+        uniformly). With ``reshuffle_each_iteration``, each iteration has a new order."""
+        from ferroflow.data._ordering import ShuffleDataset
+
+        return ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def repeat(self, count=None, name=None):
+        """The dataset ``count`` times over (forever when ``count`` is None or -1)."""
+        from ferroflow.data._ordering import RepeatDataset
+
+        return RepeatDataset(self, count)
+
+    def take(self, count, name=None):
+        """The first ``count`` elements (all of them when ``count`` is -1)."""
+        from ferroflow.data._ordering import TakeDataset
+
+        return TakeDataset(self, count)
+
+    def skip(self, count, name=None):
+        """All but the first ``count`` elements (none when ``count`` is -1)."""
+        from ferroflow.data._ordering import SkipDataset
+
+        return SkipDataset(self, count)
+
+    def cache(self, filename="", name=None):
+        """The elements of the first complete iteration, kept (in memory, or in ``filename``
+        when one is given) and replayed by the later ones."""
+        from ferroflow.data._ordering import CacheDataset
+
+        return CacheDataset(self, filename)
+
+    def prefetch(self, buffer_size, name=None):
+        """The same elements (elements are produced on demand: there is nothing to overlap)."""
+        from ferroflow.data._ordering import PrefetchDataset
+
+        return PrefetchDataset(self, buffer_size)
+
+    def concatenate(self, dataset, name=None):
+        """This dataset's elements followed by ``dataset``'s (of the same structure)."""
+        from ferroflow.data._combining import ConcatenateDataset
+
+        return ConcatenateDataset(self, dataset)
+
+    def apply(self, transformation_func):
+        """``transformation_func(self)``, which must return a dataset."""
+        dataset = transformation_func(self)
+        if not isinstance(dataset, Dataset):
+            raise TypeError(
+                "`transformation_func` must return a `tf.data.Dataset` object. "
+                f"Got {type(dataset)}."
+            )
+        return dataset
+
+
+class Iterator:
+    """What `iter(dataset)` returns: the elements, one `next` at a time."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._elements = dataset._elements()
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._elements)
+
+    def get_next(self):
+        """The next element; raises `tf.errors.OutOfRangeError` at the end."""
+        try:
+            return next(self._elements)
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+
+def check_count(value, what):
+    """An int count argument (Python int or integer scalar tensor)."""
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{what}` must be an integer, got {value!r}.")
+    return int(value)
+
+
+def finite_batches(n, batch_size, drop_remainder):
+    """The cardinality of `n` elements batched."""
+    if n < 0:
+        return n
+    return n // batch_size if drop_remainder else math.ceil(n / batch_size)

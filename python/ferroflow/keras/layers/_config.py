@@ -1,0 +1,115 @@
+"""The pieces of Keras 3 layer configs: serialised activations, initializers, regularizers,
+constraints and dtype policies, and the resolution of constraint identifiers."""
+
+from ferroflow import dtypes as _dtypes
+
+__all__ = [
+    "dtype_from_config",
+    "dtype_policy_config",
+    "get_constraint",
+    "serialize_activation",
+    "serialize_constraint",
+    "serialize_initializer",
+    "serialize_regularizer",
+]
+
+
+def dtype_policy_config(dtype):
+    """A layer's ``dtype`` as Keras 3 writes it: a serialised ``DTypePolicy``."""
+    return {
+        "module": "keras",
+        "class_name": "DTypePolicy",
+        "config": {"name": _dtypes.as_dtype(dtype).name},
+        "registered_name": None,
+    }
+
+
+def dtype_from_config(dtype):
+    """The `DType` named by a layer's ``dtype`` argument: None (float32), a dtype or its name,
+    or a serialised ``DTypePolicy``."""
+    if dtype is None:
+        return _dtypes.float32
+    if isinstance(dtype, dict):
+        dtype = (dtype.get("config") or {}).get("name")
+    name = getattr(dtype, "name", dtype)
+    if isinstance(name, str) and name.startswith("mixed_"):
+        raise ValueError(
+            f"Mixed precision dtype policies are not supported by ferroflow. Received: "
+            f"dtype={name!r}; pass a float dtype such as 'float32'."
+        )
+    try:
+        return _dtypes.as_dtype(dtype)
+    except TypeError:
+        raise ValueError(
+            f"Cannot convert '{dtype}' to a mixed precision DTypePolicy. Valid policies "
+            "include 'mixed_float16', 'mixed_bfloat16', and the name of any float dtype such "
+            "as 'float32'."
+        ) from None
+
+
+def _named_function_config(fn, kind):
+    """Keras's config of a plain function: its name, found again through custom_objects."""
+    name = getattr(fn, "__name__", None)
+    if name in (None, "<lambda>"):
+        raise ValueError(
+            f"Cannot serialize the {kind} {fn!r}: it has no name to serialize (use a named "
+            "function, or an object with `get_config`)."
+        )
+    return {
+        "module": "builtins",
+        "class_name": "function",
+        "config": name,
+        "registered_name": "function",
+    }
+
+
+def serialize_activation(activation):
+    """A built-in activation's name (also for functions named like one, such as
+    ``tf.nn.relu``), an activation object's config, or a named function's config."""
+    from ferroflow.keras import activations
+
+    try:
+        return activations.serialize(activation)
+    except ValueError:
+        pass
+    name = getattr(activation, "__name__", None)
+    if activations.ALL_OBJECTS_DICT.get(name) is not None:
+        return name
+    return _named_function_config(activation, "activation")
+
+
+def serialize_initializer(initializer):
+    from ferroflow.keras import initializers
+
+    if initializer is None or isinstance(initializer, initializers.Initializer):
+        return initializers.serialize(initializer)
+    return _named_function_config(initializer, "initializer")
+
+
+def serialize_regularizer(regularizer):
+    from ferroflow.keras import regularizers
+
+    if regularizer is None or isinstance(regularizer, regularizers.Regularizer):
+        return regularizers.serialize(regularizer)
+    return _named_function_config(regularizer, "regularizer")
+
+
+def get_constraint(identifier):
+    """A weight constraint: None, or any callable ``constraint(weight) -> weight`` (applied
+    after each optimizer step)."""
+    if identifier is None or callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret constraint identifier: {identifier}")
+
+
+def serialize_constraint(constraint):
+    if constraint is None:
+        return None
+    if hasattr(constraint, "get_config"):
+        return {
+            "module": "keras.constraints",
+            "class_name": type(constraint).__name__,
+            "config": constraint.get_config(),
+            "registered_name": None,
+        }
+    return _named_function_config(constraint, "constraint")

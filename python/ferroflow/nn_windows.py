@@ -1,0 +1,207 @@
+"""`tf.nn` convolution and pooling, and `tf.image.extract_patches`: TensorFlow's argument
+spellings (an int, or lists of 1, 2 or 4 values; NHWC or NCHW; padding names or explicit
+pads) normalised to the `[rows, cols]` pairs the core takes."""
+
+from ferroflow import _core
+from ferroflow.array_ops import expand_dims, squeeze, transpose
+from ferroflow.errors import InvalidArgumentError
+
+__all__ = [
+    "avg_pool",
+    "avg_pool1d",
+    "avg_pool2d",
+    "conv1d",
+    "conv2d",
+    "convolution",
+    "extract_patches",
+    "max_pool",
+    "max_pool1d",
+    "max_pool2d",
+]
+
+
+def _pair(value, name, channels_first=False):
+    """[rows, cols] from an int or a list of 1, 2 or 4 (batch and depth entries must be 1)."""
+    if value is None:
+        return [1, 1]
+    if isinstance(value, int):
+        return [value, value]
+    values = [int(v) for v in value]
+    if len(values) == 1:
+        return values * 2
+    if len(values) == 2:
+        return values
+    if len(values) == 4:
+        outer = (values[0], values[1]) if channels_first else (values[0], values[3])
+        if outer != (1, 1):
+            raise ValueError(
+                f"{name} in the batch and depth dimensions must be 1, got {values}: "
+                "the current implementation does not support them"
+            )
+        return values[2:] if channels_first else values[1:3]
+    raise ValueError(f"{name} must be an int or a list of 1, 2 or 4 ints, got {value}")
+
+
+def _padding(padding, channels_first=False):
+    """(name, explicit pads or None)."""
+    if isinstance(padding, str):
+        name = padding.upper()
+        if name not in ("SAME", "VALID"):
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed "
+                'values: "SAME", "VALID", "EXPLICIT"',
+            )
+        return name, None
+    pads = [[int(a), int(b)] for a, b in padding]
+    if len(pads) != 4:
+        raise ValueError(f"explicit padding needs one pair per dimension (4), got {padding}")
+    spatial = pads[2:] if channels_first else pads[1:3]
+    outer = pads[:2] if channels_first else [pads[0], pads[3]]
+    if outer != [[0, 0], [0, 0]]:
+        raise ValueError(
+            f"explicit padding of the batch and depth dimensions must be 0, got {padding}"
+        )
+    return "EXPLICIT", [spatial[0][0], spatial[0][1], spatial[1][0], spatial[1][1]]
+
+
+def _channels_first(data_format, last, first):
+    if data_format in (None, last):
+        return False
+    if data_format == first:
+        return True
+    raise ValueError(f"data_format must be {last!r} or {first!r}, got {data_format!r}")
+
+
+def _nhwc(x, channels_first):
+    return transpose(x, [0, 2, 3, 1]) if channels_first else x
+
+
+def _back(y, channels_first):
+    return transpose(y, [0, 3, 1, 2]) if channels_first else y
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    first = _channels_first(data_format, "NHWC", "NCHW")
+    name_, explicit = _padding(padding, first)
+    y = _core.conv2d(
+        _nhwc(input, first),
+        filters,
+        _pair(strides, "strides", first),
+        _pair(dilations, "dilations", first),
+        name_,
+        explicit,
+    )
+    return _back(y, first)
+
+
+def _widen_1d(value, name):
+    if value is None or isinstance(value, int):
+        return [1, 1 if value is None else value]
+    values = [int(v) for v in value]
+    if len(values) == 1:
+        return [1, values[0]]
+    if len(values) == 3:
+        return [1, values[1]]
+    raise ValueError(f"{name} must be an int or a list of 1 or 3 ints, got {value}")
+
+
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
+    first = _channels_first(data_format, "NWC", "NCW")
+    if not isinstance(padding, str):
+        raise ValueError(f"conv1d padding must be 'SAME' or 'VALID', got {padding!r}")
+    x = expand_dims(input, 2 if first else 1)
+    y = conv2d(
+        x,
+        expand_dims(filters, 0),
+        _widen_1d(stride, "stride"),
+        padding,
+        "NCHW" if first else "NHWC",
+        _widen_1d(dilations, "dilations"),
+    )
+    return squeeze(y, [2 if first else 1])
+
+
+def convolution(
+    input, filters, strides=None, padding="VALID", data_format=None, dilations=None, name=None
+):
+    rank = len(input.shape)
+    if rank == 3:
+        return conv1d(input, filters, strides or 1, padding, data_format or "NWC", dilations)
+    if rank == 4:
+        return conv2d(input, filters, strides or 1, padding, data_format or "NHWC", dilations)
+    raise ValueError(f"convolution supports 1-D and 2-D inputs (rank 3 or 4), got rank {rank}")
+
+
+def _pool2d(kind, input, ksize, strides, padding, data_format):
+    first = _channels_first(data_format, "NHWC", "NCHW")
+    if not isinstance(padding, str):
+        raise ValueError(f"pooling padding must be 'SAME' or 'VALID', got {padding!r}")
+    name, _ = _padding(padding)
+    y = _core.pool2d(
+        kind,
+        _nhwc(input, first),
+        _pair(ksize, "ksize", first),
+        _pair(strides, "strides", first),
+        name,
+    )
+    return _back(y, first)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    return _pool2d("MAX", input, ksize, strides, padding, data_format)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    return _pool2d("AVG", input, ksize, strides, padding, data_format)
+
+
+def _pool1d(kind, input, ksize, strides, padding, data_format):
+    first = _channels_first(data_format, "NWC", "NCW")
+    x = expand_dims(input, 2 if first else 1)
+    y = _pool2d(
+        kind,
+        x,
+        _widen_1d(ksize, "ksize"),
+        _widen_1d(strides, "strides"),
+        padding,
+        "NCHW" if first else "NHWC",
+    )
+    return squeeze(y, [2 if first else 1])
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    return _pool1d("MAX", input, ksize, strides, padding, data_format)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    return _pool1d("AVG", input, ksize, strides, padding, data_format)
+
+
+def _pool(kind, input, ksize, strides, padding, data_format):
+    rank = len(input.shape)
+    if rank == 3:
+        return _pool1d(kind, input, ksize, strides, padding, data_format or "NWC")
+    if rank == 4:
+        return _pool2d(kind, input, ksize, strides, padding, data_format or "NHWC")
+    raise ValueError(f"pooling supports 1-D and 2-D inputs (rank 3 or 4), got rank {rank}")
+
+
+def max_pool(input, ksize, strides, padding, data_format=None, name=None):
+    return _pool("MAX", input, ksize, strides, padding, data_format)
+
+
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
+    return _pool("AVG", input, ksize, strides, padding, data_format)
+
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    name_, _ = _padding(padding)
+    return _core.extract_patches(
+        images,
+        _pair(sizes, "sizes"),
+        _pair(strides, "strides"),
+        _pair(rates, "rates"),
+        name_,
+    )

@@ -1,0 +1,239 @@
+//! Convolution and pooling over NHWC images, composed from the `Patches` primitive: a
+//! convolution is patches times the flattened filter (one GEMM, as im2col frameworks do), a
+//! pooling a reduction over each window. Gradients follow from the parts (`Patches` has its
+//! adjoint as gradient); max pooling alone has a rule of its own, TensorFlow's: the whole
+//! gradient goes to the first maximum of each window.
+
+use super::patches::{PatchFill, PatchSpec};
+use super::*;
+use crate::autodiff::custom;
+use crate::ops::reduce::ArgOp;
+
+/// TensorFlow's `padding` argument, for the two spatial axes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Padding {
+    Valid,
+    Same,
+    /// (before, after) per spatial axis.
+    Explicit([(usize, usize); 2]),
+}
+
+/// Window sizes, strides and dilations of one 2-D op, `[rows, cols]` each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub kernel: [usize; 2],
+    pub strides: [usize; 2],
+    pub dilations: [usize; 2],
+}
+
+/// Output size and padding before, per axis, with TensorFlow's rules: SAME gives
+/// ceil(size / stride) outputs and puts the odd padding element after.
+fn geometry(image: [usize; 2], w: &Window, padding: &Padding, op: &str) -> Result<PatchSpec> {
+    let mut out = [0; 2];
+    let mut pad = [0; 2];
+    for axis in 0..2 {
+        let (size, k, s, d) = (image[axis], w.kernel[axis], w.strides[axis], w.dilations[axis]);
+        if k == 0 || s == 0 || d == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "window sizes, strides and dilations must be positive, got kernel {:?}, strides {:?}, dilations {:?} [Op:{op}]",
+                w.kernel, w.strides, w.dilations
+            )));
+        }
+        let span = (k - 1).saturating_mul(d).saturating_add(1);
+        (out[axis], pad[axis]) = match padding {
+            Padding::Same => {
+                let o = size.div_ceil(s);
+                let total = ((o.max(1) - 1) * s + span).saturating_sub(size);
+                (o, total / 2)
+            }
+            Padding::Valid | Padding::Explicit(_) => {
+                let (before, after) = match padding {
+                    Padding::Explicit(p) => p[axis],
+                    _ => (0, 0),
+                };
+                let padded = size.saturating_add(before).saturating_add(after);
+                if padded < span {
+                    let negative = (padded as i64 - span as i64 + s as i64) / s as i64;
+                    return Err(Error::InvalidArgument(format!(
+                        "Computed output size would be negative: {negative} [input_size: {padded}, effective_filter_size: {span}, stride: {s}] [Op:{op}]"
+                    )));
+                }
+                ((padded - span) / s + 1, before)
+            }
+        };
+    }
+    Ok(PatchSpec {
+        kernel: w.kernel,
+        strides: w.strides,
+        dilations: w.dilations,
+        pad,
+        out,
+        fill: PatchFill::Zero,
+    })
+}
+
+fn image_of(x: &Tensor, op: &str) -> Result<[usize; 2]> {
+    match x.dims() {
+        &[_, h, w, _] => Ok([h, w]),
+        d => Err(Error::InvalidArgument(format!(
+            "input must be 4-dimensional [batch, height, width, channels], got shape {d:?} [Op:{op}]"
+        ))),
+    }
+}
+
+fn float_only(x: &Tensor, op: &str) -> Result<()> {
+    if !x.dtype().is_floating() {
+        return Err(Error::InvalidArgument(format!(
+            "Value for attr 'T' of {} is not in the list of allowed values: half, bfloat16, float, double [Op:{op}]",
+            x.dtype()
+        )));
+    }
+    Ok(())
+}
+
+/// `tf.image.extract_patches` with its `[1, r, c, 1]`-style arguments reduced to `[r, c]`.
+pub fn extract_patches(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
+    let spec = geometry(image_of(x, "ExtractImagePatches")?, w, padding, "ExtractImagePatches")?;
+    apply1(&Op::Patches(spec), &[x])
+}
+
+/// `tf.nn.conv2d` (NHWC): `filters` is `[KH, KW, C_in, C_out]`.
+pub fn conv2d(x: &Tensor, filters: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
+    let op = "Conv2D";
+    let image = image_of(x, op)?;
+    if x.dtype() == DType::Bool || x.dtype().is_complex() {
+        return Err(Error::InvalidArgument(format!(
+            "Value for attr 'T' of {} is not in the list of allowed values: half, bfloat16, float, double, int32 [Op:{op}]",
+            x.dtype()
+        )));
+    }
+    let &[kh, kw, cin, cout] = filters.dims() else {
+        return Err(Error::InvalidArgument(format!(
+            "filter must be 4-dimensional [height, width, in_channels, out_channels], got shape {:?} [Op:{op}]",
+            filters.dims()
+        )));
+    };
+    if filters.dtype() != x.dtype() {
+        return Err(Error::InvalidArgument(format!(
+            "filter must have the input's dtype {}, got {} [Op:{op}]",
+            x.dtype(),
+            filters.dtype()
+        )));
+    }
+    let c = x.dims()[3];
+    if c != cin {
+        return Err(Error::InvalidArgument(format!(
+            "input depth must be evenly divisible by filter depth: {c} vs {cin} (grouped convolutions are not supported) [Op:{op}]"
+        )));
+    }
+    let window = Window { kernel: [kh, kw], ..*w };
+    let spec = geometry(image, &window, padding, op)?;
+    let pointwise = spec.window() == 1 && spec.strides == [1, 1] && spec.pad == [0, 0];
+    let cols = if pointwise && spec.out == image {
+        x.clone()
+    } else {
+        apply1(&Op::Patches(spec.clone()), &[x])?
+    };
+    let k = (kh * kw * cin) as i64;
+    let rows = reshape(&cols, &[-1, k])?;
+    let product = matmul(&rows, &reshape(filters, &[k, cout as i64])?, Default::default())?;
+    reshape(&product, &[-1, spec.out[0] as i64, spec.out[1] as i64, cout as i64])
+}
+
+/// `tf.nn.conv1d` (NWC): a conv2d over a height-1 image; `filters` is `[K, C_in, C_out]`.
+pub fn conv1d(
+    x: &Tensor,
+    filters: &Tensor,
+    stride: usize,
+    padding: &Padding,
+    dilation: usize,
+) -> Result<Tensor> {
+    if x.rank() != 3 || filters.rank() != 3 {
+        return Err(Error::InvalidArgument(format!(
+            "conv1d takes a 3-D input [batch, width, channels] and a 3-D filter [width, in, out], got shapes {:?} and {:?} [Op:Conv1D]",
+            x.dims(),
+            filters.dims()
+        )));
+    }
+    let padding = match padding {
+        Padding::Explicit(p) => Padding::Explicit([(0, 0), p[1]]),
+        other => other.clone(),
+    };
+    let w = Window { kernel: [1, 1], strides: [1, stride], dilations: [1, dilation] };
+    let y = conv2d(&expand_dims(x, 1)?, &expand_dims(filters, 0)?, &w, &padding)?;
+    squeeze(&y, Some(&[1]))
+}
+
+/// Windows as `[N, OH, OW, KH*KW, C]`, for the poolings.
+fn pooled_windows(
+    x: &Tensor,
+    w: &Window,
+    padding: &Padding,
+    fill: PatchFill,
+    op: &str,
+) -> Result<(Tensor, PatchSpec)> {
+    let spec = PatchSpec { fill, ..geometry(image_of(x, op)?, w, padding, op)? };
+    let cols = apply1(&Op::Patches(spec.clone()), &[x])?;
+    let c = x.dims()[3] as i64;
+    let dims = [-1, spec.out[0] as i64, spec.out[1] as i64, spec.window() as i64, c];
+    Ok((reshape(&cols, &dims)?, spec))
+}
+
+/// `tf.nn.max_pool2d`. The gradient goes to each window's first maximum (TensorFlow's
+/// MaxPoolGrad), not split between ties as a reduction's would be.
+pub fn max_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
+    let op = "MaxPool";
+    if x.dtype() == DType::Bool || x.dtype().is_complex() {
+        return Err(Error::InvalidArgument(format!(
+            "MaxPool takes real numbers, got {} [Op:{op}]",
+            x.dtype()
+        )));
+    }
+    let (w, backward_padding) = (*w, padding.clone());
+    custom(
+        &[x],
+        || reduce_max(&pooled_windows(x, &w, padding, PatchFill::Lowest, op)?.0, Some(&[3]), false),
+        move |inputs, _, g| {
+            let Some(g) = &g[0] else { return Ok(vec![None]) };
+            let x = &inputs[0];
+            let (win, spec) = pooled_windows(x, &w, &backward_padding, PatchFill::Lowest, op)?;
+            let first = arg_reduce(ArgOp::ArgMax, &win, 3, DType::I32)?;
+            let (one, zero) = (scalar_like(g, 1.0), scalar_like(g, 0.0));
+            let picked =
+                mul(&one_hot(&first, spec.window(), &one, &zero, 3)?, &expand_dims(g, 3)?)?;
+            let cols = reshape(
+                &picked,
+                &[-1, spec.out[0] as i64, spec.out[1] as i64, (spec.window() * x.dims()[3]) as i64],
+            )?;
+            let image = image_of(x, op)?;
+            Ok(vec![Some(apply1(&Op::PatchesGrad { spec, image }, &[&cols])?)])
+        },
+    )
+}
+
+/// `tf.nn.avg_pool2d`: padding is left out of each window's average, as in TensorFlow.
+pub fn avg_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
+    let op = "AvgPool";
+    float_only(x, op)?;
+    let (windows, spec) = pooled_windows(x, w, padding, PatchFill::Zero, op)?;
+    let sums = reduce_sum(&windows, Some(&[3]), false)?;
+    if spec.pad == [0, 0] && *padding != Padding::Same {
+        return mul(&sums, &scalar_like(&sums, 1.0 / spec.window() as f64));
+    }
+    // Each output's count of in-image taps, a constant of the geometry.
+    let image = image_of(x, op)?;
+    let count = |axis: usize, o: usize| {
+        (0..spec.kernel[axis])
+            .filter(|&k| {
+                let at = o * spec.strides[axis] + k * spec.dilations[axis];
+                at >= spec.pad[axis] && at - spec.pad[axis] < image[axis]
+            })
+            .count()
+    };
+    let inverse: Vec<f64> = (0..spec.out[0])
+        .flat_map(|r| (0..spec.out[1]).map(move |c| (r, c)))
+        .map(|(r, c)| 1.0 / (count(0, r) * count(1, c)).max(1) as f64)
+        .collect();
+    let scale = Tensor::from_slice(&inverse, &[spec.out[0], spec.out[1], 1])?;
+    mul(&sums, &cast(&scale, x.dtype())?)
+}
