@@ -1013,12 +1013,6 @@ def test_restored_state_continues_the_trajectory_in_a_fresh_optimizer(tmp_path):
         np.testing.assert_allclose(a.numpy(), c.numpy(), **TOL)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="ferroflow's restore-on-create assigns a variable made inside a tf.function trace "
-    "with a graph op, so the checkpointed value is written again on every call",
-)
 def test_restore_before_a_build_inside_tf_function_continues_the_trajectory(tmp_path):
     optimizer, w, b = _adam_after_steps(2)
     path = tf.train.Checkpoint(optimizer=optimizer, w=w, b=b).save(str(tmp_path / "ckpt"))

@@ -1,13 +1,15 @@
 """One `restore()`/`read()` of a checkpoint: pairs Python objects with the checkpoint's nodes by
 walking both graphs from the root along equally named edges, assigns each paired variable its
 stored value (checking dtype and shape as TensorFlow does), and leaves nodes whose Python object
-does not exist yet waiting in `_deferred` until it is attached."""
+does not exist yet waiting in `_deferred` until it is attached. Values are always assigned
+eagerly, also when the attachment happens while a `tf.function` is traced."""
 
 import collections
 import logging
+import threading
 import weakref
 
-from ferroflow import errors
+from ferroflow import _core, errors
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.train import _deferred
 from ferroflow.train.trackable import MISSING, child_named, is_anchor, is_variable
@@ -191,4 +193,27 @@ class Restoration:
                 f"Received incompatible tensor with shape {stored} when attempting to restore "
                 f"variable with shape {variable.shape} and name {variable.name}."
             )
+        _assign_eagerly(variable, value)
+
+
+def _assign_eagerly(variable, value):
+    """Assigns now, even while a `tf.function` is being traced: a variable created by the first
+    trace (an optimizer's slot, say) takes its checkpointed value once, as TensorFlow restores
+    under `init_scope`, instead of the trace recording an assignment that every call would
+    repeat. Traces are per thread, so a helper thread sees no trace and assigns eagerly."""
+    if not _core.graph_tracing():
         variable.assign(value, read_value=False)
+        return
+    failure = []
+
+    def assign():
+        try:
+            variable.assign(value, read_value=False)
+        except BaseException as e:  # re-raised in the tracing thread
+            failure.append(e)
+
+    helper = threading.Thread(target=assign, name="ferroflow-restore")
+    helper.start()
+    helper.join()
+    if failure:
+        raise failure[0]

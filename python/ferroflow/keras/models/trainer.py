@@ -168,7 +168,8 @@ class Trainer:
         self.test_function = None
         self.predict_function = None
         self._compile_config = {
-            "optimizer": optimizer,
+            # The resolved optimizer, as Keras stores it: "sgd" saves as a full SGD config.
+            "optimizer": self.optimizer,
             "loss": loss,
             "loss_weights": loss_weights,
             "metrics": metrics,

@@ -8,6 +8,8 @@ variable updates only, so one code path runs eagerly and inside traces. All stat
 (``_iterations``, ``_learning_rate``, ``_variables/N``, ``_trainable_variables/N``).
 """
 
+import warnings
+
 import numpy as np
 
 from ferroflow import array_ops
@@ -248,6 +250,28 @@ class Optimizer(AutoTrackable):
                     f"compatible with provided weight shape {np.shape(weight)}."
                 )
             variable.assign(weight)
+
+    def save_own_variables(self, store):
+        """Writes `variables` into ``store`` under "0", "1"... (a Keras weights file's
+        ``optimizer/vars`` group)."""
+        for i, variable in enumerate(self.variables):
+            store[str(i)] = variable.numpy()
+
+    def load_own_variables(self, store):
+        """Reads what `save_own_variables` wrote. A saved state with another number of
+        variables (an optimizer not built yet, say) is skipped with a warning, as in Keras."""
+        if len(store.keys()) != len(self.variables):
+            message = (
+                f"Skipping variable loading for optimizer '{self.name}', because it has "
+                f"{len(self.variables)} variables whereas the saved optimizer has "
+                f"{len(store.keys())} variables. "
+            )
+            if len(self.variables) == 0:
+                message += "This is likely because the optimizer has not been called/built yet."
+            warnings.warn(message, stacklevel=2)
+            return
+        for i, variable in enumerate(self.variables):
+            variable.assign(store[str(i)])
 
     # --- variable updates (casting as Keras's TensorFlow backend does) --------------------------
 

@@ -1,19 +1,33 @@
-"""`tf.keras.saving`: whole-model files and weights files (being written)."""
+"""`tf.keras.saving`: whole models (`.keras` archives, TensorFlow SavedModels), weights
+(`.weights.h5` files, TensorFlow checkpoints) and the Keras object (de)serialization they use.
+`saving_api` says which format a path means; `keras_archive` documents ferroflow's one
+departure from Keras's `.keras` layout (weights stored as `.npz`, as h5py is optional)."""
 
-__all__ = ["load_model", "load_weights", "save_model", "save_weights"]
+from ferroflow.keras.saving.object_registration import (
+    CustomObjectScope,
+    custom_object_scope,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+)
+from ferroflow.keras.saving.saving_api import load_model, load_weights, save_model, save_weights
+from ferroflow.keras.saving.serialization_lib import (
+    deserialize_keras_object,
+    serialize_keras_object,
+)
 
-
-def save_model(model, filepath, overwrite=True, **kwargs):
-    raise NotImplementedError("model saving is being written")
-
-
-def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    raise NotImplementedError("model loading is being written")
-
-
-def save_weights(model, filepath, overwrite=True, **kwargs):
-    raise NotImplementedError("weights saving is being written")
-
-
-def load_weights(model, filepath, skip_mismatch=False, **kwargs):
-    raise NotImplementedError("weights loading is being written")
+__all__ = [
+    "CustomObjectScope",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
+    "load_model",
+    "load_weights",
+    "register_keras_serializable",
+    "save_model",
+    "save_weights",
+    "serialize_keras_object",
+]

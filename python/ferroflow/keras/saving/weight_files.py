@@ -1,0 +1,73 @@
+"""Encoding `saveable_state`'s ``{path: array}`` as bytes: NumPy's ``.npz`` (always available;
+one member per path) or Keras 3's HDF5 layout (groups ``<path>/vars`` holding datasets
+``"0"``, ``"1"``..., with the saveable's name as the group's ``name`` attribute), which needs
+h5py."""
+
+import io
+import zipfile
+
+import numpy as np
+
+__all__ = ["decode_h5", "decode_npz", "encode_h5", "encode_npz", "import_h5py"]
+
+
+def import_h5py(purpose):
+    """The h5py module, or ImportError saying what needed it."""
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError(
+            f"{purpose} requires the h5py package, which is not installed. You can install it "
+            "via `pip install h5py`, or save the weights as a TensorFlow checkpoint instead by "
+            "passing a path without the `.h5` suffix (e.g. `model.save_weights('ckpt/weights')`)."
+        ) from None
+    return h5py
+
+
+def _corrupt(where, why):
+    return ValueError(f"Could not read the weights in {where}: {why}")
+
+
+def encode_npz(arrays):
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def decode_npz(data, where):
+    """The arrays of an ``.npz`` payload; no pickled objects are ever loaded."""
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as contents:
+            return {key: contents[key] for key in contents.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as e:
+        raise _corrupt(where, f"the .npz data is corrupt ({e})") from None
+
+
+def encode_h5(arrays, names):
+    """HDF5 bytes in Keras 3's layout; ``names`` maps a saveable's path to its name."""
+    h5py = import_h5py("Saving weights in the HDF5 format")
+    buffer = io.BytesIO()
+    with h5py.File(buffer, "w") as f:
+        for path, name in names.items():
+            group = f.require_group(f"{path}/vars" if path else "vars")
+            group.attrs["name"] = name
+        for key, value in arrays.items():
+            f[key] = value
+    return buffer.getvalue()
+
+
+def decode_h5(data, where):
+    """The arrays of an HDF5 weights file, by path (``layers/dense/vars/0``)."""
+    h5py = import_h5py("Loading weights from an HDF5 file")
+    arrays = {}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            arrays[name] = np.asarray(obj[()])
+
+    try:
+        with h5py.File(io.BytesIO(data), "r") as f:
+            f.visititems(visit)
+    except OSError as e:
+        raise _corrupt(where, f"it is not a readable HDF5 file ({e})") from None
+    return arrays
