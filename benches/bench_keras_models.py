@@ -33,7 +33,7 @@ CLASSES = 10
 BATCH = 128
 REPEATS = 2
 # (steps per timed epoch, timed epochs, predict samples) per model; --quick shortens them.
-FULL = {"mlp": (50, 2, 8192), "cnn": (20, 2, 2048)}
+FULL = {"mlp": (100, 3, 8192), "cnn": (20, 2, 2048)}
 QUICK = {"mlp": (20, 1, 2048), "cnn": (6, 1, 512)}
 # lavapipe runs the GPU kernels on the CPU, much slower than ferroflow's CPU kernels.
 GPU_SCALE = 4
@@ -96,6 +96,9 @@ def epoch_timer(tf):
 def measure(tf, kind, sizes):
     """{"train": steps/s, "predict": samples/s, "loss": last epoch's loss}."""
     steps, epochs, predict_samples = sizes
+    # All epochs draw from one pass over the data (steps_per_epoch continues the iterator).
+    if steps * (1 + epochs) > SAMPLES // BATCH:
+        raise ValueError(f"{steps} steps x {1 + epochs} epochs exceed one pass over the data")
     x, y = data(kind)
     model = make_model(tf, kind)
     timer = epoch_timer(tf)

@@ -15,6 +15,7 @@ for name in (
     "bench_function",
     "bench_saved_model",
     "bench_fit",
+    "bench_keras_models",
     "bench_gpu",
 ):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)

@@ -84,7 +84,10 @@ impl Tensor {
         &self.shape
     }
 
+    /// The dims; inside a trace, reading a value whose dims the signature leaves unknown
+    /// specialises the graph to the traced shapes (see `trace::note_dims_read`).
     pub fn dims(&self) -> &[usize] {
+        crate::graph::trace::note_dims_read(self);
         self.shape.dims()
     }
 
@@ -93,6 +96,7 @@ impl Tensor {
     }
 
     pub fn num_elements(&self) -> usize {
+        crate::graph::trace::note_dims_read(self);
         self.shape.num_elements()
     }
 

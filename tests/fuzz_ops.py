@@ -86,6 +86,7 @@ MODULES = (
     ("tf.nn", tf.nn),
     ("tf.linalg", tf.linalg),
     ("tf.random", tf.random),
+    ("tf.image", tf.image),
 )
 
 
@@ -1219,6 +1220,74 @@ def _moments(g):
     if g.p(0.1):
         kwargs["shift"] = g.number()
     return [g.tensor(dims=dims), axes], kwargs
+
+
+def _window_arg(g, rank):
+    """A size/stride/dilation argument: an int or a list of 1, 2 (or 4) entries."""
+    if g.bad():
+        return g.pick((0, -1, [1, 2, 3], [2, 1, 1, 2], "2", None, 2**40))
+    pick = g.pick(("int", "one", "spatial", "full")) if rank == 4 else "int"
+    values = [g.int_in(1, 3) for _ in range(2)]
+    return {
+        "int": values[0],
+        "one": [values[0]],
+        "spatial": values,
+        "full": [1, *values, 1],
+    }[pick]
+
+
+def _window_padding(g):
+    if g.bad():
+        return g.pick(("same", "FULL", "", None, [[0, 0]], [[0, 0], [1, -1], [0, 0], [0, 0]]))
+    if g.p(0.2):
+        return [[0, 0], [g.int_in(0, 2), g.int_in(0, 2)], [g.int_in(0, 2), g.int_in(0, 2)], [0, 0]]
+    return g.pick(("SAME", "VALID"))
+
+
+@spec("tf.nn.conv2d", "tf.nn.convolution")
+def _conv2d(g):
+    dims = g.dims(rank=4 if not g.bad() else g.int_in(2, 5))
+    c = dims[-1] if dims else 1
+    dtype = g.pick(FLOATS + (tf.int32,)) if not g.bad() else g.pick(DTYPES)
+    fdims = [g.int_in(1, 3), g.int_in(1, 3), c if not g.bad() else c + 1, g.int_in(1, 3)]
+    kwargs = {"dilations": _window_arg(g, 4)} if g.p(0.3) else {}
+    args = [g.tensor(dtype=dtype, dims=dims), g.tensor(dtype=dtype, dims=fdims)]
+    return args + [_window_arg(g, 4), _window_padding(g)], kwargs
+
+
+@spec("tf.nn.conv1d")
+def _conv1d(g):
+    dims = g.dims(rank=3 if not g.bad() else g.int_in(2, 4))
+    c = dims[-1] if dims else 1
+    dtype = g.pick(FLOATS)
+    fdims = [g.int_in(1, 3), c if not g.bad() else c + 1, g.int_in(1, 3)]
+    padding = g.pick(("SAME", "VALID")) if not g.bad() else g.pick(("same", [[0, 0]], None))
+    args = [g.tensor(dtype=dtype, dims=dims), g.tensor(dtype=dtype, dims=fdims)]
+    return args + [_window_arg(g, 3), padding], {}
+
+
+@spec(*(f"tf.nn.{k}_pool{d}" for k in ("max", "avg") for d in ("", "1d", "2d")))
+def _pool(g):
+    rank = g.pick((3, 4)) if not g.bad() else g.int_in(1, 5)
+    dims = g.dims(rank=rank)
+    dtype = g.pick(FLOATS) if not g.bad() else g.pick(DTYPES)
+    padding = g.pick(("SAME", "VALID")) if not g.bad() else g.pick(("same", None, [[0, 0]]))
+    return [
+        g.tensor(dtype=dtype, dims=dims),
+        _window_arg(g, rank),
+        _window_arg(g, rank),
+        padding,
+    ], {}
+
+
+@spec("tf.image.extract_patches")
+def _extract_patches(g):
+    dims = g.dims(rank=4 if not g.bad() else g.int_in(2, 5))
+    sizes, strides, rates = ([1, g.int_in(1, 3), g.int_in(1, 3), 1] for _ in range(3))
+    if g.bad():
+        sizes = _window_arg(g, 4)
+    padding = g.pick(("SAME", "VALID")) if not g.bad() else g.pick(("same", None))
+    return [g.tensor(dims=dims), sizes, strides, rates, padding], {}
 
 
 @spec("tf.random.uniform")

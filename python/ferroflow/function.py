@@ -186,8 +186,9 @@ class Function:
                     instance and id(instance),
                     tuple(tuple(t._dims) for t in tensors),
                 )
+                dims = [tuple(t._dims) for t in tensors]
                 concrete = self._concrete.get(exact) or self._trace(
-                    instance, values, exact, tensors, count=False
+                    instance, values, exact, tensors, dims, count=False
                 )
         return concrete
 

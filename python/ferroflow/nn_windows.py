@@ -3,7 +3,7 @@ spellings (an int, or lists of 1, 2 or 4 values; NHWC or NCHW; padding names or 
 pads) normalised to the `[rows, cols]` pairs the core takes."""
 
 from ferroflow import _core
-from ferroflow.array_ops import expand_dims, squeeze, transpose
+from ferroflow.array_ops import convert_to_tensor, expand_dims, squeeze, transpose
 from ferroflow.errors import InvalidArgumentError
 
 __all__ = [
@@ -126,6 +126,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
 def convolution(
     input, filters, strides=None, padding="VALID", data_format=None, dilations=None, name=None
 ):
+    input = convert_to_tensor(input)
     rank = len(input.shape)
     if rank == 3:
         return conv1d(input, filters, strides or 1, padding, data_format or "NWC", dilations)
@@ -180,6 +181,7 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
 
 
 def _pool(kind, input, ksize, strides, padding, data_format):
+    input = convert_to_tensor(input)
     rank = len(input.shape)
     if rank == 3:
         return _pool1d(kind, input, ksize, strides, padding, data_format or "NWC")

@@ -37,6 +37,9 @@ struct Frame {
 thread_local! {
     static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
     static SUSPENDED: Cell<usize> = const { Cell::new(0) };
+    /// Some open frame has a value with an unknown dimension (cleared when the last closes):
+    /// lets `note_dims_read` cost one thread-local read everywhere else.
+    static UNKNOWN_DIMS: Cell<bool> = const { Cell::new(false) };
     /// `tf.name_scope`'s prefix ("outer/inner/") for the names of recorded nodes.
     static NAME_SCOPE: RefCell<String> = const { RefCell::new(String::new()) };
 }
@@ -90,6 +93,39 @@ pub fn begin() {
 /// Abandons the innermost frame (the traced Python function raised).
 pub fn abandon() {
     FRAMES.with(|f| f.borrow_mut().pop());
+    forget_unknown_when_closed();
+}
+
+fn forget_unknown_when_closed() {
+    if !open() {
+        UNKNOWN_DIMS.with(|u| u.set(false));
+    }
+}
+
+fn mark_unknown(frame: &mut Frame, unknown: bool) {
+    frame.has_unknown |= unknown;
+    if unknown {
+        UNKNOWN_DIMS.with(|u| u.set(true));
+    }
+}
+
+/// Compositions read a value's example dims (`Tensor::dims`) to build attributes and
+/// constants (a mean's count, expand_dims's target shape). Where the traced value has an
+/// unknown dimension those are the example's sizes, so the graph becomes valid only for the
+/// traced shapes and callers trace again for others. Kernels run suspended and the trace's
+/// own bookkeeping holds the frames, so neither counts.
+pub fn note_dims_read(t: &Tensor) {
+    if !UNKNOWN_DIMS.with(Cell::get) || SUSPENDED.with(Cell::get) > 0 {
+        return;
+    }
+    FRAMES.with(|f| {
+        let Ok(mut frames) = f.try_borrow_mut() else { return };
+        let Some(depth) = frames.len().checked_sub(1) else { return };
+        let Some((d, v)) = find(&frames, depth, t.id()) else { return };
+        if !frames[d].graph.info(v).fully_known() {
+            frames[depth].specialised = true;
+        }
+    })
 }
 
 fn unique_name(frame: &mut Frame, base: &str) -> String {
@@ -133,7 +169,7 @@ pub fn placeholder(example: &Tensor, name: &str, dims: Vec<Option<usize>>) -> Re
         let mut frames = f.borrow_mut();
         let frame = frames.last_mut().ok_or_else(not_tracing)?;
         let value = example.with_new_id();
-        frame.has_unknown |= dims.iter().any(Option::is_none);
+        mark_unknown(frame, dims.iter().any(Option::is_none));
         let info = ValueInfo { dtype: example.dtype(), dims };
         let index = frame.arguments;
         frame.arguments += 1;
@@ -159,7 +195,7 @@ fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
             let outer = resolve(frames, depth - 1, t);
             let info = frames[depth - 1].graph.info(outer).clone();
             let frame = &mut frames[depth];
-            frame.has_unknown |= !info.fully_known();
+            mark_unknown(frame, !info.fully_known());
             frame.captures.push(outer);
             frame.capture_examples.push(t.clone());
             let kind = NodeKind::Placeholder(usize::MAX);
@@ -203,7 +239,7 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
         };
         let dims = shapes::infer(op, &infos, outputs, symbolic_inputs);
         frame.specialised |= frame.has_unknown && shapes::bakes_shape(op);
-        frame.has_unknown |= dims.iter().flatten().any(Option::is_none);
+        mark_unknown(frame, dims.iter().flatten().any(Option::is_none));
         let infos = outputs
             .iter()
             .zip(dims)
@@ -307,7 +343,7 @@ pub(crate) fn record_node(
         let Some(depth) = frames.len().checked_sub(1) else { return };
         let refs: Vec<ValueRef> = inputs.iter().map(|t| resolve(&mut frames, depth, t)).collect();
         let frame = &mut frames[depth];
-        frame.has_unknown |= dims.iter().flatten().any(Option::is_none);
+        mark_unknown(frame, dims.iter().flatten().any(Option::is_none));
         let infos = outputs
             .iter()
             .zip(dims)
@@ -328,6 +364,9 @@ pub fn finish(outputs: &[Tensor]) -> Result<Traced> {
         let depth = frames.len().checked_sub(1).ok_or_else(not_tracing)?;
         let refs: Vec<ValueRef> = outputs.iter().map(|t| resolve(&mut frames, depth, t)).collect();
         let mut frame = frames.pop().expect("checked");
+        if frames.is_empty() {
+            UNKNOWN_DIMS.with(|u| u.set(false));
+        }
         // Captures are numbered after the arguments, in the order they were made.
         let mut next = frame.arguments;
         for node in frame.graph.nodes.iter_mut() {

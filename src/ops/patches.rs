@@ -10,6 +10,7 @@ use crate::kernels::parallel;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::{with_all, with_numeric, with_real};
+use rayon::prelude::*;
 
 /// What a window reads outside the image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -94,34 +95,48 @@ pub fn patches_grad_shape(cols: &Tensor, spec: &PatchSpec, image: [usize; 2]) ->
     Ok(Shape(dims.to_vec()))
 }
 
+/// Rows of output (or pixels of the adjoint) per parallel task: enough work to pay for a task.
+fn rows_per_task(row_len: usize) -> usize {
+    (parallel::GRAIN / 4 / row_len.max(1)).max(1)
+}
+
+/// Copies each window's taps as contiguous runs of `c` channels; taps outside the image keep
+/// the fill value.
+fn copy_windows<T: Element>(v: &[T], image: [usize; 4], spec: &PatchSpec, fill: T) -> Vec<T> {
+    let [n, h, w, c] = image;
+    let ([oh, ow], [kh, kw]) = (spec.out, spec.kernel);
+    let k = kh * kw * c;
+    let mut out = vec![fill; n * oh * ow * k];
+    if out.is_empty() {
+        return out; // zero-sized chunks would panic below
+    }
+    let rows = rows_per_task(k);
+    out.par_chunks_mut(rows * k).enumerate().for_each(|(task, chunk)| {
+        for (r, row) in chunk.chunks_mut(k).enumerate() {
+            let pos = task * rows + r;
+            let (col, out_row, image) = (pos % ow, (pos / ow) % oh, pos / (ow * oh));
+            for ty in 0..kh {
+                let Some(y) = spec.source(0, out_row, ty, h) else { continue };
+                for tx in 0..kw {
+                    let Some(x) = spec.source(1, col, tx, w) else { continue };
+                    let src = ((image * h + y) * w + x) * c;
+                    let dst = (ty * kw + tx) * c;
+                    row[dst..dst + c].copy_from_slice(&v[src..src + c]);
+                }
+            }
+        }
+    });
+    out
+}
+
 pub fn patches(x: &Tensor, spec: &PatchSpec) -> Result<Tensor> {
     let out_shape = patches_shape(x, spec)?;
-    let [_, h, w, c] = image_dims(x, "ExtractImagePatches")?;
-    let [_, oh, ow, k] = [0, out_shape.dims()[1], out_shape.dims()[2], out_shape.dims()[3]];
-    let kw = spec.kernel[1];
-    fn fill_value<T: Element>(fill: PatchFill, lowest: Option<T>) -> T {
-        match (fill, lowest) {
-            (PatchFill::Lowest, Some(v)) => v,
-            _ => T::default(),
-        }
-    }
-    macro_rules! copy_windows {
-        ($v:expr, $fill:expr) => {{
-            let (v, fill) = ($v, $fill);
-            Element::wrap(parallel::generate(out_shape.num_elements(), |flat| {
-                let (tap, pos) = (flat % k, flat / k);
-                let (ch, win) = (tap % c, tap / c);
-                let (col, row) = (pos % ow, (pos / ow) % oh);
-                let image = pos / (ow * oh);
-                match (spec.source(0, row, win / kw, h), spec.source(1, col, win % kw, w)) {
-                    (Some(y), Some(x)) => v[((image * h + y) * w + x) * c + ch],
-                    _ => fill,
-                }
-            }))
-        }};
-    }
-    let out = with_real!(x.buffer(), v => copy_windows!(v, fill_value(spec.fill, Some(lowest_of(v)))),
-        else with_all!(x.buffer(), v => copy_windows!(v, fill_value(spec.fill, None))));
+    let image = image_dims(x, "ExtractImagePatches")?;
+    let lowest = spec.fill == PatchFill::Lowest;
+    let out = with_real!(x.buffer(), v => {
+        let fill = if lowest { lowest_of(v) } else { Default::default() };
+        Element::wrap(copy_windows(v, image, spec, fill))
+    }, else with_all!(x.buffer(), v => Element::wrap(copy_windows(v, image, spec, Default::default()))));
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
@@ -129,31 +144,47 @@ fn lowest_of<T: Real>(_: &[T]) -> T {
     T::lowest()
 }
 
-pub fn patches_grad(cols: &Tensor, spec: &PatchSpec, image: [usize; 2]) -> Result<Tensor> {
-    let out_shape = patches_grad_shape(cols, spec, image)?;
-    let [_, h, w, c] = [0, image[0], image[1], out_shape.dims()[3]];
+/// Each pixel sums the `c`-channel runs of the window taps that read it.
+fn gather_taps<T: Num>(cols: &[T], image: [usize; 4], spec: &PatchSpec) -> Vec<T> {
+    let [n, h, w, c] = image;
     let ([oh, ow], [kh, kw]) = (spec.out, spec.kernel);
     let k = kh * kw * c;
-    // The window positions whose tap `t` reads pixel `at` of an axis, if any.
+    // The window position whose tap `tap` reads pixel `at` of an axis, if any.
     let hit = |axis: usize, at: usize, tap: usize, outs: usize| -> Option<usize> {
         let shifted = (at + spec.pad[axis]).checked_sub(tap * spec.dilations[axis])?;
         let o = (shifted % spec.strides[axis] == 0).then_some(shifted / spec.strides[axis])?;
         (o < outs).then_some(o)
     };
-    let out = with_numeric!(cols.buffer(), v => Element::wrap(parallel::generate(out_shape.num_elements(), |flat| {
-        let (ch, pix) = (flat % c, flat / c);
-        let (x, y, n) = (pix % w, (pix / w) % h, pix / (w * h));
-        let mut sum = Num::zero();
-        for ty in 0..kh {
-            let Some(row) = hit(0, y, ty, oh) else { continue };
-            for tx in 0..kw {
-                let Some(col) = hit(1, x, tx, ow) else { continue };
-                let at = ((n * oh + row) * ow + col) * k + (ty * kw + tx) * c + ch;
-                sum = Num::add(sum, v[at]);
+    let mut out = vec![T::zero(); n * h * w * c];
+    if out.is_empty() {
+        return out;
+    }
+    let pixels = rows_per_task(c);
+    out.par_chunks_mut(pixels * c).enumerate().for_each(|(task, chunk)| {
+        for (p, sums) in chunk.chunks_mut(c).enumerate() {
+            let pix = task * pixels + p;
+            let (x, y, image) = (pix % w, (pix / w) % h, pix / (w * h));
+            for ty in 0..kh {
+                let Some(row) = hit(0, y, ty, oh) else { continue };
+                for tx in 0..kw {
+                    let Some(col) = hit(1, x, tx, ow) else { continue };
+                    let at = ((image * oh + row) * ow + col) * k + (ty * kw + tx) * c;
+                    for (sum, &g) in sums.iter_mut().zip(&cols[at..at + c]) {
+                        *sum = sum.add(g);
+                    }
+                }
             }
         }
-        sum
-    })), else return Err(Error::InvalidArgument(format!(
+    });
+    out
+}
+
+pub fn patches_grad(cols: &Tensor, spec: &PatchSpec, image: [usize; 2]) -> Result<Tensor> {
+    let out_shape = patches_grad_shape(cols, spec, image)?;
+    let d = out_shape.dims();
+    let dims = [d[0], d[1], d[2], d[3]];
+    let out = with_numeric!(cols.buffer(), v => Element::wrap(gather_taps(v, dims, spec)),
+    else return Err(Error::InvalidArgument(format!(
         "patch gradients need a numeric dtype, got {} [Op:ExtractImagePatchesGrad]", cols.dtype()
     ))));
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
@@ -219,6 +250,14 @@ mod tests {
         let lhs: f64 = p.to_vec::<f64>().unwrap().iter().zip(&gs).map(|(a, b)| a * b).sum();
         let rhs: f64 = back.to_vec::<f64>().unwrap().iter().zip(&xs).map(|(a, b)| a * b).sum();
         assert_eq!(lhs, rhs);
+    }
+
+    #[test]
+    fn empty_images_give_empty_patches() {
+        let x = Tensor::from_slice::<f32>(&[], &[2, 3, 3, 0]).unwrap();
+        let p = patches(&x, &spec(2, 1, 0, 2)).unwrap();
+        assert_eq!(p.dims(), &[2, 2, 2, 0]);
+        assert_eq!(patches_grad(&p, &spec(2, 1, 0, 2), [3, 3]).unwrap().dims(), &[2, 3, 3, 0]);
     }
 
     #[test]

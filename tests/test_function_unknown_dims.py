@@ -1,0 +1,49 @@
+"""tf.function with dimensions the signature leaves unknown: a graph that only ever treats the
+unknown size symbolically serves every size with one trace; one whose body read the example's
+size (a mean's count, expand_dims's target shape, tf.size, zeros_like) is specialised and traced
+again per shape, so every call gives the eager result."""
+
+import ferroflow as tf
+import numpy as np
+import pytest
+
+CASES = {
+    "expand_dims": lambda x: tf.expand_dims(x, 1),
+    "newaxis": lambda x: x[:, tf.newaxis],
+    "squeeze": lambda x: tf.squeeze(tf.expand_dims(x, 1), axis=1),
+    "stack": lambda x: tf.stack([x, x]),
+    "one_hot": lambda x: tf.one_hot(tf.cast(x, tf.int32), 3),
+    "matmul": lambda x: tf.matmul(x[:, None], tf.ones([1, 4])),
+    "size": lambda x: tf.size(x),
+    "zeros_like": lambda x: tf.zeros_like(x),
+    "reshape": lambda x: tf.reshape(x, [-1, 1]),
+    "reduce_mean": lambda x: tf.reduce_mean(x),
+    "conv2d": lambda x: tf.nn.conv2d(
+        tf.reshape(x, [-1, 1, 1, 1]), tf.ones([1, 1, 1, 2]), 1, "SAME"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_size_gives_the_eager_result(name):
+    body = CASES[name]
+    traced = tf.function(body, input_signature=[tf.TensorSpec([None], tf.float32)])
+    for values in ([1.0, 2.0, 0.0], [1.0, 2.0, 0.0, 1.0, 1.0], [2.0]):
+        x = tf.constant(values)
+        np.testing.assert_array_equal(np.asarray(traced(x)), np.asarray(body(x)), err_msg=name)
+
+
+def test_size_independent_graphs_trace_once():
+    traced = tf.function(
+        lambda x: tf.reduce_sum(x * 2.0 + 1.0, axis=0),
+        input_signature=[tf.TensorSpec([None, 3], tf.float32)],
+    )
+    for n in (1, 4, 9):
+        np.testing.assert_allclose(traced(tf.ones([n, 3])).numpy(), [3.0 * n] * 3)
+    assert traced.experimental_get_tracing_count() == 1
+
+
+def test_reduce_retracing_specialises_a_mean():
+    traced = tf.function(lambda x: tf.reduce_mean(x), reduce_retracing=True)
+    for n in (2, 3, 5, 8):
+        assert float(traced(tf.range(n, dtype=tf.float32))) == pytest.approx((n - 1) / 2)
