@@ -1,23 +1,10 @@
 // The adjoint of `Patches` for float32: each pixel sums the window entries it was copied to,
 // a gather over its taps (no atomics, deterministic). Same parameters as patches.wgsl, with
-// p[0] = pixels of the image.
+// p[0] = pixels of the image. Uses `hit` from window_taps.wgsl.
 
 @group(0) @binding(0) var<storage, read> cols: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> p: array<u32>;
-
-// The window position along one axis whose tap `tap` reads pixel `at`, or -1.
-fn hit(at: u32, tap: u32, pad: u32, dilation: u32, stride: u32, outs: u32) -> i32 {
-    let shifted = i32(at + pad) - i32(tap * dilation);
-    if (shifted < 0 || u32(shifted) % stride != 0u) {
-        return -1;
-    }
-    let o = u32(shifted) / stride;
-    if (o >= outs) {
-        return -1;
-    }
-    return i32(o);
-}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -90,6 +90,9 @@ pub enum Op {
         spec: PatchSpec,
         image: [usize; 2],
     },
+    /// Inputs: the pooled image and the pooled gradient; each window's gradient goes to its
+    /// first maximum.
+    MaxPoolGrad(PatchSpec),
 }
 
 impl Op {
@@ -127,6 +130,7 @@ impl Op {
             Op::Shape(_) => "Shape",
             Op::Patches(_) => "ExtractImagePatches",
             Op::PatchesGrad { .. } => "ExtractImagePatchesGrad",
+            Op::MaxPoolGrad(_) => "MaxPoolGrad",
         }
     }
 }
@@ -178,7 +182,8 @@ fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         | Op::Pad { .. }
         | Op::Gather { .. }
         | Op::GatherNd
-        | Op::ScatterNd(_) => 2,
+        | Op::ScatterNd(_)
+        | Op::MaxPoolGrad(_) => 2,
         Op::Select | Op::Range => 3,
         Op::Concat(_) => inputs.len(),
         Op::Random(_) => 0,
@@ -264,6 +269,7 @@ fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Shape(_) => Err(Error::Internal("Shape runs before placement".into())),
         Op::Patches(spec) => one(patches::patches(x, spec)),
         Op::PatchesGrad { spec, image } => one(patches::patches_grad(x, spec, *image)),
+        Op::MaxPoolGrad(spec) => one(patches::max_pool_grad(x, inputs[1], spec)),
     }
 }
 

@@ -7,7 +7,6 @@
 use super::patches::{PatchFill, PatchSpec};
 use super::*;
 use crate::autodiff::custom;
-use crate::ops::reduce::ArgOp;
 
 /// TensorFlow's `padding` argument, for the two spatial axes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,17 +195,11 @@ pub fn max_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
         move |inputs, _, g| {
             let Some(g) = &g[0] else { return Ok(vec![None]) };
             let x = &inputs[0];
-            let (win, spec) = pooled_windows(x, &w, &backward_padding, PatchFill::Lowest, op)?;
-            let first = arg_reduce(ArgOp::ArgMax, &win, 3, DType::I32)?;
-            let (one, zero) = (scalar_like(g, 1.0), scalar_like(g, 0.0));
-            let picked =
-                mul(&one_hot(&first, spec.window(), &one, &zero, 3)?, &expand_dims(g, 3)?)?;
-            let cols = reshape(
-                &picked,
-                &[-1, spec.out[0] as i64, spec.out[1] as i64, (spec.window() * x.dims()[3]) as i64],
-            )?;
-            let image = image_of(x, op)?;
-            Ok(vec![Some(apply1(&Op::PatchesGrad { spec, image }, &[&cols])?)])
+            let spec = PatchSpec {
+                fill: PatchFill::Lowest,
+                ..geometry(image_of(x, op)?, &w, &backward_padding, op)?
+            };
+            Ok(vec![Some(apply1(&Op::MaxPoolGrad(spec), &[x, g])?)])
         },
     )
 }

@@ -190,6 +190,75 @@ pub fn patches_grad(cols: &Tensor, spec: &PatchSpec, image: [usize; 2]) -> Resul
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
+/// TensorFlow's MaxPoolGrad: each window's gradient goes to its first maximum (in tap order),
+/// never to padding. Images run in parallel; one image's windows run in order, so the sums
+/// into overlapping windows' pixels need no synchronisation and are deterministic.
+fn route_to_first_max<T: Real + Num>(
+    x: &[T],
+    g: &[T],
+    image: [usize; 4],
+    spec: &PatchSpec,
+) -> Vec<T> {
+    let [n, h, w, c] = image;
+    let ([oh, ow], [kh, kw]) = (spec.out, spec.kernel);
+    let mut out = vec![T::zero(); n * h * w * c];
+    if out.is_empty() || c == 0 {
+        return out;
+    }
+    out.par_chunks_mut(h * w * c).enumerate().for_each(|(img, dx)| {
+        let (mut best, mut at) = (vec![T::lowest(); c], vec![usize::MAX; c]);
+        for row in 0..oh {
+            for col in 0..ow {
+                best.fill(T::lowest());
+                at.fill(usize::MAX);
+                for ty in 0..kh {
+                    let Some(y) = spec.source(0, row, ty, h) else { continue };
+                    for tx in 0..kw {
+                        let Some(xx) = spec.source(1, col, tx, w) else { continue };
+                        let pixel = (y * w + xx) * c;
+                        let values = &x[img * h * w * c + pixel..][..c];
+                        for ch in 0..c {
+                            if at[ch] == usize::MAX || values[ch] > best[ch] {
+                                best[ch] = values[ch];
+                                at[ch] = pixel + ch;
+                            }
+                        }
+                    }
+                }
+                let grads = &g[((img * oh + row) * ow + col) * c..][..c];
+                for (&target, &gv) in at.iter().zip(grads) {
+                    if target != usize::MAX {
+                        dx[target] = dx[target].add(gv);
+                    }
+                }
+            }
+        }
+    });
+    out
+}
+
+/// The gradient of a max pool of `x` with windows `spec`, given the pooled gradient `g`.
+pub fn max_pool_grad(x: &Tensor, g: &Tensor, spec: &PatchSpec) -> Result<Tensor> {
+    spec.check("MaxPoolGrad")?;
+    let image = image_dims(x, "MaxPoolGrad")?;
+    let expected = [image[0], spec.out[0], spec.out[1], image[3]];
+    if g.dims() != expected || g.dtype() != x.dtype() {
+        return Err(Error::InvalidArgument(format!(
+            "pooled gradient must be {} of shape {expected:?}, got {} of shape {:?} [Op:MaxPoolGrad]",
+            x.dtype(),
+            g.dtype(),
+            g.dims()
+        )));
+    }
+    let out = with_real!(x.buffer(), xv => {
+        let gv = Element::unwrap(g.buffer()).ok_or_else(|| Error::Internal("dtype checked".into()))?;
+        Element::wrap(route_to_first_max(xv, gv, image, spec))
+    }, else return Err(Error::InvalidArgument(format!(
+        "MaxPoolGrad takes real numbers, got {} [Op:MaxPoolGrad]", x.dtype()
+    ))));
+    Ok(Tensor::from_buffer_unchecked(out, x.shape().clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +319,20 @@ mod tests {
         let lhs: f64 = p.to_vec::<f64>().unwrap().iter().zip(&gs).map(|(a, b)| a * b).sum();
         let rhs: f64 = back.to_vec::<f64>().unwrap().iter().zip(&xs).map(|(a, b)| a * b).sum();
         assert_eq!(lhs, rhs);
+    }
+
+    #[test]
+    fn max_pool_gradients_go_to_the_first_maximum() {
+        // 2x3 image, one channel, 2x2 windows, stride 1: windows [[1,5],[5,2]] and [[5,3],[2,5]].
+        let x = Tensor::from_slice(&[1.0f32, 5., 3., 5., 2., 5.], &[1, 2, 3, 1]).unwrap();
+        let g = Tensor::from_slice(&[10.0f32, 100.], &[1, 1, 2, 1]).unwrap();
+        let mut s = spec(2, 1, 0, 1);
+        s.out = [1, 2];
+        s.fill = PatchFill::Lowest;
+        let dx = max_pool_grad(&x, &g, &s).unwrap();
+        assert_eq!(dx.to_vec::<f32>().unwrap(), [0., 110., 0., 0., 0., 0.]);
+        let wrong = Tensor::from_slice(&[1.0f32], &[1, 1, 1, 1]).unwrap();
+        assert!(max_pool_grad(&x, &wrong, &s).is_err());
     }
 
     #[test]

@@ -104,6 +104,9 @@ pub(crate) fn gradient(
             Ok(vec![Some(apply1(&Op::PatchesGrad { spec: spec.clone(), image }, &[g])?)])
         }
         Op::PatchesGrad { spec, .. } => Ok(vec![Some(apply1(&Op::Patches(spec.clone()), &[g])?)]),
+        // TensorFlow's MaxPoolGradGrad is not implemented: a second derivative through a max
+        // pool is zero here.
+        Op::MaxPoolGrad(_) => Ok(vec![None, None]),
         Op::ArgReduce { .. }
         | Op::WhereIndices
         | Op::Unique { .. }

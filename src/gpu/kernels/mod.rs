@@ -102,6 +102,9 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         }
         Op::Patches(_) => dtype(0).is_some_and(|d| patches::supports(d, false)),
         Op::PatchesGrad { .. } => dtype(0).is_some_and(|d| patches::supports(d, true)),
+        Op::MaxPoolGrad(_) => {
+            dtype(0) == dtype(1) && dtype(0).is_some_and(|d| patches::supports(d, true))
+        }
         _ => false,
     }
 }
@@ -217,6 +220,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
         Op::ScatterNd(shape) => one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?),
         Op::Patches(spec) => one(patches::patches(&moved[0], spec)?),
         Op::PatchesGrad { spec, image } => one(patches::patches_grad(&moved[0], spec, *image)?),
+        Op::MaxPoolGrad(spec) => one(patches::max_pool_grad(&moved[0], &moved[1], spec)?),
         _ => None,
     })
 }

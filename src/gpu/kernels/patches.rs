@@ -10,8 +10,10 @@ use crate::tensor::Tensor;
 
 const PATCHES: &str = include_str!("../../../shaders/patches.wgsl");
 const PATCHES_GRAD: &str = include_str!("../../../shaders/patches_grad.wgsl");
+const MAX_POOL_GRAD: &str = include_str!("../../../shaders/max_pool_grad.wgsl");
+const WINDOW_TAPS: &str = include_str!("../../../shaders/window_taps.wgsl");
 
-/// Windows move 4-byte elements; their adjoint sums float32.
+/// Windows move 4-byte elements; their adjoint and the max-pool gradient sum float32.
 pub fn supports(dtype: DType, adjoint: bool) -> bool {
     match adjoint {
         false => matches!(dtype, DType::F32 | DType::I32 | DType::U32),
@@ -81,7 +83,7 @@ pub fn patches_grad(
     let Some(p) = params(out_shape.num_elements(), [image[0], image[1], c], spec, 0) else {
         return Ok(None);
     };
-    let source = || fill(PATCHES_GRAD, &[]);
+    let source = || fill(&format!("{WINDOW_TAPS}\n{PATCHES_GRAD}"), &[]);
     launch_elementwise(
         "patches_grad",
         source,
@@ -91,4 +93,17 @@ pub fn patches_grad(
         &p,
     )
     .map(Some)
+}
+
+pub fn max_pool_grad(x: &GpuInput, g: &GpuInput, spec: &PatchSpec) -> Result<Option<Tensor>> {
+    let d = x.shape.dims();
+    if d.len() != 4 || g.shape.dims() != [d[0], spec.out[0], spec.out[1], d[3]] {
+        return Ok(None); // the CPU kernel names the mismatch
+    }
+    let Some(p) = params(x.shape.num_elements(), [d[1], d[2], d[3]], spec, 0) else {
+        return Ok(None);
+    };
+    let source = || fill(&format!("{WINDOW_TAPS}\n{MAX_POOL_GRAD}"), &[]);
+    let operands = [x.clone(), g.clone()];
+    launch_elementwise("max_pool_grad", source, &operands, DType::F32, &x.shape, &p).map(Some)
 }
