@@ -248,3 +248,45 @@ def test_bad_arguments_raise_typed_errors(call, error, message):
     with pytest.raises(error) as info:
         call()
     assert message in str(info.value)
+
+
+def test_second_derivative_through_max_pooling_reads_the_first_maxima(device):
+    rng = np.random.default_rng(5)
+    x = tf.constant(rng.standard_normal((2, 4, 6, 3)).astype(np.float32))
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(tf.nn.max_pool2d(x, 2, 2, "VALID") ** 2)
+        g = inner.gradient(y, x)
+        s = tf.reduce_sum(g)
+    gg = outer.gradient(s, x).numpy()
+    # d/dx sum(2 * max * onehot) = 2 at each window's maximum.
+    windows = x.numpy().reshape(2, 2, 2, 3, 2, 3).transpose(0, 1, 3, 5, 2, 4).reshape(2, 2, 3, 3, 4)
+    expected = np.zeros((2, 4, 6, 3), np.float32)
+    for n, r, c, ch in np.ndindex(2, 2, 3, 3):
+        k = int(np.argmax(windows[n, r, c, ch]))
+        expected[n, 2 * r + k // 2, 2 * c + k % 2, ch] = 2.0
+    np.testing.assert_allclose(gg, expected)
+
+
+def test_a_specialised_concrete_function_refuses_other_sizes():
+    cf = tf.function(tf.reduce_mean).get_concrete_function(tf.TensorSpec([None], tf.float32))
+    with pytest.raises(ValueError, match="traced at shapes"):
+        cf(tf.constant([1.0, 2.0, 3.0]))
+
+
+def test_one_dimensional_arguments_take_the_width_entry():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 3, 9)).astype(np.float32)  # NCW
+    f = rng.standard_normal((3, 3, 4)).astype(np.float32)
+    ncw = tf.nn.conv1d(x, f, [1, 1, 2], "VALID", data_format="NCW")
+    nwc = tf.nn.conv1d(np.transpose(x, [0, 2, 1]), f, np.int64(2), "VALID")
+    np.testing.assert_allclose(np.transpose(ncw.numpy(), [0, 2, 1]), nwc.numpy(), rtol=1e-6)
+
+
+def test_enormous_windows_are_refused():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
+        tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([5, 1, 1, 1]), 1, "SAME", dilations=[2**62, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
+        tf.nn.max_pool2d(tf.ones([1, 4, 4, 1]), 2**32, 1, "SAME")

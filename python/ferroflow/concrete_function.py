@@ -137,6 +137,17 @@ class ConcreteFunction:
                 f"{self._name}: the arguments do not match the traced signature "
                 f"{self._signature_text()}"
             )
+        examples = getattr(self, "_examples", None)
+        if self._core.specialised and examples is not None:
+            traced = [tuple(t._dims) for t in examples]
+            if traced != [tuple(t._dims) for t in tensors]:
+                # The body read the example's sizes (a mean's count, a reshape target): this
+                # graph is right only for them. The tf.function retraces; this object cannot.
+                raise ValueError(
+                    f"{self._name}: this concrete function was traced at shapes {traced} and "
+                    "its graph depends on those sizes; call the tf.function itself (it traces "
+                    "again for new sizes) or get a concrete function for these shapes"
+                )
         return self._call_flat(tensors)
 
     def _call_flat(self, tensors):

@@ -2,6 +2,8 @@
 spellings (an int, or lists of 1, 2 or 4 values; NHWC or NCHW; padding names or explicit
 pads) normalised to the `[rows, cols]` pairs the core takes."""
 
+import operator
+
 from ferroflow import _core
 from ferroflow.array_ops import convert_to_tensor, expand_dims, squeeze, transpose
 from ferroflow.errors import InvalidArgumentError
@@ -20,13 +22,23 @@ __all__ = [
 ]
 
 
+def _ints(value, name):
+    """An int, or a list of ints (numpy integers and 0-d arrays included), as a list."""
+    try:
+        return [operator.index(value)]
+    except TypeError:
+        pass
+    try:
+        return [operator.index(v) for v in value]
+    except TypeError:
+        raise ValueError(f"{name} must be an int or a list of ints, got {value!r}") from None
+
+
 def _pair(value, name, channels_first=False):
     """[rows, cols] from an int or a list of 1, 2 or 4 (batch and depth entries must be 1)."""
     if value is None:
         return [1, 1]
-    if isinstance(value, int):
-        return [value, value]
-    values = [int(v) for v in value]
+    values = _ints(value, name)
     if len(values) == 1:
         return values * 2
     if len(values) == 2:
@@ -96,14 +108,18 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _back(y, first)
 
 
-def _widen_1d(value, name):
-    if value is None or isinstance(value, int):
-        return [1, 1 if value is None else value]
-    values = [int(v) for v in value]
+def _widen_1d(value, name, channels_first=False):
+    """[1, width] from an int or a list of 1 or 3 (batch and channel entries must be 1)."""
+    if value is None:
+        return [1, 1]
+    values = _ints(value, name)
     if len(values) == 1:
         return [1, values[0]]
     if len(values) == 3:
-        return [1, values[1]]
+        outer = (values[0], values[1]) if channels_first else (values[0], values[2])
+        if outer != (1, 1):
+            raise ValueError(f"{name} in the batch and channel dimensions must be 1, got {values}")
+        return [1, values[2] if channels_first else values[1]]
     raise ValueError(f"{name} must be an int or a list of 1 or 3 ints, got {value}")
 
 
@@ -115,10 +131,10 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     y = conv2d(
         x,
         expand_dims(filters, 0),
-        _widen_1d(stride, "stride"),
+        _widen_1d(stride, "stride", first),
         padding,
         "NCHW" if first else "NHWC",
-        _widen_1d(dilations, "dilations"),
+        _widen_1d(dilations, "dilations", first),
     )
     return squeeze(y, [2 if first else 1])
 
@@ -164,8 +180,8 @@ def _pool1d(kind, input, ksize, strides, padding, data_format):
     y = _pool2d(
         kind,
         x,
-        _widen_1d(ksize, "ksize"),
-        _widen_1d(strides, "strides"),
+        _widen_1d(ksize, "ksize", first),
+        _widen_1d(strides, "strides", first),
         padding,
         "NCHW" if first else "NHWC",
     )

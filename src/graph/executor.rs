@@ -215,7 +215,7 @@ fn check_dims(node: &Node, outputs: &[Tensor]) -> Result<()> {
             )));
         }
         let fits = info.dims.len() == t.rank()
-            && info.dims.iter().zip(t.dims()).all(|(s, &d)| s.is_none_or(|s| s == d));
+            && info.dims.iter().zip(t.shape().dims()).all(|(s, &d)| s.is_none_or(|s| s == d));
         if !fits {
             return Err(Error::InvalidArgument(format!(
                 "{} ({}) was traced with shape {:?} but produced {}; trace the function again \

@@ -7,6 +7,7 @@
 use super::patches::{PatchFill, PatchSpec};
 use super::*;
 use crate::autodiff::custom;
+use crate::ops::reduce::ArgOp;
 
 /// TensorFlow's `padding` argument, for the two spatial axes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +39,19 @@ fn geometry(image: [usize; 2], w: &Window, padding: &Padding, op: &str) -> Resul
                 w.kernel, w.strides, w.dilations
             )));
         }
-        let span = (k - 1).saturating_mul(d).saturating_add(1);
+        // Sizes past 2^31 are refused: no image has them, and the GPU indexes with u32.
+        const LIMIT: usize = i32::MAX as usize;
+        let too_big = || {
+            Error::InvalidArgument(format!(
+                "window of kernel {:?}, strides {:?}, dilations {:?} is too large [Op:{op}]",
+                w.kernel, w.strides, w.dilations
+            ))
+        };
+        let span =
+            (k - 1).checked_mul(d).map(|v| v + 1).filter(|&v| v <= LIMIT).ok_or_else(too_big)?;
+        if k.checked_mul(w.kernel[1 - axis]).is_none_or(|v| v > LIMIT) || s > LIMIT {
+            return Err(too_big());
+        }
         (out[axis], pad[axis]) = match padding {
             Padding::Same => {
                 let o = size.div_ceil(s);
@@ -204,14 +217,30 @@ pub fn max_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
     )
 }
 
+/// The values of `v` (an image like `x`) at each of `x`'s windows' first maximum:
+/// `[N, OH, OW, C]`, the gradient of `MaxPoolGrad` with respect to its pooled gradient.
+pub fn at_first_maxima(x: &Tensor, v: &Tensor, spec: &PatchSpec) -> Result<Tensor> {
+    let windows = |t: &Tensor, fill| {
+        let spec = PatchSpec { fill, ..spec.clone() };
+        let dims =
+            [-1, spec.out[0] as i64, spec.out[1] as i64, spec.window() as i64, t.dims()[3] as i64];
+        reshape(&apply1(&Op::Patches(spec), &[t])?, &dims)
+    };
+    let first = arg_reduce(ArgOp::ArgMax, &windows(x, PatchFill::Lowest)?, 3, DType::I32)?;
+    let (one, zero) = (scalar_like(v, 1.0), scalar_like(v, 0.0));
+    let picked =
+        mul(&windows(v, PatchFill::Zero)?, &one_hot(&first, spec.window(), &one, &zero, 3)?)?;
+    reduce_sum(&picked, Some(&[3]), false)
+}
+
 /// `tf.nn.avg_pool2d`: padding is left out of each window's average, as in TensorFlow.
 pub fn avg_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
     let op = "AvgPool";
     float_only(x, op)?;
     let (windows, spec) = pooled_windows(x, w, padding, PatchFill::Zero, op)?;
     let sums = reduce_sum(&windows, Some(&[3]), false)?;
-    if spec.pad == [0, 0] && *padding != Padding::Same {
-        return mul(&sums, &scalar_like(&sums, 1.0 / spec.window() as f64));
+    if *padding == Padding::Valid {
+        return div(&sums, &scalar_like(&sums, spec.window() as f64));
     }
     // Each output's count of in-image taps, a constant of the geometry.
     let image = image_of(x, op)?;
@@ -223,10 +252,10 @@ pub fn avg_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
             })
             .count()
     };
-    let inverse: Vec<f64> = (0..spec.out[0])
+    let counts: Vec<f64> = (0..spec.out[0])
         .flat_map(|r| (0..spec.out[1]).map(move |c| (r, c)))
-        .map(|(r, c)| 1.0 / (count(0, r) * count(1, c)).max(1) as f64)
+        .map(|(r, c)| (count(0, r) * count(1, c)).max(1) as f64)
         .collect();
-    let scale = Tensor::from_slice(&inverse, &[spec.out[0], spec.out[1], 1])?;
-    mul(&sums, &cast(&scale, x.dtype())?)
+    let counts = Tensor::from_slice(&counts, &[spec.out[0], spec.out[1], 1])?;
+    div(&sums, &cast(&counts, x.dtype())?)
 }

@@ -11,6 +11,7 @@ use crate::dispatch::{apply1, Op};
 use crate::error::{Error, Result};
 use crate::ops;
 use crate::ops::binary::BinaryOp;
+use crate::ops::patches::{PatchFill, PatchSpec};
 use crate::ops::reduce::ReduceOp;
 use crate::ops::unary::UnaryOp;
 use crate::shape::Shape;
@@ -99,14 +100,19 @@ pub(crate) fn gradient(
         Op::Sort { .. } => Ok(vec![Some(select::sort(x, &outputs[1], g)?)]),
         Op::Fill(_) => Ok(vec![Some(ops::reduce_sum(g, None, false)?)]),
         // Each is the other's adjoint (both are linear).
+        // The fill value is a constant: the adjoint reads and writes zeros there.
         Op::Patches(spec) => {
             let image = [x.dims()[1], x.dims()[2]];
-            Ok(vec![Some(apply1(&Op::PatchesGrad { spec: spec.clone(), image }, &[g])?)])
+            let spec = PatchSpec { fill: PatchFill::Zero, ..spec.clone() };
+            Ok(vec![Some(apply1(&Op::PatchesGrad { spec, image }, &[g])?)])
         }
-        Op::PatchesGrad { spec, .. } => Ok(vec![Some(apply1(&Op::Patches(spec.clone()), &[g])?)]),
-        // TensorFlow's MaxPoolGradGrad is not implemented: a second derivative through a max
-        // pool is zero here.
-        Op::MaxPoolGrad(_) => Ok(vec![None, None]),
+        Op::PatchesGrad { spec, .. } => {
+            let spec = PatchSpec { fill: PatchFill::Zero, ..spec.clone() };
+            Ok(vec![Some(apply1(&Op::Patches(spec), &[g])?)])
+        }
+        // TensorFlow's MaxPoolGradGrad: linear in the pooled gradient, which reads `g` at each
+        // window's first maximum; piecewise constant in the image (zero gradient).
+        Op::MaxPoolGrad(spec) => Ok(vec![None, Some(ops::conv::at_first_maxima(x, g, spec)?)]),
         Op::ArgReduce { .. }
         | Op::WhereIndices
         | Op::Unique { .. }
