@@ -135,3 +135,23 @@ def test_fused_gpu_chains_with_the_same_shape_but_other_ops_do_not_share_a_kerne
         second = tf.function(lambda a, b, c: a * b + c)(a, b, c)
     assert first.numpy().tolist() == [3.0, 6.0]
     assert second.numpy().tolist() == [4.0, 5.0]
+
+
+def test_a_new_object_at_a_collected_objects_address_gets_its_own_trace():
+    """Method traces are keyed by the instance's id, which Python reuses after collection."""
+
+    class Scaled(tf.Module):
+        def __init__(self, value):
+            self.w = tf.Variable(value)
+
+        @tf.function
+        def apply(self, x):
+            return x * self.w
+
+    addresses = set()
+    for value in range(20):
+        m = Scaled(float(value))
+        addresses.add(id(m))
+        assert float(m.apply(tf.constant(1.0))) == value
+        del m
+    assert len(addresses) < 20, "the test needs Python to reuse an address"

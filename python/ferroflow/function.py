@@ -74,6 +74,7 @@ class Function:
         self._made_variables = False
         self._lock = threading.RLock()
         self._bound = weakref.WeakKeyDictionary()
+        self._watched = set()
 
     # --- the TensorFlow surface --------------------------------------------------------------
 
@@ -207,10 +208,29 @@ class Function:
             if dims is None:
                 dims = [leaf.dims for leaf in sig.leaves(key)]
             concrete = self._trace_graph(instance, values, key, tensors, dims, count)
+            self._forget_when_collected(instance)
             if self._reduce_retracing and any(None in d for d in dims):
                 self._relaxed.append((key, concrete))
             self._concrete[key] = concrete
             return concrete
+
+    def _forget_when_collected(self, instance):
+        """Traces of a method are keyed by their instance's id, which Python reuses once the
+        instance is collected: drop them then, or a new object at the same address would run
+        a graph that reads the old object's variables."""
+        if instance is None or id(instance) in self._watched:
+            return
+        try:
+            weakref.finalize(instance, self._forget, id(instance))
+        except TypeError:
+            return  # not weakly referenceable: its traces stay (as before)
+        self._watched.add(id(instance))
+
+    def _forget(self, owner):
+        with self._lock:
+            self._watched.discard(owner)
+            self._concrete = {k: c for k, c in self._concrete.items() if c._owner != owner}
+            self._relaxed = [(k, c) for k, c in self._relaxed if c._owner != owner]
 
     def _relaxed_key(self, key):
         """With reduce_retracing, a second shape for the same structure traces with the

@@ -4,7 +4,7 @@
 //! adjoint as gradient); max pooling alone has a rule of its own, TensorFlow's: the whole
 //! gradient goes to the first maximum of each window.
 
-use super::patches::{PatchFill, PatchSpec};
+use super::patches::{image_dims, PatchFill, PatchSpec};
 use super::*;
 use crate::autodiff::custom;
 use crate::ops::reduce::ArgOp;
@@ -85,12 +85,7 @@ fn geometry(image: [usize; 2], w: &Window, padding: &Padding, op: &str) -> Resul
 }
 
 fn image_of(x: &Tensor, op: &str) -> Result<[usize; 2]> {
-    match x.dims() {
-        &[_, h, w, _] => Ok([h, w]),
-        d => Err(Error::InvalidArgument(format!(
-            "input must be 4-dimensional [batch, height, width, channels], got shape {d:?} [Op:{op}]"
-        ))),
-    }
+    image_dims(x, op).map(|[_, h, w, _]| [h, w])
 }
 
 fn float_only(x: &Tensor, op: &str) -> Result<()> {
@@ -245,12 +240,7 @@ pub fn avg_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
     // Each output's count of in-image taps, a constant of the geometry.
     let image = image_of(x, op)?;
     let count = |axis: usize, o: usize| {
-        (0..spec.kernel[axis])
-            .filter(|&k| {
-                let at = o * spec.strides[axis] + k * spec.dilations[axis];
-                at >= spec.pad[axis] && at - spec.pad[axis] < image[axis]
-            })
-            .count()
+        (0..spec.kernel[axis]).filter(|&k| spec.source(axis, o, k, image[axis]).is_some()).count()
     };
     let counts: Vec<f64> = (0..spec.out[0])
         .flat_map(|r| (0..spec.out[1]).map(move |c| (r, c)))

@@ -37,14 +37,19 @@ impl PatchSpec {
         self.kernel[0] * self.kernel[1]
     }
 
-    /// Refuses geometries no caller builds (zero strides, empty kernels): a hand-edited graph
-    /// must raise, not divide by zero.
+    /// Refuses geometries no caller builds (zero strides, empty kernels, sizes past 2^31): a
+    /// hand-edited graph must raise, not divide by zero or overflow. Within these bounds
+    /// `source`'s `o * stride + k * dilation` fits a u64.
     pub fn check(&self, op: &str) -> Result<()> {
-        let positive = |v: &[usize; 2]| v.iter().all(|&d| d >= 1);
-        if !positive(&self.kernel) || !positive(&self.strides) || !positive(&self.dilations) {
+        const LIMIT: usize = i32::MAX as usize;
+        let fields = [self.kernel, self.strides, self.dilations];
+        let positive = fields.iter().flatten().all(|&d| d >= 1);
+        let bounded = fields.iter().chain([&self.pad, &self.out]).flatten().all(|&d| d <= LIMIT)
+            && self.kernel[0].checked_mul(self.kernel[1]).is_some_and(|w| w <= LIMIT);
+        if !positive || !bounded {
             return Err(Error::InvalidArgument(format!(
-                "kernel sizes, strides and dilations must be positive, got {:?}, {:?}, {:?} [Op:{op}]",
-                self.kernel, self.strides, self.dilations
+                "window sizes, strides and dilations must be positive and below 2^31, got kernel {:?}, strides {:?}, dilations {:?}, padding {:?}, outputs {:?} [Op:{op}]",
+                self.kernel, self.strides, self.dilations, self.pad, self.out
             )));
         }
         Ok(())
@@ -52,13 +57,13 @@ impl PatchSpec {
 
     /// The image row (or column) that window position `o`, tap `k` reads on `axis`, if inside.
     #[inline(always)]
-    fn source(&self, axis: usize, o: usize, k: usize, size: usize) -> Option<usize> {
+    pub(crate) fn source(&self, axis: usize, o: usize, k: usize, size: usize) -> Option<usize> {
         let at = (o * self.strides[axis] + k * self.dilations[axis]).checked_sub(self.pad[axis])?;
         (at < size).then_some(at)
     }
 }
 
-fn image_dims(x: &Tensor, op: &str) -> Result<[usize; 4]> {
+pub(crate) fn image_dims(x: &Tensor, op: &str) -> Result<[usize; 4]> {
     match x.dims() {
         &[n, h, w, c] => Ok([n, h, w, c]),
         d => Err(Error::InvalidArgument(format!(
@@ -351,5 +356,11 @@ mod tests {
             .is_err());
         let g = Tensor::from_slice(&[1.0f32; 4], &[1, 2, 2, 1]).unwrap();
         assert!(patches_grad(&g, &spec(2, 1, 0, 1), [2, 2]).is_err());
+        // A hand-edited graph's window whose size would wrap to zero, or strides that would
+        // overflow the tap arithmetic, is refused before any kernel runs.
+        let mut huge = spec(1 << 32, 1, 0, 1);
+        assert!(patches_grad(&g, &huge, [2, 2]).is_err());
+        huge = spec(1, usize::MAX, 0, 1);
+        assert!(patches(&x, &huge).is_err());
     }
 }

@@ -215,8 +215,11 @@ class CacheDataset(_Reordering):
             yield item
         self._kept = seen
         if self._filename:
-            with open(self._cache_path(), "wb") as f:
+            # Written beside and renamed in: a crash never leaves a half-written cache.
+            partial = f"{self._cache_path()}.tmp-{os.getpid()}"
+            with open(partial, "wb") as f:
                 pickle.dump([_structure.to_numpy(e) for e in seen], f)
+            os.replace(partial, self._cache_path())
 
     def _cache_path(self):
         return self._filename + ".ffcache"
