@@ -8,7 +8,8 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 FUZZ_ITERATIONS ?= 200000
 
-.PHONY: demo test build build-dev lint fmt rust-test python-test bench fuzz-long clean gpu-runtime
+.PHONY: demo test build build-dev lint fmt rust-test python-test bench fuzz-long clean gpu-runtime \
+	tf-oracle
 
 # Tests run every WGSL kernel on Mesa's lavapipe (a Vulkan device on the CPU), which counts as a
 # GPU only with this flag. Mesa warns without a runtime directory.
@@ -19,11 +20,33 @@ ifeq ($(CI),true)
 export CARGO_INCREMENTAL := 0
 endif
 
+# TensorFlow is the oracle of the parity tests (tests/parity), never a dependency: it gets its own
+# environment, so that the tests run in CI instead of skipping. FERROFLOW_TF_PYTHON may name an
+# interpreter that already has it. The stamp names the version, so a new pin reinstalls.
+TF_VENV := .venv-tf
+TF_VERSION := 2.21.0
+TF_STAMP := $(TF_VENV)/.tensorflow-$(TF_VERSION)
+ifdef FERROFLOW_TF_PYTHON
+TF_ORACLE :=
+else
+FERROFLOW_TF_PYTHON := $(abspath $(TF_VENV))/bin/python
+TF_ORACLE := $(TF_STAMP)
+endif
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet "maturin>=1.5,<2" "numpy>=1.23" "ml_dtypes>=0.3" "pytest>=7" "hypothesis>=6" ruff matplotlib
 	touch $(STAMP)
+
+$(TF_STAMP):
+	$(PYTHON) -m venv $(TF_VENV)
+	$(TF_VENV)/bin/pip install --quiet --upgrade pip
+	$(TF_VENV)/bin/pip install --quiet "tensorflow-cpu==$(TF_VERSION)" "numpy>=1.23"
+	touch $(TF_STAMP)
+
+## TensorFlow's environment for the parity tests, unless FERROFLOW_TF_PYTHON names one.
+tf-oracle: $(TF_ORACLE)
 
 ## Build the extension in release mode into the virtual environment.
 build: $(STAMP)
@@ -56,8 +79,8 @@ gpu-runtime:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q mesa-vulkan-drivers libvulkan1; \
 	fi
 
-python-test: build gpu-runtime
-	$(TEST_ENV) $(PY) -m pytest -q
+python-test: build gpu-runtime tf-oracle
+	$(TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q
 
 ## Everything CI runs.
 test: rust-test lint python-test
@@ -76,4 +99,4 @@ fuzz-long: build
 
 clean:
 	cargo clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(TF_VENV)

@@ -1,0 +1,1 @@
+"""Differential tests against TensorFlow (see harness.py)."""

@@ -1,0 +1,95 @@
+"""The TensorFlow side of the parity tests: a long-lived process that runs programs on request.
+
+Started once per test session with the TensorFlow interpreter (`FERROFLOW_TF_PYTHON`), so that
+TensorFlow is imported once for hundreds of programs and hypothesis examples. It speaks
+length-prefixed pickles: 8 bytes of big-endian length, then the pickle.
+
+    -> {"sources": [(text, file name, first line), ...], "entry", "args", "kwargs"}
+    <- ("ok", comparable result)  or  ("harness-error", traceback text)
+
+The first message, sent unasked, is ("ready", tensorflow version). A program's exception is a
+result, not a failure: the worker keeps serving. The programs' own output (print, tf.print) goes
+to stderr, never into the protocol stream.
+"""
+
+import os
+import pickle
+import struct
+import sys
+import traceback
+
+HEADER = struct.Struct(">Q")
+
+
+def _read_exactly(stream, count):
+    data = bytearray()
+    while len(data) < count:
+        chunk = stream.read(count - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+def _send(stream, message):
+    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(HEADER.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def _protocol_streams():
+    # The protocol keeps private copies of stdin/stdout; fd 1 becomes stderr so that whatever a
+    # program (or TensorFlow) prints cannot corrupt a reply.
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return requests, replies
+
+
+def main():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    requests, replies = _protocol_streams()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _convert import HarnessError, run_program, uses_keras
+
+    try:
+        import tensorflow as tf
+
+        tf.get_logger().setLevel("ERROR")
+    except Exception:
+        _send(replies, ("harness-error", traceback.format_exc()))
+        return
+    _send(replies, ("ready", tf.__version__))
+
+    while True:
+        header = _read_exactly(requests, HEADER.size)
+        if header is None:
+            return
+        request = pickle.loads(_read_exactly(requests, HEADER.unpack(header)[0]))
+        try:
+            # Keras keeps global state (layer name counters, the graph of symbolic tensors) that
+            # one program must not leave to the next. Random seeds are left alone: each program
+            # sets its own.
+            if uses_keras(request):
+                tf.keras.backend.clear_session()
+            result = run_program(
+                tf, request["sources"], request["entry"], request["args"], request["kwargs"]
+            )
+            reply = ("ok", result)
+        except HarnessError as error:
+            reply = ("harness-error", str(error))
+        except BaseException:
+            reply = ("harness-error", traceback.format_exc())
+        try:
+            _send(replies, reply)
+        except Exception:
+            _send(replies, ("harness-error", traceback.format_exc()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""When `tf.function` traces again, counted with `experimental_get_tracing_count()`."""
+
+from .harness import parity
+
+
+@parity
+def test_tensor_values_do_not_retrace_shapes_and_dtypes_do(tf):
+    @tf.function
+    def f(x):
+        return x + x
+
+    counts = []
+    for value in ([1.0, 2.0], [3.0, 4.0], [1.0, 2.0, 3.0], [1, 2], [5.0, 6.0]):
+        f(tf.constant(value))
+        counts.append(f.experimental_get_tracing_count())
+    return counts
+
+
+@parity
+def test_python_values_retrace(tf):
+    @tf.function
+    def f(x, n):
+        return x * n
+
+    counts = []
+    for n in (1, 2, 1, 2.0, True, 3):
+        f(tf.constant(1.0), n)
+        counts.append(f.experimental_get_tracing_count())
+    return counts
+
+
+@parity
+def test_structures_retrace(tf):
+    @tf.function
+    def f(s):
+        return tf.add_n(tf.nest.flatten(s))
+
+    one = tf.constant(1.0)
+    counts = []
+    for s in (
+        [one, one],
+        [one, one],
+        (one, one),
+        {"a": one, "b": one},
+        {"b": one, "a": one},
+        {"a": one, "c": one},
+        [one, one, one],
+    ):
+        f(s)
+        counts.append(f.experimental_get_tracing_count())
+    return counts
+
+
+@parity
+def test_input_signature_traces_once(tf):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x):
+        return tf.reduce_sum(x)
+
+    results = [f(tf.constant([1.0] * n)) for n in (1, 2, 5)]
+    return results, f.experimental_get_tracing_count()
+
+
+@parity
+def test_reduce_retracing_generalises_shapes(tf):
+    @tf.function(reduce_retracing=True)
+    def f(x):
+        return tf.reduce_sum(x)
+
+    results = [f(tf.ones([n])) for n in (1, 2, 3, 4)]
+    return results, f.experimental_get_tracing_count()
+
+
+@parity
+def test_traced_python_side_effects_run_once(tf):
+    trace_log = []
+
+    @tf.function
+    def f(x):
+        trace_log.append("traced")
+        return x * 2
+
+    f(tf.constant(1.0))
+    f(tf.constant(2.0))
+    f(tf.constant([1.0]))
+    return len(trace_log), f.experimental_get_tracing_count()

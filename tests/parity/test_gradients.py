@@ -1,0 +1,170 @@
+"""Gradients of activations, pooling and losses at their awkward points, taken three ways: eagerly,
+from a tape outside a `tf.function`, and from a tape inside one."""
+
+from .harness import parity
+
+
+def three_ways(tf, fn, x):
+    """Gradients of sum(fn(x) * weights) w.r.t. x: eager, outer tape over a traced call, inside."""
+    x = tf.convert_to_tensor(x)
+
+    def loss(x):
+        y = fn(x)
+        weights = tf.reshape(tf.cast(tf.range(1, tf.size(y) + 1), y.dtype), tf.shape(y))
+        return tf.reduce_sum(y * weights)
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        value = loss(x)
+    eager = tape.gradient(value, x)
+
+    traced = tf.function(loss)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        outer_value = traced(x)
+    outer = tape.gradient(outer_value, x)
+
+    @tf.function
+    def inside(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            value = loss(x)
+        return value, tape.gradient(value, x)
+
+    inside_value, inside_grad = inside(x)
+    return {
+        "value": value,
+        "eager": eager,
+        "outer_tape_value": outer_value,
+        "outer_tape": outer,
+        "inside_value": inside_value,
+        "inside": inside_grad,
+    }
+
+
+@parity(helpers=[three_ways])
+def test_relu_gradient_at_zero(tf):
+    return three_ways(tf, tf.nn.relu, [-2.0, -0.0, 0.0, 0.5, 3.0])
+
+
+@parity(helpers=[three_ways])
+def test_relu6_gradient_at_edges(tf):
+    return three_ways(tf, tf.nn.relu6, [-1.0, 0.0, 3.0, 6.0, 7.0])
+
+
+@parity(helpers=[three_ways])
+def test_leaky_relu_gradient(tf):
+    return three_ways(tf, lambda x: tf.nn.leaky_relu(x, alpha=0.1), [-3.0, 0.0, 2.0])
+
+
+@parity(helpers=[three_ways])
+def test_elu_gradient_large_inputs(tf):
+    return three_ways(tf, tf.nn.elu, [-100.0, -1.0, 0.0, 1.0, 100.0])
+
+
+@parity(helpers=[three_ways])
+def test_selu_gradient_large_inputs(tf):
+    return three_ways(tf, tf.nn.selu, [-100.0, -1.0, 0.0, 1.0, 100.0])
+
+
+@parity(helpers=[three_ways])
+def test_softplus_gradient_extremes(tf):
+    return three_ways(tf, tf.nn.softplus, [-100.0, -1.0, 0.0, 1.0, 100.0])
+
+
+@parity(helpers=[three_ways])
+def test_gelu_gradient(tf):
+    def both(x):
+        return tf.stack([tf.nn.gelu(x), tf.nn.gelu(x, approximate=True)])
+
+    return three_ways(tf, both, [-10.0, -1.0, 0.0, 0.5, 10.0])
+
+
+@parity(helpers=[three_ways])
+def test_softmax_gradient(tf):
+    return three_ways(tf, tf.nn.softmax, [[1.0, 2.0, 3.0], [100.0, 0.0, -100.0]])
+
+
+@parity(helpers=[three_ways])
+def test_sigmoid_and_tanh_gradient_saturated(tf):
+    return three_ways(
+        tf, lambda x: tf.stack([tf.sigmoid(x), tf.tanh(x)]), [-100.0, -5.0, 0.0, 5.0, 100.0]
+    )
+
+
+@parity(helpers=[three_ways])
+def test_max_pool_gradient_with_ties(tf):
+    def pool(x):
+        return tf.nn.max_pool2d(x, ksize=2, strides=2, padding="VALID")
+
+    return three_ways(tf, pool, tf.ones([1, 2, 2, 1]))
+
+
+@parity(helpers=[three_ways])
+def test_max_pool_gradient_overlapping_windows(tf):
+    def pool(x):
+        return tf.nn.max_pool2d(x, ksize=2, strides=1, padding="SAME")
+
+    x = tf.constant([[1.0, 3.0, 3.0], [2.0, 3.0, 0.0], [2.0, 1.0, 1.0]])
+    return three_ways(tf, pool, tf.reshape(x, [1, 3, 3, 1]))
+
+
+@parity(helpers=[three_ways])
+def test_reduce_max_gradient_with_ties(tf):
+    return three_ways(tf, lambda x: tf.reduce_max(x, axis=1), [[1.0, 4.0, 4.0], [2.0, 2.0, 2.0]])
+
+
+@parity
+def test_sigmoid_cross_entropy_gradient(tf):
+    labels = tf.constant([0.0, 1.0, 0.5, 1.0, 0.0])
+    logits = tf.constant([-100.0, -1.0, 0.0, 1.0, 100.0])
+
+    def loss(logits):
+        return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+
+    with tf.GradientTape() as tape:
+        tape.watch(logits)
+        value = tf.reduce_sum(loss(logits))
+    eager = tape.gradient(value, logits)
+
+    @tf.function
+    def inside(logits):
+        with tf.GradientTape() as tape:
+            tape.watch(logits)
+            value = tf.reduce_sum(loss(logits))
+        return tape.gradient(value, logits)
+
+    return loss(logits), eager, inside(logits)
+
+
+@parity
+def test_softmax_cross_entropy_gradient(tf):
+    labels = tf.constant([[0.0, 1.0, 0.0], [0.2, 0.3, 0.5]])
+    logits = tf.constant([[50.0, -50.0, 0.0], [1.0, 2.0, 3.0]])
+    sparse = tf.constant([2, 0])
+
+    @tf.function
+    def grads(logits):
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(logits)
+            dense = tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+            by_index = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=sparse, logits=logits)
+        return dense, by_index, tape.gradient(dense, logits), tape.gradient(by_index, logits)
+
+    return grads(logits)
+
+
+@parity
+def test_second_derivative_through_function(tf):
+    @tf.function
+    def f(x):
+        return tf.nn.softplus(x) * x
+
+    x = tf.constant([-2.0, 0.0, 3.0])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy = inner.gradient(y, x)
+    return dy, outer.gradient(dy, x)
