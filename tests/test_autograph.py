@@ -790,17 +790,47 @@ def test_staged_test_of_a_loop_with_a_jump_in_try_names_the_line(staged):
         to_graph(jumps_in_with_and_try)(tf.constant([1, 2]))
 
 
-def test_staged_loop_temporary_used_after_raises(staged):
+# Loop variables first assigned in a staged loop (or None before it): as TensorFlow's AutoGraph,
+# one iteration is traced to learn their types and the loop starts them from zeros; a loop that
+# runs zero times then fails when the graph runs.
+
+
+def test_staged_loop_variable_first_assigned_in_the_body_keeps_the_last_value():
+    @tf.function
+    def last_values(n):
+        for i in tf.range(n):
+            square = i * i
+            pair = (tf.cast(i, tf.float32) / 2.0, {"count": 7, "flag": True})
+        return square, pair
+
+    square, (half, extras) = last_values(tf.constant(4))
+    assert square.numpy() == 9 and half.numpy() == 1.5
+    assert extras["count"].dtype == tf.int32 and extras["count"].numpy() == 7
+    assert extras["flag"].dtype == tf.bool and extras["flag"].numpy()
+    assert last_values(tf.constant(1))[0].numpy() == 0
+    assert last_values.experimental_get_tracing_count() == 1
+
+
+def test_staged_loop_variable_undefined_before_while_and_tensor_iteration():
+    @tf.function
+    def doubled_until(n):
+        i = tf.constant(0)
+        while i < n:
+            doubled = i * 2
+            i += 1
+        return doubled
+
+    @tf.function
     def last_item(items):
         for item in items:
             doubled = item * 2
         return doubled
 
-    with pytest.raises(ValueError, match="'doubled' must be defined before the loop"):
-        to_graph(last_item)(tf.constant([1, 2]))
+    assert doubled_until(tf.constant(4)).numpy() == 6
+    assert last_item(tf.constant([1, 2])).numpy() == 4
 
 
-def test_staged_loop_variable_none_raises(staged):
+def test_staged_loop_variable_none_before_the_loop_gets_a_value():
     def accumulate(n):
         total = None
         i = 0
@@ -809,8 +839,159 @@ def test_staged_loop_variable_none_raises(staged):
             i += 1
         return total
 
-    with pytest.raises(ValueError, match="'total' is None before an iteration"):
-        to_graph(accumulate)(tf.constant(3))
+    assert tf.function(accumulate)(tf.constant(3)).numpy() == 2
+
+    @tf.function
+    def unused_after(n):
+        scratch = None  # not read after the loop: a temporary of the body, as in TensorFlow
+        for i in tf.range(n):
+            scratch = i * 2  # noqa: F841 - dead after the loop
+        return n
+
+    assert unused_after(tf.constant(2)).numpy() == 2
+
+
+def test_staged_loop_variable_with_a_dimension_the_trace_does_not_know():
+    @tf.function
+    def prefix(n):
+        for i in tf.range(n):
+            items = tf.range(i + 1)
+        return items
+
+    assert prefix(tf.constant(3)).numpy().tolist() == [0, 1, 2]
+    assert prefix(tf.constant(1)).numpy().tolist() == [0]
+    assert prefix.experimental_get_tracing_count() == 1
+
+
+def test_staged_loop_variable_set_by_nested_loops_and_a_tape():
+    @tf.function
+    def nested(n):
+        for i in tf.range(n):
+            for j in tf.range(i + 1):
+                inner = i * 10 + j
+            outer = inner
+        return outer
+
+    w = tf.Variable(3.0)
+
+    @tf.function
+    def descend(steps):
+        for _ in tf.range(steps):
+            with tf.GradientTape() as tape:
+                loss = w * w
+            w.assign_sub(0.25 * tape.gradient(loss, w))
+        return loss
+
+    assert nested(tf.constant(3)).numpy() == 22
+    # The traced iteration that learns `loss`'s type is thrown away: it assigns nothing.
+    assert descend(tf.constant(2)).numpy() == pytest.approx(1.5**2)
+    assert w.numpy() == pytest.approx(0.75)
+
+
+def test_staged_loop_that_runs_zero_times_fails_when_the_graph_runs():
+    @tf.function
+    def last_values(n):
+        for i in tf.range(n):
+            y = tf.cast(i, tf.float32)
+            x = i
+        return y, x
+
+    message = r"assertion failed: \[loop must iterate at least once to initialize x, y\]"
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        last_values(tf.constant(0))
+    assert last_values(tf.constant(2))[1].numpy() == 1  # the same graph, when it iterates
+    assert last_values.experimental_get_tracing_count() == 1
+
+    @tf.function
+    def last_item(items):
+        for item in items:
+            last = item
+        return last
+
+    message = r"assertion failed: \[loop must iterate at least once to initialize last\]"
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        last_item(tf.zeros([0]))
+
+
+def test_staged_range_loop_target_starts_at_the_range_start():
+    @tf.function
+    def last_index(n):
+        for i in tf.range(2, n):  # noqa: B007 - read after the loop
+            pass
+        return i
+
+    assert last_index(tf.constant(5)).numpy() == 4
+    assert last_index(tf.constant(2)).numpy() == 2  # no iteration: the start, no error
+
+
+def test_staged_loop_variable_of_an_unsupported_type_raises():
+    @tf.function
+    def last_name(n):
+        for _ in tf.range(n):
+            text = "abc"
+        return text
+
+    expected = (
+        "'text' must be defined before the loop\n"
+        "Note: AutoGraph tried to define it automatically, but ran into a TypeError: Found an "
+        "unsupported type 'str' while creating placeholder for abc. Supported types include "
+        "Tensor, int, float, bool, list, tuple or dict."
+    )
+    with pytest.raises(ValueError) as info:
+        last_name(tf.constant(2))
+    assert str(info.value) == expected
+
+
+def test_staged_loop_variable_left_undefined_or_none_raises():
+    @tf.function
+    def stays_none(n):
+        for _ in tf.range(n):
+            value = None
+        return value
+
+    @tf.function
+    def none_throughout(n):
+        value = None
+        for _ in tf.range(n):
+            value = None
+        return value
+
+    with pytest.raises(ValueError) as info:
+        stays_none(tf.constant(2))
+    assert str(info.value) == "'value' must be defined before the loop"
+    with pytest.raises(ValueError) as info:
+        none_throughout(tf.constant(2))
+    assert str(info.value) == "'value' is not allowed to be None before the loop"
+
+
+def test_staged_loop_variable_read_before_assignment_raises():
+    @tf.function
+    def previous(n):
+        total = tf.constant(0)
+        for i in tf.range(n):
+            total = total + seen  # noqa: F821 - the previous iteration's: none in the first
+            seen = i  # noqa: F841
+        return total
+
+    with pytest.raises(ValueError) as info:
+        previous(tf.constant(3))
+    assert str(info.value) == (
+        "'seen' must be defined before the loop\nNote: AutoGraph tried to define it "
+        "automatically, but ran into a UnboundLocalError: 'seen' is used before assignment"
+    )
+
+
+def test_staged_loop_errors_name_the_first_loop_variable_in_tensorflows_order():
+    @tf.function
+    def two(n):
+        for _ in tf.range(n):
+            b = "z"
+            a = None
+        return b, a
+
+    # Variables read after the loop come first, sorted by name; the failure is `b`'s.
+    with pytest.raises(ValueError, match="^'a' must be defined before the loop\nNote: .*'str'"):
+        two(tf.constant(1))
 
 
 def test_staged_not_uses_logical_not(staged):

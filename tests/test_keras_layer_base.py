@@ -294,3 +294,18 @@ def test_inputs_are_converted_and_floats_autocast():
     wide = layers.Dense(1, dtype="float64", kernel_initializer="ones")
     assert wide(tf.ones([1, 2])).dtype == tf.float64 and wide.kernel.dtype == tf.float64
     assert layers.Embedding(4, 2)(np.array([[3, 1]])).shape == (1, 2, 2)
+
+
+def test_clear_session_restarts_automatic_names():
+    tf.keras.backend.clear_session()
+    first = [layers.Dense(1).name for _ in range(3)]
+    optimizer = tf.keras.optimizers.SGD().name
+    loss = tf.keras.losses.MeanSquaredError().name
+    assert first == ["dense", "dense_1", "dense_2"]
+    tf.keras.backend.clear_session()
+    assert layers.Dense(1).name == "dense"
+    assert tf.keras.optimizers.SGD().name == optimizer == "sgd"
+    assert tf.keras.losses.MeanSquaredError().name == loss
+    assert tf.keras.Input((2,)).name == "keras_tensor"
+    tf.keras.utils.clear_session(free_memory=False)  # Keras 3 exports it here too
+    assert layers.Dense(1).name == "dense"

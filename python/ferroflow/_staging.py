@@ -78,6 +78,32 @@ def switch_case(branch_index, branches):
     return _pack(templates[0], _core.record_cond(index, [g for _, g in traced]))
 
 
+class _RaiseOnWrite:
+    """The output stream of the print that stands in for an `Assert` op: writing raises."""
+
+    def __init__(self, message):
+        self.message = message
+
+    def write(self, text):
+        from ferroflow.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(None, None, self.message)
+
+
+def assert_true(condition, message):
+    """TensorFlow's `Assert(condition, [message])` in a trace: running the graph with
+    `condition` false raises InvalidArgumentError "assertion failed: [message]". There is no
+    Assert op: a print under `tf.cond` whose stream raises does its work (a saved and reloaded
+    graph prints the message to stderr instead, and goes on)."""
+    text = f"assertion failed: [{message}]"
+
+    def fail():
+        _core.print_tensors([text + "\n"], [], 1, _RaiseOnWrite(text), "other")
+        return ()
+
+    cond(condition, lambda: (), fail)
+
+
 def while_loop(cond, body, loop_vars, maximum_iterations, shape_invariants):
     if maximum_iterations is not None:
         return _bounded_while(cond, body, loop_vars, maximum_iterations, shape_invariants)
@@ -94,6 +120,20 @@ def while_loop(cond, body, loop_vars, maximum_iterations, shape_invariants):
     )
     _check_shapes(flat, dims, body_graph.output_dims())
     return nest.pack_sequence_as(loop_vars, _core.record_while(flat, cond_graph, body_graph))
+
+
+def trace_discarded(fn, loop_vars):
+    """`fn(*placeholders)`, with placeholders shaped like `loop_vars` (as `while_loop`'s body
+    gets them), traced into a graph that is then thrown away: how AutoGraph learns what one
+    iteration of a loop body makes of its variables before it stages the loop. What `fn`
+    returns must not hold symbolic values of the discarded trace."""
+    flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    _core.trace_begin()
+    try:
+        made = [_core.trace_placeholder(t, "loop_var", _static_dims(t)) for t in flat]
+        return fn(*_as_args(nest.pack_sequence_as(loop_vars, made)))
+    finally:
+        _core.trace_abandon()
 
 
 def _as_args(loop_vars):
@@ -120,7 +160,10 @@ def _invariant_dims(flat, shape_invariants, loop_vars):
     shapes = nest.flatten(shape_invariants)
     from ferroflow.tensor_shape import TensorShape
 
-    return [list(TensorShape(s).dims) for s in shapes]
+    # A None invariant keeps the variable's own shape (as TensorFlow's while_v2).
+    return [
+        _static_dims(t) if s is None else list(TensorShape(s).dims) for t, s in zip(flat, shapes)
+    ]
 
 
 def _static_dims(t):

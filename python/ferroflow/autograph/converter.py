@@ -145,9 +145,9 @@ class _Converter:
         body, uses_break = exits.rewrite_loop_jumps(stmt.body, break_flag, f"ag__skip_{n}")
         head = [stmt.test] if isinstance(stmt, ast.While) else [stmt.target]
         names = analysis.bound_names(head + body)
-        required = self._read_later(names, live_after, stmt)
         # The flag is read by the loop test, which is not in the AST.
         loop_live = liveness.loop_header(stmt, body, live_after, self._jumps) | {break_flag}
+        required = self._loop_variables(names, live_after, loop_live, stmt)
         converted_body = self.loop_body(body, loop_live, None)  # its jumps are rewritten
         body_fn = self._function(f"ag__loop_body_{n}", [], converted_body, body, stmt)
         extra_test = f"lambda: ag__.not_({break_flag})" if uses_break else "None"
@@ -186,6 +186,12 @@ class _Converter:
         guard = templates.statements(f"if ag__.not_({break_flag}):\n    pass", stmt.orelse[0])
         guard[0].body = stmt.orelse
         return self.block(guard, live_after)
+
+    def _loop_variables(self, names, live_after, loop_live, stmt):
+        """TensorFlow's loop variables among `names`, in its order: those read after the loop,
+        then those an iteration may read before assigning them, each sorted by name."""
+        read_later = sorted(self._read_later(names, live_after, stmt))
+        return read_later + sorted(x for x in names if x in loop_live and x not in read_later)
 
     def _read_later(self, names, live_after, stmt):
         """Those of `names` whose value after `stmt` may be read: by the code after it, or by

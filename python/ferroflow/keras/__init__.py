@@ -4,6 +4,7 @@ as in TensorFlow."""
 
 from ferroflow.keras import (
     activations,
+    backend,
     callbacks,
     initializers,
     layers,
@@ -24,6 +25,7 @@ __all__ = [
     "Model",
     "Sequential",
     "activations",
+    "backend",
     "callbacks",
     "initializers",
     "layers",

@@ -36,6 +36,11 @@ def unique_name(base):
     return base if count == 0 else f"{base}_{count}"
 
 
+def reset_names():
+    """Automatic names start again from the bare ``dense`` (`clear_session`)."""
+    _name_counts.clear()
+
+
 def _sublayers_in(value):
     if isinstance(value, Layer):
         return [value]

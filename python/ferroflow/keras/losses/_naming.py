@@ -20,3 +20,8 @@ def uniquify(name):
 
 def auto_name(prefix):
     return uniquify(to_snake_case(prefix))
+
+
+def reset_names():
+    """Automatic names start again from the bare one (`clear_session`)."""
+    _name_uids.clear()

@@ -4,7 +4,7 @@ unique by a process-wide counter ("adam", "adam_1", ...)."""
 import collections
 import re
 
-__all__ = ["auto_name", "to_snake_case"]
+__all__ = ["auto_name", "reset_names", "to_snake_case"]
 
 _uids = collections.defaultdict(int)
 
@@ -21,3 +21,8 @@ def auto_name(prefix):
     count = _uids[name]
     _uids[name] += 1
     return name if count == 0 else f"{name}_{count}"
+
+
+def reset_names():
+    """Automatic names start again from the bare one (`clear_session`)."""
+    _uids.clear()

@@ -1,5 +1,7 @@
-"""`tf.keras.utils`: the progress bar, seeding, one-hot targets and data packing helpers."""
+"""`tf.keras.utils`: the progress bar, seeding, one-hot targets, data packing helpers and
+`clear_session`."""
 
+from ferroflow.keras.backend import clear_session
 from ferroflow.keras.saving import (
     CustomObjectScope,
     custom_object_scope,
@@ -18,6 +20,7 @@ from ferroflow.keras.utils.rng_utils import set_random_seed
 __all__ = [
     "CustomObjectScope",
     "Progbar",
+    "clear_session",
     "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",
