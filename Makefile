@@ -60,12 +60,16 @@ build-dev: $(STAMP)
 demo: build
 	$(PY) examples/basics.py
 
+# The library's tests run twice: with the wgpu backend, and built without it (the stub backend
+# with no devices), so the `gpu` feature stays optional.
 rust-test: gpu-runtime
 	$(TEST_ENV) cargo test
+	cargo test --lib --no-default-features
 
 lint: $(STAMP)
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings
+	cargo clippy --all-targets --no-default-features -- -D warnings
 	cargo clippy --all-targets --features python -- -D warnings
 	$(VENV)/bin/ruff check python tests benches examples
 	$(VENV)/bin/ruff format --check python tests benches examples

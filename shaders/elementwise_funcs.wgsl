@@ -96,10 +96,78 @@ fn log1p_f(x: f32) -> f32 {
     if (x == -1.0) { return bitcast<f32>(0xff800000u); }
     if (x < -1.0) { return nan(); }
     if (abs(x) < 1e-4) { return x - 0.5 * x * x + x * x * x / 3.0; }
-    return log(1.0 + x);
+    // Goldberg's correction: log(u) * x / (u - 1) cancels the rounding of u = 1 + x.
+    let u = 1.0 + x;
+    if (is_inf(u)) { return u; }
+    return log(u) * x / (u - 1.0);
 }
 
 // Comparisons that hold for NaN as IEEE says: drivers may compile `!=` as an ordered compare.
 fn unordered(a: f32, b: f32) -> bool {
     return is_nan(a) || is_nan(b);
+}
+
+// The inverse and hyperbolic functions: WGSL leaves them indeterminate outside their domains
+// (TensorFlow gives NaN there, +-inf at atanh(+-1)) and software drivers approximate asin and
+// acos coarsely (4e-4 off in lavapipe), so they are built on a float32 arctangent accurate to a
+// few ulp: Cephes' range reduction to |x| <= tan(pi/8) and its odd minimax polynomial.
+fn atan_f(x: f32) -> f32 {
+    let t = abs(x);
+    var base = 0.0;
+    var r = t;
+    if (t > 2.414213562373095) {
+        base = 1.5707963267948966;
+        r = -1.0 / t;
+    } else if (t > 0.4142135623730950) {
+        base = 0.7853981633974483;
+        r = (t - 1.0) / (t + 1.0);
+    }
+    let z = r * r;
+    let p = (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
+        - 3.33329491539e-1) * z * r + r;
+    let y = base + p;
+    return select(y, -y, x < 0.0);
+}
+
+fn asin_f(x: f32) -> f32 {
+    if (abs(x) > 1.0) { return nan(); }
+    // atan(x / sqrt(1 - x^2)) with (1 - x)(1 + x) exact near +-1; x / 0 gives +-pi/2.
+    return atan_f(x / sqrt((1.0 - x) * (1.0 + x)));
+}
+
+fn acos_f(x: f32) -> f32 {
+    if (abs(x) > 1.0) { return nan(); }
+    // 2 atan(sqrt((1 - x) / (1 + x))): no cancellation near 1, pi at -1.
+    return 2.0 * atan_f(sqrt((1.0 - x) / (1.0 + x)));
+}
+
+fn sinh_f(x: f32) -> f32 {
+    if (abs(x) < 1e-3) { return x + x * x * x / 6.0; }
+    return sinh(x);
+}
+
+fn asinh_f(x: f32) -> f32 {
+    let t = abs(x);
+    var y: f32;
+    if (t > 1e8) {
+        y = log(t) + 0.6931471805599453;
+    } else {
+        y = log1p_f(t + t * t / (1.0 + sqrt(1.0 + t * t)));
+    }
+    return select(y, -y, x < 0.0);
+}
+
+fn acosh_f(x: f32) -> f32 {
+    if (x < 1.0) { return nan(); }
+    if (x > 1e8) { return log(x) + 0.6931471805599453; }
+    return log1p_f((x - 1.0) + sqrt((x - 1.0) * (x + 1.0)));
+}
+
+fn atanh_f(x: f32) -> f32 {
+    let t = abs(x);
+    if (t > 1.0) { return nan(); }
+    if (t == 1.0) { return x * bitcast<f32>(0x7f800000u); }
+    // 0.5 log1p(2t / (1 - t)): +inf at 1, accurate near 0.
+    let y = 0.5 * log1p_f(2.0 * t / (1.0 - t));
+    return select(y, -y, x < 0.0);
 }

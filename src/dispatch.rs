@@ -8,6 +8,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::trace;
 use crate::ops::binary::BinaryOp;
+use crate::ops::composite::Composite;
 use crate::ops::matmul::MatMulAttrs;
 use crate::ops::patches::{self, PatchSpec};
 use crate::ops::random::{self, RandomSpec};
@@ -93,6 +94,9 @@ pub enum Op {
     /// Inputs: the pooled image and the pooled gradient; each window's gradient goes to its
     /// first maximum.
     MaxPoolGrad(PatchSpec),
+    /// A named composite (`Relu`, `MaxPool`, ...): a decomposition and a gradient rule of its
+    /// own (`ops/composite.rs`).
+    Composite(Composite),
 }
 
 impl Op {
@@ -131,6 +135,7 @@ impl Op {
             Op::Patches(_) => "ExtractImagePatches",
             Op::PatchesGrad { .. } => "ExtractImagePatchesGrad",
             Op::MaxPoolGrad(_) => "MaxPoolGrad",
+            Op::Composite(c) => c.tf_name(),
         }
     }
 }
@@ -187,9 +192,14 @@ fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Select | Op::Range => 3,
         Op::Concat(_) => inputs.len(),
         Op::Random(_) => 0,
+        Op::Composite(c) => c.arity(),
         _ => 1,
     };
     arity(op, inputs, n_inputs)?;
+    if let Op::Composite(c) = op {
+        // Its parts are placed (and logged) one by one.
+        return c.forward(inputs);
+    }
     if let Op::Shape(dtype) = op {
         // Only the dims are read: no device work, no readback.
         let dims = inputs[0].shape().dims_i64();
@@ -197,7 +207,6 @@ fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     }
     let placement = device::place(op.tf_name(), |i| gpu_can_run(op, inputs, i))?;
     device::log(op.tf_name(), placement.device);
-    #[cfg(feature = "gpu")]
     if let Device::Gpu(i) = placement.device {
         if let Some(outputs) = crate::gpu::kernels::run(op, inputs, i)? {
             return Ok(outputs);
@@ -218,15 +227,7 @@ fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
 }
 
 fn gpu_can_run(op: &Op, inputs: &[&Tensor], index: usize) -> bool {
-    #[cfg(feature = "gpu")]
-    {
-        index < crate::gpu::visible_count() && crate::gpu::kernels::supported(op, inputs, index)
-    }
-    #[cfg(not(feature = "gpu"))]
-    {
-        let _ = (op, inputs, index);
-        false
-    }
+    index < crate::gpu::visible_count() && crate::gpu::kernels::supported(op, inputs, index)
 }
 
 fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
@@ -270,6 +271,7 @@ fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Patches(spec) => one(patches::patches(x, spec)),
         Op::PatchesGrad { spec, image } => one(patches::patches_grad(x, spec, *image)),
         Op::MaxPoolGrad(spec) => one(patches::max_pool_grad(x, inputs[1], spec)),
+        Op::Composite(c) => c.forward(inputs),
     }
 }
 

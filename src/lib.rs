@@ -21,6 +21,10 @@ pub mod element;
 pub mod error;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+/// Without the `gpu` feature, a backend with no devices and the same interface.
+#[cfg(not(feature = "gpu"))]
+#[path = "gpu_stub.rs"]
+pub mod gpu;
 pub mod graph;
 pub mod kernels;
 pub mod ops;

@@ -22,7 +22,6 @@ pub fn fresh_id() -> u64 {
 #[derive(Debug)]
 pub enum Storage {
     Cpu(Buffer),
-    #[cfg(feature = "gpu")]
     Gpu(crate::gpu::GpuStorage),
 }
 
@@ -107,7 +106,6 @@ impl Tensor {
     pub fn device(&self) -> Device {
         match &*self.storage {
             Storage::Cpu(_) => Device::Cpu,
-            #[cfg(feature = "gpu")]
             Storage::Gpu(g) => Device::Gpu(g.device),
         }
     }
@@ -117,7 +115,6 @@ impl Tensor {
     pub fn host(&self) -> Result<&Buffer> {
         match &*self.storage {
             Storage::Cpu(b) => Ok(b),
-            #[cfg(feature = "gpu")]
             Storage::Gpu(g) => g.host(),
         }
     }
@@ -131,7 +128,6 @@ impl Tensor {
         }
     }
 
-    #[cfg(feature = "gpu")]
     pub(crate) fn gpu_storage(&self) -> Option<&crate::gpu::GpuStorage> {
         match &*self.storage {
             Storage::Gpu(g) => Some(g),
@@ -139,7 +135,6 @@ impl Tensor {
         }
     }
 
-    #[cfg(feature = "gpu")]
     pub(crate) fn from_gpu(storage: crate::gpu::GpuStorage, shape: Shape) -> Tensor {
         debug_assert_eq!(storage.len, shape.num_elements());
         let dtype = storage.dtype;
@@ -156,11 +151,8 @@ impl Tensor {
             Device::Cpu => {
                 Ok(Some(Tensor::from_buffer_unchecked(self.host()?.clone(), self.shape.clone())))
             }
-            #[cfg(feature = "gpu")]
             Device::Gpu(i) => Ok(crate::gpu::GpuStorage::upload(i, self.host()?)?
                 .map(|g| Tensor::from_gpu(g, self.shape.clone()))),
-            #[cfg(not(feature = "gpu"))]
-            Device::Gpu(_) => Ok(None),
         }
     }
 
@@ -205,7 +197,6 @@ impl Tensor {
         };
         match &*moved.storage {
             Storage::Cpu(b) => Ok(Tensor::from_buffer_unchecked(b.clone(), self.shape.clone())),
-            #[cfg(feature = "gpu")]
             Storage::Gpu(g) => {
                 let mut copy = crate::gpu::GpuStorage::alloc(g.device, g.dtype, g.len)?;
                 copy.copy_from(g)?;
@@ -227,7 +218,6 @@ impl Tensor {
         let Some(storage) = Arc::get_mut(&mut self.storage) else { return Ok(false) };
         match storage {
             Storage::Cpu(buffer) => Ok(buffer.copy_from(value.host()?)),
-            #[cfg(feature = "gpu")]
             Storage::Gpu(g) => match value.gpu_storage() {
                 Some(src) => g.copy_from(src).map(|()| true),
                 None => Ok(false),

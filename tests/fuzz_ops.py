@@ -496,10 +496,8 @@ def spec(*names):
     return register
 
 
-UNARY_MATH = (
-    "abs angle ceil conj cos erf exp expm1 floor imag is_finite is_inf is_nan log log1p "
-    "logical_not negative real reciprocal round rsqrt sigmoid sign sin sqrt square tan tanh"
-).split()
+# Every declared unary primitive with a tf.math name (the registry, so new ones are fuzzed).
+UNARY_MATH = [name for name, *_ in tf._core.unary_declarations() if hasattr(tf.math, name)]
 
 
 def _math_name(name):

@@ -88,6 +88,9 @@ def values(shape, dtype, domain="any", seed=0):
         "zeros": (-3.0, 3.0),
         "special": (-3.0, 3.0),
         "quarters": (-5.0, 5.0),
+        "unit": (-0.99, 0.99),
+        "wide": (-50.0, 50.0),
+        "ge1": (1.0, 40.0),
     }
     lo, hi = ranges[domain]
     v = g.uniform(lo, hi, size=n)
@@ -143,6 +146,14 @@ UNARY = {
     "sin": (tf.math.sin, np.sin, "any", FLOATS + COMPLEX),
     "cos": (tf.math.cos, np.cos, "any", FLOATS + COMPLEX),
     "tan": (tf.math.tan, np.tan, "tan", FLOATS + COMPLEX),
+    "asin": (tf.math.asin, np.arcsin, "unit", FLOATS + COMPLEX),
+    "acos": (tf.math.acos, np.arccos, "unit", FLOATS + COMPLEX),
+    "atan": (tf.math.atan, np.arctan, "wide", FLOATS + COMPLEX),
+    "sinh": (tf.math.sinh, np.sinh, "any", FLOATS + COMPLEX),
+    "cosh": (tf.math.cosh, np.cosh, "any", FLOATS + COMPLEX),
+    "asinh": (tf.math.asinh, np.arcsinh, "wide", FLOATS + COMPLEX),
+    "acosh": (tf.math.acosh, np.arccosh, "ge1", FLOATS + COMPLEX),
+    "atanh": (tf.math.atanh, np.arctanh, "unit", FLOATS + COMPLEX),
     "tanh": (tf.math.tanh, np.tanh, "any", FLOATS + COMPLEX),
     "sigmoid": (tf.math.sigmoid, lambda x: 1 / (1 + np.exp(-x)), "any", FLOATS + COMPLEX),
     "erf": (tf.math.erf, np_erf, "any", FLOATS),

@@ -51,11 +51,13 @@ def as_call_tensor(value):
 
 
 def _value_key(value):
+    """Python values key by equality, as TensorFlow's literal types do: `2` and `2.0`, `1`
+    and `True` share a trace (which keeps the first one's value)."""
     try:
         hash(value)
     except TypeError:
         return ("id", id(value))
-    return (type(value), value)
+    return ("value", value)
 
 
 def key_of(structure, tensors):
@@ -127,7 +129,10 @@ def replace_tensors(structure, replacements):
         if as_call_tensor(value) is not None:
             return next(it)
         if isinstance(value, collections.abc.Mapping):
-            return type(value)((k, walk(v)) for k, v in value.items())
+            # Leaves are consumed in `key_of`'s order (sorted keys, as `tf.nest`), so each
+            # entry gets its own tensor whatever order the caller built the dict in.
+            walked = {k: walk(value[k]) for k in sorted(value)}
+            return type(value)((k, walked[k]) for k in value)
         if isinstance(value, tuple) and hasattr(value, "_fields"):
             return type(value)(*[walk(v) for v in value])
         if isinstance(value, (list, tuple)):

@@ -194,6 +194,8 @@ def output_template(outputs):
     for v in flat:
         if isinstance(v, Variable):
             v = v.value()
+        if v is not None and not isinstance(v, _core.Tensor):
+            v = _returned_value_as_tensor(v)
         if isinstance(v, _core.Tensor):
             tensors.append(v)
             marked.append(_TENSOR)
@@ -202,3 +204,18 @@ def output_template(outputs):
     if not nest.is_nested(outputs):
         return marked[0], tensors
     return nest.pack_sequence_as(outputs, marked), tensors
+
+
+def _returned_value_as_tensor(value):
+    """TensorFlow's functions return tensors: Python numbers, bools and arrays a traced body
+    returns become constants of the graph (None stays None)."""
+    from ferroflow.array_ops import convert_to_tensor
+
+    try:
+        return convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            "To be compatible with tf.function, Python functions must return zero or more "
+            f"Tensors or ExtensionTypes or None values; found return value of type "
+            f"{type(value)}, which is not a Tensor or ExtensionType."
+        ) from None

@@ -9,6 +9,7 @@ mod rules;
 pub mod tape;
 
 pub use custom::custom;
+pub(crate) use rules::conj;
 pub use tape::{pause_all, record_custom, GradFn, PauseGuard, Tape};
 
 #[cfg(test)]

@@ -30,3 +30,17 @@ impl Device {
         matches!(self, Device::Gpu(_))
     }
 }
+
+/// What `tf.config.experimental.get_device_details` reports of a GPU adapter (the backend
+/// enumerates them; a build without GPUs has none).
+#[derive(Clone, Debug)]
+pub struct AdapterDetails {
+    pub name: String,
+    pub vendor: u32,
+    pub backend: String,
+    pub driver: String,
+    pub software: bool,
+    /// Optional shader capabilities the dtypes need: `shader_f16`, `shader_int64`.
+    pub shader_f16: bool,
+    pub shader_int64: bool,
+}

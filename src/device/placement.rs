@@ -131,13 +131,5 @@ pub fn place_variable(dtype: crate::dtype::DType) -> Result<Device> {
 }
 
 fn gpu_holds(index: usize, dtype: crate::dtype::DType) -> bool {
-    #[cfg(feature = "gpu")]
-    {
-        index < crate::gpu::visible_count() && crate::gpu::supports_dtype(index, dtype)
-    }
-    #[cfg(not(feature = "gpu"))]
-    {
-        let _ = (index, dtype);
-        false
-    }
+    index < crate::gpu::visible_count() && crate::gpu::supports_dtype(index, dtype)
 }

@@ -13,18 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub const ALLOW_SOFTWARE_ENV: &str = "FERROFLOW_ALLOW_SOFTWARE_GPU";
 pub const VISIBLE_DEVICES_ENV: &str = "FERROFLOW_VISIBLE_DEVICES";
 
-/// What `tf.config.experimental.get_device_details` reports.
-#[derive(Clone, Debug)]
-pub struct AdapterDetails {
-    pub name: String,
-    pub vendor: u32,
-    pub backend: String,
-    pub driver: String,
-    pub software: bool,
-    /// Optional shader capabilities the dtypes need: `shader_f16`, `shader_int64`.
-    pub shader_f16: bool,
-    pub shader_int64: bool,
-}
+pub use crate::device::AdapterDetails;
 
 struct Registry {
     /// Adapters that count as GPUs, after the environment's filters.

@@ -6,7 +6,7 @@
 use super::fused;
 use super::ir::{Graph, Node, NodeKind};
 use super::trace;
-use crate::dispatch;
+use crate::dispatch::{self, Op};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -106,6 +106,10 @@ fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Resu
     Ok(match &node.kind {
         NodeKind::Placeholder(i) => vec![inputs[*i].clone()],
         NodeKind::Const(t) => vec![t.clone()],
+        // A random node draws its next numbers on every call of the graph.
+        NodeKind::Op(Op::Random(spec)) if mode == Mode::Run => {
+            dispatch::apply(&Op::Random(spec.next_run()), &refs)?
+        }
         NodeKind::Op(op) => dispatch::apply(op, &refs)?,
         NodeKind::Fused(chain) => vec![fused::run(chain, &refs)?],
         NodeKind::ReadVariable(v) => match mode {

@@ -51,7 +51,6 @@ pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
         return run_steps(chain, inputs);
     }
     match inputs.iter().map(|t| t.device()).find(|d| d.is_gpu()) {
-        #[cfg(feature = "gpu")]
         Some(Device::Gpu(i)) => {
             if crate::device::current_scope()
                 .is_none_or(|s| s.device_type.as_deref() != Some("CPU"))

@@ -74,14 +74,6 @@ fn apply<T: FloatElem>(op: &Op, args: &[&[T]; 2], out: &mut [T]) -> bool {
 }
 
 #[inline(always)]
-fn map1<T: Copy>(out: &mut [T], a: &[T], f: impl Fn(T) -> T) -> bool {
-    for (o, &x) in out.iter_mut().zip(a) {
-        *o = f(x);
-    }
-    true
-}
-
-#[inline(always)]
 fn map2<T: Copy>(out: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> bool {
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = f(x, y);
@@ -90,24 +82,7 @@ fn map2<T: Copy>(out: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> bool
 }
 
 fn unary<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
-    use UnaryOp::*;
-    match op {
-        Neg => map1(out, a, Num::neg),
-        Abs => map1(out, a, RealElem::abs),
-        Square => map1(out, a, |x| Num::mul(x, x)),
-        Sqrt => map1(out, a, |x| x.sqrt()),
-        Rsqrt => map1(out, a, |x| Num::div(Num::one(), x.sqrt())),
-        Reciprocal => map1(out, a, |x| Num::div(Num::one(), x)),
-        Exp => map1(out, a, |x| x.exp()),
-        Log => map1(out, a, |x| x.ln()),
-        Sin => map1(out, a, |x| x.sin()),
-        Cos => map1(out, a, |x| x.cos()),
-        Tanh => map1(out, a, FloatElem::tf_tanh),
-        Sigmoid => map1(out, a, crate::ops::unary::sigmoid),
-        Floor => map1(out, a, |x| x.floor()),
-        Ceil => map1(out, a, |x| x.ceil()),
-        _ => false,
-    }
+    crate::ops::unary::fused_map(op, a, out)
 }
 
 fn binary<T: FloatElem>(op: BinaryOp, a: &[T], b: &[T], out: &mut [T]) -> bool {

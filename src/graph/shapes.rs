@@ -76,6 +76,12 @@ pub fn infer(op: &Op, inputs: &[&ValueInfo], outputs: &[Tensor], symbolic: bool)
                 p[..*axis].iter().chain(&i[*batch_dims..]).chain(&p[axis + 1..]).copied().collect();
             same(out)
         }
+        // Composites keep their input's rank; a dimension is known when the input's is (the
+        // activations keep every size, poolings derive theirs from the input's).
+        Op::Composite(_) => {
+            let out = known(&outputs[0]);
+            same(out.iter().zip(&x).map(|(&o, i)| i.and(o)).collect())
+        }
         Op::BroadcastTo(_) | Op::Fill(_) | Op::ScatterNd(_) | Op::Random(_) | Op::Shape(_) => {
             outputs.iter().map(known).collect()
         }

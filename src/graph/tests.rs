@@ -198,3 +198,30 @@ fn shapes_changed_by_a_relaxed_signature_are_unknown() {
     let longer = Tensor::from_slice(&[1.0f32, 1.0, 1.0, 1.0], &[4]).unwrap();
     assert_eq!(values(&g, &longer), vec![4.0; 4]);
 }
+
+#[test]
+fn a_traced_random_node_draws_new_numbers_on_every_run() {
+    let x = Tensor::from_slice(&[1.0f32; 8], &[8]).unwrap();
+    let g = traced(|x| ops::nn::dropout(x, 0.5, None, None).unwrap(), &x);
+    let optimised = optimize(&g, &super::passes::ALL);
+    let runs: Vec<Vec<f32>> = (0..4).map(|_| values(&optimised, &x)).collect();
+    assert!(runs.windows(2).any(|w| w[0] != w[1]), "every call used one mask: {runs:?}");
+}
+
+#[test]
+fn composites_are_one_named_node_and_keep_their_gradient_rule() {
+    let x = Tensor::from_slice(&[0.0f32, -1.0, 2.0, 0.0], &[4]).unwrap();
+    let g = traced(|x| ops::nn::relu(x).unwrap(), &x);
+    assert_eq!(types(&g), vec!["Placeholder", "Relu"]);
+    // Differentiating a run of the graph under a tape uses ReluGrad: 0 at x == 0.
+    let tape = crate::autodiff::Tape::new(false, false);
+    tape.push();
+    tape.watch(&x);
+    let y = {
+        let _cpu = CpuScope::new();
+        run(&g, std::slice::from_ref(&x), Mode::Run).unwrap().remove(0)
+    };
+    tape.pop();
+    let grad = tape.gradient(&[y], &[x.id()], &[None]).unwrap().remove(0).unwrap();
+    assert_eq!(grad.to_vec::<f32>().unwrap(), vec![0.0, 0.0, 1.0, 0.0]);
+}

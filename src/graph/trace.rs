@@ -40,6 +40,9 @@ thread_local! {
     /// Some open frame has a value with an unknown dimension (cleared when the last closes):
     /// lets `note_dims_read` cost one thread-local read everywhere else.
     static UNKNOWN_DIMS: Cell<bool> = const { Cell::new(false) };
+    /// The open trace's op-seed counter (TensorFlow's per-graph seeds for random ops that get
+    /// only the global seed); reset when the outermost trace begins.
+    static OP_SEEDS: Cell<i64> = const { Cell::new(0) };
     /// `tf.name_scope`'s prefix ("outer/inner/") for the names of recorded nodes.
     static NAME_SCOPE: RefCell<String> = const { RefCell::new(String::new()) };
 }
@@ -85,8 +88,21 @@ impl Drop for Suspend {
     }
 }
 
+/// The next op seed of the open trace's graph, or None outside traces.
+pub fn next_op_seed() -> Option<i64> {
+    open().then(|| {
+        OP_SEEDS.with(|c| {
+            c.set(c.get() + 1);
+            c.get()
+        })
+    })
+}
+
 /// Starts a graph (`tf.function` body, or a branch/loop body inside one).
 pub fn begin() {
+    if !open() {
+        OP_SEEDS.with(|c| c.set(0));
+    }
     FRAMES.with(|f| f.borrow_mut().push(Frame::default()));
 }
 

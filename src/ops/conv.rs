@@ -4,13 +4,13 @@
 //! adjoint as gradient); max pooling alone has a rule of its own, TensorFlow's: the whole
 //! gradient goes to the first maximum of each window.
 
+use super::composite::{composite, Composite};
 use super::patches::{image_dims, PatchFill, PatchSpec};
 use super::*;
-use crate::autodiff::custom;
 use crate::ops::reduce::ArgOp;
 
 /// TensorFlow's `padding` argument, for the two spatial axes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Padding {
     Valid,
     Same,
@@ -19,7 +19,7 @@ pub enum Padding {
 }
 
 /// Window sizes, strides and dilations of one 2-D op, `[rows, cols]` each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Window {
     pub kernel: [usize; 2],
     pub strides: [usize; 2],
@@ -104,8 +104,14 @@ pub fn extract_patches(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tens
     apply1(&Op::Patches(spec), &[x])
 }
 
-/// `tf.nn.conv2d` (NHWC): `filters` is `[KH, KW, C_in, C_out]`.
+/// `tf.nn.conv2d` (NHWC): `filters` is `[KH, KW, C_in, C_out]`. A `Conv2D` node whose gradients
+/// are the `Conv2DBackpropInput`/`Conv2DBackpropFilter` nodes, as in TensorFlow's graphs.
 pub fn conv2d(x: &Tensor, filters: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
+    composite(Composite::Conv2D { window: *w, padding: padding.clone() }, &[x, filters])
+}
+
+/// The geometry of a convolution of `x` by `filters`, checking both as TensorFlow does.
+fn conv_spec(x: &Tensor, filters: &Tensor, w: &Window, padding: &Padding) -> Result<PatchSpec> {
     let op = "Conv2D";
     let image = image_of(x, op)?;
     if x.dtype() == DType::Bool || x.dtype().is_complex() {
@@ -114,7 +120,7 @@ pub fn conv2d(x: &Tensor, filters: &Tensor, w: &Window, padding: &Padding) -> Re
             x.dtype()
         )));
     }
-    let &[kh, kw, cin, cout] = filters.dims() else {
+    let &[kh, kw, cin, _] = filters.dims() else {
         return Err(Error::InvalidArgument(format!(
             "filter must be 4-dimensional [height, width, in_channels, out_channels], got shape {:?} [Op:{op}]",
             filters.dims()
@@ -133,18 +139,71 @@ pub fn conv2d(x: &Tensor, filters: &Tensor, w: &Window, padding: &Padding) -> Re
             "input depth must be evenly divisible by filter depth: {c} vs {cin} (grouped convolutions are not supported) [Op:{op}]"
         )));
     }
-    let window = Window { kernel: [kh, kw], ..*w };
-    let spec = geometry(image, &window, padding, op)?;
-    let pointwise = spec.window() == 1 && spec.strides == [1, 1] && spec.pad == [0, 0];
-    let cols = if pointwise && spec.out == image {
+    geometry(image, &Window { kernel: [kh, kw], ..*w }, padding, op)
+}
+
+/// A 1x1, stride-1, unpadded window: the image is its own patch matrix.
+fn pointwise(spec: &PatchSpec, image: [usize; 2]) -> bool {
+    spec.window() == 1 && spec.strides == [1, 1] && spec.pad == [0, 0] && spec.out == image
+}
+
+/// The image's windows as rows `[N*OH*OW, KH*KW*C]`.
+fn patch_rows(x: &Tensor, spec: &PatchSpec) -> Result<Tensor> {
+    let cols = if pointwise(spec, image_of(x, "Conv2D")?) {
         x.clone()
     } else {
         apply1(&Op::Patches(spec.clone()), &[x])?
     };
-    let k = (kh * kw * cin) as i64;
-    let rows = reshape(&cols, &[-1, k])?;
-    let product = matmul(&rows, &reshape(filters, &[k, cout as i64])?, Default::default())?;
-    reshape(&product, &[-1, spec.out[0] as i64, spec.out[1] as i64, cout as i64])
+    reshape(&cols, &[-1, spec.window() as i64 * x.dims()[3] as i64])
+}
+
+/// Conv2D's decomposition: patches times the flattened filter (one GEMM).
+pub(crate) fn conv2d_composed(x: &Tensor, f: &Tensor, w: &Window, p: &Padding) -> Result<Tensor> {
+    let spec = conv_spec(x, f, w, p)?;
+    let (k, cout) = (spec.window() as i64 * x.dims()[3] as i64, f.dims()[3] as i64);
+    let product = matmul(&patch_rows(x, &spec)?, &reshape(f, &[k, cout])?, Default::default())?;
+    reshape(&product, &[-1, spec.out[0] as i64, spec.out[1] as i64, cout])
+}
+
+/// Conv2DBackpropInput: the gradient `g` (`[N, OH, OW, C_out]`) of a convolution, back to an
+/// image shaped like `x` (read for its dims only).
+pub(crate) fn conv2d_backprop_input(
+    x: &Tensor,
+    f: &Tensor,
+    g: &Tensor,
+    w: &Window,
+    p: &Padding,
+) -> Result<Tensor> {
+    let spec = conv_spec(x, f, w, p)?;
+    let &[n, rows, cols, c] = x.dims() else { unreachable!("conv_spec checked the rank") };
+    let (k, cout) = (spec.window() as i64 * c as i64, f.dims()[3] as i64);
+    let grad_rows = reshape(g, &[-1, cout])?;
+    let flat_filter = reshape(f, &[k, cout])?;
+    let grad_cols =
+        matmul(&grad_rows, &flat_filter, MatMulAttrs { transpose_b: true, ..Default::default() })?;
+    if pointwise(&spec, [rows, cols]) {
+        return reshape(&grad_cols, &[n as i64, rows as i64, cols as i64, c as i64]);
+    }
+    let grad_cols = reshape(&grad_cols, &[-1, spec.out[0] as i64, spec.out[1] as i64, k])?;
+    apply1(&Op::PatchesGrad { spec, image: [rows, cols] }, &[&grad_cols])
+}
+
+/// Conv2DBackpropFilter: the gradient `g` of a convolution of `x`, as a filter shaped like `f`.
+pub(crate) fn conv2d_backprop_filter(
+    x: &Tensor,
+    f: &Tensor,
+    g: &Tensor,
+    w: &Window,
+    p: &Padding,
+) -> Result<Tensor> {
+    let spec = conv_spec(x, f, w, p)?;
+    let cout = f.dims()[3] as i64;
+    let product = matmul(
+        &patch_rows(x, &spec)?,
+        &reshape(g, &[-1, cout])?,
+        MatMulAttrs { transpose_a: true, ..Default::default() },
+    )?;
+    reshape(&product, &f.shape().dims_i64())
 }
 
 /// `tf.nn.conv1d` (NWC): a conv2d over a height-1 image; `filters` is `[K, C_in, C_out]`.
@@ -186,9 +245,13 @@ fn pooled_windows(
     Ok((reshape(&cols, &dims)?, spec))
 }
 
-/// `tf.nn.max_pool2d`. The gradient goes to each window's first maximum (TensorFlow's
-/// MaxPoolGrad), not split between ties as a reduction's would be.
+/// `tf.nn.max_pool2d`: a `MaxPool` node. The gradient goes to each window's first maximum
+/// (TensorFlow's MaxPoolGrad), not split between ties as a reduction's would be.
 pub fn max_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
+    composite(Composite::MaxPool { window: *w, padding: padding.clone() }, &[x])
+}
+
+pub(crate) fn max_pool_composed(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
     let op = "MaxPool";
     if x.dtype() == DType::Bool || x.dtype().is_complex() {
         return Err(Error::InvalidArgument(format!(
@@ -196,20 +259,19 @@ pub fn max_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
             x.dtype()
         )));
     }
-    let (w, backward_padding) = (*w, padding.clone());
-    custom(
-        &[x],
-        || reduce_max(&pooled_windows(x, &w, padding, PatchFill::Lowest, op)?.0, Some(&[3]), false),
-        move |inputs, _, g| {
-            let Some(g) = &g[0] else { return Ok(vec![None]) };
-            let x = &inputs[0];
-            let spec = PatchSpec {
-                fill: PatchFill::Lowest,
-                ..geometry(image_of(x, op)?, &w, &backward_padding, op)?
-            };
-            Ok(vec![Some(apply1(&Op::MaxPoolGrad(spec), &[x, g])?)])
-        },
-    )
+    reduce_max(&pooled_windows(x, w, padding, PatchFill::Lowest, op)?.0, Some(&[3]), false)
+}
+
+/// MaxPoolGrad: `g` (pooled) routed to each window's first maximum in `x`.
+pub(crate) fn max_pool_grad(
+    x: &Tensor,
+    g: &Tensor,
+    w: &Window,
+    padding: &Padding,
+) -> Result<Tensor> {
+    let op = "MaxPoolGrad";
+    let spec = PatchSpec { fill: PatchFill::Lowest, ..geometry(image_of(x, op)?, w, padding, op)? };
+    apply1(&Op::MaxPoolGrad(spec), &[x, g])
 }
 
 /// The values of `v` (an image like `x`) at each of `x`'s windows' first maximum:
@@ -228,8 +290,13 @@ pub fn at_first_maxima(x: &Tensor, v: &Tensor, spec: &PatchSpec) -> Result<Tenso
     reduce_sum(&picked, Some(&[3]), false)
 }
 
-/// `tf.nn.avg_pool2d`: padding is left out of each window's average, as in TensorFlow.
+/// `tf.nn.avg_pool2d`: an `AvgPool` node; padding is left out of each window's average, as in
+/// TensorFlow.
 pub fn avg_pool2d(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
+    composite(Composite::AvgPool { window: *w, padding: padding.clone() }, &[x])
+}
+
+pub(crate) fn avg_pool_composed(x: &Tensor, w: &Window, padding: &Padding) -> Result<Tensor> {
     let op = "AvgPool";
     float_only(x, op)?;
     let (windows, spec) = pooled_windows(x, w, padding, PatchFill::Zero, op)?;

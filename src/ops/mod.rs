@@ -4,6 +4,7 @@
 
 pub mod binary;
 pub mod cast;
+pub mod composite;
 pub mod conv;
 pub mod creation;
 pub mod einsum;

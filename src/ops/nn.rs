@@ -1,42 +1,18 @@
 //! `tf.nn` functions composed from primitives: activations, softmax, cross-entropies, moments.
 
+use super::composite::{composite, Composite};
 use super::math::reduce_mean;
 use super::*;
-use crate::autodiff::custom;
 
-/// max(x, 0), with TensorFlow's ReluGrad: the gradient passes where x > 0 (0 at x == 0, where
-/// the chain rule through `maximum` would give 1).
+// The activations whose TensorFlow gradient is a rule of its own are composite nodes
+// (`composite.rs` holds their decompositions and rules).
+
 pub fn relu(x: &Tensor) -> Result<Tensor> {
-    let zero = scalar_like(x, 0.0);
-    custom(
-        &[x],
-        || maximum(x, &zero),
-        |inputs, _, g| {
-            let x = &inputs[0];
-            passing_where(&greater(x, &scalar_like(x, 0.0))?, g)
-        },
-    )
+    composite(Composite::Relu, &[x])
 }
 
-/// min(max(x, 0), 6); the gradient passes where 0 < x < 6 (TensorFlow's Relu6Grad).
 pub fn relu6(x: &Tensor) -> Result<Tensor> {
-    let (zero, six) = (scalar_like(x, 0.0), scalar_like(x, 6.0));
-    custom(
-        &[x],
-        || minimum(&maximum(x, &zero)?, &six),
-        |inputs, _, g| {
-            let x = &inputs[0];
-            let inside =
-                logical_and(&greater(x, &scalar_like(x, 0.0))?, &less(x, &scalar_like(x, 6.0))?)?;
-            passing_where(&inside, g)
-        },
-    )
-}
-
-/// The upstream gradient where `mask` holds, zero elsewhere.
-fn passing_where(mask: &Tensor, g: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {
-    let Some(g) = &g[0] else { return Ok(vec![None]) };
-    Ok(vec![Some(select(mask, g, &fill(&[], &scalar_like(g, 0.0))?)?)])
+    composite(Composite::Relu6, &[x])
 }
 
 /// Integer inputs are computed in float32, as TensorFlow's leaky_relu casts them.
@@ -44,25 +20,23 @@ pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
     if x.dtype().is_integer() {
         return leaky_relu(&cast(x, DType::F32)?, alpha);
     }
-    let pos = greater(x, &scalar_like(x, 0.0))?;
-    select(&pos, x, &mul(x, &scalar_like(x, alpha))?)
+    composite(Composite::LeakyRelu { alpha }, &[x])
 }
 
 pub fn elu(x: &Tensor) -> Result<Tensor> {
-    let pos = greater(x, &scalar_like(x, 0.0))?;
-    select(&pos, x, &unary(UnaryOp::Expm1, x)?)
+    composite(Composite::Elu, &[x])
 }
 
 pub fn selu(x: &Tensor) -> Result<Tensor> {
-    const ALPHA: f64 = 1.673_263_242_354_377_3;
-    const SCALE: f64 = 1.050_700_987_355_480_5;
-    let pos = greater(x, &scalar_like(x, 0.0))?;
-    let neg = mul(&scalar_like(x, ALPHA), &unary(UnaryOp::Expm1, x)?)?;
-    mul(&scalar_like(x, SCALE), &select(&pos, x, &neg)?)
+    composite(Composite::Selu, &[x])
 }
 
 /// Exact gelu `x/2 (1 + erf(x/sqrt 2))`, or the tanh approximation.
 pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
+    composite(Composite::Gelu { approximate }, &[x])
+}
+
+pub(crate) fn gelu_composed(x: &Tensor, approximate: bool) -> Result<Tensor> {
     let half = mul(&scalar_like(x, 0.5), x)?;
     if approximate {
         let c = scalar_like(x, (2.0 / std::f64::consts::PI).sqrt());
@@ -75,18 +49,9 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
     }
 }
 
-/// log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|)).
-/// The gradient is sigmoid(x) (TensorFlow's SoftplusGrad), also at 0 where the composition's
-/// kinks (relu, abs) would give 0.
+/// log(1 + exp(x)), with TensorFlow's SoftplusGrad (sigmoid(x)).
 pub fn softplus(x: &Tensor) -> Result<Tensor> {
-    custom(
-        &[x],
-        || add(&maximum(x, &scalar_like(x, 0.0))?, &log1p(&exp(&neg(&abs(x)?)?)?)?),
-        |inputs, _, g| match &g[0] {
-            Some(g) => Ok(vec![Some(mul(g, &sigmoid(&inputs[0])?)?)]),
-            None => Ok(vec![None]),
-        },
-    )
+    composite(Composite::Softplus, &[x])
 }
 
 /// Softmax over `axis`: the `Softmax` primitive (one fused GPU kernel) over the last axis, the
@@ -187,8 +152,14 @@ pub fn sigmoid_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Re
             labels.shape().tf_string()
         )));
     }
-    let t = sub(&relu(logits)?, &mul(logits, labels)?)?;
-    add(&t, &log1p(&exp(&neg(&abs(logits)?)?)?)?)
+    // TensorFlow's composition, selects included: at logits == 0 its gradient is
+    // sigmoid(0) - labels, where relu's and abs's kinks would give -labels - 1/2.
+    let positive = greater_equal(logits, &scalar_like(logits, 0.0))?;
+    let zeros = zeros_like(logits)?;
+    let relu_logits = select(&positive, logits, &zeros)?;
+    let neg_abs_logits = select(&positive, &neg(logits)?, logits)?;
+    let t = sub(&relu_logits, &mul(logits, labels)?)?;
+    add(&t, &log1p(&exp(&neg_abs_logits)?)?)
 }
 
 pub fn l2_loss(x: &Tensor) -> Result<Tensor> {
@@ -212,6 +183,11 @@ pub fn bias_add(x: &Tensor, bias: &Tensor, channels_first: bool) -> Result<Tenso
             x.shape()
         )));
     }
+    composite(Composite::BiasAdd { channels_first }, &[x, bias])
+}
+
+pub(crate) fn bias_add_composed(x: &Tensor, bias: &Tensor, channels_first: bool) -> Result<Tensor> {
+    let axis = if channels_first { 1 } else { x.rank() - 1 };
     let mut dims = vec![1i64; x.rank() - axis];
     dims[0] = bias.dims()[0] as i64;
     add(x, &reshape(bias, &dims)?)

@@ -1,110 +1,459 @@
-//! Element-wise unary primitives: one row per op (TensorFlow name, accepted dtypes, output
-//! dtype) and one CPU kernel body per op, instantiated for each accepted dtype.
+//! Element-wise unary primitives, one declaration each (`unary_ops!` below): TensorFlow and
+//! Python names, accepted dtypes, the CPU kernel body, the float element function the fused CPU
+//! loops use, the WGSL expressions per GPU element type (or why the op stays on the CPU), and the
+//! gradient rule (or that it has none). The dispatcher, the GPU kernels, fused chains and the
+//! tapes read these declarations; adding an op means adding a row here and its Python name.
 
 use crate::buffer::Buffer;
 use crate::dtype::{DType, DTypeSet};
 use crate::element::{Element, FloatElem, Num, Real};
 use crate::error::{Error, Result};
 use crate::kernels::parallel;
+use crate::ops::{self, scalar_like, zeros_like, BinaryOp};
 use crate::tensor::Tensor;
 use crate::{match_buffer, with_complex, with_float, with_int, with_numeric, with_real};
 use num_traits::Float;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Sign,
-    Square,
-    Sqrt,
-    Rsqrt,
-    Exp,
-    Expm1,
-    Log,
-    Log1p,
-    Sin,
-    Cos,
-    Tan,
-    Tanh,
-    Sigmoid,
-    Erf,
-    Floor,
-    Ceil,
-    Round,
-    Reciprocal,
-    LogicalNot,
-    Invert,
-    IsNan,
-    IsInf,
-    IsFinite,
-    Real,
-    Imag,
-    Conj,
-    Angle,
+/// How a unary primitive differentiates.
+pub enum UnaryGrad {
+    /// The input's gradient from (x, y, upstream g), written with ops so that it runs on any
+    /// device and can itself be differentiated.
+    Rule(fn(&Tensor, &Tensor, &Tensor) -> Result<Tensor>),
+    /// TensorFlow registers no gradient (or a constant zero): tapes never record the op.
+    NotDifferentiable,
 }
 
-use UnaryOp::*;
+/// The GPU element types a WGSL expression is written for. float16 computes through the F32
+/// expression; int32/int64 use their own expression, else the unsigned one (bit-identical
+/// arithmetic).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuClass {
+    F32,
+    I32,
+    I64,
+    U,
+    Bool,
+}
+
+/// Everything about one unary primitive.
+pub struct UnaryDecl {
+    pub tf_name: &'static str,
+    pub python_name: &'static str,
+    pub dtypes: DTypeSet,
+    /// WGSL expressions over `a`, per element type.
+    pub gpu: &'static [(GpuClass, &'static str)],
+    /// Why the op has no float32 GPU kernel (required when `gpu` has no F32 entry and the op
+    /// accepts float32).
+    pub cpu_only: Option<&'static str>,
+    pub grad: UnaryGrad,
+}
+
+/// Transcendental functions over every inexact dtype: complex variants come from num_complex's
+/// inherent methods, half types from `half`'s `Float` implementation.
+macro_rules! inexact {
+    ($b:ident, $bad:ident, |$a:ident| $body:expr) => {
+        match_buffer!(
+            $b,
+            v,
+            [F16, BF16, F32, F64, C64, C128],
+            un(v, |$a| $body),
+            return Err($bad())
+        )
+    };
+}
+
+macro_rules! unary_ops {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident {
+            tf: $tf:literal,
+            python: $py:literal,
+            dtypes: $dtypes:expr,
+            cpu: |$x:ident, $b:ident, $bad:ident| $cpu:expr,
+            $(fused: |$fx:ident| $fused:expr,)?
+            gpu: [$($class:ident => $wgsl:literal),* $(,)?],
+            $(cpu_only: $why:literal,)?
+            grad: $grad:expr $(,)?
+        }
+    ),* $(,)?) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        pub enum UnaryOp {
+            $($(#[$doc])* $name,)*
+        }
+
+        static DECLARATIONS: &[UnaryDecl] = &[$(UnaryDecl {
+            tf_name: $tf,
+            python_name: $py,
+            dtypes: $dtypes,
+            gpu: &[$((GpuClass::$class, $wgsl)),*],
+            cpu_only: unary_ops!(@why $($why)?),
+            grad: $grad,
+        }),*];
+
+        impl UnaryOp {
+            pub const ALL: &'static [UnaryOp] = &[$(UnaryOp::$name),*];
+        }
+
+        /// The CPU kernel: the declared body for the input's buffer (a body may also return
+        /// the input itself, as Real and Conj of real numbers do).
+        #[allow(unused_variables)]
+        fn cpu_kernel(op: UnaryOp, x: &Tensor, bad: &dyn Fn() -> Error) -> Result<Tensor> {
+            let buffer = x.buffer();
+            let out: Buffer = match op {
+                $(UnaryOp::$name => {
+                    let ($x, $b, $bad) = (x, buffer, bad);
+                    $cpu
+                })*
+            };
+            Ok(Tensor::from_buffer_unchecked(out, x.shape().clone()))
+        }
+
+        /// The fused CPU loops' element function for float32/float64, where one is declared.
+        pub(crate) fn fused_map<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
+            match op {
+                $($(UnaryOp::$name => {
+                    for (o, &$fx) in out.iter_mut().zip(a) {
+                        *o = $fused;
+                    }
+                    true
+                })?)*
+                #[allow(unreachable_patterns)]
+                _ => false,
+            }
+        }
+    };
+    (@why $why:literal) => { Some($why) };
+    (@why) => { None };
+}
+
+use UnaryGrad::{NotDifferentiable, Rule};
+
+/// `g` times the (conjugated) local derivative `d`.
+fn chain(g: &Tensor, d: &Tensor) -> Result<Tensor> {
+    ops::mul(g, &crate::autodiff::conj(d)?)
+}
+
+fn c(like: &Tensor, v: f64) -> Tensor {
+    scalar_like(like, v)
+}
+
+fn conj(x: &Tensor) -> Result<Tensor> {
+    crate::autodiff::conj(x)
+}
+
+/// 1 - x^2, the radicand of the inverse sine and cosine's derivatives.
+fn one_minus_square(x: &Tensor) -> Result<Tensor> {
+    ops::sub(&c(x, 1.0), &ops::square(x)?)
+}
+
+unary_ops! {
+    Neg {
+        tf: "Neg", python: "negative", dtypes: DTypeSet::SIGNED_NUMERIC,
+        cpu: |x, b, bad| with_numeric!(b, v => un(v, Num::neg), else return Err(bad())),
+        fused: |a| Num::neg(a),
+        gpu: [F32 => "-a", I32 => "-a", I64 => "-a"],
+        grad: Rule(|_, _, g| ops::neg(g)),
+    },
+    Abs {
+        tf: "Abs", python: "abs", dtypes: DTypeSet::SIGNED_NUMERIC,
+        cpu: |x, b, bad| with_real!(b, v => un(v, Real::abs), else with_complex!(b, v => un(v, |a| a.norm()), else return Err(bad()))),
+        fused: |a| Real::abs(a),
+        gpu: [F32 => "abs(a)", I32 => "abs(a)", I64 => "select(a, -a, a < 0li)"],
+        grad: Rule(|x, _, g| chain(g, &ops::unary(UnaryOp::Sign, x)?)),
+    },
+    Sign {
+        tf: "Sign", python: "sign", dtypes: DTypeSet::SIGNED_NUMERIC,
+        cpu: |x, b, bad| with_real!(b, v => un(v, Real::sign), else with_complex!(b, v => un(v, |a| if a.norm() == 0.0 { a } else { a / a.norm() }), else return Err(bad()))),
+        gpu: [
+            F32 => "sign_f(a)",
+            I32 => "sign(a)",
+            I64 => "select(select(0li, -1li, a < 0li), 1li, a > 0li)",
+        ],
+        grad: Rule(|x, _, _| zeros_like(x)),
+    },
+    Square {
+        tf: "Square", python: "square", dtypes: DTypeSet::NUMERIC,
+        cpu: |x, b, bad| with_numeric!(b, v => un(v, |a| a.mul(a)), else return Err(bad())),
+        fused: |a| Num::mul(a, a),
+        gpu: [F32 => "a * a", U => "a * a"],
+        grad: Rule(|x, _, g| chain(g, &ops::mul(x, &c(x, 2.0))?)),
+    },
+    Sqrt {
+        tf: "Sqrt", python: "sqrt", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.sqrt()),
+        fused: |a| a.sqrt(),
+        gpu: [F32 => "sqrt_f(a)"],
+        grad: Rule(|_, y, g| ops::div(&ops::mul(g, &c(g, 0.5))?, &conj(y)?)),
+    },
+    Rsqrt {
+        tf: "Rsqrt", python: "rsqrt", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| Num::div(Num::one(), a.sqrt())),
+        fused: |a| Num::div(Num::one(), a.sqrt()),
+        gpu: [F32 => "rsqrt_f(a)"],
+        grad: Rule(|_, y, g| chain(g, &ops::mul(&ops::mul(y, &ops::square(y)?)?, &c(y, -0.5))?)),
+    },
+    Exp {
+        tf: "Exp", python: "exp", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.exp()),
+        fused: |a| a.exp(),
+        gpu: [F32 => "exp(a)"],
+        grad: Rule(|_, y, g| chain(g, y)),
+    },
+    Expm1 {
+        tf: "Expm1", python: "expm1", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| a.exp_m1()), else with_complex!(b, v => un(v, |a| Num::sub(a.exp(), Num::one())), else return Err(bad()))),
+        gpu: [F32 => "expm1_f(a)"],
+        grad: Rule(|_, y, g| chain(g, &ops::add(y, &c(y, 1.0))?)),
+    },
+    Log {
+        tf: "Log", python: "log", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.ln()),
+        fused: |a| a.ln(),
+        gpu: [F32 => "log_f(a)"],
+        grad: Rule(|x, _, g| ops::div(g, &conj(x)?)),
+    },
+    Log1p {
+        tf: "Log1p", python: "log1p", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| a.ln_1p()), else with_complex!(b, v => un(v, |a| Num::add(a, Num::one()).ln()), else return Err(bad()))),
+        gpu: [F32 => "log1p_f(a)"],
+        grad: Rule(|x, _, g| ops::div(g, &conj(&ops::add(x, &c(x, 1.0))?)?)),
+    },
+    Sin {
+        tf: "Sin", python: "sin", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.sin()),
+        fused: |a| a.sin(),
+        gpu: [F32 => "sin(a)"],
+        grad: Rule(|x, _, g| chain(g, &ops::unary(UnaryOp::Cos, x)?)),
+    },
+    Cos {
+        tf: "Cos", python: "cos", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.cos()),
+        fused: |a| a.cos(),
+        gpu: [F32 => "cos(a)"],
+        grad: Rule(|x, _, g| ops::neg(&chain(g, &ops::unary(UnaryOp::Sin, x)?)?)),
+    },
+    Tan {
+        tf: "Tan", python: "tan", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.tan()),
+        gpu: [F32 => "tan(a)"],
+        grad: Rule(|x, _, g| ops::div(g, &conj(&ops::square(&ops::unary(UnaryOp::Cos, x)?)?)?)),
+    },
+    Asin {
+        tf: "Asin", python: "asin", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.asin()),
+        gpu: [F32 => "asin_f(a)"],
+        grad: Rule(|x, _, g| chain(g, &ops::unary(UnaryOp::Rsqrt, &one_minus_square(x)?)?)),
+    },
+    Acos {
+        tf: "Acos", python: "acos", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.acos()),
+        gpu: [F32 => "acos_f(a)"],
+        grad: Rule(|x, _, g| ops::neg(&chain(g, &ops::unary(UnaryOp::Rsqrt, &one_minus_square(x)?)?)?)),
+    },
+    Atan {
+        tf: "Atan", python: "atan", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.atan()),
+        gpu: [F32 => "atan_f(a)"],
+        grad: Rule(|x, _, g| ops::div(g, &conj(&ops::add(&c(x, 1.0), &ops::square(x)?)?)?)),
+    },
+    Sinh {
+        tf: "Sinh", python: "sinh", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.sinh()),
+        gpu: [F32 => "sinh_f(a)"],
+        grad: Rule(|x, _, g| chain(g, &ops::unary(UnaryOp::Cosh, x)?)),
+    },
+    Cosh {
+        tf: "Cosh", python: "cosh", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.cosh()),
+        gpu: [F32 => "cosh(a)"],
+        grad: Rule(|x, _, g| chain(g, &ops::unary(UnaryOp::Sinh, x)?)),
+    },
+    Asinh {
+        tf: "Asinh", python: "asinh", dtypes: DTypeSet::INEXACT,
+        // num_complex's asinh cancels for a negative real part: use asinh(-z) = -asinh(z).
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| a.asinh()), else with_complex!(b, v => un(v, |a| if a.re < 0.0 { -(-a).asinh() } else { a.asinh() }), else return Err(bad()))),
+        gpu: [F32 => "asinh_f(a)"],
+        grad: Rule(|_, y, g| ops::div(g, &conj(&ops::unary(UnaryOp::Cosh, y)?)?)),
+    },
+    Acosh {
+        tf: "Acosh", python: "acosh", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.acosh()),
+        gpu: [F32 => "acosh_f(a)"],
+        grad: Rule(|_, y, g| ops::div(g, &conj(&ops::unary(UnaryOp::Sinh, y)?)?)),
+    },
+    Atanh {
+        tf: "Atanh", python: "atanh", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| inexact!(b, bad, |a| a.atanh()),
+        gpu: [F32 => "atanh_f(a)"],
+        grad: Rule(|x, _, g| ops::div(g, &conj(&one_minus_square(x)?)?)),
+    },
+    Tanh {
+        tf: "Tanh", python: "tanh", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, FloatElem::tf_tanh), else with_complex!(b, v => un(v, |a| a.tanh()), else return Err(bad()))),
+        fused: |a| FloatElem::tf_tanh(a),
+        gpu: [F32 => "tanh_f(a)"],
+        grad: Rule(|_, y, g| chain(g, &ops::sub(&c(y, 1.0), &ops::square(y)?)?)),
+    },
+    /// Half types overflow exp(-x) early: they compute through f32, as in TensorFlow.
+    Sigmoid {
+        tf: "Sigmoid", python: "sigmoid", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| match_buffer!(
+            b,
+            v,
+            [F16, BF16],
+            un(v, sigmoid_via_f32),
+            match_buffer!(
+                b,
+                v,
+                [F32, F64],
+                un(v, sigmoid),
+                with_complex!(b, v => un(v, |a| Num::div(Num::one(), Num::add(Num::one(), (-a).exp()))), else return Err(bad()))
+            )
+        ),
+        fused: |a| sigmoid(a),
+        gpu: [F32 => "sigmoid_f(a)"],
+        grad: Rule(|_, y, g| chain(g, &ops::mul(y, &ops::sub(&c(y, 1.0), y)?)?)),
+    },
+    Erf {
+        tf: "Erf", python: "erf", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, FloatElem::erf), else return Err(bad())),
+        gpu: [F32 => "erf_f(a)"],
+        grad: Rule(|x, _, g| {
+            let two_over_sqrt_pi = c(x, std::f64::consts::FRAC_2_SQRT_PI);
+            chain(g, &ops::mul(&two_over_sqrt_pi, &ops::exp(&ops::neg(&ops::square(x)?)?)?)?)
+        }),
+    },
+    Floor {
+        tf: "Floor", python: "floor", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| a.floor()), else return Err(bad())),
+        fused: |a| a.floor(),
+        gpu: [F32 => "floor(a)"],
+        grad: NotDifferentiable,
+    },
+    Ceil {
+        tf: "Ceil", python: "ceil", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| a.ceil()), else return Err(bad())),
+        fused: |a| a.ceil(),
+        gpu: [F32 => "ceil(a)"],
+        grad: NotDifferentiable,
+    },
+    Round {
+        tf: "Round", python: "round", dtypes: DTypeSet::REAL,
+        cpu: |x, b, bad| with_float!(b, v => un(v, round_half_even), else with_int!(b, v => un(v, |a| a), else return Err(bad()))),
+        gpu: [F32 => "round(a)"],
+        grad: NotDifferentiable,
+    },
+    Reciprocal {
+        tf: "Reciprocal", python: "reciprocal", dtypes: DTypeSet::INEXACT,
+        cpu: |x, b, bad| with_numeric!(b, v => un(v, |a| Num::div(Num::one(), a)), else return Err(bad())),
+        fused: |a| Num::div(Num::one(), a),
+        gpu: [F32 => "1.0 / a"],
+        grad: Rule(|_, y, g| ops::neg(&chain(g, &ops::square(y)?)?)),
+    },
+    LogicalNot {
+        tf: "LogicalNot", python: "logical_not", dtypes: DTypeSet::BOOL,
+        cpu: |x, b, bad| match_buffer!(b, v, [Bool], un(v, |a: bool| !a), return Err(bad())),
+        gpu: [Bool => "1u - a"],
+        grad: NotDifferentiable,
+    },
+    Invert {
+        tf: "Invert", python: "invert", dtypes: DTypeSet::INT,
+        cpu: |x, b, bad| with_int!(b, v => un(v, |a| !a), else return Err(bad())),
+        gpu: [U => "~a"],
+        grad: NotDifferentiable,
+    },
+    IsNan {
+        tf: "IsNan", python: "is_nan", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| a.is_nan()), else return Err(bad())),
+        gpu: [F32 => "select(0u, 1u, is_nan(a))"],
+        grad: NotDifferentiable,
+    },
+    IsInf {
+        tf: "IsInf", python: "is_inf", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| a.is_infinite()), else return Err(bad())),
+        gpu: [F32 => "select(0u, 1u, is_inf(a))"],
+        grad: NotDifferentiable,
+    },
+    IsFinite {
+        tf: "IsFinite", python: "is_finite", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| a.is_finite()), else return Err(bad())),
+        gpu: [F32 => "select(0u, 1u, (bitcast<u32>(a) & 0x7fffffffu) < 0x7f800000u)"],
+        grad: NotDifferentiable,
+    },
+    Real {
+        tf: "Real", python: "real", dtypes: DTypeSet::NUMERIC,
+        cpu: |x, b, bad| with_complex!(b, v => un(v, |a| a.re), else return Ok(x.clone())),
+        gpu: [],
+        cpu_only: "complex dtypes live on the CPU; for real input it is the identity",
+        grad: Rule(|_, _, g| ops::binary(BinaryOp::Complex, g, &zeros_like(g)?)),
+    },
+    Imag {
+        tf: "Imag", python: "imag", dtypes: DTypeSet::NUMERIC,
+        cpu: |x, b, bad| with_complex!(b, v => un(v, |a| a.im), else Buffer::zeros(x.dtype(), x.num_elements())),
+        gpu: [],
+        cpu_only: "complex dtypes live on the CPU; for real input it is zeros",
+        grad: Rule(|_, _, g| ops::binary(BinaryOp::Complex, &zeros_like(g)?, g)),
+    },
+    Conj {
+        tf: "Conj", python: "conj", dtypes: DTypeSet::NUMERIC,
+        cpu: |x, b, bad| with_complex!(b, v => un(v, |a| a.conj()), else return Ok(x.clone())),
+        gpu: [],
+        cpu_only: "complex dtypes live on the CPU; for real input it is the identity",
+        grad: Rule(|_, _, g| ops::unary(UnaryOp::Conj, g)),
+    },
+    Angle {
+        tf: "Angle", python: "angle", dtypes: DTypeSet::NUMERIC,
+        cpu: |x, b, bad| with_complex!(b, v => un(v, |a| a.arg()), else with_real!(b, v => un(v, |a| if a < Num::zero() { cast_pi(a) } else { Num::zero() }), else return Err(bad()))),
+        gpu: [],
+        cpu_only: "complex dtypes live on the CPU; real input is a sign test",
+        grad: Rule(|x, _, g| {
+            let re = ops::unary(UnaryOp::Real, x)?;
+            let im = ops::unary(UnaryOp::Imag, x)?;
+            let z = ops::unary(UnaryOp::Reciprocal, &ops::binary(BinaryOp::Complex, &im, &re)?)?;
+            let cg = ops::binary(BinaryOp::Complex, g, &zeros_like(g)?)?;
+            ops::neg(&ops::mul(&cg, &z)?)
+        }),
+    },
+}
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 29] = [
-        Neg, Abs, Sign, Square, Sqrt, Rsqrt, Exp, Expm1, Log, Log1p, Sin, Cos, Tan, Tanh, Sigmoid,
-        Erf, Floor, Ceil, Round, Reciprocal, LogicalNot, Invert, IsNan, IsInf, IsFinite, Real,
-        Imag, Conj, Angle,
-    ];
+    /// The op's declaration.
+    pub fn decl(self) -> &'static UnaryDecl {
+        &DECLARATIONS[self as usize]
+    }
 
     /// (TensorFlow op name, Python name, dtypes accepted).
     pub fn info(self) -> (&'static str, &'static str, DTypeSet) {
-        const INEXACT: DTypeSet = DTypeSet::INEXACT;
-        const FLOAT: DTypeSet = DTypeSet::FLOAT;
-        match self {
-            Neg => ("Neg", "negative", DTypeSet::SIGNED_NUMERIC),
-            Abs => ("Abs", "abs", DTypeSet::SIGNED_NUMERIC),
-            Sign => ("Sign", "sign", DTypeSet::SIGNED_NUMERIC),
-            Square => ("Square", "square", DTypeSet::NUMERIC),
-            Sqrt => ("Sqrt", "sqrt", INEXACT),
-            Rsqrt => ("Rsqrt", "rsqrt", INEXACT),
-            Exp => ("Exp", "exp", INEXACT),
-            Expm1 => ("Expm1", "expm1", INEXACT),
-            Log => ("Log", "log", INEXACT),
-            Log1p => ("Log1p", "log1p", INEXACT),
-            Sin => ("Sin", "sin", INEXACT),
-            Cos => ("Cos", "cos", INEXACT),
-            Tan => ("Tan", "tan", INEXACT),
-            Tanh => ("Tanh", "tanh", INEXACT),
-            Sigmoid => ("Sigmoid", "sigmoid", INEXACT),
-            Erf => ("Erf", "erf", FLOAT),
-            Floor => ("Floor", "floor", FLOAT),
-            Ceil => ("Ceil", "ceil", FLOAT),
-            Round => ("Round", "round", DTypeSet::REAL),
-            Reciprocal => ("Reciprocal", "reciprocal", INEXACT),
-            LogicalNot => ("LogicalNot", "logical_not", DTypeSet::BOOL),
-            Invert => ("Invert", "invert", DTypeSet::INT),
-            IsNan => ("IsNan", "is_nan", FLOAT),
-            IsInf => ("IsInf", "is_inf", FLOAT),
-            IsFinite => ("IsFinite", "is_finite", FLOAT),
-            Real => ("Real", "real", DTypeSet::NUMERIC),
-            Imag => ("Imag", "imag", DTypeSet::NUMERIC),
-            Conj => ("Conj", "conj", DTypeSet::NUMERIC),
-            Angle => ("Angle", "angle", DTypeSet::NUMERIC),
-        }
+        let d = self.decl();
+        (d.tf_name, d.python_name, d.dtypes)
     }
 
     pub fn tf_name(self) -> &'static str {
-        self.info().0
+        self.decl().tf_name
     }
 
     pub fn from_name(name: &str) -> Option<UnaryOp> {
-        UnaryOp::ALL.iter().copied().find(|op| op.info().1 == name)
+        UnaryOp::ALL.iter().copied().find(|op| op.decl().python_name == name)
+    }
+
+    pub fn differentiable(self) -> bool {
+        matches!(self.decl().grad, Rule(_))
     }
 
     /// The output dtype for an input dtype.
     pub fn output_dtype(self, input: DType) -> DType {
+        use UnaryOp::*;
         match self {
             IsNan | IsInf | IsFinite => DType::Bool,
             Real | Imag | Angle => input.real_dtype(),
             Abs if input.is_complex() => input.real_dtype(),
             _ => input,
         }
+    }
+
+    /// The declared WGSL expression for one GPU element type.
+    pub fn wgsl(self, class: GpuClass) -> Option<&'static str> {
+        self.decl().gpu.iter().find(|(c, _)| *c == class).map(|(_, e)| *e)
     }
 }
 
@@ -144,81 +493,7 @@ pub fn cpu(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     if !dtypes.contains(dtype) {
         return Err(Error::unsupported_dtype(tf_name, dtype));
     }
-    let b = x.buffer();
-    let bad = || Error::unsupported_dtype(tf_name, dtype);
-    // Complex variants of the transcendental functions come from num_complex's inherent methods.
-    macro_rules! inexact {
-        (|$a:ident| $body:expr) => {
-            match_buffer!(
-                b,
-                v,
-                [F16, BF16, F32, F64, C64, C128],
-                un(v, |$a| $body),
-                return Err(bad())
-            )
-        };
-    }
-    let out: Buffer = match op {
-        Neg => with_numeric!(b, v => un(v, Num::neg), else return Err(bad())),
-        Abs => {
-            with_real!(b, v => un(v, Real::abs), else with_complex!(b, v => un(v, |a| a.norm()), else return Err(bad())))
-        }
-        Sign => {
-            with_real!(b, v => un(v, Real::sign), else with_complex!(b, v => un(v, |a| if a.norm() == 0.0 { a } else { a / a.norm() }), else return Err(bad())))
-        }
-        Square => with_numeric!(b, v => un(v, |a| a.mul(a)), else return Err(bad())),
-        Sqrt => inexact!(|a| a.sqrt()),
-        Rsqrt => inexact!(|a| Num::div(Num::one(), a.sqrt())),
-        Exp => inexact!(|a| a.exp()),
-        Expm1 => {
-            with_float!(b, v => un(v, |a| a.exp_m1()), else with_complex!(b, v => un(v, |a| Num::sub(a.exp(), Num::one())), else return Err(bad())))
-        }
-        Log => inexact!(|a| a.ln()),
-        Log1p => {
-            with_float!(b, v => un(v, |a| a.ln_1p()), else with_complex!(b, v => un(v, |a| Num::add(a, Num::one()).ln()), else return Err(bad())))
-        }
-        Sin => inexact!(|a| a.sin()),
-        Cos => inexact!(|a| a.cos()),
-        Tan => inexact!(|a| a.tan()),
-        Tanh => {
-            with_float!(b, v => un(v, FloatElem::tf_tanh), else with_complex!(b, v => un(v, |a| a.tanh()), else return Err(bad())))
-        }
-        // Half types overflow exp(-x) early: they compute through f32, as in TensorFlow.
-        Sigmoid => match_buffer!(
-            b,
-            v,
-            [F16, BF16],
-            un(v, sigmoid_via_f32),
-            match_buffer!(
-                b,
-                v,
-                [F32, F64],
-                un(v, sigmoid),
-                with_complex!(b, v => un(v, |a| Num::div(Num::one(), Num::add(Num::one(), (-a).exp()))), else return Err(bad()))
-            )
-        ),
-        Erf => with_float!(b, v => un(v, FloatElem::erf), else return Err(bad())),
-        Floor => with_float!(b, v => un(v, |a| a.floor()), else return Err(bad())),
-        Ceil => with_float!(b, v => un(v, |a| a.ceil()), else return Err(bad())),
-        Round => {
-            with_float!(b, v => un(v, round_half_even), else with_int!(b, v => un(v, |a| a), else return Err(bad())))
-        }
-        Reciprocal => {
-            with_numeric!(b, v => un(v, |a| Num::div(Num::one(), a)), else return Err(bad()))
-        }
-        LogicalNot => match_buffer!(b, v, [Bool], un(v, |a: bool| !a), return Err(bad())),
-        Invert => with_int!(b, v => un(v, |a| !a), else return Err(bad())),
-        IsNan => with_float!(b, v => un(v, |a| a.is_nan()), else return Err(bad())),
-        IsInf => with_float!(b, v => un(v, |a| a.is_infinite()), else return Err(bad())),
-        IsFinite => with_float!(b, v => un(v, |a| a.is_finite()), else return Err(bad())),
-        Real => with_complex!(b, v => un(v, |a| a.re), else return Ok(x.clone())),
-        Imag => with_complex!(b, v => un(v, |a| a.im), else Buffer::zeros(dtype, x.num_elements())),
-        Conj => with_complex!(b, v => un(v, |a| a.conj()), else return Ok(x.clone())),
-        Angle => {
-            with_complex!(b, v => un(v, |a| a.arg()), else with_real!(b, v => un(v, |a| if a < Num::zero() { cast_pi(a) } else { Num::zero() }), else return Err(bad())))
-        }
-    };
-    Ok(Tensor::from_buffer_unchecked(out, x.shape().clone()))
+    cpu_kernel(op, x, &|| Error::unsupported_dtype(tf_name, dtype))
 }
 
 /// pi in the element type: the angle of a negative real number.
@@ -229,11 +504,23 @@ fn cast_pi<T: Element>(_: T) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use UnaryOp::*;
 
+    /// The registry: every op has a unique Python name, a GPU kernel for float32 or a stated
+    /// reason not to, and accepts some dtype its CPU kernel computes.
     #[test]
-    fn every_op_has_a_unique_python_name() {
-        for op in UnaryOp::ALL {
-            assert_eq!(UnaryOp::from_name(op.info().1), Some(op));
+    fn every_declaration_is_complete() {
+        for &op in UnaryOp::ALL {
+            let d = op.decl();
+            assert_eq!(UnaryOp::from_name(d.python_name), Some(op), "{op:?}: python name");
+            assert!(!d.tf_name.is_empty(), "{op:?}: TensorFlow name");
+            let float32 = d.dtypes.contains(DType::F32);
+            let has_gpu = op.wgsl(GpuClass::F32).is_some() || !float32 && !d.gpu.is_empty();
+            assert!(has_gpu || d.cpu_only.is_some(), "{op:?}: a GPU kernel or a reason");
+            let accepted = DType::ALL.iter().find(|&&t| d.dtypes.contains(t)).copied();
+            let accepted = accepted.unwrap_or_else(|| panic!("{op:?} accepts no dtype"));
+            let x = crate::ops::cast(&Tensor::from_slice(&[0.5f64], &[1]).unwrap(), accepted);
+            cpu(op, &x.unwrap()).unwrap_or_else(|e| panic!("{op:?} on {accepted}: {e}"));
         }
     }
 

@@ -9,13 +9,8 @@ use pyo3::types::PyDict;
 /// Every adapter that counts as a GPU: (name, vendor id, backend, driver, is software).
 #[pyfunction]
 fn gpu_adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
-    #[cfg(feature = "gpu")]
-    let adapters = crate::gpu::physical_devices();
-    #[cfg(not(feature = "gpu"))]
-    let adapters: Vec<()> = Vec::new();
     let mut out = Vec::new();
-    #[cfg(feature = "gpu")]
-    for a in adapters {
+    for a in crate::gpu::physical_devices() {
         let d = PyDict::new(py);
         d.set_item("device_name", a.name)?;
         d.set_item("vendor_id", a.vendor)?;
@@ -26,30 +21,18 @@ fn gpu_adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
         d.set_item("shader_int64", a.shader_int64)?;
         out.push(d);
     }
-    #[cfg(not(feature = "gpu"))]
-    let _ = (py, adapters);
     Ok(out)
 }
 
 /// Indices of the visible GPUs among `gpu_adapters()`.
 #[pyfunction]
 fn visible_gpus() -> Vec<usize> {
-    #[cfg(feature = "gpu")]
-    return crate::gpu::visible_devices();
-    #[cfg(not(feature = "gpu"))]
-    Vec::new()
+    crate::gpu::visible_devices()
 }
 
 #[pyfunction]
 fn set_visible_gpus(indices: Vec<usize>) -> PyResult<()> {
-    #[cfg(feature = "gpu")]
-    return crate::gpu::set_visible_devices(&indices).py();
-    #[cfg(not(feature = "gpu"))]
-    if indices.is_empty() {
-        Ok(())
-    } else {
-        Err(pyo3::exceptions::PyValueError::new_err("this build has no GPU support"))
-    }
+    crate::gpu::set_visible_devices(&indices).py()
 }
 
 /// Enters a `tf.device` scope; returns the merged specification now in force.
@@ -103,7 +86,6 @@ fn copy_to_device(py: Python<'_>, t: &PyTensor, spec: &str) -> PyResult<Py<PyTen
 /// Waits for every visible GPU's queued work (for timing; reading a value waits anyway).
 #[pyfunction]
 fn gpu_synchronize() -> PyResult<()> {
-    #[cfg(feature = "gpu")]
     for i in 0..crate::gpu::visible_count() {
         crate::gpu::synchronize(i).py()?;
     }
@@ -113,10 +95,7 @@ fn gpu_synchronize() -> PyResult<()> {
 /// Test hook: destroys GPU `index` as a driver reset would.
 #[pyfunction]
 fn simulate_gpu_loss(index: usize) -> PyResult<()> {
-    #[cfg(feature = "gpu")]
-    crate::gpu::simulate_device_loss(index).py()?;
-    let _ = index;
-    Ok(())
+    crate::gpu::simulate_device_loss(index).py()
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -146,6 +146,25 @@ fn is_tensor(value: &Bound<'_, PyAny>) -> bool {
     is_tensor_like(value)
 }
 
+/// The unary primitives' declarations as (Python name, TensorFlow name, differentiable,
+/// float32 GPU kernel or the reason there is none): the registry the tests walk.
+#[pyfunction]
+fn unary_declarations() -> Vec<(&'static str, &'static str, bool, String)> {
+    use crate::ops::unary::GpuClass;
+    UnaryOp::ALL
+        .iter()
+        .map(|&op| {
+            let d = op.decl();
+            let gpu = match (op.wgsl(GpuClass::F32), d.cpu_only) {
+                (Some(wgsl), _) => format!("wgsl: {wgsl}"),
+                (None, Some(why)) => format!("cpu only: {why}"),
+                (None, None) => "no float32 kernel".to_string(),
+            };
+            (d.python_name, d.tf_name, op.differentiable(), gpu)
+        })
+        .collect()
+}
+
 #[pyfunction]
 fn unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyT> {
     let x = t(x)?;
@@ -757,15 +776,7 @@ fn random_normal(
 #[pyo3(signature = (x, seed=None))]
 fn shuffle(py: Python<'_>, x: &Bound<'_, PyAny>, seed: Option<i64>) -> PyResult<PyT> {
     let x = t(x)?;
-    if x.rank() == 0 {
-        return wrap(py, x);
-    }
-    let perm: Vec<i64> = random::permutation(x.dims()[0], random::next_stream(seed))
-        .into_iter()
-        .map(|i| i as i64)
-        .collect();
-    let idx = Tensor::from_slice(&perm, &[perm.len()]).py()?;
-    out(py, ops::gather(&x, &idx, 0, 0))
+    out(py, random::shuffle(&x, random::next_stream(seed)))
 }
 
 #[pyfunction]
@@ -860,6 +871,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         convert_to_tensor,
         constant,
         is_tensor,
+        unary_declarations,
         unary,
         binary,
         cast,

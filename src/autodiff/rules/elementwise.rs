@@ -4,7 +4,7 @@
 use super::{conj, unbroadcast};
 use crate::error::Result;
 use crate::ops::binary::BinaryOp;
-use crate::ops::unary::UnaryOp;
+use crate::ops::unary::{UnaryGrad, UnaryOp};
 use crate::ops::zeros_like;
 use crate::ops::{self, scalar_like};
 use crate::tensor::Tensor;
@@ -18,42 +18,12 @@ fn c(like: &Tensor, v: f64) -> Tensor {
     scalar_like(like, v)
 }
 
+/// The declared rule (`ops/unary.rs`).
 pub(super) fn unary(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
-    use UnaryOp::*;
-    let grad = match op {
-        Neg => ops::neg(g)?,
-        Abs => chain(g, &ops::unary(Sign, x)?)?,
-        Sign => zeros_like(x)?,
-        Square => chain(g, &ops::mul(x, &c(x, 2.0))?)?,
-        Sqrt => ops::div(&ops::mul(g, &c(g, 0.5))?, &conj(y)?)?,
-        Rsqrt => chain(g, &ops::mul(&ops::mul(y, &ops::square(y)?)?, &c(y, -0.5))?)?,
-        Exp => chain(g, y)?,
-        Expm1 => chain(g, &ops::add(y, &c(y, 1.0))?)?,
-        Log => ops::div(g, &conj(x)?)?,
-        Log1p => ops::div(g, &conj(&ops::add(x, &c(x, 1.0))?)?)?,
-        Sin => chain(g, &ops::unary(Cos, x)?)?,
-        Cos => ops::neg(&chain(g, &ops::unary(Sin, x)?)?)?,
-        Tan => ops::div(g, &conj(&ops::square(&ops::unary(Cos, x)?)?)?)?,
-        Tanh => chain(g, &ops::sub(&c(y, 1.0), &ops::square(y)?)?)?,
-        Sigmoid => chain(g, &ops::mul(y, &ops::sub(&c(y, 1.0), y)?)?)?,
-        Erf => {
-            let two_over_sqrt_pi = c(x, std::f64::consts::FRAC_2_SQRT_PI);
-            chain(g, &ops::mul(&two_over_sqrt_pi, &ops::exp(&ops::neg(&ops::square(x)?)?)?)?)?
-        }
-        Reciprocal => ops::neg(&chain(g, &ops::square(y)?)?)?,
-        Real => ops::binary(BinaryOp::Complex, g, &zeros_like(g)?)?,
-        Imag => ops::binary(BinaryOp::Complex, &zeros_like(g)?, g)?,
-        Conj => ops::unary(Conj, g)?,
-        Angle => {
-            let re = ops::unary(Real, x)?;
-            let im = ops::unary(Imag, x)?;
-            let z = ops::unary(Reciprocal, &ops::binary(BinaryOp::Complex, &im, &re)?)?;
-            let cg = ops::binary(BinaryOp::Complex, g, &zeros_like(g)?)?;
-            ops::neg(&ops::mul(&cg, &z)?)?
-        }
-        Floor | Ceil | Round | LogicalNot | Invert | IsNan | IsInf | IsFinite => return Ok(None),
-    };
-    Ok(Some(grad))
+    match op.decl().grad {
+        UnaryGrad::Rule(rule) => rule(x, y, g).map(Some),
+        UnaryGrad::NotDifferentiable => Ok(None),
+    }
 }
 
 pub(super) fn binary(

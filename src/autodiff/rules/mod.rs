@@ -21,19 +21,8 @@ use crate::tensor::Tensor;
 /// them as not differentiable or with no gradient).
 pub(crate) fn has_gradient(op: &Op) -> bool {
     use BinaryOp as B;
-    use UnaryOp as U;
     match op {
-        Op::Unary(u) => !matches!(
-            u,
-            U::Floor
-                | U::Ceil
-                | U::Round
-                | U::LogicalNot
-                | U::Invert
-                | U::IsNan
-                | U::IsInf
-                | U::IsFinite
-        ),
+        Op::Unary(u) => u.differentiable(),
         Op::Binary(b) => matches!(
             b,
             B::Add
@@ -113,6 +102,7 @@ pub(crate) fn gradient(
         // TensorFlow's MaxPoolGradGrad: linear in the pooled gradient, which reads `g` at each
         // window's first maximum; piecewise constant in the image (zero gradient).
         Op::MaxPoolGrad(spec) => Ok(vec![None, Some(ops::conv::at_first_maxima(x, g, spec)?)]),
+        Op::Composite(c) => c.gradient(inputs, outputs, g),
         Op::ArgReduce { .. }
         | Op::WhereIndices
         | Op::Unique { .. }

@@ -6,7 +6,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::gpu::kernels::source::{fill, input_binding, wgsl_type};
 use crate::ops::binary::BinaryOp;
-use crate::ops::unary::UnaryOp;
+use crate::ops::unary::{GpuClass, UnaryOp};
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 
@@ -32,59 +32,17 @@ fn as_f16((expr, out): (&'static str, DType)) -> (&'static str, DType) {
     (expr, if out == DType::F32 { DType::F16 } else { out })
 }
 
-/// (expression over `a`, output dtype) for a unary op on the GPU.
+/// (expression over `a`, output dtype) for a unary op on the GPU: the op's declared WGSL
+/// (`ops/unary.rs`).
 pub fn unary_expr(op: UnaryOp, dtype: DType) -> Option<(&'static str, DType)> {
-    use UnaryOp::*;
-    let bool_of = |e| Some((e, DType::Bool));
+    let with_output = |e| (e, op.output_dtype(dtype));
     match dtype {
         DType::F16 => unary_expr(op, DType::F32).map(as_f16),
-        DType::F32 => match op {
-            Neg => Some(("-a", dtype)),
-            Abs => Some(("abs(a)", dtype)),
-            Sign => Some(("sign_f(a)", dtype)),
-            Square => Some(("a * a", dtype)),
-            Sqrt => Some(("sqrt_f(a)", dtype)),
-            Rsqrt => Some(("rsqrt_f(a)", dtype)),
-            Exp => Some(("exp(a)", dtype)),
-            Expm1 => Some(("expm1_f(a)", dtype)),
-            Log => Some(("log_f(a)", dtype)),
-            Log1p => Some(("log1p_f(a)", dtype)),
-            Sin => Some(("sin(a)", dtype)),
-            Cos => Some(("cos(a)", dtype)),
-            Tan => Some(("tan(a)", dtype)),
-            Tanh => Some(("tanh_f(a)", dtype)),
-            Sigmoid => Some(("sigmoid_f(a)", dtype)),
-            Erf => Some(("erf_f(a)", dtype)),
-            Floor => Some(("floor(a)", dtype)),
-            Ceil => Some(("ceil(a)", dtype)),
-            Round => Some(("round(a)", dtype)),
-            Reciprocal => Some(("1.0 / a", dtype)),
-            IsNan => bool_of("select(0u, 1u, is_nan(a))"),
-            IsInf => bool_of("select(0u, 1u, is_inf(a))"),
-            IsFinite => bool_of("select(0u, 1u, (bitcast<u32>(a) & 0x7fffffffu) < 0x7f800000u)"),
-            _ => None,
-        },
-        DType::I32 => match op {
-            Neg => Some(("-a", dtype)),
-            Abs => Some(("abs(a)", dtype)),
-            Sign => Some(("sign(a)", dtype)),
-            _ => unary_expr(op, DType::U32).map(|(e, _)| (e, dtype)),
-        },
-        DType::I64 => match op {
-            Neg => Some(("-a", dtype)),
-            Abs => Some(("select(a, -a, a < 0li)", dtype)),
-            Sign => Some(("select(select(0li, -1li, a < 0li), 1li, a > 0li)", dtype)),
-            _ => unary_expr(op, DType::U64).map(|(e, _)| (e, dtype)),
-        },
-        DType::U32 | DType::U64 => match op {
-            Square => Some(("a * a", dtype)),
-            Invert => Some(("~a", dtype)),
-            _ => None,
-        },
-        DType::Bool => match op {
-            LogicalNot => Some(("1u - a", dtype)),
-            _ => None,
-        },
+        DType::F32 => op.wgsl(GpuClass::F32).map(with_output),
+        DType::I32 => op.wgsl(GpuClass::I32).or_else(|| op.wgsl(GpuClass::U)).map(with_output),
+        DType::I64 => op.wgsl(GpuClass::I64).or_else(|| op.wgsl(GpuClass::U)).map(with_output),
+        DType::U32 | DType::U64 => op.wgsl(GpuClass::U).map(with_output),
+        DType::Bool => op.wgsl(GpuClass::Bool).map(with_output),
         _ => None,
     }
 }

@@ -12,6 +12,9 @@ const TEMPLATE: &str = include_str!("../../../shaders/random.wgsl");
 
 /// Float32 draws of every distribution, and int32 uniform ints whose range fits 32 bits.
 pub fn supports(spec: &RandomSpec) -> bool {
+    if spec.distribution == Distribution::Permutation {
+        return false; // a sequential shuffle: the CPU's
+    }
     match spec.int_range() {
         Some((_, width)) => spec.dtype == DType::I32 && width <= u32::MAX as u128,
         None => spec.dtype == DType::F32,
@@ -30,6 +33,7 @@ pub fn generate(spec: &RandomSpec, device: usize) -> Result<Option<Tensor>> {
         (None, Distribution::Uniform { minval, maxval }) => (0, bits(minval), bits(maxval)),
         (None, Distribution::Normal { mean, stddev }) => (1, bits(mean), bits(stddev)),
         (None, Distribution::TruncatedNormal { mean, stddev }) => (2, bits(mean), bits(stddev)),
+        (None, Distribution::Permutation) => return Ok(None),
     };
     let [key0, key1] = spec.stream.key;
     let params = [n as u32, key0, key1, spec.stream.call, kind, a, b];

@@ -17,6 +17,11 @@ pub fn generate(spec: &RandomSpec) -> Result<Tensor> {
         return uniform_int(shape, dtype, minval, width, stream);
     }
     match spec.distribution {
+        Distribution::Permutation => {
+            let order: Vec<i64> =
+                permutation(shape.num_elements(), stream).into_iter().map(|i| i as i64).collect();
+            Tensor::from_slice(&order, shape.dims())
+        }
         Distribution::Uniform { minval, maxval } => float_tensor(shape, dtype, |i| {
             let v = minval + (maxval - minval) * uniform01(stream.words(i, 0), dtype);
             // Rounding to the output type can still reach maxval: step back below it.
@@ -138,6 +143,7 @@ mod tests {
             shape: shape.clone(),
             dtype: DType::F32,
             stream: next_stream(None),
+            calls: Default::default(),
         };
         generate(&spec).unwrap().to_vec::<f32>().unwrap()
     }

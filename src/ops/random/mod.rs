@@ -1,6 +1,10 @@
 //! Random tensors from a counter-based generator: element `i` of a call is a pure function of
 //! (key, call counter, i), so the CPU and GPU kernels draw the same numbers for the same seed.
 //! A call is one dispatcher primitive (`Op::Random`) and follows TensorFlow's placement.
+//!
+//! Random ops are stateful, as TensorFlow's: eagerly each call takes the next stream from the
+//! seed rules (`seeds.rs`); a traced node keeps its key and advances its own call counter every
+//! time the graph runs (`RandomSpec::next_run`), so a `tf.function` draws new numbers per call.
 
 pub mod cpu;
 pub mod philox;
@@ -11,6 +15,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 pub use cpu::permutation;
 pub use philox::{philox, Stream};
@@ -33,6 +39,21 @@ pub enum Distribution {
         mean: f64,
         stddev: f64,
     },
+    /// A uniformly random permutation of `0..n` as int64 (`tf.random.shuffle` gathers by it).
+    Permutation,
+}
+
+/// How many times a traced random node has run: the state TensorFlow's stateful random
+/// kernels keep per kernel. Clones share it (the traced and the optimised graph are one node);
+/// a graph read from a file starts again at zero, as a freshly loaded TensorFlow graph does.
+#[derive(Clone, Debug, Default)]
+pub struct NodeCalls(Arc<AtomicU32>);
+
+impl PartialEq for NodeCalls {
+    /// The counter is run-time state, not an attribute: it never makes two specs differ.
+    fn eq(&self, _: &NodeCalls) -> bool {
+        true
+    }
 }
 
 /// One call of a random op: everything its output depends on.
@@ -42,6 +63,8 @@ pub struct RandomSpec {
     pub shape: Shape,
     pub dtype: DType,
     pub stream: Stream,
+    #[serde(skip)]
+    pub calls: NodeCalls,
 }
 
 impl RandomSpec {
@@ -52,7 +75,14 @@ impl RandomSpec {
             Distribution::Uniform { .. } => "RandomUniform",
             Distribution::Normal { .. } => "RandomStandardNormal",
             Distribution::TruncatedNormal { .. } => "TruncatedNormal",
+            Distribution::Permutation => "RandomPermutation",
         }
+    }
+
+    /// The spec of this node's next run in a graph: same key, the node's next call number.
+    pub fn next_run(&self) -> RandomSpec {
+        let call = self.calls.0.fetch_add(1, Ordering::Relaxed);
+        RandomSpec { stream: Stream { call, ..self.stream }, ..self.clone() }
     }
 
     /// Integer draws as (minval, width of the range); `None` for floats.
@@ -67,7 +97,11 @@ impl RandomSpec {
 
     /// The errors TensorFlow raises for this call, checked before any device runs it.
     fn validate(&self) -> Result<()> {
-        if let Some((minval, width)) = self.int_range() {
+        if self.distribution == Distribution::Permutation {
+            if self.dtype != DType::I64 || self.shape.rank() != 1 {
+                return Err(Error::Internal("a permutation is a vector of int64".into()));
+            }
+        } else if let Some((minval, width)) = self.int_range() {
             if !matches!(self.dtype, DType::I32 | DType::I64) {
                 return Err(Error::InvalidArgument(format!(
                     "uniform ints must be int32 or int64, got {}",
@@ -98,7 +132,25 @@ pub fn draw(
     dtype: DType,
     stream: Stream,
 ) -> Result<Tensor> {
-    let spec = RandomSpec { distribution, shape: shape.clone(), dtype, stream };
+    let spec = RandomSpec {
+        distribution,
+        shape: shape.clone(),
+        dtype,
+        stream,
+        calls: NodeCalls::default(),
+    };
     spec.validate()?;
     dispatch::apply1(&Op::Random(spec), &[])
+}
+
+/// `tf.random.shuffle`: `x` reordered along its first axis by a random permutation, drawn
+/// when the op runs (a traced function shuffles anew on every call). A scalar comes back as
+/// it is, as from TensorFlow's kernel.
+pub fn shuffle(x: &Tensor, stream: Stream) -> Result<Tensor> {
+    if x.rank() == 0 {
+        return Ok(x.clone());
+    }
+    let n = Shape(vec![x.dims()[0]]);
+    let order = draw(Distribution::Permutation, &n, DType::I64, stream)?;
+    crate::ops::gather(x, &order, 0, 0)
 }

@@ -1,6 +1,9 @@
 //! TensorFlow's seed rules: with a global seed and no op seed, each call takes the next value of a
 //! counter that `set_seed` resets; with both, repeated calls still differ (per-(seed, op seed)
 //! call count) and `set_seed` restarts the sequence. Without any seed, calls are nondeterministic.
+//! Inside a trace, as in TensorFlow's function graphs, op seeds come from the graph's own
+//! counter (two functions traced after one `set_seed` draw alike) and the call number is the
+//! node's run count, advanced by the executor (`RandomSpec::next_run`).
 
 use super::philox::Stream;
 use std::collections::HashMap;
@@ -46,16 +49,23 @@ pub fn next_stream(op_seed: Option<i64>) -> Stream {
             let k = splitmix(t ^ splitmix(s.entropy) ^ (std::process::id() as u64) << 32);
             return Stream { key: [k as u32, (k >> 32) as u32], call: 0 };
         }
-        (Some(g), None) => {
-            s.op_counter += 1;
-            (g, s.op_counter)
-        }
+        (Some(g), None) => match crate::graph::trace::next_op_seed() {
+            Some(o) => (g, o),
+            None => {
+                s.op_counter += 1;
+                (g, s.op_counter)
+            }
+        },
         (None, Some(o)) => (DEFAULT_GRAPH_SEED, o),
         (Some(g), Some(o)) => (g, o),
     };
+    let k = splitmix(splitmix(g as u64) ^ (o as u64));
+    if crate::graph::trace::open() {
+        // A traced node counts its own runs; tracing must not use up eager calls.
+        return Stream { key: [k as u32, (k >> 32) as u32], call: 0 };
+    }
     let call = s.calls.entry((g, o)).or_insert(0);
     let this = *call;
     *call = call.wrapping_add(1);
-    let k = splitmix(splitmix(g as u64) ^ (o as u64));
     Stream { key: [k as u32, (k >> 32) as u32], call: this }
 }

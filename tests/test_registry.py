@@ -1,0 +1,37 @@
+"""The op registry is complete: every declared primitive has a test-table entry, a gradient
+decision that the finite-difference table checks, and a GPU kernel or a stated reason."""
+
+import ferroflow as tf
+from ferroflow import _core
+from test_autodiff import CASES as GRADIENT_CASES
+from test_ops_numpy import UNARY as NUMPY_TABLE
+
+# Ops whose values are checked outside the numpy table (complex parts, bitwise not).
+CHECKED_ELSEWHERE = {"real", "imag", "conj", "angle", "invert"}
+# Differentiable ops whose gradients are checked by cases under other names.
+GRADIENT_ELSEWHERE = {"real", "imag", "conj", "angle"}
+
+
+def test_every_unary_primitive_has_a_numpy_table_entry():
+    declared = {name for name, *_ in _core.unary_declarations()}
+    missing = declared - set(NUMPY_TABLE) - CHECKED_ELSEWHERE
+    assert not missing, f"unary ops without a row in test_ops_numpy.UNARY: {sorted(missing)}"
+
+
+def test_every_differentiable_unary_primitive_has_a_gradient_case():
+    cases = {case[0] for case in GRADIENT_CASES}
+    differentiable = {name for name, _, grad, _ in _core.unary_declarations() if grad}
+    missing = differentiable - cases - GRADIENT_ELSEWHERE
+    assert not missing, f"no finite-difference case in test_autodiff.CASES: {sorted(missing)}"
+
+
+def test_every_unary_primitive_has_a_gpu_kernel_or_a_reason():
+    for name, tf_name, _, gpu in _core.unary_declarations():
+        assert gpu.startswith(("wgsl: ", "cpu only: ")) or name in {"logical_not", "invert"}, (
+            f"{name} ({tf_name}): {gpu}"
+        )
+
+
+def test_every_unary_primitive_has_its_python_name():
+    for name, *_ in _core.unary_declarations():
+        assert callable(getattr(tf.math, name, None)) or name == "invert", name
