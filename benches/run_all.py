@@ -13,6 +13,7 @@ for name in (
     "bench_matmul",
     "bench_training_step",
     "bench_function",
+    "bench_tracing",
     "bench_saved_model",
     "bench_fit",
     "bench_keras_models",

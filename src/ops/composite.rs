@@ -56,6 +56,10 @@ pub enum Composite {
     BiasAdd {
         channels_first: bool,
     },
+    /// Inputs: logits, labels (probabilities), over the last axis.
+    SoftmaxCrossEntropy,
+    /// Inputs: logits, integer class labels.
+    SparseSoftmaxCrossEntropy,
 }
 
 /// SELU's constants (Klambauer et al.), as TensorFlow's kernel uses them.
@@ -79,12 +83,17 @@ impl Composite {
             Composite::Conv2DBackpropInput { .. } => "Conv2DBackpropInput",
             Composite::Conv2DBackpropFilter { .. } => "Conv2DBackpropFilter",
             Composite::BiasAdd { .. } => "BiasAdd",
+            Composite::SoftmaxCrossEntropy => "SoftmaxCrossEntropyWithLogits",
+            Composite::SparseSoftmaxCrossEntropy => "SparseSoftmaxCrossEntropyWithLogits",
         }
     }
 
     pub fn arity(&self) -> usize {
         match self {
-            Composite::Conv2D { .. } | Composite::BiasAdd { .. } => 2,
+            Composite::Conv2D { .. }
+            | Composite::BiasAdd { .. }
+            | Composite::SoftmaxCrossEntropy
+            | Composite::SparseSoftmaxCrossEntropy => 2,
             Composite::Conv2DBackpropInput { .. } | Composite::Conv2DBackpropFilter { .. } => 3,
             _ => 1,
         }
@@ -121,6 +130,10 @@ impl Composite {
             }
             Composite::BiasAdd { channels_first } => {
                 nn::bias_add_composed(x, inputs[1], *channels_first)
+            }
+            Composite::SoftmaxCrossEntropy => nn::softmax_cross_entropy_composed(x, inputs[1]),
+            Composite::SparseSoftmaxCrossEntropy => {
+                nn::sparse_softmax_cross_entropy_composed(x, inputs[1])
             }
         };
         Ok(vec![y?])
@@ -179,6 +192,21 @@ impl Composite {
                     (0..g.rank() as i64).filter(|&a| a != channel as i64).collect();
                 let db = reduce_sum(g, Some(&others), false)?;
                 return Ok(vec![Some(g.clone()), Some(db)]);
+            }
+            // TensorFlow's: (softmax - labels) for the logits, -log_softmax for the labels.
+            Composite::SoftmaxCrossEntropy => {
+                let (labels, g) = (&inputs[1], expand_dims(g, -1)?);
+                let dlogits = mul(&g, &sub(&nn::softmax(x, -1)?, labels)?)?;
+                let dlabels = mul(&g, &neg(&nn::log_softmax(x, -1)?)?)?;
+                return Ok(vec![Some(dlogits), Some(dlabels)]);
+            }
+            Composite::SparseSoftmaxCrossEntropy => {
+                let (labels, g) = (&inputs[1], expand_dims(g, -1)?);
+                let classes = x.dims()[x.rank() - 1];
+                let (one, zero) = (scalar_like(x, 1.0), scalar_like(x, 0.0));
+                let onehot = one_hot(labels, classes, &one, &zero, -1)?;
+                let dlogits = mul(&g, &sub(&nn::softmax(x, -1)?, &onehot)?)?;
+                return Ok(vec![Some(dlogits), None]);
             }
             // The chain rule through the parts is TensorFlow's gradient here (the backprops are
             // linear in their operands; their own gradients are convolutions again).

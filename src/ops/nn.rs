@@ -54,22 +54,27 @@ pub fn softplus(x: &Tensor) -> Result<Tensor> {
     composite(Composite::Softplus, &[x])
 }
 
-/// Softmax over `axis`: the `Softmax` primitive (one fused GPU kernel) over the last axis, the
-/// composition below over any other.
+/// Softmax over `axis`: the `Softmax` primitive (one fused GPU kernel; the CPU runs the
+/// composition below).
 pub fn softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
-    check_float(x, "Softmax")?;
-    if crate::shape::normalize_axis(axis, x.rank())? == x.rank() - 1 {
-        return crate::dispatch::apply1(&crate::dispatch::Op::Softmax { log: false }, &[x]);
-    }
-    softmax_composed(x, axis)
+    softmax_over(x, axis, false)
 }
 
 pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
-    check_float(x, "LogSoftmax")?;
-    if crate::shape::normalize_axis(axis, x.rank())? == x.rank() - 1 {
-        return crate::dispatch::apply1(&crate::dispatch::Op::Softmax { log: true }, &[x]);
+    softmax_over(x, axis, true)
+}
+
+/// The `Softmax`/`LogSoftmax` primitive over the last axis; another axis is swapped there and
+/// back, as TensorFlow's graphs do.
+fn softmax_over(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
+    check_float(x, if log { "LogSoftmax" } else { "Softmax" })?;
+    let last = x.rank() as i64 - 1;
+    let op = crate::dispatch::Op::Softmax { log };
+    if crate::shape::normalize_axis(axis, x.rank())? as i64 == last {
+        return crate::dispatch::apply1(&op, &[x]);
     }
-    log_softmax_composed(x, axis)
+    let y = crate::dispatch::apply1(&op, &[&swap_axes(x, axis, last)?])?;
+    swap_axes(&y, axis, last)
 }
 
 /// max-shifted exp over the sum: the CPU path of the `Softmax` primitive and other axes.
@@ -96,6 +101,8 @@ fn check_float(x: &Tensor, op: &str) -> Result<()> {
     Ok(())
 }
 
+/// A `SoftmaxCrossEntropyWithLogits` node over the last axis (other axes are moved there first,
+/// as TensorFlow does); its gradient is TensorFlow's `softmax - labels`.
 pub fn softmax_cross_entropy_with_logits(
     labels: &Tensor,
     logits: &Tensor,
@@ -108,10 +115,31 @@ pub fn softmax_cross_entropy_with_logits(
             labels.shape()
         )));
     }
-    let ls = log_softmax(logits, axis)?;
-    neg(&reduce_sum(&mul(labels, &ls)?, Some(&[axis]), false)?)
+    check_float(logits, "SoftmaxCrossEntropyWithLogits")?;
+    let last = logits.rank() as i64 - 1;
+    if crate::shape::normalize_axis(axis, logits.rank())? as i64 != last {
+        let (labels, logits) = (swap_axes(labels, axis, last)?, swap_axes(logits, axis, last)?);
+        return softmax_cross_entropy_with_logits(&labels, &logits, -1);
+    }
+    composite(Composite::SoftmaxCrossEntropy, &[logits, labels])
 }
 
+/// `x` with axes `a` and `b` exchanged.
+fn swap_axes(x: &Tensor, a: i64, b: i64) -> Result<Tensor> {
+    let rank = x.rank();
+    let (a, b) = (normalize_axis(a, rank)?, normalize_axis(b, rank)?);
+    let mut perm: Vec<i64> = (0..rank as i64).collect();
+    perm.swap(a, b);
+    transpose(x, Some(&perm))
+}
+
+pub(crate) fn softmax_cross_entropy_composed(logits: &Tensor, labels: &Tensor) -> Result<Tensor> {
+    let ls = log_softmax(logits, -1)?;
+    neg(&reduce_sum(&mul(labels, &ls)?, Some(&[-1]), false)?)
+}
+
+/// A `SparseSoftmaxCrossEntropyWithLogits` node: labels are class indices, checked when the node
+/// runs (in a traced function, on every call).
 pub fn sparse_softmax_cross_entropy_with_logits(
     labels: &Tensor,
     logits: &Tensor,
@@ -123,6 +151,13 @@ pub fn sparse_softmax_cross_entropy_with_logits(
             logits.shape()
         )));
     }
+    composite(Composite::SparseSoftmaxCrossEntropy, &[logits, labels])
+}
+
+pub(crate) fn sparse_softmax_cross_entropy_composed(
+    logits: &Tensor,
+    labels: &Tensor,
+) -> Result<Tensor> {
     let classes = logits.dims()[logits.rank() - 1] as i64;
     let bad = reduce(
         ReduceOp::Any,
