@@ -11,7 +11,7 @@ use crate::ops::binary::BinaryOp;
 use crate::ops::composite::Composite;
 use crate::ops::matmul::MatMulAttrs;
 use crate::ops::patches::{self, PatchSpec};
-use crate::ops::random::{self, RandomSpec};
+use crate::ops::random::{self, stateless, RandomSpec, StatelessSpec};
 use crate::ops::reduce::{ArgOp, CumOp, ReduceOp};
 use crate::ops::shape_ops::{PadMode, SliceSpec};
 use crate::ops::unary::UnaryOp;
@@ -82,6 +82,14 @@ pub enum Op {
     },
     /// No inputs: a random tensor.
     Random(RandomSpec),
+    /// Input: a seed pair (int32/int64 [2]); output: the Philox state int64 `[C0, C1, K]`
+    /// TensorFlow's stateless ops derive from it (`GenerateKey`).
+    RngState,
+    /// Input: a Philox state; output: the state that many Philox calls further on.
+    RngSkip(u64),
+    /// Inputs: a Philox state, then the sampler's parameters: TensorFlow's stateless kernels
+    /// (CPU only: they need glibc's float functions to give TensorFlow's numbers).
+    StatelessRandom(StatelessSpec),
     /// The input's dims as an int32 or int64 vector (`tf.shape` where a traced size is unknown).
     Shape(DType),
     /// NHWC image windows as rows: `[N, OH, OW, KH*KW*C]`.
@@ -131,6 +139,9 @@ impl Op {
             Op::Softmax { log: false } => "Softmax",
             Op::Softmax { log: true } => "LogSoftmax",
             Op::Random(spec) => spec.tf_name(),
+            Op::RngState => "StatelessRandomGetKeyCounter",
+            Op::RngSkip(_) => "RngSkip",
+            Op::StatelessRandom(spec) => spec.tf_name(),
             Op::Shape(_) => "Shape",
             Op::Patches(_) => "ExtractImagePatches",
             Op::PatchesGrad { .. } => "ExtractImagePatchesGrad",
@@ -192,6 +203,7 @@ fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Select | Op::Range => 3,
         Op::Concat(_) => inputs.len(),
         Op::Random(_) => 0,
+        Op::StatelessRandom(spec) => spec.arity(),
         Op::Composite(c) => c.arity(),
         _ => 1,
     };
@@ -267,6 +279,9 @@ fn cpu(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Op::Softmax { log: false } => one(crate::ops::nn::softmax_composed(x, -1)),
         Op::Softmax { log: true } => one(crate::ops::nn::log_softmax_composed(x, -1)),
         Op::Random(spec) => one(random::cpu::generate(spec)),
+        Op::RngState => one(stateless::seed_state(x)),
+        Op::RngSkip(delta) => one(stateless::skip(x, *delta)),
+        Op::StatelessRandom(spec) => one(stateless::cpu(spec, inputs)),
         Op::Shape(_) => Err(Error::Internal("Shape runs before placement".into())),
         Op::Patches(spec) => one(patches::patches(x, spec)),
         Op::PatchesGrad { spec, image } => one(patches::patches_grad(x, spec, *image)),

@@ -1319,6 +1319,156 @@ def _set_seed(g):
     return [g.seed()], {}
 
 
+def _stateless_seed(g):
+    """A seed pair (int32/int64 [2]); when bad, any tensor or junk."""
+    if g.bad():
+        return g.tensor()
+    values = np.array([g.int_in(-(2**31), 2**31 - 1), g.int_in(-5, 5)])
+    return g.like(values.astype(g.pick((np.int32, np.int64))))
+
+
+def _alg(g):
+    if g.bad():
+        return g.pick((2, "threefry", 7, "foo", None, 1.5, tf.random.Algorithm.THREEFRY))
+    return g.pick(("auto_select", "philox", 1, 3, tf.random.Algorithm.PHILOX))
+
+
+@spec("tf.random.stateless_uniform")
+def _stateless_uniform(g):
+    dtype = g.dtype((tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64))
+    kwargs = {"dtype": dtype, "alg": _alg(g)}
+    if g.p(0.3):
+        kwargs["minval"], kwargs["maxval"] = None, None
+        kwargs["dtype"] = g.dtype((tf.int32, tf.int64, tf.uint32, tf.uint64))
+    else:
+        if g.p(0.7):
+            kwargs["minval"] = g.number(REAL) if g.p(0.5) else g.int_in(-5, 0)
+        if g.p(0.8):
+            kwargs["maxval"] = g.number(REAL) if g.p(0.5) else g.int_in(1, 9)
+    return [g.shape(), _stateless_seed(g)], kwargs
+
+
+@spec("tf.random.stateless_normal", "tf.random.stateless_truncated_normal")
+def _stateless_normal(g):
+    kwargs = {"dtype": g.dtype(FLOATS), "alg": _alg(g)}
+    if g.p(0.5):
+        kwargs["mean"] = g.number(REAL)
+    if g.p(0.5):
+        kwargs["stddev"] = g.number(REAL) if g.p(0.5) else g.pick((0.0, -1.0, 1e-30, 1e30))
+    return [g.shape(), _stateless_seed(g)], kwargs
+
+
+def _logits(g):
+    dims = g.dims(rank=2) if not g.bad() else g.dims()
+    return g.tensor(pool=FLOATS, dims=dims)
+
+
+@spec("tf.random.stateless_categorical")
+def _stateless_categorical(g):
+    kwargs = {"dtype": g.dtype(INDEX)} if g.p(0.5) else {}
+    return [_logits(g), g.count(high=20), _stateless_seed(g)], kwargs
+
+
+@spec("tf.random.categorical")
+def _categorical(g):
+    kwargs = {"dtype": g.dtype(INDEX)} if g.p(0.5) else {}
+    return [_logits(g), g.count(high=20)], {**kwargs, "seed": g.seed()}
+
+
+def _params_and_shape(g, pool):
+    """Parameters of a sampler and an output shape that ends with theirs (not always, when
+    bad)."""
+    dims = g.dims(max_rank=2)
+    lead = g.dims(max_rank=2)
+    shape = g.shape(lead + dims) if not g.bad() else g.shape()
+    return g.tensor(pool=pool, dims=dims), shape
+
+
+@spec("tf.random.stateless_binomial")
+def _stateless_binomial(g):
+    dtype = g.pick((tf.float16, tf.float32, tf.float64))
+    counts, shape = _params_and_shape(g, (dtype,))
+    probs = g.tensor(dtype=dtype, dims=[]) if g.p(0.5) else g.number((dtype,))
+    kwargs = {"output_dtype": g.dtype((tf.int32, tf.int64, *FLOATS))} if g.p(0.5) else {}
+    return [shape, _stateless_seed(g), counts, probs], kwargs
+
+
+@spec("tf.random.stateless_poisson")
+def _stateless_poisson(g):
+    lam, shape = _params_and_shape(g, (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64))
+    kwargs = {"dtype": g.dtype((tf.int32, tf.int64, tf.float16, tf.float32, tf.float64))}
+    return [shape, _stateless_seed(g), lam], kwargs
+
+
+@spec("tf.random.poisson")
+def _poisson(g):
+    lam = g.tensor(pool=(tf.float32, tf.float64, tf.int32), dims=g.dims(max_rank=2))
+    kwargs = {"dtype": g.dtype((tf.int32, tf.int64, tf.float16, tf.float32, tf.float64))}
+    return [g.shape(g.dims(max_rank=2)), lam], {**kwargs, "seed": g.seed()}
+
+
+@spec("tf.random.stateless_gamma")
+def _stateless_gamma(g):
+    dtype = g.pick((tf.float16, tf.float32, tf.float64))
+    alpha, shape = _params_and_shape(g, (dtype,))
+    kwargs = {"dtype": g.dtype((dtype,))}
+    if g.p(0.5):
+        kwargs["beta"] = g.number((dtype,))
+    return [shape, _stateless_seed(g), alpha], kwargs
+
+
+@spec("tf.random.gamma")
+def _gamma(g):
+    dtype = g.pick((tf.float16, tf.float32, tf.float64))
+    alpha = g.tensor(pool=(dtype,), dims=g.dims(max_rank=2))
+    kwargs = {"dtype": g.dtype((dtype,)), "seed": g.seed()}
+    if g.p(0.5):
+        kwargs["beta"] = g.number((dtype,))
+    return [g.shape(g.dims(max_rank=2)), alpha], kwargs
+
+
+@spec("tf.random.split")
+def _split(g):
+    return [_stateless_seed(g)], {"num": g.count(high=6), "alg": _alg(g)}
+
+
+@spec("tf.random.fold_in")
+def _fold_in(g):
+    return [_stateless_seed(g), g.number(INDEX) if not g.bad() else g.junk()], {"alg": _alg(g)}
+
+
+def _rng_state(g):
+    if g.bad():
+        return g.tensor()
+    return g.like(np.array([g.int_in(-(2**63), 2**63 - 1) for _ in range(3)], dtype=np.int64))
+
+
+@spec("tf.random.Generator")
+def _generator(g):
+    return [], {"state": _rng_state(g), "alg": _alg(g)}
+
+
+@spec("tf.random.create_rng_state")
+def _create_rng_state(g):
+    seed = g.pick((0, 1, -1, 2**64 + 3, 2**200, [1, 2], [1, 2, 3, 4])) if not g.bad() else g.junk()
+    return [seed, _alg(g)], {}
+
+
+@spec("tf.random.Algorithm")
+def _algorithm(g):
+    return [g.pick((1, 2, 3)) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.random.get_global_generator")
+def _get_global_generator(g):
+    return [], {}
+
+
+@spec("tf.random.set_global_generator")
+def _set_global_generator(g):
+    return [tf.random.Generator.from_seed(g.int_in(0, 2**40))], {}
+
+
 @spec("tf.as_dtype")
 def _as_dtype(g):
     value = g.dtype()

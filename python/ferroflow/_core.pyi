@@ -272,6 +272,35 @@ def random_normal(
 def shuffle(x: _TensorLike, seed: int | None = None) -> Tensor:
     """`x` shuffled along its first axis."""
 
+# TensorFlow's stateless random kernels (TensorFlow's numbers), driven by a Philox state:
+# int64 [counter_low, counter_high, key].
+
+def rng_state(seed: _TensorLike) -> Tensor:
+    """The Philox state of a seed pair (int32/int64 [2]): StatelessRandomGetKeyCounter."""
+
+def rng_skip(state: _TensorLike, delta: int) -> Tensor:
+    """The state `delta` Philox calls further on."""
+
+def stateless_random(
+    sampler: Literal[
+        "uniform",
+        "normal",
+        "truncated_normal",
+        "uniform_int",
+        "uniform_full_int",
+        "binomial",
+        "poisson",
+        "gamma",
+    ],
+    state: _TensorLike,
+    shape: _IntsLike,
+    dtype: int,
+    params: list[_TensorLike] = ...,
+) -> Tensor: ...
+def stateless_categorical(
+    state: _TensorLike, logits: _TensorLike, num_samples: int, dtype: int
+) -> Tensor: ...
+
 # Neural-network ops.
 
 def activation(

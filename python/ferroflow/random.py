@@ -1,8 +1,65 @@
-"""`tf.random`: seeded, counter-based (Philox) random tensors."""
+"""`tf.random`: seeded, counter-based (Philox) random tensors.
 
-from ferroflow import _core
+Two families, as in TensorFlow:
+
+* stateful draws (`uniform`, `normal`, `categorical`, `gamma`, ...) follow `set_seed` and op
+  seeds and give new numbers on every call, also inside a `tf.function`; their numbers are
+  ferroflow's own;
+* stateless draws (`stateless_uniform`, ..., `split`, `fold_in`) and `Generator` give
+  TensorFlow's numbers exactly: the same seed or state draws what TensorFlow 2.21 draws on the
+  CPU.
+
+>>> import ferroflow as tf
+>>> tf.random.stateless_uniform([2], seed=[1, 2]).numpy()
+array([0.8440604 , 0.19204533], dtype=float32)
+"""
+
+import types
+
+import numpy as np
+
+from ferroflow import _core, errors
+from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
+from ferroflow import math as _math
+from ferroflow._random_generator import (
+    Algorithm,
+    Generator,
+    create_rng_state,
+    get_global_generator,
+    set_global_generator,
+)
+from ferroflow._random_generator import convert_alg_to_int as _convert_alg_to_int
+from ferroflow._random_generator import is_number as _is
+from ferroflow._random_generator import plain_normal as _plain_normal
+from ferroflow._random_generator import shape_list as _shape_list
 from ferroflow.dtypes import enum_of as _enum
+
+__all__ = [
+    "Algorithm",
+    "Generator",
+    "categorical",
+    "create_rng_state",
+    "experimental",
+    "fold_in",
+    "gamma",
+    "get_global_generator",
+    "normal",
+    "poisson",
+    "set_global_generator",
+    "set_seed",
+    "shuffle",
+    "split",
+    "stateless_binomial",
+    "stateless_categorical",
+    "stateless_gamma",
+    "stateless_normal",
+    "stateless_poisson",
+    "stateless_truncated_normal",
+    "stateless_uniform",
+    "truncated_normal",
+    "uniform",
+]
 
 
 def set_seed(seed):
@@ -34,3 +91,262 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=No
 def shuffle(value, seed=None, name=None):
     """Shuffles along the first axis."""
     return _core.shuffle(value, seed)
+
+
+# --- stateless ops: TensorFlow's numbers ---------------------------------------------------------
+
+_UNIFORM_DTYPES = (
+    _dtypes.float16,
+    _dtypes.bfloat16,
+    _dtypes.float32,
+    _dtypes.float64,
+    _dtypes.int32,
+    _dtypes.int64,
+    _dtypes.uint32,
+    _dtypes.uint64,
+)
+
+
+def _seed_state(seed, alg="auto_select"):
+    """The Philox state of a stateless op's seed (TensorFlow's key and counter)."""
+    alg = _convert_alg_to_int("auto_select" if alg is None else alg)
+    if alg == 2:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            "counter must be a vector with length at least 2; got shape: [1]. (ThreeFry is "
+            "XLA only: TensorFlow's CPU kernels run Philox.)",
+        )
+    if alg not in (1, 3):
+        raise ValueError(
+            f"Argument `alg` got unsupported value {alg}. Supported values are 1 for the Philox "
+            "algorithm, 2 for the ThreeFry algorithm, and 3 for auto-selection."
+        )
+    # "philox" scrambles the seed as auto-select does: one Philox call under a fixed key.
+    return _core.rng_state(seed)
+
+
+def _stateless(sampler, state, shape, dtype, params=()):
+    return _core.stateless_random(sampler, state, shape, _enum(dtype), list(params))
+
+
+def stateless_uniform(
+    shape, seed, minval=0, maxval=None, dtype=_dtypes.float32, name=None, alg="auto_select"
+):
+    """Uniform values in ``[minval, maxval)`` determined by `seed` (shape ``[2]``, int32/int64):
+    the numbers TensorFlow draws. Integer dtypes need both bounds, or neither for the type's
+    whole range.
+
+    >>> import ferroflow as tf
+    >>> tf.random.stateless_uniform([3], seed=[1, 2], minval=-3, maxval=1000, dtype=tf.int32)
+    <tf.Tensor: shape=(3,), dtype=int32, numpy=array([ 97, 284, 647], dtype=int32)>
+    """
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype not in _UNIFORM_DTYPES:
+        raise ValueError(
+            f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are {_UNIFORM_DTYPES}."
+        )
+    if dtype.is_integer:
+        if (minval is None) != (maxval is None):
+            raise ValueError(
+                f"For integer `dtype` argument {dtype}, argument `minval` and `maxval` must be "
+                f"both None or not None. Got `minval`={minval} and `maxval`={maxval}."
+            )
+        if minval is not None and dtype in (_dtypes.uint32, _dtypes.uint64):
+            raise ValueError(
+                f"Argument `dtype` got invalid value {dtype} when argument `minval` is not None. "
+                "Please don't use unsigned integers in this case."
+            )
+    elif maxval is None:
+        maxval = 1
+    shape = _shape_list(shape)
+    if dtype.is_integer and minval is None:
+        return _stateless("uniform_full_int", _seed_state(seed, alg), shape, dtype)
+    defaults = _is(minval, 0) and _is(maxval, 1)
+    minval = _array_ops.convert_to_tensor(minval, dtype=dtype)
+    maxval = _array_ops.convert_to_tensor(maxval, dtype=dtype)
+    state = _seed_state(seed, alg)
+    if dtype.is_integer:
+        return _stateless("uniform_int", state, shape, dtype, (minval, maxval))
+    rnd = _stateless("uniform", state, shape, dtype)
+    return rnd if defaults else rnd * (maxval - minval) + minval
+
+
+def stateless_normal(
+    shape, seed, mean=0.0, stddev=1.0, dtype=_dtypes.float32, name=None, alg="auto_select"
+):
+    """Normal values determined by `seed`: TensorFlow's numbers.
+
+    >>> import ferroflow as tf
+    >>> tf.random.stateless_normal([2], seed=[1, 2]).numpy()
+    array([0.5441101 , 0.20738031], dtype=float32)
+    """
+    dtype = _dtypes.as_dtype(dtype)
+    shape = _shape_list(shape)
+    plain = _plain_normal(dtype, mean, stddev)
+    mean = _array_ops.convert_to_tensor(mean, dtype=dtype)
+    stddev = _array_ops.convert_to_tensor(stddev, dtype=dtype)
+    rnd = _stateless("normal", _seed_state(seed, alg), shape, dtype)
+    return rnd if plain else rnd * stddev + mean
+
+
+def stateless_truncated_normal(
+    shape, seed, mean=0.0, stddev=1.0, dtype=_dtypes.float32, name=None, alg="auto_select"
+):
+    """Normal values within two standard deviations of the mean, determined by `seed`."""
+    dtype = _dtypes.as_dtype(dtype)
+    shape = _shape_list(shape)
+    plain = _plain_normal(dtype, mean, stddev)
+    mean = _array_ops.convert_to_tensor(mean, dtype=dtype)
+    stddev = _array_ops.convert_to_tensor(stddev, dtype=dtype)
+    rnd = _stateless("truncated_normal", _seed_state(seed, alg), shape, dtype)
+    return rnd if plain else rnd * stddev + mean
+
+
+def _sample_dtype(dtype):
+    dtype = _dtypes.as_dtype(dtype) if dtype else _dtypes.int64
+    accepted = (_dtypes.int32, _dtypes.int64)
+    if dtype not in accepted:
+        raise ValueError(
+            f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are {accepted}."
+        )
+    return dtype
+
+
+def _num_samples(num_samples):
+    n = int(num_samples)
+    if n < 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"num_samples should be non-negative, got {n} [Op:StatelessMultinomial]"
+        )
+    return n
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=_dtypes.int64, name=None):
+    """`num_samples` class indices per row of `logits` (``[batch, classes]``), determined by
+    `seed`. TensorFlow splits the rows between its threads and each part starts its own stream,
+    so its numbers (and these) depend on TensorFlow's thread count: this follows
+    ``TF_NUM_INTRAOP_THREADS``, else the number of CPUs the process may use, as TensorFlow does.
+    """
+    logits = _array_ops.convert_to_tensor(logits)
+    dtype = _sample_dtype(dtype)
+    n = _num_samples(num_samples)
+    return _core.stateless_categorical(_seed_state(seed), logits, n, _enum(dtype))
+
+
+def stateless_binomial(shape, seed, counts, probs, output_dtype=_dtypes.int32, name=None):
+    """Binomial counts for trials `counts` with success probabilities `probs`; `shape` must
+    end with their broadcast shape."""
+    probs = _array_ops.convert_to_tensor(probs, dtype_hint=_dtypes.float32)
+    counts = _array_ops.convert_to_tensor(counts, dtype_hint=probs.dtype)
+    shape = _shape_list(shape)
+    return _stateless("binomial", _seed_state(seed), shape, output_dtype, (counts, probs))
+
+
+def stateless_poisson(shape, seed, lam, dtype=_dtypes.int32, name=None):
+    """Poisson counts with rates `lam`; `shape` must end with `lam`'s shape."""
+    lam = _array_ops.convert_to_tensor(lam)
+    return _stateless("poisson", _seed_state(seed), _shape_list(shape), dtype, (lam,))
+
+
+def _gamma_params(alpha, beta, dtype):
+    alpha = _array_ops.convert_to_tensor(alpha, dtype=dtype)
+    beta = _array_ops.convert_to_tensor(1 if beta is None else beta, dtype=dtype)
+    try:
+        batch = np.broadcast_shapes(tuple(alpha.shape), tuple(beta.shape))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Incompatible shapes: {list(alpha.shape)} vs. {list(beta.shape)} [Op:BroadcastArgs]",
+        ) from None
+    return _array_ops.broadcast_to(alpha, list(batch)), beta, list(batch)
+
+
+def _at_least_tiny(dtype, rnd, beta):
+    tiny = _array_ops.constant(np.finfo(dtype.as_numpy_dtype).tiny, dtype=dtype)
+    return _math.maximum(tiny, rnd / beta)
+
+
+def stateless_gamma(shape, seed, alpha, beta=None, dtype=_dtypes.float32, name=None):
+    """Gamma(alpha, beta) values; `shape` must end with the broadcast shape of the parameters.
+    float16, float32 and float64 (TensorFlow has no bfloat16 kernel)."""
+    dtype = _dtypes.as_dtype(dtype)
+    shape = _shape_list(shape)
+    alpha, beta, _ = _gamma_params(alpha, beta, dtype)
+    rnd = _stateless("gamma", _seed_state(seed), shape, dtype, (alpha,))
+    return _at_least_tiny(dtype, rnd, beta)
+
+
+def split(seed, num=2, alg="auto_select"):
+    """`num` new seeds from one (shape ``[num, 2]``, the seed's dtype).
+
+    >>> import ferroflow as tf
+    >>> tf.random.split([1, 2], num=3).numpy()
+    array([[1105988140, 1738052849],
+           [-335576002,  370444179],
+           [  10670227, -246211131]], dtype=int32)
+    """
+    seed = _array_ops.convert_to_tensor(seed)
+    return stateless_uniform(
+        [num, 2], seed=seed, dtype=seed.dtype, minval=None, maxval=None, alg=alg
+    )
+
+
+def fold_in(seed, data, alg="auto_select"):
+    """A new seed from a seed and an integer (`data`'s dtype).
+
+    >>> import ferroflow as tf
+    >>> tf.random.fold_in([1, 2], 3).numpy()
+    array([1105988140,          3], dtype=int32)
+    """
+    data = _array_ops.convert_to_tensor(data)
+    seed1 = stateless_uniform([], seed=seed, dtype=data.dtype, minval=None, maxval=None, alg=alg)
+    return _array_ops.stack([seed1, data])
+
+
+# --- stateful draws of the samplers --------------------------------------------------------------
+
+
+def _stateful_state(seed):
+    """A Philox state drawn by a stateful random op: new on every call (a traced node draws
+    again on every run), reproducible under `set_seed` and op seeds."""
+    words = _core.random_uniform([2], -(2**62), 2**62, _enum(_dtypes.int64), seed)
+    return _core.rng_state(words)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """`num_samples` class indices per row of `logits` (``[batch, classes]``)."""
+    logits = _array_ops.convert_to_tensor(logits)
+    dtype = _sample_dtype(dtype)
+    n = _num_samples(num_samples)
+    return _core.stateless_categorical(_stateful_state(seed), logits, n, _enum(dtype))
+
+
+def gamma(shape, alpha, beta=None, dtype=_dtypes.float32, seed=None, name=None):
+    """Gamma(alpha, beta) samples of shape ``shape + broadcast(alpha, beta).shape``."""
+    dtype = _dtypes.as_dtype(dtype)
+    shape = _shape_list(shape)
+    alpha, beta, batch = _gamma_params(alpha, beta, dtype)
+    np.finfo(dtype.as_numpy_dtype)  # TensorFlow's check for non-float dtypes (ValueError)
+    rnd = _stateless("gamma", _stateful_state(seed), shape + batch, dtype, (alpha,))
+    return _at_least_tiny(dtype, rnd, beta)
+
+
+def poisson(shape, lam, dtype=_dtypes.float32, seed=None, name=None):
+    """Poisson samples of shape ``shape + lam.shape``."""
+    lam = _array_ops.convert_to_tensor(lam)
+    shape = _shape_list(shape) + list(lam.shape)
+    return _stateless("poisson", _stateful_state(seed), shape, dtype, (lam,))
+
+
+experimental = types.ModuleType(
+    "ferroflow.random.experimental", "`tf.random.experimental`: the same functions by their names."
+)
+experimental.Algorithm = Algorithm
+experimental.Generator = Generator
+experimental.create_rng_state = create_rng_state
+experimental.get_global_generator = get_global_generator
+experimental.set_global_generator = set_global_generator
+experimental.stateless_fold_in = fold_in
+experimental.stateless_split = split

@@ -85,6 +85,13 @@ pub fn infer(op: &Op, inputs: &[&ValueInfo], outputs: &[Tensor], symbolic: bool)
         Op::BroadcastTo(_) | Op::Fill(_) | Op::ScatterNd(_) | Op::Random(_) | Op::Shape(_) => {
             outputs.iter().map(known).collect()
         }
+        // Categorical samples one row per logits row; the other samplers' shapes are attributes.
+        Op::StatelessRandom(spec) if !spec.has_shape() => {
+            same(vec![inputs[1].dims.first().copied().flatten(), known(&outputs[0])[1]])
+        }
+        Op::RngState | Op::RngSkip(_) | Op::StatelessRandom(_) => {
+            outputs.iter().map(known).collect()
+        }
         _ => outputs.iter().map(unknown).collect(),
     }
 }
@@ -92,15 +99,18 @@ pub fn infer(op: &Op, inputs: &[&ValueInfo], outputs: &[Tensor], symbolic: bool)
 /// Ops whose attributes hold a full output shape. Traced where some size is unknown, that shape
 /// may have come from an example size, so the graph is kept only for the traced shapes.
 pub fn bakes_shape(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::BroadcastTo(_)
-            | Op::Fill(_)
-            | Op::ScatterNd(_)
-            | Op::Random(_)
-            | Op::Patches(_)
-            | Op::PatchesGrad { .. }
-    )
+    match op {
+        Op::StatelessRandom(spec) => spec.has_shape(),
+        _ => matches!(
+            op,
+            Op::BroadcastTo(_)
+                | Op::Fill(_)
+                | Op::ScatterNd(_)
+                | Op::Random(_)
+                | Op::Patches(_)
+                | Op::PatchesGrad { .. }
+        ),
+    }
 }
 
 /// Ops whose output sizes depend on input values, not shapes.

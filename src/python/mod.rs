@@ -9,6 +9,7 @@ mod devices;
 mod errors;
 mod graph;
 mod ops;
+mod random;
 mod saved_model;
 mod tensor;
 mod variable;
@@ -25,6 +26,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     graph::register(m)?;
     checkpoint::register(m)?;
     saved_model::register(m)?;
+    random::register(m)?;
     windows::register(m)?;
     Ok(())
 }

@@ -42,6 +42,9 @@ pub(crate) fn has_gradient(op: &Op) -> bool {
         | Op::Unique { .. }
         | Op::Range
         | Op::Random(_)
+        | Op::RngState
+        | Op::RngSkip(_)
+        | Op::StatelessRandom(_)
         | Op::Shape(_) => false,
         _ => true,
     }
@@ -108,6 +111,9 @@ pub(crate) fn gradient(
         | Op::Unique { .. }
         | Op::Range
         | Op::Random(_)
+        | Op::RngState
+        | Op::RngSkip(_)
+        | Op::StatelessRandom(_)
         | Op::Shape(_) => Ok(vec![None; inputs.len()]),
     }
 }

@@ -5,10 +5,15 @@
 //! Random ops are stateful, as TensorFlow's: eagerly each call takes the next stream from the
 //! seed rules (`seeds.rs`); a traced node keeps its key and advances its own call counter every
 //! time the graph runs (`RandomSpec::next_run`), so a `tf.function` draws new numbers per call.
+//!
+//! TensorFlow's stateless ops and `tf.random.Generator` are separate: `stateless.rs` has their
+//! kernels, which reproduce TensorFlow's numbers, on `tf_philox.rs`'s stream.
 
 pub mod cpu;
 pub mod philox;
 mod seeds;
+pub mod stateless;
+pub mod tf_philox;
 
 use crate::dispatch::{self, Op};
 use crate::dtype::DType;
@@ -21,6 +26,7 @@ use std::sync::Arc;
 pub use cpu::permutation;
 pub use philox::{philox, Stream};
 pub use seeds::{next_stream, set_seed};
+pub use stateless::{Sampler, StatelessSpec};
 
 /// What a random op draws from.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
