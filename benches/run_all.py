@@ -11,6 +11,7 @@ for name in (
     "bench_dispatch",
     "bench_elementwise",
     "bench_matmul",
+    "bench_random",
     "bench_training_step",
     "bench_function",
     "bench_tracing",
