@@ -5,7 +5,6 @@ TensorFlow. numpy has no tracing: its column is the eager numpy step, for scale.
 import json
 import sys
 
-import numpy as np
 from _harness import best_time, report, run_tensorflow
 from bench_training_step import data, numpy_step
 
