@@ -34,4 +34,14 @@ def test_every_unary_primitive_has_a_gpu_kernel_or_a_reason():
 
 def test_every_unary_primitive_has_its_python_name():
     for name, *_ in _core.unary_declarations():
-        assert callable(getattr(tf.math, name, None)) or name == "invert", name
+        assert callable(getattr(tf.math, name, getattr(tf, name, None))) or name == "invert", name
+
+
+def test_the_op_registry_names_each_tensorflow_op_once():
+    rows = _core.op_registry()
+    names = [name for _, row in rows for name in row]
+    assert len(names) == len(set(names))
+    expected = ["Relu", "Conv2D", "MaxPool", "BatchMatMulV2", "StridedSlice", "ZerosLike",
+                "StatelessRandomUniformV2", "RandomStandardNormal", "TopKV2", "Where"]  # fmt: skip
+    for name in expected:
+        assert name in names, name

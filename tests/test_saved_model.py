@@ -539,7 +539,7 @@ def test_a_model_saved_from_python_loads_in_rust(tmp_path):
     )
     assert failed.returncode == 1 and "no function 'divide'" in failed.stderr
     meta = json.loads((tmp_path / "saved" / "saved_model.json").read_text())
-    assert meta["format"] == "ferroflow.saved_model" and meta["version"] == 1
+    assert meta["format"] == "ferroflow.saved_model" and meta["version"] == 2
 
 
 def test_loaded_functions_are_differentiable(tmp_path):

@@ -138,6 +138,7 @@ def eye(
 # Element-wise ops, reductions and scans, selected by name.
 
 def unary_declarations() -> list[tuple[str, str, bool, str]]: ...
+def op_registry() -> list[tuple[str, list[str]]]: ...
 def unary(name: str, x: _TensorLike) -> Tensor:
     """A unary op by its `tf.math`/`tf.nn` name: "exp", "relu", "logical_not", ..."""
 

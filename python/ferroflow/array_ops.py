@@ -57,14 +57,21 @@ def ones(shape, dtype=_dtypes.float32, name=None, layout=None):
     return _core.ones(_dims(shape), _enum(dtype))
 
 
-def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
+def _filled_like(kind, input, dtype):  # noqa: A002
+    # ZerosLike/OnesLike take their shape when they run, so a traced size stays unknown.
     t = convert_to_tensor(input)
-    return _core.zeros(t._dims, _enum(dtype) if dtype is not None else t._dtype_enum)
+    out = _core.unary(kind, t)
+    if dtype is not None and _enum(dtype) != t._dtype_enum:
+        out = _core.cast(out, _enum(dtype))
+    return out
+
+
+def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
+    return _filled_like("zeros_like", input, dtype)
 
 
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
-    t = convert_to_tensor(input)
-    return _core.ones(t._dims, _enum(dtype) if dtype is not None else t._dtype_enum)
+    return _filled_like("ones_like", input, dtype)
 
 
 def fill(dims, value, name=None, layout=None):

@@ -5,7 +5,7 @@
 
 mod backprop;
 mod custom;
-mod rules;
+pub(crate) mod rules;
 pub mod tape;
 
 pub use custom::custom;

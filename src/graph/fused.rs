@@ -42,7 +42,7 @@ pub struct FusedChain {
 
 /// Ops the fusion pass may put in a chain.
 pub fn fusible(op: &Op) -> bool {
-    matches!(op, Op::Unary(_) | Op::Binary(_) | Op::Cast(_) | Op::Select)
+    op.primitive().fusable()
 }
 
 pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {

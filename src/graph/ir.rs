@@ -5,7 +5,7 @@ use super::fused::FusedChain;
 use super::print::PrintSpec;
 use crate::device::DeviceSpec;
 use crate::dispatch::Op;
-use crate::dtype::DType;
+use crate::ops::primitive::TensorType;
 use crate::tensor::Tensor;
 use crate::variable::Variable;
 use std::sync::Arc;
@@ -17,24 +17,6 @@ use std::sync::Arc;
 pub struct ValueRef {
     pub node: usize,
     pub output: usize,
-}
-
-/// What tracing knows about a value before it runs: its dtype and static dims (`None` where
-/// the dimension may change between calls).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ValueInfo {
-    pub dtype: DType,
-    pub dims: Vec<Option<usize>>,
-}
-
-impl ValueInfo {
-    pub fn of(t: &Tensor) -> ValueInfo {
-        ValueInfo { dtype: t.dtype(), dims: t.dims().iter().map(|&d| Some(d)).collect() }
-    }
-
-    pub fn fully_known(&self) -> bool {
-        self.dims.iter().all(Option::is_some)
-    }
 }
 
 #[derive(Clone)]
@@ -67,7 +49,7 @@ pub enum NodeKind {
 pub struct Node {
     pub kind: NodeKind,
     pub inputs: Vec<ValueRef>,
-    pub outputs: Vec<ValueInfo>,
+    pub outputs: Vec<TensorType>,
     pub name: String,
     /// The `tf.device` scope in force when the node was traced.
     pub device: Option<DeviceSpec>,
@@ -103,8 +85,8 @@ impl Node {
     /// Same inputs give the same outputs and nothing else happens: foldable and mergeable.
     pub fn is_pure(&self) -> bool {
         match &self.kind {
-            NodeKind::Op(Op::Random(_)) => false,
-            NodeKind::Op(_) | NodeKind::Fused(_) => true,
+            NodeKind::Op(op) => !op.primitive().stateful(),
+            NodeKind::Fused(_) => true,
             _ => false,
         }
     }
@@ -134,7 +116,7 @@ impl Graph {
         self.plan.offsets[v.node] + v.output
     }
 
-    pub fn info(&self, v: ValueRef) -> &ValueInfo {
+    pub fn info(&self, v: ValueRef) -> &TensorType {
         &self.nodes[v.node].outputs[v.output]
     }
 

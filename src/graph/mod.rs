@@ -9,11 +9,11 @@ mod fused_cpu;
 pub mod ir;
 pub mod passes;
 pub mod print;
-mod shapes;
 pub mod trace;
 
 #[cfg(test)]
 mod tests;
 
+pub use crate::ops::primitive::TensorType;
 pub use executor::{run, Mode};
-pub use ir::{Graph, Node, NodeKind, ValueInfo, ValueRef};
+pub use ir::{Graph, Node, NodeKind, ValueRef};

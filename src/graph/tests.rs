@@ -138,7 +138,11 @@ fn fused_chains_outside_the_typed_loops_match_eager() {
             let e = ops::unary(UnaryOp::Tanh, x).unwrap();
             let big = bin(BinaryOp::Greater, x, &Tensor::scalar(1.0f32));
             let n = ops::unary(UnaryOp::Neg, x).unwrap();
-            let s = crate::dispatch::apply1(&crate::dispatch::Op::Select, &[&big, &e, &n]).unwrap();
+            let s = crate::dispatch::apply1(
+                &crate::dispatch::Op::Select(crate::ops::select::Select),
+                &[&big, &e, &n],
+            )
+            .unwrap();
             bin(BinaryOp::Maximum, &s, &Tensor::scalar(-3.0f32))
         },
         &x,

@@ -4,10 +4,10 @@
 //! Frames nest: a `tf.cond` branch or loop body is traced into its own frame, and values it
 //! reads from an enclosing frame become that subgraph's extra inputs (captures).
 
-use super::ir::{Graph, Node, NodeKind, ValueInfo, ValueRef};
-use super::shapes;
+use super::ir::{Graph, Node, NodeKind, ValueRef};
 use crate::dispatch::Op;
 use crate::error::{Error, Result};
+use crate::ops::primitive::{describe_dims, TensorType};
 use crate::tensor::Tensor;
 use crate::variable::Variable;
 use std::cell::{Cell, RefCell};
@@ -159,7 +159,7 @@ fn push_node(
     frame: &mut Frame,
     kind: NodeKind,
     inputs: Vec<ValueRef>,
-    outputs: Vec<ValueInfo>,
+    outputs: Vec<TensorType>,
     base: &str,
     symbolic: bool,
 ) -> usize {
@@ -186,7 +186,7 @@ pub fn placeholder(example: &Tensor, name: &str, dims: Vec<Option<usize>>) -> Re
         let frame = frames.last_mut().ok_or_else(not_tracing)?;
         let value = example.with_new_id();
         mark_unknown(frame, dims.iter().any(Option::is_none));
-        let info = ValueInfo { dtype: example.dtype(), dims };
+        let info = TensorType { dtype: example.dtype(), dims };
         let index = frame.arguments;
         frame.arguments += 1;
         let node = push_node(frame, NodeKind::Placeholder(index), vec![], vec![info], name, true);
@@ -218,7 +218,7 @@ fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
             push_node(frame, kind, vec![], vec![info], "capture", true)
         }
         None => {
-            let info = ValueInfo::of(t);
+            let info = TensorType::of(t);
             push_node(
                 &mut frames[depth],
                 NodeKind::Const(t.clone()),
@@ -238,29 +238,26 @@ fn find(frames: &[Frame], depth: usize, id: u64) -> Option<(usize, ValueRef)> {
     (0..=depth).rev().find_map(|d| frames[d].values.get(&id).map(|&v| (d, v)))
 }
 
-/// Records `op` (already run on the example inputs) as a node of the innermost graph.
-pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
+/// Records `op` (already run on the example inputs) as a node of the innermost graph. Its
+/// output types come from the op's abstract rule over the inputs' static types; the example
+/// run must agree with them (a disagreement is a bug in the rule, reported, never hidden).
+pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<()> {
     FRAMES.with(|f| {
         let mut frames = f.borrow_mut();
         let depth = frames.len() - 1;
         let refs: Vec<ValueRef> = inputs.iter().map(|t| resolve(&mut frames, depth, t)).collect();
         let frame = &mut frames[depth];
-        let infos: Vec<&ValueInfo> = refs.iter().map(|v| frame.graph.info(*v)).collect();
+        let types: Vec<TensorType> = refs.iter().map(|v| frame.graph.info(*v).clone()).collect();
         let symbolic_inputs = refs.iter().any(|v| frame.symbolic[v.node]);
-        let symbolic = match op {
-            Op::Random(_) => true,
+        let primitive = op.primitive();
+        let symbolic = match primitive.reads_only_shapes() {
             // A shape is known at trace time unless some dimension is not.
-            Op::Shape(_) => infos.iter().any(|i| !i.fully_known()),
-            _ => symbolic_inputs,
+            true => types.iter().any(|t| !t.fully_known()),
+            false => symbolic_inputs || primitive.stateful(),
         };
-        let dims = shapes::infer(op, &infos, outputs, symbolic_inputs);
-        frame.specialised |= frame.has_unknown && shapes::bakes_shape(op);
-        mark_unknown(frame, dims.iter().flatten().any(Option::is_none));
-        let infos = outputs
-            .iter()
-            .zip(dims)
-            .map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims })
-            .collect();
+        let infos = static_types(op, &types, outputs, symbolic)?;
+        frame.specialised |= frame.has_unknown && primitive.bakes_shape();
+        mark_unknown(frame, infos.iter().any(|t| !t.fully_known()));
         let node = push_node(frame, NodeKind::Op(op.clone()), refs, infos, op.tf_name(), symbolic);
         for (i, o) in outputs.iter_mut().enumerate() {
             // An output that is an input's handle (identity cast) needs its own identity.
@@ -269,7 +266,43 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
             }
             frame.values.insert(o.id(), ValueRef { node, output: i });
         }
+        Ok(())
     })
+}
+
+/// The outputs' static types: a value computed from constants alone is itself a constant
+/// (its example is its value), everything else gets what the op's `infer` rule says.
+fn static_types(
+    op: &Op,
+    types: &[TensorType],
+    outputs: &[Tensor],
+    symbolic: bool,
+) -> Result<Vec<TensorType>> {
+    if !symbolic {
+        return Ok(outputs.iter().map(TensorType::of).collect());
+    }
+    let inferred = match op.primitive().infer(types) {
+        // An output rank that depends on an unknown dimension (gather_nd's index depth):
+        // `TensorType` has no unknown rank, so the example's rank stands with unknown sizes.
+        Err(Error::Unimplemented(_)) => {
+            let unknown = |o: &Tensor| TensorType { dtype: o.dtype(), dims: vec![None; o.rank()] };
+            return Ok(outputs.iter().map(unknown).collect());
+        }
+        other => other?,
+    };
+    let agrees = inferred.len() == outputs.len()
+        && inferred.iter().zip(outputs).all(|(t, o)| t.admits(o.dtype(), o.dims()));
+    if !agrees {
+        let show = |t: &TensorType| format!("{}{}", t.dtype, describe_dims(&t.dims));
+        return Err(Error::Internal(format!(
+            "the shape rule of {} gives [{}] for inputs [{}], but its kernel made [{}]",
+            op.tf_name(),
+            inferred.iter().map(show).collect::<Vec<_>>().join(", "),
+            types.iter().map(show).collect::<Vec<_>>().join(", "),
+            outputs.iter().map(|o| show(&TensorType::of(o))).collect::<Vec<_>>().join(", "),
+        )));
+    }
+    Ok(inferred)
 }
 
 /// The value a traced read of `variable` sees (its latest traced assignment, else its value),
@@ -282,7 +315,7 @@ pub(crate) fn read_variable(variable: &Variable) -> Option<Tensor> {
     FRAMES.with(|f| {
         let mut frames = f.borrow_mut();
         let frame = frames.last_mut().expect("recording");
-        let info = ValueInfo::of(&value);
+        let info = TensorType::of(&value);
         let node = push_node(
             frame,
             NodeKind::ReadVariable(variable.clone()),
@@ -363,7 +396,7 @@ pub(crate) fn record_node(
         let infos = outputs
             .iter()
             .zip(dims)
-            .map(|(t, dims)| ValueInfo { dtype: t.dtype(), dims })
+            .map(|(t, dims)| TensorType { dtype: t.dtype(), dims })
             .collect();
         let node = push_node(frame, kind, refs, infos, base, true);
         for (i, o) in outputs.iter_mut().enumerate() {

@@ -6,6 +6,9 @@ use crate::dtype::{DType, DTypeSet};
 use crate::element::{Element, Num, Real};
 use crate::error::{Error, Result};
 use crate::kernels::broadcast;
+use crate::ops::primitive::{
+    self, input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
+};
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 
@@ -104,6 +107,103 @@ impl BinaryOp {
             _ => input,
         }
     }
+}
+
+impl Primitive for BinaryOp {
+    fn tf_name(&self) -> &'static str {
+        self.info().0
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(2)
+    }
+
+    /// The name says which op: there are no attributes.
+    fn attrs(&self) -> Attrs {
+        Attrs::new()
+    }
+
+    /// The CPU kernel's checks in its order: dtypes agree, are accepted, shapes broadcast.
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let (x, y) = (input(inputs, 0)?, input(inputs, 1)?);
+        let (tf_name, _, dtypes) = self.info();
+        if x.dtype != y.dtype {
+            return Err(Error::dtype_mismatch(tf_name, x.dtype, y.dtype));
+        }
+        if !dtypes.contains(x.dtype) {
+            return Err(Error::unsupported_dtype(tf_name, x.dtype));
+        }
+        let dims = primitive::broadcast(&[x, y], tf_name)?;
+        Ok(vec![TensorType { dtype: self.output_dtype(x.dtype), dims }])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![cpu(*self, inputs[0], inputs[1])?])
+    }
+
+    fn gradient(
+        &self,
+        inputs: &[Tensor],
+        outputs: &[Tensor],
+        g: &Tensor,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let rule = crate::autodiff::rules::elementwise::binary;
+        rule(*self, &inputs[0], &inputs[1], &outputs[0], g)
+    }
+
+    /// Every op but `Complex` has an expression (bitwise ones for integers and bool only, the
+    /// rest for float32 and more): the backend's dtype check does the rest.
+    /// TensorFlow registers no gradient for comparisons, bitwise ops and FloorDiv.
+    fn decisions(&self) -> Decisions {
+        Decisions {
+            gpu: {
+                match self {
+                    Complex => GpuKernel::CpuOnly("complex dtypes live on the CPU"),
+                    _ => GpuKernel::Wgsl,
+                }
+            },
+            differentiable: matches!(
+                self,
+                Add | Sub | Mul | Div | FloorMod | Pow | Maximum | Minimum | Atan2 | Complex
+            ),
+            fusable: true,
+        }
+    }
+}
+
+impl Decode for BinaryOp {
+    fn names() -> Vec<&'static str> {
+        BinaryOp::ALL.iter().map(|op| op.info().0).collect()
+    }
+
+    fn decode(name: &str, _: &Attrs) -> Result<BinaryOp> {
+        BinaryOp::ALL
+            .iter()
+            .copied()
+            .find(|op| op.info().0 == name)
+            .ok_or_else(|| Error::Internal(format!("{name} is not a binary op")))
+    }
+}
+
+/// One example per op: float32 with broadcasting (divisors and bases positive, no ties where
+/// a gradient picks a side), a tie for the comparisons, int32 for the bitwise ops.
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    let x = Tensor::from_slice(&[1.5f32, 2.0, 0.5, 3.0, 1.0, 2.5], &[2, 3]).unwrap();
+    let y = Tensor::from_slice(&[0.75f32, 2.25, 1.25], &[3]).unwrap();
+    let tie = Tensor::from_slice(&[0.75f32, 2.0, 1.25], &[3]).unwrap();
+    let ints = |v: &[i32]| Tensor::from_slice(v, &[v.len()]).unwrap();
+    BinaryOp::ALL
+        .iter()
+        .map(|&op| {
+            let inputs = match op {
+                And | Or | Xor => vec![ints(&[6, 3, -1]), ints(&[3, 5, 4])],
+                _ if op.is_comparison() => vec![x.clone(), tie.clone()],
+                _ => vec![x.clone(), y.clone()],
+            };
+            (crate::ops::registry::Op::Binary(op), inputs)
+        })
+        .collect()
 }
 
 fn bin<A: Copy + Sync, U: Element>(

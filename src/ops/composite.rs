@@ -12,8 +12,13 @@
 
 use super::conv::{self, Padding, Window};
 use super::nn;
+use super::primitive::{
+    attrs_of, describe_dims, input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive,
+    TensorType,
+};
 use super::*;
 use crate::autodiff::Tape;
+use serde_json::Value;
 
 /// The composite ops and their attributes.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -219,6 +224,251 @@ impl Composite {
         };
         Ok(vec![Some(grad?)])
     }
+}
+
+impl Primitive for Composite {
+    fn tf_name(&self) -> &'static str {
+        Composite::tf_name(self)
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(Composite::arity(self))
+    }
+
+    /// Serde writes a variant with fields as `{"MaxPool": {fields}}` and one without as its
+    /// bare name; the node's name already says which, so the attributes are the fields.
+    fn attrs(&self) -> Attrs {
+        match attrs_of(self).into_iter().next() {
+            Some((_, Value::Object(fields))) => fields,
+            _ => Attrs::new(),
+        }
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let x = input(inputs, 0)?;
+        let name = Composite::tf_name(self);
+        let out = match self {
+            Composite::MaxPool { window, padding } | Composite::AvgPool { window, padding } => {
+                pooled(x, window, padding, name)?
+            }
+            Composite::Conv2D { window, padding } => {
+                convolved(x, input(inputs, 1)?, window, padding)?
+            }
+            // Shaped like the image and the filter they were given for their dims.
+            Composite::Conv2DBackpropInput { .. } => x.clone(),
+            Composite::Conv2DBackpropFilter { .. } => input(inputs, 1)?.clone(),
+            Composite::SoftmaxCrossEntropy | Composite::SparseSoftmaxCrossEntropy => {
+                nn::check_logits(x.dtype, x.rank(), name)?;
+                TensorType { dtype: x.dtype, dims: x.dims[..x.rank() - 1].to_vec() }
+            }
+            // The activations, and BiasAdd (the bias broadcasts along the channels).
+            _ => x.clone(),
+        };
+        Ok(vec![out])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        self.forward(inputs)
+    }
+
+    fn gradient(
+        &self,
+        inputs: &[Tensor],
+        outputs: &[Tensor],
+        g: &Tensor,
+    ) -> Result<Vec<Option<Tensor>>> {
+        Composite::gradient(self, inputs, outputs, g)
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions { gpu: GpuKernel::Decomposed, differentiable: true, fusable: false }
+    }
+}
+
+impl Decode for Composite {
+    fn names() -> Vec<&'static str> {
+        vec![
+            "Relu",
+            "Relu6",
+            "Elu",
+            "Selu",
+            "Softplus",
+            "LeakyRelu",
+            "Gelu",
+            "MaxPool",
+            "AvgPool",
+            "Conv2D",
+            "Conv2DBackpropInput",
+            "Conv2DBackpropFilter",
+            "BiasAdd",
+            "SoftmaxCrossEntropyWithLogits",
+            "SparseSoftmaxCrossEntropyWithLogits",
+        ]
+    }
+
+    /// The serde form back from the name (the variant) and the attributes (its fields).
+    fn decode(name: &str, attrs: &Attrs) -> Result<Composite> {
+        let variant = match name {
+            "SoftmaxCrossEntropyWithLogits" => "SoftmaxCrossEntropy",
+            "SparseSoftmaxCrossEntropyWithLogits" => "SparseSoftmaxCrossEntropy",
+            other => other,
+        };
+        let tagged = if attrs.is_empty() {
+            Value::String(variant.to_string())
+        } else {
+            Value::Object(Attrs::from_iter([(variant.to_string(), Value::Object(attrs.clone()))]))
+        };
+        serde_json::from_value(tagged).map_err(|e| {
+            Error::DataLoss(format!("the attributes of a saved {name} node are invalid: {e}"))
+        })
+    }
+}
+
+/// A pooling's output: the windows' positions over the image, the channels kept.
+fn pooled(x: &TensorType, w: &Window, padding: &Padding, op: &str) -> Result<TensorType> {
+    let [n, rows, cols, c] = nhwc(x, op)?;
+    let real = x.dtype != DType::Bool && !x.dtype.is_complex();
+    if (op == "MaxPool" && !real) || (op == "AvgPool" && !x.dtype.is_floating()) {
+        return Err(Error::unsupported_dtype(op, x.dtype));
+    }
+    let rows = output_size(rows, Some(w.kernel[0]), w, padding, 0, op)?;
+    let cols = output_size(cols, Some(w.kernel[1]), w, padding, 1, op)?;
+    Ok(TensorType { dtype: x.dtype, dims: vec![n, rows, cols, c] })
+}
+
+/// Conv2D's output `[N, OH, OW, C_out]`: the window's size is the filter's.
+fn convolved(x: &TensorType, f: &TensorType, w: &Window, padding: &Padding) -> Result<TensorType> {
+    let op = "Conv2D";
+    let [n, rows, cols, c] = nhwc(x, op)?;
+    if x.dtype == DType::Bool || x.dtype.is_complex() {
+        return Err(Error::unsupported_dtype(op, x.dtype));
+    }
+    let &[kh, kw, cin, cout] = f.dims.as_slice() else {
+        return Err(Error::InvalidArgument(format!(
+            "filter must be 4-dimensional [height, width, in_channels, out_channels], got shape {} [Op:{op}]",
+            describe_dims(&f.dims)
+        )));
+    };
+    if f.dtype != x.dtype {
+        return Err(Error::InvalidArgument(format!(
+            "filter must have the input's dtype {}, got {} [Op:{op}]",
+            x.dtype, f.dtype
+        )));
+    }
+    if let (Some(c), Some(cin)) = (c, cin) {
+        if c != cin {
+            return Err(Error::InvalidArgument(format!(
+                "input depth must be evenly divisible by filter depth: {c} vs {cin} (grouped convolutions are not supported) [Op:{op}]"
+            )));
+        }
+    }
+    let rows = output_size(rows, kh, w, padding, 0, op)?;
+    let cols = output_size(cols, kw, w, padding, 1, op)?;
+    Ok(TensorType { dtype: x.dtype, dims: vec![n, rows, cols, cout] })
+}
+
+fn nhwc(x: &TensorType, op: &str) -> Result<[Option<usize>; 4]> {
+    match *x.dims.as_slice() {
+        [n, h, w, c] => Ok([n, h, w, c]),
+        _ => Err(Error::InvalidArgument(format!(
+            "input must be 4-dimensional [batch, height, width, channels], got shape {} [Op:{op}]",
+            describe_dims(&x.dims)
+        ))),
+    }
+}
+
+/// One spatial axis's output size, by `conv::geometry`'s rules: SAME gives ceil(size /
+/// stride), VALID and explicit padding the count of strided window starts that fit.
+fn output_size(
+    size: Option<usize>,
+    kernel: Option<usize>,
+    w: &Window,
+    padding: &Padding,
+    axis: usize,
+    op: &str,
+) -> Result<Option<usize>> {
+    let (s, d) = (w.strides[axis], w.dilations[axis]);
+    if s == 0 || d == 0 || kernel == Some(0) {
+        return Err(Error::InvalidArgument(format!(
+            "window sizes, strides and dilations must be positive, got kernel {:?}, strides {:?}, dilations {:?} [Op:{op}]",
+            w.kernel, w.strides, w.dilations
+        )));
+    }
+    let (before, after) = match padding {
+        Padding::Same => return Ok(size.map(|n| n.div_ceil(s))),
+        Padding::Valid => (0, 0),
+        Padding::Explicit(p) => p[axis],
+    };
+    let (Some(size), Some(k)) = (size, kernel) else { return Ok(None) };
+    let span = (k - 1).saturating_mul(d).saturating_add(1);
+    let padded = size.saturating_add(before).saturating_add(after);
+    if padded < span {
+        let negative = (padded as i64 - span as i64 + s as i64) / s as i64;
+        return Err(Error::InvalidArgument(format!(
+            "Computed output size would be negative: {negative} [input_size: {padded}, effective_filter_size: {span}, stride: {s}] [Op:{op}]"
+        )));
+    }
+    Ok(Some((padded - span) / s + 1))
+}
+
+/// Every composite on small float32 inputs: activations around their kinks (not on them),
+/// poolings and convolutions of each padding, consistent convolution gradients.
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    use Composite as C;
+    let acts = || Tensor::from_slice(&[-1.5f32, -0.25, 0.5, 1.0, 2.0, 7.0], &[2, 3]).unwrap();
+    // Distinct values (7 is invertible modulo 17): no ties in a pooling window.
+    let ramp = |dims: &[usize]| {
+        let n: usize = dims.iter().product();
+        let v: Vec<f32> = (0..n).map(|i| ((i * 7) % 17) as f32 * 0.25 - 2.0).collect();
+        Tensor::from_slice(&v, dims).unwrap()
+    };
+    let w = |kernel, strides| Window { kernel, strides, dilations: [1, 1] };
+    let (image, filter) = (|| ramp(&[1, 4, 4, 2]), || ramp(&[2, 2, 2, 3]));
+    let logits = || Tensor::from_slice(&[2.0f32, 1.0, 0.1, 0.5, 2.5, 0.3], &[2, 3]).unwrap();
+    let probs = Tensor::from_slice(&[0.2f32, 0.3, 0.5, 0.1, 0.6, 0.3], &[2, 3]).unwrap();
+    let classes = Tensor::from_slice(&[0i32, 2], &[2]).unwrap();
+    let bias = Tensor::from_slice(&[0.5f32, -1.0, 2.0], &[3]).unwrap();
+    let valid = || w([2, 2], [1, 1]);
+    let examples = vec![
+        (C::Relu, vec![acts()]),
+        (C::Relu6, vec![acts()]),
+        (C::Elu, vec![acts()]),
+        (C::Selu, vec![acts()]),
+        (C::Softplus, vec![acts()]),
+        (C::LeakyRelu { alpha: 0.2 }, vec![acts()]),
+        (C::Gelu { approximate: false }, vec![acts()]),
+        (C::Gelu { approximate: true }, vec![acts()]),
+        (
+            C::MaxPool { window: w([2, 2], [2, 2]), padding: Padding::Valid },
+            vec![ramp(&[1, 4, 4, 1])],
+        ),
+        (
+            C::AvgPool { window: w([3, 3], [2, 2]), padding: Padding::Same },
+            vec![ramp(&[1, 4, 4, 1])],
+        ),
+        (
+            C::Conv2D { window: valid(), padding: Padding::Explicit([(1, 0), (0, 1)]) },
+            vec![image(), filter()],
+        ),
+        (C::Conv2D { window: w([2, 2], [2, 2]), padding: Padding::Same }, vec![image(), filter()]),
+        // The gradient of a VALID stride-1 convolution of a 4x4 image is 3x3.
+        (
+            C::Conv2DBackpropInput { window: valid(), padding: Padding::Valid },
+            vec![image(), filter(), ramp(&[1, 3, 3, 3])],
+        ),
+        (
+            C::Conv2DBackpropFilter { window: valid(), padding: Padding::Valid },
+            vec![image(), filter(), ramp(&[1, 3, 3, 3])],
+        ),
+        (C::BiasAdd { channels_first: false }, vec![acts(), bias]),
+        (C::SoftmaxCrossEntropy, vec![logits(), probs]),
+        (C::SparseSoftmaxCrossEntropy, vec![logits(), classes]),
+    ];
+    examples
+        .into_iter()
+        .map(|(c, inputs)| (crate::ops::registry::Op::Composite(c), inputs))
+        .collect()
 }
 
 /// Runs a composite: the one entry point ops use.

@@ -5,7 +5,7 @@
 //! gradient goes to the first maximum of each window.
 
 use super::composite::{composite, Composite};
-use super::patches::{image_dims, PatchFill, PatchSpec};
+use super::patches::{image_dims, MaxPoolGrad, PatchFill, PatchSpec, PatchesGrad};
 use super::*;
 use crate::ops::reduce::ArgOp;
 
@@ -185,7 +185,7 @@ pub(crate) fn conv2d_backprop_input(
         return reshape(&grad_cols, &[n as i64, rows as i64, cols as i64, c as i64]);
     }
     let grad_cols = reshape(&grad_cols, &[-1, spec.out[0] as i64, spec.out[1] as i64, k])?;
-    apply1(&Op::PatchesGrad { spec, image: [rows, cols] }, &[&grad_cols])
+    apply1(&Op::PatchesGrad(PatchesGrad { spec, image: [rows, cols] }), &[&grad_cols])
 }
 
 /// Conv2DBackpropFilter: the gradient `g` of a convolution of `x`, as a filter shaped like `f`.
@@ -271,7 +271,7 @@ pub(crate) fn max_pool_grad(
 ) -> Result<Tensor> {
     let op = "MaxPoolGrad";
     let spec = PatchSpec { fill: PatchFill::Lowest, ..geometry(image_of(x, op)?, w, padding, op)? };
-    apply1(&Op::MaxPoolGrad(spec), &[x, g])
+    apply1(&Op::MaxPoolGrad(MaxPoolGrad(spec)), &[x, g])
 }
 
 /// The values of `v` (an image like `x`) at each of `x`'s windows' first maximum:

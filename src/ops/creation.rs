@@ -3,9 +3,137 @@
 use crate::dtype::DTypeSet;
 use crate::element::{Element, Num};
 use crate::error::{Error, Result};
+use crate::ops::primitive::{
+    attrs_of, describe_dims, dims_of, expect_name, from_attrs, input, Arity, Attrs, Decisions,
+    Decode, GpuKernel, Primitive, TensorType,
+};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::with_real;
+
+/// `tf.range`. Inputs: the scalars start, limit and delta.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Range;
+
+/// A tensor of this shape filled with the scalar input.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Fill(pub Shape);
+
+impl Primitive for Range {
+    fn tf_name(&self) -> &'static str {
+        "Range"
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(3)
+    }
+
+    fn attrs(&self) -> Attrs {
+        Attrs::new()
+    }
+
+    /// The length depends on the values: it stays unknown.
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let start = input(inputs, 0)?;
+        let (limit, delta) = (input(inputs, 1)?, input(inputs, 2)?);
+        for other in [limit, delta] {
+            if other.dtype != start.dtype {
+                return Err(Error::dtype_mismatch("Range", start.dtype, other.dtype));
+            }
+        }
+        if !DTypeSet::REAL.contains(start.dtype) {
+            return Err(Error::unsupported_dtype("Range", start.dtype));
+        }
+        for (name, t) in [("start", start), ("limit", limit), ("delta", delta)] {
+            scalar(name, t, "Range")?;
+        }
+        Ok(vec![TensorType { dtype: start.dtype, dims: vec![None] }])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![range(inputs[0], inputs[1], inputs[2])?])
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions { gpu: GpuKernel::Wgsl, differentiable: false, fusable: false }
+    }
+}
+
+impl Decode for Range {
+    fn names() -> Vec<&'static str> {
+        vec!["Range"]
+    }
+
+    /// A unit struct reads back from no attributes (serde would want `null`).
+    fn decode(name: &str, _attrs: &Attrs) -> Result<Self> {
+        expect_name(name, "Range")?;
+        Ok(Range)
+    }
+}
+
+impl Primitive for Fill {
+    fn tf_name(&self) -> &'static str {
+        "Fill"
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(1)
+    }
+
+    fn attrs(&self) -> Attrs {
+        attrs_of(self)
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let value = input(inputs, 0)?;
+        scalar("value", value, "Fill")?;
+        Ok(vec![TensorType { dtype: value.dtype, dims: dims_of(&self.0) }])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![fill(&self.0, inputs[0])?])
+    }
+
+    /// Every element is the one value.
+    fn gradient(
+        &self,
+        _inputs: &[Tensor],
+        _outputs: &[Tensor],
+        g: &Tensor,
+    ) -> Result<Vec<Option<Tensor>>> {
+        Ok(vec![Some(crate::ops::reduce_sum(g, None, false)?)])
+    }
+
+    fn bakes_shape(&self) -> bool {
+        true
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions { gpu: GpuKernel::Wgsl, differentiable: true, fusable: false }
+    }
+}
+
+impl Decode for Fill {
+    fn names() -> Vec<&'static str> {
+        vec!["Fill"]
+    }
+
+    fn decode(name: &str, attrs: &Attrs) -> Result<Self> {
+        from_attrs(name, attrs)
+    }
+}
+
+/// A known dimension other than 1 rules out a single element.
+fn scalar(name: &str, t: &TensorType, op: &str) -> Result<()> {
+    if t.dims.iter().all(|&d| d.is_none_or(|d| d == 1)) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "{name} must be a scalar, not shape {} [Op:{op}]",
+        describe_dims(&t.dims)
+    )))
+}
 
 /// `tf.range(start, limit, delta)` for scalars of one real dtype; element i is
 /// `start + i * delta`, computed in the dtype as TensorFlow's kernel does.
@@ -93,4 +221,20 @@ pub fn fill(shape: &Shape, value: &Tensor) -> Result<Tensor> {
         )));
     }
     crate::ops::shape_ops::broadcast_to(&value.with_shape(Shape(vec![1; shape.rank()])), shape)
+}
+
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    use crate::ops::registry::Op;
+    vec![
+        (
+            Op::Range(Range),
+            vec![Tensor::scalar(0.5f32), Tensor::scalar(4.0f32), Tensor::scalar(1.5f32)],
+        ),
+        (
+            Op::Range(Range),
+            vec![Tensor::scalar(10i32), Tensor::scalar(0i32), Tensor::scalar(-3i32)],
+        ),
+        (Op::Fill(Fill(Shape(vec![2, 3]))), vec![Tensor::scalar(2.5f32)]),
+    ]
 }

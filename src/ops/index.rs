@@ -10,6 +10,29 @@ use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::{with_all, with_numeric};
 
+/// `GatherV2`: inputs params and int32/int64 indices; the first `batch_dims` axes of both are
+/// batch axes, and `axis` of params is the one indexed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Gather {
+    pub axis: usize,
+    pub batch_dims: usize,
+}
+
+/// `GatherNd`: inputs params and indices whose last axis holds coordinates into params.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct GatherNd;
+
+/// `ScatterNd`: inputs indices and updates, scattered (summed) into zeros of this shape.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct ScatterNd(pub Shape);
+
+/// TensorFlow's one-input `Where`: the int64 coordinates of the non-zero elements.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct WhereIndices;
+
+// Their `Primitive` declarations are in `index_decl.rs`.
+
 /// Indices as i64, for int32 and int64 index tensors.
 pub fn index_values(indices: &Tensor, op: &str) -> Result<Vec<i64>> {
     match indices.buffer() {
@@ -40,6 +63,9 @@ pub fn gather_shape(
 ) -> Result<Shape> {
     let p = params.dims();
     let id = indices.dims();
+    if axis >= p.len() {
+        return Err(axis_out_of_range(axis, p.len()));
+    }
     if batch_dims > axis || batch_dims > id.len() {
         return Err(Error::InvalidArgument(format!(
             "batch_dims ({batch_dims}) must be <= axis ({axis}) and <= rank(indices) ({}) [Op:GatherV2]",
@@ -58,6 +84,13 @@ pub fn gather_shape(
     let total = out_dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     crate::shape::check_alloc(total.unwrap_or(usize::MAX), params.dtype())?;
     Ok(Shape(out_dims))
+}
+
+pub(crate) fn axis_out_of_range(axis: usize, rank: usize) -> Error {
+    Error::InvalidArgument(format!(
+        "Expected axis in the range [{}, {rank}), but got {axis} [Op:GatherV2]",
+        -(rank as i64)
+    ))
 }
 
 pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize) -> Result<Tensor> {
@@ -203,6 +236,36 @@ pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
 
 pub fn is_index_dtype(d: DType) -> bool {
     matches!(d, DType::I32 | DType::I64)
+}
+
+/// The registry test's table: one entry (at least) per TensorFlow name of this family.
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    use crate::ops::registry::Op;
+
+    let params = || Tensor::from_slice(&[0.5f32, -1.0, 2.0, 3.5, -0.25, 4.0], &[2, 3]).unwrap();
+    let i32s = |v: &[i32], dims: &[usize]| Tensor::from_slice(v, dims).unwrap();
+    let gather = |axis, batch_dims| Op::Gather(Gather { axis, batch_dims });
+    vec![
+        (gather(1, 0), vec![params(), i32s(&[2, 0], &[2])]),
+        (gather(1, 1), vec![params(), i32s(&[1, 2], &[2, 1])]),
+        (gather(0, 0), vec![params(), Tensor::from_slice(&[1i64, 0, 1], &[1, 3]).unwrap()]),
+        (Op::GatherNd(GatherNd), vec![params(), i32s(&[1, 0, 0, 2], &[2, 2])]),
+        (Op::GatherNd(GatherNd), vec![params(), i32s(&[1], &[1, 1])]),
+        (
+            Op::ScatterNd(ScatterNd(Shape(vec![4]))),
+            vec![i32s(&[1, 3, 1], &[3, 1]), Tensor::from_slice(&[1.0f32, 2.0, 5.0], &[3]).unwrap()],
+        ),
+        (
+            Op::ScatterNd(ScatterNd(Shape(vec![2, 3]))),
+            vec![i32s(&[1], &[1, 1]), Tensor::from_slice(&[1.0f32, 2.0, 5.0], &[1, 3]).unwrap()],
+        ),
+        (
+            Op::WhereIndices(WhereIndices),
+            vec![Tensor::from_slice(&[true, false, false, true], &[2, 2]).unwrap()],
+        ),
+        (Op::WhereIndices(WhereIndices), vec![params()]),
+    ]
 }
 
 #[cfg(test)]

@@ -6,7 +6,10 @@ use super::*;
 pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let axes_v = axes_or_all(x, axes, "Mean")?;
     let count: usize = axes_v.iter().map(|&a| x.dims()[a]).product();
-    let s = apply1(&Op::Reduce { op: ReduceOp::Sum, axes: axes_v, keepdims }, &[x])?;
+    let s = apply1(
+        &Op::Reduce(super::reduce::Reduce { op: ReduceOp::Sum, axes: axes_v, keepdims }),
+        &[x],
+    )?;
     div(&s, &scalar_like(&s, count as f64))
 }
 

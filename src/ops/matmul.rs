@@ -3,10 +3,14 @@
 //! through float32 (as TensorFlow accumulates them); integers use a plain loop.
 
 use crate::buffer::Buffer;
-use crate::dtype::DType;
+use crate::dtype::{DType, DTypeSet};
 use crate::element::{Element, Num};
 use crate::error::{Error, Result};
 use crate::ops::cast;
+use crate::ops::primitive::{
+    attrs_of, broadcast, describe_dims, from_attrs, input, Arity, Attrs, Decisions, Decode,
+    GpuKernel, Primitive, TensorType,
+};
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 use gemm::Parallelism;
@@ -20,6 +24,95 @@ pub struct MatMulAttrs {
     pub transpose_b: bool,
     pub adjoint_a: bool,
     pub adjoint_b: bool,
+}
+
+impl Primitive for MatMulAttrs {
+    fn tf_name(&self) -> &'static str {
+        "BatchMatMulV2"
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(2)
+    }
+
+    fn attrs(&self) -> Attrs {
+        attrs_of(self)
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        Ok(vec![product_type(*self, input(inputs, 0)?, input(inputs, 1)?)?])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![cpu(inputs[0], inputs[1], *self)?])
+    }
+
+    fn gradient(
+        &self,
+        inputs: &[Tensor],
+        _outputs: &[Tensor],
+        g: &Tensor,
+    ) -> Result<Vec<Option<Tensor>>> {
+        crate::autodiff::rules::linalg::matmul(*self, &inputs[0], &inputs[1], g)
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions { gpu: GpuKernel::Wgsl, differentiable: true, fusable: false }
+    }
+}
+
+impl Decode for MatMulAttrs {
+    fn names() -> Vec<&'static str> {
+        vec!["BatchMatMulV2"]
+    }
+
+    fn decode(name: &str, attrs: &Attrs) -> Result<Self> {
+        from_attrs(name, attrs)
+    }
+}
+
+/// `geometry`'s rule over static dims, with its errors (in its order) where the known dims
+/// already decide them.
+fn product_type(attrs: MatMulAttrs, a: &TensorType, b: &TensorType) -> Result<TensorType> {
+    if a.dtype != b.dtype {
+        return Err(Error::dtype_mismatch("MatMul", a.dtype, b.dtype));
+    }
+    let (ad, bd) = (&a.dims, &b.dims);
+    if ad.len() < 2 || bd.len() < 2 {
+        return Err(Error::InvalidArgument(format!(
+            "In[0] and In[1] must be at least rank 2, got shapes {} and {} [Op:MatMul]",
+            describe_dims(ad),
+            describe_dims(bd)
+        )));
+    }
+    let (ra, rb) = (ad.len(), bd.len());
+    let ta = attrs.transpose_a || attrs.adjoint_a;
+    let tb = attrs.transpose_b || attrs.adjoint_b;
+    let (m, ka) = if ta { (ad[ra - 1], ad[ra - 2]) } else { (ad[ra - 2], ad[ra - 1]) };
+    let (kb, n) = if tb { (bd[rb - 1], bd[rb - 2]) } else { (bd[rb - 2], bd[rb - 1]) };
+    if ka.zip(kb).is_some_and(|(ka, kb)| ka != kb) {
+        return Err(Error::InvalidArgument(format!(
+            "Matrix size-incompatible: In[0]: {}, In[1]: {} [Op:MatMul]",
+            describe_dims(ad),
+            describe_dims(bd)
+        )));
+    }
+    let batch_a = TensorType { dtype: a.dtype, dims: ad[..ra - 2].to_vec() };
+    let batch_b = TensorType { dtype: b.dtype, dims: bd[..rb - 2].to_vec() };
+    let mut dims = broadcast(&[&batch_a, &batch_b], "BatchMatMulV2").map_err(|_| {
+        Error::InvalidArgument(format!(
+            "In[0] and In[1] must have compatible batch dimensions: {} vs. {} \
+             [Op:BatchMatMulV2]",
+            describe_dims(ad),
+            describe_dims(bd)
+        ))
+    })?;
+    // Booleans pass the shape rule and then find no kernel.
+    if !DTypeSet::NUMERIC.contains(a.dtype) {
+        return Err(Error::unsupported_dtype("MatMul", a.dtype));
+    }
+    dims.extend([m, n]);
+    Ok(TensorType { dtype: a.dtype, dims })
 }
 
 /// Geometry of one batched product.
@@ -232,6 +325,21 @@ fn naive_batched<T: Num>(x: &[T], y: &[T], pairs: &[(usize, usize)], d: Dims) ->
         }
     });
     out
+}
+
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    use crate::ops::registry::Op;
+    let t = |v: &[f32], d: &[usize]| Tensor::from_slice(v, d).unwrap();
+    let a = t(&[1.0, 2.0, -1.0, 0.5, 3.0, -2.0], &[2, 3]);
+    let b = t(&[0.5, -1.0, 2.0, 1.0, -0.5, 1.5], &[3, 2]);
+    let batched = t(&(0..12).map(|i| i as f32 * 0.25 - 1.0).collect::<Vec<_>>(), &[2, 2, 3]);
+    vec![
+        (Op::MatMul(MatMulAttrs::default()), vec![a.clone(), b.clone()]),
+        // Batch dims broadcast; b is read transposed ([n, k] = [2, 3]).
+        (Op::MatMul(MatMulAttrs { transpose_b: true, ..Default::default() }), vec![batched, a]),
+        (Op::MatMul(MatMulAttrs { adjoint_a: true, ..Default::default() }), vec![b.clone(), b]),
+    ]
 }
 
 #[cfg(test)]

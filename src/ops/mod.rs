@@ -9,13 +9,20 @@ pub mod conv;
 pub mod creation;
 pub mod einsum;
 pub mod index;
+mod index_decl;
 pub mod math;
 pub mod matmul;
 pub mod nn;
 pub mod patches;
+pub mod primitive;
 pub mod random;
 pub mod reduce;
+mod reduce_decl;
+pub mod registry;
+#[cfg(test)]
+mod registry_tests;
 pub mod select;
+mod shape_decl;
 pub mod shape_ops;
 pub mod slicing;
 pub mod sort;
@@ -68,12 +75,12 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
-    apply1(&Op::Cast(dtype), &[x])
+    apply1(&Op::Cast(cast::Cast(dtype)), &[x])
 }
 
 /// `tf.where(cond, x, y)`.
 pub fn select(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    apply1(&Op::Select, &[cond, x, y])
+    apply1(&Op::Select(select::Select), &[cond, x, y])
 }
 
 fn axes_or_all(x: &Tensor, axes: Option<&[i64]>, op: &str) -> Result<Vec<usize>> {
@@ -91,7 +98,7 @@ fn axes_or_all(x: &Tensor, axes: Option<&[i64]>, op: &str) -> Result<Vec<usize>>
 /// `reduce_sum` and friends; `axes = None` reduces everything.
 pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let axes = axes_or_all(x, axes, op.info().0)?;
-    apply1(&Op::Reduce { op, axes, keepdims }, &[x])
+    apply1(&Op::Reduce(reduce::Reduce { op, axes, keepdims }), &[x])
 }
 
 pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
@@ -109,7 +116,7 @@ pub fn arg_reduce(op: ArgOp, x: &Tensor, axis: i64, output: DType) -> Result<Ten
         )));
     }
     let axis = normalize_axis(axis, x.rank())?;
-    apply1(&Op::ArgReduce { op, axis, output }, &[x])
+    apply1(&Op::ArgReduce(reduce::ArgReduce { op, axis, output }), &[x])
 }
 
 pub fn cumulative(
@@ -120,7 +127,7 @@ pub fn cumulative(
     reverse: bool,
 ) -> Result<Tensor> {
     let axis = normalize_axis(axis, x.rank())?;
-    apply1(&Op::Cumulative { op, axis, exclusive, reverse }, &[x])
+    apply1(&Op::Cumulative(reduce::Cumulative { op, axis, exclusive, reverse }), &[x])
 }
 
 pub fn matmul(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
@@ -128,7 +135,7 @@ pub fn matmul(a: &Tensor, b: &Tensor, attrs: MatMulAttrs) -> Result<Tensor> {
 }
 
 pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
-    apply1(&Op::Reshape(dims.to_vec()), &[x])
+    apply1(&Op::Reshape(shape_ops::Reshape(dims.to_vec())), &[x])
 }
 
 /// Transpose by `perm`; `None` reverses the axes.
@@ -146,11 +153,11 @@ pub fn transpose(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
                 .collect::<Result<_>>()?
         }
     };
-    apply1(&Op::Transpose(perm), &[x])
+    apply1(&Op::Transpose(shape_ops::Transpose(perm)), &[x])
 }
 
 pub fn broadcast_to(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
-    apply1(&Op::BroadcastTo(Shape::checked(dims)?), &[x])
+    apply1(&Op::BroadcastTo(shape_ops::BroadcastTo(Shape::checked(dims)?)), &[x])
 }
 
 pub fn concat(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
@@ -170,7 +177,7 @@ pub fn concat(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
     if xs.len() == 1 {
         return Ok((*first).clone());
     }
-    apply1(&Op::Concat(axis), xs)
+    apply1(&Op::Concat(shape_ops::Concat(axis)), xs)
 }
 
 pub fn expand_dims(x: &Tensor, axis: i64) -> Result<Tensor> {
@@ -217,7 +224,7 @@ pub fn stack(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
     if refs.len() == 1 {
         return Ok(expanded[0].clone());
     }
-    apply1(&Op::Concat(axis), &refs)
+    apply1(&Op::Concat(shape_ops::Concat(axis)), &refs)
 }
 
 /// Slices along `axis` into pieces of the given sizes (one may be -1).
@@ -312,7 +319,7 @@ pub fn tile(x: &Tensor, multiples: &[i64]) -> Result<Tensor> {
             })
         })
         .collect::<Result<_>>()?;
-    apply1(&Op::Tile(m), &[x])
+    apply1(&Op::Tile(shape_ops::Tile(m)), &[x])
 }
 
 pub fn pad(x: &Tensor, paddings: &[(i64, i64)], mode: PadMode, constant: f64) -> Result<Tensor> {
@@ -326,7 +333,7 @@ pub fn pad(x: &Tensor, paddings: &[(i64, i64)], mode: PadMode, constant: f64) ->
         })
         .collect::<Result<_>>()?;
     let c = scalar_like(x, constant);
-    apply1(&Op::Pad { paddings: p, mode }, &[x, &c])
+    apply1(&Op::Pad(shape_ops::Pad { paddings: p, mode }), &[x, &c])
 }
 
 pub fn gather(params: &Tensor, indices: &Tensor, axis: i64, batch_dims: i64) -> Result<Tensor> {
@@ -334,20 +341,20 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: i64, batch_dims: i64) -> 
     let bd = if batch_dims < 0 { batch_dims + indices.rank() as i64 } else { batch_dims };
     let bd = usize::try_from(bd)
         .map_err(|_| Error::InvalidArgument(format!("batch_dims {batch_dims} is out of range")))?;
-    apply1(&Op::Gather { axis, batch_dims: bd }, &[params, indices])
+    apply1(&Op::Gather(index::Gather { axis, batch_dims: bd }), &[params, indices])
 }
 
 pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
-    apply1(&Op::GatherNd, &[params, indices])
+    apply1(&Op::GatherNd(index::GatherNd), &[params, indices])
 }
 
 pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &[i64]) -> Result<Tensor> {
-    apply1(&Op::ScatterNd(Shape::checked(shape)?), &[indices, updates])
+    apply1(&Op::ScatterNd(index::ScatterNd(Shape::checked(shape)?)), &[indices, updates])
 }
 
 /// `tf.where(cond)`: int64 coordinates of true elements.
 pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
-    apply1(&Op::WhereIndices, &[cond])
+    apply1(&Op::WhereIndices(index::WhereIndices), &[cond])
 }
 
 pub fn boolean_mask(x: &Tensor, mask: &Tensor, axis: i64) -> Result<Tensor> {
@@ -414,7 +421,7 @@ fn move_axis_last(x: &Tensor, axis: usize) -> Result<(Tensor, Option<Vec<i64>>)>
 pub fn sort_with_indices(x: &Tensor, axis: i64, descending: bool) -> Result<(Tensor, Tensor)> {
     let axis = normalize_axis(axis, x.rank())?;
     let (moved, inverse) = move_axis_last(x, axis)?;
-    let out = apply(&Op::Sort { descending, k: None }, &[&moved])?;
+    let out = apply(&Op::Sort(sort::Sort { descending, k: None }), &[&moved])?;
     let back = |t: &Tensor| match &inverse {
         Some(p) => transpose(t, Some(p)),
         None => Ok(t.clone()),
@@ -432,17 +439,17 @@ pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
             "input must have at least k columns. Had {n}, needed {k} [Op:TopKV2]"
         )));
     }
-    let out = apply(&Op::Sort { descending: true, k: Some(k as usize) }, &[x])?;
+    let out = apply(&Op::Sort(sort::Sort { descending: true, k: Some(k as usize) }), &[x])?;
     Ok((out[0].clone(), out[1].clone()))
 }
 
 pub fn unique(x: &Tensor, index_dtype: DType) -> Result<(Tensor, Tensor)> {
-    let out = apply(&Op::Unique { index_i64: index_dtype == DType::I64 }, &[x])?;
+    let out = apply(&Op::Unique(sort::Unique { index_i64: index_dtype == DType::I64 }), &[x])?;
     Ok((out[0].clone(), out[1].clone()))
 }
 
 pub fn fill(dims: &[i64], value: &Tensor) -> Result<Tensor> {
-    apply1(&Op::Fill(Shape::checked(dims)?), &[value])
+    apply1(&Op::Fill(creation::Fill(Shape::checked(dims)?)), &[value])
 }
 
 /// The permutation that undoes `perm` (entries are valid axes).
@@ -454,14 +461,14 @@ pub fn inverse_permutation(perm: &[i64]) -> Vec<i64> {
     inverse
 }
 
-/// Ones shaped like `x`, made by `Fill` (so on the device placement picks).
+/// Ones shaped like `x` when the op runs (TensorFlow's `OnesLike`: no size bakes into a graph).
 pub fn ones_like(x: &Tensor) -> Result<Tensor> {
-    fill(&x.shape().dims_i64(), &scalar_like(x, 1.0))
+    unary(UnaryOp::OnesLike, x)
 }
 
-/// Zeros shaped like `x`, made by `Fill` like `ones_like`.
+/// Zeros shaped like `x` when the op runs, like `ones_like`.
 pub fn zeros_like(x: &Tensor) -> Result<Tensor> {
-    fill(&x.shape().dims_i64(), &scalar_like(x, 0.0))
+    unary(UnaryOp::ZerosLike, x)
 }
 
 pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {
@@ -475,5 +482,5 @@ pub fn ones(dims: &[i64], dtype: DType) -> Result<Tensor> {
 }
 
 pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
-    apply1(&Op::Range, &[start, limit, delta])
+    apply1(&Op::Range(creation::Range), &[start, limit, delta])
 }

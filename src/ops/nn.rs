@@ -2,7 +2,75 @@
 
 use super::composite::{composite, Composite};
 use super::math::reduce_mean;
+use super::primitive::{
+    input, same_type, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
+};
 use super::*;
+
+/// The `Softmax` (or `LogSoftmax`) primitive over the last axis of a float tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Softmax {
+    pub log: bool,
+}
+
+impl Primitive for Softmax {
+    fn tf_name(&self) -> &'static str {
+        if self.log {
+            "LogSoftmax"
+        } else {
+            "Softmax"
+        }
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(1)
+    }
+
+    /// The name says which: there are no attributes.
+    fn attrs(&self) -> Attrs {
+        Attrs::new()
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let x = input(inputs, 0)?;
+        check_logits(x.dtype, x.rank(), self.tf_name())?;
+        Ok(same_type(x))
+    }
+
+    /// The CPU runs the composition (its primitives are each one parallel pass).
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        let x = inputs[0];
+        Ok(vec![if self.log { log_softmax_composed(x, -1)? } else { softmax_composed(x, -1)? }])
+    }
+
+    fn gradient(
+        &self,
+        _: &[Tensor],
+        outputs: &[Tensor],
+        g: &Tensor,
+    ) -> Result<Vec<Option<Tensor>>> {
+        Ok(vec![Some(crate::autodiff::rules::reduce::softmax(self.log, &outputs[0], g)?)])
+    }
+
+    /// float32 (and float16, widened); other dtypes fall back to the CPU.
+    fn decisions(&self) -> Decisions {
+        Decisions { gpu: GpuKernel::Wgsl, differentiable: true, fusable: false }
+    }
+}
+
+impl Decode for Softmax {
+    fn names() -> Vec<&'static str> {
+        vec!["Softmax", "LogSoftmax"]
+    }
+
+    fn decode(name: &str, _: &Attrs) -> Result<Softmax> {
+        match name {
+            "Softmax" => Ok(Softmax { log: false }),
+            "LogSoftmax" => Ok(Softmax { log: true }),
+            _ => Err(Error::Internal(format!("Softmax cannot decode a {name} node"))),
+        }
+    }
+}
 
 // The activations whose TensorFlow gradient is a rule of its own are composite nodes
 // (`composite.rs` holds their decompositions and rules).
@@ -69,7 +137,7 @@ pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
 fn softmax_over(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
     check_float(x, if log { "LogSoftmax" } else { "Softmax" })?;
     let last = x.rank() as i64 - 1;
-    let op = crate::dispatch::Op::Softmax { log };
+    let op = crate::dispatch::Op::Softmax(Softmax { log });
     if crate::shape::normalize_axis(axis, x.rank())? as i64 == last {
         return crate::dispatch::apply1(&op, &[x]);
     }
@@ -90,10 +158,15 @@ pub fn log_softmax_composed(x: &Tensor, axis: i64) -> Result<Tensor> {
 }
 
 fn check_float(x: &Tensor, op: &str) -> Result<()> {
-    if !x.dtype().is_floating() {
-        return Err(Error::unsupported_dtype(op, x.dtype()));
+    check_logits(x.dtype(), x.rank(), op)
+}
+
+/// Softmax and the cross-entropies take float logits with a class axis.
+pub(crate) fn check_logits(dtype: DType, rank: usize, op: &str) -> Result<()> {
+    if !dtype.is_floating() {
+        return Err(Error::unsupported_dtype(op, dtype));
     }
-    if x.rank() == 0 {
+    if rank == 0 {
         return Err(Error::InvalidArgument(format!(
             "logits must have >= 1 dimension, got shape () [Op:{op}]"
         )));
@@ -263,6 +336,16 @@ pub fn moments(x: &Tensor, axes: &[i64], keepdims: bool) -> Result<(Tensor, Tens
     let var = reduce_mean(&math::squared_difference(x, &mean)?, Some(axes), keepdims)?;
     let mean = if keepdims { mean } else { squeeze(&mean, Some(axes))? };
     Ok((mean, var))
+}
+
+/// Both primitives over the last axis of a matrix.
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    let x = || Tensor::from_slice(&[1.0f32, 2.0, 3.0, -1.0, 0.5, 0.25], &[2, 3]).unwrap();
+    [false, true]
+        .into_iter()
+        .map(|log| (crate::ops::registry::Op::Softmax(Softmax { log }), vec![x()]))
+        .collect()
 }
 
 #[cfg(test)]

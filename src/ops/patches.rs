@@ -12,6 +12,10 @@ use crate::tensor::Tensor;
 use crate::{with_all, with_numeric, with_real};
 use rayon::prelude::*;
 
+mod decl;
+#[cfg(test)]
+pub(crate) use decl::registry_examples;
+
 /// What a window reads outside the image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PatchFill {
@@ -62,6 +66,19 @@ impl PatchSpec {
         (at < size).then_some(at)
     }
 }
+
+/// The adjoint of `Patches`: window rows back to an image of `image` (`[rows, cols]`) pixels.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct PatchesGrad {
+    pub spec: PatchSpec,
+    pub image: [usize; 2],
+}
+
+/// TensorFlow's MaxPoolGrad. Inputs: the pooled image and the pooled gradient; each window's
+/// gradient goes to its first maximum.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct MaxPoolGrad(pub PatchSpec);
 
 pub(crate) fn image_dims(x: &Tensor, op: &str) -> Result<[usize; 4]> {
     match x.dims() {

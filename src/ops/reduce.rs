@@ -39,6 +39,14 @@ impl ReduceOp {
     }
 }
 
+/// A reduction over sorted, distinct `axes` (declared in `reduce_decl.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Reduce {
+    pub op: ReduceOp,
+    pub axes: Vec<usize>,
+    pub keepdims: bool,
+}
+
 /// The `(outer, r, inner)` view of a reduction over sorted, distinct `axes`, and the tensor to
 /// read it from (the input itself, or a transposed copy when the axes are not adjacent).
 /// How a reduction over `axes` (sorted) sees its input: as [outer, r, inner] with the reduced
@@ -307,6 +315,14 @@ pub enum ArgOp {
     ArgMin,
 }
 
+/// The index of the largest (smallest) element along `axis`, as an `output` integer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct ArgReduce {
+    pub op: ArgOp,
+    pub axis: usize,
+    pub output: DType,
+}
+
 /// Index of the largest (smallest) element along `axis`; the first one on ties. NaN never
 /// compares larger or smaller, so it is passed over (TensorFlow: argmax([1, nan, 3]) = 2).
 pub fn arg_cpu(op: ArgOp, x: &Tensor, axis: usize, output: DType) -> Result<Tensor> {
@@ -359,6 +375,15 @@ fn arg_kernel<T: Real + Sync>(
 pub enum CumOp {
     Sum,
     Prod,
+}
+
+/// A running sum (product) along `axis`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Cumulative {
+    pub op: CumOp,
+    pub axis: usize,
+    pub exclusive: bool,
+    pub reverse: bool,
 }
 
 pub fn cumulative_cpu(
@@ -416,6 +441,10 @@ fn scan<T: Copy + Send + Sync>(
     let _ = outer;
     out
 }
+
+/// The test table (the declarations live in `reduce_decl.rs`).
+#[cfg(test)]
+pub(crate) use super::reduce_decl::registry_examples;
 
 #[cfg(test)]
 mod tests {

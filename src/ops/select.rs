@@ -2,19 +2,78 @@
 //! broadcasting of all three.
 
 use crate::buffer::Buffer;
+use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::broadcast;
+use crate::ops::primitive::{
+    self, expect_name, input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
+};
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 use crate::with_all;
 
+/// `SelectV2`: inputs cond (bool), x, y, broadcast together.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct Select;
+
+impl Primitive for Select {
+    fn tf_name(&self) -> &'static str {
+        "SelectV2"
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(3)
+    }
+
+    fn attrs(&self) -> Attrs {
+        Attrs::new()
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let (cond, x, y) = (input(inputs, 0)?, input(inputs, 1)?, input(inputs, 2)?);
+        if cond.dtype != DType::Bool {
+            return Err(not_bool(cond.dtype));
+        }
+        if x.dtype != y.dtype {
+            return Err(Error::dtype_mismatch("SelectV2", x.dtype, y.dtype));
+        }
+        let dims = primitive::broadcast(&[cond, x, y], "SelectV2")?;
+        Ok(vec![TensorType { dtype: x.dtype, dims }])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![cpu(inputs[0], inputs[1], inputs[2])?])
+    }
+
+    fn gradient(&self, inputs: &[Tensor], _: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        crate::autodiff::rules::elementwise::select(inputs, g)
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions { gpu: GpuKernel::Wgsl, differentiable: true, fusable: true }
+    }
+}
+
+impl Decode for Select {
+    fn names() -> Vec<&'static str> {
+        vec!["SelectV2"]
+    }
+
+    fn decode(name: &str, _: &Attrs) -> Result<Select> {
+        expect_name(name, "SelectV2").map(|()| Select)
+    }
+}
+
+fn not_bool(dtype: DType) -> Error {
+    Error::InvalidArgument(format!("condition must be a bool tensor, got {dtype} [Op:SelectV2]"))
+}
+
 pub fn cpu(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let Buffer::Bool(c) = cond.buffer() else {
-        return Err(Error::InvalidArgument(format!(
-            "condition must be a bool tensor, got {} [Op:SelectV2]",
-            cond.dtype()
-        )));
+        return Err(not_bool(cond.dtype()));
     };
     if x.dtype() != y.dtype() {
         return Err(Error::dtype_mismatch("SelectV2", x.dtype(), y.dtype()));
@@ -47,4 +106,13 @@ fn select<T: Element>(
         |c, a, b| if c { a } else { b },
     )?;
     Ok(T::wrap(v))
+}
+
+/// A condition that broadcasts against a matrix and a scalar.
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    let cond = Tensor::from_slice(&[true, false, false, true], &[2, 2]).unwrap();
+    let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+    let y = Tensor::scalar(-1.0f32);
+    vec![(crate::ops::registry::Op::Select(Select), vec![cond, x, y])]
 }

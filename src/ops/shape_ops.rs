@@ -2,13 +2,55 @@
 //! Reshape shares storage; the others copy through ndarray's strided views.
 
 use crate::buffer::Buffer;
+use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::broadcast::materialize;
+use crate::ops::primitive::TensorType;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::with_all;
 use ndarray::{ArrayViewD, Axis, IxDyn, Slice};
+
+// The primitives' attributes (their `Primitive` declarations are in `shape_decl.rs`).
+
+/// `Reshape`: the new dims, one of which may be -1 (inferred from the element count).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Reshape(pub Vec<i64>);
+
+/// `Transpose`: output axis `i` is input axis `perm[i]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Transpose(pub Vec<usize>);
+
+/// `BroadcastTo`: the full output shape.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct BroadcastTo(pub Shape);
+
+/// `ConcatV2` along this (normalised) axis.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Concat(pub usize);
+
+/// `PadV2` (or a mirror pad): `(before, after)` per axis. Inputs: x and a scalar constant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Pad {
+    pub paddings: Vec<(usize, usize)>,
+    pub mode: PadMode,
+}
+
+/// `Tile`: how many copies along each axis.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Tile(pub Vec<usize>);
+
+/// TensorFlow's `Shape`: the input's dims as a vector of this (integer) dtype, for `tf.shape`
+/// where a traced size is unknown.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct ShapeOf(pub DType);
 
 fn view<'a, T>(data: &'a [T], shape: &Shape) -> Result<ArrayViewD<'a, T>> {
     ArrayViewD::from_shape(IxDyn(shape.dims()), data)
@@ -17,7 +59,11 @@ fn view<'a, T>(data: &'a [T], shape: &Shape) -> Result<ArrayViewD<'a, T>> {
 
 /// Reshape to `dims`, where one entry may be -1 (inferred).
 pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
-    let n = x.num_elements();
+    Ok(x.with_shape(reshape_shape(x.num_elements(), dims)?))
+}
+
+/// The requested dims with the -1 counted as 1, and where the -1 is (at most one).
+pub(crate) fn reshape_request(dims: &[i64]) -> Result<(Shape, Option<usize>)> {
     let unknown: Vec<usize> =
         dims.iter().enumerate().filter(|(_, &d)| d == -1).map(|(i, _)| i).collect();
     if unknown.len() > 1 {
@@ -29,8 +75,14 @@ pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     let known: Vec<i64> = dims.iter().map(|&d| if d == -1 { 1 } else { d }).collect();
     let partial =
         Shape::checked(&known).map_err(|e| Error::InvalidArgument(format!("{e} [Op:Reshape]")))?;
+    Ok((partial, unknown.first().copied()))
+}
+
+/// The shape rule of `Reshape`: `n` elements viewed as `dims`.
+pub(crate) fn reshape_shape(n: usize, dims: &[i64]) -> Result<Shape> {
+    let (partial, unknown) = reshape_request(dims)?;
     let mut out = partial.0.clone();
-    if let Some(&u) = unknown.first() {
+    if let Some(u) = unknown {
         let p = partial.num_elements();
         if p == 0 || !n.is_multiple_of(p) {
             return Err(Error::InvalidArgument(format!(
@@ -44,12 +96,16 @@ pub fn reshape(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
             partial.num_elements()
         )));
     }
-    Ok(x.with_shape(Shape(out)))
+    Ok(Shape(out))
 }
 
 /// The shape rule of `Transpose` (shared with the GPU kernel): `perm` must permute the axes.
 pub fn transpose_shape(shape: &Shape, perm: &[usize]) -> Result<Shape> {
-    let rank = shape.rank();
+    check_permutation(shape.rank(), perm)?;
+    Ok(Shape(perm.iter().map(|&p| shape.dims()[p]).collect()))
+}
+
+pub(crate) fn check_permutation(rank: usize, perm: &[usize]) -> Result<()> {
     let mut seen = vec![false; rank];
     if perm.len() != rank
         || perm.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true))
@@ -58,7 +114,7 @@ pub fn transpose_shape(shape: &Shape, perm: &[usize]) -> Result<Shape> {
             "transpose expects a permutation of 0..{rank}, got {perm:?} [Op:Transpose]"
         )));
     }
-    Ok(Shape(perm.iter().map(|&p| shape.dims()[p]).collect()))
+    Ok(())
 }
 
 pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
@@ -101,6 +157,12 @@ pub fn concat_shape(inputs: &[&Tensor], axis: usize) -> Result<Shape> {
         .first()
         .ok_or_else(|| Error::InvalidArgument("concat needs at least one tensor".into()))?;
     let rank = first.rank();
+    if axis >= rank {
+        return Err(Error::InvalidArgument(format!(
+            "ConcatOp : Expected concatenating dimensions in the range [{}, {rank}), but got {axis} [Op:ConcatV2]",
+            -(rank as i64)
+        )));
+    }
     for t in inputs {
         if t.dtype() != first.dtype() {
             return Err(Error::dtype_mismatch("ConcatV2", first.dtype(), t.dtype()));
@@ -152,6 +214,12 @@ fn concat_typed<T: Element>(
 
 /// The shape rule of `Tile` (shared with the GPU kernel).
 pub fn tile_shape(x: &Tensor, multiples: &[usize]) -> Result<Shape> {
+    Shape::checked(&known_i64(&tile_dims(&TensorType::of(x), multiples)?))
+}
+
+/// `Tile`'s rule on static dims: a size is known where the input's is or the multiple is 0.
+/// Sizes saturate, so an overflow is `Shape::checked`'s error.
+pub(crate) fn tile_dims(x: &TensorType, multiples: &[usize]) -> Result<Vec<Option<usize>>> {
     if multiples.len() != x.rank() {
         return Err(Error::InvalidArgument(format!(
             "Expected multiples argument to be a vector of length {} but got length {} [Op:Tile]",
@@ -159,13 +227,16 @@ pub fn tile_shape(x: &Tensor, multiples: &[usize]) -> Result<Shape> {
             multiples.len()
         )));
     }
-    let dims: Vec<i64> = x
-        .dims()
+    Ok(x.dims
         .iter()
         .zip(multiples)
-        .map(|(&d, &m)| (d as i64).saturating_mul(m as i64))
-        .collect();
-    Shape::checked(&dims)
+        .map(|(&d, &m)| if m == 0 { Some(0) } else { d.map(|d| d.saturating_mul(m)) })
+        .collect())
+}
+
+/// Fully known static dims as a request for `Shape::checked` (too large saturates to an error).
+fn known_i64(dims: &[Option<usize>]) -> Vec<i64> {
+    dims.iter().map(|d| d.map_or(i64::MAX, |d| i64::try_from(d).unwrap_or(i64::MAX))).collect()
 }
 
 pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
@@ -196,6 +267,20 @@ pub fn pad_shape(
     mode: PadMode,
     constant: &Tensor,
 ) -> Result<Shape> {
+    let dims = pad_dims(&TensorType::of(x), paddings, mode, &TensorType::of(constant))?;
+    let out_shape = Shape::checked(&known_i64(&dims))?;
+    crate::shape::check_alloc(out_shape.num_elements(), x.dtype())?;
+    Ok(out_shape)
+}
+
+/// `PadV2`/`MirrorPad`'s rule on static dims: a size is known where the input's is. Sizes
+/// saturate, so an overflow is `Shape::checked`'s error.
+pub(crate) fn pad_dims(
+    x: &TensorType,
+    paddings: &[(usize, usize)],
+    mode: PadMode,
+    constant: &TensorType,
+) -> Result<Vec<Option<usize>>> {
     if paddings.len() != x.rank() {
         return Err(Error::InvalidArgument(format!(
             "The first dimension of paddings must be the rank of inputs[{}], got {} [Op:PadV2]",
@@ -203,12 +288,13 @@ pub fn pad_shape(
             paddings.len()
         )));
     }
-    if constant.dtype() != x.dtype() || constant.num_elements() != 1 {
+    if constant.dtype != x.dtype || constant.dims.iter().any(|d| d.is_some_and(|d| d != 1)) {
         return Err(Error::InvalidArgument(
             "constant_values must be a scalar of the input's dtype [Op:PadV2]".into(),
         ));
     }
-    for (axis, (&(b, a), &d)) in paddings.iter().zip(x.dims()).enumerate() {
+    for (axis, (&(b, a), d)) in paddings.iter().zip(&x.dims).enumerate() {
+        let Some(d) = *d else { continue };
         let limit = match mode {
             PadMode::Constant => usize::MAX,
             PadMode::Reflect => d.saturating_sub(1),
@@ -220,15 +306,11 @@ pub fn pad_shape(
             )));
         }
     }
-    let dims: Vec<i64> = x
-        .dims()
+    Ok(x.dims
         .iter()
         .zip(paddings)
-        .map(|(&d, &(b, a))| (d as i64).saturating_add(b as i64).saturating_add(a as i64))
-        .collect();
-    let out_shape = Shape::checked(&dims)?;
-    crate::shape::check_alloc(out_shape.num_elements(), x.dtype())?;
-    Ok(out_shape)
+        .map(|(d, &(b, a))| d.map(|d| d.saturating_add(b).saturating_add(a)))
+        .collect())
 }
 
 pub fn pad(
@@ -301,6 +383,42 @@ pub fn strided_slice(x: &Tensor, spec: &SliceSpec) -> Result<Tensor> {
     });
     let b: Buffer = out;
     Tensor::from_buffer(b, spec.out_shape.clone())
+}
+
+/// The registry test's table: one entry (at least) per TensorFlow name of this family.
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    use crate::ops::registry::Op;
+    use crate::ops::slicing::{resolve, SliceItem};
+
+    fn f32s(v: &[f32], dims: &[usize]) -> Tensor {
+        Tensor::from_slice(v, dims).unwrap()
+    }
+    let x23 = || f32s(&[0.5, -1.0, 2.0, 3.5, -0.25, 4.0], &[2, 3]);
+    let slice = |items: &[SliceItem]| resolve(&Shape(vec![2, 3]), items).unwrap();
+    let range = |start, stop, step| SliceItem::Range { start, stop, step };
+    let pad = |mode| Pad { paddings: vec![(1, 0), (2, 1)], mode };
+    vec![
+        (Op::Reshape(Reshape(vec![3, -1])), vec![x23()]),
+        (Op::Transpose(Transpose(vec![1, 0])), vec![x23()]),
+        (Op::BroadcastTo(BroadcastTo(Shape(vec![2, 2, 3]))), vec![x23()]),
+        (Op::Concat(Concat(1)), vec![x23(), f32s(&[7.0, 8.0], &[2, 1])]),
+        (Op::StridedSlice(slice(&[range(Some(1), None, 1), range(None, None, -2)])), vec![x23()]),
+        (
+            Op::StridedSlice(slice(&[
+                SliceItem::Ellipsis,
+                SliceItem::NewAxis,
+                SliceItem::Index(-1),
+            ])),
+            vec![x23()],
+        ),
+        (Op::Pad(pad(PadMode::Constant)), vec![x23(), Tensor::scalar(0.5f32)]),
+        (Op::Pad(pad(PadMode::Reflect)), vec![x23(), Tensor::scalar(0.0f32)]),
+        (Op::Pad(pad(PadMode::Symmetric)), vec![x23(), Tensor::scalar(0.0f32)]),
+        (Op::Tile(Tile(vec![2, 1])), vec![x23()]),
+        (Op::Shape(ShapeOf(DType::I32)), vec![x23()]),
+        (Op::Shape(ShapeOf(DType::I64)), vec![x23()]),
+    ]
 }
 
 #[cfg(test)]

@@ -1,13 +1,143 @@
 //! Sorting along the last axis (values and int32 indices, stable), and `unique` of a vector.
 
+use crate::dtype::{DType, DTypeSet};
 use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::ops::primitive::{
+    attrs_of, describe_dims, from_attrs, input, Arity, Attrs, Decisions, Decode, GpuKernel,
+    Primitive, TensorType,
+};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::with_all;
 use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::collections::HashMap;
+
+/// Sorting along the last axis, keeping the first `k` of each row (all when `None`).
+/// Outputs: the values and their int32 indices.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Sort {
+    pub descending: bool,
+    pub k: Option<usize>,
+}
+
+/// The distinct values of a vector. Outputs: the values and each element's index among them
+/// (int64 when `index_i64`, else int32).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Unique {
+    pub index_i64: bool,
+}
+
+impl Primitive for Sort {
+    fn tf_name(&self) -> &'static str {
+        "TopKV2"
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(1)
+    }
+
+    fn attrs(&self) -> Attrs {
+        attrs_of(self)
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let x = input(inputs, 0)?;
+        let Some(last) = x.rank().checked_sub(1) else {
+            return Err(Error::InvalidArgument("input must be at least rank 1 [Op:TopKV2]".into()));
+        };
+        if !DTypeSet::REAL.contains(x.dtype) {
+            return Err(Error::unsupported_dtype("TopKV2", x.dtype));
+        }
+        let row = x.dims[last];
+        if let (Some(k), Some(row)) = (self.k, row) {
+            if k > row {
+                return Err(Error::InvalidArgument(format!(
+                    "input must have at least k columns. Had {row}, needed {k} [Op:TopKV2]"
+                )));
+            }
+        }
+        let mut dims = x.dims.clone();
+        dims[last] = self.k.or(row);
+        let values = TensorType { dtype: x.dtype, dims: dims.clone() };
+        Ok(vec![values, TensorType { dtype: DType::I32, dims }])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        let (values, indices) = sort(inputs[0], self.descending, self.k)?;
+        Ok(vec![values, indices])
+    }
+
+    fn gradient(
+        &self,
+        inputs: &[Tensor],
+        outputs: &[Tensor],
+        g: &Tensor,
+    ) -> Result<Vec<Option<Tensor>>> {
+        Ok(vec![Some(crate::autodiff::rules::select::sort(&inputs[0], &outputs[1], g)?)])
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions { gpu: GpuKernel::Wgsl, differentiable: true, fusable: false }
+    }
+}
+
+impl Decode for Sort {
+    fn names() -> Vec<&'static str> {
+        vec!["TopKV2"]
+    }
+
+    fn decode(name: &str, attrs: &Attrs) -> Result<Self> {
+        from_attrs(name, attrs)
+    }
+}
+
+impl Primitive for Unique {
+    fn tf_name(&self) -> &'static str {
+        "Unique"
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(1)
+    }
+
+    fn attrs(&self) -> Attrs {
+        attrs_of(self)
+    }
+
+    /// How many values are distinct depends on the values: that length stays unknown.
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let x = input(inputs, 0)?;
+        if x.rank() != 1 {
+            return Err(Error::InvalidArgument(format!(
+                "unique expects a 1D vector, got shape {} [Op:Unique]",
+                describe_dims(&x.dims)
+            )));
+        }
+        let index = if self.index_i64 { DType::I64 } else { DType::I32 };
+        Ok(vec![TensorType { dtype: x.dtype, dims: vec![None] }, x.with_dtype(index)])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        let (values, indices) = unique(inputs[0], self.index_i64)?;
+        Ok(vec![values, indices])
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions { gpu: GpuKernel::Wgsl, differentiable: false, fusable: false }
+    }
+}
+
+impl Decode for Unique {
+    fn names() -> Vec<&'static str> {
+        vec!["Unique"]
+    }
+
+    fn decode(name: &str, attrs: &Attrs) -> Result<Self> {
+        from_attrs(name, attrs)
+    }
+}
 
 /// NaN sorts above every number, so ascending order puts it last and descending first.
 fn order<T: PartialOrd>(a: &T, b: &T) -> Ordering {
@@ -132,6 +262,20 @@ fn bytes_of<T: Element>(e: &T) -> Vec<u8> {
     unsafe {
         std::slice::from_raw_parts(e as *const T as *const u8, std::mem::size_of::<T>()).to_vec()
     }
+}
+
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    use crate::ops::registry::Op;
+    let x = Tensor::from_slice(&[3.0f32, -1.0, 2.5, 0.5, 4.0, -2.0], &[2, 3]).unwrap();
+    let ids = Tensor::from_slice(&[4i32, 1, 4, 7, 1], &[5]).unwrap();
+    let floats = Tensor::from_slice(&[0.5f32, -1.0, 0.5, 2.0], &[4]).unwrap();
+    vec![
+        (Op::Sort(Sort { descending: false, k: None }), vec![x.clone()]),
+        (Op::Sort(Sort { descending: true, k: Some(2) }), vec![x]),
+        (Op::Unique(Unique { index_i64: false }), vec![ids]),
+        (Op::Unique(Unique { index_i64: true }), vec![floats]),
+    ]
 }
 
 #[cfg(test)]

@@ -9,9 +9,12 @@ use crate::dtype::{DType, DTypeSet};
 use crate::element::{Element, FloatElem, Num, Real};
 use crate::error::{Error, Result};
 use crate::kernels::parallel;
+use crate::ops::primitive::{
+    input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
+};
 use crate::ops::{self, scalar_like, zeros_like, BinaryOp};
 use crate::tensor::Tensor;
-use crate::{match_buffer, with_complex, with_float, with_int, with_numeric, with_real};
+use crate::{match_buffer, with_all, with_complex, with_float, with_int, with_numeric, with_real};
 use num_traits::Float;
 
 /// How a unary primitive differentiates.
@@ -356,6 +359,19 @@ unary_ops! {
         gpu: [Bool => "1u - a"],
         grad: NotDifferentiable,
     },
+    /// Zeros shaped like the input at run time (so an unknown traced size never bakes in).
+    ZerosLike {
+        tf: "ZerosLike", python: "zeros_like", dtypes: DTypeSet::ALL,
+        cpu: |x, b, bad| with_all!(b, v => un(v, |a| filled(a, 0.0))),
+        gpu: [F32 => "0.0", I32 => "0", I64 => "0li", U => "a ^ a", Bool => "0u"],
+        grad: NotDifferentiable,
+    },
+    OnesLike {
+        tf: "OnesLike", python: "ones_like", dtypes: DTypeSet::ALL,
+        cpu: |x, b, bad| with_all!(b, v => un(v, |a| filled(a, 1.0))),
+        gpu: [F32 => "1.0", I32 => "1", I64 => "1li", U => "(a ^ a) + 1", Bool => "1u"],
+        grad: NotDifferentiable,
+    },
     Invert {
         tf: "Invert", python: "invert", dtypes: DTypeSet::INT,
         cpu: |x, b, bad| with_int!(b, v => un(v, |a| !a), else return Err(bad())),
@@ -457,6 +473,107 @@ impl UnaryOp {
     }
 }
 
+/// The declarations above answer every question about a unary op: the trait reads them.
+impl Primitive for UnaryOp {
+    fn tf_name(&self) -> &'static str {
+        self.decl().tf_name
+    }
+
+    fn reads_only_shapes(&self) -> bool {
+        matches!(self, UnaryOp::ZerosLike | UnaryOp::OnesLike)
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(1)
+    }
+
+    /// The name says which op: there are no attributes.
+    fn attrs(&self) -> Attrs {
+        Attrs::new()
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let x = input(inputs, 0)?;
+        let d = self.decl();
+        if !d.dtypes.contains(x.dtype) {
+            return Err(Error::unsupported_dtype(d.tf_name, x.dtype));
+        }
+        Ok(vec![x.with_dtype(self.output_dtype(x.dtype))])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![cpu(*self, inputs[0])?])
+    }
+
+    fn gradient(
+        &self,
+        inputs: &[Tensor],
+        outputs: &[Tensor],
+        g: &Tensor,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let rule = crate::autodiff::rules::elementwise::unary;
+        Ok(vec![rule(*self, &inputs[0], &outputs[0], g)?])
+    }
+
+    /// Any declared expression is a kernel (bool- and integer-only ops have no float32 one).
+    fn decisions(&self) -> Decisions {
+        Decisions {
+            gpu: {
+                let d = self.decl();
+                match d.cpu_only {
+                    _ if !d.gpu.is_empty() => GpuKernel::Wgsl,
+                    Some(why) => GpuKernel::CpuOnly(why),
+                    None => GpuKernel::CpuOnly("no WGSL expression is declared for it"),
+                }
+            },
+            differentiable: UnaryOp::differentiable(*self),
+            fusable: true,
+        }
+    }
+}
+
+impl Decode for UnaryOp {
+    fn names() -> Vec<&'static str> {
+        UnaryOp::ALL.iter().map(|op| op.decl().tf_name).collect()
+    }
+
+    fn decode(name: &str, _: &Attrs) -> Result<UnaryOp> {
+        UnaryOp::ALL
+            .iter()
+            .copied()
+            .find(|op| op.decl().tf_name == name)
+            .ok_or_else(|| Error::Internal(format!("{name} is not a unary op")))
+    }
+}
+
+/// One example per op, on values inside its domain (positive for logarithms and roots, in
+/// (-1, 1) for the inverse sine, cosine and hyperbolic tangent, complex where the op is about
+/// complex parts, so that gradients keep the input's dtype).
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    use num_complex::Complex32;
+    use UnaryOp as U;
+    let floats = |v: &[f32]| Tensor::from_slice(v, &[v.len()]).unwrap();
+    UnaryOp::ALL
+        .iter()
+        .map(|&op| {
+            let x = match op {
+                U::LogicalNot => Tensor::from_slice(&[true, false, true], &[3]).unwrap(),
+                U::Invert => Tensor::from_slice(&[0i32, 5, -3], &[3]).unwrap(),
+                U::Real | U::Imag | U::Conj | U::Angle => {
+                    let z = [Complex32::new(1.0, 2.0), Complex32::new(-0.5, 0.25)];
+                    Tensor::from_slice(&z, &[2]).unwrap()
+                }
+                U::Acosh => floats(&[1.5, 2.0, 3.0]),
+                U::Asin | U::Acos | U::Atanh => floats(&[-0.5, 0.1, 0.6]),
+                U::Sqrt | U::Rsqrt | U::Log | U::Log1p | U::Reciprocal => floats(&[0.5, 1.0, 4.0]),
+                _ => Tensor::from_slice(&[-1.5f32, 0.3, 2.0, 0.75, -0.2, 1.25], &[2, 3]).unwrap(),
+            };
+            (crate::ops::registry::Op::Unary(op), vec![x])
+        })
+        .collect()
+}
+
 fn un<T: Copy + Sync, U: Element>(v: &[T], f: impl Fn(T) -> U + Sync) -> Buffer {
     U::wrap(parallel::map(v, f))
 }
@@ -494,6 +611,11 @@ pub fn cpu(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         return Err(Error::unsupported_dtype(tf_name, dtype));
     }
     cpu_kernel(op, x, &|| Error::unsupported_dtype(tf_name, dtype))
+}
+
+/// `value` in the element type of `_like` (zeros_like and ones_like of every dtype).
+fn filled<T: Element>(_like: T, value: f64) -> T {
+    T::from_f64(value)
 }
 
 /// pi in the element type: the angle of a negative real number.

@@ -277,7 +277,7 @@ fn print_tensors(
 #[pyfunction]
 fn shape_op(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: u32) -> PyResult<Py<PyTensor>> {
     let x = to_tensor(x, Hint::Infer)?;
-    let op = crate::dispatch::Op::Shape(super::args::dtype(dtype)?);
+    let op = crate::dispatch::Op::Shape(crate::ops::shape_ops::ShapeOf(super::args::dtype(dtype)?));
     wrap(py, crate::dispatch::apply1(&op, &[&x]).py()?)
 }
 

@@ -165,6 +165,12 @@ fn unary_declarations() -> Vec<(&'static str, &'static str, bool, String)> {
         .collect()
 }
 
+/// Every registry row with the TensorFlow op names its primitives go by.
+#[pyfunction]
+fn op_registry() -> Vec<(&'static str, Vec<&'static str>)> {
+    crate::dispatch::Op::registry()
+}
+
 #[pyfunction]
 fn unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyT> {
     let x = t(x)?;
@@ -872,6 +878,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         constant,
         is_tensor,
         unary_declarations,
+        op_registry,
         unary,
         binary,
         cast,

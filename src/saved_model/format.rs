@@ -2,17 +2,21 @@
 //! The layout is described in `docs/saved-model-format.md`.
 
 use crate::device::DeviceSpec;
-use crate::dispatch::Op;
 use crate::dtype::DType;
 use crate::graph::fused::FusedChain;
 use crate::graph::print::Piece;
-use crate::graph::{ValueInfo, ValueRef};
+use crate::graph::{TensorType, ValueRef};
+use crate::ops::primitive::Attrs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 pub const FORMAT: &str = "ferroflow.saved_model";
-pub const VERSION: u32 = 1;
+/// Version 2 names ops (`{"op": "Conv2D", "attrs": {...}}`); version 1 held Rust enum values
+/// and still loads.
+pub const VERSION: u32 = 2;
+/// The oldest version this one reads.
+pub const OLDEST_VERSION: u32 = 1;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SavedModelFile {
@@ -133,7 +137,7 @@ pub struct NodeDef {
     #[serde(default)]
     pub inputs: Vec<ValueRef>,
     #[serde(default)]
-    pub outputs: Vec<ValueInfo>,
+    pub outputs: Vec<TensorType>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,
 }
@@ -144,7 +148,15 @@ pub enum KindDef {
     Placeholder(usize),
     /// Index of the tensor in the `constants` checkpoint.
     Const(usize),
-    Op(Op),
+    /// A primitive by TensorFlow name, with its attributes by name (read through the registry).
+    Primitive {
+        op: String,
+        #[serde(default)]
+        attrs: Attrs,
+    },
+    /// Version 1: a primitive as the serde form of ferroflow's `Op` enum (read only).
+    Op(Value),
+    /// Version 1: a fused chain (graphs are saved as traced, before fusion; read only).
     Fused(FusedChain),
     /// Index in `SavedModelFile::variables`.
     ReadVariable(usize),

@@ -4,10 +4,12 @@
 //! a hand-edited or hostile file.
 
 use super::format::{GraphDef, KindDef, NodeDef};
+use crate::dispatch::Op;
 use crate::error::{Error, Result};
 use crate::graph::fused::Arg;
 use crate::graph::print::{Piece, PrintSpec, Sink};
-use crate::graph::{Graph, Node, NodeKind};
+use crate::graph::{Graph, Node, NodeKind, TensorType};
+use crate::ops::registry::legacy_op;
 use crate::tensor::Tensor;
 use crate::variable::Variable;
 use std::sync::Arc;
@@ -40,8 +42,15 @@ pub fn encode(
                     constants.push(t.clone());
                     KindDef::Const(constants.len() - 1)
                 }
-                NodeKind::Op(op) => KindDef::Op(op.clone()),
-                NodeKind::Fused(chain) => KindDef::Fused((**chain).clone()),
+                NodeKind::Op(op) => KindDef::Primitive {
+                    op: op.tf_name().to_string(),
+                    attrs: op.primitive().attrs(),
+                },
+                NodeKind::Fused(_) => {
+                    return Err(Error::Internal(
+                        "saved graphs are written as traced, before fusion".into(),
+                    ))
+                }
                 NodeKind::ReadVariable(v) => KindDef::ReadVariable(variable_index(v)?),
                 NodeKind::AssignVariable(v) => KindDef::AssignVariable(variable_index(v)?),
                 NodeKind::Print(spec) => KindDef::Print {
@@ -96,7 +105,9 @@ impl Decoder<'_> {
                     )));
                 }
             }
-            let kind = self.kind(node, def.num_inputs)?;
+            let types: Vec<&TensorType> =
+                node.inputs.iter().map(|v| &def.nodes[v.node].outputs[v.output]).collect();
+            let kind = self.kind(node, def.num_inputs, &types)?;
             nodes.push(Node {
                 kind,
                 inputs: node.inputs.clone(),
@@ -120,7 +131,42 @@ impl Decoder<'_> {
         Ok(graph)
     }
 
-    fn kind(&self, node: &NodeDef, num_inputs: usize) -> Result<NodeKind> {
+    /// An op node must take as many inputs as its declaration says, and its recorded outputs
+    /// must be what the op's shape rule gives for its inputs' recorded types.
+    fn check_op(&self, op: &Op, node: &NodeDef, types: &[&TensorType]) -> Result<()> {
+        if !op.primitive().arity().admits(types.len()) {
+            return Err(malformed(format!(
+                "node {} gives {} {} inputs",
+                node.name,
+                op.tf_name(),
+                types.len()
+            )));
+        }
+        let types: Vec<TensorType> = types.iter().map(|&t| t.clone()).collect();
+        let inferred = op
+            .primitive()
+            .infer(&types)
+            .map_err(|e| malformed(format!("node {}: {e}", node.name)))?;
+        let fits = inferred.len() == node.outputs.len()
+            && inferred.iter().zip(&node.outputs).all(|(i, o)| {
+                i.dtype == o.dtype
+                    && i.rank() == o.rank()
+                    && i.dims
+                        .iter()
+                        .zip(&o.dims)
+                        .all(|(a, b)| a.zip(*b).is_none_or(|(a, b)| a == b))
+            });
+        if !fits {
+            return Err(malformed(format!(
+                "node {}'s outputs are not what {} gives",
+                node.name,
+                op.tf_name()
+            )));
+        }
+        Ok(())
+    }
+
+    fn kind(&self, node: &NodeDef, num_inputs: usize, types: &[&TensorType]) -> Result<NodeKind> {
         let (inputs, outputs) = (node.inputs.len(), node.outputs.len());
         let expect = |want_inputs: Option<usize>, want_outputs: usize| {
             if want_inputs.is_some_and(|n| n != inputs) || outputs != want_outputs {
@@ -162,7 +208,18 @@ impl Decoder<'_> {
                 }
                 NodeKind::Const(t.clone())
             }
-            KindDef::Op(op) => NodeKind::Op(op.clone()),
+            KindDef::Primitive { op, attrs } => {
+                let op = Op::decode(op, attrs)
+                    .map_err(|e| malformed(format!("node {}: {e}", node.name)))?;
+                self.check_op(&op, node, types)?;
+                NodeKind::Op(op)
+            }
+            KindDef::Op(legacy) => {
+                let op = legacy_op(legacy.clone())
+                    .map_err(|e| malformed(format!("node {}: {e}", node.name)))?;
+                self.check_op(&op, node, types)?;
+                NodeKind::Op(op)
+            }
             KindDef::Fused(chain) => {
                 expect(Some(chain.num_inputs), 1)?;
                 let args_fit = chain.steps.iter().enumerate().all(|(k, step)| {

@@ -2,7 +2,9 @@
 //! each concrete function's graph is rebuilt against them and optimised, and functions are
 //! called by their attribute path (`"multiply"`, `"encoder.__call__"`) or by signature name.
 
-use super::format::{FunctionDef, ObjectDef, SavedModelFile, TensorSpecDef, FORMAT, VERSION};
+use super::format::{
+    FunctionDef, ObjectDef, SavedModelFile, TensorSpecDef, FORMAT, OLDEST_VERSION, VERSION,
+};
 use super::graph_codec::{Decoder, SinkFactory};
 use super::write::{CONSTANTS_PREFIX, MODEL_FILE, VARIABLES_PREFIX};
 use crate::checkpoint::CheckpointReader;
@@ -79,14 +81,16 @@ impl SavedModel {
             _ => crate::checkpoint::io_error(e, &model_file),
         })?;
         let file: SavedModelFile = serde_json::from_slice(&text).map_err(|e| corrupt(dir, e))?;
-        if file.format != FORMAT || file.version != VERSION {
-            return Err(corrupt(
-                dir,
-                format!(
-                    "format {:?} version {} is not {FORMAT} {VERSION}",
-                    file.format, file.version
-                ),
-            ));
+        if file.format != FORMAT {
+            return Err(corrupt(dir, format!("format {:?} is not {FORMAT}", file.format)));
+        }
+        if !(OLDEST_VERSION..=VERSION).contains(&file.version) {
+            return Err(Error::Unimplemented(format!(
+                "the SavedModel at {} has {FORMAT} version {}; this version of ferroflow reads \
+                 versions {OLDEST_VERSION} to {VERSION} (a newer ferroflow wrote it?)",
+                dir.display(),
+                file.version
+            )));
         }
         check_references(&file).map_err(|why| corrupt(dir, why))?;
 

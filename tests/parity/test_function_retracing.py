@@ -84,3 +84,18 @@ def test_traced_python_side_effects_run_once(tf):
     f(tf.constant(2.0))
     f(tf.constant([1.0]))
     return len(trace_log), f.experimental_get_tracing_count()
+
+
+@parity
+def test_zeros_and_ones_like_keep_unknown_sizes(tf):
+    # ZerosLike/OnesLike take their shape when they run: a relaxed signature traces once, and
+    # the traced shape keeps its unknown batch dimension.
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    def f(x):
+        z = tf.zeros_like(x)
+        o = tf.ones_like(x, dtype=tf.int32)
+        return x + z, o, tf.zeros_like(x, dtype=tf.bool), z.shape.as_list()
+
+    outs = [f(tf.ones([n, 2])) for n in (1, 3, 5)]
+    graph_ops = [op.type for op in f.get_concrete_function().graph.get_operations()]
+    return outs, f.experimental_get_tracing_count(), "ZerosLike" in graph_ops

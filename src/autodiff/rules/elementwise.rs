@@ -19,14 +19,14 @@ fn c(like: &Tensor, v: f64) -> Tensor {
 }
 
 /// The declared rule (`ops/unary.rs`).
-pub(super) fn unary(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
+pub(crate) fn unary(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
     match op.decl().grad {
         UnaryGrad::Rule(rule) => rule(x, y, g).map(Some),
         UnaryGrad::NotDifferentiable => Ok(None),
     }
 }
 
-pub(super) fn binary(
+pub(crate) fn binary(
     op: BinaryOp,
     x: &Tensor,
     y: &Tensor,
@@ -82,7 +82,7 @@ pub(super) fn binary(
 
 /// Cast passes the gradient back between inexact dtypes only (complex to real keeps the real
 /// part), as TensorFlow's CastGrad.
-pub(super) fn cast(x: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
+pub(crate) fn cast(x: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
     let inexact = |d: crate::dtype::DType| d.is_floating() || d.is_complex();
     if !inexact(x.dtype()) || !inexact(g.dtype()) {
         return Ok(None);
@@ -96,7 +96,7 @@ pub(super) fn cast(x: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
 }
 
 /// `where(cond, x, y)`: the gradient goes to whichever side was chosen.
-pub(super) fn select(inputs: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+pub(crate) fn select(inputs: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
     let (cond, x, y) = (&inputs[0], &inputs[1], &inputs[2]);
     let zeros = zeros_like(g)?;
     let gx = ops::select(cond, g, &zeros)?;

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::ops::{self, MatMulAttrs};
 use crate::tensor::Tensor;
 
-pub(super) fn matmul(
+pub(crate) fn matmul(
     attrs: MatMulAttrs,
     x: &Tensor,
     y: &Tensor,

@@ -14,7 +14,7 @@ fn kept(g: &Tensor, x: &Tensor, axes: &[usize]) -> Result<Tensor> {
     reshape_to(g, &Shape::from(dims))
 }
 
-pub(super) fn reduce(
+pub(crate) fn reduce(
     op: ReduceOp,
     axes: &[usize],
     x: &Tensor,
@@ -59,7 +59,7 @@ fn product_of_others(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
     ops::transpose(&both, Some(&ops::inverse_permutation(&perm)))
 }
 
-pub(super) fn cumulative(
+pub(crate) fn cumulative(
     op: CumOp,
     axis: usize,
     exclusive: bool,
@@ -79,7 +79,7 @@ pub(super) fn cumulative(
     }
 }
 
-pub(super) fn softmax(log: bool, y: &Tensor, g: &Tensor) -> Result<Tensor> {
+pub(crate) fn softmax(log: bool, y: &Tensor, g: &Tensor) -> Result<Tensor> {
     if log {
         let total = ops::reduce_sum(g, Some(&[-1]), true)?;
         ops::sub(g, &ops::mul(&ops::unary(UnaryOp::Exp, y)?, &total)?)

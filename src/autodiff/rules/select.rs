@@ -32,7 +32,7 @@ fn scatter(selected: &Tensor, g: &Tensor, x: &Tensor) -> Result<Tensor> {
 }
 
 /// Strided slices, gather and gather_nd: the op applied to positions, then a scatter.
-pub(super) fn scatter_back(op: &Op, inputs: &[Tensor], g: &Tensor) -> Result<Tensor> {
+pub(crate) fn scatter_back(op: &Op, inputs: &[Tensor], g: &Tensor) -> Result<Tensor> {
     let iota = positions(inputs[0].shape())?;
     let mut args: Vec<&Tensor> = vec![&iota];
     args.extend(inputs[1..].iter());
@@ -40,7 +40,7 @@ pub(super) fn scatter_back(op: &Op, inputs: &[Tensor], g: &Tensor) -> Result<Ten
     scatter(&selected, g, &inputs[0])
 }
 
-pub(super) fn pad(
+pub(crate) fn pad(
     op: &Op,
     x: &Tensor,
     paddings: &[(usize, usize)],
@@ -57,7 +57,7 @@ pub(super) fn pad(
     scatter(&selected, g, x)
 }
 
-pub(super) fn concat(inputs: &[Tensor], axis: usize, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+pub(crate) fn concat(inputs: &[Tensor], axis: usize, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
     let mut begin = vec![0i64; g.rank()];
     let mut grads = Vec::with_capacity(inputs.len());
     for input in inputs {
@@ -68,7 +68,7 @@ pub(super) fn concat(inputs: &[Tensor], axis: usize, g: &Tensor) -> Result<Vec<O
 }
 
 /// Tiles are summed: `g` viewed as (multiple, size) pairs per axis, summed over multiples.
-pub(super) fn tile(x: &Tensor, multiples: &[usize], g: &Tensor) -> Result<Tensor> {
+pub(crate) fn tile(x: &Tensor, multiples: &[usize], g: &Tensor) -> Result<Tensor> {
     let split: Vec<i64> =
         multiples.iter().zip(x.dims()).flat_map(|(&m, &d)| [m as i64, d as i64]).collect();
     let axes: Vec<i64> = (0..multiples.len()).map(|a| 2 * a as i64).collect();
@@ -77,7 +77,7 @@ pub(super) fn tile(x: &Tensor, multiples: &[usize], g: &Tensor) -> Result<Tensor
 }
 
 /// top_k / sort values: each kept value's gradient goes back to its row position.
-pub(super) fn sort(x: &Tensor, indices: &Tensor, g: &Tensor) -> Result<Tensor> {
+pub(crate) fn sort(x: &Tensor, indices: &Tensor, g: &Tensor) -> Result<Tensor> {
     let n = x.dims().last().copied().unwrap_or(1);
     if x.num_elements() == 0 || n == 0 {
         return ops::zeros_like(x);

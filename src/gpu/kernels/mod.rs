@@ -24,7 +24,14 @@ use crate::gpu::context::GpuContext;
 use crate::gpu::pipelines::Kernel;
 use crate::gpu::storage::{supports_dtype, GpuStorage};
 use crate::ops::binary;
-use crate::ops::shape_ops::{self, PadMode};
+use crate::ops::cast::Cast;
+use crate::ops::creation::Fill;
+use crate::ops::index::{Gather, ScatterNd};
+use crate::ops::nn::Softmax;
+use crate::ops::patches::{MaxPoolGrad, PatchesGrad};
+use crate::ops::reduce::{ArgReduce, Cumulative, Reduce};
+use crate::ops::shape_ops::{self, BroadcastTo, Concat, Pad, PadMode, Reshape, Tile, Transpose};
+use crate::ops::sort::{Sort, Unique};
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 
@@ -66,16 +73,16 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
             dtype(0) == dtype(1)
                 && dtype(0).is_some_and(|d| elementwise::binary_expr(*b, d).is_some())
         }
-        Op::Select => dtype(0) == Some(DType::Bool) && dtype(1) == dtype(2),
-        Op::Cast(to) => {
+        Op::Select(_) => dtype(0) == Some(DType::Bool) && dtype(1) == dtype(2),
+        Op::Cast(Cast(to)) => {
             holds(*to)
                 && dtype(0).is_some_and(|d| d == *to || elementwise::cast_expr(d, *to).is_some())
         }
         Op::Reshape(_) | Op::BroadcastTo(_) | Op::Fill(_) | Op::Transpose(_) => true,
         Op::StridedSlice(_) | Op::Concat(_) | Op::Tile(_) => true,
-        Op::Pad { mode, .. } => *mode == PadMode::Constant,
-        Op::Reduce { op, .. } => dtype(0).is_some_and(|d| reduce::supports(*op, widen(d))),
-        Op::ArgReduce { output, .. } => {
+        Op::Pad(Pad { mode, .. }) => *mode == PadMode::Constant,
+        Op::Reduce(Reduce { op, .. }) => dtype(0).is_some_and(|d| reduce::supports(*op, widen(d))),
+        Op::ArgReduce(ArgReduce { output, .. }) => {
             matches!(output, DType::I32 | DType::I64)
                 && holds(*output)
                 && dtype(0) != Some(DType::Bool)
@@ -83,25 +90,29 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::MatMul(_) => {
             dtype(0) == dtype(1) && dtype(0).is_some_and(|d| matmul::supports(widen(d)))
         }
-        Op::Gather { batch_dims: 0, .. } => matches!(dtype(1), Some(DType::I32 | DType::I64)),
-        Op::Softmax { .. } => dtype(0).map(widen) == Some(DType::F32),
-        Op::Sort { .. } => inputs[0].rank() > 0 && sort::supports(widen(inputs[0].dtype())),
-        Op::Cumulative { axis, .. } => dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank(),
+        Op::Gather(Gather { batch_dims: 0, .. }) => {
+            matches!(dtype(1), Some(DType::I32 | DType::I64))
+        }
+        Op::Softmax(_) => dtype(0).map(widen) == Some(DType::F32),
+        Op::Sort(_) => inputs[0].rank() > 0 && sort::supports(widen(inputs[0].dtype())),
+        Op::Cumulative(Cumulative { axis, .. }) => {
+            dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank()
+        }
         Op::Random(spec) => random::supports(spec),
-        Op::WhereIndices => holds(DType::I64),
+        Op::WhereIndices(_) => holds(DType::I64),
         // No float16: the CPU rounds every step of a float16 range, the kernel would not.
-        Op::Range => dtype(0).is_some_and(|d| elementwise::range_expr(d).is_some()),
-        Op::Unique { index_i64 } => {
+        Op::Range(_) => dtype(0).is_some_and(|d| elementwise::range_expr(d).is_some()),
+        Op::Unique(Unique { index_i64 }) => {
             dtype(0).is_some_and(unique::supports) && (!index_i64 || holds(DType::I64))
         }
-        Op::GatherNd => {
+        Op::GatherNd(_) => {
             dtype(0).zip(dtype(1)).is_some_and(|(x, i)| nd_index::supports(i, x, false))
         }
         Op::ScatterNd(_) => {
             dtype(0).zip(dtype(1)).is_some_and(|(i, u)| nd_index::supports(i, u, true))
         }
         Op::Patches(_) => dtype(0).is_some_and(|d| patches::supports(d, false)),
-        Op::PatchesGrad { .. } => dtype(0).is_some_and(|d| patches::supports(d, true)),
+        Op::PatchesGrad(_) => dtype(0).is_some_and(|d| patches::supports(d, true)),
         Op::MaxPoolGrad(_) => {
             dtype(0) == dtype(1) && dtype(0).is_some_and(|d| patches::supports(d, true))
         }
@@ -135,7 +146,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
     if !supported(op, inputs, device) || !(operands_checked(op, inputs)?) {
         return Ok(None);
     }
-    if let Op::Range = op {
+    if let Op::Range(_) = op {
         return range(inputs, device);
     }
     let mut moved = Vec::with_capacity(inputs.len());
@@ -163,21 +174,21 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             };
             one(elementwise::run(name, expr, &moved, out, &shape)?)
         }
-        Op::Select => {
+        Op::Select(_) => {
             let shape = broadcast_shapes(&moved[0].shape, &moved[1].shape)
                 .and_then(|s| broadcast_shapes(&s, &moved[2].shape));
             let Ok(shape) = shape else { return Ok(None) };
             let dtype = moved[1].dtype;
             one(elementwise::run(name, "select(c, b, a != 0u)", &moved, dtype, &shape)?)
         }
-        Op::Cast(to) if *to == moved[0].dtype => Some(vec![moved[0].tensor.clone()]),
-        Op::Cast(to) => {
+        Op::Cast(Cast(to)) if *to == moved[0].dtype => Some(vec![moved[0].tensor.clone()]),
+        Op::Cast(Cast(to)) => {
             let expr = elementwise::cast_expr(moved[0].dtype, *to).expect("supported");
             let shape = moved[0].shape.clone();
             one(elementwise::run(name, expr, &moved, *to, &shape)?)
         }
-        Op::Reshape(dims) => Some(vec![shape_ops::reshape(&moved[0].tensor, dims)?]),
-        Op::BroadcastTo(shape) => {
+        Op::Reshape(Reshape(dims)) => Some(vec![shape_ops::reshape(&moved[0].tensor, dims)?]),
+        Op::BroadcastTo(BroadcastTo(shape)) => {
             if broadcast_shapes(&moved[0].shape, shape).ok().as_ref() != Some(shape) {
                 return Ok(None);
             }
@@ -185,7 +196,7 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             let dtype = moved[0].dtype;
             one(elementwise::run(name, "a", &moved, dtype, shape)?)
         }
-        Op::Fill(shape) => {
+        Op::Fill(Fill(shape)) => {
             if moved[0].shape.num_elements() != 1 {
                 return Ok(None);
             }
@@ -193,34 +204,42 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
             let dtype = moved[0].dtype;
             one(elementwise::run(name, "a", &moved, dtype, shape)?)
         }
-        Op::Transpose(perm) => layout::transpose(&moved[0], perm)?.map(|t| vec![t]),
+        Op::Transpose(Transpose(perm)) => layout::transpose(&moved[0], perm)?.map(|t| vec![t]),
         Op::StridedSlice(spec) => layout::strided_slice(&moved[0], spec)?.map(|t| vec![t]),
-        Op::Concat(axis) => layout::concat(&moved, inputs, *axis)?.map(|t| vec![t]),
-        Op::Tile(m) => layout::tile(&moved[0], m)?.map(|t| vec![t]),
-        Op::Pad { paddings, .. } => layout::pad(&moved[0], &moved[1], paddings)?.map(|t| vec![t]),
-        Op::Reduce { op, axes, keepdims } => {
+        Op::Concat(Concat(axis)) => layout::concat(&moved, inputs, *axis)?.map(|t| vec![t]),
+        Op::Tile(Tile(m)) => layout::tile(&moved[0], m)?.map(|t| vec![t]),
+        Op::Pad(Pad { paddings, .. }) => {
+            layout::pad(&moved[0], &moved[1], paddings)?.map(|t| vec![t])
+        }
+        Op::Reduce(Reduce { op, axes, keepdims }) => {
             reduce::reduce(*op, &moved[0], axes, *keepdims)?.map(|t| vec![t])
         }
-        Op::ArgReduce { op, axis, output } => {
+        Op::ArgReduce(ArgReduce { op, axis, output }) => {
             reduce::arg_reduce(*op, &moved[0], *axis, *output)?.map(|t| vec![t])
         }
         Op::MatMul(attrs) => matmul::matmul(&moved[0], &moved[1], *attrs)?.map(|t| vec![t]),
-        Op::Gather { axis, batch_dims } => {
+        Op::Gather(Gather { axis, batch_dims }) => {
             indexing::gather(&moved[0], &moved[1], inputs[1], *axis, *batch_dims)?.map(|t| vec![t])
         }
-        Op::Sort { descending, k } => sort::sort(&moved[0], *descending, *k)?,
-        Op::Softmax { log } => reduce::softmax(&moved[0], *log)?.map(|t| vec![t]),
-        Op::Cumulative { op, axis, exclusive, reverse } => {
+        Op::Sort(Sort { descending, k }) => sort::sort(&moved[0], *descending, *k)?,
+        Op::Softmax(Softmax { log }) => reduce::softmax(&moved[0], *log)?.map(|t| vec![t]),
+        Op::Cumulative(Cumulative { op, axis, exclusive, reverse }) => {
             indexing::cumulative(*op, &moved[0], *axis, *exclusive, *reverse)?.map(|t| vec![t])
         }
         Op::Random(spec) => one(random::generate(spec, device)?),
-        Op::WhereIndices => one(nd_index::where_indices(&moved[0])?),
-        Op::Unique { index_i64 } => unique::unique(&moved[0], *index_i64)?,
-        Op::GatherNd => one(nd_index::gather_nd(&moved[0], &moved[1], inputs[1])?),
-        Op::ScatterNd(shape) => one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?),
+        Op::WhereIndices(_) => one(nd_index::where_indices(&moved[0])?),
+        Op::Unique(Unique { index_i64 }) => unique::unique(&moved[0], *index_i64)?,
+        Op::GatherNd(_) => one(nd_index::gather_nd(&moved[0], &moved[1], inputs[1])?),
+        Op::ScatterNd(ScatterNd(shape)) => {
+            one(nd_index::scatter_nd(&moved[0], &moved[1], inputs[0], shape)?)
+        }
         Op::Patches(spec) => one(patches::patches(&moved[0], spec)?),
-        Op::PatchesGrad { spec, image } => one(patches::patches_grad(&moved[0], spec, *image)?),
-        Op::MaxPoolGrad(spec) => one(patches::max_pool_grad(&moved[0], &moved[1], spec)?),
+        Op::PatchesGrad(PatchesGrad { spec, image }) => {
+            one(patches::patches_grad(&moved[0], spec, *image)?)
+        }
+        Op::MaxPoolGrad(MaxPoolGrad(spec)) => {
+            one(patches::max_pool_grad(&moved[0], &moved[1], spec)?)
+        }
         _ => None,
     })
 }
@@ -247,12 +266,12 @@ fn range(inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tensor>>> {
 fn widens_f16(op: &Op) -> bool {
     matches!(
         op,
-        Op::Reduce { .. }
-            | Op::ArgReduce { .. }
-            | Op::Cumulative { .. }
+        Op::Reduce(_)
+            | Op::ArgReduce(_)
+            | Op::Cumulative(_)
             | Op::MatMul(_)
-            | Op::Softmax { .. }
-            | Op::Sort { .. }
+            | Op::Softmax(_)
+            | Op::Sort(_)
     )
 }
 

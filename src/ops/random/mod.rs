@@ -10,6 +10,7 @@
 //! kernels, which reproduce TensorFlow's numbers, on `tf_philox.rs`'s stream.
 
 pub mod cpu;
+mod decl;
 pub mod philox;
 mod seeds;
 pub mod stateless;
@@ -24,6 +25,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 pub use cpu::permutation;
+#[cfg(test)]
+pub(crate) use decl::registry_examples;
+pub use decl::{RngSkip, RngState};
 pub use philox::{philox, Stream};
 pub use seeds::{next_stream, set_seed};
 pub use stateless::{Sampler, StatelessSpec};

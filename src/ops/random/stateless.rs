@@ -15,6 +15,7 @@
 //! tens of thousands of inputs. These kernels have no GPU version for the same reason.
 
 use super::tf_philox::{PhiloxRandom, SingleSample};
+use super::{RngSkip, RngState};
 use crate::buffer::Buffer;
 use crate::dispatch::{self, Op};
 use crate::dtype::DType;
@@ -92,7 +93,7 @@ impl StatelessSpec {
     }
 
     /// The dtypes TensorFlow registers CPU kernels for.
-    fn check_dtype(&self) -> Result<()> {
+    pub(super) fn check_dtype(&self) -> Result<()> {
         use DType::*;
         let allowed: &[DType] = match self.sampler {
             Sampler::Uniform | Sampler::Normal | Sampler::TruncatedNormal => &[F16, BF16, F32, F64],
@@ -123,7 +124,7 @@ impl StatelessSpec {
 }
 
 /// TensorFlow's C++ type names, as its attribute errors spell them.
-fn tf_type_name(d: DType) -> &'static str {
+pub(super) fn tf_type_name(d: DType) -> &'static str {
     match d {
         DType::F16 => "half",
         DType::F32 => "float",
@@ -976,12 +977,12 @@ fn gamma(gen: PhiloxRandom, spec: &StatelessSpec, alphas: &Tensor) -> Result<Ten
 /// assert_eq!(state.to_vec::<i64>().unwrap()[0], 0); // the counter's low half starts at 0
 /// ```
 pub fn state_of_seed(seed: &Tensor) -> Result<Tensor> {
-    dispatch::apply1(&Op::RngState, &[seed])
+    dispatch::apply1(&Op::RngState(RngState), &[seed])
 }
 
 /// The Philox state `delta` calls after `state` (how `tf.random.Generator` moves on).
 pub fn advance(state: &Tensor, delta: u64) -> Result<Tensor> {
-    dispatch::apply1(&Op::RngSkip(delta), &[state])
+    dispatch::apply1(&Op::RngSkip(RngSkip(delta)), &[state])
 }
 
 /// Draws `spec` from the Philox `state` with the sampler's parameters: TensorFlow's numbers.

@@ -1,0 +1,117 @@
+//! The registry: every primitive, listed once. `primitives!` generates the `Op` enum (a
+//! primitive with its attributes: what graphs hold), the one `match` from an op to its
+//! declaration, and reading an op back by TensorFlow name. Adding a primitive means adding
+//! its row here and implementing `Primitive` and `Decode` in its family file.
+
+use super::composite::Composite;
+use super::matmul::MatMulAttrs;
+use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
+use super::primitive::{Attrs, Decode, Primitive};
+use super::random::{RandomSpec, RngSkip, RngState, StatelessSpec};
+use super::reduce::{ArgReduce, Cumulative, Reduce};
+use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
+use super::{
+    binary::BinaryOp, cast::Cast, creation::Fill, creation::Range, index::Gather, index::GatherNd,
+    index::ScatterNd, index::WhereIndices, nn::Softmax, select::Select, sort::Sort, sort::Unique,
+    unary::UnaryOp,
+};
+use crate::error::{Error, Result};
+
+macro_rules! primitives {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty)),* $(,)?) => {
+        /// A primitive with its attributes. Everything else (means, losses, optimisers) is
+        /// composed of these, so it inherits their kernels and gradients.
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        pub enum Op {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        impl Op {
+            /// The op's declaration.
+            pub fn primitive(&self) -> &dyn Primitive {
+                match self {
+                    $(Op::$variant(p) => p,)*
+                }
+            }
+
+            /// Reads an op back from its TensorFlow name and attributes (a saved graph).
+            pub fn decode(name: &str, attrs: &Attrs) -> Result<Op> {
+                $(if <$ty as Decode>::names().contains(&name) {
+                    return <$ty as Decode>::decode(name, attrs).map(Op::$variant);
+                })*
+                Err(Error::DataLoss(format!(
+                    "a saved graph names the op '{name}', which this version of ferroflow \
+                     does not have"
+                )))
+            }
+
+            /// Every primitive's TensorFlow names, by registry row.
+            pub fn registry() -> Vec<(&'static str, Vec<&'static str>)> {
+                vec![$((stringify!($variant), <$ty as Decode>::names()),)*]
+            }
+        }
+    };
+}
+
+primitives! {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Select(Select),
+    Cast(Cast),
+    Reduce(Reduce),
+    ArgReduce(ArgReduce),
+    Cumulative(Cumulative),
+    MatMul(MatMulAttrs),
+    Reshape(Reshape),
+    Transpose(Transpose),
+    BroadcastTo(BroadcastTo),
+    Concat(Concat),
+    StridedSlice(SliceSpec),
+    /// Inputs: x and a scalar constant.
+    Pad(Pad),
+    Tile(Tile),
+    Gather(Gather),
+    GatherNd(GatherNd),
+    ScatterNd(ScatterNd),
+    WhereIndices(WhereIndices),
+    /// Outputs: values, int32 indices.
+    Sort(Sort),
+    /// Outputs: values, indices.
+    Unique(Unique),
+    /// Inputs: start, limit, delta.
+    Range(Range),
+    /// Input: a scalar value.
+    Fill(Fill),
+    Softmax(Softmax),
+    /// No inputs: a random tensor (a stateful node).
+    Random(RandomSpec),
+    RngState(RngState),
+    RngSkip(RngSkip),
+    StatelessRandom(StatelessSpec),
+    Shape(ShapeOf),
+    Patches(PatchSpec),
+    PatchesGrad(PatchesGrad),
+    MaxPoolGrad(MaxPoolGrad),
+    /// A named composite (`Relu`, `MaxPool`, ...).
+    Composite(Composite),
+}
+
+impl Op {
+    /// TensorFlow's name for the op, as placement logs and graphs print it.
+    pub fn tf_name(&self) -> &'static str {
+        self.primitive().tf_name()
+    }
+}
+
+/// Ops saved by format version 1 as Rust enum values: unit variants were bare strings, which
+/// now carry an (empty) attribute struct.
+pub fn legacy_op(value: serde_json::Value) -> Result<Op> {
+    let value = match value {
+        serde_json::Value::String(unit) => {
+            serde_json::Value::Object(serde_json::Map::from_iter([(unit, serde_json::Value::Null)]))
+        }
+        other => other,
+    };
+    serde_json::from_value(value)
+        .map_err(|e| Error::DataLoss(format!("a version 1 saved graph holds an unknown op: {e}")))
+}

@@ -1,0 +1,134 @@
+//! The registry test: every primitive has a test-table entry (its family's
+//! `registry_examples`), and on every entry each declared decision agrees with the kernels —
+//! the shape rule with the CPU kernel's outputs (with known and with unknown dims), the
+//! attributes with decoding, the arity with the inputs, the gradient decision with the rule.
+
+use super::primitive::TensorType;
+use super::registry::Op;
+use super::{
+    binary, cast, composite, creation, index, matmul, nn, patches, random, reduce, select,
+    shape_ops, sort, unary,
+};
+use crate::tensor::Tensor;
+use std::collections::BTreeSet;
+
+fn table() -> Vec<(Op, Vec<Tensor>)> {
+    [
+        unary::registry_examples(),
+        binary::registry_examples(),
+        select::registry_examples(),
+        cast::registry_examples(),
+        nn::registry_examples(),
+        composite::registry_examples(),
+        reduce::registry_examples(),
+        matmul::registry_examples(),
+        sort::registry_examples(),
+        creation::registry_examples(),
+        shape_ops::registry_examples(),
+        index::registry_examples(),
+        random::registry_examples(),
+        patches::registry_examples(),
+    ]
+    .concat()
+}
+
+#[test]
+fn every_name_belongs_to_one_row() {
+    let mut seen = BTreeSet::new();
+    for (row, names) in Op::registry() {
+        assert!(!names.is_empty(), "{row} declares no TensorFlow name");
+        for name in names {
+            assert!(seen.insert(name), "{name} is declared by two rows (the second is {row})");
+        }
+    }
+}
+
+#[test]
+fn every_name_has_a_test_table_entry() {
+    let covered: BTreeSet<&str> = table().iter().map(|(op, _)| op.tf_name()).collect();
+    let missing: Vec<&str> = Op::registry()
+        .into_iter()
+        .flat_map(|(_, names)| names)
+        .filter(|n| !covered.contains(n))
+        .collect();
+    assert!(missing.is_empty(), "no test-table entry for {missing:?}");
+}
+
+/// Ops whose output sizes depend on input values.
+const VALUE_SIZED: &[&str] = &["Range", "Where", "Unique"];
+
+/// Ops whose output rank depends on an input dimension.
+const UNKNOWN_RANK: &[&str] = &["GatherNd"];
+
+fn known_dims(t: &TensorType) -> Vec<usize> {
+    t.dims.iter().map(|d| d.expect("a kernel's output is fully known")).collect()
+}
+
+fn unknown_dims(t: &TensorType) -> TensorType {
+    TensorType { dtype: t.dtype, dims: vec![None; t.rank()] }
+}
+
+#[test]
+fn declarations_agree_with_kernels() {
+    for (op, inputs) in table() {
+        let name = op.tf_name();
+        let p = op.primitive();
+        assert!(p.arity().admits(inputs.len()), "{name}: arity {:?}", p.arity());
+        let refs: Vec<&Tensor> = inputs.iter().collect();
+        let outputs = p.cpu(&refs).unwrap_or_else(|e| panic!("{name}'s CPU kernel: {e}"));
+        let actual: Vec<TensorType> = outputs.iter().map(TensorType::of).collect();
+
+        let known: Vec<TensorType> = inputs.iter().map(TensorType::of).collect();
+        let inferred = p.infer(&known).unwrap_or_else(|e| panic!("{name}'s infer: {e}"));
+        assert_eq!(inferred.len(), actual.len(), "{name}: outputs");
+        for (t, a) in inferred.iter().zip(&actual) {
+            // Only sizes that depend on values stay unknown when every input dim is known.
+            if VALUE_SIZED.contains(&name) {
+                assert!(t.admits(a.dtype, &known_dims(a)), "{name}: {t:?} vs {a:?}");
+            } else {
+                assert_eq!(t, a, "{name}: infer over known dims");
+            }
+        }
+
+        let unknown: Vec<TensorType> = known.iter().map(unknown_dims).collect();
+        match p.infer(&unknown) {
+            Ok(loose) => {
+                assert_eq!(loose.len(), outputs.len(), "{name}: outputs with unknown dims");
+                for (t, o) in loose.iter().zip(&outputs) {
+                    assert!(t.admits(o.dtype(), o.dims()), "{name}: {t:?} vs {:?}", o.dims());
+                }
+            }
+            // The output's rank would be unknown, which `TensorType` cannot say yet.
+            Err(crate::error::Error::Unimplemented(_)) if UNKNOWN_RANK.contains(&name) => {}
+            Err(e) => panic!("{name}'s infer (unknown dims): {e}"),
+        }
+
+        let decoded = Op::decode(name, &p.attrs()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded, op, "{name}: attributes do not round-trip");
+
+        if p.differentiable() {
+            let g = crate::ops::ones_like(&outputs[0]).unwrap();
+            let grads = p
+                .gradient(&inputs, &outputs, &g)
+                .unwrap_or_else(|e| panic!("{name}'s gradient: {e}"));
+            assert_eq!(grads.len(), inputs.len(), "{name}: one gradient per input");
+            for (grad, x) in grads.iter().zip(&inputs) {
+                if let Some(grad) = grad {
+                    assert_eq!(grad.dims(), x.dims(), "{name}: gradient shape");
+                }
+            }
+        }
+        if let super::primitive::GpuKernel::CpuOnly(why) = p.gpu() {
+            assert!(!why.trim().is_empty(), "{name}: a CPU-only op says why");
+        }
+        if p.fusable() {
+            assert_eq!(outputs.len(), 1, "{name}: a fusable op has one output");
+        }
+    }
+}
+
+#[test]
+fn unknown_op_names_are_a_data_loss_error() {
+    let err = Op::decode("NoSuchOp", &Default::default()).unwrap_err();
+    assert!(matches!(err, crate::error::Error::DataLoss(_)), "{err:?}");
+}
