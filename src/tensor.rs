@@ -179,8 +179,18 @@ impl Tensor {
         self.id
     }
 
-    /// The same values under a new identity: what `tf.stop_gradient` and variable reads return.
+    /// The same value under a new identity: tapes see a new tensor; an open trace sees the
+    /// same traced value (a copy it did not know would otherwise become a constant holding the
+    /// example's numbers).
     pub fn with_new_id(&self) -> Tensor {
+        let copy = self.with_fresh_id();
+        crate::graph::trace::alias(self, &copy);
+        copy
+    }
+
+    /// The same data under an identity nothing has seen (tracing's own bookkeeping: it maps
+    /// the new identity itself).
+    pub(crate) fn with_fresh_id(&self) -> Tensor {
         Tensor { id: fresh_id(), ..self.clone() }
     }
 

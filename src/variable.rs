@@ -110,7 +110,7 @@ impl Variable {
     /// The current value as an op input: tapes watching the variable record the read.
     pub fn read(&self) -> Tensor {
         let mut value =
-            crate::graph::trace::read_variable(self).unwrap_or_else(|| self.peek().with_new_id());
+            crate::graph::trace::read_variable(self).unwrap_or_else(|| self.peek().with_fresh_id());
         tape::record_read(self, &mut value);
         value
     }

@@ -87,6 +87,7 @@ MODULES = (
     ("tf.linalg", tf.linalg),
     ("tf.random", tf.random),
     ("tf.image", tf.image),
+    ("tf.compat.v1.nn", tf.compat.v1.nn),
 )
 
 
@@ -1286,6 +1287,78 @@ def _extract_patches(g):
         sizes = _window_arg(g, 4)
     padding = g.pick(("SAME", "VALID")) if not g.bad() else g.pick(("same", None))
     return [g.tensor(dims=dims), sizes, strides, rates, padding], {}
+
+
+def _depthwise_strides(g):
+    """The native op's list of 4 strides; when bad, an int, the wrong length or a batch stride."""
+    if g.bad():
+        return g.pick((1, [1, 2], [2, 1, 1, 1], [1, 1, 1, 2], [1, 0, 1, 1], [1, 2**40, 1, 1], "1"))
+    return [1, g.int_in(1, 3), g.int_in(1, 3), 1]
+
+
+def _depthwise_args(g):
+    """(args, kwargs, dtype, filter dims) of a depthwise convolution."""
+    dims = g.dims(rank=4 if not g.bad() else g.int_in(2, 5))
+    c = dims[-1] if dims else 1
+    dtype = g.pick(FLOATS) if not g.bad() else g.pick(DTYPES)
+    fdims = [g.int_in(1, 3), g.int_in(1, 3), c if not g.bad() else c + 1, g.int_in(1, 3)]
+    kwargs = {}
+    if g.p(0.3):
+        good = [g.int_in(1, 3), g.int_in(1, 3)]
+        kwargs["dilations"] = good if not g.bad() else g.pick((2, [0, 1], [1, 1, 1, 1], [2**40, 1]))
+    args = [g.tensor(dtype=dtype, dims=dims), g.tensor(dtype=dtype, dims=fdims)]
+    return args + [_depthwise_strides(g), _window_padding(g)], kwargs, dtype, fdims
+
+
+@spec("tf.nn.depthwise_conv2d")
+def _depthwise_conv2d(g):
+    args, kwargs, _, _ = _depthwise_args(g)
+    return args, kwargs
+
+
+@spec("tf.nn.separable_conv2d")
+def _separable_conv2d(g):
+    (x, depthwise, strides, padding), kwargs, dtype, fdims = _depthwise_args(g)
+    pdims = [1, 1, fdims[2] * fdims[3], g.int_in(1, 3)] if not g.bad() else g.dims()
+    pointwise = g.tensor(dtype=dtype, dims=pdims)
+    return [x, depthwise, pointwise, strides, padding], kwargs
+
+
+@spec("tf.nn.batch_normalization")
+def _batch_normalization(g):
+    dims = g.dims(min_rank=1)
+    stats = [dims[-1]] if not g.bad() else g.dims()
+    dtype = g.pick(FLOATS) if not g.bad() else g.pick(DTYPES)
+    offset = g.tensor(dtype=dtype, dims=stats) if g.p(0.7) else None
+    scale = g.tensor(dtype=dtype, dims=stats) if g.p(0.7) else None
+    epsilon = g.pick((0.001, 0.0, 1e-5)) if not g.bad() else g.pick(("abc", None, [1.0, 2.0]))
+    stat = [g.tensor(dtype=dtype, dims=stats) for _ in range(2)]
+    return [g.tensor(dtype=dtype, dims=dims), *stat, offset, scale, epsilon], {}
+
+
+@spec("tf.compat.v1.nn.fused_batch_norm")
+def _fused_batch_norm(g):
+    data_format = g.pick(("NHWC", "NCHW", "NDHWC", "NCDHW"))
+    if g.bad():
+        data_format = g.pick(("nhwc", "", "NCWH", None, 3))
+    rank = 5 if data_format in ("NDHWC", "NCDHW") else 4
+    dims = g.dims(rank=rank if not g.bad() else g.int_in(1, 5))
+    first = data_format in ("NCHW", "NCDHW") and len(dims) > 1
+    c = dims[1] if first else (dims[-1] if dims else 1)
+    x_dtype = g.pick((tf.float16, tf.bfloat16, tf.float32)) if not g.bad() else g.pick(DTYPES)
+    stats_dtype = tf.float32 if not g.bad() else g.pick(FLOATS)
+    stats = [c] if not g.bad() else g.pick(([c + 1], [], [1, c]))
+    training = g.flag()
+    kwargs = {"data_format": data_format, "is_training": training}
+    if g.p(0.5):
+        kwargs["epsilon"] = g.pick((0.001, 1e-5, 0.0))
+    if g.p(0.3):
+        kwargs["exponential_avg_factor"] = g.pick((0.0, 0.5, 1.0))
+    args = [g.tensor(dtype=x_dtype, dims=dims)]
+    args += [g.tensor(dtype=stats_dtype, dims=stats) for _ in range(2)]
+    if g.p(0.6) or training is not True:
+        args += [g.tensor(dtype=stats_dtype, dims=stats) for _ in range(2)]
+    return args, kwargs
 
 
 @spec("tf.random.uniform")

@@ -330,6 +330,20 @@ def dropout(
 def moments(x: _TensorLike, axes: _IntsLike, keepdims: bool = False) -> tuple[Tensor, Tensor]:
     """(mean, variance) over `axes`."""
 
+def fused_batch_norm(
+    x: _TensorLike,
+    scale: _TensorLike,
+    offset: _TensorLike,
+    mean: _TensorLike | None = None,
+    variance: _TensorLike | None = None,
+    epsilon: float = 0.001,
+    exponential_avg_factor: float = 1.0,
+    data_format: str = "NHWC",
+    is_training: bool = True,
+) -> list[Tensor]:
+    """FusedBatchNormV3's six outputs: y, running mean and variance, reserve_space_1..3
+    (absent statistics are empty float32 vectors)."""
+
 # Convolution and pooling (src/python/windows.rs).
 def conv2d(
     x: _TensorLike,
@@ -340,6 +354,17 @@ def conv2d(
     explicit: _IntsLike | None = None,
 ) -> Tensor:
     """NHWC convolution; `padding_name` is SAME, VALID or EXPLICIT (with four pads)."""
+
+def depthwise_conv2d(
+    x: _TensorLike,
+    filter: _TensorLike,
+    strides: _IntsLike,
+    dilations: _IntsLike,
+    padding_name: str,
+    explicit: _IntsLike | None = None,
+) -> Tensor:
+    """NHWC depthwise convolution (`filter` is `[KH, KW, C, M]`); `strides` and `dilations`
+    are `[rows, cols]`, padding as `conv2d`'s."""
 
 def pool2d(
     kind: Literal["MAX", "AVG"],

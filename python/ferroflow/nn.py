@@ -1,6 +1,9 @@
 """`tf.nn`: activations, softmax, cross-entropies and friends."""
 
 from ferroflow import _core
+from ferroflow.array_ops import cast as _cast
+from ferroflow.array_ops import convert_to_tensor as _convert_to_tensor
+from ferroflow.math import rsqrt as _rsqrt
 from ferroflow.math import sigmoid, tanh  # noqa: F401 - tf.nn API
 from ferroflow.nn_windows import (  # noqa: F401 - tf.nn API
     avg_pool,
@@ -9,9 +12,11 @@ from ferroflow.nn_windows import (  # noqa: F401 - tf.nn API
     conv1d,
     conv2d,
     convolution,
+    depthwise_conv2d,
     max_pool,
     max_pool1d,
     max_pool2d,
+    separable_conv2d,
 )
 
 
@@ -85,3 +90,21 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """(mean, variance) of ``x`` over ``axes``."""
     return _core.moments(x, axes, bool(keepdims))
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """``scale * (x - mean) / sqrt(variance + variance_epsilon) + offset``, composed as
+    TensorFlow composes it (``offset`` and ``scale`` may be None).
+
+    >>> import ferroflow as tf
+    >>> y = tf.nn.batch_normalization(tf.constant([1.0, 3.0]), 2.0, 1.0, 0.5, 2.0, 0.0)
+    >>> y.numpy().tolist()
+    [-1.5, 2.5]
+    """
+    x = _convert_to_tensor(x)
+    mean, variance = _convert_to_tensor(mean), _convert_to_tensor(variance)
+    inv = _rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv *= _convert_to_tensor(scale)
+    shift = -mean * inv if offset is None else _convert_to_tensor(offset) - mean * inv
+    return x * _cast(inv, x.dtype) + _cast(shift, x.dtype)

@@ -3,10 +3,11 @@ spellings (an int, or lists of 1, 2 or 4 values; NHWC or NCHW; padding names or 
 pads) normalised to the `[rows, cols]` pairs the core takes."""
 
 import operator
+import warnings
 
 from ferroflow import _core
 from ferroflow.array_ops import convert_to_tensor, expand_dims, squeeze, transpose
-from ferroflow.errors import InvalidArgumentError
+from ferroflow.errors import InvalidArgumentError, UnimplementedError
 
 __all__ = [
     "avg_pool",
@@ -15,10 +16,12 @@ __all__ = [
     "conv1d",
     "conv2d",
     "convolution",
+    "depthwise_conv2d",
     "extract_patches",
     "max_pool",
     "max_pool1d",
     "max_pool2d",
+    "separable_conv2d",
 ]
 
 
@@ -106,6 +109,113 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
         explicit,
     )
     return _back(y, first)
+
+
+def _depthwise_strides(strides, channels_first):
+    """[rows, cols] from the native op's list of 4 strides (batch and depth entries 1)."""
+    if not isinstance(strides, (list, tuple)):
+        raise TypeError(
+            "Expected list for 'strides' argument to 'depthwise_conv2d_native' Op, "
+            f"not {strides!r}."
+        )
+    values = _ints(strides, "strides")
+    if len(values) != 4:
+        raise InvalidArgumentError(
+            None, None, "Sliding window strides field must specify 4 or 5 dimensions"
+        )
+    outer = (values[0], values[1]) if channels_first else (values[0], values[3])
+    if outer != (1, 1):
+        raise UnimplementedError(
+            None,
+            None,
+            "Current implementation does not yet support strides in the batch and depth "
+            "dimensions.",
+        )
+    return values[2:] if channels_first else values[1:3]
+
+
+def _dilation_rate(dilations):
+    """[rows, cols] from `dilations` (TensorFlow's `rate`: a list of 2 positive ints)."""
+    if dilations is None:
+        return [1, 1]
+    try:
+        values = [operator.index(v) for v in dilations]
+    except TypeError:
+        raise TypeError(f"dilations must be a list of 2 ints, got {dilations!r}") from None
+    if len(values) != 2:
+        raise ValueError(f"dilations must be a list of 2 ints (rows, cols), got {dilations!r}")
+    if min(values) < 1:
+        raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={values}")
+    return values
+
+
+def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):
+    """Convolves each input channel with its own ``channel_multiplier`` filters.
+
+    ``filter`` is ``[filter_height, filter_width, in_channels, channel_multiplier]``; the output
+    has ``in_channels * channel_multiplier`` channels (channel ``k * multiplier + q`` is
+    channel ``k`` convolved with ``filter[:, :, k, q]``). One ``DepthwiseConv2dNative`` node.
+
+    >>> import ferroflow as tf
+    >>> x = tf.reshape(tf.range(1.0, 7.0), [1, 3, 2, 1])
+    >>> kernel = tf.reshape(tf.constant([1.0, 2.0, 3.0, 4.0]), [2, 1, 1, 2])
+    >>> tf.nn.depthwise_conv2d(x, kernel, [1, 1, 1, 1], "VALID").numpy().tolist()
+    [[[[10.0, 14.0], [14.0, 20.0]], [[18.0, 26.0], [22.0, 32.0]]]]
+    """
+    first = _channels_first(data_format, "NHWC", "NCHW")
+    pair = _depthwise_strides(strides, first)
+    rates = _dilation_rate(dilations)
+    if max(rates) > 1 and any(s != 1 for s in strides):
+        # TensorFlow warns and then computes through space_to_batch, which does not follow its
+        # documented formula; ferroflow computes the formula (a strided, dilated window).
+        warnings.warn(
+            "When dilation rate is greater than 1, then all values of strides must be 1. "
+            f"Received: `dilation rate` {list(dilations)} and `strides` {strides}",
+            stacklevel=2,
+        )
+    if isinstance(padding, str) and padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
+            '"SAME", "VALID", "EXPLICIT"',
+        )
+    padding_name, explicit = _padding(padding, first)
+    y = _core.depthwise_conv2d(_nhwc(input, first), filter, pair, rates, padding_name, explicit)
+    return _back(y, first)
+
+
+def separable_conv2d(
+    input,
+    depthwise_filter,
+    pointwise_filter,
+    strides,
+    padding,
+    data_format=None,
+    dilations=None,
+    name=None,
+):
+    """A depthwise convolution, then a 1x1 convolution mixing its channels (as TensorFlow
+    composes it: a ``DepthwiseConv2dNative`` and a ``Conv2D`` node).
+
+    ``pointwise_filter`` is ``[1, 1, in_channels * channel_multiplier, out_channels]``.
+
+    >>> import ferroflow as tf
+    >>> x = tf.ones([1, 3, 3, 2])
+    >>> y = tf.nn.separable_conv2d(x, tf.ones([2, 2, 2, 1]), tf.ones([1, 1, 2, 3]),
+    ...                            [1, 1, 1, 1], "VALID")
+    >>> y.shape, float(y[0, 0, 0, 0])
+    (TensorShape([1, 2, 2, 3]), 8.0)
+    """
+    pointwise_filter = convert_to_tensor(pointwise_filter)
+    shape = pointwise_filter.shape
+    if len(shape) != 4:
+        raise ValueError(f"Shape {shape} must have rank 4")
+    for size in (shape[0], shape[1]):
+        if size != 1:
+            raise ValueError(f"Dimensions {size} and 1 are not compatible")
+    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
+    return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format or "NHWC")
 
 
 def _widen_1d(value, name, channels_first=False):

@@ -114,7 +114,7 @@ fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Resu
         NodeKind::Fused(chain) => vec![fused::run(chain, &refs)?],
         NodeKind::ReadVariable(v) => match mode {
             Mode::Run | Mode::Replay => vec![v.read()],
-            Mode::Example => vec![trace::shadow_value(v).with_new_id()],
+            Mode::Example => vec![trace::shadow_value(v).with_fresh_id()],
         },
         NodeKind::AssignVariable(v) => {
             match mode {

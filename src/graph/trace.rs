@@ -184,7 +184,7 @@ pub fn placeholder(example: &Tensor, name: &str, dims: Vec<Option<usize>>) -> Re
     FRAMES.with(|f| {
         let mut frames = f.borrow_mut();
         let frame = frames.last_mut().ok_or_else(not_tracing)?;
-        let value = example.with_new_id();
+        let value = example.with_fresh_id();
         mark_unknown(frame, dims.iter().any(Option::is_none));
         let info = TensorType { dtype: example.dtype(), dims };
         let index = frame.arguments;
@@ -262,7 +262,7 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) -> 
         for (i, o) in outputs.iter_mut().enumerate() {
             // An output that is an input's handle (identity cast) needs its own identity.
             if inputs.iter().any(|x| x.id() == o.id()) {
-                *o = o.with_new_id();
+                *o = o.with_fresh_id();
             }
             frame.values.insert(o.id(), ValueRef { node, output: i });
         }
@@ -311,7 +311,7 @@ pub(crate) fn read_variable(variable: &Variable) -> Option<Tensor> {
     if !recording() {
         return None;
     }
-    let value = shadow_value(variable).with_new_id();
+    let value = shadow_value(variable).with_fresh_id();
     FRAMES.with(|f| {
         let mut frames = f.borrow_mut();
         let frame = frames.last_mut().expect("recording");
@@ -400,7 +400,7 @@ pub(crate) fn record_node(
             .collect();
         let node = push_node(frame, kind, refs, infos, base, true);
         for (i, o) in outputs.iter_mut().enumerate() {
-            *o = o.with_new_id();
+            *o = o.with_fresh_id();
             frame.values.insert(o.id(), ValueRef { node, output: i });
         }
     })
@@ -435,6 +435,23 @@ pub fn finish(outputs: &[Tensor]) -> Result<Traced> {
             capture_examples: frame.capture_examples,
             specialised: frame.specialised,
         })
+    })
+}
+
+/// `copy` (a new identity of `original`) stands for the same value in the innermost graph.
+/// Nothing happens when no trace records or the trace has not seen `original`.
+pub(crate) fn alias(original: &Tensor, copy: &Tensor) {
+    if !recording() {
+        return;
+    }
+    FRAMES.with(|f| {
+        let Ok(mut frames) = f.try_borrow_mut() else { return };
+        let Some(depth) = frames.len().checked_sub(1) else { return };
+        if find(&frames, depth, original.id()).is_none() {
+            return;
+        }
+        let v = resolve(&mut frames, depth, original);
+        frames[depth].values.insert(copy.id(), v);
     })
 }
 

@@ -10,6 +10,7 @@
 //! Attributes hold what the user asked for (window, padding, alpha); sizes are worked out from
 //! the inputs each time the node runs.
 
+use super::batch_norm::{self, BatchNorm};
 use super::conv::{self, Padding, Window};
 use super::nn;
 use super::primitive::{
@@ -17,7 +18,7 @@ use super::primitive::{
     TensorType,
 };
 use super::*;
-use crate::autodiff::Tape;
+use crate::autodiff::{record_custom, GradFn, Tape};
 use serde_json::Value;
 
 /// The composite ops and their attributes.
@@ -57,6 +58,13 @@ pub enum Composite {
         window: Window,
         padding: Padding,
     },
+    /// Inputs: image, filter `[KH, KW, C, M]`; each channel convolved with its own M filters.
+    DepthwiseConv2dNative {
+        window: Window,
+        padding: Padding,
+    },
+    /// Inputs: x, scale, offset, mean, variance. Six outputs (`batch_norm::fused_batch_norm`).
+    FusedBatchNormV3(BatchNorm),
     /// Inputs: value, bias (added along the channel axis).
     BiasAdd {
         channels_first: bool,
@@ -87,6 +95,8 @@ impl Composite {
             Composite::Conv2D { .. } => "Conv2D",
             Composite::Conv2DBackpropInput { .. } => "Conv2DBackpropInput",
             Composite::Conv2DBackpropFilter { .. } => "Conv2DBackpropFilter",
+            Composite::DepthwiseConv2dNative { .. } => "DepthwiseConv2dNative",
+            Composite::FusedBatchNormV3(_) => "FusedBatchNormV3",
             Composite::BiasAdd { .. } => "BiasAdd",
             Composite::SoftmaxCrossEntropy => "SoftmaxCrossEntropyWithLogits",
             Composite::SparseSoftmaxCrossEntropy => "SparseSoftmaxCrossEntropyWithLogits",
@@ -96,10 +106,12 @@ impl Composite {
     pub fn arity(&self) -> usize {
         match self {
             Composite::Conv2D { .. }
+            | Composite::DepthwiseConv2dNative { .. }
             | Composite::BiasAdd { .. }
             | Composite::SoftmaxCrossEntropy
             | Composite::SparseSoftmaxCrossEntropy => 2,
             Composite::Conv2DBackpropInput { .. } | Composite::Conv2DBackpropFilter { .. } => 3,
+            Composite::FusedBatchNormV3(_) => 5,
             _ => 1,
         }
     }
@@ -133,6 +145,10 @@ impl Composite {
             Composite::Conv2DBackpropFilter { window, padding } => {
                 conv::conv2d_backprop_filter(x, inputs[1], inputs[2], window, padding)
             }
+            Composite::DepthwiseConv2dNative { window, padding } => {
+                conv::depthwise_conv2d_composed(x, inputs[1], window, padding)
+            }
+            Composite::FusedBatchNormV3(attrs) => return batch_norm::forward(attrs, inputs),
             Composite::BiasAdd { channels_first } => {
                 nn::bias_add_composed(x, inputs[1], *channels_first)
             }
@@ -213,10 +229,16 @@ impl Composite {
                 let dlogits = mul(&g, &sub(&nn::softmax(x, -1)?, &onehot)?)?;
                 return Ok(vec![Some(dlogits), None]);
             }
+            // FusedBatchNormGradV3 (y's gradient only; the running statistics get none).
+            Composite::FusedBatchNormV3(attrs) => return batch_norm::gradient(attrs, inputs, g),
             // The chain rule through the parts is TensorFlow's gradient here (the backprops are
             // linear in their operands; their own gradients are convolutions again).
+            // DepthwiseConv2dNative's registered gradients are the DepthwiseConv2dNativeBackprop
+            // {Input,Filter} ops; through the patches they are PatchesGrad of g times the
+            // filter, and the patches times g summed over the windows: the same values.
             Composite::Gelu { .. }
             | Composite::AvgPool { .. }
+            | Composite::DepthwiseConv2dNative { .. }
             | Composite::Conv2DBackpropInput { .. }
             | Composite::Conv2DBackpropFilter { .. } => {
                 return through_decomposition(self, inputs, g)
@@ -254,6 +276,10 @@ impl Primitive for Composite {
             Composite::Conv2D { window, padding } => {
                 convolved(x, input(inputs, 1)?, window, padding)?
             }
+            Composite::DepthwiseConv2dNative { window, padding } => {
+                depthwise(x, input(inputs, 1)?, window, padding)?
+            }
+            Composite::FusedBatchNormV3(attrs) => return batch_norm::infer(attrs, inputs),
             // Shaped like the image and the filter they were given for their dims.
             Composite::Conv2DBackpropInput { .. } => x.clone(),
             Composite::Conv2DBackpropFilter { .. } => input(inputs, 1)?.clone(),
@@ -280,6 +306,24 @@ impl Primitive for Composite {
         Composite::gradient(self, inputs, outputs, g)
     }
 
+    /// FusedBatchNormV3 reads y's gradient alone, as TensorFlow's registered gradient does;
+    /// when only the statistics are differentiated, y's gradient is zeros (TensorFlow's tapes
+    /// fill a missing output gradient so), not nothing.
+    fn gradient_of_outputs(
+        &self,
+        inputs: &[Tensor],
+        outputs: &[Tensor],
+        upstream: &[Option<Tensor>],
+    ) -> Result<Vec<Option<Tensor>>> {
+        match (self, upstream.first()) {
+            (Composite::FusedBatchNormV3(attrs), Some(None)) => {
+                batch_norm::gradient(attrs, inputs, &zeros_like(&outputs[0])?)
+            }
+            (_, Some(Some(g))) => Composite::gradient(self, inputs, outputs, g),
+            _ => Ok(vec![None; inputs.len()]),
+        }
+    }
+
     fn decisions(&self) -> Decisions {
         Decisions { gpu: GpuKernel::Decomposed, differentiable: true, fusable: false }
     }
@@ -301,6 +345,8 @@ impl Decode for Composite {
             "Conv2DBackpropInput",
             "Conv2DBackpropFilter",
             "BiasAdd",
+            "DepthwiseConv2dNative",
+            "FusedBatchNormV3",
             "SoftmaxCrossEntropyWithLogits",
             "SparseSoftmaxCrossEntropyWithLogits",
         ]
@@ -367,6 +413,35 @@ fn convolved(x: &TensorType, f: &TensorType, w: &Window, padding: &Padding) -> R
     Ok(TensorType { dtype: x.dtype, dims: vec![n, rows, cols, cout] })
 }
 
+/// DepthwiseConv2dNative's output `[N, OH, OW, C * M]`.
+fn depthwise(x: &TensorType, f: &TensorType, w: &Window, padding: &Padding) -> Result<TensorType> {
+    let op = "DepthwiseConv2dNative";
+    let [n, rows, cols, c] = nhwc(x, op)?;
+    if !x.dtype.is_floating() {
+        return Err(Error::InvalidArgument(format!(
+            "Value for attr 'T' of {} is not in the list of allowed values: half, bfloat16, float, double [Op:{op}]",
+            x.dtype
+        )));
+    }
+    let &[kh, kw, cin, m] = f.dims.as_slice() else {
+        return Err(Error::InvalidArgument(format!(
+            "filter must be 4-dimensional: {} [Op:{op}]",
+            describe_dims(&f.dims)
+        )));
+    };
+    if f.dtype != x.dtype {
+        return Err(Error::InvalidArgument(format!(
+            "cannot compute {op} as input #1(zero-based) was expected to be a {} tensor but is a {} tensor [Op:{op}]",
+            x.dtype, f.dtype
+        )));
+    }
+    conv::check_depthwise_channels(c, cin, op)?;
+    let rows = output_size(rows, kh, w, padding, 0, op)?;
+    let cols = output_size(cols, kw, w, padding, 1, op)?;
+    let channels = c.or(cin).zip(m).map(|(c, m)| c * m);
+    Ok(TensorType { dtype: x.dtype, dims: vec![n, rows, cols, channels] })
+}
+
 fn nhwc(x: &TensorType, op: &str) -> Result<[Option<usize>; 4]> {
     match *x.dims.as_slice() {
         [n, h, w, c] => Ok([n, h, w, c]),
@@ -415,6 +490,7 @@ fn output_size(
 /// poolings and convolutions of each padding, consistent convolution gradients.
 #[cfg(test)]
 pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    use super::batch_norm::BatchNormFormat;
     use Composite as C;
     let acts = || Tensor::from_slice(&[-1.5f32, -0.25, 0.5, 1.0, 2.0, 7.0], &[2, 3]).unwrap();
     // Distinct values (7 is invertible modulo 17): no ties in a pooling window.
@@ -430,6 +506,21 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
     let classes = Tensor::from_slice(&[0i32, 2], &[2]).unwrap();
     let bias = Tensor::from_slice(&[0.5f32, -1.0, 2.0], &[3]).unwrap();
     let valid = || w([2, 2], [1, 1]);
+    let batch_norm = |data_format, is_training, exponential_avg_factor| BatchNorm {
+        epsilon: 0.001,
+        exponential_avg_factor,
+        data_format,
+        is_training,
+    };
+    // x with 2 channels (last, or first), scale, offset and running statistics of `stats`
+    // entries (0: none, as training takes them).
+    let norm_inputs = |channels_first: bool, stats: usize| {
+        let x = if channels_first { ramp(&[2, 2, 3, 2]) } else { ramp(&[2, 3, 2, 2]) };
+        let v = |values: &[f32]| Tensor::from_slice(&values[..stats], &[stats]).unwrap();
+        let (scale, offset) = ([1.5f32, -0.5], [0.25f32, 1.0]);
+        let (s, o) = (Tensor::from_slice(&scale, &[2]), Tensor::from_slice(&offset, &[2]));
+        vec![x, s.unwrap(), o.unwrap(), v(&[0.5, -0.25]), v(&[2.0, 0.75])]
+    };
     let examples = vec![
         (C::Relu, vec![acts()]),
         (C::Relu6, vec![acts()]),
@@ -461,6 +552,24 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
             C::Conv2DBackpropFilter { window: valid(), padding: Padding::Valid },
             vec![image(), filter(), ramp(&[1, 3, 3, 3])],
         ),
+        // Two filters per channel, unpadded; one per channel, SAME, strided and dilated.
+        (
+            C::DepthwiseConv2dNative {
+                window: valid(),
+                padding: Padding::Explicit([(1, 0), (0, 1)]),
+            },
+            vec![image(), ramp(&[2, 2, 2, 2])],
+        ),
+        (
+            C::DepthwiseConv2dNative {
+                window: Window { kernel: [1, 1], strides: [2, 1], dilations: [1, 2] },
+                padding: Padding::Same,
+            },
+            vec![image(), ramp(&[2, 2, 2, 1])],
+        ),
+        (C::FusedBatchNormV3(batch_norm(BatchNormFormat::Nhwc, true, 1.0)), norm_inputs(false, 0)),
+        (C::FusedBatchNormV3(batch_norm(BatchNormFormat::Nchw, true, 0.5)), norm_inputs(true, 2)),
+        (C::FusedBatchNormV3(batch_norm(BatchNormFormat::Nhwc, false, 1.0)), norm_inputs(false, 2)),
         (C::BiasAdd { channels_first: false }, vec![acts(), bias]),
         (C::SoftmaxCrossEntropy, vec![logits(), probs]),
         (C::SparseSoftmaxCrossEntropy, vec![logits(), classes]),
@@ -489,12 +598,25 @@ fn through_decomposition(
     g: &Tensor,
 ) -> Result<Vec<Option<Tensor>>> {
     let tape = Tape::new(false, false);
-    let inputs: Vec<Tensor> = inputs.iter().map(Tensor::with_new_id).collect();
+    // Each input under its own identity (one tensor passed twice gets a gradient per slot),
+    // which outer tapes see as an identity of the original: without it a second derivative
+    // would lose the parts' dependence on the inputs (gelu's, a depthwise filter's).
+    let pass: GradFn = std::sync::Arc::new(|_, _, upstream| Ok(vec![upstream[0].clone()]));
+    let inputs: Vec<Tensor> = inputs
+        .iter()
+        .map(|t| {
+            let mut copy = t.with_new_id();
+            record_custom(&[t], std::slice::from_mut(&mut copy), pass.clone());
+            copy
+        })
+        .collect();
     inputs.iter().for_each(|t| tape.watch(t));
     tape.push();
     let refs: Vec<&Tensor> = inputs.iter().collect();
     let outputs = c.forward(&refs);
     tape.pop();
     let ids: Vec<u64> = inputs.iter().map(Tensor::id).collect();
-    tape.gradient(&outputs?, &ids, &[Some(g.clone())])
+    // `g` is the first output's gradient; a target without a seed would be seeded with ones.
+    let first = outputs?.into_iter().take(1).collect::<Vec<_>>();
+    tape.gradient(&first, &ids, &[Some(g.clone())])
 }

@@ -6,6 +6,7 @@
 
 use super::composite::{composite, Composite};
 use super::patches::{image_dims, MaxPoolGrad, PatchFill, PatchSpec, PatchesGrad};
+use super::primitive::TensorType;
 use super::*;
 use crate::ops::reduce::ArgOp;
 
@@ -204,6 +205,73 @@ pub(crate) fn conv2d_backprop_filter(
         MatMulAttrs { transpose_a: true, ..Default::default() },
     )?;
     reshape(&product, &f.shape().dims_i64())
+}
+
+/// `tf.nn.depthwise_conv2d` (NHWC): `filter` is `[KH, KW, C, M]`, each input channel convolved
+/// with its own `M` filters; the output has `C * M` channels, channel `c * M + m`. A
+/// `DepthwiseConv2dNative` node, as in TensorFlow's graphs.
+pub fn depthwise_conv2d(x: &Tensor, filter: &Tensor, w: &Window, p: &Padding) -> Result<Tensor> {
+    composite(Composite::DepthwiseConv2dNative { window: *w, padding: p.clone() }, &[x, filter])
+}
+
+/// The geometry of a depthwise convolution, checking both operands as TensorFlow does.
+fn depthwise_spec(x: &Tensor, f: &Tensor, w: &Window, padding: &Padding) -> Result<PatchSpec> {
+    let op = "DepthwiseConv2dNative";
+    let image = image_of(x, op)?;
+    float_only(x, op)?;
+    let &[kh, kw, cin, _] = f.dims() else {
+        return Err(Error::InvalidArgument(format!(
+            "filter must be 4-dimensional: {} [Op:{op}]",
+            super::primitive::describe_dims(&TensorType::of(f).dims)
+        )));
+    };
+    if f.dtype() != x.dtype() {
+        return Err(Error::InvalidArgument(format!(
+            "cannot compute {op} as input #1(zero-based) was expected to be a {} tensor but is a {} tensor [Op:{op}]",
+            x.dtype(),
+            f.dtype()
+        )));
+    }
+    check_depthwise_channels(Some(x.dims()[3]), Some(cin), op)?;
+    geometry(image, &Window { kernel: [kh, kw], ..*w }, padding, op)
+}
+
+/// The input's channels must be the filter's third dimension. TensorFlow's oneDNN kernel words
+/// a count that does not divide as below (and fails less clearly where it divides).
+pub(crate) fn check_depthwise_channels(
+    c: Option<usize>,
+    cin: Option<usize>,
+    op: &str,
+) -> Result<()> {
+    let (Some(c), Some(cin)) = (c, cin) else { return Ok(()) };
+    if c == cin {
+        return Ok(());
+    }
+    let message = if cin == 0 || c % cin != 0 {
+        format!("input depth must be evenly divisible by filter depth: {c} vs {cin}")
+    } else {
+        format!("input and filter must have the same depth: {c} vs {cin}")
+    };
+    Err(Error::InvalidArgument(format!("{message} [Op:{op}]")))
+}
+
+/// DepthwiseConv2dNative's decomposition: the patches `[N, OH, OW, KH*KW*C]` as
+/// `[N, OH, OW, KH*KW, C, 1]` times the filter as `[KH*KW, C, M]`, summed over the taps.
+pub(crate) fn depthwise_conv2d_composed(
+    x: &Tensor,
+    f: &Tensor,
+    w: &Window,
+    p: &Padding,
+) -> Result<Tensor> {
+    let spec = depthwise_spec(x, f, w, p)?;
+    let [n, rows, cols, c] = image_dims(x, "DepthwiseConv2dNative")?;
+    let (n, c, m, taps) = (n as i64, c as i64, f.dims()[3] as i64, spec.window() as i64);
+    let (oh, ow) = (spec.out[0] as i64, spec.out[1] as i64);
+    let windows =
+        if pointwise(&spec, [rows, cols]) { x.clone() } else { apply1(&Op::Patches(spec), &[x])? };
+    let windows = reshape(&windows, &[n, oh, ow, taps, c, 1])?;
+    let products = mul(&windows, &reshape(f, &[taps, c, m])?)?;
+    reshape(&reduce_sum(&products, Some(&[3]), false)?, &[n, oh, ow, c * m])
 }
 
 /// `tf.nn.conv1d` (NWC): a conv2d over a height-1 image; `filters` is `[K, C_in, C_out]`.

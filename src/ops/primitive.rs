@@ -117,6 +117,21 @@ pub trait Primitive {
         let _ = (inputs, outputs, g);
         Err(Error::Internal(format!("{} has no gradient rule", self.tf_name())))
     }
+    /// The inputs' gradients from every output's gradient (`upstream`, None where nothing
+    /// flows back). By default only the first output's is read and nothing flows without it
+    /// (multi-output ops such as sort differentiate through their values); an op whose
+    /// TensorFlow gradient treats a missing first gradient as zeros overrides this.
+    fn gradient_of_outputs(
+        &self,
+        inputs: &[Tensor],
+        outputs: &[Tensor],
+        upstream: &[Option<Tensor>],
+    ) -> Result<Vec<Option<Tensor>>> {
+        match upstream.first() {
+            Some(Some(g)) => self.gradient(inputs, outputs, g),
+            _ => Ok(vec![None; inputs.len()]),
+        }
+    }
     fn gpu(&self) -> GpuKernel {
         self.decisions().gpu
     }

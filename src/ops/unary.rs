@@ -359,6 +359,14 @@ unary_ops! {
         gpu: [Bool => "1u - a"],
         grad: NotDifferentiable,
     },
+    /// The value, as a node that stops gradients (tapes never record it; graphs keep it, so a
+    /// gradient taken through a traced function stops there too).
+    StopGradient {
+        tf: "StopGradient", python: "stop_gradient", dtypes: DTypeSet::ALL,
+        cpu: |x, b, bad| with_all!(b, v => un(v, |a| a)),
+        gpu: [F32 => "a", I32 => "a", I64 => "a", U => "a", Bool => "a"],
+        grad: NotDifferentiable,
+    },
     /// Zeros shaped like the input at run time (so an unknown traced size never bakes in).
     ZerosLike {
         tf: "ZerosLike", python: "zeros_like", dtypes: DTypeSet::ALL,

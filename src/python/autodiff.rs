@@ -159,10 +159,12 @@ fn record_custom(
     outs.into_iter().map(|t| wrap(py, t)).collect()
 }
 
-/// `tf.stop_gradient`: the same values under an identity no tape has seen.
+/// `tf.stop_gradient`: the `StopGradient` node (tapes never record it, so no gradient
+/// flows through, eager or traced).
 #[pyfunction]
 fn stop_gradient(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap(py, to_tensor(x, Hint::Infer)?.with_new_id())
+    let x = to_tensor(x, Hint::Infer)?;
+    wrap(py, crate::ops::unary(crate::ops::UnaryOp::StopGradient, &x).py()?)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -8,7 +8,8 @@ use super::tensor::{wrap, PyTensor};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::{
-    self, math, nn, random, ArgOp, BinaryOp, CumOp, MatMulAttrs, PadMode, ReduceOp, UnaryOp,
+    self, batch_norm, math, nn, random, ArgOp, BinaryOp, CumOp, MatMulAttrs, PadMode, ReduceOp,
+    UnaryOp,
 };
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -869,6 +870,38 @@ fn moments(
     Ok((wrap(py, m)?, wrap(py, v)?))
 }
 
+/// FusedBatchNormV3's six outputs; absent running statistics are empty float32 vectors.
+#[pyfunction]
+#[pyo3(signature = (x, scale, offset, mean=None, variance=None, epsilon=0.001,
+    exponential_avg_factor=1.0, data_format="NHWC", is_training=true))]
+#[allow(clippy::too_many_arguments)]
+fn fused_batch_norm(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    scale: &Bound<'_, PyAny>,
+    offset: &Bound<'_, PyAny>,
+    mean: Option<&Bound<'_, PyAny>>,
+    variance: Option<&Bound<'_, PyAny>>,
+    epsilon: f64,
+    exponential_avg_factor: f64,
+    data_format: &str,
+    is_training: bool,
+) -> PyResult<Vec<PyT>> {
+    let statistic = |v: Option<&Bound<'_, PyAny>>| match v {
+        Some(v) => t(v),
+        None => ops::zeros(&[0], DType::F32).py(),
+    };
+    let attrs = batch_norm::BatchNorm {
+        epsilon,
+        exponential_avg_factor,
+        data_format: batch_norm::BatchNormFormat::parse(data_format).py()?,
+        is_training,
+    };
+    let (x, scale, offset) = (t(x)?, t(scale)?, t(offset)?);
+    let (mean, variance) = (statistic(mean)?, statistic(variance)?);
+    outs(py, batch_norm::fused_batch_norm([&x, &scale, &offset, &mean, &variance], attrs))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     macro_rules! add {
         ($($f:ident),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
@@ -931,6 +964,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         bias_add,
         dropout,
         moments,
+        fused_batch_norm,
     );
     Ok(())
 }

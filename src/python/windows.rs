@@ -66,6 +66,23 @@ fn conv2d(
     wrap(py, conv::conv2d(&x, &filters, &w, &padding(padding_name, explicit)?).py()?)
 }
 
+#[pyfunction]
+#[pyo3(signature = (x, filter, strides, dilations, padding_name, explicit=None))]
+fn depthwise_conv2d(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    filter: &Bound<'_, PyAny>,
+    strides: &Bound<'_, PyAny>,
+    dilations: &Bound<'_, PyAny>,
+    padding_name: &str,
+    explicit: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let x = to_tensor(x, Hint::Infer)?;
+    let filter = to_tensor(filter, Hint::Prefer(x.dtype()))?;
+    let w = window([1, 1], strides, dilations)?;
+    wrap(py, conv::depthwise_conv2d(&x, &filter, &w, &padding(padding_name, explicit)?).py()?)
+}
+
 /// `kind` is "MAX" or "AVG".
 #[pyfunction]
 fn pool2d(
@@ -104,6 +121,7 @@ fn extract_patches(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conv2d, m)?)?;
+    m.add_function(wrap_pyfunction!(depthwise_conv2d, m)?)?;
     m.add_function(wrap_pyfunction!(pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(extract_patches, m)?)?;
     Ok(())

@@ -168,3 +168,53 @@ def test_second_derivative_through_function(tf):
             y = f(x)
         dy = inner.gradient(y, x)
     return dy, outer.gradient(dy, x)
+
+
+@parity
+def test_second_derivative_through_a_decomposed_composite(tf):
+    """Gelu's gradient runs its parts again: an outer tape must see them depend on x."""
+    x = tf.constant([-1.5, -0.3, 0.4, 2.0])
+    results = []
+    for approximate in (False, True):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(tf.nn.gelu(x, approximate=approximate))
+            g = inner.gradient(y, x)
+        results.append((g, outer.gradient(g, x)))
+    return results
+
+
+@parity
+def test_stop_gradient_in_a_function_sees_each_call(tf):
+    # Regression: a traced stop_gradient became a constant holding the first call's numbers.
+    @tf.function
+    def f(x):
+        return tf.stop_gradient(x) * 2.0 + x
+
+    a, b = tf.constant([1.0, 2.0]), tf.constant([5.0, -7.0])
+    with tf.GradientTape() as tape:
+        tape.watch(b)
+        y = tf.reduce_sum(f(b))
+    return f(a), f(b), tape.gradient(y, b)
+
+
+@parity
+def test_gradients_through_decomposed_composites_inside_a_function(tf):
+    # Regression: gelu's and avg_pool's gradients taken inside a traced step were the first
+    # call's gradients on every later call (the decomposition's inputs became constants).
+    @tf.function
+    def grads(x, image):
+        with tf.GradientTape() as tape:
+            tape.watch([x, image])
+            y = tf.reduce_sum(tf.nn.gelu(x) ** 2)
+            y += tf.reduce_sum(tf.nn.avg_pool2d(image, 2, 2, "VALID") ** 2)
+        return tape.gradient(y, [x, image])
+
+    def image(k):
+        return tf.reshape(tf.range(16, dtype=tf.float32) * k, [1, 4, 4, 1])
+
+    first = grads(tf.constant([0.5, -1.0, 2.0]), image(1.0))
+    second = grads(tf.constant([3.0, 0.1, -2.0]), image(-0.5))
+    return first, second, grads.experimental_get_tracing_count()

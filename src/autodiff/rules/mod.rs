@@ -21,18 +21,16 @@ pub(crate) fn has_gradient(op: &Op) -> bool {
     op.primitive().differentiable()
 }
 
-/// The inputs' gradients; none flow when the first output's gradient is absent (multi-output
-/// ops such as sort differentiate through their values).
+/// The inputs' gradients from the outputs' (`Primitive::gradient_of_outputs`: by default none
+/// flow when the first output's gradient is absent, as multi-output ops such as sort
+/// differentiate through their values).
 pub(crate) fn gradient(
     op: &Op,
     inputs: &[Tensor],
     outputs: &[Tensor],
     upstream: &[Option<Tensor>],
 ) -> Result<Vec<Option<Tensor>>> {
-    match upstream.first() {
-        Some(Some(g)) => op.primitive().gradient(inputs, outputs, g),
-        _ => Ok(vec![None; inputs.len()]),
-    }
+    op.primitive().gradient_of_outputs(inputs, outputs, upstream)
 }
 
 pub(crate) fn reshape_to(g: &Tensor, shape: &Shape) -> Result<Tensor> {

@@ -27,6 +27,13 @@ pub fn run(
         return Ok(None);
     }
     let Some(program) = program(chain) else { return Ok(None) };
+    // Inputs, the output and the parameters are one storage binding each: a chain wider than
+    // the device allows runs step by step.
+    let bindings =
+        crate::gpu::adapters::context(device)?.limits.max_storage_buffers_per_shader_stage as usize;
+    if inputs.len() + 2 > bindings {
+        return Ok(None);
+    }
     let mut moved: Vec<GpuInput> = Vec::with_capacity(inputs.len());
     for t in inputs {
         match to_gpu(t, device)? {
