@@ -36,22 +36,18 @@ pub fn reduce_std(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 
 /// log(sum(exp(x))) computed stably around the maximum (infinite maxima are replaced by 0).
 pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
-    let raw_max = reduce(ReduceOp::Max, x, axes, true)?;
-    let finite = unary(UnaryOp::IsFinite, &raw_max)?;
-    let m = select(&finite, &raw_max, &scalar_like(x, 0.0))?;
-    let s = reduce_sum(&exp(&sub(x, &m)?)?, axes, true)?;
-    let out = add(&log(&s)?, &m)?;
-    if keepdims {
-        Ok(out)
-    } else {
-        let axes_v = axes_or_all(x, axes, "Max")?;
-        let dims: Vec<i64> = reduce::output_shape(x.shape(), &axes_v, false)
-            .dims()
-            .iter()
-            .map(|&d| d as i64)
-            .collect();
-        reshape(&out, &dims)
-    }
+    // The maxima twice (kept for the shift, reduced for the result) rather than a reshape to
+    // the example's reduced dims, which would bake a traced size into the graph.
+    let finite_or_zero = |m: Tensor| -> Result<Tensor> {
+        select(&unary(UnaryOp::IsFinite, &m)?, &m, &scalar_like(x, 0.0))
+    };
+    let shift = finite_or_zero(reduce(ReduceOp::Max, x, axes, true)?)?;
+    let s = reduce_sum(&exp(&sub(x, &shift)?)?, axes, keepdims)?;
+    let m = match keepdims {
+        true => shift,
+        false => finite_or_zero(reduce(ReduceOp::Max, x, axes, false)?)?,
+    };
+    add(&log(&s)?, &m)
 }
 
 pub fn count_nonzero(

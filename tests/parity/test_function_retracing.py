@@ -99,3 +99,30 @@ def test_zeros_and_ones_like_keep_unknown_sizes(tf):
     outs = [f(tf.ones([n, 2])) for n in (1, 3, 5)]
     graph_ops = [op.type for op in f.get_concrete_function().graph.get_operations()]
     return outs, f.experimental_get_tracing_count(), "ZerosLike" in graph_ops
+
+
+@parity
+def test_logsumexp_in_a_relaxed_trace(tf):
+    # Regression: the reduced result was reshaped to the example's dims, so a second batch
+    # size raised a reshape error.
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    def f(x):
+        return tf.reduce_logsumexp(x, axis=1), tf.reduce_logsumexp(x, axis=0, keepdims=True)
+
+    outs = [f(tf.reshape(tf.range(4 * n, dtype=tf.float32), [n, 4])) for n in (1, 3, 5)]
+    return outs, f.experimental_get_tracing_count()
+
+
+@parity
+def test_broadcast_gradient_with_an_unknown_size(tf):
+    # x's first dim is unknown and broadcasts against y's 4 when it is 1: the gradient must be
+    # summed over that axis for a batch of 1 and not for a batch of 4, whichever came first.
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def grads(x):
+        y = tf.reshape(tf.range(12, dtype=tf.float32), [4, 3])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss = tf.reduce_sum(x * y)
+        return tape.gradient(loss, x)
+
+    return grads(tf.ones([1, 3])), grads(tf.ones([4, 3])), grads(tf.ones([1, 3]))
