@@ -271,9 +271,19 @@ def test_second_derivative_through_max_pooling_reads_the_first_maxima(device):
 
 
 def test_a_specialised_concrete_function_refuses_other_sizes():
-    cf = tf.function(tf.reduce_mean).get_concrete_function(tf.TensorSpec([None], tf.float32))
+    # Unstacking along an unknown size reads the example's size (1) for the number of pieces.
+    def pieces(x):
+        return tf.unstack(x)
+
+    cf = tf.function(pieces).get_concrete_function(tf.TensorSpec([None], tf.float32))
     with pytest.raises(ValueError, match="traced at shapes"):
         cf(tf.constant([1.0, 2.0, 3.0]))
+
+
+def test_a_mean_over_an_unknown_size_serves_every_size():
+    cf = tf.function(tf.reduce_mean).get_concrete_function(tf.TensorSpec([None], tf.float32))
+    assert float(cf(tf.constant([1.0, 2.0, 3.0]))) == 2.0
+    assert float(cf(tf.constant([1.0, 5.0]))) == 3.0
 
 
 def test_one_dimensional_arguments_take_the_width_entry():

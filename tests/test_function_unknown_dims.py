@@ -1,7 +1,8 @@
 """tf.function with dimensions the signature leaves unknown: a graph that only ever treats the
-unknown size symbolically serves every size with one trace; one whose body read the example's
-size (a mean's count, expand_dims's target shape, tf.size, zeros_like) is specialised and traced
-again per shape, so every call gives the eager result."""
+unknown size symbolically (a mean's count, expand_dims's target shape, tf.size, zeros_like and
+shapes from tf.shape are computed when it runs) serves every size with one trace; one whose body
+read the example's size (unstacking along it) is specialised and traced again per shape, so
+every call gives the eager result."""
 
 import ferroflow as tf
 import numpy as np
@@ -47,3 +48,21 @@ def test_reduce_retracing_specialises_a_mean():
     traced = tf.function(lambda x: tf.reduce_mean(x), reduce_retracing=True)
     for n in (2, 3, 5, 8):
         assert float(traced(tf.range(n, dtype=tf.float32))) == pytest.approx((n - 1) / 2)
+
+
+def test_a_broadcast_between_two_unknown_sizes_is_never_a_wrong_gradient():
+    # Both sizes unknown while tracing: ferroflow takes them as equal. Were x's 1 and y's 4
+    # when the graph runs, TensorFlow would sum x's gradient; ferroflow raises rather than
+    # return a gradient of y's shape for x.
+    spec = tf.TensorSpec([None, 3], tf.float32)
+
+    @tf.function(input_signature=[spec, spec])
+    def grads(x, y):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss = tf.reduce_sum(x * y)
+        return tape.gradient(loss, x)
+
+    np.testing.assert_array_equal(grads(tf.ones([4, 3]), tf.ones([4, 3])).numpy(), np.ones([4, 3]))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        grads(tf.ones([1, 3]), tf.ones([4, 3]))

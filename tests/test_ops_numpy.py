@@ -166,6 +166,7 @@ UNARY = {
     "is_finite": (tf.math.is_finite, np.isfinite, "special", FLOATS),
     "logical_not": (tf.math.logical_not, np.logical_not, "any", ["bool"]),
     "stop_gradient": (tf.stop_gradient, lambda x: x, "any", FLOATS + INTS + COMPLEX + ["bool"]),
+    "identity": (tf.identity, lambda x: x, "any", FLOATS + INTS + COMPLEX + ["bool"]),
     "zeros_like": (tf.zeros_like, np.zeros_like, "any", FLOATS + INTS + COMPLEX + ["bool"]),
     "ones_like": (tf.ones_like, np.ones_like, "any", FLOATS + INTS + COMPLEX + ["bool"]),
 }

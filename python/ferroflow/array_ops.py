@@ -40,8 +40,7 @@ def is_tensor(x):
 
 
 def identity(input, name=None):  # noqa: A002 - TensorFlow's argument name
-    t = convert_to_tensor(input)
-    return _core.reshape(t, t._dims)
+    return _core.unary("identity", convert_to_tensor(input))
 
 
 def cast(x, dtype, name=None):
@@ -169,8 +168,13 @@ def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
 
 
 def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
+    t = convert_to_tensor(input)
+    info = _core.symbolic_info(t) if _core.graph_tracing() else None
+    if info is not None and None in info[1]:
+        # Traced with an unknown size: the count is known only when the graph runs.
+        return _core.reduce("prod", _core.shape_op(t, _enum(out_type)), None, False)
     n = 1
-    for d in convert_to_tensor(input)._dims:
+    for d in t._dims:
         n *= d
     return _core.constant(n, _enum(out_type))
 

@@ -6,7 +6,7 @@
 use super::fused;
 use super::ir::{Graph, Node, NodeKind};
 use super::trace;
-use crate::dispatch::{self, Op};
+use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -107,8 +107,12 @@ fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Resu
         NodeKind::Placeholder(i) => vec![inputs[*i].clone()],
         NodeKind::Const(t) => vec![t.clone()],
         // A random node draws its next numbers on every call of the graph.
-        NodeKind::Op(Op::Random(spec)) if mode == Mode::Run => {
-            dispatch::apply(&Op::Random(spec.next_run()), &refs)?
+        NodeKind::Op(op) if mode == Mode::Run && op.primitive().stateful() => {
+            dispatch::apply(&op.next_run(), &refs)?
+        }
+        // Recorded for a gradient, a random node redraws the forward pass's numbers.
+        NodeKind::Op(op) if mode == Mode::Replay && op.primitive().stateful() => {
+            dispatch::apply(&op.replaying(), &refs)?
         }
         NodeKind::Op(op) => dispatch::apply(op, &refs)?,
         NodeKind::Fused(chain) => vec![fused::run(chain, &refs)?],

@@ -7,6 +7,7 @@ pub mod executor;
 pub mod fused;
 mod fused_cpu;
 pub mod ir;
+pub(crate) mod known_ints;
 pub mod passes;
 pub mod print;
 pub mod trace;

@@ -5,6 +5,7 @@
 //! reads from an enclosing frame become that subgraph's extra inputs (captures).
 
 use super::ir::{Graph, Node, NodeKind, ValueRef};
+use super::known_ints::{self, KnownInts};
 use crate::dispatch::Op;
 use crate::error::{Error, Result};
 use crate::ops::primitive::{describe_dims, TensorType};
@@ -19,6 +20,8 @@ struct Frame {
     values: HashMap<u64, ValueRef>,
     /// Per node: its value depends on inputs, variables or randomness (not a constant).
     symbolic: Vec<bool>,
+    /// Symbolic integer vectors whose elements are known in part (shapes built from `Shape`).
+    known_ints: HashMap<ValueRef, KnownInts>,
     /// Values of the enclosing frame that feed this frame's capture placeholders, and the
     /// example tensors they were captured as.
     captures: Vec<ValueRef>,
@@ -43,6 +46,8 @@ thread_local! {
     /// The open trace's op-seed counter (TensorFlow's per-graph seeds for random ops that get
     /// only the global seed); reset when the outermost trace begins.
     static OP_SEEDS: Cell<i64> = const { Cell::new(0) };
+    /// Open `requested_shape` scopes.
+    static REQUESTED: Cell<usize> = const { Cell::new(0) };
     /// `tf.name_scope`'s prefix ("outer/inner/") for the names of recorded nodes.
     static NAME_SCOPE: RefCell<String> = const { RefCell::new(String::new()) };
 }
@@ -85,6 +90,21 @@ pub fn suspend() -> Suspend {
 impl Drop for Suspend {
     fn drop(&mut self) {
         SUSPENDED.with(|s| s.set(s.get() - 1));
+    }
+}
+
+/// While alive, a shape attribute of the ops recorded is what the caller asked for (the numbers
+/// a user passed to `tf.fill`), not an example's size: it does not specialise the trace.
+pub struct RequestedShape(());
+
+pub fn requested_shape() -> RequestedShape {
+    REQUESTED.with(|r| r.set(r.get() + 1));
+    RequestedShape(())
+}
+
+impl Drop for RequestedShape {
+    fn drop(&mut self) {
+        REQUESTED.with(|r| r.set(r.get() - 1));
     }
 }
 
@@ -255,10 +275,25 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) -> 
             true => types.iter().any(|t| !t.fully_known()),
             false => symbolic_inputs || primitive.stateful(),
         };
-        let infos = static_types(op, &types, outputs, symbolic)?;
-        frame.specialised |= frame.has_unknown && primitive.bakes_shape();
+        let known: Vec<Option<KnownInts>> = match known_ints::wanted(op) {
+            true => refs.iter().zip(inputs).map(|(v, t)| known_elements(frame, *v, t)).collect(),
+            false => Vec::new(),
+        };
+        let infos = static_types(op, &types, &known, outputs, symbolic)?;
+        // A scalar or a shape the caller asked for holds no example size.
+        let baked = primitive.bakes_shape()
+            && infos.first().is_some_and(|t| t.rank() > 0)
+            && REQUESTED.with(Cell::get) == 0;
+        frame.specialised |= frame.has_unknown && baked;
         mark_unknown(frame, infos.iter().any(|t| !t.fully_known()));
+        let propagated = match symbolic && !known.is_empty() {
+            true => known_ints::propagate(op, inputs, &types, &known),
+            false => None,
+        };
         let node = push_node(frame, NodeKind::Op(op.clone()), refs, infos, op.tf_name(), symbolic);
+        if let Some(k) = propagated {
+            frame.known_ints.insert(ValueRef { node, output: 0 }, k);
+        }
         for (i, o) in outputs.iter_mut().enumerate() {
             // An output that is an input's handle (identity cast) needs its own identity.
             if inputs.iter().any(|x| x.id() == o.id()) {
@@ -270,18 +305,28 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) -> 
     })
 }
 
+/// What the trace knows of the elements of `t` (value `v` of `frame`): all of them for a
+/// constant, those the frame tracked for a symbolic shape.
+fn known_elements(frame: &Frame, v: ValueRef, t: &Tensor) -> Option<KnownInts> {
+    match frame.symbolic[v.node] {
+        true => frame.known_ints.get(&v).cloned(),
+        false => known_ints::of_constant(t),
+    }
+}
+
 /// The outputs' static types: a value computed from constants alone is itself a constant
 /// (its example is its value), everything else gets what the op's `infer` rule says.
 fn static_types(
     op: &Op,
     types: &[TensorType],
+    known: &[Option<KnownInts>],
     outputs: &[Tensor],
     symbolic: bool,
 ) -> Result<Vec<TensorType>> {
     if !symbolic {
         return Ok(outputs.iter().map(TensorType::of).collect());
     }
-    let inferred = match op.primitive().infer(types) {
+    let inferred = match op.primitive().infer_with_values(types, known) {
         // An output rank that depends on an unknown dimension (gather_nd's index depth):
         // `TensorType` has no unknown rank, so the example's rank stands with unknown sizes.
         Err(Error::Unimplemented(_)) => {
@@ -452,6 +497,24 @@ pub(crate) fn alias(original: &Tensor, copy: &Tensor) {
         }
         let v = resolve(&mut frames, depth, original);
         frames[depth].values.insert(copy.id(), v);
+    })
+}
+
+/// What is known of `t`'s dims without tying the trace to its example: the traced value's
+/// static dims (`None` where unknown until the graph runs), else the tensor's own. Unlike
+/// `Tensor::dims`, reading them never specialises the trace.
+pub fn static_dims(t: &Tensor) -> Vec<Option<usize>> {
+    let own = || t.shape().dims().iter().map(|&d| Some(d)).collect();
+    if !UNKNOWN_DIMS.with(Cell::get) {
+        return own();
+    }
+    FRAMES.with(|f| {
+        let frames = f.borrow();
+        let Some(depth) = frames.len().checked_sub(1) else { return own() };
+        match find(&frames, depth, t.id()) {
+            Some((d, v)) => frames[d].graph.info(v).dims.clone(),
+            None => own(),
+        }
     })
 }
 

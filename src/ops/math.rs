@@ -5,12 +5,12 @@ use super::*;
 /// `reduce_mean`: the sum divided by the count (integer means truncate, as in TensorFlow).
 pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let axes_v = axes_or_all(x, axes, "Mean")?;
-    let count: usize = axes_v.iter().map(|&a| x.dims()[a]).product();
+    let count = static_shape::count_over(x, &axes_v, x.dtype())?;
     let s = apply1(
         &Op::Reduce(super::reduce::Reduce { op: ReduceOp::Sum, axes: axes_v, keepdims }),
         &[x],
     )?;
-    div(&s, &scalar_like(&s, count as f64))
+    div(&s, &count)
 }
 
 pub fn reduce_variance(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {

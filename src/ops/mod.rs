@@ -24,9 +24,11 @@ pub mod registry;
 mod registry_tests;
 pub mod select;
 mod shape_decl;
+pub mod shape_input;
 pub mod shape_ops;
 pub mod slicing;
 pub mod sort;
+pub mod static_shape;
 pub mod unary;
 
 use crate::dispatch::{apply, apply1, Op};
@@ -40,6 +42,7 @@ pub use matmul::MatMulAttrs;
 pub use reduce::{ArgOp, CumOp, ReduceOp};
 pub use shape_ops::PadMode;
 pub use slicing::SliceItem;
+use static_shape::{static_dims, Dim};
 pub use unary::UnaryOp;
 
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
@@ -183,28 +186,30 @@ pub fn concat(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
 
 pub fn expand_dims(x: &Tensor, axis: i64) -> Result<Tensor> {
     let axis = normalize_axis(axis, x.rank() + 1)?;
-    let mut dims: Vec<i64> = x.dims().iter().map(|&d| d as i64).collect();
-    dims.insert(axis, 1);
-    reshape(x, &dims)
+    let mut dims: Vec<Dim> = (0..x.rank()).map(Dim::Of).collect();
+    dims.insert(axis, Dim::Size(1));
+    static_shape::reshape_keeping(x, &dims)
 }
 
+/// Drops size-1 axes (all those known to be 1 when `axes` is None, as TensorFlow's graphs do).
 pub fn squeeze(x: &Tensor, axes: Option<&[i64]>) -> Result<Tensor> {
+    let known = static_dims(x);
     let drop: Vec<usize> = match axes {
-        None => (0..x.rank()).filter(|&a| x.dims()[a] == 1).collect(),
+        None => (0..x.rank()).filter(|&a| known[a] == Some(1)).collect(),
         Some(a) => {
             let axes = normalize_axes(a, x.rank())?;
-            if let Some(&bad) = axes.iter().find(|&&a| x.dims()[a] != 1) {
+            // An unknown size is checked when the graph runs, by the reshape.
+            if let Some(&bad) = axes.iter().find(|&&a| known[a].is_some_and(|d| d != 1)) {
                 return Err(Error::InvalidArgument(format!(
                     "Can not squeeze dim[{bad}], expected a dimension of 1, got {} [Op:Squeeze]",
-                    x.dims()[bad]
+                    x.shape().dims()[bad]
                 )));
             }
             axes
         }
     };
-    let dims: Vec<i64> =
-        (0..x.rank()).filter(|a| !drop.contains(a)).map(|a| x.dims()[a] as i64).collect();
-    reshape(x, &dims)
+    let dims: Vec<Dim> = (0..x.rank()).filter(|a| !drop.contains(a)).map(Dim::Of).collect();
+    static_shape::reshape_keeping(x, &dims)
 }
 
 pub fn stack(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
@@ -231,7 +236,7 @@ pub fn stack(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
 /// Slices along `axis` into pieces of the given sizes (one may be -1).
 pub fn split(x: &Tensor, sizes: &[i64], axis: i64) -> Result<Vec<Tensor>> {
     let axis = normalize_axis(axis, x.rank())?;
-    let d = x.dims()[axis] as i64;
+    let d = known_size(x, axis)? as i64;
     let mut sizes = sizes.to_vec();
     let unknown: Vec<usize> =
         sizes.iter().enumerate().filter(|(_, &s)| s == -1).map(|(i, _)| i).collect();
@@ -267,7 +272,7 @@ pub fn split(x: &Tensor, sizes: &[i64], axis: i64) -> Result<Vec<Tensor>> {
 /// Splits into `num` equal pieces along `axis`.
 pub fn split_even(x: &Tensor, num: usize, axis: i64) -> Result<Vec<Tensor>> {
     let a = normalize_axis(axis, x.rank())?;
-    let d = x.dims()[a];
+    let d = known_size(x, a)?;
     if num == 0 || !d.is_multiple_of(num) || (d == 0 && num > 1 << 16) {
         return Err(Error::InvalidArgument(format!(
             "Number of ways to split should evenly divide the split dimension, but got split_dim {a} (size = {d}) and num_split {num} [Op:Split]"
@@ -276,9 +281,18 @@ pub fn split_even(x: &Tensor, num: usize, axis: i64) -> Result<Vec<Tensor>> {
     split(x, &vec![(d / num) as i64; num], axis)
 }
 
+/// The size of `x` along `axis`: a split needs it while tracing (the number of pieces and
+/// their sizes are attributes). Only an unknown size reads the example's, specialising the trace.
+fn known_size(x: &Tensor, axis: usize) -> Result<usize> {
+    Ok(match static_dims(x)[axis] {
+        Some(d) => d,
+        None => x.dims()[axis],
+    })
+}
+
 pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
     let a = normalize_axis(axis, x.rank())?;
-    (0..x.dims()[a])
+    (0..known_size(x, a)?)
         .map(|i| {
             let mut items = vec![slicing::FULL; x.rank()];
             items[a] = SliceItem::Index(i as i64);

@@ -5,6 +5,7 @@ use super::math::reduce_mean;
 use super::primitive::{
     input, same_type, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
 };
+use super::shape_input::ShapeArg;
 use super::*;
 
 /// The `Softmax` (or `LogSoftmax`) primitive over the last axis of a float tensor.
@@ -319,12 +320,14 @@ pub fn dropout(
     if rate == 0.0 {
         return Ok(x.clone());
     }
+    // The mask takes `x`'s shape when the node runs where a traced size is unknown.
     let shape = match noise_shape {
-        Some(s) => Shape::checked(s)?,
-        None => x.shape().clone(),
+        Some(s) => ShapeArg::Dims(s.to_vec()),
+        None => static_shape::shape_arg_of(x)?,
     };
     let unit = random::Distribution::Uniform { minval: 0.0, maxval: 1.0 };
-    let u = random::draw(unit, &shape, x.dtype(), random::next_stream(seed))?;
+    let (stream, dtype) = (random::next_stream(seed), x.dtype());
+    let u = shape.apply(&[], |dims| random::spec(unit, &Shape::checked(dims)?, dtype, stream))?;
     let keep = greater_equal(&u, &scalar_like(x, rate))?;
     let scaled = mul(x, &scalar_like(x, 1.0 / (1.0 - rate)))?;
     select(&keep, &scaled, &scalar_like(x, 0.0))

@@ -102,6 +102,17 @@ pub trait Primitive {
     /// Abstract evaluation: output types from input types, sizes unknown where they depend on
     /// an unknown input dimension or on input values. Errors as TensorFlow's shape functions.
     fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>>;
+    /// `infer` where the elements of some small integer inputs are known in part (`values[i]`,
+    /// `None` where unknown), as TensorFlow's shape functions read constant inputs: a shape
+    /// input built from `tf.shape(x)` keeps the sizes it knows.
+    fn infer_with_values(
+        &self,
+        inputs: &[TensorType],
+        values: &[Option<Vec<Option<i64>>>],
+    ) -> Result<Vec<TensorType>> {
+        let _ = values;
+        self.infer(inputs)
+    }
     /// The CPU kernel (inputs already on the host).
     fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>>;
     fn decisions(&self) -> Decisions;

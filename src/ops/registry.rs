@@ -9,6 +9,7 @@ use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
 use super::random::{RandomSpec, RngSkip, RngState, StatelessSpec};
 use super::reduce::{ArgReduce, Cumulative, Reduce};
+use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
 use super::{
     binary::BinaryOp, cast::Cast, creation::Fill, creation::Range, index::Gather, index::GatherNd,
@@ -36,6 +37,9 @@ macro_rules! primitives {
 
             /// Reads an op back from its TensorFlow name and attributes (a saved graph).
             pub fn decode(name: &str, attrs: &Attrs) -> Result<Op> {
+                if attrs.contains_key(SHAPE_INPUT_ATTR) {
+                    return ShapeFromInput::decode(name, attrs).map(Op::ShapeFromInput);
+                }
                 $(if <$ty as Decode>::names().contains(&name) {
                     return <$ty as Decode>::decode(name, attrs).map(Op::$variant);
                 })*
@@ -94,12 +98,32 @@ primitives! {
     MaxPoolGrad(MaxPoolGrad),
     /// A named composite (`Relu`, `MaxPool`, ...).
     Composite(Composite),
+    /// Reshape, Fill, BroadcastTo or a random op with its shape as its last input.
+    ShapeFromInput(ShapeFromInput),
 }
 
 impl Op {
     /// TensorFlow's name for the op, as placement logs and graphs print it.
     pub fn tf_name(&self) -> &'static str {
         self.primitive().tf_name()
+    }
+
+    /// A stateful node's op for its next run in a graph (a random op's next draw).
+    pub fn next_run(&self) -> Op {
+        match self {
+            Op::Random(spec) => Op::Random(spec.next_run()),
+            Op::ShapeFromInput(op) => Op::ShapeFromInput(op.next_run()),
+            other => other.clone(),
+        }
+    }
+
+    /// The op that recomputes a stateful node for a gradient: it draws what the node drew.
+    pub fn replaying(&self) -> Op {
+        match self {
+            Op::Random(spec) => Op::Random(spec.replaying()),
+            Op::ShapeFromInput(op) => Op::ShapeFromInput(op.replaying()),
+            other => other.clone(),
+        }
     }
 }
 

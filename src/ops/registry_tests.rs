@@ -7,7 +7,7 @@ use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
     binary, cast, composite, creation, index, matmul, nn, patches, random, reduce, select,
-    shape_ops, sort, unary,
+    shape_input, shape_ops, sort, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -28,6 +28,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         index::registry_examples(),
         random::registry_examples(),
         patches::registry_examples(),
+        shape_input::registry_examples(),
     ]
     .concat()
 }
@@ -36,7 +37,9 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
 fn every_name_belongs_to_one_row() {
     let mut seen = BTreeSet::new();
     for (row, names) in Op::registry() {
-        assert!(!names.is_empty(), "{row} declares no TensorFlow name");
+        // Saved under the names of the op it wraps, told apart by an attribute.
+        let wraps_another = row == "ShapeFromInput";
+        assert!(wraps_another || !names.is_empty(), "{row} declares no TensorFlow name");
         for name in names {
             assert!(seen.insert(name), "{name} is declared by two rows (the second is {row})");
         }
@@ -83,11 +86,18 @@ fn declarations_agree_with_kernels() {
         assert_eq!(inferred.len(), actual.len(), "{name}: outputs");
         for (t, a) in inferred.iter().zip(&actual) {
             // Only sizes that depend on values stay unknown when every input dim is known.
-            if VALUE_SIZED.contains(&name) {
+            if VALUE_SIZED.contains(&name) || matches!(op, Op::ShapeFromInput(_)) {
                 assert!(t.admits(a.dtype, &known_dims(a)), "{name}: {t:?} vs {a:?}");
             } else {
                 assert_eq!(t, a, "{name}: infer over known dims");
             }
+        }
+
+        // Known elements of the inputs (a shape input's) make the sizes known.
+        let values: Vec<_> = inputs.iter().map(crate::graph::known_ints::of_constant).collect();
+        let exact = p.infer_with_values(&known, &values).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if !VALUE_SIZED.contains(&name) {
+            assert_eq!(exact, actual, "{name}: infer over known dims and values");
         }
 
         let unknown: Vec<TensorType> = known.iter().map(unknown_dims).collect();
@@ -99,7 +109,9 @@ fn declarations_agree_with_kernels() {
                 }
             }
             // The output's rank would be unknown, which `TensorType` cannot say yet.
-            Err(crate::error::Error::Unimplemented(_)) if UNKNOWN_RANK.contains(&name) => {}
+            // (A shape input of unknown length leaves the output's rank unknown too.)
+            Err(crate::error::Error::Unimplemented(_))
+                if UNKNOWN_RANK.contains(&name) || matches!(op, Op::ShapeFromInput(_)) => {}
             Err(e) => panic!("{name}'s infer (unknown dims): {e}"),
         }
 

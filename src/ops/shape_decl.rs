@@ -76,13 +76,7 @@ impl Primitive for Reshape {
     }
 
     fn gradient(&self, inputs: &[Tensor], _: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
-        let x = &inputs[0];
-        let g = if g.shape() == x.shape() {
-            g.clone()
-        } else {
-            ops::reshape(g, &x.shape().dims_i64())?
-        };
-        Ok(vec![Some(g)])
+        Ok(vec![Some(crate::ops::static_shape::reshape_like(g, &inputs[0])?)])
     }
 
     fn decisions(&self) -> Decisions {
@@ -162,7 +156,7 @@ impl Primitive for BroadcastTo {
     }
 
     fn gradient(&self, inputs: &[Tensor], _: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
-        Ok(vec![Some(unbroadcast(g, inputs[0].shape())?)])
+        Ok(vec![Some(unbroadcast(g, &inputs[0])?)])
     }
 
     fn bakes_shape(&self) -> bool {

@@ -359,6 +359,13 @@ unary_ops! {
         gpu: [Bool => "1u - a"],
         grad: NotDifferentiable,
     },
+    /// The value, as its own node (`tf.identity`): gradients pass through unchanged.
+    Identity {
+        tf: "Identity", python: "identity", dtypes: DTypeSet::ALL,
+        cpu: |x, b, bad| with_all!(b, v => un(v, |a| a)),
+        gpu: [F32 => "a", I32 => "a", I64 => "a", U => "a", Bool => "a"],
+        grad: Rule(|_, _, g| Ok(g.clone())),
+    },
     /// The value, as a node that stops gradients (tapes never record it; graphs keep it, so a
     /// gradient taken through a traced function stops there too).
     StopGradient {

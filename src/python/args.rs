@@ -4,6 +4,8 @@ use super::errors::IntoPy;
 use super::tensor::PyTensor;
 use crate::dtype::DType;
 use crate::error::Error;
+use crate::ops::shape_input::ShapeArg;
+use crate::tensor::Tensor;
 use crate::with_all;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -16,6 +18,57 @@ pub fn dtype(enum_value: u32) -> PyResult<DType> {
 
 pub fn opt_dtype(enum_value: Option<u32>) -> PyResult<Option<DType>> {
     enum_value.map(dtype).transpose()
+}
+
+/// A shape argument: integers, or inside a trace an integer vector (or a list holding integer
+/// scalars) known only when the graph runs, which the op then takes as an input.
+pub fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<ShapeArg> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if crate::graph::trace::is_symbolic(t) {
+            return Ok(ShapeArg::Traced(t.clone()));
+        }
+        return int_list(obj).map(ShapeArg::Dims);
+    }
+    let symbolic_item = |item: &Bound<'_, PyAny>| {
+        item.cast::<PyTensor>().is_ok_and(|t| crate::graph::trace::is_symbolic(&t.get().inner))
+    };
+    let is_list = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
+    if !is_list || !obj.try_iter()?.flatten().any(|i| symbolic_item(&i)) {
+        return int_list(obj).map(ShapeArg::Dims);
+    }
+    // TensorFlow packs the items: scalars of one integer dtype (int64 if any item is).
+    let mut wide = false;
+    let items: Vec<Tensor> = obj
+        .try_iter()?
+        .map(|item| {
+            let item = item?;
+            match item.cast::<PyTensor>() {
+                Ok(t) => {
+                    wide |= t.get().inner.dtype() == DType::I64;
+                    Ok(t.get().inner.clone())
+                }
+                Err(_) => Ok(Tensor::scalar(int_arg(&item)?)),
+            }
+        })
+        .collect::<PyResult<_>>()?;
+    let dtype = if wide { DType::I64 } else { DType::I32 };
+    let items = items
+        .iter()
+        .map(|t| {
+            if !t.dtype().is_integer() || t.rank() != 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "a shape list holds integer scalars, got a {} tensor of shape {}",
+                    t.dtype(),
+                    t.shape()
+                )));
+            }
+            crate::ops::cast(t, dtype)
+        })
+        .collect::<Result<Vec<Tensor>, Error>>()
+        .py()?;
+    let refs: Vec<&Tensor> = items.iter().collect();
+    crate::ops::stack(&refs, 0).py().map(ShapeArg::Traced)
 }
 
 /// Integers from an int, a sequence of ints, a numpy array or an integer tensor.

@@ -5,8 +5,12 @@ use super::args::{self, int_arg, int_list, opt_dtype, opt_int_list};
 use super::convert::{is_tensor_like, to_tensor, Hint};
 use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
+use crate::dispatch::Op;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::creation::Fill;
+use crate::ops::shape_input::ShapeArg;
+use crate::ops::shape_ops::{BroadcastTo, Reshape};
 use crate::ops::{
     self, batch_norm, math, nn, random, ArgOp, BinaryOp, CumOp, MatMulAttrs, PadMode, ReduceOp,
     UnaryOp,
@@ -317,7 +321,9 @@ fn matmul(
 
 #[pyfunction]
 fn reshape(py: Python<'_>, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<PyT> {
-    out(py, ops::reshape(&t(x)?, &int_list(shape)?))
+    let x = t(x)?;
+    let reshape = |dims: &[i64]| Ok(Op::Reshape(Reshape(dims.to_vec())));
+    out(py, args::shape_arg(shape)?.apply(&[&x], reshape))
 }
 
 #[pyfunction]
@@ -337,7 +343,9 @@ fn transpose(
 
 #[pyfunction]
 fn broadcast_to(py: Python<'_>, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<PyT> {
-    out(py, ops::broadcast_to(&t(x)?, &int_list(shape)?))
+    let x = t(x)?;
+    let broadcast = |dims: &[i64]| Ok(Op::BroadcastTo(BroadcastTo(Shape::checked(dims)?)));
+    out(py, args::shape_arg(shape)?.apply(&[&x], broadcast))
 }
 
 #[pyfunction]
@@ -596,17 +604,43 @@ fn unique(py: Python<'_>, x: &Bound<'_, PyAny>, out_idx: u32) -> PyResult<(PyT, 
 
 #[pyfunction]
 fn fill(py: Python<'_>, dims: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<PyT> {
-    out(py, ops::fill(&int_list(dims)?, &t(value)?))
+    out(py, filled(&args::shape_arg(dims)?, &t(value)?))
+}
+
+/// `Fill` of a scalar; a shape known only when the graph runs becomes the node's input.
+fn filled(shape: &ShapeArg, value: &Tensor) -> Result<Tensor> {
+    match shape {
+        ShapeArg::Dims(dims) => {
+            let _asked = crate::graph::trace::requested_shape();
+            ops::fill(dims, value)
+        }
+        ShapeArg::Traced(_) => {
+            shape.apply(&[value], |dims| Ok(Op::Fill(Fill(Shape::checked(dims)?))))
+        }
+    }
+}
+
+fn filled_with(shape: &Bound<'_, PyAny>, dtype: u32, one: bool) -> PyResult<Result<Tensor>> {
+    let dtype = args::dtype(dtype)?;
+    let _asked = crate::graph::trace::requested_shape();
+    Ok(match args::shape_arg(shape)? {
+        ShapeArg::Dims(dims) if one => ops::ones(&dims, dtype),
+        ShapeArg::Dims(dims) => ops::zeros(&dims, dtype),
+        traced => {
+            let scalar = if one { ops::ones(&[], dtype) } else { ops::zeros(&[], dtype) };
+            scalar.and_then(|value| filled(&traced, &value))
+        }
+    })
 }
 
 #[pyfunction]
 fn zeros(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: u32) -> PyResult<PyT> {
-    out(py, ops::zeros(&int_list(shape)?, args::dtype(dtype)?))
+    out(py, filled_with(shape, dtype, false)?)
 }
 
 #[pyfunction]
 fn ones(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: u32) -> PyResult<PyT> {
-    out(py, ops::ones(&int_list(shape)?, args::dtype(dtype)?))
+    out(py, filled_with(shape, dtype, true)?)
 }
 
 #[pyfunction]
@@ -725,8 +759,26 @@ fn set_seed(seed: Option<i64>) {
     random::set_seed(seed);
 }
 
-fn random_shape(shape: &Bound<'_, PyAny>) -> PyResult<Shape> {
-    Shape::checked(&int_list(shape)?).py()
+/// A random op drawn for `shape`, which may be known only when the graph runs.
+fn draw(
+    distribution: random::Distribution,
+    shape: &Bound<'_, PyAny>,
+    dtype: DType,
+    seed: Option<i64>,
+) -> PyResult<Result<Tensor>> {
+    Ok(match args::shape_arg(shape)? {
+        ShapeArg::Dims(dims) => {
+            let shape = Shape::checked(&dims).py()?;
+            let _asked = crate::graph::trace::requested_shape();
+            random::draw(distribution, &shape, dtype, random::next_stream(seed))
+        }
+        traced => {
+            let stream = random::next_stream(seed);
+            traced.apply(&[], |dims| {
+                random::spec(distribution, &Shape::checked(dims)?, dtype, stream)
+            })
+        }
+    })
 }
 
 fn float_arg(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
@@ -754,8 +806,7 @@ fn random_uniform(
 ) -> PyResult<PyT> {
     let (minval, maxval) = (float_arg(minval)?, float_arg(maxval)?);
     let uniform = random::Distribution::Uniform { minval, maxval };
-    let (s, d) = (random_shape(shape)?, args::dtype(dtype)?);
-    out(py, random::draw(uniform, &s, d, random::next_stream(seed)))
+    out(py, draw(uniform, shape, args::dtype(dtype)?, seed)?)
 }
 
 #[pyfunction]
@@ -769,14 +820,13 @@ fn random_normal(
     dtype: u32,
     seed: Option<i64>,
 ) -> PyResult<PyT> {
-    let (s, d) = (random_shape(shape)?, args::dtype(dtype)?);
     let (mean, stddev) = (float_arg(mean)?, float_arg(stddev)?);
     let distribution = if kind == "truncated" {
         random::Distribution::TruncatedNormal { mean, stddev }
     } else {
         random::Distribution::Normal { mean, stddev }
     };
-    out(py, random::draw(distribution, &s, d, random::next_stream(seed)))
+    out(py, draw(distribution, shape, args::dtype(dtype)?, seed)?)
 }
 
 #[pyfunction]

@@ -111,18 +111,3 @@ def test_logsumexp_in_a_relaxed_trace(tf):
 
     outs = [f(tf.reshape(tf.range(4 * n, dtype=tf.float32), [n, 4])) for n in (1, 3, 5)]
     return outs, f.experimental_get_tracing_count()
-
-
-@parity
-def test_broadcast_gradient_with_an_unknown_size(tf):
-    # x's first dim is unknown and broadcasts against y's 4 when it is 1: the gradient must be
-    # summed over that axis for a batch of 1 and not for a batch of 4, whichever came first.
-    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
-    def grads(x):
-        y = tf.reshape(tf.range(12, dtype=tf.float32), [4, 3])
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            loss = tf.reduce_sum(x * y)
-        return tape.gradient(loss, x)
-
-    return grads(tf.ones([1, 3])), grads(tf.ones([4, 3])), grads(tf.ones([1, 3]))

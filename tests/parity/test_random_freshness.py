@@ -161,3 +161,22 @@ def test_stateless_uniform_repeats(tf):
         "traced_equals_eager": bool(tf.reduce_all(a == eager)),
         "other_seed_differs": bool(tf.reduce_any(a != c)),
     }
+
+
+@parity
+def test_dropout_in_cond_gradient_uses_the_forward_mask(tf):
+    # The gradient of a tf.cond branch recomputes the branch: a random op there must give the
+    # gradient the numbers the forward pass drew, on every call.
+    tf.random.set_seed(21)
+    x = tf.Variable(tf.ones([64]))
+
+    @tf.function
+    def step(flag):
+        with tf.GradientTape() as tape:
+            y = tf.cond(flag, lambda: tf.nn.dropout(x * 1.0, rate=0.5), lambda: x * 3.0)
+            loss = tf.reduce_sum(y)
+        g = tape.gradient(loss, x)
+        kept = tf.where(y != 0, 2.0, 0.0)
+        return tf.reduce_all(tf.equal(g, kept)), tf.reduce_any(tf.equal(y, 0.0))
+
+    return [step(tf.constant(True)) for _ in range(4)] + [step(tf.constant(False))]

@@ -7,7 +7,7 @@ import collections
 import inspect
 
 from ferroflow import nest
-from ferroflow.array_ops import zeros
+from ferroflow.keras._shape_inference import output_keras_tensors
 from ferroflow.tensor_shape import TensorShape
 
 __all__ = [
@@ -21,11 +21,6 @@ __all__ = [
 ]
 
 KerasHistory = collections.namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
-
-# Shape inference runs the operation on zeros. The batch dimension (axis 0) is 1 when unknown;
-# other unknown dimensions get two sizes large enough for kernels and pooling windows, and an
-# output dimension that differs between the two runs is unknown. See `_output_keras_tensors`.
-_UNKNOWN_SIZES = (64, 96)
 
 
 def _keras_tensor_type():
@@ -160,7 +155,7 @@ def symbolic_call(operation, inputs, args, kwargs):
     call_args = (inputs, *args)
     if isinstance(operation, Layer) and not operation.built:
         _build_from_symbolic(operation, inputs)
-    outputs = _output_keras_tensors(operation, call_args, kwargs)
+    outputs = output_keras_tensors(operation, call_args, kwargs)
     Node(operation, call_args, kwargs, outputs)
     return outputs
 
@@ -195,67 +190,3 @@ def _shape_tuple(value):
     # What `build` receives for each input, as in Layer.__call__ (and Keras 3): a tuple.
     shape = getattr(value, "shape", None)
     return tuple(TensorShape(shape).as_list()) if shape is not None else value
-
-
-def _zeros_like_symbolic(x, inner_size):
-    dims = [(1 if axis == 0 else inner_size) if d is None else d for axis, d in enumerate(x.shape)]
-    return zeros(dims, x.dtype)
-
-
-def _run_on_zeros(operation, call_args, kwargs, inner_size):
-    from ferroflow.keras.layers.layer import Layer
-
-    keras_tensor = _keras_tensor_type()
-
-    def concrete(x):
-        return _zeros_like_symbolic(x, inner_size) if isinstance(x, keras_tensor) else x
-
-    args = nest.map_structure(concrete, list(call_args))
-    kwargs = nest.map_structure(concrete, dict(kwargs)) if kwargs else {}
-    if not isinstance(operation, Layer):
-        return operation.call(*args, **kwargs)
-    if accepts_call_argument(operation, "training"):
-        kwargs["training"] = False
-    # This is not the layer's first real call: keep what Layer.__call__ records of that one.
-    first_call_specs = operation.__dict__.get("_first_call_specs")
-    try:
-        return operation(*args, **kwargs)
-    finally:
-        if "_first_call_specs" in operation.__dict__:
-            object.__setattr__(operation, "_first_call_specs", first_call_specs)
-
-
-def _output_keras_tensors(operation, call_args, kwargs):
-    """The outputs' shapes and dtypes, found by running ``operation`` for real on zeros: simple,
-    exact for any layer or op (no per-layer shape rules to keep in step with `call`), and it
-    costs one tiny forward pass (batch of 1) at model construction. An unknown batch dimension
-    is put back as None. Unknown inner dimensions (variable lengths, image sizes) get a second
-    pass with another size, and output dimensions that follow them become None too."""
-    keras_tensor = _keras_tensor_type()
-    symbolic = [
-        x for x in nest.flatten((list(call_args), dict(kwargs))) if isinstance(x, keras_tensor)
-    ]
-    first = _run_on_zeros(operation, call_args, kwargs, _UNKNOWN_SIZES[0])
-    second = None
-    if any(d is None for x in symbolic for d in list(x.shape)[1:]):
-        second = _run_on_zeros(operation, call_args, kwargs, _UNKNOWN_SIZES[1])
-    unknown_batch = bool(symbolic) and all(x.shape.rank and x.shape[0] is None for x in symbolic)
-    flat_first = nest.flatten(first)
-    flat_second = nest.flatten(second) if second is not None else flat_first
-
-    def symbolic_output(value, other):
-        if not hasattr(value, "shape") or not hasattr(value, "dtype"):
-            raise TypeError(
-                f"{type(operation).__name__} '{operation.name}' returned {value!r}, which is not "
-                "a tensor: layers used in functional models must return tensors."
-            )
-        dims = list(TensorShape(value.shape))
-        other_dims = list(TensorShape(other.shape))
-        if len(other_dims) == len(dims):
-            dims = [a if a == b else None for a, b in zip(dims, other_dims)]
-        if unknown_batch and dims:
-            dims[0] = None
-        return keras_tensor(shape=dims, dtype=value.dtype)
-
-    flat_outputs = [symbolic_output(a, b) for a, b in zip(flat_first, flat_second)]
-    return nest.pack_sequence_as(first, flat_outputs)

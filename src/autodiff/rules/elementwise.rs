@@ -77,7 +77,7 @@ pub(crate) fn binary(
         Complex => (ops::unary(UnaryOp::Real, g)?, ops::unary(UnaryOp::Imag, g)?),
         _ => return Ok(vec![None, None]),
     };
-    Ok(vec![Some(unbroadcast(&gx, x.shape())?), Some(unbroadcast(&gy, y.shape())?)])
+    Ok(vec![Some(unbroadcast(&gx, x)?), Some(unbroadcast(&gy, y)?)])
 }
 
 /// Cast passes the gradient back between inexact dtypes only (complex to real keeps the real
@@ -101,5 +101,5 @@ pub(crate) fn select(inputs: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>
     let zeros = zeros_like(g)?;
     let gx = ops::select(cond, g, &zeros)?;
     let gy = ops::select(cond, &zeros, g)?;
-    Ok(vec![None, Some(unbroadcast(&gx, x.shape())?), Some(unbroadcast(&gy, y.shape())?)])
+    Ok(vec![None, Some(unbroadcast(&gx, x)?), Some(unbroadcast(&gy, y)?)])
 }

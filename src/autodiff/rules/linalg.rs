@@ -32,5 +32,5 @@ pub(crate) fn matmul(
         (true, false) => (mm(&b, g, false, true)?, mm(&a, g, false, false)?),
         (true, true) => (mm(&b, g, true, true)?, mm(g, &a, true, true)?),
     };
-    Ok(vec![Some(unbroadcast(&gx, x.shape())?), Some(unbroadcast(&gy, y.shape())?)])
+    Ok(vec![Some(unbroadcast(&gx, x)?), Some(unbroadcast(&gy, y)?)])
 }

@@ -11,6 +11,7 @@ pub(crate) mod select;
 use crate::dispatch::Op;
 use crate::error::{Error, Result};
 use crate::ops;
+use crate::ops::static_shape::{reshape_exact, static_dims};
 use crate::ops::unary::UnaryOp;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -40,21 +41,29 @@ pub(crate) fn reshape_to(g: &Tensor, shape: &Shape) -> Result<Tensor> {
     ops::reshape(g, &shape.dims_i64())
 }
 
-/// Sums a broadcast gradient back to `shape`: over the leading axes `shape` lacks and the axes
-/// where it has 1.
-pub(crate) fn unbroadcast(g: &Tensor, shape: &Shape) -> Result<Tensor> {
-    if g.shape() == shape {
+/// Sums a broadcast gradient back to `x`'s shape: over the leading axes `x` lacks and the
+/// axes where it has 1. Static dims decide, so a traced size can stay unknown; where only the
+/// sizes of the run can (x's size unknown, g's known and above 1) the example's decide and the
+/// trace is specialised. The result is reshaped to `x`'s exact shape, so a size that differs
+/// when the graph runs raises instead of passing a gradient of the wrong shape.
+pub(crate) fn unbroadcast(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let (x_dims, g_dims) = (static_dims(x), static_dims(g));
+    if g.shape() == x.shape() && x_dims == g_dims && x_dims.iter().all(Option::is_some) {
         return Ok(g.clone());
     }
-    let lead = g.rank().checked_sub(shape.rank()).ok_or_else(|| {
-        Error::Internal(format!("gradient {} cannot reduce to {}", g.shape(), shape))
+    let lead = g.rank().checked_sub(x.rank()).ok_or_else(|| {
+        Error::Internal(format!("gradient {} cannot reduce to {}", g.shape(), x.shape()))
     })?;
-    let axes: Vec<i64> = (0..g.rank())
-        .filter(|&a| a < lead || (shape.dims()[a - lead] == 1 && g.dims()[a] != 1))
-        .map(|a| a as i64)
-        .collect();
+    let broadcast_along = |a: usize| match (x_dims[a - lead], g_dims[a]) {
+        (Some(1), Some(1)) => false,
+        (Some(1), _) => true,
+        (Some(_), _) | (None, None) | (None, Some(1)) => false,
+        (None, Some(_)) => x.dims()[a - lead] == 1,
+    };
+    let axes: Vec<i64> =
+        (0..g.rank()).filter(|&a| a < lead || broadcast_along(a)).map(|a| a as i64).collect();
     let summed = if axes.is_empty() { g.clone() } else { ops::reduce_sum(g, Some(&axes), true)? };
-    reshape_to(&summed, shape)
+    reshape_exact(&summed, x)
 }
 
 /// Complex gradients multiply by conjugated derivatives (TensorFlow's convention).

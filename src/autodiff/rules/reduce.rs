@@ -1,17 +1,21 @@
 //! Gradients of reductions, scans and softmax.
 
-use super::reshape_to;
 use crate::error::Result;
 use crate::ops::reduce::{CumOp, ReduceOp};
+use crate::ops::static_shape::{broadcast_like, reshape_from, Dim};
 use crate::ops::{self, UnaryOp};
-use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 /// `g` reshaped to the reduction's output with the reduced axes kept as 1.
 fn kept(g: &Tensor, x: &Tensor, axes: &[usize]) -> Result<Tensor> {
     let dims: Vec<usize> =
-        (0..x.rank()).map(|a| if axes.contains(&a) { 1 } else { x.dims()[a] }).collect();
-    reshape_to(g, &Shape::from(dims))
+        (0..x.rank()).map(|a| if axes.contains(&a) { 1 } else { x.shape().dims()[a] }).collect();
+    if g.shape().dims() == dims {
+        return Ok(g.clone());
+    }
+    let target: Vec<Dim> =
+        (0..x.rank()).map(|a| if axes.contains(&a) { Dim::Size(1) } else { Dim::Of(a) }).collect();
+    reshape_from(g, x, &target)
 }
 
 pub(crate) fn reduce(
@@ -22,10 +26,9 @@ pub(crate) fn reduce(
     g: &Tensor,
 ) -> Result<Option<Tensor>> {
     let g_kept = kept(g, x, axes)?;
-    let x_dims = x.shape().dims_i64();
     let axes_i64: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
     let grad = match op {
-        ReduceOp::Sum => ops::broadcast_to(&g_kept, &x_dims)?,
+        ReduceOp::Sum => broadcast_like(&g_kept, x)?,
         ReduceOp::Max | ReduceOp::Min => {
             // Ties share the gradient equally (TensorFlow's indicator rule).
             let hit = ops::equal(x, &kept(y, x, axes)?)?;

@@ -8,6 +8,7 @@ use crate::dispatch::{apply1, Op};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::shape_ops::PadMode;
+use crate::ops::static_shape::reshape_like;
 use crate::ops::{self, scalar_like};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -28,7 +29,7 @@ fn scatter(selected: &Tensor, g: &Tensor, x: &Tensor) -> Result<Tensor> {
     let n = x.num_elements() as i64;
     let index = ops::reshape(selected, &[-1, 1])?;
     let summed = ops::scatter_nd(&index, &ops::reshape(g, &[-1])?, &[n])?;
-    reshape_to(&summed, x.shape())
+    reshape_like(&summed, x)
 }
 
 /// Strided slices, gather and gather_nd: the op applied to positions, then a scatter.
@@ -73,7 +74,7 @@ pub(crate) fn tile(x: &Tensor, multiples: &[usize], g: &Tensor) -> Result<Tensor
         multiples.iter().zip(x.dims()).flat_map(|(&m, &d)| [m as i64, d as i64]).collect();
     let axes: Vec<i64> = (0..multiples.len()).map(|a| 2 * a as i64).collect();
     let viewed = ops::reshape(g, &split)?;
-    reshape_to(&ops::reduce_sum(&viewed, Some(&axes), false)?, x.shape())
+    reshape_like(&ops::reduce_sum(&viewed, Some(&axes), false)?, x)
 }
 
 /// top_k / sort values: each kept value's gradient goes back to its row position.

@@ -143,6 +143,7 @@ mod tests {
             shape: shape.clone(),
             dtype: DType::F32,
             stream: next_stream(None),
+            replays: false,
             calls: Default::default(),
         };
         generate(&spec).unwrap().to_vec::<f32>().unwrap()

@@ -314,6 +314,7 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
             shape: Shape::new(dims.to_vec()),
             dtype,
             stream: Stream { key: [1, 2], call: 3 },
+            replays: false,
             calls: NodeCalls::default(),
         };
         (Op::Random(spec), Vec::new())

@@ -56,8 +56,10 @@ pub enum Distribution {
 /// How many times a traced random node has run: the state TensorFlow's stateful random
 /// kernels keep per kernel. Clones share it (the traced and the optimised graph are one node);
 /// a graph read from a file starts again at zero, as a freshly loaded TensorFlow graph does.
+/// Its replays (a gradient recomputing the node) count apart, so that the n-th replay draws
+/// what the n-th run drew.
 #[derive(Clone, Debug, Default)]
-pub struct NodeCalls(Arc<AtomicU32>);
+pub struct NodeCalls(Arc<[AtomicU32; 2]>);
 
 impl PartialEq for NodeCalls {
     /// The counter is run-time state, not an attribute: it never makes two specs differ.
@@ -73,6 +75,10 @@ pub struct RandomSpec {
     pub shape: Shape,
     pub dtype: DType,
     pub stream: Stream,
+    /// A gradient's recomputation of a traced node (a `tf.cond` branch replayed under a tape):
+    /// it draws, run after run, what the node drew, so the gradient sees the forward numbers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replays: bool,
     #[serde(skip)]
     pub calls: NodeCalls,
 }
@@ -91,8 +97,13 @@ impl RandomSpec {
 
     /// The spec of this node's next run in a graph: same key, the node's next call number.
     pub fn next_run(&self) -> RandomSpec {
-        let call = self.calls.0.fetch_add(1, Ordering::Relaxed);
+        let call = self.calls.0[usize::from(self.replays)].fetch_add(1, Ordering::Relaxed);
         RandomSpec { stream: Stream { call, ..self.stream }, ..self.clone() }
+    }
+
+    /// The node that recomputes this one for a gradient (see `replays`).
+    pub fn replaying(&self) -> RandomSpec {
+        RandomSpec { replays: true, ..self.clone() }
     }
 
     /// Integer draws as (minval, width of the range); `None` for floats.
@@ -106,7 +117,7 @@ impl RandomSpec {
     }
 
     /// The errors TensorFlow raises for this call, checked before any device runs it.
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.distribution == Distribution::Permutation {
             if self.dtype != DType::I64 || self.shape.rank() != 1 {
                 return Err(Error::Internal("a permutation is a vector of int64".into()));
@@ -142,15 +153,21 @@ pub fn draw(
     dtype: DType,
     stream: Stream,
 ) -> Result<Tensor> {
+    dispatch::apply1(&spec(distribution, shape, dtype, stream)?, &[])
+}
+
+/// The op of one random call, checked as TensorFlow checks it.
+pub fn spec(distribution: Distribution, shape: &Shape, dtype: DType, stream: Stream) -> Result<Op> {
     let spec = RandomSpec {
         distribution,
         shape: shape.clone(),
         dtype,
         stream,
+        replays: false,
         calls: NodeCalls::default(),
     };
     spec.validate()?;
-    dispatch::apply1(&Op::Random(spec), &[])
+    Ok(Op::Random(spec))
 }
 
 /// `tf.random.shuffle`: `x` reordered along its first axis by a random permutation, drawn

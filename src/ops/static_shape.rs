@@ -1,0 +1,121 @@
+//! Compositions that need sizes, written so a traced size that is unknown stays unknown: they
+//! read the static dims (what the trace knows; every dim outside traces) instead of the example
+//! value's, and where a size they need is unknown they compute it from a `Shape` node when the
+//! graph runs. Reading an example's size instead would tie the graph to the traced shapes.
+
+use super::shape_input::ShapeArg;
+use super::shape_ops::{BroadcastTo, Reshape, ShapeOf};
+use super::{apply1, cast, reduce, slicing::SliceItem, stack, strided_slice, ReduceOp};
+use crate::dispatch::Op;
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::Result;
+use crate::graph::trace;
+use crate::tensor::Tensor;
+
+/// One dimension of a reshape's target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    Size(usize),
+    /// The input's size along this axis.
+    Of(usize),
+}
+
+/// The dims of `x` as far as they are known (see `trace::static_dims`).
+pub fn static_dims(x: &Tensor) -> Vec<Option<usize>> {
+    trace::static_dims(x)
+}
+
+/// `x`'s dims as an int32 vector, computed when the graph runs.
+pub fn shape_vector(x: &Tensor) -> Result<Tensor> {
+    apply1(&Op::Shape(ShapeOf(DType::I32)), &[x])
+}
+
+/// `x`'s size along `axis` as an int32 scalar computed when the graph runs.
+fn size_along(shape: &Tensor, axis: usize) -> Result<Tensor> {
+    strided_slice(shape, &[SliceItem::Index(axis as i64)])
+}
+
+/// `x` reshaped to `target` (`Dim::Of` naming `x`'s axes).
+pub fn reshape_keeping(x: &Tensor, target: &[Dim]) -> Result<Tensor> {
+    reshape_from(x, x, target)
+}
+
+/// `t` reshaped to `like`'s shape, which may be known only when the graph runs.
+pub fn reshape_like(t: &Tensor, like: &Tensor) -> Result<Tensor> {
+    if t.shape() == like.shape() {
+        return Ok(t.clone());
+    }
+    let target: Vec<Dim> = (0..like.rank()).map(Dim::Of).collect();
+    reshape_from(t, like, &target)
+}
+
+/// `t` reshaped to `like`'s exact shape: where `like` has unknown sizes the shape is a `Shape`
+/// node's value, never a -1, so a `t` of another element count raises when the graph runs.
+pub fn reshape_exact(t: &Tensor, like: &Tensor) -> Result<Tensor> {
+    let arg = shape_arg_of(like)?;
+    if let ShapeArg::Dims(dims) = &arg {
+        if t.shape().dims_i64() == *dims {
+            return Ok(t.clone());
+        }
+    }
+    arg.apply(&[t], |dims| Ok(Op::Reshape(Reshape(dims.to_vec()))))
+}
+
+/// `x` reshaped to `target`, whose `Dim::Of` name axes of `source`. A known size is an
+/// attribute; a single unknown one becomes the reshape's -1; more than one make the target a
+/// shape input computed from `source`'s dims when the graph runs.
+pub fn reshape_from(x: &Tensor, source: &Tensor, target: &[Dim]) -> Result<Tensor> {
+    let known = static_dims(source);
+    let sizes: Vec<Option<i64>> = target
+        .iter()
+        .map(|d| match *d {
+            Dim::Size(n) => Some(n as i64),
+            Dim::Of(a) => known.get(a).copied().flatten().map(|n| n as i64),
+        })
+        .collect();
+    let unknown = sizes.iter().filter(|s| s.is_none()).count();
+    if unknown <= 1 {
+        let dims: Vec<i64> = sizes.iter().map(|s| s.unwrap_or(-1)).collect();
+        return super::reshape(x, &dims);
+    }
+    let shape = shape_vector(source)?;
+    let items = target
+        .iter()
+        .map(|d| match *d {
+            Dim::Size(n) => Ok(Tensor::scalar(n as i32)),
+            Dim::Of(a) => size_along(&shape, a),
+        })
+        .collect::<Result<Vec<Tensor>>>()?;
+    let refs: Vec<&Tensor> = items.iter().collect();
+    let target = ShapeArg::Traced(stack(&refs, 0)?);
+    target.apply(&[x], |dims| Ok(Op::Reshape(Reshape(dims.to_vec()))))
+}
+
+/// How many elements the reduction of `x` over `axes` gathers, as a scalar of `dtype`:
+/// a constant where those sizes are known, else computed when the graph runs.
+pub fn count_over(x: &Tensor, axes: &[usize], dtype: DType) -> Result<Tensor> {
+    let known = static_dims(x);
+    if let Some(sizes) = axes.iter().map(|&a| known[a]).collect::<Option<Vec<usize>>>() {
+        let count = sizes.iter().product::<usize>() as f64;
+        return Ok(crate::with_dtype!(dtype, T => Tensor::scalar(T::from_f64(count))));
+    }
+    let shape = shape_vector(x)?;
+    let sizes = axes.iter().map(|&a| size_along(&shape, a)).collect::<Result<Vec<Tensor>>>()?;
+    let refs: Vec<&Tensor> = sizes.iter().collect();
+    cast(&reduce(ReduceOp::Prod, &stack(&refs, 0)?, None, false)?, dtype)
+}
+
+/// `x`'s shape as a shape argument: its dims where all are known, else a `Shape` node's value.
+pub fn shape_arg_of(x: &Tensor) -> Result<ShapeArg> {
+    match static_dims(x).into_iter().collect::<Option<Vec<usize>>>() {
+        Some(dims) => Ok(ShapeArg::Dims(dims.iter().map(|&d| d as i64).collect())),
+        None => shape_vector(x).map(ShapeArg::Traced),
+    }
+}
+
+/// `t` broadcast to `x`'s shape, which may be known only when the graph runs.
+pub fn broadcast_like(t: &Tensor, x: &Tensor) -> Result<Tensor> {
+    shape_arg_of(x)?
+        .apply(&[t], |dims| Ok(Op::BroadcastTo(BroadcastTo(crate::shape::Shape::checked(dims)?))))
+}
