@@ -480,3 +480,24 @@ def test_name_scopes_prefix_graph_op_names():
 
     names = [op.name for op in f.get_concrete_function(tf.constant([1.0])).graph.get_operations()]
     assert "layer/Mul" in names and "layer/inner/Exp" in names and "AddV2" in names
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64])
+def test_fused_comparisons_and_selects_match_eager_bit_for_bit(dtype):
+    # Comparisons feeding selects run in the fused CPU loops as masks; NaN compares unordered.
+    values = np.array([-2.0, -0.0, 0.0, 0.5, np.nan, 3.0, np.inf, -np.inf] * 40)
+
+    def chain(x, y):
+        relu_grad = tf.where(x > 0.0, y, tf.zeros_like(y))
+        kept = tf.where(tf.math.greater_equal(x, y), x * 2.0, y - 1.0)
+        picked = tf.where(tf.not_equal(x, x), y, x)
+        scale = tf.where(x <= y, tf.ones_like(x) * 1.5, tf.ones_like(y) * -0.5)
+        return relu_grad + kept * scale + picked
+
+    x = tf.constant(values, dtype)
+    y = tf.constant(values[::-1].copy(), dtype)
+    traced = tf.function(chain)
+    with tf.device("CPU:0"):
+        np.testing.assert_array_equal(traced(x, y).numpy(), chain(x, y).numpy())
+        ops = traced.get_concrete_function(x, y)._core.optimized_operations()
+    assert any(op[1] == "FusedElementwise" for op in ops)

@@ -62,6 +62,12 @@ def _value_key(value):
 
 def key_of(structure, tensors):
     """The key of `structure`; appends its tensor leaves (in `nest` order) to `tensors`."""
+    # Checked cheapest and commonest first: every call of a tf.function computes its key.
+    if type(structure) is _core.Tensor:
+        tensors.append(structure)
+        return TensorLeaf(structure._dtype_enum, tuple(structure._dims))
+    if isinstance(structure, (list, tuple)):
+        return (type(structure), tuple([key_of(v, tensors) for v in structure]))
     if isinstance(structure, Variable):
         return ("variable", structure._unique_id)
     tensor = as_call_tensor(structure)
@@ -71,8 +77,6 @@ def key_of(structure, tensors):
     if isinstance(structure, collections.abc.Mapping):
         keys = sorted(structure)
         return ("dict", tuple(keys), tuple(key_of(structure[k], tensors) for k in keys))
-    if isinstance(structure, (list, tuple)):
-        return (type(structure), tuple(key_of(v, tensors) for v in structure))
     return _value_key(structure)
 
 

@@ -152,6 +152,9 @@ class ConcreteFunction:
 
     def _call_flat(self, tensors):
         outputs = self._core.call(tensors)
+        if self._output_template is _TENSOR:
+            # One tensor out (the common case): nothing to rebuild.
+            return outputs[0]
         flat = nest.flatten(self._output_template)
         it = iter(outputs)
         return nest.pack_sequence_as(

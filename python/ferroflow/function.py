@@ -68,6 +68,7 @@ class Function:
             self._signature = inspect.signature(python_function)
         except (TypeError, ValueError):
             self._signature = None
+        self._plain_arity = _plain_arity(self._signature)
         self._concrete = {}
         self._relaxed = []
         self._tracing_count = 0
@@ -158,6 +159,9 @@ class Function:
                 raise TypeError(f"{self._name} takes no keyword arguments")
             return tuple(args)
         full = (instance, *args) if instance is not None else args
+        if not kwargs and len(full) == self._plain_arity:
+            # Every parameter given by position, none with a default: binding is the identity.
+            return tuple(args)
         try:
             bound = self._signature.bind(*full, **kwargs)
         except TypeError as e:
@@ -355,6 +359,18 @@ def _weakrefable(obj):
 
 def _count_tensors(value):
     return len(sig.leaves(sig.key_of(value, [])))
+
+
+def _plain_arity(signature):
+    """The parameter count of a signature of plain positional parameters without defaults
+    (a call passing that many positional arguments binds them in order), else -1."""
+    if signature is None:
+        return -1
+    plain = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY
+    params = signature.parameters.values()
+    if all(p.kind in plain and p.default is inspect.Parameter.empty for p in params):
+        return len(params)
+    return -1
 
 
 def _same_dims(pattern, key):

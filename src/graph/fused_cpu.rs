@@ -12,16 +12,25 @@ use crate::ops::{BinaryOp, UnaryOp};
 /// Elements per block: a block per step of a long chain still fits in L1.
 const BLOCK: usize = 256;
 
-/// Whether every step of the chain has a loop here (probed on empty blocks).
+/// Whether every step of the chain has a loop here (probed on empty blocks). Comparisons
+/// make masks (one and zero in the chain's type) that only a select reads; a chain whose
+/// result is a mask (a bool tensor) runs through the eager kernels.
 pub fn supported(chain: &FusedChain) -> bool {
-    chain.steps.iter().all(|step| {
-        let arity = match step.op {
-            Op::Unary(_) => 1,
-            Op::Binary(_) => 2,
-            _ => return false,
-        };
-        step.args.len() == arity && apply::<f32>(&step.op, &[&[], &[]], &mut [])
-    })
+    let ends_in_mask = chain.steps.last().is_some_and(|s| makes_mask(&s.op));
+    !ends_in_mask
+        && chain.steps.iter().all(|step| {
+            let arity = match step.op {
+                Op::Unary(_) => 1,
+                Op::Binary(_) => 2,
+                Op::Select(_) => 3,
+                _ => return false,
+            };
+            step.args.len() == arity && apply::<f32>(&step.op, &[&[], &[], &[]], &mut [])
+        })
+}
+
+fn makes_mask(op: &Op) -> bool {
+    matches!(op, Op::Binary(b) if b.is_comparison())
 }
 
 /// Runs a chain whose inputs all have `n` elements or one (a scalar, broadcast).
@@ -59,17 +68,36 @@ pub fn run<T: FloatElem + Send + Sync>(chain: &FusedChain, inputs: &[&[T]], n: u
     })
 }
 
-fn step_args<'a, T>(step: &Step, arg: impl Fn(Arg) -> &'a [T]) -> [&'a [T]; 2] {
+fn step_args<'a, T>(step: &Step, arg: impl Fn(Arg) -> &'a [T]) -> [&'a [T]; 3] {
     let first = arg(step.args[0]);
-    [first, step.args.get(1).map_or(first, |a| arg(*a))]
+    let nth = |k: usize| step.args.get(k).map_or(first, |a| arg(*a));
+    [first, nth(1), nth(2)]
 }
 
 /// Runs one step over a block; false if the op has no loop here.
-fn apply<T: FloatElem>(op: &Op, args: &[&[T]; 2], out: &mut [T]) -> bool {
+fn apply<T: FloatElem>(op: &Op, args: &[&[T]; 3], out: &mut [T]) -> bool {
     match op {
         Op::Unary(u) => unary(*u, args[0], out),
         Op::Binary(b) => binary(*b, args[0], args[1], out),
+        // The condition is a comparison's mask (see `supported`).
+        Op::Select(_) => {
+            let zero = <T as Num>::zero();
+            for (((o, &c), &x), &y) in out.iter_mut().zip(args[0]).zip(args[1]).zip(args[2]) {
+                *o = if c != zero { x } else { y };
+            }
+            true
+        }
         _ => false,
+    }
+}
+
+/// A comparison's truth as a mask element.
+#[inline(always)]
+fn mask<T: FloatElem>(truth: bool) -> T {
+    if truth {
+        <T as Num>::one()
+    } else {
+        <T as Num>::zero()
     }
 }
 
@@ -95,6 +123,13 @@ fn binary<T: FloatElem>(op: BinaryOp, a: &[T], b: &[T], out: &mut [T]) -> bool {
         Maximum => map2(out, a, b, RealElem::tf_maximum),
         Minimum => map2(out, a, b, RealElem::tf_minimum),
         Pow => map2(out, a, b, RealElem::pow),
+        // The eager kernels' comparisons (NaN compares unequal and unordered).
+        Equal => map2(out, a, b, |x, y| mask(x == y)),
+        NotEqual => map2(out, a, b, |x, y| mask(x != y)),
+        Less => map2(out, a, b, |x, y| mask(x < y)),
+        LessEqual => map2(out, a, b, |x, y| mask(x <= y)),
+        Greater => map2(out, a, b, |x, y| mask(x > y)),
+        GreaterEqual => map2(out, a, b, |x, y| mask(x >= y)),
         _ => false,
     }
 }

@@ -50,6 +50,13 @@ pub fn zip2<A: Copy + Sync, B: Copy + Sync, U: Copy + Send + Sync>(
         let y = b[0];
         return Ok(parallel::map(a, |x| f(x, y)));
     }
+    // One operand repeats along the leading axes (a bias row): contiguous runs, no strides.
+    if a.len() == n && is_trailing(b_shape, out) {
+        return Ok(rows(a, b, &f));
+    }
+    if b.len() == n && is_trailing(a_shape, out) {
+        return Ok(rows(b, a, |y, x| f(x, y)));
+    }
     broadcast_view!(av, a, a_shape, out);
     broadcast_view!(bv, b, b_shape, out);
     let mut o = ArrayD::<U>::uninit(IxDyn(out.dims()));
@@ -82,6 +89,24 @@ pub fn zip3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, U: Copy + Send + Syn
     if a.len() == n && b.len() == n && c.len() == n {
         return Ok(parallel::generate(n, |i| f(a[i], b[i], c[i])));
     }
+    // A full first operand (a select's condition) with full or scalar others.
+    if a.len() == n {
+        match (b.len() == 1, c.len() == 1) {
+            (false, true) if b.len() == n => {
+                let z = c[0];
+                return Ok(parallel::zip_map(a, b, |x, y| f(x, y, z)));
+            }
+            (true, false) if c.len() == n => {
+                let y = b[0];
+                return Ok(parallel::zip_map(a, c, |x, z| f(x, y, z)));
+            }
+            (true, true) => {
+                let (y, z) = (b[0], c[0]);
+                return Ok(parallel::map(a, |x| f(x, y, z)));
+            }
+            _ => {}
+        }
+    }
     broadcast_view!(av, a, a_shape, out);
     broadcast_view!(bv, b, b_shape, out);
     broadcast_view!(cv, c, c_shape, out);
@@ -98,6 +123,38 @@ pub fn zip3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, U: Copy + Send + Syn
     }
     // SAFETY: the zip visited and wrote every element of `o`.
     Ok(into_vec(unsafe { o.assume_init() }))
+}
+
+/// Whether `small` is `out`'s trailing dims (leading ones of `small` aside): it repeats whole
+/// along `out`'s leading axes.
+fn is_trailing(small: &Shape, out: &Shape) -> bool {
+    let dims = small.dims();
+    let first = dims.iter().position(|&d| d != 1).unwrap_or(dims.len());
+    let tail = &dims[first..];
+    !tail.is_empty() && out.dims().ends_with(tail)
+}
+
+/// `f(full[i], rep[i % m])` for every i, in contiguous runs of `rep` (`m` = its length).
+fn rows<A: Copy + Sync, B: Copy + Sync, U: Send>(
+    full: &[A],
+    rep: &[B],
+    f: impl Fn(A, B) -> U + Sync,
+) -> Vec<U> {
+    let m = rep.len();
+    parallel::build(full.len(), |offset, dst| {
+        let mut done = 0;
+        while done < dst.len() {
+            let at = offset + done;
+            let j = at % m;
+            let len = (m - j).min(dst.len() - done);
+            let run =
+                dst[done..done + len].iter_mut().zip(&full[at..at + len]).zip(&rep[j..j + len]);
+            for ((o, &x), &y) in run {
+                o.write(f(x, y));
+            }
+            done += len;
+        }
+    })
 }
 
 /// Copies any strided view (a transpose, a strided slice, a broadcast) into a new row-major vector.
