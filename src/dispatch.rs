@@ -26,16 +26,25 @@ fn check_arity(op: &Op, inputs: &[&Tensor]) -> Result<()> {
 /// Runs one primitive and records it on the gradient tapes watching its inputs. Multi-output
 /// ops return several tensors; the rest return one.
 pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
-    let mut outputs = {
-        // Kernels that run compositions (the CPU softmax) must not record their parts.
-        let _paused = (tape::pause_all(), trace::suspend());
-        execute(op, inputs)?
+    let mut outputs = match crate::graph::deferred::defer(op, inputs)? {
+        // Traced values: the kernel runs only if the values are read (abstract evaluation).
+        Some(deferred) => deferred,
+        None => {
+            // Kernels that run compositions (the CPU softmax) must not record their parts.
+            let _paused = (tape::pause_all(), trace::suspend());
+            execute(op, inputs)?
+        }
     };
     tape::record(op, inputs, &mut outputs);
     if trace::recording() {
         trace::record_op(op, inputs, &mut outputs)?;
     }
     Ok(outputs)
+}
+
+/// A deferred op's values, computed as an eager call would (placement included).
+pub(crate) fn execute_now(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+    execute(op, inputs)
 }
 
 /// The CPU kernel alone (fused chains run their steps with it on chunks of data).

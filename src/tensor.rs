@@ -23,6 +23,11 @@ pub fn fresh_id() -> u64 {
 pub enum Storage {
     Cpu(Buffer),
     Gpu(crate::gpu::GpuStorage),
+    /// A traced op's output whose kernel has not run (see `graph::deferred`).
+    Deferred {
+        run: Arc<crate::graph::deferred::DeferredRun>,
+        output: usize,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -105,8 +110,27 @@ impl Tensor {
 
     pub fn device(&self) -> Device {
         match &*self.storage {
-            Storage::Cpu(_) => Device::Cpu,
+            Storage::Cpu(_) | Storage::Deferred { .. } => Device::Cpu,
             Storage::Gpu(g) => Device::Gpu(g.device),
+        }
+    }
+
+    /// A traced value whose kernel has not run (its values are computed if read).
+    pub fn is_deferred(&self) -> bool {
+        matches!(&*self.storage, Storage::Deferred { .. })
+    }
+
+    pub(crate) fn deferred(
+        run: Arc<crate::graph::deferred::DeferredRun>,
+        output: usize,
+        shape: Shape,
+        dtype: DType,
+    ) -> Tensor {
+        Tensor {
+            storage: Arc::new(Storage::Deferred { run, output }),
+            shape,
+            dtype,
+            id: fresh_id(),
         }
     }
 
@@ -116,6 +140,9 @@ impl Tensor {
         match &*self.storage {
             Storage::Cpu(b) => Ok(b),
             Storage::Gpu(g) => g.host(),
+            Storage::Deferred { run, output } => {
+                crate::graph::deferred::value(run, *output)?.host()
+            }
         }
     }
 
@@ -124,14 +151,14 @@ impl Tensor {
     pub fn buffer(&self) -> &Buffer {
         match self.host() {
             Ok(b) => b,
-            Err(e) => panic!("reading a GPU tensor back failed: {e}"),
+            Err(e) => panic!("reading a GPU or deferred tensor's values failed: {e}"),
         }
     }
 
     pub(crate) fn gpu_storage(&self) -> Option<&crate::gpu::GpuStorage> {
         match &*self.storage {
             Storage::Gpu(g) => Some(g),
-            Storage::Cpu(_) => None,
+            Storage::Cpu(_) | Storage::Deferred { .. } => None,
         }
     }
 
@@ -206,7 +233,9 @@ impl Tensor {
             None => self.clone(),
         };
         match &*moved.storage {
-            Storage::Cpu(b) => Ok(Tensor::from_buffer_unchecked(b.clone(), self.shape.clone())),
+            Storage::Cpu(_) | Storage::Deferred { .. } => {
+                Ok(Tensor::from_buffer_unchecked(moved.host()?.clone(), self.shape.clone()))
+            }
             Storage::Gpu(g) => {
                 let mut copy = crate::gpu::GpuStorage::alloc(g.device, g.dtype, g.len)?;
                 copy.copy_from(g)?;
@@ -232,6 +261,7 @@ impl Tensor {
                 Some(src) => g.copy_from(src).map(|()| true),
                 None => Ok(false),
             },
+            Storage::Deferred { .. } => Ok(false),
         }
     }
 

@@ -501,3 +501,28 @@ def test_fused_comparisons_and_selects_match_eager_bit_for_bit(dtype):
         np.testing.assert_array_equal(traced(x, y).numpy(), chain(x, y).numpy())
         ops = traced.get_concrete_function(x, y)._core.optimized_operations()
     assert any(op[1] == "FusedElementwise" for op in ops)
+
+
+def test_tracing_runs_no_kernel_on_traced_values(capfd):
+    # Tracing is abstract evaluation: the ops of the body are recorded with shapes from their
+    # shape rules, and their kernels run only when the graph does (placement logs each run).
+    @tf.function
+    def body(x):
+        y = tf.matmul(x, x)
+        return tf.nn.softmax(tf.tanh(y) + tf.reduce_mean(y, 0)), tf.random.uniform(tf.shape(y))
+
+    x = tf.ones([3, 3])
+    tf.debugging.set_log_device_placement(True)
+    try:
+        capfd.readouterr()
+        concrete = body.get_concrete_function(x)
+        traced = capfd.readouterr().err
+        concrete(x)
+        ran = capfd.readouterr().err
+    finally:
+        tf.debugging.set_log_device_placement(False)
+    for op in ("BatchMatMulV2", "Tanh", "Softmax", "RandomUniform"):
+        assert f"Executing op {op} " not in traced, traced
+    for op in ("BatchMatMulV2", "RandomUniform"):
+        assert f"Executing op {op} " in ran, ran
+    assert [t.shape.as_list() for t in concrete.outputs] == [[3, 3], [3, 3]]

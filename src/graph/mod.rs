@@ -3,6 +3,7 @@
 
 pub mod control;
 mod control_grad;
+pub mod deferred;
 pub mod executor;
 pub mod fused;
 mod fused_cpu;
