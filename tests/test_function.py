@@ -509,6 +509,13 @@ def test_tracing_runs_no_kernel_on_traced_values(capfd):
     @tf.function
     def body(x):
         y = tf.matmul(x, x)
+        # Staged control flow on traced values is deferred too: no example branch or iteration.
+        y = tf.cond(tf.reduce_sum(y) > 0, lambda: y * 2.0, lambda: y - 1.0)
+        _, y = tf.while_loop(
+            lambda i, v: i < tf.cast(tf.reduce_max(v), tf.int32),
+            lambda i, v: (i + 1, v + tf.abs(v)),
+            (tf.constant(0), y),
+        )
         return tf.nn.softmax(tf.tanh(y) + tf.reduce_mean(y, 0)), tf.random.uniform(tf.shape(y))
 
     x = tf.ones([3, 3])
@@ -521,7 +528,16 @@ def test_tracing_runs_no_kernel_on_traced_values(capfd):
         ran = capfd.readouterr().err
     finally:
         tf.debugging.set_log_device_placement(False)
-    for op in ("BatchMatMulV2", "Tanh", "Softmax", "RandomUniform"):
+    for op in (
+        "BatchMatMulV2",
+        "Sum",
+        "Greater",
+        "Less",
+        "Abs",
+        "Tanh",
+        "Softmax",
+        "RandomUniform",
+    ):
         assert f"Executing op {op} " not in traced, traced
     for op in ("BatchMatMulV2", "RandomUniform"):
         assert f"Executing op {op} " in ran, ran

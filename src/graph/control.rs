@@ -6,7 +6,9 @@ use super::control_grad;
 use super::executor;
 use super::ir::{Graph, Node, NodeKind};
 use super::trace::{self, Traced};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::primitive::TensorType;
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
@@ -54,7 +56,8 @@ pub fn record_cond(selector: &Tensor, branches: Vec<Traced>) -> Result<Vec<Tenso
         inputs.extend(b.capture_examples.iter().cloned());
     }
     let graphs: Vec<Arc<Graph>> = branches.into_iter().map(|b| Arc::new(b.graph)).collect();
-    let mut outputs = record(NodeKind::Cond(graphs.clone()), &inputs, dims, "cond")?;
+    let dtypes = graphs[0].outputs.iter().map(|v| graphs[0].info(*v).dtype).collect();
+    let mut outputs = record(NodeKind::Cond(graphs.clone()), &inputs, dims, dtypes, "cond")?;
     control_grad::record_cond(&graphs, &inputs, &mut outputs);
     Ok(outputs)
 }
@@ -92,16 +95,31 @@ pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<T
     inputs.extend(body.capture_examples.iter().cloned());
     let kind =
         NodeKind::While { cond: Arc::new(cond.graph), body: Arc::new(body.graph), loop_vars: n };
-    let mut outputs = record(kind, &inputs, var_dims, "while")?;
+    let mut outputs = record(kind, &inputs, var_dims, in_dtypes, "while")?;
     control_grad::record_while(&inputs, &mut outputs);
     Ok(outputs)
 }
 
-/// Runs the node on the example inputs, then records it with those outputs.
-fn record(kind: NodeKind, inputs: &[Tensor], dims: Vec<Dims>, base: &str) -> Result<Vec<Tensor>> {
+/// Records the node; its example outputs are deferred (run on the example inputs if read)
+/// where their sizes are known, else computed now.
+fn record(
+    kind: NodeKind,
+    inputs: &[Tensor],
+    dims: Vec<Dims>,
+    dtypes: Vec<DType>,
+    base: &str,
+) -> Result<Vec<Tensor>> {
     let node =
         Node { kind, inputs: Vec::new(), outputs: Vec::new(), name: base.into(), device: None };
-    let mut outputs = executor::eval_example(&node, inputs)?;
+    let types: Vec<TensorType> = dtypes
+        .into_iter()
+        .zip(&dims)
+        .map(|(dtype, d)| TensorType { dtype, dims: d.clone() })
+        .collect();
+    let mut outputs = match super::deferred::defer_node(&node, inputs, &types) {
+        Some(deferred) => deferred,
+        None => executor::eval_example(&node, inputs)?,
+    };
     let refs: Vec<&Tensor> = inputs.iter().collect();
     trace::record_node(node.kind, &refs, &mut outputs, dims, base);
     Ok(outputs)

@@ -2,11 +2,14 @@
 //! its kernel. Its outputs' shapes and dtypes come from its declared shape rule over the
 //! inputs' example types, and its values stay deferred (`Storage::Deferred`): they are
 //! computed once, only if something reads them (a composition that needs a
-//! value, a `tf.cond` example branch choice). Ops whose output sizes depend on values (where,
-//! unique, a shape input) run at once, as do ops on constants only (the trace's constant
-//! folding).
+//! value). A `tf.cond` or `tf.while_loop` node whose outputs' sizes are all known is deferred
+//! the same way (its example run, branch choice and iterations included, happens if read).
+//! Ops whose output sizes depend on values (where, unique, a shape input) run at once, as do
+//! ops on constants only (the trace's constant folding).
 
+use super::ir::{Graph, Node, NodeKind};
 use crate::dispatch::Op;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::primitive::TensorType;
 use crate::shape::Shape;
@@ -19,12 +22,32 @@ thread_local! {
     static MATERIALISING: Cell<usize> = const { Cell::new(0) };
 }
 
+/// What a deferred run computes: an op, or a control-flow node's example run.
+enum Work {
+    Op(Op),
+    Node(Box<Node>),
+}
+
+impl Work {
+    fn name(&self) -> &str {
+        match self {
+            Work::Op(op) => op.tf_name(),
+            Work::Node(node) => node.type_name(),
+        }
+    }
+}
+
 /// One deferred op call: its inputs and, once read, its outputs.
-#[derive(Debug)]
 pub struct DeferredRun {
-    op: Op,
+    work: Work,
     inputs: Vec<Tensor>,
     results: OnceLock<Vec<Tensor>>,
+}
+
+impl std::fmt::Debug for DeferredRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeferredRun({})", self.work.name())
+    }
 }
 
 impl DeferredRun {
@@ -40,7 +63,10 @@ impl DeferredRun {
             }
             let refs: Vec<&Tensor> = self.inputs.iter().collect();
             let _quiet = (super::trace::suspend(), crate::autodiff::tape::pause_all());
-            let outputs = crate::dispatch::execute_now(&self.op, &refs)?;
+            let outputs = match &self.work {
+                Work::Op(op) => crate::dispatch::execute_now(op, &refs)?,
+                Work::Node(node) => super::executor::eval_example(node, &self.inputs)?,
+            };
             for t in &outputs {
                 t.host()?;
             }
@@ -77,23 +103,59 @@ pub fn defer(op: &Op, inputs: &[&Tensor]) -> Result<Option<Vec<Tensor>>> {
             None => return Ok(None),
         }
     }
-    let run = Arc::new(DeferredRun {
-        op: op.clone(),
-        inputs: inputs.iter().map(|t| (*t).clone()).collect(),
-        results: OnceLock::new(),
-    });
-    Ok(Some(
-        shapes
-            .into_iter()
-            .enumerate()
-            .map(|(i, (dtype, shape))| Tensor::deferred(run.clone(), i, shape, dtype))
-            .collect(),
-    ))
+    let inputs = inputs.iter().map(|t| (*t).clone()).collect();
+    Ok(Some(deferred_outputs(Work::Op(op.clone()), inputs, shapes)))
+}
+
+fn deferred_outputs(work: Work, inputs: Vec<Tensor>, shapes: Vec<(DType, Shape)>) -> Vec<Tensor> {
+    let run = Arc::new(DeferredRun { work, inputs, results: OnceLock::new() });
+    shapes
+        .into_iter()
+        .enumerate()
+        .map(|(i, (dtype, shape))| Tensor::deferred(run.clone(), i, shape, dtype))
+        .collect()
+}
+
+/// A control-flow node's example outputs, deferred where every output size is known and the
+/// node assigns no variable (an example run assigns the trace's view of a variable, which
+/// must happen where the node was traced, not whenever a value is read).
+pub fn defer_node(node: &Node, inputs: &[Tensor], types: &[TensorType]) -> Option<Vec<Tensor>> {
+    if !super::trace::open() || MATERIALISING.with(Cell::get) > 0 {
+        return None;
+    }
+    if !inputs.iter().any(|t| t.is_deferred() || super::trace::is_symbolic(t)) {
+        return None;
+    }
+    if subgraphs(&node.kind).iter().any(|g| assigns(g)) {
+        return None;
+    }
+    let shapes = types
+        .iter()
+        .map(|t| {
+            t.dims.iter().copied().collect::<Option<Vec<usize>>>().map(|d| (t.dtype, Shape(d)))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(deferred_outputs(Work::Node(Box::new(node.clone())), inputs.to_vec(), shapes))
+}
+
+fn subgraphs(kind: &NodeKind) -> Vec<&Graph> {
+    match kind {
+        NodeKind::Cond(branches) => branches.iter().map(|g| &**g).collect(),
+        NodeKind::While { cond, body, .. } => vec![&**cond, &**body],
+        _ => Vec::new(),
+    }
+}
+
+fn assigns(graph: &Graph) -> bool {
+    graph.nodes.iter().any(|n| {
+        matches!(n.kind, NodeKind::AssignVariable(_))
+            || subgraphs(&n.kind).iter().any(|g| assigns(g))
+    })
 }
 
 /// The `output`-th result of a deferred run, computed if need be.
 pub fn value(run: &DeferredRun, output: usize) -> Result<&Tensor> {
     run.results()?
         .get(output)
-        .ok_or_else(|| Error::Internal(format!("{} has no output {output}", run.op.tf_name())))
+        .ok_or_else(|| Error::Internal(format!("{} has no output {output}", run.work.name())))
 }
