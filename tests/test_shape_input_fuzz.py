@@ -57,3 +57,15 @@ def test_hostile_traced_shapes_raise_typed_errors(name, n, shape):
         assert dims == [shape[0], 2]
     else:
         assert dims[0] == shape[0] and int(np.prod(dims)) == n
+
+
+@pytest.mark.parametrize("multiple", [2**40, 2**62])
+def test_an_impossible_traced_shape_raises_while_tracing(multiple):
+    # A traced op whose output could never be allocated is not deferred: its kernel reports
+    # the size as eagerly, instead of a tensor of that shape standing in the trace.
+    @tf.function
+    def tiled(x):
+        return tf.tile(x * 2.0, [multiple])
+
+    with pytest.raises((tf.errors.ResourceExhaustedError, tf.errors.InvalidArgumentError)):
+        tiled.get_concrete_function(tf.ones([4]))

@@ -22,6 +22,31 @@ thread_local! {
     static MATERIALISING: Cell<usize> = const { Cell::new(0) };
 }
 
+/// Marks a materialisation for its scope (also when a kernel unwinds).
+struct Materialising;
+
+impl Materialising {
+    fn enter() -> Materialising {
+        MATERIALISING.with(|m| m.set(m.get() + 1));
+        Materialising
+    }
+}
+
+impl Drop for Materialising {
+    fn drop(&mut self) {
+        MATERIALISING.with(|m| m.set(m.get() - 1));
+    }
+}
+
+/// A deferred output's shape, where its element count fits in memory; otherwise the kernel runs
+/// now and reports it as eager mode would (no tensor of an impossible shape is ever made).
+fn allocatable(t: &TensorType) -> Option<(DType, Shape)> {
+    let dims = t.dims.iter().copied().collect::<Option<Vec<usize>>>()?;
+    let n = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+    crate::shape::check_alloc(n, t.dtype).ok()?;
+    Some((t.dtype, Shape(dims)))
+}
+
 /// What a deferred run computes: an op, or a control-flow node's example run.
 enum Work {
     Op(Op),
@@ -56,7 +81,7 @@ impl DeferredRun {
         if let Some(done) = self.results.get() {
             return Ok(done);
         }
-        MATERIALISING.with(|m| m.set(m.get() + 1));
+        let _materialising = Materialising::enter();
         let computed = (|| {
             for t in &self.inputs {
                 t.host()?;
@@ -72,7 +97,6 @@ impl DeferredRun {
             }
             Ok(outputs)
         })();
-        MATERIALISING.with(|m| m.set(m.get() - 1));
         let outputs: Vec<Tensor> = computed?;
         Ok(self.results.get_or_init(|| outputs))
     }
@@ -96,13 +120,9 @@ pub fn defer(op: &Op, inputs: &[&Tensor]) -> Result<Option<Vec<Tensor>>> {
     let types: Vec<TensorType> =
         inputs.iter().map(|t| TensorType::known(t.dtype(), t.shape().dims())).collect();
     let outputs = primitive.infer(&types)?;
-    let mut shapes = Vec::with_capacity(outputs.len());
-    for t in &outputs {
-        match t.dims.iter().copied().collect::<Option<Vec<usize>>>() {
-            Some(dims) => shapes.push((t.dtype, Shape(dims))),
-            None => return Ok(None),
-        }
-    }
+    let Some(shapes) = outputs.iter().map(allocatable).collect::<Option<Vec<_>>>() else {
+        return Ok(None);
+    };
     let inputs = inputs.iter().map(|t| (*t).clone()).collect();
     Ok(Some(deferred_outputs(Work::Op(op.clone()), inputs, shapes)))
 }
@@ -129,12 +149,7 @@ pub fn defer_node(node: &Node, inputs: &[Tensor], types: &[TensorType]) -> Optio
     if subgraphs(&node.kind).iter().any(|g| assigns(g)) {
         return None;
     }
-    let shapes = types
-        .iter()
-        .map(|t| {
-            t.dims.iter().copied().collect::<Option<Vec<usize>>>().map(|d| (t.dtype, Shape(d)))
-        })
-        .collect::<Option<Vec<_>>>()?;
+    let shapes = types.iter().map(allocatable).collect::<Option<Vec<_>>>()?;
     Some(deferred_outputs(Work::Node(Box::new(node.clone())), inputs.to_vec(), shapes))
 }
 

@@ -4,8 +4,9 @@ Keras infers them with the framework's own shape rules, and so does ferroflow: t
 runs once inside a trace whose placeholders have the symbolic shapes (None kept), and each
 output's static dims are what the ops' declared shape rules (`Primitive::infer`) say -- the
 rules `tf.function` uses. Where that cannot answer (the layer still has to build its weights,
-a trace is already open, or the layer read an example's size), the operation runs on zeros
-twice with different sizes, and an output dimension that differs between the runs is None.
+a trace is already open, or the layer read an example's size or failed there), the operation
+runs on zeros twice with different sizes, and an output dimension that differs between the runs
+is None.
 """
 
 from ferroflow import _core, nest
@@ -83,6 +84,11 @@ def _abstract(operation, call_args, kwargs):
             _check_tensor(operation, value)
         infos = [_core.symbolic_info(value) for value in flat]
         graph = _core.trace_finish([_core.convert_to_tensor(v, None, None) for v in flat])
+    except Exception:
+        # A layer that needs example values (or fails) in a trace: the zeros runs decide, and
+        # raise its error if it has one.
+        _core.trace_abandon()
+        return None
     except BaseException:
         _core.trace_abandon()
         raise
