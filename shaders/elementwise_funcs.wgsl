@@ -12,14 +12,19 @@ fn pow_f(x: f32, y: f32) -> f32 {
     }
     if (x < 0.0) {
         if (y != trunc(y)) { return nan(); }
-        let m = exp2(y * log2(-x));
+        let m = exp_f(y * log_f(-x));
         return select(m, -m, abs(y % 2.0) == 1.0);
     }
-    return exp2(y * log2(x));
+    return exp_f(y * log_f(x));
 }
 
 fn floormod_f(x: f32, y: f32) -> f32 {
-    let r = x % y;
+    // WGSL's x % y is x - y * trunc(x / y) with a division drivers may approximate (NVIDIA's
+    // is off by an ulp), so the quotient can be one off: an exact multiple then leaves y
+    // instead of 0. A true fmod has x's sign and magnitude below |y|; that is restored first.
+    var r = x % y;
+    if (abs(r) >= abs(y)) { r = r - select(-y, y, (r < 0.0) == (y < 0.0)); }
+    if (r != 0.0 && ((r < 0.0) != (x < 0.0))) { r = r + select(-y, y, (x < 0.0) == (y < 0.0)); }
     return select(r, r + y, r != 0.0 && ((r < 0.0) != (y < 0.0)));
 }
 
@@ -32,18 +37,27 @@ fn min_f(x: f32, y: f32) -> f32 {
 }
 
 fn expm1_f(x: f32) -> f32 {
-    if (abs(x) < 1e-3) { return x + 0.5 * x * x + x * x * x / 6.0; }
-    return exp(x) - 1.0;
+    if (abs(x) >= 0.5) { return exp_f(x) - 1.0; }
+    // Kahan's form: (u - 1) x / log(u) cancels the rounding of u = exp(x) near 0.
+    let u = exp_f(x);
+    if (u == 1.0) { return x; }
+    return (u - 1.0) * x / log_f(u);
 }
 
 fn sigmoid_f(x: f32) -> f32 {
     // exp of a non-positive argument never overflows.
-    let e = exp(-abs(x));
+    let e = exp_f(-abs(x));
     return select(e / (1.0 + e), 1.0 / (1.0 + e), x >= 0.0);
 }
 
 fn tanh_f(x: f32) -> f32 {
-    let e = exp(-2.0 * abs(x));
+    if (abs(x) < 0.625) {
+        // Cephes' odd polynomial: 1 - e and 1 + e below would cancel near 0.
+        let z = x * x;
+        return ((((-5.70498872745e-3 * z + 2.06390887954e-2) * z - 5.37397155531e-2) * z
+            + 1.33314422036e-1) * z - 3.33332819422e-1) * z * x + x;
+    }
+    let e = exp_f(-2.0 * abs(x));
     let t = (1.0 - e) / (1.0 + e);
     return select(-t, t, x >= 0.0);
 }
@@ -53,7 +67,7 @@ fn erf_f(x: f32) -> f32 {
     let a = abs(x);
     let t = 1.0 / (1.0 + 0.3275911 * a);
     let poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
-    var y = 1.0 - poly * exp(-a * a);
+    var y = 1.0 - poly * exp_f(-a * a);
     return select(-y, y, x >= 0.0);
 }
 
@@ -87,19 +101,17 @@ fn rsqrt_f(x: f32) -> f32 {
     return select(inverseSqrt(x), nan(), x < 0.0);
 }
 
-fn log_f(x: f32) -> f32 {
-    if (x == 0.0) { return bitcast<f32>(0xff800000u); }
-    return select(log(x), nan(), x < 0.0);
-}
-
 fn log1p_f(x: f32) -> f32 {
     if (x == -1.0) { return bitcast<f32>(0xff800000u); }
     if (x < -1.0) { return nan(); }
-    if (abs(x) < 1e-4) { return x - 0.5 * x * x + x * x * x / 3.0; }
-    // Goldberg's correction: log(u) * x / (u - 1) cancels the rounding of u = 1 + x.
-    let u = 1.0 + x;
-    if (is_inf(u)) { return u; }
-    return log(u) * x / (u - 1.0);
+    if (x < -0.4 || x > 0.6 || is_nan(x)) { return log_f(1.0 + x); }
+    // 2 atanh(s) with s = x / (2 + x), |s| <= 1/4: no 1 + x to round. (Goldberg's
+    // log(u) x / (u - 1) relies on u - 1 not being folded to x, which drivers do.)
+    let s = x / (2.0 + x);
+    let z = s * s;
+    let p = (((((z / 13.0 + 1.0 / 11.0) * z + 1.0 / 9.0) * z + 1.0 / 7.0) * z + 0.2) * z
+        + 1.0 / 3.0) * z;
+    return 2.0 * (s + s * p);
 }
 
 // Comparisons that hold for NaN as IEEE says: drivers may compile `!=` as an ordered compare.
@@ -142,15 +154,21 @@ fn acos_f(x: f32) -> f32 {
 }
 
 fn sinh_f(x: f32) -> f32 {
-    if (abs(x) < 1e-3) { return x + x * x * x / 6.0; }
-    return sinh(x);
+    if (abs(x) <= 1.0) {
+        // Cephes' odd polynomial: the exponentials below would cancel near 0.
+        let z = x * x;
+        return ((2.03721912945e-4 * z + 8.33028376239e-3) * z + 1.66667160211e-1) * z * x + x;
+    }
+    let t = abs(x);
+    let y = select(half_exp(t) - 0.5 / exp_f(t), half_exp(t), t > 20.0);
+    return select(y, -y, x < 0.0);
 }
 
 fn asinh_f(x: f32) -> f32 {
     let t = abs(x);
     var y: f32;
     if (t > 1e8) {
-        y = log(t) + 0.6931471805599453;
+        y = log_f(t) + 0.6931471805599453;
     } else {
         y = log1p_f(t + t * t / (1.0 + sqrt(1.0 + t * t)));
     }
@@ -159,7 +177,7 @@ fn asinh_f(x: f32) -> f32 {
 
 fn acosh_f(x: f32) -> f32 {
     if (x < 1.0) { return nan(); }
-    if (x > 1e8) { return log(x) + 0.6931471805599453; }
+    if (x > 1e8) { return log_f(x) + 0.6931471805599453; }
     return log1p_f((x - 1.0) + sqrt((x - 1.0) * (x + 1.0)));
 }
 

@@ -57,7 +57,7 @@ fn unit(hi: u32, lo: u32) -> f32 {
 fn box_muller(w: vec4<u32>) -> f32 {
     let u1 = max(unit(w.x, w.y), 1.1754944e-38);
     let u2 = unit(w.z, w.w);
-    return sqrt(-2.0 * log(u1)) * cos(6.2831855 * u2);
+    return sqrt(-2.0 * log_f(u1)) * cos_f(6.2831855 * u2);
 }
 
 // The largest float32 below finite v.

@@ -40,7 +40,7 @@ fn main(
     var total = 0.0;
     if (live) {
         for (var j = lid.x; j < n; j += WG) {
-            total += exp(x[base + j] - row_max);
+            total += exp_f(x[base + j] - row_max);
         }
     }
     scratch[lid.x] = total;
@@ -56,9 +56,9 @@ fn main(
         for (var j = lid.x; j < n; j += WG) {
             let shifted = x[base + j] - row_max;
             if (LOG) {
-                out[base + j] = shifted - log(sum);
+                out[base + j] = shifted - log_f(sum);
             } else {
-                out[base + j] = exp(shifted) / sum;
+                out[base + j] = exp_f(shifted) / sum;
             }
         }
     }

@@ -199,7 +199,7 @@ unary_ops! {
         tf: "Exp", python: "exp", dtypes: DTypeSet::INEXACT,
         cpu: |x, b, bad| inexact!(b, bad, |a| a.exp()),
         fused: |a| a.exp(),
-        gpu: [F32 => "exp(a)"],
+        gpu: [F32 => "exp_f(a)"],
         grad: Rule(|_, y, g| chain(g, y)),
     },
     Expm1 {
@@ -225,20 +225,20 @@ unary_ops! {
         tf: "Sin", python: "sin", dtypes: DTypeSet::INEXACT,
         cpu: |x, b, bad| inexact!(b, bad, |a| a.sin()),
         fused: |a| a.sin(),
-        gpu: [F32 => "sin(a)"],
+        gpu: [F32 => "sin_f(a)"],
         grad: Rule(|x, _, g| chain(g, &ops::unary(UnaryOp::Cos, x)?)),
     },
     Cos {
         tf: "Cos", python: "cos", dtypes: DTypeSet::INEXACT,
         cpu: |x, b, bad| inexact!(b, bad, |a| a.cos()),
         fused: |a| a.cos(),
-        gpu: [F32 => "cos(a)"],
+        gpu: [F32 => "cos_f(a)"],
         grad: Rule(|x, _, g| ops::neg(&chain(g, &ops::unary(UnaryOp::Sin, x)?)?)),
     },
     Tan {
         tf: "Tan", python: "tan", dtypes: DTypeSet::INEXACT,
         cpu: |x, b, bad| inexact!(b, bad, |a| a.tan()),
-        gpu: [F32 => "tan(a)"],
+        gpu: [F32 => "tan_f(a)"],
         grad: Rule(|x, _, g| ops::div(g, &conj(&ops::square(&ops::unary(UnaryOp::Cos, x)?)?)?)),
     },
     Asin {
@@ -268,7 +268,7 @@ unary_ops! {
     Cosh {
         tf: "Cosh", python: "cosh", dtypes: DTypeSet::INEXACT,
         cpu: |x, b, bad| inexact!(b, bad, |a| a.cosh()),
-        gpu: [F32 => "cosh(a)"],
+        gpu: [F32 => "cosh_f(a)"],
         grad: Rule(|x, _, g| chain(g, &ops::unary(UnaryOp::Sinh, x)?)),
     },
     Asinh {

@@ -4,16 +4,19 @@
 use crate::dtype::DType;
 
 const COMMON: &str = include_str!("../../../shaders/common.wgsl");
+/// Accurate exp/log/sin/cos (the builtins are approximations on some drivers), for every kernel.
+const PRECISE_MATH: &str = include_str!("../../../shaders/precise_math.wgsl");
 
 /// `template` with each `{{key}}` replaced, prefixed by the shared helpers.
 pub fn fill(template: &str, holes: &[(&str, String)]) -> String {
-    let mut out = String::with_capacity(COMMON.len() + template.len() + 256);
+    let mut out = String::with_capacity(COMMON.len() + PRECISE_MATH.len() + template.len() + 256);
     let mut body = template.to_string();
     for (key, value) in holes {
         body = body.replace(&format!("{{{{{key}}}}}"), value);
     }
     debug_assert!(!body.contains("{{"), "unfilled hole in generated kernel:\n{body}");
     out.push_str(COMMON);
+    out.push_str(PRECISE_MATH);
     out.push_str(&body);
     out
 }
