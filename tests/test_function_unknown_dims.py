@@ -50,10 +50,10 @@ def test_reduce_retracing_specialises_a_mean():
         assert float(traced(tf.range(n, dtype=tf.float32))) == pytest.approx((n - 1) / 2)
 
 
-def test_a_broadcast_between_two_unknown_sizes_is_never_a_wrong_gradient():
-    # Both sizes unknown while tracing: ferroflow takes them as equal. Were x's 1 and y's 4
-    # when the graph runs, TensorFlow would sum x's gradient; ferroflow raises rather than
-    # return a gradient of y's shape for x.
+def test_a_broadcast_between_two_unknown_sizes_sums_as_tensorflow_does():
+    # Both sizes unknown while tracing: which operand broadcasts is known only when the graph
+    # runs, so the gradient's axes come from BroadcastGradientArgs then. x of 1 row against y of
+    # 4 sums x's gradient over the rows; one trace serves both.
     spec = tf.TensorSpec([None, 3], tf.float32)
 
     @tf.function(input_signature=[spec, spec])
@@ -64,5 +64,8 @@ def test_a_broadcast_between_two_unknown_sizes_is_never_a_wrong_gradient():
         return tape.gradient(loss, x)
 
     np.testing.assert_array_equal(grads(tf.ones([4, 3]), tf.ones([4, 3])).numpy(), np.ones([4, 3]))
-    with pytest.raises(tf.errors.InvalidArgumentError):
-        grads(tf.ones([1, 3]), tf.ones([4, 3]))
+    y = tf.reshape(tf.range(12.0), [4, 3])
+    np.testing.assert_array_equal(grads(tf.ones([1, 3]), y).numpy(), [[18.0, 22.0, 26.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        grads(tf.ones([2, 3]), y)
+    assert grads.experimental_get_tracing_count() == 1

@@ -4,6 +4,7 @@
 
 pub mod batch_norm;
 pub mod binary;
+pub mod broadcast_args;
 pub mod cast;
 pub mod composite;
 pub mod conv;

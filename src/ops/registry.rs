@@ -3,6 +3,7 @@
 //! declaration, and reading an op back by TensorFlow name. Adding a primitive means adding
 //! its row here and implementing `Primitive` and `Decode` in its family file.
 
+use super::broadcast_args::BroadcastGradientArgs;
 use super::composite::Composite;
 use super::matmul::MatMulAttrs;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
@@ -98,7 +99,10 @@ primitives! {
     MaxPoolGrad(MaxPoolGrad),
     /// A named composite (`Relu`, `MaxPool`, ...).
     Composite(Composite),
-    /// Reshape, Fill, BroadcastTo or a random op with its shape as its last input.
+    /// Outputs: the two operands' reduction axes.
+    BroadcastGradientArgs(BroadcastGradientArgs),
+    /// Reshape, Fill, BroadcastTo, a random op or a reduction with its shape (axes) as its
+    /// last input.
     ShapeFromInput(ShapeFromInput),
 }
 

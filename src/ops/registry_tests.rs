@@ -6,8 +6,8 @@
 use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
-    binary, cast, composite, creation, index, matmul, nn, patches, random, reduce, select,
-    shape_input, shape_ops, sort, unary,
+    binary, broadcast_args, cast, composite, creation, index, matmul, nn, patches, random, reduce,
+    select, shape_input, shape_ops, sort, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -29,6 +29,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         random::registry_examples(),
         patches::registry_examples(),
         shape_input::registry_examples(),
+        broadcast_args::registry_examples(),
     ]
     .concat()
 }
@@ -58,7 +59,7 @@ fn every_name_has_a_test_table_entry() {
 }
 
 /// Ops whose output sizes depend on input values.
-const VALUE_SIZED: &[&str] = &["Range", "Where", "Unique"];
+const VALUE_SIZED: &[&str] = &["Range", "Where", "Unique", "BroadcastGradientArgs"];
 
 /// Ops whose output rank depends on an input dimension.
 const UNKNOWN_RANK: &[&str] = &["GatherNd"];

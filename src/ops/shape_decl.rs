@@ -156,7 +156,8 @@ impl Primitive for BroadcastTo {
     }
 
     fn gradient(&self, inputs: &[Tensor], _: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
-        Ok(vec![Some(unbroadcast(g, &inputs[0])?)])
+        // The target is an attribute: g's dims are known, so nothing is left to the run.
+        Ok(vec![Some(unbroadcast(g, &inputs[0], &[dims_of(&self.0)])?)])
     }
 
     fn bakes_shape(&self) -> bool {

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::ops::primitive::{
     input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
 };
+use crate::ops::reduce::Reduce;
 use crate::ops::registry::Op;
 use crate::ops::shape_ops::{self, BroadcastTo, Reshape};
 use crate::ops::{creation::Fill, random::RandomSpec};
@@ -27,6 +28,12 @@ pub trait TakesShape {
     /// Output types for a shape known in part (`None`: known only when the node runs).
     fn infer_partial(&self, inputs: &[TensorType], dims: &[Option<i64>])
         -> Result<Vec<TensorType>>;
+    /// Output types for a shape input of unknown length: for most ops the output's rank is
+    /// then unknown, which `TensorType` cannot say.
+    fn infer_unknown_length(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let _ = inputs;
+        Err(Error::Unimplemented("a shape of unknown length".into()))
+    }
 }
 
 /// An op whose shape is its last input.
@@ -40,6 +47,7 @@ fn takes_shape(op: &Op) -> Option<&dyn TakesShape> {
         Op::BroadcastTo(p) => Some(p),
         Op::Fill(p) => Some(p),
         Op::Random(p) => Some(p),
+        Op::Reduce(p) => Some(p),
         _ => None,
     }
 }
@@ -84,7 +92,7 @@ pub fn shape_values(shape: &Tensor, op: &str) -> Result<Vec<i64>> {
     }
 }
 
-fn check_shape_type(t: &TensorType, op: &str) -> Result<()> {
+pub(crate) fn check_shape_type(t: &TensorType, op: &str) -> Result<()> {
     if !matches!(t.dtype, DType::I32 | DType::I64) {
         return Err(Error::InvalidArgument(format!(
             "a shape must be int32 or int64, got {} [Op:{op}]",
@@ -143,9 +151,7 @@ impl Primitive for ShapeFromInput {
             Some(Some(known)) => known.clone(),
             _ => match shape.dims[0] {
                 Some(n) => vec![None; n],
-                None => {
-                    return Err(Error::Unimplemented("a shape of unknown length".into()));
-                }
+                None => return self.inner().infer_unknown_length(&inputs[..last]),
             },
         };
         self.inner().infer_partial(&inputs[..last], &dims)
@@ -311,6 +317,50 @@ impl TakesShape for RandomSpec {
     }
 }
 
+/// A reduction whose axes are its last input (TensorFlow's `reduction_indices`), as
+/// gradients over broadcasts need: the axes are known only when the node runs.
+impl TakesShape for Reduce {
+    fn with_dims(&self, axes: &[i64]) -> Result<Op> {
+        let mut axes = axes
+            .iter()
+            .map(|&a| {
+                usize::try_from(a).map_err(|_| {
+                    Error::InvalidArgument(format!(
+                        "a reduction axis must be >= 0 here, got {a} [Op:{}]",
+                        self.tf_name()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        axes.sort_unstable();
+        axes.dedup();
+        Ok(Op::Reduce(Reduce { axes, ..self.clone() }))
+    }
+
+    fn infer_partial(
+        &self,
+        inputs: &[TensorType],
+        axes: &[Option<i64>],
+    ) -> Result<Vec<TensorType>> {
+        match axes.iter().copied().collect::<Option<Vec<i64>>>() {
+            Some(known) => self.with_dims(&known)?.primitive().infer(inputs),
+            None => self.infer_unknown_length(inputs),
+        }
+    }
+
+    /// With its dims kept, any dimension may have been reduced to 1.
+    fn infer_unknown_length(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let x = input(inputs, 0)?;
+        if !self.keepdims {
+            return Err(Error::Unimplemented(
+                "a reduction over axes known only at run time without keepdims".into(),
+            ));
+        }
+        let dims = x.dims.iter().map(|&d| d.filter(|&n| n == 1)).collect();
+        Ok(vec![TensorType { dtype: x.dtype, dims }])
+    }
+}
+
 /// A shape as an op's caller gives it: numbers (what the caller asked for, never an example's
 /// size), or (inside a trace) a symbolic integer vector.
 #[derive(Clone, Debug)]
@@ -339,6 +389,8 @@ impl ShapeArg {
 pub(crate) fn registry_examples() -> Vec<(Op, Vec<Tensor>)> {
     use crate::ops::random::{Distribution, Stream};
     let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+    let x2 = x.clone();
+    let sum = Reduce { op: crate::ops::reduce::ReduceOp::Sum, axes: vec![1], keepdims: true };
     let shape = |dims: &[i32]| Tensor::from_slice(dims, &[dims.len()]).unwrap();
     let wrap = |op: Op| Op::ShapeFromInput(ShapeFromInput::new(op).unwrap());
     let uniform = Distribution::Uniform { minval: 0.0, maxval: 1.0 };
@@ -353,5 +405,6 @@ pub(crate) fn registry_examples() -> Vec<(Op, Vec<Tensor>)> {
         (wrap(Op::BroadcastTo(BroadcastTo(Shape(vec![2, 2, 3])))), vec![x, shape(&[2, 2, 3])]),
         (wrap(Op::Fill(Fill(Shape(vec![2, 2])))), vec![Tensor::scalar(1.5f32), shape(&[2, 2])]),
         (wrap(random.unwrap()), vec![shape(&[4, 2])]),
+        (wrap(Op::Reduce(sum)), vec![x2, shape(&[1])]),
     ]
 }

@@ -88,6 +88,14 @@ GRADIENT_BODIES = {
     "expand_squeeze": "tf.reduce_sum(tf.squeeze(tf.expand_dims(x, 0)) ** 3)",
     "slice": "tf.reduce_sum(x[:, 1:] * 2.0)",
     "concat": "tf.reduce_sum(tf.concat([x, x * x], 1))",
+    "concat_rows": "tf.reduce_sum(tf.concat([x, x * x], 0) * 2.0)",
+    "tile_rows": "tf.reduce_sum(tf.tile(x, [2, 1]) ** 2)",
+    "gather_rows": "tf.reduce_sum(tf.gather(x, [0, 0]) * x[0])",
+    "gather_cols": "tf.reduce_sum(tf.gather(x, [2, 0, 2], axis=1) ** 2)",
+    "unstack_cols": "tf.reduce_sum(tf.unstack(x, axis=1)[0] ** 2)",
+    "where_broadcast": "tf.reduce_sum(tf.where(x > 2.0, x, tf.zeros([3])) ** 2)",
+    "self_product": "tf.reduce_sum(x * tf.reverse(x, [0]))",
+    "bias_add": "tf.reduce_sum(tf.nn.relu(tf.matmul(x, tf.ones([3, 2])) + tf.ones([2])))",
 }
 
 
@@ -107,9 +115,31 @@ def _broadcast_gradient_program(tf, order):
             loss = tf.reduce_sum(x * y)
         return tape.gradient(loss, x)
 
-    return [grads(tf.ones([n, 3])) for n in order]
+    values = [grads(tf.ones([n, 3])) for n in order]
+    return values, grads.experimental_get_tracing_count()
 
 
 @pytest.mark.parametrize("order", [(4, 1, 4), (1, 4, 1)])
 def test_broadcast_gradient_against_a_known_size(tf_oracle, order):
     assert_parity(tf_oracle, _broadcast_gradient_program, (order,))
+
+
+def _two_unknown_sizes_program(tf, pairs):
+    # Both sizes unknown: which operand broadcasts is known only when the graph runs (TensorFlow
+    # computes the axes with BroadcastGradientArgs then); one trace serves every pair.
+    @tf.function(
+        input_signature=[tf.TensorSpec([None], tf.float32), tf.TensorSpec([None, 1], tf.float32)]
+    )
+    def grads(x, y):
+        with tf.GradientTape() as tape:
+            tape.watch([x, y])
+            loss = tf.reduce_sum(x * y * tf.range(1.0, 3.0)[:, None][:1])
+        return tape.gradient(loss, [x, y])
+
+    values = [grads(tf.range(1.0, m + 1.0), tf.ones([n, 1]) * 3.0) for m, n in pairs]
+    return values, grads.experimental_get_tracing_count()
+
+
+@pytest.mark.parametrize("pairs", [((4, 1), (1, 4), (4, 4), (1, 1)), ((1, 1), (1, 5), (5, 1))])
+def test_broadcast_gradient_between_unknown_sizes(tf_oracle, pairs):
+    assert_parity(tf_oracle, _two_unknown_sizes_program, (pairs,))

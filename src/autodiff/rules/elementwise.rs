@@ -1,7 +1,7 @@
 //! Gradients of element-wise primitives: unary math, binary arithmetic (summed back over
 //! broadcast axes), casts and `where`.
 
-use super::{conj, unbroadcast};
+use super::{conj, operand_dims, unbroadcast};
 use crate::error::Result;
 use crate::ops::binary::BinaryOp;
 use crate::ops::unary::{UnaryGrad, UnaryOp};
@@ -77,7 +77,8 @@ pub(crate) fn binary(
         Complex => (ops::unary(UnaryOp::Real, g)?, ops::unary(UnaryOp::Imag, g)?),
         _ => return Ok(vec![None, None]),
     };
-    Ok(vec![Some(unbroadcast(&gx, x)?), Some(unbroadcast(&gy, y)?)])
+    let (x_dims, y_dims) = (operand_dims(x), operand_dims(y));
+    Ok(vec![Some(unbroadcast(&gx, x, &[y_dims])?), Some(unbroadcast(&gy, y, &[x_dims])?)])
 }
 
 /// Cast passes the gradient back between inexact dtypes only (complex to real keeps the real
@@ -101,5 +102,10 @@ pub(crate) fn select(inputs: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>
     let zeros = zeros_like(g)?;
     let gx = ops::select(cond, g, &zeros)?;
     let gy = ops::select(cond, &zeros, g)?;
-    Ok(vec![None, Some(unbroadcast(&gx, x)?), Some(unbroadcast(&gy, y)?)])
+    let (c_dims, x_dims, y_dims) = (operand_dims(cond), operand_dims(x), operand_dims(y));
+    Ok(vec![
+        None,
+        Some(unbroadcast(&gx, x, &[c_dims.clone(), y_dims])?),
+        Some(unbroadcast(&gy, y, &[c_dims, x_dims])?),
+    ])
 }

@@ -1,7 +1,7 @@
 //! The gradient of (batched) matmul with TensorFlow's rule table for transposed and adjoint
 //! operands, summed back over broadcast batch dimensions.
 
-use super::{conj, unbroadcast};
+use super::{conj, operand_dims, unbroadcast};
 use crate::error::Result;
 use crate::ops::{self, MatMulAttrs};
 use crate::tensor::Tensor;
@@ -32,5 +32,12 @@ pub(crate) fn matmul(
         (true, false) => (mm(&b, g, false, true)?, mm(&a, g, false, false)?),
         (true, true) => (mm(&b, g, true, true)?, mm(g, &a, true, true)?),
     };
-    Ok(vec![Some(unbroadcast(&gx, x)?), Some(unbroadcast(&gy, y)?)])
+    // Only batch dims broadcast: an operand's matrix dims count as 1 against the other's.
+    let batch = |t: &Tensor| {
+        let mut dims = operand_dims(t);
+        let n = dims.len();
+        dims[n.saturating_sub(2)..].fill(Some(1));
+        dims
+    };
+    Ok(vec![Some(unbroadcast(&gx, x, &[batch(y)])?), Some(unbroadcast(&gy, y, &[batch(x)])?)])
 }
