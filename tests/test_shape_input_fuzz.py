@@ -69,3 +69,45 @@ def test_an_impossible_traced_shape_raises_while_tracing(multiple):
 
     with pytest.raises((tf.errors.ResourceExhaustedError, tf.errors.InvalidArgumentError)):
         tiled.get_concrete_function(tf.ones([4]))
+
+
+def _broadcast_grads(x, y):
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        loss = tf.reduce_sum(x * y * y)
+    return tape.gradient(loss, [x, y])
+
+
+RANK_PAIRS = [(1, 1), (2, 1), (1, 2), (2, 2), (3, 2)]
+BROADCAST_GRADS = {
+    ranks: tf.function(
+        _broadcast_grads,
+        input_signature=[tf.TensorSpec([None] * ranks[0]), tf.TensorSpec([None] * ranks[1])],
+    )
+    for ranks in RANK_PAIRS
+}
+broadcast_sizes = st.sampled_from([0, 1, 1, 2, 3])
+
+
+@pytest.mark.parametrize("ranks", RANK_PAIRS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_traced_broadcast_gradients_match_eager_for_any_run_time_sizes(ranks, data):
+    # Every size is unknown while tracing, so which operand broadcasts along which axis is
+    # decided when the graph runs (BroadcastGradientArgs): one trace must match eager mode for
+    # all sizes, and shapes that cannot broadcast raise InvalidArgumentError in both.
+    xs = data.draw(st.lists(broadcast_sizes, min_size=ranks[0], max_size=ranks[0]))
+    ys = data.draw(st.lists(broadcast_sizes, min_size=ranks[1], max_size=ranks[1]))
+    x = tf.constant(np.arange(np.prod(xs), dtype=np.float32).reshape(xs) + 1.0)
+    y = tf.constant(np.arange(np.prod(ys), dtype=np.float32).reshape(ys) - 2.0)
+    try:
+        want = _broadcast_grads(x, y)
+    except tf.errors.InvalidArgumentError:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            BROADCAST_GRADS[ranks](x, y)
+        return
+    got = BROADCAST_GRADS[ranks](x, y)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+    assert BROADCAST_GRADS[ranks].experimental_get_tracing_count() == 1
