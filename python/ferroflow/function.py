@@ -178,11 +178,26 @@ class Function:
         return None
 
     def _signature_concrete(self, instance, values, tensors):
+        specs = nest.flatten(self._input_signature)
+        # A spec of unknown rank (TensorSpec(None)) is traced once per rank it is called with:
+        # the static types ferroflow traces know every rank. Only the first trace counts,
+        # as one does in TensorFlow, which traces an unknown rank once.
+        ranks = tuple(
+            len(t._dims) if s.shape.rank is None else None for s, t in zip(specs, tensors)
+        )
         key = ("signature", instance and id(instance), active_scopes())
+        ranked = any(r is not None for r in ranks)
+        if ranked:
+            key = (*key, ranks)
         concrete = self._concrete.get(key)
         if concrete is None:
-            dims = [tuple(s.shape.dims) for s in nest.flatten(self._input_signature)]
-            concrete = self._trace(instance, values, key, tensors, dims)
+            dims = [
+                (None,) * r if r is not None else tuple(s.shape.dims) for s, r in zip(specs, ranks)
+            ]
+            first = not ranked or not any(
+                k[:3] == key[:3] and len(k) == 4 for k in self._concrete if k[0] == "signature"
+            )
+            concrete = self._trace(instance, values, key, tensors, dims, count=first)
         elif concrete._core.specialised:
             traced = [tuple(t._dims) for t in concrete._examples]
             if traced != [tuple(t._dims) for t in tensors]:
@@ -383,6 +398,16 @@ def _example_for(value):
     from ferroflow.array_ops import zeros
 
     if isinstance(value, TensorSpec):
+        if value.shape.rank is None:
+            from ferroflow.errors import UnimplementedError
+
+            raise UnimplementedError(
+                None,
+                None,
+                f"a concrete function for {value!r}, of unknown rank: ferroflow traces one "
+                "graph per rank (calls with tensors of any rank work); pass a TensorSpec "
+                "with a rank, or a tensor",
+            )
         dims = [1 if d is None else d for d in value.shape.as_list()]
         return zeros(dims, value.dtype)
     if nest.is_nested(value):

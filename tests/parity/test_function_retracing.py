@@ -111,3 +111,22 @@ def test_logsumexp_in_a_relaxed_trace(tf):
 
     outs = [f(tf.reshape(tf.range(4 * n, dtype=tf.float32), [n, 4])) for n in (1, 3, 5)]
     return outs, f.experimental_get_tracing_count()
+
+
+@parity
+def test_a_spec_of_unknown_rank_serves_every_rank(tf):
+    # TensorSpec(None): ferroflow traces once per rank, counting only the first, so the values
+    # and the tracing count are TensorFlow's (it crashed with a TypeError before).
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.float32), tf.TensorSpec([2], tf.int32)])
+    def f(x, k):
+        return tf.reduce_sum(x * 2.0) + tf.cast(tf.reduce_sum(k), tf.float32), tf.shape(x)
+
+    out = []
+    for value in ([1.0, 2.0], [[1.0], [2.0]], 3.0, [[1.0, 2.0, 3.0]], [4.0]):
+        out.append(f(tf.constant(value), tf.constant([1, 2])))
+    out.append(f.experimental_get_tracing_count())
+    try:
+        f(tf.constant([1, 2]), tf.constant([1, 2]))
+    except TypeError as e:
+        out.append(type(e).__name__)
+    return out
