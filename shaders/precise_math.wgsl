@@ -29,19 +29,11 @@ fn exp_f(x: f32) -> f32 {
     return ldexp(ldexp(y, k / 2), k - k / 2);
 }
 
-// The natural logarithm of a positive finite float32 (callers handle zero, negatives,
-// infinities and NaN).
-fn log_positive(x: f32) -> f32 {
-    var v = x;
-    var bias = 0.0;
-    if (v < 1.17549435e-38) {
-        // Subnormals: scaled up first, as drivers may flush them to zero.
-        v = v * 8388608.0;
-        bias = -23.0;
-    }
-    let parts = frexp(v);
+// The natural logarithm of a positive normal float32.
+fn log_normal(x: f32) -> f32 {
+    let parts = frexp(x);
     var m = parts.fract;
-    var e = f32(parts.exp) + bias;
+    var e = f32(parts.exp);
     if (m < 0.70710678118654752) {
         m = m + m - 1.0;
         e = e - 1.0;
@@ -64,11 +56,20 @@ fn log_positive(x: f32) -> f32 {
     return (m + y) + LN2_HI * e;
 }
 
+// Classified on the bits: GPUs may flush subnormals to zero in arithmetic and compares
+// (NVIDIA's does), where TensorFlow's CPU kernels give log(1e-40) = -92.1.
 fn log_f(x: f32) -> f32 {
-    if (is_nan(x) || x < 0.0) { return nan(); }
-    if (x == 0.0) { return bitcast<f32>(0xff800000u); }
-    if (is_inf(x)) { return x; }
-    return log_positive(x);
+    let bits = bitcast<u32>(x);
+    let magnitude = bits & 0x7fffffffu;
+    if (magnitude == 0u) { return bitcast<f32>(0xff800000u); }
+    if (magnitude > 0x7f800000u || (bits >> 31u) == 1u) { return nan(); }
+    if (magnitude == 0x7f800000u) { return x; }
+    if (magnitude < 0x00800000u) {
+        // A subnormal is its mantissa (an exact, normal float32) times 2^-149.
+        let e = -149.0;
+        return (log_normal(f32(magnitude)) + LN2_LO * e) + LN2_HI * e;
+    }
+    return log_normal(x);
 }
 
 // x = quadrant * pi/2 + rest, rest in [-pi/4, pi/4]. pi/2 is split in four parts (to 2e-21),
