@@ -7,6 +7,7 @@
 use crate::dispatch::{apply, apply1};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::index::ScatterNd;
 use crate::ops::primitive::{
     input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
 };
@@ -48,6 +49,7 @@ fn takes_shape(op: &Op) -> Option<&dyn TakesShape> {
         Op::Fill(p) => Some(p),
         Op::Random(p) => Some(p),
         Op::Reduce(p) => Some(p),
+        Op::ScatterNd(p) => Some(p),
         _ => None,
     }
 }
@@ -361,6 +363,28 @@ impl TakesShape for Reduce {
     }
 }
 
+/// A scatter into a shape known only when the node runs (a gather's gradient under an unknown
+/// size).
+impl TakesShape for ScatterNd {
+    fn with_dims(&self, dims: &[i64]) -> Result<Op> {
+        Ok(Op::ScatterNd(ScatterNd(checked_shape(dims, "ScatterNd")?)))
+    }
+
+    /// The updates' dtype, the shape's sizes as far as they are known; the index checks run
+    /// with the node.
+    fn infer_partial(
+        &self,
+        inputs: &[TensorType],
+        dims: &[Option<i64>],
+    ) -> Result<Vec<TensorType>> {
+        if let Some(all) = dims.iter().copied().collect::<Option<Vec<i64>>>() {
+            return self.with_dims(&all)?.primitive().infer(inputs);
+        }
+        let updates = input(inputs, 1)?;
+        Ok(vec![TensorType { dtype: updates.dtype, dims: known_dims(dims, "ScatterNd")? }])
+    }
+}
+
 /// A shape as an op's caller gives it: numbers (what the caller asked for, never an example's
 /// size), or (inside a trace) a symbolic integer vector.
 #[derive(Clone, Debug)]
@@ -406,5 +430,13 @@ pub(crate) fn registry_examples() -> Vec<(Op, Vec<Tensor>)> {
         (wrap(Op::Fill(Fill(Shape(vec![2, 2])))), vec![Tensor::scalar(1.5f32), shape(&[2, 2])]),
         (wrap(random.unwrap()), vec![shape(&[4, 2])]),
         (wrap(Op::Reduce(sum)), vec![x2, shape(&[1])]),
+        (
+            wrap(Op::ScatterNd(ScatterNd(Shape(vec![4])))),
+            vec![
+                Tensor::from_slice(&[3i32, 0, 3], &[3, 1]).unwrap(),
+                Tensor::from_slice(&[1.0f32, 2.0, 4.0], &[3]).unwrap(),
+                shape(&[4]),
+            ],
+        ),
     ]
 }

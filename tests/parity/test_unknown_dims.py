@@ -96,6 +96,9 @@ GRADIENT_BODIES = {
     "where_broadcast": "tf.reduce_sum(tf.where(x > 2.0, x, tf.zeros([3])) ** 2)",
     "self_product": "tf.reduce_sum(x * tf.reverse(x, [0]))",
     "bias_add": "tf.reduce_sum(tf.nn.relu(tf.matmul(x, tf.ones([3, 2])) + tf.ones([2])))",
+    "pad_constant": "tf.reduce_sum(tf.pad(x, [[1, 2], [0, 1]]) ** 2)",
+    "pad_reflect_cols": "tf.reduce_sum(tf.pad(x, [[0, 0], [1, 1]], mode='REFLECT') ** 2)",
+    "concat_three": "tf.reduce_sum(tf.concat([x * 3.0, x[:1], x], 0) ** 2)",
 }
 
 

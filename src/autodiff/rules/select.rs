@@ -7,8 +7,11 @@ use super::reshape_to;
 use crate::dispatch::{apply1, Op};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::ops::index::ScatterNd;
+use crate::ops::shape_input::ShapeArg;
 use crate::ops::shape_ops::PadMode;
-use crate::ops::static_shape::reshape_like;
+use crate::ops::slicing::{SliceItem, FULL};
+use crate::ops::static_shape::{count_over, reshape_from, reshape_like, static_dims, Dim};
 use crate::ops::{self, scalar_like};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -24,17 +27,45 @@ fn positions(shape: &Shape) -> Result<Tensor> {
     reshape_to(&iota, shape)
 }
 
+/// Whether every dim of `x` is known (always outside traces).
+fn fully_known(x: &Tensor) -> bool {
+    static_dims(x).iter().all(Option::is_some)
+}
+
+/// `x`'s element count as an int32 scalar computed when the graph runs.
+fn count_when_run(x: &Tensor) -> Result<Tensor> {
+    let all: Vec<usize> = (0..x.rank()).collect();
+    count_over(x, &all, DType::I32)
+}
+
+/// Element positions of `x`: a constant where its dims are known, else a range over its
+/// run-time size, so a traced gradient holds for every size (no specialised retrace).
+fn positions_of(x: &Tensor) -> Result<Tensor> {
+    if fully_known(x) {
+        return positions(x.shape());
+    }
+    let iota = ops::range(&Tensor::scalar(0i32), &count_when_run(x)?, &Tensor::scalar(1i32))?;
+    reshape_like(&iota, x)
+}
+
 /// Adds each element of `g` into the input position `selected` names for it.
 fn scatter(selected: &Tensor, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-    let n = x.num_elements() as i64;
     let index = ops::reshape(selected, &[-1, 1])?;
-    let summed = ops::scatter_nd(&index, &ops::reshape(g, &[-1])?, &[n])?;
+    let updates = ops::reshape(g, &[-1])?;
+    let summed = if fully_known(x) {
+        ops::scatter_nd(&index, &updates, &[x.num_elements() as i64])?
+    } else {
+        let length = ops::reshape(&count_when_run(x)?, &[1])?;
+        ShapeArg::Traced(length).apply(&[&index, &updates], |dims| {
+            Ok(Op::ScatterNd(ScatterNd(Shape::checked(dims)?)))
+        })?
+    };
     reshape_like(&summed, x)
 }
 
 /// Strided slices, gather and gather_nd: the op applied to positions, then a scatter.
 pub(crate) fn scatter_back(op: &Op, inputs: &[Tensor], g: &Tensor) -> Result<Tensor> {
-    let iota = positions(inputs[0].shape())?;
+    let iota = positions_of(&inputs[0])?;
     let mut args: Vec<&Tensor> = vec![&iota];
     args.extend(inputs[1..].iter());
     let selected = apply1(op, &args)?;
@@ -49,31 +80,61 @@ pub(crate) fn pad(
     g: &Tensor,
 ) -> Result<Tensor> {
     if mode == PadMode::Constant {
-        let begin: Vec<i64> = paddings.iter().map(|p| p.0 as i64).collect();
-        return ops::slice(g, &begin, &x.shape().dims_i64());
+        // g[before : -after] on every axis: no size of x is read, so the slice holds for
+        // every size (the example's sizes here made a later call's gradient the wrong shape).
+        let items: Vec<SliceItem> = paddings
+            .iter()
+            .map(|&(before, after)| SliceItem::Range {
+                start: (before > 0).then_some(before as i64),
+                stop: (after > 0).then(|| -(after as i64)),
+                step: 1,
+            })
+            .collect();
+        return ops::strided_slice(g, &items);
     }
     // Mirrored elements are copies of inputs: each input collects all its copies.
-    let iota = positions(x.shape())?;
+    let iota = positions_of(x)?;
     let selected = apply1(op, &[&iota, &scalar_like(&iota, 0.0)])?;
     scatter(&selected, g, x)
 }
 
+/// Each input's part of `g` along the concat axis. Only the sizes along that axis are read:
+/// statically known, they make strided slices; otherwise the parts are gathers of ranges
+/// computed from the inputs' run-time sizes, so one trace serves every size.
 pub(crate) fn concat(inputs: &[Tensor], axis: usize, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
-    let mut begin = vec![0i64; g.rank()];
+    let sizes: Option<Vec<usize>> = inputs.iter().map(|t| static_dims(t)[axis]).collect();
     let mut grads = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        grads.push(Some(ops::slice(g, &begin, &input.shape().dims_i64())?));
-        begin[axis] += input.dims()[axis] as i64;
+    match sizes {
+        Some(sizes) => {
+            let mut start = 0i64;
+            for size in sizes {
+                let mut items = vec![FULL; g.rank()];
+                let stop = start + size as i64;
+                items[axis] = SliceItem::Range { start: Some(start), stop: Some(stop), step: 1 };
+                grads.push(Some(ops::strided_slice(g, &items)?));
+                start = stop;
+            }
+        }
+        None => {
+            let mut start = Tensor::scalar(0i32);
+            for input in inputs {
+                let stop = ops::add(&start, &count_over(input, &[axis], DType::I32)?)?;
+                let part = ops::range(&start, &stop, &Tensor::scalar(1i32))?;
+                grads.push(Some(ops::gather(g, &part, axis as i64, 0)?));
+                start = stop;
+            }
+        }
     }
     Ok(grads)
 }
 
 /// Tiles are summed: `g` viewed as (multiple, size) pairs per axis, summed over multiples.
 pub(crate) fn tile(x: &Tensor, multiples: &[usize], g: &Tensor) -> Result<Tensor> {
-    let split: Vec<i64> =
-        multiples.iter().zip(x.dims()).flat_map(|(&m, &d)| [m as i64, d as i64]).collect();
+    // x's sizes where the trace knows them, else its run-time ones.
+    let split: Vec<Dim> =
+        multiples.iter().enumerate().flat_map(|(a, &m)| [Dim::Size(m), Dim::Of(a)]).collect();
     let axes: Vec<i64> = (0..multiples.len()).map(|a| 2 * a as i64).collect();
-    let viewed = ops::reshape(g, &split)?;
+    let viewed = reshape_from(g, x, &split)?;
     reshape_like(&ops::reduce_sum(&viewed, Some(&axes), false)?, x)
 }
 
