@@ -131,6 +131,13 @@ def stack(values, axis=0, name="stack"):
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
+    if num is None and _core.graph_tracing():
+        # The number of outputs is the size along `axis`: unknown while tracing, TensorFlow
+        # asks for `num` rather than tie the graph to one size.
+        shape = getattr(value, "shape", None)
+        rank = getattr(shape, "rank", None)
+        if rank is not None and -rank <= axis < rank and shape[axis] is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {shape}")
     return _core.unstack(value, num, axis)
 
 

@@ -146,3 +146,20 @@ def _two_unknown_sizes_program(tf, pairs):
 @pytest.mark.parametrize("pairs", [((4, 1), (1, 4), (4, 4), (1, 1)), ((1, 1), (1, 5), (5, 1))])
 def test_broadcast_gradient_between_unknown_sizes(tf_oracle, pairs):
     assert_parity(tf_oracle, _two_unknown_sizes_program, (pairs,))
+
+
+def _unstack_program(tf, num):
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def f(x):
+        return tf.unstack(x, num=num)
+
+    try:
+        return f(tf.ones([2, 3]))
+    except ValueError as e:
+        # TensorFlow's message adds the user-code frames and the class name.
+        return type(e).__name__, str(e).strip().splitlines()[-1].split("ValueError: ")[-1]
+
+
+@pytest.mark.parametrize("num", [None, 2])
+def test_unstack_along_an_unknown_size_needs_num(tf_oracle, num):
+    assert_parity(tf_oracle, _unstack_program, (num,))
