@@ -80,6 +80,8 @@ GRADIENT_BODIES = {
     "concat_cols": lambda x: tf.concat([x, x * 2.0], 1) ** 2,
     "pad_constant": lambda x: tf.pad(x, [[1, 1], [0, 0]]) ** 2,
     "pad_reflect": lambda x: tf.pad(x, [[1, 1], [0, 0]], mode="REFLECT"),
+    "tensordot": lambda x: tf.tensordot(x, tf.ones([3, 2]), [[1], [0]]) ** 2,
+    "tensordot_3d": lambda x: tf.tensordot(tf.reshape(x, [-1, 1, 3]), tf.ones([3, 2]), 1),
 }
 
 

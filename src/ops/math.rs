@@ -1,6 +1,7 @@
 //! `tf.math` functions composed from primitives.
 
 use super::*;
+use crate::ops::static_shape::{reshape_to_axes_of, reshape_to_matrix, static_dims};
 
 /// `reduce_mean`: the sum divided by the count (integer means truncate, as in TensorFlow).
 pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
@@ -267,32 +268,27 @@ pub fn tensordot(a: &Tensor, b: &Tensor, a_axes: &[i64], b_axes: &[i64]) -> Resu
     }
     let ca = normalize_axes_unsorted(a_axes, a.rank())?;
     let cb = normalize_axes_unsorted(b_axes, b.rank())?;
+    // Static dims only: a size unknown while tracing is checked by the matmul when it runs.
+    let (sa, sb) = (static_dims(a), static_dims(b));
     for (&i, &j) in ca.iter().zip(&cb) {
-        if a.dims()[i] != b.dims()[j] {
-            return Err(Error::InvalidArgument(format!(
-                "tensordot: dimension {} of a ({}) does not match dimension {} of b ({})",
-                i,
-                a.dims()[i],
-                j,
-                b.dims()[j]
-            )));
+        if let (Some(da), Some(db)) = (sa[i], sb[j]) {
+            if da != db {
+                return Err(Error::InvalidArgument(format!(
+                    "tensordot: dimension {i} of a ({da}) does not match dimension {j} of b ({db})"
+                )));
+            }
         }
     }
     let free_a: Vec<usize> = (0..a.rank()).filter(|x| !ca.contains(x)).collect();
     let free_b: Vec<usize> = (0..b.rank()).filter(|x| !cb.contains(x)).collect();
-    let size =
-        |t: &Tensor, axes: &[usize]| axes.iter().map(|&x| t.dims()[x]).product::<usize>() as i64;
     let pa: Vec<i64> = free_a.iter().chain(&ca).map(|&x| x as i64).collect();
     let pb: Vec<i64> = cb.iter().chain(&free_b).map(|&x| x as i64).collect();
-    let a2 = reshape(&transpose(a, Some(&pa))?, &[size(a, &free_a), size(a, &ca)])?;
-    let b2 = reshape(&transpose(b, Some(&pb))?, &[size(b, &cb), size(b, &free_b)])?;
+    let a2 = reshape_to_matrix(&transpose(a, Some(&pa))?, free_a.len())?;
+    let b2 = reshape_to_matrix(&transpose(b, Some(&pb))?, cb.len())?;
     let prod = matmul(&a2, &b2, MatMulAttrs::default())?;
-    let dims: Vec<i64> = free_a
-        .iter()
-        .map(|&x| a.dims()[x] as i64)
-        .chain(free_b.iter().map(|&x| b.dims()[x] as i64))
-        .collect();
-    reshape(&prod, &dims)
+    let axes: Vec<(&Tensor, usize)> =
+        free_a.iter().map(|&x| (a, x)).chain(free_b.iter().map(|&x| (b, x))).collect();
+    reshape_to_axes_of(&prod, &axes)
 }
 
 fn normalize_axes_unsorted(axes: &[i64], rank: usize) -> Result<Vec<usize>> {

@@ -119,3 +119,44 @@ pub fn broadcast_like(t: &Tensor, x: &Tensor) -> Result<Tensor> {
     shape_arg_of(x)?
         .apply(&[t], |dims| Ok(Op::BroadcastTo(BroadcastTo(crate::shape::Shape::checked(dims)?))))
 }
+
+/// `x` reshaped to the sizes of `axes`, each an axis of some tensor: a size the trace knows is
+/// an attribute, a single unknown one the reshape's -1, more make the target a shape input
+/// computed from those tensors' dims when the graph runs.
+pub fn reshape_to_axes_of(x: &Tensor, axes: &[(&Tensor, usize)]) -> Result<Tensor> {
+    let sizes: Vec<Option<i64>> =
+        axes.iter().map(|&(t, a)| static_dims(t)[a].map(|n| n as i64)).collect();
+    if sizes.iter().filter(|s| s.is_none()).count() <= 1 {
+        let dims: Vec<i64> = sizes.iter().map(|s| s.unwrap_or(-1)).collect();
+        return super::reshape(x, &dims);
+    }
+    let items = axes
+        .iter()
+        .map(|&(t, a)| size_along(&shape_vector(t)?, a))
+        .collect::<Result<Vec<Tensor>>>()?;
+    let refs: Vec<&Tensor> = items.iter().collect();
+    ShapeArg::Traced(stack(&refs, 0)?).apply(&[x], |dims| Ok(Op::Reshape(Reshape(dims.to_vec()))))
+}
+
+/// `x` as a matrix: its leading `split` axes (in order) as rows, the rest as columns, with
+/// products of sizes known only at run time computed then.
+pub fn reshape_to_matrix(x: &Tensor, split: usize) -> Result<Tensor> {
+    let known = static_dims(x);
+    let product = |range: std::ops::Range<usize>| -> Option<i64> {
+        known[range].iter().try_fold(1i64, |p, d| d.map(|d| p * d as i64))
+    };
+    let (rows, cols) = (product(0..split), product(split..x.rank()));
+    match (rows, cols) {
+        (Some(r), Some(c)) => super::reshape(x, &[r, c]),
+        (None, Some(c)) => super::reshape(x, &[-1, c]),
+        (Some(r), None) => super::reshape(x, &[r, -1]),
+        (None, None) => {
+            let lead: Vec<usize> = (0..split).collect();
+            let rest: Vec<usize> = (split..x.rank()).collect();
+            let r = count_over(x, &lead, DType::I32)?;
+            let c = count_over(x, &rest, DType::I32)?;
+            ShapeArg::Traced(stack(&[&r, &c], 0)?)
+                .apply(&[x], |dims| Ok(Op::Reshape(Reshape(dims.to_vec()))))
+        }
+    }
+}

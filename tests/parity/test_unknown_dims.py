@@ -46,6 +46,9 @@ BODIES = {
     "split": "tf.split(x, 3, axis=1)[1]",
     "unstack_cols": "tf.unstack(x, axis=1)[0]",
     "broadcast_add": "x + tf.reduce_mean(x, 1, keepdims=True)",
+    "tensordot": "tf.tensordot(x, tf.ones([3, 2]), [[1], [0]])",
+    "tensordot_outer": "tf.tensordot(x, tf.range(2.0), 0)",
+    "tensordot_batch": "tf.tensordot(tf.reshape(x, [-1, 1, 3]), tf.ones([3, 1, 2]), [[2], [0]])",
 }
 
 
