@@ -5,8 +5,7 @@
 // without bound near its zeros, and log(x) near 1 loses most digits), where TensorFlow's CPU
 // and CUDA kernels are accurate to an ulp or two. These follow Cephes' float32 routines:
 // a Cody-Waite range reduction with the constant split so the leading products are exact,
-// then a minimax polynomial. sin/cos/tan lose accuracy past |x| ~ 6400 (the reduction's
-// products stop being exact).
+// then a minimax polynomial. sin/cos/tan hold their accuracy for |x| up to 2.6e7.
 
 const LN2_HI: f32 = 0.693359375;
 const LN2_LO: f32 = -2.12194440e-4;
@@ -73,8 +72,9 @@ fn log_f(x: f32) -> f32 {
 }
 
 // x = quadrant * pi/2 + rest, rest in [-pi/4, pi/4]. pi/2 is split in four parts (to 2e-21),
-// the first three of 12 bits, so their products with a quadrant below 4096 are exact and the
-// rest keeps its digits where x is near a multiple of pi/2.
+// the first three of 12 bits, and the quadrant j in two halves of 12 bits, so every product
+// of a half with a 12-bit part is exact and each subtraction cancels exactly: the rest keeps
+// its digits near multiples of pi/2 and for |x| up to 2^24 pi/2 (no fused fma needed).
 struct QuarterTurns {
     rest: f32,
     quadrant: u32,
@@ -82,10 +82,15 @@ struct QuarterTurns {
 
 fn reduce_quarter_turns(x: f32) -> QuarterTurns {
     let j = round(x * 0.63661977236758134);
-    var r = x - j * 1.57080078125;
-    r = fma(-j, -4.453584551811218e-06, r);
-    r = fma(-j, -8.706138032721356e-10, r);
-    r = fma(-j, 6.223371969669989e-14, r);
+    let j_hi = bitcast<f32>(bitcast<u32>(j) & 0xfffff000u);
+    let j_lo = j - j_hi;
+    var r = x - j_hi * 1.57080078125;
+    r = r - j_lo * 1.57080078125;
+    r = r - j_hi * -4.453584551811218e-06;
+    r = r - j_lo * -4.453584551811218e-06;
+    r = r - j_hi * -8.706138032721356e-10;
+    r = r - j_lo * -8.706138032721356e-10;
+    r = r - j * 6.223371969669989e-14;
     return QuarterTurns(r, u32(i32(j) & 3));
 }
 

@@ -155,9 +155,16 @@ impl Primitive for BroadcastTo {
         one(shape_ops::broadcast_to(arg(inputs, 0)?, &self.0))
     }
 
-    fn gradient(&self, inputs: &[Tensor], _: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
-        // The target is an attribute: g's dims are known, so nothing is left to the run.
-        Ok(vec![Some(unbroadcast(g, &inputs[0], &[dims_of(&self.0)])?)])
+    fn gradient(
+        &self,
+        inputs: &[Tensor],
+        outputs: &[Tensor],
+        g: &Tensor,
+    ) -> Result<Vec<Option<Tensor>>> {
+        // The target as the trace knows it: under a shape input (`ShapeFromInput`) the
+        // attribute holds the example's sizes, which must not decide the summed axes.
+        let target = crate::ops::static_shape::static_dims(&outputs[0]);
+        Ok(vec![Some(unbroadcast(g, &inputs[0], &[target])?)])
     }
 
     fn bakes_shape(&self) -> bool {

@@ -62,6 +62,16 @@ pub fn reshape_exact(t: &Tensor, like: &Tensor) -> Result<Tensor> {
     arg.apply(&[t], |dims| Ok(Op::Reshape(Reshape(dims.to_vec()))))
 }
 
+/// Whether a reshape to `sizes` can leave its one unknown size to a -1: not beside a known 0,
+/// where the -1 cannot be resolved from the element count.
+fn takes_minus_one(sizes: &[Option<i64>]) -> bool {
+    match sizes.iter().filter(|s| s.is_none()).count() {
+        0 => true,
+        1 => !sizes.contains(&Some(0)),
+        _ => false,
+    }
+}
+
 /// `x` reshaped to `target`, whose `Dim::Of` name axes of `source`. A known size is an
 /// attribute; a single unknown one becomes the reshape's -1; more than one make the target a
 /// shape input computed from `source`'s dims when the graph runs.
@@ -74,8 +84,7 @@ pub fn reshape_from(x: &Tensor, source: &Tensor, target: &[Dim]) -> Result<Tenso
             Dim::Of(a) => known.get(a).copied().flatten().map(|n| n as i64),
         })
         .collect();
-    let unknown = sizes.iter().filter(|s| s.is_none()).count();
-    if unknown <= 1 {
+    if takes_minus_one(&sizes) {
         let dims: Vec<i64> = sizes.iter().map(|s| s.unwrap_or(-1)).collect();
         return super::reshape(x, &dims);
     }
@@ -126,7 +135,7 @@ pub fn broadcast_like(t: &Tensor, x: &Tensor) -> Result<Tensor> {
 pub fn reshape_to_axes_of(x: &Tensor, axes: &[(&Tensor, usize)]) -> Result<Tensor> {
     let sizes: Vec<Option<i64>> =
         axes.iter().map(|&(t, a)| static_dims(t)[a].map(|n| n as i64)).collect();
-    if sizes.iter().filter(|s| s.is_none()).count() <= 1 {
+    if takes_minus_one(&sizes) {
         let dims: Vec<i64> = sizes.iter().map(|s| s.unwrap_or(-1)).collect();
         return super::reshape(x, &dims);
     }
@@ -148,9 +157,9 @@ pub fn reshape_to_matrix(x: &Tensor, split: usize) -> Result<Tensor> {
     let (rows, cols) = (product(0..split), product(split..x.rank()));
     match (rows, cols) {
         (Some(r), Some(c)) => super::reshape(x, &[r, c]),
-        (None, Some(c)) => super::reshape(x, &[-1, c]),
-        (Some(r), None) => super::reshape(x, &[r, -1]),
-        (None, None) => {
+        (None, Some(c)) if c > 0 => super::reshape(x, &[-1, c]),
+        (Some(r), None) if r > 0 => super::reshape(x, &[r, -1]),
+        _ => {
             let lead: Vec<usize> = (0..split).collect();
             let rest: Vec<usize> = (split..x.rank()).collect();
             let r = count_over(x, &lead, DType::I32)?;

@@ -49,6 +49,7 @@ BODIES = {
     "tensordot": "tf.tensordot(x, tf.ones([3, 2]), [[1], [0]])",
     "tensordot_outer": "tf.tensordot(x, tf.range(2.0), 0)",
     "tensordot_batch": "tf.tensordot(tf.reshape(x, [-1, 1, 3]), tf.ones([3, 1, 2]), [[2], [0]])",
+    "tensordot_empty": "tf.tensordot(x, tf.ones([3, 0]), 1)",
 }
 
 
@@ -102,6 +103,7 @@ GRADIENT_BODIES = {
     "pad_constant": "tf.reduce_sum(tf.pad(x, [[1, 2], [0, 1]]) ** 2)",
     "pad_reflect_cols": "tf.reduce_sum(tf.pad(x, [[0, 0], [1, 1]], mode='REFLECT') ** 2)",
     "concat_three": "tf.reduce_sum(tf.concat([x * 3.0, x[:1], x], 0) ** 2)",
+    "tile_zero": "tf.reduce_sum(tf.tile(x, [2, 0])) + tf.reduce_sum(x)",
 }
 
 
@@ -166,3 +168,25 @@ def _unstack_program(tf, num):
 @pytest.mark.parametrize("num", [None, 2])
 def test_unstack_along_an_unknown_size_needs_num(tf_oracle, num):
     assert_parity(tf_oracle, _unstack_program, (num,))
+
+
+def _broadcast_to_shape_gradient_program(tf, pairs):
+    # broadcast_to(x, tf.shape(y)): the target is known only when the graph runs. The graph is
+    # first traced from the signature alone (unknown sizes stand as 1 there), so the summed
+    # axes must not come from that stand-in's size.
+    spec = tf.TensorSpec([None], tf.float32)
+
+    @tf.function(input_signature=[spec, spec])
+    def grads(x, y):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss = tf.reduce_sum(tf.broadcast_to(x, tf.shape(y)) * y)
+        return tape.gradient(loss, x)
+
+    grads.get_concrete_function()
+    values = [grads(tf.ones([m]), tf.range(1.0, n + 1.0)) for m, n in pairs]
+    return values, grads.experimental_get_tracing_count()
+
+
+def test_broadcast_to_a_run_time_shape_sums_its_gradient(tf_oracle):
+    assert_parity(tf_oracle, _broadcast_to_shape_gradient_program, (((1, 4), (3, 3), (1, 1)),))
