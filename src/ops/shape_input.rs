@@ -162,7 +162,12 @@ impl Primitive for ShapeFromInput {
     fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         let (shape, rest) =
             inputs.split_last().ok_or_else(|| Error::Internal("no shape".into()))?;
-        apply(&self.resolved(shape)?, rest)
+        let resolved = self.resolved(shape)?;
+        // The values come from a tensor (a loaded graph's, say): the resolved op's own shape
+        // rule checks them (a reduction axis past the rank) before any kernel indexes by them.
+        let types: Vec<TensorType> = rest.iter().map(|t| TensorType::of(t)).collect();
+        resolved.primitive().infer(&types)?;
+        apply(&resolved, rest)
     }
 
     fn gradient(
@@ -439,4 +444,24 @@ pub(crate) fn registry_examples() -> Vec<(Op, Vec<Tensor>)> {
             ],
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::reduce::ReduceOp;
+
+    #[test]
+    fn axes_from_an_input_are_checked_against_the_rank() {
+        let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+        let sum = Reduce { op: ReduceOp::Sum, axes: vec![], keepdims: true };
+        let node = ShapeFromInput::new(Op::Reduce(sum)).unwrap();
+        for axes in [vec![5i32], vec![-1], vec![0, 9]] {
+            let axes = Tensor::from_slice(&axes, &[axes.len()]).unwrap();
+            let err = node.cpu(&[&x, &axes]).unwrap_err();
+            assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
+        }
+        let ok = Tensor::from_slice(&[1i32], &[1]).unwrap();
+        assert_eq!(node.cpu(&[&x, &ok]).unwrap()[0].to_vec::<f32>().unwrap(), vec![3.0, 7.0]);
+    }
 }
