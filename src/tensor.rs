@@ -33,9 +33,13 @@ pub enum Storage {
 #[derive(Clone, Debug)]
 pub struct Tensor {
     storage: Arc<Storage>,
+    /// The shape; for a lazy tensor, a stand-in of the right rank (see `shape`).
     shape: Shape,
     dtype: DType,
     id: u64,
+    /// A deferred value whose sizes depend on values (a boolean mask's): its shape is known
+    /// once its kernel has run, which happens only if something reads the shape or values.
+    lazy: bool,
 }
 
 impl Tensor {
@@ -49,7 +53,13 @@ impl Tensor {
             )));
         }
         let dtype = buffer.dtype();
-        Ok(Tensor { storage: Arc::new(Storage::Cpu(buffer)), shape, dtype, id: fresh_id() })
+        Ok(Tensor {
+            storage: Arc::new(Storage::Cpu(buffer)),
+            shape,
+            dtype,
+            id: fresh_id(),
+            lazy: false,
+        })
     }
 
     /// Internal constructor for kernels, which always produce the right length.
@@ -60,13 +70,20 @@ impl Tensor {
             shape,
             dtype: T::DTYPE,
             id: fresh_id(),
+            lazy: false,
         }
     }
 
     pub(crate) fn from_buffer_unchecked(buffer: Buffer, shape: Shape) -> Tensor {
         debug_assert_eq!(buffer.len(), shape.num_elements());
         let dtype = buffer.dtype();
-        Tensor { storage: Arc::new(Storage::Cpu(buffer)), shape, dtype, id: fresh_id() }
+        Tensor {
+            storage: Arc::new(Storage::Cpu(buffer)),
+            shape,
+            dtype,
+            id: fresh_id(),
+            lazy: false,
+        }
     }
 
     /// A tensor from a slice and dimensions.
@@ -84,7 +101,15 @@ impl Tensor {
         Tensor::from_vec(vec![value], Shape::scalar())
     }
 
+    /// The shape; a lazy tensor's runs its kernel the first time (see `graph::deferred`).
     pub fn shape(&self) -> &Shape {
+        if self.lazy {
+            if let Storage::Deferred { run, output } = &*self.storage {
+                if let Some(shape) = crate::graph::deferred::shape(run, *output) {
+                    return shape;
+                }
+            }
+        }
         &self.shape
     }
 
@@ -92,7 +117,7 @@ impl Tensor {
     /// specialises the graph to the traced shapes (see `trace::note_dims_read`).
     pub fn dims(&self) -> &[usize] {
         crate::graph::trace::note_dims_read(self);
-        self.shape.dims()
+        self.shape().dims()
     }
 
     pub fn rank(&self) -> usize {
@@ -101,7 +126,7 @@ impl Tensor {
 
     pub fn num_elements(&self) -> usize {
         crate::graph::trace::note_dims_read(self);
-        self.shape.num_elements()
+        self.shape().num_elements()
     }
 
     pub fn dtype(&self) -> DType {
@@ -120,17 +145,41 @@ impl Tensor {
         matches!(&*self.storage, Storage::Deferred { .. })
     }
 
+    /// A deferred output; `lazy` when `shape` only stands in for sizes known once it runs.
     pub(crate) fn deferred(
         run: Arc<crate::graph::deferred::DeferredRun>,
         output: usize,
         shape: Shape,
         dtype: DType,
+        lazy: bool,
     ) -> Tensor {
         Tensor {
             storage: Arc::new(Storage::Deferred { run, output }),
             shape,
             dtype,
             id: fresh_id(),
+            lazy,
+        }
+    }
+
+    /// Whether the values are at hand without running anything (a deferred value's once read).
+    pub(crate) fn values_ready(&self) -> bool {
+        match &*self.storage {
+            Storage::Deferred { run, .. } => run.is_done(),
+            _ => true,
+        }
+    }
+
+    /// A deferred value whose shape is known only once its kernel runs.
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
+    }
+
+    /// The deferred run and output behind this tensor, if it is deferred.
+    pub(crate) fn deferred_source(&self) -> Option<(&crate::graph::deferred::DeferredRun, usize)> {
+        match &*self.storage {
+            Storage::Deferred { run, output } => Some((run, *output)),
+            _ => None,
         }
     }
 
@@ -165,7 +214,13 @@ impl Tensor {
     pub(crate) fn from_gpu(storage: crate::gpu::GpuStorage, shape: Shape) -> Tensor {
         debug_assert_eq!(storage.len, shape.num_elements());
         let dtype = storage.dtype;
-        Tensor { storage: Arc::new(Storage::Gpu(storage)), shape, dtype, id: fresh_id() }
+        Tensor {
+            storage: Arc::new(Storage::Gpu(storage)),
+            shape,
+            dtype,
+            id: fresh_id(),
+            lazy: false,
+        }
     }
 
     /// This tensor on `device`: itself when it is already there, else a copy. `None` when the
@@ -176,10 +231,10 @@ impl Tensor {
         }
         match device {
             Device::Cpu => {
-                Ok(Some(Tensor::from_buffer_unchecked(self.host()?.clone(), self.shape.clone())))
+                Ok(Some(Tensor::from_buffer_unchecked(self.host()?.clone(), self.shape().clone())))
             }
             Device::Gpu(i) => Ok(crate::gpu::GpuStorage::upload(i, self.host()?)?
-                .map(|g| Tensor::from_gpu(g, self.shape.clone()))),
+                .map(|g| Tensor::from_gpu(g, self.shape().clone()))),
         }
     }
 
@@ -193,7 +248,13 @@ impl Tensor {
     /// The same storage under another shape with the same element count.
     pub(crate) fn with_shape(&self, shape: Shape) -> Tensor {
         debug_assert_eq!(shape.num_elements(), self.num_elements());
-        Tensor { storage: self.storage.clone(), shape, dtype: self.dtype, id: fresh_id() }
+        Tensor {
+            storage: self.storage.clone(),
+            shape,
+            dtype: self.dtype,
+            id: fresh_id(),
+            lazy: false,
+        }
     }
 
     /// True when both handles share one storage (no copy was made).
@@ -234,12 +295,12 @@ impl Tensor {
         };
         match &*moved.storage {
             Storage::Cpu(_) | Storage::Deferred { .. } => {
-                Ok(Tensor::from_buffer_unchecked(moved.host()?.clone(), self.shape.clone()))
+                Ok(Tensor::from_buffer_unchecked(moved.host()?.clone(), self.shape().clone()))
             }
             Storage::Gpu(g) => {
                 let mut copy = crate::gpu::GpuStorage::alloc(g.device, g.dtype, g.len)?;
                 copy.copy_from(g)?;
-                Ok(Tensor::from_gpu(copy, self.shape.clone()))
+                Ok(Tensor::from_gpu(copy, self.shape().clone()))
             }
         }
     }
@@ -248,7 +309,7 @@ impl Tensor {
     /// (so a variable keeps its buffer); returns false, changing nothing, when it cannot.
     pub(crate) fn overwrite_in_place(&mut self, value: &Tensor) -> Result<bool> {
         if value.dtype != self.dtype
-            || value.shape != self.shape
+            || value.shape() != self.shape()
             || value.device() != self.device()
             || Arc::ptr_eq(&self.storage, &value.storage)
         {

@@ -869,6 +869,23 @@ def _broadcast_to(g):
     return [g.tensor(dims=dims), g.shape(target)], {}
 
 
+@spec("tf.ensure_shape")
+def _ensure_shape(g):
+    dims = g.dims()
+    expected = [None if g.p(0.3) else d for d in dims]
+    if g.bad():
+        expected = g.pick(([d + 1 for d in dims], expected + [1], expected[1:], None, [-3]))
+    return [g.tensor(dims=dims), expected], {}
+
+
+@spec("tf.nn.l2_normalize", "tf.math.l2_normalize")
+def _l2_normalize(g):
+    dims = g.dims()
+    axis = None if g.p(0.3) else g.axis(len(dims))
+    kwargs = {"epsilon": g.pick((1e-12, 0.0, 1.0, -1.0))} if g.p(0.3) else {}
+    return [g.tensor(dims=dims), axis], kwargs
+
+
 @spec("tf.shape", "tf.size")
 def _shape(g):
     return [g.tensor()], ({"out_type": g.dtype(INDEX)} if g.p(0.5) else {})

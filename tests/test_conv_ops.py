@@ -271,9 +271,9 @@ def test_second_derivative_through_max_pooling_reads_the_first_maxima(device):
 
 
 def test_a_specialised_concrete_function_refuses_other_sizes():
-    # Splitting along an unknown size reads the example's size (1) for the pieces' sizes.
+    # Unstacking along an unknown size reads the example's size (1) for the number of pieces.
     def pieces(x):
-        return tf.split(x, 1)
+        return tf.unstack(x, num=1)
 
     cf = tf.function(pieces).get_concrete_function(tf.TensorSpec([None], tf.float32))
     with pytest.raises(ValueError, match="traced at shapes"):

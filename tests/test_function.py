@@ -339,11 +339,13 @@ def test_errors_while_running_have_eager_types():
     with pytest.raises(tf.errors.InvalidArgumentError):
         f(tf.constant([1, 2, 3]), tf.constant(7))
 
+    # Shapes that cannot broadcast fail while the graph is built: TensorFlow's shape function
+    # raises ValueError there.
     @tf.function
     def g(x, y):
         return x + y
 
-    with pytest.raises(tf.errors.InvalidArgumentError):
+    with pytest.raises(ValueError, match="Incompatible shapes"):
         g(tf.constant([1, 2]), tf.constant([1, 2, 3]))
 
 
@@ -542,6 +544,41 @@ def test_tracing_runs_no_kernel_on_traced_values(capfd):
     for op in ("BatchMatMulV2", "RandomUniform"):
         assert f"Executing op {op} " in ran, ran
     assert [t.shape.as_list() for t in concrete.outputs] == [[3, 3], [3, 3]]
+
+
+def test_tracing_runs_no_kernel_for_value_sized_results(capfd):
+    # Sizes that follow values (a mask's, a unique's, a range up to a computed count) are not
+    # known while tracing: those ops and everything after them are recorded, not run on the
+    # example, as long as no composition needs one of those sizes.
+    def body(x):
+        kept = tf.boolean_mask(x, x > 0.0)
+        values, _ = tf.unique(tf.cast(kept, tf.int32))
+        count = tf.reduce_sum(tf.cast(x > 0.0, tf.int32))
+        grid = tf.zeros(tf.stack([count, 2])) + tf.cast(tf.range(count), tf.float32)[:, None]
+        return (
+            tf.reduce_sum(tf.nn.softmax(kept * 2.0)),
+            tf.reduce_max(values),
+            tf.reduce_sum(grid),
+            tf.shape(kept),
+        )
+
+    x = tf.constant([1.0, -2.0, 3.0, 3.0])
+    traced_fn = tf.function(body)
+    tf.debugging.set_log_device_placement(True)
+    try:
+        capfd.readouterr()
+        concrete = traced_fn.get_concrete_function(x)
+        traced = capfd.readouterr().err
+        results = concrete(x)
+        ran = capfd.readouterr().err
+    finally:
+        tf.debugging.set_log_device_placement(False)
+    for op in ("Where", "Unique", "Range", "Fill", "Softmax", "Max", "GatherV2"):
+        assert f"Executing op {op} " not in traced, traced
+        assert f"Executing op {op} " in ran, ran
+    for got, want in zip(results, body(x)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    assert [o.shape.as_list() for o in concrete.outputs] == [[], [], [], [1]]
 
 
 def test_a_concrete_function_of_unknown_rank_is_a_typed_error():

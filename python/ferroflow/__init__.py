@@ -32,6 +32,7 @@ from ferroflow.array_ops import (
     concat,
     constant,
     convert_to_tensor,
+    ensure_shape,
     expand_dims,
     eye,
     fill,

@@ -78,7 +78,22 @@ def fill(dims, value, name=None, layout=None):
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
+    if _core.is_symbolic(num_rows) or _core.is_symbolic(num_columns):
+        return _eye_at_run_time(num_rows, num_columns, batch_shape, dtype)
     return _core.eye(num_rows, num_columns, batch_shape, _enum(dtype))
+
+
+def _eye_at_run_time(num_rows, num_columns, batch_shape, dtype):
+    """`eye` whose sizes a traced graph computes: ones where the row and column indices meet."""
+    from ferroflow import math as _math
+
+    rows = range(cast(num_rows, _dtypes.int32))
+    cols = rows if num_columns is None else range(cast(num_columns, _dtypes.int32))
+    matrix = cast(_math.equal(expand_dims(rows, 1), expand_dims(cols, 0)), dtype)
+    if batch_shape is None:
+        return matrix
+    target = concat([cast(batch_shape, _dtypes.int32), shape(matrix)], 0)
+    return broadcast_to(matrix, target)
 
 
 _RANGE_ORDER = ["int32", "int64", "float16", "bfloat16", "float32", "float64"]
@@ -111,7 +126,25 @@ def linspace(start, stop, num, name=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
     if axis != 0:
         raise NotImplementedError("linspace supports axis=0 only")
+    if _core.is_symbolic(num):
+        return _linspace_at_run_time(start, stop, num)
     return _core.linspace(start, stop, num)
+
+
+def _linspace_at_run_time(start, stop, num):
+    """`linspace` with a count a traced graph computes, as TensorFlow composes it: the start,
+    ``start + i * delta`` for i in 1..num-2, the stop, cut to ``num`` values."""
+    from ferroflow import math as _math
+
+    start = convert_to_tensor(start)
+    dtype = start.dtype if start.dtype.is_floating else _dtypes.float32
+    start, stop = cast(start, dtype), cast(stop, dtype)
+    count = cast(num, _dtypes.int32)
+    steps = _math.maximum(count - 1, 1)
+    delta = (stop - start) / cast(steps, dtype)
+    middle = start + cast(range(1, steps), dtype) * delta
+    ends = concat([reshape(start, [1]), middle, reshape(stop, [1])], 0)
+    return gather(ends, range(count))
 
 
 def reshape(tensor, shape, name=None):
@@ -163,6 +196,15 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
     return _core.broadcast_to(input, _dims(shape))
+
+
+def ensure_shape(x, shape, name=None):
+    """`x`, checked when it is computed to have a shape compatible with `shape`."""
+    shape = TensorShape(shape)
+    x = convert_to_tensor(x)
+    if shape.rank is None:
+        return identity(x)
+    return _core.ensure_shape(x, shape.as_list())
 
 
 def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002

@@ -145,3 +145,11 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 def complex(real, imag, name=None):  # noqa: A001
     return _core.binary("complex", real, imag)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """``x / sqrt(max(sum(x**2, axis), epsilon))``, as TensorFlow computes it."""
+    axis = dim if axis is None and dim is not None else axis
+    x = convert_to_tensor(x)
+    square_sum = reduce_sum(square(x), axis, keepdims=True)
+    return x * rsqrt(maximum(square_sum, cast(epsilon, x.dtype)))

@@ -3,8 +3,8 @@
 from ferroflow import _core
 from ferroflow.array_ops import cast as _cast
 from ferroflow.array_ops import convert_to_tensor as _convert_to_tensor
+from ferroflow.math import l2_normalize, sigmoid, tanh  # noqa: F401 - tf.nn API
 from ferroflow.math import rsqrt as _rsqrt
-from ferroflow.math import sigmoid, tanh  # noqa: F401 - tf.nn API
 from ferroflow.nn_windows import (  # noqa: F401 - tf.nn API
     avg_pool,
     avg_pool1d,

@@ -4,8 +4,10 @@
 //! computed once, only if something reads them (a composition that needs a
 //! value). A `tf.cond` or `tf.while_loop` node whose outputs' sizes are all known is deferred
 //! the same way (its example run, branch choice and iterations included, happens if read).
-//! Ops whose output sizes depend on values (where, unique, a shape input) run at once, as do
-//! ops on constants only (the trace's constant folding).
+//! Where an output size depends on values (where, unique, a shape input computed from data)
+//! or on such a value, the output is lazy: its shape too is known only once the kernel runs,
+//! which happens only if a composition reads it. Ops on constants only run at once (the
+//! trace's constant folding).
 
 use super::ir::{Graph, Node, NodeKind};
 use crate::dispatch::Op;
@@ -20,6 +22,9 @@ use std::sync::{Arc, OnceLock};
 thread_local! {
     /// Set while deferred values are being computed: their parts run for real.
     static MATERIALISING: Cell<usize> = const { Cell::new(0) };
+    /// The first failure of a lazy shape's example run: `Tensor::shape` cannot return it, so
+    /// the trace reports it when it finishes.
+    static SHAPE_FAILURE: std::cell::RefCell<Option<Error>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Marks a materialisation for its scope (also when a kernel unwinds).
@@ -38,13 +43,48 @@ impl Drop for Materialising {
     }
 }
 
-/// A deferred output's shape, where its element count fits in memory; otherwise the kernel runs
-/// now and reports it as eager mode would (no tensor of an impossible shape is ever made).
-fn allocatable(t: &TensorType) -> Option<(DType, Shape)> {
-    let dims = t.dims.iter().copied().collect::<Option<Vec<usize>>>()?;
+/// A deferred output's shape and whether it is lazy (some size unknown: the shape is a
+/// stand-in with 0 there). None where a known element count does not fit in memory: the
+/// kernel then runs now and reports it as eager mode would (no tensor of an impossible shape
+/// is ever made).
+fn allocatable(t: &TensorType) -> Option<(DType, Shape, bool)> {
+    if !t.fully_known() {
+        return Some((t.dtype, Shape(t.dims.iter().map(|d| d.unwrap_or(0)).collect()), true));
+    }
+    let dims: Vec<usize> = t.dims.iter().flatten().copied().collect();
     let n = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
     crate::shape::check_alloc(n, t.dtype).ok()?;
-    Some((t.dtype, Shape(dims)))
+    Some((t.dtype, Shape(dims), false))
+}
+
+/// What abstract evaluation knows of `t`: a lazy value's inferred type, else its own dims
+/// (reading them does not specialise the trace).
+pub fn static_type(t: &Tensor) -> TensorType {
+    if let Some((run, output)) = t.deferred_source().filter(|_| t.is_lazy()) {
+        if let Some(known) = run.types.get(output) {
+            return known.clone();
+        }
+    }
+    TensorType::known(t.dtype(), t.shape().dims())
+}
+
+/// A lazy output's shape, running its kernel (and its inputs') on the examples if need be.
+/// None if that fails: the failure is kept for the trace to report.
+pub fn shape(run: &DeferredRun, output: usize) -> Option<&Shape> {
+    match value(run, output) {
+        Ok(t) => Some(t.shape()),
+        Err(e) => {
+            SHAPE_FAILURE.with(|f| {
+                f.borrow_mut().get_or_insert(e);
+            });
+            None
+        }
+    }
+}
+
+/// The failure `shape` kept since the last call, if any.
+pub fn take_shape_failure() -> Option<Error> {
+    SHAPE_FAILURE.with(|f| f.borrow_mut().take())
 }
 
 /// What a deferred run computes: an op, or a control-flow node's example run.
@@ -66,6 +106,8 @@ impl Work {
 pub struct DeferredRun {
     work: Work,
     inputs: Vec<Tensor>,
+    /// The outputs' types as abstract evaluation gave them.
+    types: Vec<TensorType>,
     results: OnceLock<Vec<Tensor>>,
 }
 
@@ -76,14 +118,24 @@ impl std::fmt::Debug for DeferredRun {
 }
 
 impl DeferredRun {
+    /// Whether the outputs have been computed.
+    pub fn is_done(&self) -> bool {
+        self.results.get().is_some()
+    }
+
     /// The outputs, computed the first time (inputs first, so a failure is an error).
     pub fn results(&self) -> Result<&[Tensor]> {
         if let Some(done) = self.results.get() {
             return Ok(done);
         }
         let _materialising = Materialising::enter();
+        // `Shape` and its kind read only their inputs' shapes: the inputs' values can wait.
+        let values_read = match &self.work {
+            Work::Op(op) => !op.primitive().reads_only_shapes(),
+            Work::Node(_) => true,
+        };
         let computed = (|| {
-            for t in &self.inputs {
+            for t in self.inputs.iter().filter(|_| values_read) {
                 t.host()?;
             }
             let refs: Vec<&Tensor> = self.inputs.iter().collect();
@@ -103,40 +155,61 @@ impl DeferredRun {
 }
 
 /// `op`'s outputs as deferred values, or None where it must run now: outside traces, on
-/// constants only, or where an output size depends on values.
+/// constants only, or where a known output size does not fit in memory.
 pub fn defer(op: &Op, inputs: &[&Tensor]) -> Result<Option<Vec<Tensor>>> {
     if !super::trace::open() || MATERIALISING.with(Cell::get) > 0 {
         return Ok(None);
     }
     let primitive = op.primitive();
-    let traced = |t: &&Tensor| t.is_deferred() || super::trace::is_symbolic(t);
-    if !primitive.stateful() && !inputs.iter().any(traced) {
-        return Ok(None);
-    }
     if !primitive.arity().admits(inputs.len()) {
         return Ok(None);
     }
-    // The example's own dims: reading them must not specialise the trace.
-    let types: Vec<TensorType> =
-        inputs.iter().map(|t| TensorType::known(t.dtype(), t.shape().dims())).collect();
-    let outputs = primitive.infer(&types)?;
-    let Some(shapes) = outputs.iter().map(allocatable).collect::<Option<Vec<_>>>() else {
+    let types: Vec<TensorType> = inputs.iter().map(|t| static_type(t)).collect();
+    let recording = super::trace::recording();
+    let traced = |t: &&Tensor| t.is_deferred() || super::trace::is_symbolic(t);
+    if !primitive.stateful() && !inputs.iter().any(traced) {
+        // Constants fold, but a shape error is still the graph's (checked as TensorFlow
+        // builds a node), raised as it would be there.
+        if recording {
+            primitive.infer(&types).map_err(shape_function_error)?;
+        }
         return Ok(None);
+    }
+    let outputs = match recording {
+        true => primitive.infer(&types).map_err(shape_function_error)?,
+        false => primitive.infer(&types)?,
     };
     let inputs = inputs.iter().map(|t| (*t).clone()).collect();
-    Ok(Some(deferred_outputs(Work::Op(op.clone()), inputs, shapes)))
+    Ok(deferred_outputs(Work::Op(op.clone()), inputs, outputs))
 }
 
-fn deferred_outputs(work: Work, inputs: Vec<Tensor>, shapes: Vec<(DType, Shape)>) -> Vec<Tensor> {
-    let run = Arc::new(DeferredRun { work, inputs, results: OnceLock::new() });
-    shapes
-        .into_iter()
-        .enumerate()
-        .map(|(i, (dtype, shape))| Tensor::deferred(run.clone(), i, shape, dtype))
-        .collect()
+/// A shape rule's error while a graph is built: TensorFlow's shape functions raise ValueError
+/// there (the same mismatch run eagerly is an InvalidArgumentError).
+fn shape_function_error(e: Error) -> Error {
+    match e {
+        Error::InvalidArgument(m) => Error::Value(m),
+        other => other,
+    }
 }
 
-/// A control-flow node's example outputs, deferred where every output size is known and the
+/// Deferred outputs of the given types, or None where one cannot be allocated.
+fn deferred_outputs(
+    work: Work,
+    inputs: Vec<Tensor>,
+    types: Vec<TensorType>,
+) -> Option<Vec<Tensor>> {
+    let shapes = types.iter().map(allocatable).collect::<Option<Vec<_>>>()?;
+    let run = Arc::new(DeferredRun { work, inputs, types, results: OnceLock::new() });
+    Some(
+        shapes
+            .into_iter()
+            .enumerate()
+            .map(|(i, (dtype, shape, lazy))| Tensor::deferred(run.clone(), i, shape, dtype, lazy))
+            .collect(),
+    )
+}
+
+/// A control-flow node's example outputs, deferred (lazy where a size is unknown) where the
 /// node assigns no variable (an example run assigns the trace's view of a variable, which
 /// must happen where the node was traced, not whenever a value is read).
 pub fn defer_node(node: &Node, inputs: &[Tensor], types: &[TensorType]) -> Option<Vec<Tensor>> {
@@ -149,8 +222,7 @@ pub fn defer_node(node: &Node, inputs: &[Tensor], types: &[TensorType]) -> Optio
     if subgraphs(&node.kind).iter().any(|g| assigns(g)) {
         return None;
     }
-    let shapes = types.iter().map(allocatable).collect::<Option<Vec<_>>>()?;
-    Some(deferred_outputs(Work::Node(Box::new(node.clone())), inputs.to_vec(), shapes))
+    deferred_outputs(Work::Node(Box::new(node.clone())), inputs.to_vec(), types.to_vec())
 }
 
 fn subgraphs(kind: &NodeKind) -> Vec<&Graph> {

@@ -76,6 +76,8 @@ impl Node {
     pub fn has_effects(&self) -> bool {
         match &self.kind {
             NodeKind::AssignVariable(_) | NodeKind::Print(_) => true,
+            // A shape check's effect is its error: it stays even when nothing reads it.
+            NodeKind::Op(crate::ops::registry::Op::EnsureShape(_)) => true,
             NodeKind::Cond(branches) => branches.iter().any(|g| g.has_effects()),
             NodeKind::While { cond, body, .. } => cond.has_effects() || body.has_effects(),
             _ => false,

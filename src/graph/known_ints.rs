@@ -68,6 +68,10 @@ fn moved(op: &Op, inputs: &[&Tensor], known: &[Option<KnownInts>]) -> Option<Kno
     let mut proxies = Vec::with_capacity(inputs.len());
     for (t, k) in inputs.iter().zip(known) {
         let k = k.as_ref()?;
+        // Its shape would run its kernel while the trace's frames are held.
+        if t.is_lazy() {
+            return None;
+        }
         if k.len() != t.shape().num_elements() {
             return None;
         }

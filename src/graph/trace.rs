@@ -8,6 +8,7 @@ use super::ir::{Graph, Node, NodeKind, ValueRef};
 use super::known_ints::{self, KnownInts};
 use crate::dispatch::Op;
 use crate::error::{Error, Result};
+use crate::ops::ensure_shape::EnsureShape;
 use crate::ops::primitive::{describe_dims, TensorType};
 use crate::tensor::Tensor;
 use crate::variable::Variable;
@@ -35,6 +36,8 @@ struct Frame {
     has_unknown: bool,
     /// A node bakes in a shape while some dimension is unknown (see `Traced::specialised`).
     specialised: bool,
+    /// Values whose example size a composition read, each checked once (`note_dims_read`).
+    checked: std::collections::HashSet<ValueRef>,
 }
 
 thread_local! {
@@ -122,6 +125,7 @@ pub fn next_op_seed() -> Option<i64> {
 pub fn begin() {
     if !open() {
         OP_SEEDS.with(|c| c.set(0));
+        super::deferred::take_shape_failure();
     }
     FRAMES.with(|f| f.borrow_mut().push(Frame::default()));
 }
@@ -154,12 +158,26 @@ pub fn note_dims_read(t: &Tensor) {
     if !UNKNOWN_DIMS.with(Cell::get) || SUSPENDED.with(Cell::get) > 0 {
         return;
     }
+    // A lazy value's example runs here, before the frames are borrowed (its ops look at them).
+    let dims = t.shape().dims().to_vec();
     FRAMES.with(|f| {
         let Ok(mut frames) = f.try_borrow_mut() else { return };
         let Some(depth) = frames.len().checked_sub(1) else { return };
         let Some((d, v)) = find(&frames, depth, t.id()) else { return };
-        if !frames[d].graph.info(v).fully_known() {
-            frames[depth].specialised = true;
+        if frames[d].graph.info(v).fully_known() {
+            return;
+        }
+        frames[depth].specialised = true;
+        // Retracing per input shape covers sizes that follow the signature, not sizes that
+        // follow values (a boolean mask's): the check turns those into an error at run time.
+        let v = resolve(&mut frames, depth, t);
+        let frame = &mut frames[depth];
+        if frame.checked.insert(v) {
+            let check =
+                EnsureShape { shape: dims.iter().map(|&d| Some(d)).collect(), traced_size: true };
+            let info = TensorType::known(t.dtype(), &dims);
+            let kind = NodeKind::Op(Op::EnsureShape(check));
+            push_node(frame, kind, vec![v], vec![info], "EnsureShape", true);
         }
     })
 }
@@ -238,7 +256,8 @@ fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
             push_node(frame, kind, vec![], vec![info], "capture", true)
         }
         None => {
-            let info = TensorType::of(t);
+            // A lazy value's shape would run its kernel while the frames are held.
+            let info = super::deferred::static_type(t);
             push_node(
                 &mut frames[depth],
                 NodeKind::Const(t.clone()),
@@ -335,8 +354,12 @@ fn static_types(
         }
         other => other?,
     };
+    // A lazy output's type came from the same rule (checking it would run its kernel).
     let agrees = inferred.len() == outputs.len()
-        && inferred.iter().zip(outputs).all(|(t, o)| t.admits(o.dtype(), o.dims()));
+        && inferred
+            .iter()
+            .zip(outputs)
+            .all(|(t, o)| o.is_lazy() || t.admits(o.dtype(), o.shape().dims()));
     if !agrees {
         let show = |t: &TensorType| format!("{}{}", t.dtype, describe_dims(&t.dims));
         return Err(Error::Internal(format!(
@@ -453,6 +476,11 @@ pub(crate) fn record_node(
 
 /// Ends the innermost frame; `outputs` become the graph's outputs.
 pub fn finish(outputs: &[Tensor]) -> Result<Traced> {
+    // A lazy shape some composition read could not be computed from the examples (the caller
+    // abandons the frame).
+    if let Some(e) = super::deferred::take_shape_failure() {
+        return Err(e);
+    }
     FRAMES.with(|f| {
         let mut frames = f.borrow_mut();
         let depth = frames.len().checked_sub(1).ok_or_else(not_tracing)?;

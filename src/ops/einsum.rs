@@ -81,21 +81,38 @@ fn sum_out(term: Term, keep: &[char]) -> Result<Term> {
 }
 
 /// Broadcasts size-1 axes of either term against the same letter in the other (ellipsis axes
-/// follow numpy's broadcasting).
+/// follow numpy's broadcasting). Only a size 1 that meets another size broadcasts; where the
+/// other size is unknown to the trace the example's is read (specialising the trace).
 fn broadcast_shared(a: Term, b: Term) -> Result<(Term, Term)> {
     let expand = |term: Term, other: &Term| -> Result<Term> {
-        let mut dims: Vec<i64> = term.t.dims().iter().map(|&d| d as i64).collect();
+        let known = static_shape::static_dims(&term.t);
+        let other_known = static_shape::static_dims(&other.t);
+        let mut dims: Vec<i64> = Vec::with_capacity(known.len());
         let mut changed = false;
         for (i, c) in term.letters.iter().enumerate() {
+            let mut d = known[i].map_or(-1, |d| d as i64);
             if let Some(j) = other.letters.iter().position(|x| x == c) {
-                if dims[i] == 1 && other.t.dims()[j] != 1 {
-                    dims[i] = other.t.dims()[j] as i64;
-                    changed = true;
+                if known[i] == Some(1) {
+                    let theirs = other_known[j].unwrap_or_else(|| other.t.dims()[j]);
+                    if theirs != 1 {
+                        d = theirs as i64;
+                        changed = true;
+                    }
                 }
             }
+            dims.push(d);
         }
         if !changed {
             return Ok(term);
+        }
+        if dims.contains(&-1) {
+            dims = term
+                .t
+                .dims()
+                .iter()
+                .zip(&dims)
+                .map(|(&e, &d)| if d < 0 { e as i64 } else { d })
+                .collect();
         }
         Ok(Term { t: broadcast_to(&term.t, &dims)?, letters: term.letters })
     };
@@ -104,11 +121,14 @@ fn broadcast_shared(a: Term, b: Term) -> Result<(Term, Term)> {
     Ok((a, b))
 }
 
+/// Where `c` is among `term`'s axes.
+fn axis_of(term: &Term, c: char) -> usize {
+    term.letters.iter().position(|&x| x == c).unwrap_or(0)
+}
+
 fn contract(a: Term, b: Term, keep: &[char]) -> Result<Term> {
     let (a, b) = broadcast_shared(a, b)?;
-    let size = |term: &Term, c: char| {
-        term.t.dims()[term.letters.iter().position(|&x| x == c).unwrap_or(0)]
-    };
+    let size = |term: &Term, c: char| static_shape::static_dims(&term.t)[axis_of(term, c)];
     let batch: Vec<char> =
         a.letters.iter().filter(|c| b.letters.contains(c) && keep.contains(c)).copied().collect();
     let summed: Vec<char> =
@@ -116,35 +136,36 @@ fn contract(a: Term, b: Term, keep: &[char]) -> Result<Term> {
     let a_free: Vec<char> = a.letters.iter().filter(|c| !b.letters.contains(c)).copied().collect();
     let b_free: Vec<char> = b.letters.iter().filter(|c| !a.letters.contains(c)).copied().collect();
     for &c in batch.iter().chain(&summed) {
-        if size(&a, c) != size(&b, c) {
-            return Err(Error::InvalidArgument(format!(
-                "einsum: subscript {c} has sizes {} and {}",
-                size(&a, c),
-                size(&b, c)
-            )));
+        // Sizes unknown to the trace are compared by the matmul when the graph runs.
+        if let (Some(p), Some(q)) = (size(&a, c), size(&b, c)) {
+            if p != q {
+                return Err(Error::InvalidArgument(format!(
+                    "einsum: subscript {c} has sizes {p} and {q}"
+                )));
+            }
         }
     }
     let order = |term: &Term, groups: [&[char]; 3]| -> Result<Tensor> {
-        let perm: Vec<i64> = groups
-            .iter()
-            .flat_map(|g| g.iter())
-            .map(|c| term.letters.iter().position(|x| x == c).unwrap_or(0) as i64)
-            .collect();
+        let perm: Vec<i64> =
+            groups.iter().flat_map(|g| g.iter()).map(|&c| axis_of(term, c) as i64).collect();
         let t = transpose(&term.t, Some(&perm))?;
-        let prod = |g: &[char]| g.iter().map(|&c| size(term, c) as i64).product::<i64>();
-        reshape(&t, &[prod(groups[0]), prod(groups[1]), prod(groups[2])])
+        let products: Vec<Vec<(&Tensor, usize)>> = groups
+            .iter()
+            .map(|g| g.iter().map(|&c| (&term.t, axis_of(term, c))).collect())
+            .collect();
+        static_shape::reshape_to_products(&t, &products)
     };
     let a3 = order(&a, [&batch, &a_free, &summed])?;
     let b3 = order(&b, [&batch, &summed, &b_free])?;
     let prod = matmul(&a3, &b3, MatMulAttrs::default())?;
-    let dims: Vec<i64> = batch
+    let axes: Vec<(&Tensor, usize)> = batch
         .iter()
-        .map(|&c| size(&a, c) as i64)
-        .chain(a_free.iter().map(|&c| size(&a, c) as i64))
-        .chain(b_free.iter().map(|&c| size(&b, c) as i64))
+        .chain(&a_free)
+        .map(|&c| (&a.t, axis_of(&a, c)))
+        .chain(b_free.iter().map(|&c| (&b.t, axis_of(&b, c))))
         .collect();
     let letters = batch.iter().chain(&a_free).chain(&b_free).copied().collect();
-    Ok(Term { t: reshape(&prod, &dims)?, letters })
+    Ok(Term { t: static_shape::reshape_to_axes_of(&prod, &axes)?, letters })
 }
 
 pub fn einsum(equation: &str, inputs: &[&Tensor]) -> Result<Tensor> {

@@ -10,6 +10,7 @@ pub mod composite;
 pub mod conv;
 pub mod creation;
 pub mod einsum;
+pub mod ensure_shape;
 pub mod index;
 mod index_decl;
 pub mod math;
@@ -29,6 +30,7 @@ pub mod shape_input;
 pub mod shape_ops;
 pub mod slicing;
 pub mod sort;
+pub mod split;
 pub mod static_shape;
 pub mod unary;
 
@@ -234,56 +236,21 @@ pub fn stack(xs: &[&Tensor], axis: i64) -> Result<Tensor> {
     apply1(&Op::Concat(shape_ops::Concat(axis)), &refs)
 }
 
-/// Slices along `axis` into pieces of the given sizes (one may be -1).
+/// Slices along `axis` into pieces of the given sizes (one may be -1), resolved when the
+/// `SplitV` node runs.
 pub fn split(x: &Tensor, sizes: &[i64], axis: i64) -> Result<Vec<Tensor>> {
     let axis = normalize_axis(axis, x.rank())?;
-    let d = known_size(x, axis)? as i64;
-    let mut sizes = sizes.to_vec();
-    let unknown: Vec<usize> =
-        sizes.iter().enumerate().filter(|(_, &s)| s == -1).map(|(i, _)| i).collect();
-    let known = sizes.iter().filter(|&&s| s != -1).try_fold(0i64, |acc, &s| acc.checked_add(s));
-    let known =
-        known.ok_or_else(|| Error::InvalidArgument("split sizes overflow [Op:SplitV]".into()))?;
-    if unknown.len() > 1 || sizes.iter().any(|&s| s < -1) {
-        return Err(Error::InvalidArgument(
-            "split sizes must be >= 0, with at most one -1 [Op:SplitV]".into(),
-        ));
-    }
-    if let Some(&u) = unknown.first() {
-        sizes[u] = d - known;
-    }
-    let total: i128 = sizes.iter().map(|&s| s as i128).sum();
-    if total != d as i128 || sizes.iter().any(|&s| s < 0) {
-        return Err(Error::InvalidArgument(format!(
-            "Determined shape must either match input shape along split_dim exactly if fully specified, or be less than the size of the input along split_dim if not fully specified.  Got: {} vs {d} [Op:SplitV]",
-            total
-        )));
-    }
-    let mut start = 0;
-    let mut out = Vec::with_capacity(sizes.len());
-    for s in sizes {
-        let mut items = vec![slicing::FULL; x.rank()];
-        items[axis] = SliceItem::Range { start: Some(start), stop: Some(start + s), step: 1 };
-        out.push(strided_slice(x, &items)?);
-        start += s;
-    }
-    Ok(out)
+    apply(&Op::Split(split::Split { axis, pieces: split::Pieces::Sizes(sizes.to_vec()) }), &[x])
 }
 
-/// Splits into `num` equal pieces along `axis`.
+/// Splits into `num` equal pieces along `axis` (a `Split` node).
 pub fn split_even(x: &Tensor, num: usize, axis: i64) -> Result<Vec<Tensor>> {
-    let a = normalize_axis(axis, x.rank())?;
-    let d = known_size(x, a)?;
-    if num == 0 || !d.is_multiple_of(num) || (d == 0 && num > 1 << 16) {
-        return Err(Error::InvalidArgument(format!(
-            "Number of ways to split should evenly divide the split dimension, but got split_dim {a} (size = {d}) and num_split {num} [Op:Split]"
-        )));
-    }
-    split(x, &vec![(d / num) as i64; num], axis)
+    let axis = normalize_axis(axis, x.rank())?;
+    apply(&Op::Split(split::Split { axis, pieces: split::Pieces::Even(num) }), &[x])
 }
 
-/// The size of `x` along `axis`: a split needs it while tracing (the number of pieces and
-/// their sizes are attributes). Only an unknown size reads the example's, specialising the trace.
+/// The size of `x` along `axis`: unstacking needs it while tracing (the number of pieces is
+/// an attribute). Only an unknown size reads the example's, specialising the trace.
 fn known_size(x: &Tensor, axis: usize) -> Result<usize> {
     Ok(match static_dims(x)[axis] {
         Some(d) => d,
@@ -303,7 +270,7 @@ pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
 }
 
 pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
-    let spec = slicing::resolve(x.shape(), items)?;
+    let spec = slicing::resolve(&shape_decl::slice_resolution_shape(x), items)?;
     apply1(&Op::StridedSlice(spec), &[x])
 }
 
@@ -379,20 +346,25 @@ pub fn boolean_mask(x: &Tensor, mask: &Tensor, axis: i64) -> Result<Tensor> {
     }
     let axis = normalize_axis(axis, x.rank().max(1))?;
     let k = mask.rank();
-    if k == 0 || axis + k > x.rank() || x.dims()[axis..axis + k] != *mask.dims() {
+    // Sizes the trace leaves unknown are compared when the gather runs.
+    let (xs, ms) = (static_dims(x), static_dims(mask));
+    let compatible = k > 0
+        && axis + k <= x.rank()
+        && xs[axis..axis + k].iter().zip(&ms).all(|(a, b)| a.is_none() || b.is_none() || a == b);
+    if !compatible {
+        let show = |dims: &[Option<usize>]| primitive::describe_dims(dims).replace('?', "None");
         return Err(Error::Value(format!(
             "Shapes {} and {} are incompatible",
-            Shape(x.dims()[axis..(axis + k).min(x.rank())].to_vec()),
-            mask.shape()
+            show(&xs[axis.min(x.rank())..(axis + k).min(x.rank())]),
+            show(&ms)
         )));
     }
-    let lead: i64 = x.dims()[..axis].iter().product::<usize>() as i64;
-    let mut dims: Vec<i64> = x.dims()[..axis].iter().map(|&d| d as i64).collect();
-    dims.push(mask.num_elements() as i64);
-    dims.extend(x.dims()[axis + k..].iter().map(|&d| d as i64));
-    let flat = reshape(x, &dims)?;
+    // x with the masked axes flattened into one.
+    let mut groups: Vec<Vec<(&Tensor, usize)>> = (0..axis).map(|a| vec![(x, a)]).collect();
+    groups.push((axis..axis + k).map(|a| (x, a)).collect());
+    groups.extend((axis + k..x.rank()).map(|a| vec![(x, a)]));
+    let flat = static_shape::reshape_to_products(x, &groups)?;
     let idx = reshape(&where_indices(&reshape(mask, &[-1])?)?, &[-1])?;
-    let _ = lead;
     gather(&flat, &idx, axis as i64, 0)
 }
 
@@ -449,7 +421,8 @@ pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
     if x.rank() == 0 {
         return Err(Error::InvalidArgument("input must be at least rank 1 [Op:TopKV2]".into()));
     }
-    let n = x.dims()[x.rank() - 1] as i64;
+    // A row size known only when the graph runs is checked by the kernel then.
+    let n = static_dims(x)[x.rank() - 1].map_or(i64::MAX, |n| n as i64);
     if k < 0 || k > n {
         return Err(Error::InvalidArgument(format!(
             "input must have at least k columns. Had {n}, needed {k} [Op:TopKV2]"

@@ -5,6 +5,7 @@
 
 use super::broadcast_args::BroadcastGradientArgs;
 use super::composite::Composite;
+use super::ensure_shape::EnsureShape;
 use super::matmul::MatMulAttrs;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
@@ -12,6 +13,7 @@ use super::random::{RandomSpec, RngSkip, RngState, StatelessSpec};
 use super::reduce::{ArgReduce, Cumulative, Reduce};
 use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
+use super::split::Split;
 use super::{
     binary::BinaryOp, cast::Cast, creation::Fill, creation::Range, index::Gather, index::GatherNd,
     index::ScatterNd, index::WhereIndices, nn::Softmax, select::Select, sort::Sort, sort::Unique,
@@ -101,6 +103,10 @@ primitives! {
     Composite(Composite),
     /// Outputs: the two operands' reduction axes.
     BroadcastGradientArgs(BroadcastGradientArgs),
+    /// Outputs: the pieces.
+    Split(Split),
+    /// Its input, once its shape is checked (a node with an effect: it can raise).
+    EnsureShape(EnsureShape),
     /// Reshape, Fill, BroadcastTo, a random op or a reduction with its shape (axes) as its
     /// last input.
     ShapeFromInput(ShapeFromInput),

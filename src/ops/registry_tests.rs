@@ -6,8 +6,8 @@
 use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
-    binary, broadcast_args, cast, composite, creation, index, matmul, nn, patches, random, reduce,
-    select, shape_input, shape_ops, sort, unary,
+    binary, broadcast_args, cast, composite, creation, ensure_shape, index, matmul, nn, patches,
+    random, reduce, select, shape_input, shape_ops, sort, split, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -30,6 +30,8 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         patches::registry_examples(),
         shape_input::registry_examples(),
         broadcast_args::registry_examples(),
+        ensure_shape::registry_examples(),
+        split::registry_examples(),
     ]
     .concat()
 }

@@ -293,7 +293,18 @@ impl Primitive for SliceSpec {
 }
 
 /// Far above any real size and any index a user passes, so only known axes can fail.
-const STAND_IN: usize = i64::MAX as usize;
+pub(crate) const STAND_IN: usize = i64::MAX as usize;
+
+/// The shape a slice of `x` is resolved against while tracing: a lazy value's static dims,
+/// `STAND_IN` where unknown (reading its shape would run its kernel), else its shape. The
+/// node resolves its items again against the shape it meets when it runs.
+pub(crate) fn slice_resolution_shape(x: &Tensor) -> Shape {
+    if !x.is_lazy() {
+        return x.shape().clone();
+    }
+    let known = crate::graph::deferred::static_type(x);
+    Shape(known.dims.iter().map(|d| d.unwrap_or(STAND_IN)).collect())
+}
 
 /// The items resolved against the input's dims; an unknown input dim stands in as `STAND_IN`
 /// (for the errors of the known ones), and the output dims it gives are unknown.

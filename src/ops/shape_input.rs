@@ -408,7 +408,16 @@ impl ShapeArg {
                 apply1(&make(dims)?, inputs)
             }
             ShapeArg::Traced(shape) => {
-                apply_with_shape(make(&shape_values(shape, "Shape")?)?, inputs, shape)
+                // The op's attributes only stand in for the shape the node reads when it runs:
+                // a shape whose values are not computed yet is not run for them.
+                let standing_in = crate::graph::deferred::static_type(shape);
+                let dims = match (shape.values_ready(), standing_in.dims.as_slice()) {
+                    (false, [Some(n)]) if matches!(shape.dtype(), DType::I32 | DType::I64) => {
+                        vec![1; *n]
+                    }
+                    _ => shape_values(shape, "Shape")?,
+                };
+                apply_with_shape(make(&dims)?, inputs, shape)
             }
         }
     }

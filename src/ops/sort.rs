@@ -65,6 +65,8 @@ impl Primitive for Sort {
     }
 
     fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        // In a graph the row's size may be known only now.
+        self.infer(&[TensorType::of(inputs[0])])?;
         let (values, indices) = sort(inputs[0], self.descending, self.k)?;
         Ok(vec![values, indices])
     }

@@ -133,15 +133,37 @@ pub fn broadcast_like(t: &Tensor, x: &Tensor) -> Result<Tensor> {
 /// an attribute, a single unknown one the reshape's -1, more make the target a shape input
 /// computed from those tensors' dims when the graph runs.
 pub fn reshape_to_axes_of(x: &Tensor, axes: &[(&Tensor, usize)]) -> Result<Tensor> {
-    let sizes: Vec<Option<i64>> =
-        axes.iter().map(|&(t, a)| static_dims(t)[a].map(|n| n as i64)).collect();
+    let groups: Vec<Vec<(&Tensor, usize)>> = axes.iter().map(|&a| vec![a]).collect();
+    reshape_to_products(x, &groups)
+}
+
+/// `x` reshaped so that each target dim is the product of the sizes of a group of axes (each
+/// an axis of some tensor; an empty group is 1), with the same rules as `reshape_to_axes_of`.
+pub fn reshape_to_products(x: &Tensor, groups: &[Vec<(&Tensor, usize)>]) -> Result<Tensor> {
+    let product = |group: &[(&Tensor, usize)]| -> Option<i64> {
+        group.iter().try_fold(1i64, |p, &(t, a)| static_dims(t)[a].map(|n| p * n as i64))
+    };
+    let sizes: Vec<Option<i64>> = groups.iter().map(|g| product(g)).collect();
     if takes_minus_one(&sizes) {
         let dims: Vec<i64> = sizes.iter().map(|s| s.unwrap_or(-1)).collect();
         return super::reshape(x, &dims);
     }
-    let items = axes
+    let items = groups
         .iter()
-        .map(|&(t, a)| size_along(&shape_vector(t)?, a))
+        .zip(&sizes)
+        .map(|(group, known)| match known {
+            Some(n) => Ok(Tensor::scalar(*n as i32)),
+            // One axis: its size as such (what the trace knows of the elements stays known).
+            None if group.len() == 1 => size_along(&shape_vector(group[0].0)?, group[0].1),
+            None => {
+                let parts = group
+                    .iter()
+                    .map(|&(t, a)| size_along(&shape_vector(t)?, a))
+                    .collect::<Result<Vec<Tensor>>>()?;
+                let refs: Vec<&Tensor> = parts.iter().collect();
+                reduce(ReduceOp::Prod, &stack(&refs, 0)?, None, false)
+            }
+        })
         .collect::<Result<Vec<Tensor>>>()?;
     let refs: Vec<&Tensor> = items.iter().collect();
     ShapeArg::Traced(stack(&refs, 0)?).apply(&[x], |dims| Ok(Op::Reshape(Reshape(dims.to_vec()))))

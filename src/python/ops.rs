@@ -348,6 +348,23 @@ fn broadcast_to(py: Python<'_>, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) 
     out(py, args::shape_arg(shape)?.apply(&[&x], broadcast))
 }
 
+/// `tf.ensure_shape` with a known rank (`dims` holds None where any size is accepted).
+#[pyfunction]
+fn ensure_shape(py: Python<'_>, x: &Bound<'_, PyAny>, dims: Vec<Option<i64>>) -> PyResult<PyT> {
+    let x = t(x)?;
+    let shape = dims
+        .into_iter()
+        .map(|d| match d {
+            None | Some(-1) => Ok(None),
+            Some(n) => usize::try_from(n).map(Some).map_err(|_| {
+                PyValueError::new_err(format!("a dimension must be None or at least 0, got {n}"))
+            }),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let check = crate::ops::ensure_shape::EnsureShape { shape, traced_size: false };
+    out(py, crate::dispatch::apply1(&Op::EnsureShape(check), &[&x]))
+}
+
 #[pyfunction]
 fn concat(py: Python<'_>, values: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> PyResult<PyT> {
     let v = tensors(values)?;
@@ -973,6 +990,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         reshape,
         transpose,
         broadcast_to,
+        ensure_shape,
         concat,
         stack,
         unstack,

@@ -94,7 +94,12 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
             matches!(dtype(1), Some(DType::I32 | DType::I64))
         }
         Op::Softmax(_) => dtype(0).map(widen) == Some(DType::F32),
-        Op::Sort(_) => inputs[0].rank() > 0 && sort::supports(widen(inputs[0].dtype())),
+        // A k past the row is the CPU kernel's error to report.
+        Op::Sort(Sort { k, .. }) => {
+            inputs[0].rank() > 0
+                && k.is_none_or(|k| inputs[0].shape().dims().last().is_some_and(|&n| k <= n))
+                && sort::supports(widen(inputs[0].dtype()))
+        }
         Op::Cumulative(Cumulative { axis, .. }) => {
             dtype(0) != Some(DType::Bool) && *axis < inputs[0].rank()
         }
