@@ -249,22 +249,32 @@ pub fn split_even(x: &Tensor, num: usize, axis: i64) -> Result<Vec<Tensor>> {
     apply(&Op::Split(split::Split { axis, pieces: split::Pieces::Even(num) }), &[x])
 }
 
-/// The size of `x` along `axis`: unstacking needs it while tracing (the number of pieces is
-/// an attribute). Only an unknown size reads the example's, specialising the trace.
-fn known_size(x: &Tensor, axis: usize) -> Result<usize> {
-    Ok(match static_dims(x)[axis] {
-        Some(d) => d,
-        None => x.dims()[axis],
-    })
-}
-
-pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
+/// The pieces of `x` along `axis`. Their number is fixed while tracing: the axis's static
+/// size, else `num` (the node then checks the size when it runs, as TensorFlow's Unpack);
+/// with neither, the example's size, which specialises the trace.
+pub fn unstack(x: &Tensor, axis: i64, num: Option<usize>) -> Result<Vec<Tensor>> {
     let a = normalize_axis(axis, x.rank())?;
-    (0..known_size(x, a)?)
+    let (source, count) = match (static_dims(x)[a], num) {
+        (Some(d), Some(n)) if d != n => {
+            return Err(Error::InvalidArgument(format!(
+                "Input shape axis {a} must equal {n}, got shape {} [Op:Unpack]",
+                x.shape()
+            )))
+        }
+        (Some(d), _) => (x.clone(), d),
+        (None, Some(n)) => {
+            let mut expected = vec![None; x.rank()];
+            expected[a] = Some(n);
+            let check = ensure_shape::EnsureShape { shape: expected, traced_size: false };
+            (apply1(&Op::EnsureShape(check), &[x])?, n)
+        }
+        (None, None) => (x.clone(), x.dims()[a]),
+    };
+    (0..count)
         .map(|i| {
             let mut items = vec![slicing::FULL; x.rank()];
             items[a] = SliceItem::Index(i as i64);
-            strided_slice(x, &items)
+            strided_slice(&source, &items)
         })
         .collect()
 }

@@ -388,16 +388,16 @@ fn unstack(
     axis: i64,
 ) -> PyResult<Vec<PyT>> {
     let x = t(x)?;
-    let pieces = ops::unstack(&x, axis).py()?;
-    if let Some(n) = num {
-        if n as usize != pieces.len() {
-            return Err(super::errors::to_py(Error::InvalidArgument(format!(
-                "Input shape axis {axis} must equal {n}, got shape {} [Op:Unpack]",
-                x.shape()
-            ))));
-        }
-    }
-    outs(py, Ok(pieces))
+    let num = num
+        .map(|n| {
+            usize::try_from(n).map_err(|_| {
+                super::errors::to_py(Error::InvalidArgument(format!(
+                    "Value for attr 'num' of {n} must be at least minimum 0 [Op:Unpack]"
+                )))
+            })
+        })
+        .transpose()?;
+    outs(py, ops::unstack(&x, axis, num))
 }
 
 #[pyfunction]

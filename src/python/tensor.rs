@@ -301,7 +301,7 @@ impl PyTensor {
         if self.inner.rank() == 0 {
             return Err(PyTypeError::new_err("Cannot iterate over a scalar tensor."));
         }
-        let rows = ops::unstack(&self.inner, 0).py()?;
+        let rows = ops::unstack(&self.inner, 0, None).py()?;
         let list = PyList::new(py, rows.into_iter().map(|t| PyTensor { inner: t }))?;
         Ok(list.try_iter()?.into_any().unbind())
     }

@@ -190,3 +190,22 @@ def _broadcast_to_shape_gradient_program(tf, pairs):
 
 def test_broadcast_to_a_run_time_shape_sums_its_gradient(tf_oracle):
     assert_parity(tf_oracle, _broadcast_to_shape_gradient_program, (((1, 4), (3, 3), (1, 1)),))
+
+
+def _unstack_num_program(tf):
+    # With num, one graph serves the sizes that match it; another size fails when it runs.
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def f(x):
+        return tf.unstack(x * 2.0, num=2)
+
+    out = []
+    for n in (2, 3, 2):
+        try:
+            out.append(f(tf.reshape(tf.range(n * 3.0), [n, 3])))
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            out.append(type(e).__name__)
+    return out, f.experimental_get_tracing_count()
+
+
+def test_unstack_with_num_along_an_unknown_size(tf_oracle):
+    assert_parity(tf_oracle, _unstack_num_program)
