@@ -71,8 +71,8 @@ lint: $(STAMP)
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --all-targets --no-default-features -- -D warnings
 	cargo clippy --all-targets --features python -- -D warnings
-	$(VENV)/bin/ruff check python tests benches examples
-	$(VENV)/bin/ruff format --check python tests benches examples
+	$(VENV)/bin/ruff check python tests benches examples tools
+	$(VENV)/bin/ruff format --check python tests benches examples tools
 
 ## Installs lavapipe (Debian's mesa-vulkan-drivers) when no Vulkan software driver is present.
 gpu-runtime:
@@ -91,8 +91,8 @@ test: rust-test lint python-test
 
 fmt: $(STAMP)
 	cargo fmt
-	$(VENV)/bin/ruff format python tests benches examples
-	$(VENV)/bin/ruff check --fix python tests benches examples
+	$(VENV)/bin/ruff format python tests benches examples tools
+	$(VENV)/bin/ruff check --fix python tests benches examples tools
 
 bench: build
 	$(PY) benches/run_all.py

@@ -87,6 +87,7 @@ MODULES = (
     ("tf.linalg", tf.linalg),
     ("tf.random", tf.random),
     ("tf.image", tf.image),
+    ("tf.debugging", tf.debugging),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
 )
 
@@ -867,6 +868,284 @@ def _broadcast_to(g):
     target = [g.int_in(1, 3) for _ in range(g.int_in(0, 2))] + dims
     target = [g.int_in(0, 4) if d == 1 else d for d in target]
     return [g.tensor(dims=dims), g.shape(target)], {}
+
+
+@spec(
+    "tf.debugging.assert_equal",
+    "tf.debugging.assert_none_equal",
+    "tf.debugging.assert_less",
+    "tf.debugging.assert_less_equal",
+    "tf.debugging.assert_greater",
+    "tf.debugging.assert_greater_equal",
+    "tf.debugging.assert_near",
+)
+def _binary_assertion(g):
+    dims = g.dims()
+    dtype = g.pick(REAL)
+    x = g.tensor(dims=dims, dtype=dtype)
+    y = g.tensor(dims=g.broadcast_dims(dims), dtype=dtype) if not g.bad() else g.junk()
+    kwargs = {"summarize": g.pick((None, 0, 2, -1))} if g.p(0.3) else {}
+    if g.p(0.2):
+        kwargs["message"] = "fuzz"
+    return [x, y], kwargs
+
+
+@spec(
+    "tf.debugging.assert_negative",
+    "tf.debugging.assert_positive",
+    "tf.debugging.assert_non_negative",
+    "tf.debugging.assert_non_positive",
+    "tf.math.is_non_decreasing",
+    "tf.math.is_strictly_increasing",
+)
+def _unary_assertion(g):
+    return [g.tensor(pool=REAL) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.debugging.check_numerics", "tf.debugging.assert_all_finite")
+def _check_numerics(g):
+    return [g.tensor(pool=FLOATS) if not g.bad() else g.tensor(), "fuzz"], {}
+
+
+@spec("tf.debugging.Assert")
+def _assert(g):
+    condition = g.tensor(dims=[], dtype=tf.bool) if not g.bad() else g.tensor()
+    data = [g.pick(("text", g.tensor(), 3)) for _ in range(g.int_in(0, 3))]
+    kwargs = {"summarize": g.pick((None, 0, 1, 5))} if g.p(0.3) else {}
+    return [condition, data if not g.bad() else g.junk()], kwargs
+
+
+@spec(
+    "tf.debugging.assert_rank",
+    "tf.debugging.assert_rank_at_least",
+)
+def _assert_rank(g):
+    return [g.tensor(), g.count(4) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.debugging.assert_rank_in")
+def _assert_rank_in(g):
+    return [g.tensor(), [g.count(4) for _ in range(g.int_in(0, 3))]], {}
+
+
+@spec("tf.debugging.assert_scalar", "tf.debugging.assert_integer", "tf.debugging.is_numeric_tensor")
+def _static_assertion(g):
+    return [g.tensor() if not g.bad() else g.junk()], {}
+
+
+@spec("tf.debugging.assert_type")
+def _assert_type(g):
+    return [g.tensor(), g.dtype()], {}
+
+
+@spec("tf.debugging.assert_proper_iterable")
+def _assert_proper_iterable(g):
+    return [g.pick(([1, 2], (3,), "ab", g.tensor(), g.junk()))], {}
+
+
+@spec("tf.debugging.assert_same_float_dtype")
+def _assert_same_float_dtype(g):
+    tensors = [g.tensor() for _ in range(g.int_in(0, 3))]
+    return [tensors if not g.bad() else g.junk()], ({"dtype": g.dtype()} if g.p(0.3) else {})
+
+
+@spec("tf.debugging.assert_shapes")
+def _assert_shapes(g):
+    items = []
+    for _ in range(g.int_in(0, 3)):
+        t = g.tensor()
+        spec = [g.pick(("N", "K", ".", 2, None)) for _ in range(g.int_in(0, 3))]
+        if g.p(0.2):
+            spec = ["..."] + spec
+        items.append((t, spec))
+    return [items if not g.bad() else g.junk()], {}
+
+
+@spec("tf.debugging.set_log_device_placement", "tf.debugging.get_log_device_placement")
+def _log_device_placement(g):
+    return ([False] if g.p(0.5) else []), {}
+
+
+@spec("tf.roll")
+def _roll(g):
+    dims = g.dims(min_rank=1)
+    n = g.int_in(1, 2)
+    shift = [g.int_in(-7, 7) for _ in range(n)]
+    axis = [g.axis(len(dims)) for _ in range(n)]
+    if n == 1 and g.p(0.5):
+        shift, axis = shift[0], axis[0]
+    if g.bad():
+        shift = g.pick((g.junk(), [1, 2, 3], 2.5))
+    return [g.tensor(dims=dims), shift, axis], {}
+
+
+@spec("tf.repeat")
+def _repeat(g):
+    dims = g.dims()
+    axis = None if g.p(0.3) or not dims else g.axis(len(dims))
+    in_range = type(axis) is int and -len(dims) <= axis < len(dims)
+    size = dims[axis] if in_range else 1
+    repeats = g.count(3) if g.p(0.5) else [g.int_in(0, 3) for _ in range(size)]
+    if g.bad():
+        repeats = g.pick((g.bad_count(), [-1] * size, [1] * (size + 1), g.junk()))
+    return [g.tensor(dims=dims), repeats], {"axis": axis}
+
+
+@spec("tf.meshgrid")
+def _meshgrid(g):
+    dtype = g.pick(REAL)
+    args = [tf.constant(g.array(dtype, [g.int_in(0, 4)])) for _ in range(g.int_in(0, 3))]
+    if g.bad():
+        args.append(g.junk())
+    kwargs = {"indexing": g.pick(("xy", "ij")) if not g.bad() else g.junk()}
+    return args, kwargs
+
+
+@spec("tf.searchsorted")
+def _searchsorted(g):
+    lead = g.dims(max_rank=2, max_dim=3)
+    dtype = g.pick(REAL)
+    seq = np.sort(g.array(dtype, lead + [g.int_in(0, 6)]), axis=-1)
+    values = g.tensor(dims=lead + [g.int_in(0, 4)], dtype=dtype)
+    kwargs = {"side": g.pick(("left", "right")) if not g.bad() else g.junk()}
+    if g.p(0.3):
+        kwargs["out_type"] = g.dtype(INDEX)
+    return [tf.constant(seq), values], kwargs
+
+
+@spec("tf.sequence_mask")
+def _sequence_mask(g):
+    # Lengths are sizes: small ones (a huge one is a huge mask, which is valid).
+    values = g.rng.integers(-2, 7, size=g.dims(max_rank=2))
+    lengths = tf.constant(values, g.pick(INDEX)) if not g.bad() else g.junk()
+    kwargs = {"maxlen": g.count(6)} if g.p(0.6) else {}
+    if g.p(0.3):
+        kwargs["dtype"] = g.dtype()
+    return [lengths], kwargs
+
+
+@spec("tf.reverse_sequence")
+def _reverse_sequence(g):
+    dims = [g.int_in(1, 4) for _ in range(g.int_in(2, 3))]
+    batch_axis, seq_axis = g.rng.permutation(len(dims))[:2].tolist()
+    lengths = [g.int_in(0, dims[seq_axis]) for _ in range(dims[batch_axis])]
+    if g.bad():
+        lengths = g.pick(([dims[seq_axis] + 1] * dims[batch_axis], [1], g.junk()))
+        seq_axis = g.pick((seq_axis, batch_axis, g.bad_int(len(dims))))
+    return [g.tensor(dims=dims), lengths], {"seq_axis": seq_axis, "batch_axis": batch_axis}
+
+
+@spec("tf.unravel_index")
+def _unravel_index(g):
+    dims = [g.int_in(1, 5) for _ in range(g.int_in(1, 3))]
+    limit = int(np.prod(dims))
+    indices = [g.int_in(0, limit - 1) for _ in range(g.int_in(0, 4))]
+    if indices and g.p(0.2):
+        indices = indices[0]
+    if g.bad():
+        indices = g.pick(([limit], [-1], g.junk()))
+    return [indices, dims], {}
+
+
+@spec("tf.broadcast_dynamic_shape")
+def _broadcast_dynamic_shape(g):
+    a, b = g.dims(), g.dims()
+    if g.p(0.6):
+        b = g.broadcast_dims(a)
+    dtype = g.pick((np.int32, np.int64))
+    shapes = [np.array(a, dtype), np.array(b, dtype)]
+    return [shapes[0] if not g.bad() else g.junk(), shapes[1]], {}
+
+
+@spec("tf.broadcast_static_shape")
+def _broadcast_static_shape(g):
+    a, b = g.dims(), g.dims()
+    if g.p(0.6):
+        b = g.broadcast_dims(a)
+    to_shape = lambda d: tf.TensorShape([None if g.p(0.2) else x for x in d])  # noqa: E731
+    return [to_shape(a), to_shape(b) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.shape_n", "tf.identity_n", "tf.tuple")
+def _tensor_lists(g):
+    values = [g.tensor() for _ in range(g.int_in(0, 3))]
+    return [values if not g.bad() else g.junk()], {}
+
+
+@spec("tf.tensor_scatter_nd_add", "tf.tensor_scatter_nd_sub", "tf.tensor_scatter_nd_update")
+def _tensor_scatter(g):
+    dims = g.dims(min_rank=1, max_dim=4)
+    depth = g.int_in(1, len(dims))
+    count = g.int_in(0, 4)
+    indices = [[g.int_in(0, max(d - 1, 0)) for d in dims[:depth]] for _ in range(count)]
+    if g.bad():
+        indices = g.pick(([[d for d in dims[:depth]]], [[-1] * depth], g.junk()))
+    dtype = g.pick(NUMERIC)
+    updates = g.tensor(dims=[count] + dims[depth:], dtype=dtype)
+    return [g.tensor(dims=dims, dtype=dtype), indices, updates], {}
+
+
+@spec("tf.truncatediv", "tf.truncatemod", "tf.realdiv")
+def _truncated_division(g):
+    dims = g.dims()
+    dtype = g.pick(REAL)
+    y = g.array(dtype, g.broadcast_dims(dims))
+    y = np.where(y == 0, np.ones_like(y), y)
+    return [g.tensor(dims=dims, dtype=dtype), tf.constant(y) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.scalar_mul", "tf.math.scalar_mul")
+def _scalar_mul(g):
+    dtype = g.pick(NUMERIC)
+    x = tf.constant(g.array(dtype, g.dims()))
+    scalar = g.number((dtype,)) if not g.bad() else g.tensor()
+    return [scalar, x], {}
+
+
+@spec("tf.clip_by_norm")
+def _clip_by_norm(g):
+    dims = g.dims()
+    kwargs = {"axes": g.axes(len(dims))} if g.p(0.5) else {}
+    return [g.tensor(dims=dims, pool=FLOATS), g.number(FLOATS)], kwargs
+
+
+@spec("tf.clip_by_global_norm", "tf.linalg.global_norm")
+def _global_norm(g):
+    dtype = g.pick(FLOATS)
+    values = [g.tensor(dtype=dtype) if g.p(0.9) else None for _ in range(g.int_in(0, 3))]
+    if g.bad():
+        values = g.junk()
+    if g.p(0.5):
+        return [values, g.number(FLOATS)], {}
+    return [values], {}
+
+
+@spec("tf.histogram_fixed_width")
+def _histogram_fixed_width(g):
+    dtype = g.pick(REAL)
+    lo = g.int_in(-3, 3)
+    value_range = tf.constant([lo, lo + g.int_in(0, 4)], dtype)
+    kwargs = {"nbins": g.count(8, low=1)} if g.p(0.7) else {}
+    if g.p(0.3):
+        kwargs["dtype"] = g.dtype(INDEX)
+    return [g.tensor(dtype=dtype), value_range if not g.bad() else g.junk()], kwargs
+
+
+@spec("tf.unique_with_counts")
+def _unique_with_counts(g):
+    dims = [g.int_in(0, 12)] if g.p(0.8) else g.dims()
+    kwargs = {"out_idx": g.dtype(INDEX)} if g.p(0.5) else {}
+    return [g.tensor(dims=dims)], kwargs
+
+
+@spec("tf.executing_eagerly", "tf.inside_function", "tf.no_op", "tf.group")
+def _context(g):
+    return ([g.tensor()] if g.p(0.3) else []), {}
+
+
+@spec("tf.get_static_value")
+def _get_static_value(g):
+    return [g.tensor() if not g.bad() else g.junk()], {}
 
 
 @spec("tf.ensure_shape")

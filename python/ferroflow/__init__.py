@@ -68,6 +68,7 @@ from ferroflow.array_ops import (
     zeros_like,
 )
 from ferroflow.backprop import GradientTape, UnconnectedGradients, custom_gradient, stop_gradient
+from ferroflow.check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from ferroflow.concrete_function import ConcreteFunction
 from ferroflow.control_flow import cond, switch_case, while_loop
 from ferroflow.device_scope import device
@@ -92,9 +93,33 @@ from ferroflow.dtypes import (
     uint32,
     uint64,
 )
+from ferroflow.framework_ops import (
+    executing_eagerly,
+    get_static_value,
+    group,
+    inside_function,
+    no_op,
+    tuple,
+)
 from ferroflow.function import Function, function
 from ferroflow.keras import optimizers
 from ferroflow.linalg import einsum, matmul, norm, tensordot
+from ferroflow.manip_ops import (
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    identity_n,
+    meshgrid,
+    repeat,
+    reverse_sequence,
+    roll,
+    searchsorted,
+    sequence_mask,
+    shape_n,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    unravel_index,
+)
 from ferroflow.math import (
     abs,
     acos,
@@ -150,6 +175,16 @@ from ferroflow.math import (
     tan,
     tanh,
     truediv,
+)
+from ferroflow.math_extra_ops import (
+    clip_by_global_norm,
+    clip_by_norm,
+    histogram_fixed_width,
+    realdiv,
+    scalar_mul,
+    truncatediv,
+    truncatemod,
+    unique_with_counts,
 )
 from ferroflow.module import Module
 from ferroflow.name_scope import name_scope

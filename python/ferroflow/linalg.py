@@ -38,3 +38,6 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, name=None):
     from ferroflow.array_ops import expand_dims, squeeze
 
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a, False, adjoint_a), -1)
+
+
+from ferroflow.math_extra_ops import global_norm  # noqa: E402, F401 - tf.linalg API

@@ -153,3 +153,24 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     x = convert_to_tensor(x)
     square_sum = reduce_sum(square(x), axis, keepdims=True)
     return x * rsqrt(maximum(square_sum, cast(epsilon, x.dtype)))
+
+
+def _monotonic(x, test):
+    from ferroflow.array_ops import reshape
+
+    flat = reshape(convert_to_tensor(x), [-1])
+    return reduce_all(test(flat[1:], flat[:-1]))
+
+
+def is_non_decreasing(x, name=None):
+    """True when every element is >= the one before (row-major order)."""
+    return _monotonic(x, greater_equal)
+
+
+def is_strictly_increasing(x, name=None):
+    """True when every element is > the one before (row-major order)."""
+    return _monotonic(x, greater)
+
+
+# Composed in their own module, which builds on this one.
+from ferroflow.math_extra_ops import scalar_mul  # noqa: E402, F401

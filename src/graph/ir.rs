@@ -77,7 +77,9 @@ impl Node {
         match &self.kind {
             NodeKind::AssignVariable(_) | NodeKind::Print(_) => true,
             // A shape check's effect is its error: it stays even when nothing reads it.
-            NodeKind::Op(crate::ops::registry::Op::EnsureShape(_)) => true,
+            NodeKind::Op(
+                crate::ops::registry::Op::EnsureShape(_) | crate::ops::registry::Op::Assert(_),
+            ) => true,
             NodeKind::Cond(branches) => branches.iter().any(|g| g.has_effects()),
             NodeKind::While { cond, body, .. } => cond.has_effects() || body.has_effects(),
             _ => false,
@@ -86,6 +88,10 @@ impl Node {
 
     /// Same inputs give the same outputs and nothing else happens: foldable and mergeable.
     pub fn is_pure(&self) -> bool {
+        // A check's error is its effect: it is neither folded away nor merged.
+        if self.has_effects() {
+            return false;
+        }
         match &self.kind {
             NodeKind::Op(op) => !op.primitive().stateful(),
             NodeKind::Fused(_) => true,

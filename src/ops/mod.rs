@@ -2,6 +2,7 @@
 //! this module is the public functional API over `dispatch::apply`, normalising TensorFlow-style
 //! arguments (negative axes, optional axes, -1 sizes) before they reach a primitive.
 
+pub mod assert;
 pub mod batch_norm;
 pub mod binary;
 pub mod broadcast_args;

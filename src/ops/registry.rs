@@ -3,6 +3,7 @@
 //! declaration, and reading an op back by TensorFlow name. Adding a primitive means adding
 //! its row here and implementing `Primitive` and `Decode` in its family file.
 
+use super::assert::Assert;
 use super::broadcast_args::BroadcastGradientArgs;
 use super::composite::Composite;
 use super::ensure_shape::EnsureShape;
@@ -105,6 +106,8 @@ primitives! {
     BroadcastGradientArgs(BroadcastGradientArgs),
     /// Outputs: the pieces.
     Split(Split),
+    /// No outputs: raises when its condition (input 0) is false (a node with an effect).
+    Assert(Assert),
     /// Its input, once its shape is checked (a node with an effect: it can raise).
     EnsureShape(EnsureShape),
     /// Reshape, Fill, BroadcastTo, a random op or a reduction with its shape (axes) as its

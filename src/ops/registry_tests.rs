@@ -6,8 +6,8 @@
 use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
-    binary, broadcast_args, cast, composite, creation, ensure_shape, index, matmul, nn, patches,
-    random, reduce, select, shape_input, shape_ops, sort, split, unary,
+    assert, binary, broadcast_args, cast, composite, creation, ensure_shape, index, matmul, nn,
+    patches, random, reduce, select, shape_input, shape_ops, sort, split, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -31,6 +31,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         shape_input::registry_examples(),
         broadcast_args::registry_examples(),
         ensure_shape::registry_examples(),
+        assert::registry_examples(),
         split::registry_examples(),
     ]
     .concat()

@@ -348,6 +348,32 @@ fn broadcast_to(py: Python<'_>, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) 
     out(py, args::shape_arg(shape)?.apply(&[&x], broadcast))
 }
 
+/// An `Assert` node: `parts` are text (`str`) or tensors, shown when `condition` is false.
+#[pyfunction]
+#[pyo3(signature = (condition, parts, summarize=None))]
+fn assert_(
+    condition: &Bound<'_, PyAny>,
+    parts: Vec<Bound<'_, PyAny>>,
+    summarize: Option<i64>,
+) -> PyResult<()> {
+    use crate::ops::assert::{Assert, AssertPart};
+    let mut inputs = vec![t(condition)?];
+    let mut items = Vec::with_capacity(parts.len());
+    for part in &parts {
+        match part.extract::<String>() {
+            Ok(text) => items.push(AssertPart::Text(text)),
+            Err(_) => {
+                inputs.push(t(part)?);
+                items.push(AssertPart::Tensor);
+            }
+        }
+    }
+    let summarize = summarize.and_then(|n| usize::try_from(n).ok());
+    let op = Op::Assert(Assert { parts: items, summarize });
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    crate::dispatch::apply(&op, &refs).py().map(|_| ())
+}
+
 /// `tf.ensure_shape` with a known rank (`dims` holds None where any size is accepted).
 #[pyfunction]
 fn ensure_shape(py: Python<'_>, x: &Bound<'_, PyAny>, dims: Vec<Option<i64>>) -> PyResult<PyT> {
@@ -991,6 +1017,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         transpose,
         broadcast_to,
         ensure_shape,
+        assert_,
         concat,
         stack,
         unstack,

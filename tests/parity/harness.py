@@ -204,6 +204,15 @@ def run_ferroflow(request):
     )
 
 
+def evaluated(tf, expression):
+    """A program: the value of a Python expression over `tf`, or the class name of what it
+    raised (tests compare exception classes this way)."""
+    try:
+        return eval(expression, {"tf": tf})  # noqa: S307 - the test's own expression
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return type(e).__name__
+
+
 def run_both(oracle, program, args=(), kwargs=None, entry=None, helpers=()):
     """(TensorFlow's result, ferroflow's result) of one program, in comparable form."""
     request = make_request(program, args, kwargs, entry, helpers)
