@@ -88,6 +88,7 @@ MODULES = (
     ("tf.random", tf.random),
     ("tf.image", tf.image),
     ("tf.debugging", tf.debugging),
+    ("tf.bitwise", tf.bitwise),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
 )
 
@@ -964,6 +965,25 @@ def _assert_shapes(g):
 @spec("tf.debugging.set_log_device_placement", "tf.debugging.get_log_device_placement")
 def _log_device_placement(g):
     return ([False] if g.p(0.5) else []), {}
+
+
+@spec(
+    "tf.bitwise.bitwise_and",
+    "tf.bitwise.bitwise_or",
+    "tf.bitwise.bitwise_xor",
+    "tf.bitwise.left_shift",
+    "tf.bitwise.right_shift",
+)
+def _bitwise_binary(g):
+    dims = g.dims()
+    dtype = g.pick(INTS) if not g.bad() else g.pick(DTYPES)
+    x = g.tensor(dims=dims, dtype=dtype)
+    return [x, g.tensor(dims=g.broadcast_dims(dims), dtype=dtype)], {}
+
+
+@spec("tf.bitwise.invert")
+def _bitwise_invert(g):
+    return [g.tensor(pool=INTS) if not g.bad() else g.tensor()], {}
 
 
 @spec("tf.roll")

@@ -7,6 +7,7 @@ Port a TensorFlow program by changing one line::
 
 from ferroflow import (
     autograph,
+    bitwise,
     compat,
     config,
     data,

@@ -35,6 +35,10 @@ pub enum BinaryOp {
     And,
     Or,
     Xor,
+    /// Integer shifts; the amount is clamped to [0, bits - 1] as TensorFlow's CPU kernels do.
+    LeftShift,
+    /// Arithmetic for signed integers.
+    RightShift,
     /// Builds a complex number from real and imaginary parts.
     Complex,
 }
@@ -42,7 +46,7 @@ pub enum BinaryOp {
 use BinaryOp::*;
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 20] = [
+    pub const ALL: [BinaryOp; 22] = [
         Add,
         Sub,
         Mul,
@@ -62,6 +66,8 @@ impl BinaryOp {
         And,
         Or,
         Xor,
+        LeftShift,
+        RightShift,
         Complex,
     ];
 
@@ -87,6 +93,8 @@ impl BinaryOp {
             And => ("BitwiseAnd", "bitwise_and", DTypeSet::BITWISE),
             Or => ("BitwiseOr", "bitwise_or", DTypeSet::BITWISE),
             Xor => ("BitwiseXor", "bitwise_xor", DTypeSet::BITWISE),
+            LeftShift => ("LeftShift", "left_shift", DTypeSet::INT),
+            RightShift => ("RightShift", "right_shift", DTypeSet::INT),
             Complex => ("Complex", "complex", DTypeSet::of(&[DType::F32, DType::F64])),
         }
     }
@@ -197,7 +205,9 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
         .iter()
         .map(|&op| {
             let inputs = match op {
-                And | Or | Xor => vec![ints(&[6, 3, -1]), ints(&[3, 5, 4])],
+                And | Or | Xor | LeftShift | RightShift => {
+                    vec![ints(&[6, 3, -1]), ints(&[3, 5, 4])]
+                }
                 _ if op.is_comparison() => vec![x.clone(), tie.clone()],
                 _ => vec![x.clone(), y.clone()],
             };
@@ -296,6 +306,22 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
             )
         };
     }
+    macro_rules! shift {
+        (|$a:ident, $n:ident| $body:expr) => {
+            match_pair!(
+                x.buffer(),
+                y.buffer(),
+                p,
+                q,
+                [I8, I16, I32, I64, U8, U16, U32, U64],
+                bin(p, xs, q, ys, o, |$a, b| {
+                    let $n = shift_amount(b);
+                    $body
+                })?,
+                return Err(bad())
+            )
+        };
+    }
     let out = match op {
         Add => numeric!(|a, b| a.add(b)),
         Sub => numeric!(|a, b| a.sub(b)),
@@ -332,6 +358,8 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         And => bitwise!(|a, b| a & b),
         Or => bitwise!(|a, b| a | b),
         Xor => bitwise!(|a, b| a ^ b),
+        LeftShift => shift!(|a, n| a.wrapping_shl(n)),
+        RightShift => shift!(|a, n| a.wrapping_shr(n)),
         Complex => match_pair!(
             x.buffer(),
             y.buffer(),
@@ -351,6 +379,13 @@ pub fn checks_integer_operand(op: BinaryOp, dtype: DType) -> bool {
 }
 
 /// TensorFlow's errors for integer division by zero and negative integer powers (host values).
+/// A shift amount clamped to [0, bits - 1] of its own type (a negative or too large one is
+/// implementation-defined in TensorFlow; its CPU kernels clamp).
+fn shift_amount<T: num_traits::PrimInt>(b: T) -> u32 {
+    let bits = (std::mem::size_of::<T>() * 8) as i128;
+    b.to_i128().map_or(0, |n| n.clamp(0, bits - 1) as u32)
+}
+
 pub fn check_integer_operand(op: BinaryOp, y: &Tensor) -> Result<()> {
     let tf_name = op.info().0;
     if y.dtype().is_integer() && matches!(op, Div | FloorDiv | FloorMod) && has_zero(y) {

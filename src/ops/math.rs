@@ -91,8 +91,13 @@ pub fn clip_by_value(x: &Tensor, lo: &Tensor, hi: &Tensor) -> Result<Tensor> {
 /// `tf.math.truediv`: integers are converted to floats first (int8/16 and uint8/16 to float32,
 /// wider ones to float64), as in TensorFlow.
 pub fn truediv(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    // TensorFlow's truediv checks the dtypes in Python: a TypeError.
     if x.dtype() != y.dtype() {
-        return Err(Error::dtype_mismatch("RealDiv", x.dtype(), y.dtype()));
+        return Err(Error::Type(format!(
+            "x and y must have the same dtype, got {} != {}",
+            x.dtype(),
+            y.dtype()
+        )));
     }
     let target = match x.dtype() {
         DType::I8 | DType::I16 | DType::U8 | DType::U16 => Some(DType::F32),

@@ -69,6 +69,11 @@ fn pair_with(
     y: &Bound<'_, PyAny>,
     hint: fn(DType) -> Hint,
 ) -> PyResult<(Tensor, Tensor)> {
+    // Two tensors are taken as they are: a dtype mismatch is then the op's InvalidArgumentError,
+    // as TensorFlow's generated ops raise it.
+    if x.cast::<PyTensor>().is_ok() && y.cast::<PyTensor>().is_ok() {
+        return Ok((t(x)?, t(y)?));
+    }
     if is_tensor_like(x) || !is_tensor_like(y) {
         let a = t(x)?;
         let b = to_tensor(y, hint(a.dtype()))?;

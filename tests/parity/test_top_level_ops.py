@@ -169,3 +169,28 @@ def _truncatemod_gradient(tf):
 
 def test_truncatemod_has_no_gradient(tf_oracle):
     assert_parity(tf_oracle, _truncatemod_gradient)
+
+
+# Two tensors of different dtypes: the op's InvalidArgumentError (TypeError for truediv, whose
+# check is Python's), as TensorFlow's generated ops raise it.
+MIXED_DTYPES = {
+    name: f"{fn}(tf.constant([1]), tf.constant([1], tf.int64))"
+    for name, fn in {
+        "multiply": "tf.multiply",
+        "subtract": "tf.subtract",
+        "pow": "tf.pow",
+        "equal": "tf.equal",
+        "less": "tf.less",
+        "floordiv": "tf.math.floordiv",
+        "truediv": "tf.math.truediv",
+        "squared_difference": "tf.math.squared_difference",
+        "bitwise_and": "tf.bitwise.bitwise_and",
+        "left_shift": "tf.bitwise.left_shift",
+        "operator": "(lambda a, b: a * b)",
+    }.items()
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIXED_DTYPES))
+def test_mixed_dtype_tensors(tf_oracle, name):
+    assert_parity(tf_oracle, evaluated, (MIXED_DTYPES[name],))

@@ -90,6 +90,8 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             FloorDiv => Some(("floordiv_32(a, b)", dtype)),
             FloorMod => Some(("floormod_32(a, b)", dtype)),
             Pow => Some(("bitcast<i32>(pow_32(bitcast<u32>(a), bitcast<u32>(b)))", dtype)),
+            LeftShift => Some(("a << u32(clamp(b, 0, 31))", dtype)),
+            RightShift => Some(("a >> u32(clamp(b, 0, 31))", dtype)),
             // The rest are the same bit operations as on u32.
             _ => binary_expr(op, DType::U32)
                 .map(|(e, out)| (e, if out == DType::Bool { out } else { dtype })),
@@ -99,6 +101,8 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             FloorDiv => Some(("floordiv_64(a, b)", dtype)),
             FloorMod => Some(("floormod_64(a, b)", dtype)),
             Pow => Some(("bitcast<i64>(pow_64(bitcast<u64>(a), bitcast<u64>(b)))", dtype)),
+            LeftShift => Some(("a << u32(clamp(b, 0li, 63li))", dtype)),
+            RightShift => Some(("a >> u32(clamp(b, 0li, 63li))", dtype)),
             _ => binary_expr(op, DType::U32)
                 .map(|(e, out)| (e, if out == DType::Bool { out } else { dtype })),
         },
@@ -115,6 +119,10 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             And => Some(("a & b", dtype)),
             Or => Some(("a | b", dtype)),
             Xor => Some(("a ^ b", dtype)),
+            LeftShift if dtype == DType::U64 => Some(("a << u32(min(b, 63lu))", dtype)),
+            RightShift if dtype == DType::U64 => Some(("a >> u32(min(b, 63lu))", dtype)),
+            LeftShift => Some(("a << min(b, 31u)", dtype)),
+            RightShift => Some(("a >> min(b, 31u)", dtype)),
             _ => comparison(),
         },
         DType::Bool => match op {
