@@ -4,7 +4,6 @@ are clamped to that range, as TensorFlow's CPU kernels do."""
 from ferroflow import _core
 from ferroflow.math import _binary
 
-
 bitwise_and = _binary("bitwise_and", "x & y element-wise.")
 bitwise_or = _binary("bitwise_or", "x | y element-wise.")
 bitwise_xor = _binary("bitwise_xor", "x ^ y element-wise.")
