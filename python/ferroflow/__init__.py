@@ -22,6 +22,7 @@ from ferroflow import (
     nn,
     random,
     saved_model,
+    test,
     train,
 )
 from ferroflow._core import Tensor
