@@ -62,7 +62,8 @@ def _pair_data(data, message, headline, x, y):
     """What a failed assertion on x and y shows: the caller's data, else TensorFlow's."""
     if data is not None:
         return data
-    return [message or "", headline, f"x ({_name(x)}) = ", x, f"y ({_name(y)}) = ", y]
+    shown = [headline, f"x ({_name(x)}) = ", x, f"y ({_name(y)}) = ", y]
+    return [message, *shown] if message else shown
 
 
 def _binary_assert(sym, test, x, y, data, summarize, message):
