@@ -113,3 +113,22 @@ experimental = types.SimpleNamespace(
     set_memory_growth=_set_memory_growth,
     get_memory_growth=_get_memory_growth,
 )
+
+
+# `tf.config.run_functions_eagerly`: `tf.function` calls run their Python body eagerly.
+_RUN_EAGERLY = [False]
+
+
+def run_functions_eagerly(run_eagerly):
+    """Makes every `tf.function` run its Python function eagerly (for debugging) instead of a
+    traced graph; tracing counts do not grow meanwhile."""
+    _RUN_EAGERLY[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    """Whether `tf.function` calls currently run eagerly."""
+    return _RUN_EAGERLY[0]
+
+
+experimental_run_functions_eagerly = run_functions_eagerly
+experimental_functions_run_eagerly = functions_run_eagerly

@@ -191,3 +191,17 @@ def as_dtype(type_value):
 def enum_of(dtype):
     """The enum number of a dtype-like value, or None for None."""
     return None if dtype is None else as_dtype(dtype).as_datatype_enum
+
+
+def cast(x, dtype, name=None):
+    """`tf.dtypes.cast`, the same as `tf.cast`."""
+    from ferroflow.array_ops import cast as cast_
+
+    return cast_(x, dtype)
+
+
+def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
+    """`tf.dtypes.complex`, the same as `tf.complex`."""
+    from ferroflow.math import complex as complex_
+
+    return complex_(real, imag)

@@ -7,7 +7,7 @@ import threading
 import traceback
 import weakref
 
-from ferroflow import _core, _function_hooks, nest
+from ferroflow import _core, _function_hooks, config, nest
 from ferroflow import _signature as sig
 from ferroflow.concrete_function import ConcreteFunction, GraphTensor, output_template
 from ferroflow.device_scope import active_scopes
@@ -116,6 +116,9 @@ class Function:
     # --- calls ----------------------------------------------------------------------------
 
     def _call(self, instance, args, kwargs):
+        if config.functions_run_eagerly() and not _core.graph_tracing():
+            # tf.config.run_functions_eagerly: the Python function itself, no graph.
+            return self._run_python(instance, args, kwargs or {})
         if _core.graph_tracing():
             # Inside another function's trace: trace this body inline into that graph.
             return self._run_python(instance, args, kwargs or {})
