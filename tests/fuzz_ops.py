@@ -986,6 +986,14 @@ def _bitwise_invert(g):
     return [g.tensor(pool=INTS) if not g.bad() else g.tensor()], {}
 
 
+@spec("tf.map_fn", "tf.scan", "tf.foldl", "tf.foldr")
+def _functional(g):
+    fns = (lambda *a: a[-1] * 2, lambda *a: a[0] + a[-1], lambda *a: tf.reduce_sum(a[-1]))
+    dims = g.dims(min_rank=1, max_dim=4)
+    elems = g.tensor(dims=dims, pool=FLOATS) if not g.bad() else g.junk()
+    return [g.pick(fns) if not g.bad() else g.junk(), elems], {}
+
+
 @spec("tf.roll")
 def _roll(g):
     dims = g.dims(min_rank=1)

@@ -104,6 +104,7 @@ from ferroflow.framework_ops import (
     tuple,
 )
 from ferroflow.function import Function, function
+from ferroflow.functional_ops import foldl, foldr, map_fn, scan
 from ferroflow.keras import optimizers
 from ferroflow.linalg import einsum, matmul, norm, tensordot
 from ferroflow.manip_ops import (
