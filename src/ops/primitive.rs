@@ -74,7 +74,8 @@ impl Arity {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GpuKernel {
     Wgsl,
-    /// A composite runs its parts, each placed on its own (the parts have the kernels).
+    /// A composite runs its parts, each placed on its own (the parts have the kernels); also
+    /// a check that reads only what it needs of inputs wherever they live (EnsureShape, Assert).
     Decomposed,
     CpuOnly(&'static str),
 }
