@@ -89,6 +89,7 @@ MODULES = (
     ("tf.image", tf.image),
     ("tf.debugging", tf.debugging),
     ("tf.bitwise", tf.bitwise),
+    ("tf.autodiff", tf.autodiff),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
 )
 
@@ -1910,6 +1911,16 @@ def _indexed_slices(g):
 @spec("tf.GradientTape")
 def _gradient_tape(g):
     return [], {"persistent": g.pick((True, False)), "watch_accessed_variables": g.pick((True, 0))}
+
+
+@spec("tf.autodiff.ForwardAccumulator")
+def _forward_accumulator(g):
+    dtype, dims = g.pick(DTYPES), g.dims()
+    primal = tf.constant(g.array(dtype, dims))
+    if g.bad():
+        # Primals are tensors: for anything else TensorFlow raises AttributeError (no .dtype).
+        return [g.pick((primal, [primal, primal], {"a": primal})), g.junk()], {}
+    return [primal, g.tensor(dtype=dtype, dims=dims)], {}
 
 
 @spec("tf.UnconnectedGradients", "tf.VariableAggregation", "tf.VariableSynchronization")

@@ -6,6 +6,7 @@ Port a TensorFlow program by changing one line::
 """
 
 from ferroflow import (
+    autodiff,
     autograph,
     bitwise,
     compat,

@@ -5,6 +5,7 @@ import contextlib
 import enum
 import functools
 import inspect
+import threading
 
 import numpy as np
 
@@ -13,6 +14,29 @@ from ferroflow import array_ops as _array_ops
 from ferroflow import variables as _variables
 
 __all__ = ["GradientTape", "UnconnectedGradients", "custom_gradient", "stop_gradient"]
+
+
+class _Recorders(threading.local):
+    """The `GradientTape`s and `ForwardAccumulator`s recording on this thread, in the order they
+    were entered (a `ForwardAccumulator` needs to know which were entered before it)."""
+
+    def __init__(self):
+        self.stack = []
+
+
+RECORDERS = _Recorders()
+
+
+def _enter_recorder(recorder):
+    RECORDERS.stack.append(recorder)
+
+
+def _leave_recorder(recorder):
+    stack = RECORDERS.stack
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i] is recorder:
+            del stack[i]
+            return
 
 
 class UnconnectedGradients(enum.Enum):
@@ -64,12 +88,14 @@ class GradientTape:
     def __enter__(self):
         self._tape.push()
         self._recording = True
+        _enter_recorder(self)
         return self
 
     def __exit__(self, exc_type, exc, tb):
         if self._recording:
             self._tape.pop()
             self._recording = False
+        _leave_recorder(self)
 
     def watch(self, tensor):
         """Ensures gradients with respect to ``tensor`` (or every tensor in a structure)."""
@@ -105,6 +131,7 @@ class GradientTape:
             # As TensorFlow: asking a non-persistent tape for gradients ends its recording.
             self._tape.pop()
             self._recording = False
+            _leave_recorder(self)
         flat_sources = nest.flatten(sources)
         for s in flat_sources:
             if not _is_watchable(s):
