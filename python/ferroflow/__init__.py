@@ -106,6 +106,15 @@ from ferroflow.framework_ops import (
 )
 from ferroflow.function import Function, function
 from ferroflow.functional_ops import foldl, foldr, map_fn, scan
+from ferroflow.gradient_utils import (
+    AggregationMethod,
+    RegisterGradient,
+    grad_pass_through,
+    gradients,
+    hessians,
+    no_gradient,
+    recompute_grad,
+)
 from ferroflow.keras import optimizers
 from ferroflow.linalg import einsum, matmul, norm, tensordot
 from ferroflow.manip_ops import (
