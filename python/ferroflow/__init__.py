@@ -202,8 +202,10 @@ from ferroflow.math_extra_ops import (
 from ferroflow.module import Module
 from ferroflow.name_scope import name_scope
 from ferroflow.printing import print
+from ferroflow.sparse_tensor import SparseTensor, SparseTensorSpec
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec
+from ferroflow.type_spec import NoneTensorSpec, TypeSpec, type_spec_from_value
 from ferroflow.variables import (
     IndexedSlices,
     Variable,

@@ -9,6 +9,7 @@ import numpy as np
 from ferroflow import _core, nest
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.tensor_spec import TensorSpec
+from ferroflow.type_spec import CompositeTensor, TypeSpec
 from ferroflow.variables import Variable
 
 
@@ -70,6 +71,12 @@ def key_of(structure, tensors):
         return (type(structure), tuple([key_of(v, tensors) for v in structure]))
     if isinstance(structure, Variable):
         return ("variable", structure._unique_id)
+    if isinstance(structure, CompositeTensor):
+        spec = structure._type_spec
+        return _composite_key(spec, spec._to_tensor_list(structure), tensors)
+    if isinstance(structure, TypeSpec) and not isinstance(structure, TensorSpec):
+        # A composite spec given to get_concrete_function: example components stand for it.
+        return _composite_key(structure, structure._example_tensor_list(), tensors)
     tensor = as_call_tensor(structure)
     if tensor is not None:
         tensors.append(tensor)
@@ -78,6 +85,33 @@ def key_of(structure, tensors):
         keys = sorted(structure)
         return ("dict", tuple(keys), tuple(key_of(structure[k], tensors) for k in keys))
     return _value_key(structure)
+
+
+def _composite_key(spec, components, tensors):
+    """A composite's key: its spec (values of one spec share a trace) and one leaf per
+    component, with the dims its component spec leaves unknown unknown."""
+    leaves = []
+    for component, component_spec in zip(components, spec._flat_tensor_specs):
+        tensor = as_call_tensor(component)
+        if tensor is None:
+            tensor = convert_to_tensor(component)
+        tensors.append(tensor)
+        shape = component_spec.shape
+        dims = (None,) * len(tensor._dims) if shape.rank is None else tuple(shape.dims)
+        leaves.append(TensorLeaf(tensor._dtype_enum, dims))
+    return ("composite", spec, tuple(leaves))
+
+
+def composite_specs(key):
+    """The specs of the composite values of a key, in order."""
+    if isinstance(key, tuple) and len(key) == 3 and key[0] == "composite":
+        return [key[1]]
+    if isinstance(key, tuple):
+        out = []
+        for part in key:
+            out.extend(composite_specs(part))
+        return out
+    return []
 
 
 def relax(key, other):
@@ -89,6 +123,8 @@ def relax(key, other):
         return TensorLeaf(
             key.dtype, tuple(a if a == b else None for a, b in zip(key.dims, other.dims))
         )
+    if isinstance(key, TypeSpec) and isinstance(other, TypeSpec):
+        return key.most_specific_common_supertype([other])
     if isinstance(key, tuple) and isinstance(other, tuple) and len(key) == len(other):
         parts = []
         for a, b in zip(key, other):
@@ -106,6 +142,8 @@ def admits(pattern, key):
         return isinstance(key, TensorLeaf) and pattern.admits(key)
     if isinstance(pattern, tuple) and isinstance(key, tuple) and len(pattern) == len(key):
         return all(admits(a, b) for a, b in zip(pattern, key))
+    if isinstance(pattern, TypeSpec) and isinstance(key, TypeSpec):
+        return key.is_subtype_of(pattern)
     return pattern == key
 
 
@@ -123,13 +161,32 @@ def leaves(key):
     return []
 
 
-def replace_tensors(structure, replacements):
-    """`structure` with its tensor leaves replaced, in order, by `replacements`."""
+def _is_composite(value):
+    return isinstance(value, CompositeTensor) or (
+        isinstance(value, TypeSpec) and not isinstance(value, TensorSpec)
+    )
+
+
+def replace_tensors(structure, replacements, specs=None, composite=None):
+    """`structure` with its tensor leaves replaced, in order, by `replacements`. A composite
+    value (or composite spec) takes as many replacements as its spec has components and becomes
+    `composite(spec, parts)` (by default the value `spec` rebuilds from them); `specs`, when
+    given, are the specs to use for the composites in order (a trace's, whose shapes may be
+    less known than the example's)."""
     it = iter(replacements)
+    spec_it = None if specs is None else iter(specs)
 
     def walk(value):
         if isinstance(value, Variable):
             return value
+        if _is_composite(value):
+            spec = value if isinstance(value, TypeSpec) else value._type_spec
+            if spec_it is not None:
+                spec = next(spec_it)
+            parts = [next(it) for _ in spec._flat_tensor_specs]
+            if composite is not None:
+                return composite(spec, parts)
+            return spec._from_tensor_list(parts)
         if as_call_tensor(value) is not None:
             return next(it)
         if isinstance(value, collections.abc.Mapping):
@@ -166,6 +223,9 @@ def check_against_signature(values, signature):
     flat_values = nest.flatten(list(values))
     converted = []
     for value, spec in zip(flat_values, flat_specs):
+        if not isinstance(spec, TensorSpec):
+            converted.extend(_composite_against_spec(value, spec, values, signature))
+            continue
         if isinstance(value, Variable):
             value = value.value()
         tensor = as_call_tensor(value)
@@ -183,3 +243,15 @@ def check_against_signature(values, signature):
             )
         converted.append(tensor)
     return converted
+
+
+def _composite_against_spec(value, spec, values, signature):
+    """The component tensors of a composite argument its signature spec admits."""
+    got = value._type_spec if isinstance(value, CompositeTensor) else None
+    if got is None or not spec.is_compatible_with(got):
+        shown = got if got is not None else value
+        raise TypeError(
+            f"Binding inputs to tf.function failed due to `Can not cast {shown!r} to "
+            f"{spec!r}`. Received args: {tuple(values)!r} for signature: {tuple(signature)!r}."
+        )
+    return spec._to_tensor_list(value)

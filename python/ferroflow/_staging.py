@@ -48,12 +48,9 @@ def _same_structure(templates, what):
 
 
 def _pack(template, tensors):
-    flat = nest.flatten(template)
-    it = iter(tensors)
-    from ferroflow.concrete_function import _TENSOR
+    from ferroflow.concrete_function import fill_template
 
-    values = [next(it) if v is _TENSOR else v for v in flat]
-    return nest.pack_sequence_as(template, values) if nest.is_nested(template) else values[0]
+    return fill_template(template, list(tensors))
 
 
 def cond(pred, true_fn, false_fn):

@@ -12,6 +12,7 @@ import numpy as np
 from ferroflow import _core, nest
 from ferroflow import array_ops as _array_ops
 from ferroflow import variables as _variables
+from ferroflow.type_spec import CompositeTensor, gradient_components, with_gradient_components
 
 __all__ = ["GradientTape", "UnconnectedGradients", "custom_gradient", "stop_gradient"]
 
@@ -69,6 +70,24 @@ def _one_hot_seeds(target, rows, columns):
     return seeds
 
 
+def _for_gradients(values):
+    """Flat tensors to differentiate for `values`: a composite (SparseTensor, IndexedSlices)
+    stands for its gradient components, its values (as TensorFlow's composite gradients)."""
+    if not any(isinstance(v, CompositeTensor) for v in values):
+        return values
+    return nest.flatten([gradient_components(v) for v in values])
+
+
+def _from_gradients(values, grads):
+    """The gradients for `values` from those of `_for_gradients(values)`: a composite's
+    rebuilt around its gradient components' gradients."""
+    if not any(isinstance(v, CompositeTensor) for v in values):
+        return grads
+    structure = [gradient_components(v) for v in values]
+    grads = nest.pack_sequence_as(structure, grads)
+    return [with_gradient_components(v, g) for v, g in zip(values, grads)]
+
+
 class GradientTape:
     """Records operations for automatic differentiation.
 
@@ -98,8 +117,9 @@ class GradientTape:
         _leave_recorder(self)
 
     def watch(self, tensor):
-        """Ensures gradients with respect to ``tensor`` (or every tensor in a structure)."""
-        for t in nest.flatten(tensor):
+        """Ensures gradients with respect to ``tensor`` (or every tensor in a structure; a
+        composite's component tensors)."""
+        for t in nest.flatten(tensor, expand_composites=True):
             if not _is_watchable(t):
                 raise ValueError(
                     f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
@@ -157,17 +177,19 @@ class GradientTape:
     ):
         """Gradients of ``target`` (summed when non-scalar or nested) with respect to
         ``sources``, in the structure of ``sources``."""
-        flat_sources = self._prepare(sources)
+        raw_sources = nest.flatten(sources)
+        flat_sources = self._prepare(_for_gradients(raw_sources))
         flat_targets = [
-            t if _is_watchable(t) else _array_ops.convert_to_tensor(t) for t in nest.flatten(target)
+            t if _is_watchable(t) else _array_ops.convert_to_tensor(t)
+            for t in _for_gradients(nest.flatten(target))
         ]
         if output_gradients is None:
             seeds = [None] * len(flat_targets)
         else:
-            seeds = nest.flatten(output_gradients)
+            seeds = _for_gradients(nest.flatten(output_gradients))
         (grads,) = self._tape.gradients(flat_targets, flat_sources, [seeds])
         grads = self._unconnected(grads, flat_sources, unconnected_gradients)
-        return nest.pack_sequence_as(sources, grads)
+        return nest.pack_sequence_as(sources, _from_gradients(raw_sources, grads))
 
     def jacobian(
         self,

@@ -102,11 +102,8 @@ class ConcreteFunction:
 
     @property
     def structured_outputs(self):
-        flat = nest.flatten(self._output_template)
-        it = iter(self.outputs)
-        return nest.pack_sequence_as(
-            self._output_template, [next(it) if v is _TENSOR else v for v in flat]
-        )
+        # A composite output shows as its TypeSpec (its components are graph tensors here).
+        return fill_template(self._output_template, self.outputs, lambda slot, parts: slot.spec)
 
     @property
     def structured_input_signature(self):
@@ -128,8 +125,9 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         tensors = []
-        key = sig.key_of((args, kwargs), tensors)
-        got = sig.leaves(key)
+        sig.key_of((args, kwargs), tensors)
+        # Checked against the tensors themselves: a composite's key leaves leave sizes unknown.
+        got = [sig.TensorLeaf(t._dtype_enum, tuple(t._dims)) for t in tensors]
         if len(got) != len(self._leaves) or not all(
             want.admits(have) for want, have in zip(self._leaves, got)
         ):
@@ -155,11 +153,7 @@ class ConcreteFunction:
         if self._output_template is _TENSOR:
             # One tensor out (the common case): nothing to rebuild.
             return outputs[0]
-        flat = nest.flatten(self._output_template)
-        it = iter(outputs)
-        return nest.pack_sequence_as(
-            self._output_template, [next(it) if v is _TENSOR else v for v in flat]
-        )
+        return fill_template(self._output_template, outputs)
 
     def _signature_text(self):
         args, kwargs = self._structured_inputs
@@ -187,8 +181,45 @@ class _TensorSlot:
 _TENSOR = _TensorSlot()
 
 
+class _CompositeSlot:
+    """Marks where a composite output (SparseTensor, ...) goes in an output template: its
+    spec, which rebuilds it from its `count` component tensors."""
+
+    __slots__ = ("count", "spec")
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.count = len(spec._flat_tensor_specs)
+
+    def __repr__(self):
+        return f"<{self.spec!r}>"
+
+
+def _rebuild_composite(slot, parts):
+    return slot.spec._from_tensor_list(parts)
+
+
+def fill_template(template, tensors, composite=_rebuild_composite):
+    """An output template with its tensor slots filled from `tensors` in order and its
+    composite slots rebuilt (by `composite(slot, component tensors)`)."""
+    if template is _TENSOR:
+        return tensors[0]
+    it = iter(tensors)
+    values = []
+    for v in nest.flatten(template):
+        if v is _TENSOR:
+            values.append(next(it))
+        elif isinstance(v, _CompositeSlot):
+            values.append(composite(v, [next(it) for _ in range(v.count)]))
+        else:
+            values.append(v)
+    return nest.pack_sequence_as(template, values) if nest.is_nested(template) else values[0]
+
+
 def output_template(outputs):
-    """(template with tensors marked, flat tensors) of a traced function's return value."""
+    """(template with tensors marked, flat tensors) of a traced function's return value; a
+    composite value is one slot holding its spec, its component tensors flat in order."""
+    from ferroflow.type_spec import CompositeTensor
     from ferroflow.variables import Variable
 
     flat = nest.flatten(outputs)
@@ -197,6 +228,11 @@ def output_template(outputs):
     for v in flat:
         if isinstance(v, Variable):
             v = v.value()
+        if isinstance(v, CompositeTensor):
+            spec = v._type_spec
+            tensors.extend(spec._to_tensor_list(v))
+            marked.append(_CompositeSlot(spec))
+            continue
         if v is not None and not isinstance(v, _core.Tensor):
             v = _returned_value_as_tensor(v)
         if isinstance(v, _core.Tensor):

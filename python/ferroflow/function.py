@@ -12,6 +12,7 @@ from ferroflow import _signature as sig
 from ferroflow.concrete_function import ConcreteFunction, GraphTensor, output_template
 from ferroflow.device_scope import active_scopes
 from ferroflow.tensor_spec import TensorSpec
+from ferroflow.type_spec import TypeSpec
 
 __all__ = ["Function", "function"]
 
@@ -62,7 +63,7 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._input_signature = None if input_signature is None else tuple(input_signature)
         for spec in nest.flatten(list(self._input_signature or ())):
-            if not isinstance(spec, TensorSpec):
+            if not isinstance(spec, TypeSpec):
                 raise TypeError(f"input_signature must contain TensorSpecs, got {spec!r}")
         try:
             self._signature = inspect.signature(python_function)
@@ -134,7 +135,7 @@ class Function:
         concrete = self._concrete.get(key) or self._lookup_relaxed(key)
         if concrete is None:
             concrete = self._trace(instance, values, key, tensors)
-        elif concrete._core.specialised and not _same_dims(concrete._key, key):
+        elif concrete._core.specialised and not _same_dims(concrete, tensors):
             concrete = self._specialise(instance, values, key, tensors)
         return concrete._call_flat(tensors)
 
@@ -142,7 +143,8 @@ class Function:
         if self._input_signature is not None and not args and not kwargs:
             args = self._input_signature
         values = self._bind(instance, args, kwargs)
-        values = tuple(_example_for(v) for v in values)
+        composites = self._input_signature is not None
+        values = tuple(_example_for(v, composites) for v in values)
         if self._input_signature is not None:
             tensors = sig.check_against_signature(
                 values[: len(self._input_signature)], self._input_signature
@@ -152,7 +154,13 @@ class Function:
         key = sig.key_of((instance and id(instance), active_scopes(), values), tensors)
         key = _with_spec_dims(key, args, kwargs, self, instance)
         concrete = self._concrete.get(key) or self._lookup_relaxed(key)
-        return concrete or self._trace(instance, values, key, tensors)
+        if concrete is None:
+            concrete = self._trace(instance, values, key, tensors)
+            if key not in dict(self._relaxed) and _has_unknowns(key):
+                # As TensorFlow's trace cache: later calls whose types are subtypes of the
+                # specs given here (known sizes for unknown ones) run this trace.
+                self._relaxed.append((key, concrete))
+        return concrete
 
     def _bind(self, instance, args, kwargs):
         """The arguments in parameter order with defaults applied, `self` left out (`*args`
@@ -181,7 +189,7 @@ class Function:
         return None
 
     def _signature_concrete(self, instance, values, tensors):
-        specs = nest.flatten(self._input_signature)
+        specs = nest.flatten(self._input_signature, expand_composites=True)
         # A spec of unknown rank (TensorSpec(None)) is traced once per rank it is called with:
         # the static types ferroflow traces know every rank. Only the first trace counts,
         # as one does in TensorFlow, which traces an unknown rank once.
@@ -216,9 +224,11 @@ class Function:
         return concrete
 
     def _specialise(self, instance, values, key, tensors):
-        exact = ("exact", key)
+        # Traced at the call's own sizes (a composite's key leaves some unknown).
+        dims = [tuple(t._dims) for t in tensors]
+        exact = ("exact", key, tuple(dims))
         return self._concrete.get(exact) or self._trace(
-            instance, values, exact, tensors, count=False
+            instance, values, exact, tensors, dims, count=False
         )
 
     # --- tracing --------------------------------------------------------------------------
@@ -272,7 +282,9 @@ class Function:
                 placeholders = [
                     _core.trace_placeholder(t, n, list(d)) for t, n, d in zip(tensors, names, dims)
                 ]
-                symbolic_values = sig.replace_tensors(values, placeholders)
+                symbolic_values = sig.replace_tensors(
+                    values, placeholders, specs=self._composite_specs(key)
+                )
                 outputs = self._run_python(instance, symbolic_values, None)
                 template, flat = output_template(outputs)
                 graph = _core.trace_finish(flat)
@@ -300,7 +312,7 @@ class Function:
             params = params[1:]
         for i, v in enumerate(values):
             base = params[i] if i < len(params) else f"args_{i}"
-            count = len(nest.flatten(v)) if nest.is_nested(v) else 1
+            count = len(nest.flatten(v, expand_composites=True))
             names.extend([base] * count)
         return names
 
@@ -309,14 +321,25 @@ class Function:
             return tuple(self._input_signature), {}
         leaves = sig.leaves(key)
         it = iter(leaves)
+        composite_specs = iter(sig.composite_specs(key))
         specs = []
         for v in values:
             specs.append(
                 sig.replace_tensors(
-                    v, [sig.spec_of(next(it), None) for _ in range(_count_tensors(v))]
+                    v,
+                    [sig.spec_of(next(it), None) for _ in range(_count_tensors(v))],
+                    specs=composite_specs,
+                    composite=lambda spec, parts: spec,
                 )
             )
         return tuple(specs), {}
+
+    def _composite_specs(self, key):
+        """The specs of the composite arguments a trace rebuilds from its placeholders: the
+        signature's, else the key's."""
+        if self._input_signature is not None and key[0] != "exact":
+            return [s for s in nest.flatten(self._input_signature) if not isinstance(s, TensorSpec)]
+        return sig.composite_specs(key)
 
     def _run_python(self, instance, values, kwargs):
         """Runs the (converted) Python function: with `values` in parameter order as `_bind`
@@ -391,14 +414,26 @@ def _plain_arity(signature):
     return -1
 
 
-def _same_dims(pattern, key):
-    return [leaf.dims for leaf in sig.leaves(pattern)] == [leaf.dims for leaf in sig.leaves(key)]
+def _has_unknowns(key):
+    return any(None in leaf.dims for leaf in sig.leaves(key))
 
 
-def _example_for(value):
+def _same_dims(concrete, tensors):
+    """True when a call's tensors have the sizes the concrete function was traced with."""
+    return [tuple(t._dims) for t in concrete._examples] == [tuple(t._dims) for t in tensors]
+
+
+def _example_for(value, composites=False):
     """`get_concrete_function` accepts TensorSpecs: an example tensor of that spec (unknown
-    dimensions as 1) stands for them while tracing."""
+    dimensions as 1) stands for them while tracing. A composite spec stays a spec (its key is
+    the spec) unless `composites`, where an example value of it stands for it (an
+    input_signature's spec decides the trace)."""
     from ferroflow.array_ops import zeros
+
+    if isinstance(value, TypeSpec) and not isinstance(value, TensorSpec):
+        if composites:
+            return value._from_tensor_list(value._example_tensor_list())
+        return value
 
     if isinstance(value, TensorSpec):
         if value.shape.rank is None:
@@ -414,7 +449,7 @@ def _example_for(value):
         dims = [1 if d is None else d for d in value.shape.as_list()]
         return zeros(dims, value.dtype)
     if nest.is_nested(value):
-        return nest.map_structure(_example_for, value)
+        return nest.map_structure(lambda v: _example_for(v, composites), value)
     return value
 
 
@@ -431,6 +466,8 @@ def _with_spec_dims(key, args, kwargs, function, instance):
         if isinstance(k, sig.TensorLeaf):
             d = next(dims, None)
             return sig.TensorLeaf(k.dtype, d if d is not None else k.dims)
+        if isinstance(k, tuple) and k and k[0] == "composite":
+            return k
         if isinstance(k, tuple):
             return tuple(walk(p) for p in k)
         return k

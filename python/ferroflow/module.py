@@ -6,6 +6,7 @@ import functools
 import re
 
 from ferroflow.name_scope import name_scope_v2
+from ferroflow.type_spec import CompositeTensor
 from ferroflow.variables import Variable
 
 __all__ = ["Module"]
@@ -102,8 +103,9 @@ class Module:
     ):
         """The attribute values (leaves of lists, tuples and dicts within them) that satisfy
         `predicate`, and with `recursive` those of submodules; with `with_path`, as
-        (path, value) pairs and without removing repeats. `expand_composites` is accepted for
-        TensorFlow's signature: ferroflow has no composite tensors to expand."""
+        (path, value) pairs and without removing repeats. With `expand_composites` a composite
+        value (a SparseTensor, ...) is walked into its components, its path going on with its
+        type's name (as TensorFlow's), so variables held in one are found."""
         if predicate is None:
 
             def predicate(_):
@@ -116,6 +118,7 @@ class Module:
             attributes_to_ignore=self._TF_MODULE_IGNORED_PROPERTIES,
             attribute_traversal_key=attribute_traversal_key,
             with_path=with_path,
+            expand_composites=expand_composites,
         )
 
     @classmethod
@@ -146,17 +149,23 @@ def _is_module(obj):
     return isinstance(obj, Module)
 
 
-def _leaves_with_paths(value, path=()):
+def _leaves_with_paths(value, path=(), expand_composites=False):
     """(path, leaf) for each leaf of `value`, walked as `tf.nest` walks structures: mappings by
-    sorted key, mapping views and other sequences (strings excepted) in order."""
+    sorted key, mapping views and other sequences (strings excepted) in order; with
+    `expand_composites`, a composite's components under its type's name."""
     if isinstance(value, collections.abc.Mapping):
         for key in sorted(value):
-            yield from _leaves_with_paths(value[key], (*path, key))
+            yield from _leaves_with_paths(value[key], (*path, key), expand_composites)
     elif isinstance(value, collections.abc.MappingView) or (
         isinstance(value, collections.abc.Sequence) and not isinstance(value, (str, bytes))
     ):
         for index, item in enumerate(value):
-            yield from _leaves_with_paths(item, (*path, index))
+            yield from _leaves_with_paths(item, (*path, index), expand_composites)
+    elif expand_composites and isinstance(value, CompositeTensor) and not _is_variable(value):
+        spec = value._type_spec
+        yield from _leaves_with_paths(
+            spec._to_components(value), (*path, spec.value_type.__name__), True
+        )
     else:
         yield path, value
 
@@ -168,6 +177,7 @@ def _flatten_module(
     attribute_traversal_key,
     attributes_to_ignore,
     with_path,
+    expand_composites=False,
     module_path=(),
     seen=None,
     recursion_stack=None,
@@ -190,7 +200,7 @@ def _flatten_module(
             continue
         prop = attributes[key]
         try:
-            leaves = list(_leaves_with_paths(prop))
+            leaves = list(_leaves_with_paths(prop, expand_composites=expand_composites))
         except Exception as cause:
             raise ValueError(f"Error processing property {key!r} of {prop!r}") from cause
         for leaf_path, leaf in leaves:
@@ -213,6 +223,7 @@ def _flatten_module(
             attribute_traversal_key=attribute_traversal_key,
             attributes_to_ignore=submodule._TF_MODULE_IGNORED_PROPERTIES,
             with_path=with_path,
+            expand_composites=expand_composites,
             module_path=submodule_path,
             seen=seen,
             recursion_stack=recursion_stack,

@@ -59,6 +59,15 @@ def to_comparable(value):
     if isinstance(value, np.generic):
         array = np.asarray(value)
         return ("tensor", "npscalar", array.dtype.name, (), array)
+    if type(value).__name__ in ("SparseTensor", "IndexedSlices"):
+        # Composites compare by their component tensors and static shape (as a namedtuple).
+        parts = [value.indices, value.values, value.dense_shape, _static_shape(value)]
+        fields = ("indices", "values", "dense_shape", "shape")
+        return ("namedtuple", type(value).__name__, fields, [to_comparable(p) for p in parts])
+    if type(value).__name__.endswith("Spec") and type(value).__name__ != "TensorSpec":
+        if callable(getattr(value, "_serialize", None)):
+            serialized = to_comparable(value._serialize())
+            return ("namedtuple", type(value).__name__, ("serialized",), [serialized])
     if _is_tensor_like(value):
         array = np.asarray(value.numpy())
         kind = "variable" if "Variable" in type(value).__name__ else "tensor"
