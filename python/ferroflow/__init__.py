@@ -23,6 +23,8 @@ from ferroflow import (
     nn,
     random,
     saved_model,
+    sets,
+    sparse,
     test,
     train,
 )
@@ -115,6 +117,7 @@ from ferroflow.gradient_utils import (
     no_gradient,
     recompute_grad,
 )
+from ferroflow.indexed_slices import IndexedSlices, IndexedSlicesSpec
 from ferroflow.keras import optimizers
 from ferroflow.linalg import einsum, matmul, norm, tensordot
 from ferroflow.manip_ops import (
@@ -207,7 +210,6 @@ from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec
 from ferroflow.type_spec import NoneTensorSpec, TypeSpec, type_spec_from_value
 from ferroflow.variables import (
-    IndexedSlices,
     Variable,
     VariableAggregation,
     VariableSynchronization,

@@ -140,10 +140,9 @@ class SparseTensor(CompositeTensor):
         return arr
 
     def __tf_tensor__(self, dtype=None, name=None):
-        raise TypeError(
-            f"Failed to convert elements of {self} to Tensor. Consider casting elements to a "
-            "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
-            "supported TF dtypes."
+        raise ValueError(
+            f"Attempt to convert a value ({self}) with an unsupported type "
+            f"({type(self)}) to a Tensor."
         )
 
     def __repr__(self):

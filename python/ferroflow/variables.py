@@ -10,6 +10,7 @@ from ferroflow import _core, _function_hooks
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow._presentation import Reference, _numpy_text
+from ferroflow.indexed_slices import IndexedSlices
 from ferroflow.name_scope import scoped_name
 from ferroflow.tensor_shape import TensorShape
 
@@ -50,21 +51,6 @@ class VariableAggregation(enum.Enum):
     SUM = 1
     MEAN = 2
     ONLY_FIRST_REPLICA = 3
-
-
-class IndexedSlices:
-    """Rows ``indices`` of a tensor of ``dense_shape`` holding ``values`` (for scatter updates)."""
-
-    def __init__(self, values, indices, dense_shape=None):
-        self.values = _array_ops.convert_to_tensor(values)
-        self.indices = _array_ops.convert_to_tensor(indices)
-        self.dense_shape = dense_shape
-
-    def __repr__(self):
-        return (
-            f"IndexedSlices(indices={self.indices!r}, values={self.values!r}, "
-            f"dense_shape={self.dense_shape!r})"
-        )
 
 
 def _declared_shape(shape):
