@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from ferroflow import _core, errors
+from ferroflow import _core, config, errors
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow.device_scope import device as _device
@@ -191,6 +191,10 @@ class Generator(AutoTrackable):
 
     @classmethod
     def from_non_deterministic_state(cls, alg=None):
+        if config._op_determinism_enabled():
+            raise RuntimeError(
+                '"from_non_deterministic_state" cannot be called when determinism is enabled.'
+            )
         alg = convert_alg_to_int(Algorithm.PHILOX if alg is None else alg)
         words = np.frombuffer(os.urandom(8 * state_size(alg)), dtype=np.int64).copy()
         return cls(state=words, alg=alg)
@@ -372,6 +376,12 @@ def get_global_generator():
     """The process's generator, seeded from OS entropy on first use."""
     global _global_generator
     if _global_generator is None:
+        if config._op_determinism_enabled():
+            raise RuntimeError(
+                '"get_global_generator" cannot be called if determinism is enabled, unless '
+                '"set_global_generator" has already been called. Please call '
+                '"set_global_generator" first.'
+            )
         _global_generator = Generator.from_non_deterministic_state()
     return _global_generator
 

@@ -2,7 +2,7 @@
 
 import threading
 
-from ferroflow import _core
+from ferroflow import _core, config
 
 _local = threading.local()
 
@@ -37,7 +37,13 @@ class device:  # noqa: N801 - TensorFlow's name
         self._name = device_name
 
     def __enter__(self):
-        _core.push_device_scope(self._name)
+        merged = _core.push_device_scope(self._name)
+        config._note_initialized()
+        physical = config._physical_scope(merged)
+        if physical is not None:
+            # A logical device of a split CPU or GPU: place on the physical device behind it.
+            _core.pop_device_scope()
+            _core.push_device_scope(physical)
         _local.names = (*active_scopes(), self._name)
         return self
 

@@ -288,6 +288,9 @@ class Function:
                 outputs = self._run_python(instance, symbolic_values, None)
                 template, flat = output_template(outputs)
                 graph = _core.trace_finish(flat)
+                passes = config._graph_passes()
+                if passes is not None:  # tf.config.optimizer's options
+                    graph = graph.with_passes(passes)
         except BaseException as e:
             _core.trace_abandon()
             _note_user_line(e, self._name)

@@ -18,7 +18,7 @@ import types
 
 import numpy as np
 
-from ferroflow import _core, errors
+from ferroflow import _core, config, errors
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow import math as _math
@@ -62,9 +62,22 @@ __all__ = [
 ]
 
 
+_GLOBAL_SEED = [None]
+
+
 def set_seed(seed):
     """Sets the global seed: random ops then give the same sequence on every run."""
     _core.set_seed(None if seed is None else int(seed))
+    _GLOBAL_SEED[0] = seed
+
+
+def _require_seed(seed):
+    """TensorFlow's rule under `enable_op_determinism`: a random op needs a global or op seed."""
+    if seed is None and _GLOBAL_SEED[0] is None and config._op_determinism_enabled():
+        raise RuntimeError(
+            "Random ops require a seed to be set when determinism is enabled. Please set a seed "
+            "before running the op, e.g. by calling tf.random.set_seed(1)."
+        )
 
 
 def _shape(shape):
@@ -77,19 +90,23 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
         if dtype.is_integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         maxval = 1
+    _require_seed(seed)
     return _core.random_uniform(_shape(shape), minval, maxval, _enum(dtype), seed)
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
+    _require_seed(seed)
     return _core.random_normal("normal", _shape(shape), mean, stddev, _enum(dtype), seed)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
+    _require_seed(seed)
     return _core.random_normal("truncated", _shape(shape), mean, stddev, _enum(dtype), seed)
 
 
 def shuffle(value, seed=None, name=None):
     """Shuffles along the first axis."""
+    _require_seed(seed)
     return _core.shuffle(value, seed)
 
 
@@ -311,6 +328,7 @@ def fold_in(seed, data, alg="auto_select"):
 def _stateful_state(seed):
     """A Philox state drawn by a stateful random op: new on every call (a traced node draws
     again on every run), reproducible under `set_seed` and op seeds."""
+    _require_seed(seed)
     words = _core.random_uniform([2], -(2**62), 2**62, _enum(_dtypes.int64), seed)
     return _core.rng_state(words)
 
