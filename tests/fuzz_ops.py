@@ -254,7 +254,8 @@ class Gen:
     def _floats(self, n, special_rate, dtype):
         scale = self.pick((1.0, 1.0, 10.0, 1e4, 1e38, 1e300))
         values = self.rng.standard_normal(n) * scale
-        limits = dtype.real_dtype.limits if dtype in COMPLEX else dtype.limits
+        real = dtype.real_dtype
+        limits = (real.min, real.max)
         tiny = 5e-324 if self.p(0.5) else 1e-40
         specials = np.array(
             [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, *map(float, limits), tiny]
@@ -630,7 +631,7 @@ def _module(g):
     return [], {"name": g.pick((None, *SCOPE_NAMES)) if not g.bad() else g.junk()}
 
 
-@spec("tf.cast")
+@spec("tf.cast", "tf.saturate_cast")
 def _cast(g):
     return [g.tensor(), g.dtype()], {}
 

@@ -15,6 +15,7 @@ from ferroflow import (
     debugging,
     dtypes,
     errors,
+    experimental,
     image,
     keras,
     linalg,
@@ -73,6 +74,7 @@ from ferroflow.array_ops import (
     zeros_like,
 )
 from ferroflow.backprop import GradientTape, UnconnectedGradients, custom_gradient, stop_gradient
+from ferroflow.cast_ops import saturate_cast
 from ferroflow.check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from ferroflow.concrete_function import ConcreteFunction
 from ferroflow.control_flow import cond, switch_case, while_loop
@@ -93,10 +95,17 @@ from ferroflow.dtypes import (
     int16,
     int32,
     int64,
+    qint8,
+    qint16,
+    qint32,
+    quint8,
+    quint16,
+    resource,
     uint8,
     uint16,
     uint32,
     uint64,
+    variant,
 )
 from ferroflow.framework_ops import (
     executing_eagerly,

@@ -4,6 +4,7 @@ Each DType carries TensorFlow's enum number, which is also what the Rust core us
 """
 
 import builtins
+import types
 
 import ml_dtypes
 import numpy as np
@@ -46,7 +47,9 @@ class DType:
 
     @property
     def is_floating(self):
-        return self._name in ("float16", "bfloat16", "float32", "float64")
+        return self._name in ("float16", "bfloat16", "float32", "float64") or self._name.startswith(
+            ("float8_", "float4_")
+        )
 
     @property
     def is_complex(self):
@@ -66,11 +69,11 @@ class DType:
 
     @property
     def is_quantized(self):
-        return False
+        return self._name in _QUANTIZED_NAMES
 
     @property
     def is_numpy_compatible(self):
-        return True
+        return self._np is not None
 
     @property
     def size(self):
@@ -78,25 +81,30 @@ class DType:
 
     @property
     def min(self):
-        return self._limits()[0]
+        return self._range("minimum")[0]
 
     @property
     def max(self):
-        return self._limits()[1]
+        return self._range("maximum")[1]
 
     @property
     def limits(self):
-        return self._limits()
+        """TensorFlow's image intensity limits: ``(0, max)`` for the types in its range table
+        (integers, bool, and (-1, 1) floats float32/float64), ValueError for the others."""
+        if self._name not in _INTENSITY_MAX:
+            raise ValueError(f"{self} does not have defined limits.")
+        return (0, _INTENSITY_MAX[self._name])
 
-    def _limits(self):
+    def _range(self, which):
+        if self.is_quantized:
+            raise TypeError(f"Cannot find {which} value of {self} with quantized type {self}.")
         if self.is_integer:
-            info = np.iinfo(self._np)
-        elif self._name == "bfloat16":
-            info = ml_dtypes.finfo(self._np)
+            narrow = self._name in ("int4", "uint4", "int2", "uint2")
+            info = ml_dtypes.iinfo(self._np) if narrow else np.iinfo(self._np)
         elif self.is_floating:
-            info = np.finfo(self._np)
+            info = np.finfo(self._np) if self._name in _NUMPY_FLOATS else ml_dtypes.finfo(self._np)
         else:
-            raise TypeError(f"Cannot find minimum value of {self}.")
+            raise TypeError(f"Cannot find {which} value of {self}.")
         return (info.min, info.max)
 
     def is_compatible_with(self, other):
@@ -205,3 +213,85 @@ def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
     from ferroflow.math import complex as complex_
 
     return complex_(real, imag)
+
+
+def saturate_cast(value, dtype, name=None):
+    """`tf.dtypes.saturate_cast`, the same as `tf.saturate_cast`."""
+    from ferroflow.cast_ops import saturate_cast as saturate_cast_
+
+    return saturate_cast_(value, dtype, name)
+
+
+# --- dtypes without ferroflow tensors ------------------------------------------------------------
+# TensorFlow's quantized, handle and narrow dtypes as DType objects (names, enums, properties,
+# `as_dtype`); ferroflow has no tensors of them yet (storing them needs Rust element types), so an
+# op or conversion asked for one raises.
+
+_NUMPY_FLOATS = ("float16", "float32", "float64")
+_INTENSITY_MAX = {
+    "bool": True, "uint8": 255, "uint16": 65535, "int8": 127, "int16": 32767,
+    "int64": 2**63 - 1, "uint64": 2**64 - 1, "int32": 2**31 - 1, "uint32": 2**32 - 1,
+    "float32": 1, "float64": 1,
+}  # fmt: skip
+_QUANTIZED_NAMES = ("qint8", "quint8", "qint16", "quint16", "qint32")
+
+qint8 = DType(11, "qint8", np.dtype([("qint8", np.int8)]))
+quint8 = DType(12, "quint8", np.dtype([("quint8", np.uint8)]))
+qint16 = DType(15, "qint16", np.dtype([("qint16", np.int16)]))
+quint16 = DType(16, "quint16", np.dtype([("quint16", np.uint16)]))
+qint32 = DType(13, "qint32", np.dtype([("qint32", np.int32)]))
+
+
+class _HandleDType(DType):
+    """`resource` and `variant`: handles, with no numpy type and no size."""
+
+    __slots__ = ()
+
+    @property
+    def as_numpy_dtype(self):
+        raise KeyError(self._enum)  # TensorFlow's lookup error
+
+    @property
+    def size(self):
+        return 0
+
+    @property
+    def limits(self):
+        raise KeyError(self._enum)  # TensorFlow looks the numpy type up
+
+
+resource = _HandleDType(20, "resource", None)
+variant = _HandleDType(21, "variant", None)
+float8_e5m2 = DType(24, "float8_e5m2", ml_dtypes.float8_e5m2)
+float8_e4m3fn = DType(25, "float8_e4m3fn", ml_dtypes.float8_e4m3fn)
+float8_e4m3fnuz = DType(26, "float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz)
+float8_e4m3b11fnuz = DType(27, "float8_e4m3b11fnuz", ml_dtypes.float8_e4m3b11fnuz)
+float8_e5m2fnuz = DType(28, "float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz)
+int4 = DType(29, "int4", ml_dtypes.int4)
+uint4 = DType(30, "uint4", ml_dtypes.uint4)
+int2 = DType(31, "int2", ml_dtypes.int2)
+uint2 = DType(32, "uint2", ml_dtypes.uint2)
+float4_e2m1fn = DType(33, "float4_e2m1fn", ml_dtypes.float4_e2m1fn)
+
+QUANTIZED_DTYPES = frozenset({qint8, quint8, qint16, quint16, qint32})
+_WITHOUT_TENSORS = (
+    qint8, quint8, qint16, quint16, qint32, resource, variant, float8_e5m2, float8_e4m3fn,
+    float8_e4m3fnuz, float8_e4m3b11fnuz, float8_e5m2fnuz, int4, uint4, int2, uint2, float4_e2m1fn,
+)  # fmt: skip
+for _d in _WITHOUT_TENSORS:
+    _BY_ENUM[_d.as_datatype_enum] = _d
+    _BY_NAME[_d.name] = _d
+del _d
+
+experimental = types.SimpleNamespace(
+    float4_e2m1fn=float4_e2m1fn,
+    float8_e4m3b11fnuz=float8_e4m3b11fnuz,
+    float8_e4m3fn=float8_e4m3fn,
+    float8_e4m3fnuz=float8_e4m3fnuz,
+    float8_e5m2=float8_e5m2,
+    float8_e5m2fnuz=float8_e5m2fnuz,
+    int2=int2,
+    int4=int4,
+    uint2=uint2,
+    uint4=uint4,
+)
