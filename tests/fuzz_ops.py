@@ -89,6 +89,8 @@ MODULES = (
     ("tf.image", tf.image),
     ("tf.debugging", tf.debugging),
     ("tf.bitwise", tf.bitwise),
+    ("tf.sparse", tf.sparse),
+    ("tf.sets", tf.sets),
     ("tf.autodiff", tf.autodiff),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
 )
@@ -488,6 +490,8 @@ class Gen:
 SPECS = {}
 # Ops that refuse every call by design, exempt from "returned a result at least once".
 NEVER_SUCCEEDS = {"tf.Tensor", "Tensor.__hash__", "tf.gradients", "tf.hessians"}
+# tf.TypeSpec is abstract; tf.sparse.cross returns strings, which ferroflow does not have yet.
+NEVER_SUCCEEDS |= {"tf.TypeSpec", "tf.sparse.cross"}
 # Graph-mode relics whose eager behaviour is TensorFlow's refusal with this exception class.
 EAGER_REFUSALS = {"tf.gradients": RuntimeError, "tf.hessians": RuntimeError}
 
@@ -1988,6 +1992,279 @@ def _tensor_spec(g):
     return [shape, g.pick(DTYPES) if not g.bad() else g.junk()], {}
 
 
+def _sparse_tensor(g, pool=NUMERIC, dims=None, min_rank=1, max_rank=3, max_nnz=6):
+    """A SparseTensor in canonical order (when bad: unordered, repeated or out of bounds)."""
+    if dims is None:
+        dims = g.dims(min_rank=min_rank, max_rank=max_rank)
+    size = int(np.prod(dims, dtype=np.int64))
+    n = g.int_in(0, min(size, max_nnz))
+    flat = np.sort(g.rng.choice(size, n, replace=False)) if n else np.zeros([0], np.int64)
+    indices = np.array(np.unravel_index(flat, dims), dtype=np.int64).T.reshape(n, len(dims))
+    if g.bad() and n:
+        choice = g.int_in(0, 2)
+        if choice == 0:
+            indices = indices[::-1].copy()
+        elif choice == 1:
+            indices = np.concatenate([indices, indices[:1]])
+            n += 1
+        else:
+            indices[g.int_in(0, n - 1), g.int_in(0, len(dims) - 1)] = g.pick((-1, 99))
+    values = g.array(g.pick(pool), [n])
+    return tf.SparseTensor(indices, values, dims)
+
+
+def _sparse_or_junk(g, **kwargs):
+    return g.junk() if g.bad() and g.p(0.3) else _sparse_tensor(g, **kwargs)
+
+
+@spec("tf.SparseTensor")
+def _sparse_tensor_ctor(g):
+    sp = _sparse_tensor(g)
+    indices = g.junk() if g.bad() else sp.indices
+    return [indices, g.tensor() if g.bad() else sp.values, g.shape(sp.shape.as_list())], {}
+
+
+@spec("tf.SparseTensorSpec")
+def _sparse_tensor_spec(g):
+    shape = g.pick(([], [None], [2, None], None)) if not g.bad() else g.junk()
+    return [shape, g.dtype()], {}
+
+
+@spec("tf.IndexedSlicesSpec")
+def _indexed_slices_spec(g):
+    kwargs = {"dtype": g.dtype(), "indices_dtype": g.dtype(INDEX)}
+    if g.p(0.5):
+        kwargs["dense_shape_dtype"] = g.dtype(INDEX)
+    if g.p(0.5):
+        kwargs["indices_shape"] = g.pick(([None], [3], None)) if not g.bad() else g.junk()
+    return [g.pick(([None, 2], [4, 3], None)) if not g.bad() else g.junk()], kwargs
+
+
+@spec("tf.TypeSpec", "tf.NoneTensorSpec")
+def _type_spec_classes(g):
+    return [g.junk() for _ in range(g.int_in(0, 1))] if g.bad() else [], {}
+
+
+@spec("tf.type_spec_from_value")
+def _type_spec_from_value(g):
+    choice = g.int_in(0, 2)
+    if choice == 0:
+        return [_sparse_tensor(g)], {}
+    if choice == 1:
+        return [[g.tensor(dims=[2]), g.tensor(dims=[2])]], {}
+    return [g.junk() if g.bad() else g.tensor()], {}
+
+
+@spec("tf.sparse.add", "tf.sparse.maximum", "tf.sparse.minimum")
+def _sparse_binary(g):
+    dims = g.dims(min_rank=1, max_rank=3)
+    dtype = g.pick(REAL)
+    a = _sparse_tensor(g, pool=(dtype,), dims=dims)
+    b = _sparse_tensor(g, pool=(dtype,), dims=dims if not g.bad() else g.dims(min_rank=1))
+    if g.p(0.3):
+        b = tf.constant(g.array(dtype, dims)) if not g.bad() else g.tensor()
+    return [a, b] if g.p(0.7) else [b, a], {}
+
+
+@spec("tf.sparse.bincount")
+def _sparse_bincount(g):
+    if g.p(0.4):
+        values = _sparse_tensor(g, pool=(tf.int32, tf.int64), max_rank=2)
+    else:
+        values = g.tensor(pool=(tf.int32, tf.int64), dims=g.dims(min_rank=1, max_rank=2))
+    kwargs = {"axis": g.pick((0, -1, None)) if not g.bad() else g.junk()}
+    if g.p(0.3):
+        kwargs["minlength"] = g.int_in(0, 8)
+    if g.p(0.3):
+        kwargs["maxlength"] = g.int_in(0, 8)
+    if g.p(0.3):
+        kwargs["binary_output"] = g.flag()
+    return [values], kwargs
+
+
+@spec("tf.sparse.concat")
+def _sparse_concat(g):
+    dims = g.dims(min_rank=1, max_rank=3)
+    axis = g.axis(len(dims))
+    parts = []
+    for _ in range(g.int_in(1, 3)):
+        part = list(dims)
+        part[int(axis) % len(dims) if isinstance(axis, int) else 0] = g.int_in(0, 4)
+        parts.append(_sparse_tensor(g, dims=part if not g.bad() else g.dims(min_rank=1)))
+    return [axis, parts], {"expand_nonconcat_dims": g.flag()}
+
+
+@spec("tf.sparse.cross", "tf.sparse.cross_hashed")
+def _sparse_cross(g):
+    batch = g.int_in(1, 3)
+    inputs = []
+    for _ in range(g.int_in(0, 3)):
+        if g.p(0.5):
+            inputs.append(_sparse_tensor(g, pool=(tf.int32, tf.int64), dims=[batch, 3]))
+        else:
+            width = g.int_in(0, 3)
+            inputs.append(tf.constant(g.array(g.pick((tf.int32, tf.int64)), [batch, width])))
+    if g.bad():
+        inputs.append(g.tensor())
+    return [inputs], {"num_buckets": g.int_in(0, 10)} if g.p(0.5) else {}
+
+
+@spec("tf.sparse.expand_dims")
+def _sparse_expand_dims(g):
+    sp = _sparse_tensor(g)
+    return [sp, g.axis(sp.shape.rank, extra=1)], {}
+
+
+@spec("tf.sparse.eye")
+def _sparse_eye(g):
+    kwargs = {"dtype": g.dtype(REAL)} if g.p(0.5) else {}
+    return [g.count(), g.count() if g.p(0.5) else None], kwargs
+
+
+@spec("tf.sparse.fill_empty_rows")
+def _sparse_fill_empty_rows(g):
+    dtype = g.pick(REAL)
+    return [_sparse_or_junk(g, pool=(dtype,)), g.number((dtype,))], {}
+
+
+@spec("tf.sparse.from_dense")
+def _sparse_from_dense(g):
+    return [g.tensor(dims=g.dims(max_rank=3))], {}
+
+
+@spec("tf.sparse.map_values")
+def _sparse_map_values(g):
+    sp = _sparse_tensor(g, pool=REAL)
+    op = g.pick((tf.abs, tf.negative, tf.math.square)) if not g.bad() else g.junk()
+    return [op, sp], {}
+
+
+@spec("tf.sparse.mask")
+def _sparse_mask(g):
+    n = g.int_in(0, 4)
+    slices = tf.IndexedSlices(
+        tf.constant(g.array(g.pick(REAL), [n, 2])), tf.constant(g.array(tf.int64, [n]))
+    )
+    return [slices, g.tensor(pool=(tf.int64,), dims=[g.int_in(0, 3)])], {}
+
+
+@spec("tf.sparse.reduce_max", "tf.sparse.reduce_sum")
+def _sparse_reduce(g):
+    sp = _sparse_or_junk(g, pool=REAL)
+    rank = sp.shape.rank if isinstance(sp, tf.SparseTensor) else 2
+    kwargs = {"axis": g.axes(rank)}
+    if g.p(0.5):
+        kwargs["keepdims"] = g.flag()
+    if g.p(0.5):
+        kwargs["output_is_sparse"] = g.flag()
+    return [sp], kwargs
+
+
+@spec("tf.sparse.reorder", "tf.sparse.softmax", "tf.sparse.transpose")
+def _sparse_unary(g):
+    return [_sparse_or_junk(g, pool=FLOATS, min_rank=1)], {}
+
+
+@spec("tf.sparse.reset_shape")
+def _sparse_reset_shape(g):
+    sp = _sparse_tensor(g)
+    if g.p(0.4):
+        return [sp], {}
+    grown = [d + g.int_in(0, 2) for d in sp.shape.as_list()]
+    return [sp, g.shape(grown)], {}
+
+
+@spec("tf.sparse.reshape")
+def _sparse_reshape(g):
+    sp = _sparse_tensor(g)
+    size = int(np.prod(sp.shape.as_list()))
+    target = g.pick(([size], [-1], [1, size], [size, -1])) if not g.bad() else g.bad_shape()
+    return [sp, target], {}
+
+
+@spec("tf.sparse.retain")
+def _sparse_retain(g):
+    sp = _sparse_tensor(g)
+    n = int(sp.values.shape[0]) + (g.int_in(1, 2) if g.bad() else 0)
+    return [sp, g.tensor(pool=(tf.bool,), dims=[n])], {}
+
+
+@spec("tf.sparse.sampled_addmm")
+def _sparse_sampled_addmm(g):
+    m, k, n = g.int_in(1, 3), g.int_in(1, 3), g.int_in(1, 3)
+    indices = tf.constant([[0, 0]] if g.p(0.8) else [[m, n]], tf.int32)
+    mats = [tf.constant(g.array(tf.float32, d)) for d in ([m, k], [k, n])]
+    shape = [m, n] if not g.bad() else g.bad_shape()
+    return [indices, tf.constant([1.0]), shape, *mats], {}
+
+
+@spec("tf.sparse.segment_mean", "tf.sparse.segment_sqrt_n", "tf.sparse.segment_sum")
+def _sparse_segment(g):
+    rows = g.int_in(1, 4)
+    data = g.tensor(pool=FLOATS, dims=[rows, g.int_in(1, 3)])
+    k = g.int_in(0, 4)
+    indices = g.indices([k], rows)
+    ids = np.sort(g.rng.integers(0, 3, size=k))
+    kwargs = {"num_segments": g.int_in(0, 5)} if g.p(0.3) else {}
+    return [data, indices, g.like(ids) if not g.bad() else g.tensor()], kwargs
+
+
+@spec("tf.sparse.slice")
+def _sparse_slice(g):
+    sp = _sparse_tensor(g)
+    rank = sp.shape.rank
+    start = [g.int_in(0, 3) for _ in range(rank)] if not g.bad() else g.bad_shape()
+    return [sp, start, [g.int_in(0, 4) for _ in range(rank)]], {}
+
+
+@spec("tf.sparse.sparse_dense_matmul")
+def _sparse_matmul(g):
+    m, k, n = g.int_in(0, 4), g.int_in(1, 4), g.int_in(1, 4)
+    dtype = g.pick(FLOATS)
+    sp = _sparse_tensor(g, pool=(dtype,), dims=[m, k])
+    b = tf.constant(g.array(dtype, [k, n])) if not g.bad() else g.tensor()
+    kwargs = {"adjoint_a": g.flag(), "adjoint_b": g.flag()} if g.p(0.3) else {}
+    return [sp, b], kwargs
+
+
+@spec("tf.sparse.split")
+def _sparse_split(g):
+    sp = _sparse_tensor(g)
+    return [], {"sp_input": sp, "num_split": g.count(3, 1), "axis": g.axis(sp.shape.rank)}
+
+
+@spec("tf.sparse.to_dense")
+def _sparse_to_dense(g):
+    dtype = g.pick(DTYPES)
+    kwargs = {"validate_indices": g.flag()} if g.p(0.3) else {}
+    if g.p(0.3):
+        kwargs["default_value"] = g.number((dtype,)) if dtype != tf.bool else True
+    return [_sparse_or_junk(g, pool=(dtype,))], kwargs
+
+
+@spec("tf.sparse.to_indicator")
+def _sparse_to_indicator(g):
+    sp = _sparse_tensor(g, pool=(tf.int32, tf.int64), min_rank=1)
+    return [sp, g.count(6, 1)], {}
+
+
+@spec("tf.sets.difference", "tf.sets.intersection", "tf.sets.union")
+def _sets_binary(g):
+    dtype = g.pick((tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16))
+    rows = g.int_in(1, 3)
+    a = tf.constant(g.array(dtype, [rows, g.int_in(1, 4)]))
+    b = tf.constant(g.array(dtype, [rows if not g.bad() else rows + 1, g.int_in(1, 4)]))
+    if g.p(0.3):
+        b = _sparse_tensor(g, pool=(dtype,), dims=[rows, 4])
+    return [a, b] if g.p(0.8) else [b, a], {}
+
+
+@spec("tf.sets.size")
+def _sets_size(g):
+    pool = (tf.int32, tf.int64) if not g.bad() else DTYPES
+    return [_sparse_or_junk(g, pool=pool, min_rank=2)], {}
+
+
 @spec("tf.cond")
 def _cond(g):
     pred = g.pick((True, False)) if g.p(0.5) else (g.junk() if g.bad() else g.tensor())
@@ -2343,7 +2620,9 @@ class Plan:
 
 def materialize(result):
     """Reads a result through, so that a broken tensor fails here rather than later."""
-    if isinstance(result, tf.Tensor):
+    if isinstance(result, tf.type_spec.CompositeTensor):
+        materialize(tf.nest.flatten(result, expand_composites=True))
+    elif isinstance(result, tf.Tensor):
         np.asarray(result.numpy())
         assert isinstance(result.shape.as_list(), list)
         assert isinstance(result.dtype.name, str)

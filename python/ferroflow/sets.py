@@ -6,7 +6,7 @@ from ferroflow import _core
 from ferroflow import array_ops as _a
 from ferroflow import dtypes as _dtypes
 from ferroflow import math as _m
-from ferroflow.errors import InvalidArgumentError
+from ferroflow.errors import InvalidArgumentError as _InvalidArgumentError
 from ferroflow.sparse_ops import (
     _I64,
     _check,
@@ -14,11 +14,12 @@ from ferroflow.sparse_ops import (
     _count,
     _linear,
     _scatter,
+    _shifted,
     _stable_order,
     _static,
     _unlinear,
 )
-from ferroflow.sparse_tensor import SparseTensor
+from ferroflow.sparse_tensor import SparseTensor as _SparseTensor
 
 __all__ = ["difference", "intersection", "size", "union"]
 
@@ -35,7 +36,7 @@ _VALID_DTYPES = frozenset(
 
 
 def _convert(x):
-    return x if isinstance(x, SparseTensor) else _a.convert_to_tensor(x)
+    return x if isinstance(x, _SparseTensor) else _a.convert_to_tensor(x)
 
 
 def _invalid(message):
@@ -43,12 +44,12 @@ def _invalid(message):
     function), an InvalidArgumentError from the kernel eagerly."""
     if _core.graph_tracing():
         return ValueError(message)
-    return InvalidArgumentError(None, None, message)
+    return _InvalidArgumentError(None, None, message)
 
 
 def _rows(x, validate_indices):
     """(row keys, values, batch shape) of each element of `x` (rank >= 2)."""
-    if isinstance(x, SparseTensor):
+    if isinstance(x, _SparseTensor):
         rank = x.indices.shape.dims[1]
         if rank is not None and rank < 2:
             raise _invalid(f"Invalid rank {rank}.")
@@ -72,9 +73,13 @@ def _sorted_pairs(keys, values, *extra):
 
 
 def _same_as_next(keys, values):
-    same = _m.logical_and(_m.equal(keys[1:], keys[:-1]), _m.equal(values[1:], values[:-1]))
-    false = _a.zeros([1], _dtypes.bool)
-    return _a.concat([same, false], 0), _a.concat([false, same], 0)
+    """(same pair as next, same pair as previous) flags of sorted (key, value) pairs."""
+    key_after, key_before = _shifted(keys)
+    value_after = _a.concat([values[1:], values[-1:]], 0)
+    value_before = _a.concat([values[:1], values[:-1]], 0)
+    same_next = _m.logical_and(_m.equal(keys, key_after), _m.equal(values, value_after))
+    same_prev = _m.logical_and(_m.equal(keys, key_before), _m.equal(values, value_before))
+    return same_next, same_prev
 
 
 def _dedupe(keys, values):
@@ -87,7 +92,7 @@ def _dedupe(keys, values):
 def _result(keys, values, batch):
     """The SparseTensor of sorted (key, value) pairs: row `key`, position within the row."""
     n = _count(keys)
-    same_prev = _a.concat([_a.zeros([1], _dtypes.bool), _m.equal(keys[1:], keys[:-1])], 0)
+    same_prev = _m.equal(keys, _shifted(keys)[1])
     row_first = _m.logical_not(same_prev)
     segment = _m.cumsum(_a.cast(row_first, _I64)) - 1
     positions = _a.range(n, dtype=_I64)
@@ -95,11 +100,11 @@ def _result(keys, values, batch):
     column = positions - _a.gather(starts, segment)
     width = _m.maximum(_m.reduce_max(_a.concat([column, _a.constant([-1], _I64)], 0)) + 1, 0)
     indices = _a.concat([_unlinear(keys, batch), _a.expand_dims(column, 1)], 1)
-    return SparseTensor(indices, values, _a.concat([batch, _a.reshape(width, [1])], 0))
+    return _SparseTensor(indices, values, _a.concat([batch, _a.reshape(width, [1])], 0))
 
 
 def _operation(a, b, op, validate_indices):
-    if isinstance(a, SparseTensor) and not isinstance(b, SparseTensor):
+    if isinstance(a, _SparseTensor) and not isinstance(b, _SparseTensor):
         raise ValueError(
             "Sparse,Dense is not supported, but Dense,Sparse is. Please flip the order of your "
             "inputs."
@@ -144,7 +149,7 @@ def _pair(a, b):
     b = _convert(b)
     if b.dtype != a.dtype:
         raise TypeError(f"Types don't match, {a.dtype} vs {b.dtype}.")
-    if isinstance(a, SparseTensor) and not isinstance(b, SparseTensor):
+    if isinstance(a, _SparseTensor) and not isinstance(b, _SparseTensor):
         return b, a, True
     return a, b, False
 
@@ -179,7 +184,7 @@ def difference(a, b, aminusb=True, validate_indices=True):
 def size(a, validate_indices=True):
     """The number of unique elements in each row of the SparseTensor `a` (int32, shaped as
     `a`'s leading dimensions)."""
-    if not isinstance(a, SparseTensor):
+    if not isinstance(a, _SparseTensor):
         raise TypeError(f"Expected `SparseTensor`, got {a}.")
     if a.values.dtype not in _VALID_DTYPES:
         raise TypeError(

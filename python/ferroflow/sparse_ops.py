@@ -11,11 +11,15 @@ Scatters into a shape known only when a graph runs (a value-sized count inside a
 through the gradient of a gather, the one scatter the Rust core takes a run-time shape for.
 """
 
+import operator
+
 import numpy as np
 
 from ferroflow import _core
 from ferroflow import array_ops as _a
+from ferroflow import bitwise as _bitwise
 from ferroflow import dtypes as _dtypes
+from ferroflow import manip_ops as _manip
 from ferroflow import math as _m
 from ferroflow.check_ops import Assert
 from ferroflow.sparse_tensor import SparseTensor, SparseTensorSpec
@@ -188,11 +192,18 @@ def _stable_order(keys):
     return _a.argsort(keys, stable=True)
 
 
+def _shifted(keys):
+    """(next, previous) of each entry of an int64 key vector, with a key unequal to every
+    neighbour past either end (so both flags vectors have the length of `keys`, zero too)."""
+    after = _a.concat([keys[1:], keys[-1:] + 1], 0)
+    before = _a.concat([keys[:1] - 1, keys[:-1]], 0)
+    return after, before
+
+
 def _neighbours_equal(sorted_keys):
-    """(same as next, same as previous) flags of a sorted key vector."""
-    same = _m.equal(sorted_keys[1:], sorted_keys[:-1])
-    false = _a.zeros([1], _dtypes.bool)
-    return _a.concat([same, false], 0), _a.concat([false, same], 0)
+    """(same as next, same as previous) flags of a sorted int64 key vector."""
+    after, before = _shifted(sorted_keys)
+    return _m.equal(sorted_keys, after), _m.equal(sorted_keys, before)
 
 
 def _segments(sorted_keys):
@@ -517,10 +528,24 @@ def split(sp_input=None, num_split=None, axis=None, name=None):
         raise ValueError("Argument `axis` is required.")
     sp = _sp(sp_input)
     rank = sp.dense_shape.shape.dims[0]
-    axis = int(axis)
+    num_split = operator.index(num_split)
+    axis = operator.index(axis)
+    from ferroflow.errors import InvalidArgumentError
+
+    if num_split < 1:
+        raise InvalidArgumentError(
+            None, None, f"Value for attr 'num_split' of {num_split} must be at least minimum 1"
+        )
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(None, None, f"Input split_dim should be in [{-rank}, {rank})")
     if axis < 0:
         axis += rank
     dim = sp.dense_shape[axis]
+    known = _static(dim)
+    if (known is not None and num_split > int(known)) or num_split >= 2**31:
+        raise InvalidArgumentError(
+            None, None, f"Input num_split should be at most the size of dimension {axis}"
+        )
     _check(
         _m.less_equal(_a.constant(num_split, _I64), dim),
         f"SparseSplit: num_split {num_split} must be at most the size of dimension {axis}",
@@ -558,7 +583,7 @@ def _merged(a, b):
 
 
 def _next_or_zero(values):
-    return _a.concat([values[1:], _a.zeros([1], values.dtype)], 0)
+    return _a.concat([values[1:], _a.zeros_like(values[:1])], 0)
 
 
 def add(a, b, threshold=0):
@@ -1157,10 +1182,105 @@ def cross(inputs, name=None, separator=None):
     )
 
 
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE
+_K_MUL = 0xC6A4A7935BD1E995
+
+
+def _shift_mix(x):
+    return _bitwise.bitwise_xor(x, _bitwise.right_shift(x, _a.constant(47, _dtypes.uint64)))
+
+
+def _fingerprint_cat64(fp1, fp2):
+    """TensorFlow's FingerprintCat64 on uint64 tensors (multiplications wrap)."""
+    k = _a.constant(_K_MUL, _dtypes.uint64)
+    result = _bitwise.bitwise_xor(fp1, k)
+    result = _bitwise.bitwise_xor(result, _shift_mix(fp2 * k) * k)
+    result = result * k
+    result = _shift_mix(result) * k
+    return _shift_mix(result)
+
+
+def _cross_column(value, batch):
+    """(values sorted by row, per-row counts, per-row starts) of one cross input."""
+    if isinstance(value, SparseTensor):
+        rows = value.indices[:, 0]
+        order = _stable_order(rows)
+        rows, values = _a.gather(rows, order), _a.gather(value.values, order)
+    else:
+        if value.shape.rank != 2:
+            from ferroflow.errors import InvalidArgumentError
+
+            raise InvalidArgumentError(
+                None, None, f"Dense inputs should be a matrix but received shape {value.shape}"
+            )
+        shape = _a.shape(value, out_type=_I64)
+        rows = _m.floordiv(_a.range(_a.size(value, out_type=_I64), dtype=_I64), shape[1])
+        values = _a.reshape(value, [-1])
+    ones = _a.ones_like(rows)
+    counts = _scatter(_a.expand_dims(rows, 1), ones, _shape_of(batch))
+    starts = _m.cumsum(counts, exclusive=True)
+    return _i64(values), counts, starts
+
+
+def _batch_size(value):
+    if isinstance(value, SparseTensor):
+        return value.dense_shape[0]
+    return _a.shape(value, out_type=_I64)[0]
+
+
 def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
-    """Not available: TensorFlow hashes the crossed features with Fingerprint64 of their string
-    forms (tf.string is not in ferroflow yet)."""
-    raise NotImplementedError(
-        "tf.sparse.cross_hashed hashes string forms of the features (Fingerprint64), which needs "
-        "tf.string; ferroflow does not have strings yet"
-    )
+    """Hashed crosses of the features in each row of `inputs` (SparseTensors and dense
+    matrices of integers): every combination of one feature per input (SparseTensors first, as
+    TensorFlow orders them; the last input varying fastest), hashed with TensorFlow's
+    FingerprintCat64 chain from `hash_key`, modulo `num_buckets` (or 2**63 - 1). String
+    features need tf.string and Fingerprint64, which ferroflow lacks: NotImplementedError.
+
+    >>> import ferroflow as tf
+    >>> st = tf.sparse.cross_hashed([tf.constant([[3]], tf.int64), tf.constant([[5]], tf.int64)])
+    >>> int(st.values[0])
+    2006280100988443412
+    """
+    if not isinstance(inputs, (tuple, list)):
+        raise TypeError("Inputs must be a list")
+    if not all(isinstance(i, (SparseTensor, _core.Tensor)) for i in inputs):
+        raise TypeError("All inputs must be SparseTensors")
+    columns = [i for i in inputs if isinstance(i, SparseTensor)]
+    columns += [i for i in inputs if not isinstance(i, SparseTensor)]
+    for column in columns:
+        if not column.dtype.is_integer:
+            raise NotImplementedError(
+                f"tf.sparse.cross_hashed of {column.dtype.name} features hashes their string "
+                "forms (Fingerprint64); ferroflow crosses integer features only"
+            )
+    if not columns:
+        return SparseTensor(_a.zeros([0, 2], _I64), _a.zeros([0], _I64), _a.zeros([2], _I64))
+    batch = _known_int(_batch_size(columns[0]))
+    for k, column in enumerate(columns[1:], 1):
+        _check(
+            _m.equal(_batch_size(column), batch),
+            f"SparseCross: Expected batch size {batch} at input {k}",
+        )
+    parts = [_cross_column(c, batch) for c in columns]
+    totals = _a.ones(_shape_of(batch), _I64)
+    for _, counts, _ in parts:
+        totals = totals * counts
+    ends = _m.cumsum(totals)
+    begins = ends - totals
+    combos = _a.range(_m.reduce_sum(totals), dtype=_I64)
+    rows = _i64(_manip.searchsorted(ends, combos, side="right"))
+    column = combos - _a.gather(begins, rows)
+    local = column
+    picked = [None] * len(parts)
+    for k in range(len(parts) - 1, -1, -1):
+        values, counts, starts = parts[k]
+        n = _a.gather(counts, rows)
+        picked[k] = _a.gather(values, _a.gather(starts, rows) + _m.floormod(local, n))
+        local = _m.floordiv(local, n)
+    key = _DEFAULT_HASH_KEY if hash_key is None else int(hash_key)
+    h = _a.fill(_a.shape(combos), _a.constant(key % 2**64, _dtypes.uint64))
+    for value in picked:
+        h = _fingerprint_cat64(h, _a.cast(value, _dtypes.uint64))
+    modulus = int(num_buckets) if num_buckets and int(num_buckets) > 0 else 2**63 - 1
+    hashed = _a.cast(_m.floormod(h, _a.constant(modulus, _dtypes.uint64)), _I64)
+    width = _m.reduce_max(_a.concat([totals, _a.zeros([1], _I64)], 0))
+    return SparseTensor(_a.stack([rows, column], axis=1), hashed, _a.stack([_i64(batch), width]))

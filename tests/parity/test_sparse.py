@@ -514,3 +514,34 @@ def test_sparse_tensor_static_shape_in_function(tf):
     # numbers counts as reading the example's nnz, so a new nnz runs the body again (not counted
     # as a trace) until the Rust binding marks that shape as the caller's.
     return f(a), f(b), shapes[0], f.experimental_get_tracing_count()
+
+
+def _crosses(tf, device, mode):
+    def st():
+        return tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([5, -6, 7], tf.int64), [3, 4])
+
+    dense = tf.constant([[1, 2], [7, 8], [-3, 0]], tf.int64)
+    cases = [
+        (lambda a, b: tf.sparse.cross_hashed([a, b]), lambda: (dense, st())),
+        (lambda a, b: tf.sparse.cross_hashed([a, b], num_buckets=10), lambda: (dense, st())),
+        (lambda a, b: tf.sparse.cross_hashed([a, b, a], hash_key=5), lambda: (dense, st())),
+        (lambda a: tf.sparse.cross_hashed([a]), lambda: (tf.constant([[1, 2]]),)),
+        (lambda: tf.sparse.cross_hashed([]), lambda: ()),
+        (lambda a: tf.sparse.cross_hashed([a, a[:2]]), lambda: (dense,)),
+        (lambda a: tf.sparse.cross_hashed([a[0]]), lambda: (dense,)),
+        (lambda a: tf.sparse.cross_hashed(a), lambda: (dense,)),
+    ]
+    return _cases(tf, device, mode, cases)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("device", DEVICES)
+def test_cross_hashed_of_integer_features(tf_oracle, device, mode):
+    assert_parity(tf_oracle, _crosses, (device, mode), helpers=(_run, _cases))
+
+
+def test_string_crosses_wait_for_tf_string():
+    import ferroflow as tf
+
+    with pytest.raises(NotImplementedError, match="tf.string"):
+        tf.sparse.cross([tf.constant([[1]], tf.int64), tf.constant([[2]], tf.int64)])
