@@ -92,6 +92,7 @@ MODULES = (
     ("tf.sparse", tf.sparse),
     ("tf.sets", tf.sets),
     ("tf.autodiff", tf.autodiff),
+    ("tf.ragged", tf.ragged),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
 )
 
@@ -490,6 +491,8 @@ class Gen:
 SPECS = {}
 # Ops that refuse every call by design, exempt from "returned a result at least once".
 NEVER_SUCCEEDS = {"tf.Tensor", "Tensor.__hash__", "tf.gradients", "tf.hessians"}
+# RaggedTensor's constructor is private (TensorFlow's ValueError for every call).
+NEVER_SUCCEEDS |= {"tf.RaggedTensor"}
 # tf.TypeSpec is abstract; tf.sparse.cross returns strings, which ferroflow does not have yet.
 NEVER_SUCCEEDS |= {"tf.TypeSpec", "tf.sparse.cross"}
 # Graph-mode relics whose eager behaviour is TensorFlow's refusal with this exception class.
@@ -2277,6 +2280,121 @@ def _switch_case(g):
     index = g.junk() if g.bad() else g.tensor(pool=(tf.int32, tf.int64))
     fns = g.pick(([lambda: 1, lambda: 2], {0: lambda: 1}, [], {1: lambda: 1}))
     return [index, fns if not g.bad() else g.junk()], {}
+
+
+def _ragged(g, pool=NUMERIC, dtype=None, ragged_rank=None, inner=None):
+    """A RaggedTensor with random row lengths (empty rows included), ragged rank 1 or 2 and an
+    optional uniform inner dimension; int32 row splits at times."""
+    dtype = dtype or g.pick(pool)
+    ragged_rank = ragged_rank or g.int_in(1, 2)
+    inner = ([] if g.p(0.7) else [g.int_in(0, 3)]) if inner is None else inner
+    nested = []
+    count = g.int_in(0, 4)
+    for _ in range(ragged_rank):
+        lengths = g.rng.integers(0, 4, size=count)
+        nested.append(lengths)
+        count = int(lengths.sum())
+    values = g.array(dtype, [count, *inner])
+    splits_dtype = g.pick((tf.int64, tf.int32))
+    return tf.RaggedTensor.from_nested_row_lengths(
+        values, [tf.constant(n, splits_dtype) for n in nested]
+    )
+
+
+def _ragged_or_junk(g, **kwargs):
+    return g.junk() if g.bad() and g.p(0.3) else _ragged(g, **kwargs)
+
+
+def _nested_list(g, depth, dtype):
+    if depth == 0:
+        return g.array(dtype, []).item()
+    return [_nested_list(g, depth - 1, dtype) for _ in range(g.int_in(0, 3))]
+
+
+@spec("tf.ragged.constant")
+def _ragged_constant(g):
+    dtype = g.pick((tf.int32, tf.int64, tf.float32, tf.float64, tf.bool))
+    value = _nested_list(g, g.int_in(1, 3), dtype) if not g.bad() else g.junk()
+    kwargs = {}
+    if g.p(0.3):
+        kwargs["ragged_rank"] = g.int_in(0, 2) if not g.bad() else g.junk()
+    if g.p(0.2):
+        kwargs["dtype"] = dtype
+    if g.p(0.2):
+        kwargs["row_splits_dtype"] = g.pick(INDEX)
+    return [value], kwargs
+
+
+@spec("tf.ragged.map_flat_values")
+def _ragged_map_flat_values(g):
+    op = g.pick((tf.math.abs, tf.ones_like, tf.math.negative)) if not g.bad() else g.junk()
+    return [op, _ragged_or_junk(g, pool=REAL)], {}
+
+
+@spec("tf.ragged.boolean_mask")
+def _ragged_boolean_mask(g):
+    data = _ragged(g)
+    mask = data.with_flat_values(tf.constant(g.array(tf.bool, data.flat_values.shape.as_list())))
+    if g.p(0.3):
+        mask = tf.constant(g.array(tf.bool, [data.shape[0] if not g.bad() else 7]))
+    elif g.bad():
+        mask = g.junk()
+    return [data, mask], {}
+
+
+@spec("tf.ragged.range")
+def _ragged_range(g):
+    dtype = g.pick((tf.int32, tf.int64, tf.float32, tf.float64))
+    n = g.int_in(1, 4)
+    starts = tf.constant(g.rng.integers(-3, 4, size=n), dtype)
+    limits = tf.constant(g.rng.integers(-3, 8, size=n), dtype)
+    deltas = tf.constant(g.rng.choice([-2, -1, 1, 2, 3] + ([0] if g.bad() else []), size=n), dtype)
+    args = [starts, limits, deltas] if g.p(0.7) else [limits]
+    return args if not g.bad() or g.p(0.5) else [g.junk()], {}
+
+
+@spec("tf.ragged.row_splits_to_segment_ids")
+def _ragged_splits_to_ids(g):
+    lengths = g.rng.integers(0, 4, size=g.int_in(0, 5))
+    splits = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    return [splits if not g.bad() else g.junk()], {"out_type": g.pick(INDEX)}
+
+
+@spec("tf.ragged.segment_ids_to_row_splits")
+def _ragged_ids_to_splits(g):
+    ids = np.sort(g.rng.integers(0, 5, size=g.int_in(0, 6)))
+    kwargs = {"num_segments": g.int_in(int(ids.max(initial=-1)) + 1, 7)} if g.p(0.5) else {}
+    return [ids if not g.bad() else g.junk()], kwargs
+
+
+@spec("tf.ragged.stack")
+def _ragged_stack(g):
+    first = _ragged(g, ragged_rank=1, inner=[])
+    second = _ragged(g, dtype=first.dtype, ragged_rank=1, inner=[])
+    second = second.with_row_splits_dtype(first.row_splits.dtype)
+    values = [first, second] if not g.bad() else [first, g.junk()]
+    return [values], {"axis": g.int_in(-2, 1) if not g.bad() else 5}
+
+
+@spec("tf.ragged.stack_dynamic_partitions")
+def _ragged_stack_dynamic_partitions(g):
+    n = g.int_in(0, 6)
+    data = tf.constant(g.array(g.pick(NUMERIC), [n]))
+    num = g.int_in(1, 4)
+    partitions = g.rng.integers(0, num + (1 if g.bad() else 0), size=n)
+    return [data, partitions, num if not g.bad() else g.junk()], {}
+
+
+@spec("tf.RaggedTensor")
+def _ragged_tensor_class(g):
+    return [g.junk() for _ in range(g.int_in(0, 2))], {}
+
+
+@spec("tf.RaggedTensorSpec")
+def _ragged_tensor_spec(g):
+    shape = g.pick(([None, None], [2, None], [3, None, 2], None)) if not g.bad() else g.junk()
+    kwargs = {"ragged_rank": g.int_in(0, 2)} if g.p(0.5) else {}
+    return [shape, g.dtype()], kwargs
 
 
 @spec("tf.while_loop")

@@ -22,6 +22,7 @@ from ferroflow import (
     math,
     nest,
     nn,
+    ragged,
     random,
     saved_model,
     sets,
@@ -214,6 +215,8 @@ from ferroflow.math_extra_ops import (
 from ferroflow.module import Module
 from ferroflow.name_scope import name_scope
 from ferroflow.printing import print
+from ferroflow.ragged.ragged_tensor import RaggedTensor
+from ferroflow.ragged.ragged_tensor_spec import RaggedTensorSpec
 from ferroflow.sparse_tensor import SparseTensor, SparseTensorSpec
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec

@@ -2,7 +2,7 @@
 
 import collections
 
-from ferroflow import _core, _tracing
+from ferroflow import _core, _dispatch, _tracing
 from ferroflow import dtypes as _dtypes
 from ferroflow.dtypes import enum_of as _enum
 from ferroflow.tensor_shape import TensorShape
@@ -40,18 +40,32 @@ def is_tensor(x):
 
 
 def identity(input, name=None):  # noqa: A002 - TensorFlow's argument name
-    return _core.unary("identity", convert_to_tensor(input))
+    try:
+        return _core.unary("identity", convert_to_tensor(input))
+    except Exception:
+        return _dispatch.dispatch_on_error(identity, (input,), {})
+
+
+_dispatch.declare(identity, "unary")
 
 
 def cast(x, dtype, name=None):
     """Casts to ``dtype``: floats to ints truncate, complex to real keeps the real part."""
-    return _core.cast(x, _enum(dtype))
+    try:
+        return _core.cast(x, _enum(dtype))
+    except Exception:
+        return _dispatch.dispatch_on_error(cast, (x, dtype), {})
 
 
+_dispatch.declare(cast, "unary")
+
+
+@_dispatch.add_dispatch_support
 def zeros(shape, dtype=_dtypes.float32, name=None, layout=None):
     return _core.zeros(_dims(shape), _enum(dtype))
 
 
+@_dispatch.add_dispatch_support
 def ones(shape, dtype=_dtypes.float32, name=None, layout=None):
     return _core.ones(_dims(shape), _enum(dtype))
 
@@ -65,14 +79,17 @@ def _filled_like(kind, input, dtype):  # noqa: A002
     return out
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     return _filled_like("zeros_like", input, dtype)
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     return _filled_like("ones_like", input, dtype)
 
 
+@_dispatch.add_dispatch_support
 def fill(dims, value, name=None, layout=None):
     return _core.fill(_dims(dims), value)
 
@@ -155,10 +172,12 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     return _core.transpose(a, perm, conjugate)
 
 
+@_dispatch.add_dispatch_support
 def concat(values, axis, name="concat"):
     return _core.concat(values, axis)
 
 
+@_dispatch.add_dispatch_support
 def stack(values, axis=0, name="stack"):
     return _core.stack(values, axis)
 
@@ -190,6 +209,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
     return _core.squeeze(input, axis)
 
 
+@_dispatch.add_dispatch_support
 def expand_dims(input, axis, name=None):  # noqa: A002
     return _core.expand_dims(input, axis)
 
@@ -207,6 +227,7 @@ def ensure_shape(x, shape, name=None):
     return _core.ensure_shape(x, shape.as_list())
 
 
+@_dispatch.add_dispatch_support
 def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     t = convert_to_tensor(input)
     info = _core.symbolic_info(t) if _core.graph_tracing() else None
@@ -216,6 +237,7 @@ def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     return _core.constant(t._dims, _enum(out_type))
 
 
+@_dispatch.add_dispatch_support
 def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     t = convert_to_tensor(input)
     info = _core.symbolic_info(t) if _core.graph_tracing() else None
@@ -228,6 +250,7 @@ def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     return _core.constant(n, _enum(out_type))
 
 
+@_dispatch.add_dispatch_support
 def rank(input, name=None):  # noqa: A002
     return _core.constant(convert_to_tensor(input).ndim, _enum(_dtypes.int32))
 
@@ -250,6 +273,7 @@ def reverse(tensor, axis, name=None):
     return _core.reverse(tensor, axis)
 
 
+@_dispatch.add_dispatch_support
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     return _core.gather(params, indices, axis, batch_dims)
 
@@ -264,11 +288,13 @@ def scatter_nd(indices, updates, shape, name=None):
     return _core.scatter_nd(indices, updates, _dims(shape))
 
 
+@_dispatch.add_dispatch_support
 def where(condition, x=None, y=None, name=None):
     """``tf.where(c)``: coordinates of true elements; ``tf.where(c, x, y)``: element choice."""
     return _core.where_(condition, x, y)
 
 
+@_dispatch.add_dispatch_support
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     return _core.boolean_mask(tensor, mask, 0 if axis is None else axis)
 

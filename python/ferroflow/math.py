@@ -1,27 +1,35 @@
 """`tf.math`: element-wise math, reductions, scans and comparisons."""
 
-from ferroflow import _core
+from ferroflow import _core, _dispatch
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import cast, convert_to_tensor, top_k  # noqa: F401 - tf.math API
 from ferroflow.dtypes import enum_of as _enum
 
 
+# The elementwise and reduction factories catch their own errors for `_dispatch` (a ragged or
+# other composite argument raises on conversion): no wrapper frame on the tensor path.
 def _unary(op, doc):
     def fn(x, name=None):
-        return _core.unary(op, x)
+        try:
+            return _core.unary(op, x)
+        except Exception:
+            return _dispatch.dispatch_on_error(fn, (x,), {})
 
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = doc
-    return fn
+    return _dispatch.declare(fn, "unary")
 
 
 def _binary(op, doc):
     def fn(x, y, name=None):
-        return _core.binary(op, x, y)
+        try:
+            return _core.binary(op, x, y)
+        except Exception:
+            return _dispatch.dispatch_on_error(fn, (x, y), {})
 
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = doc
-    return fn
+    return _dispatch.declare(fn, "binary")
 
 
 negative = _unary("negative", "-x element-wise.")
@@ -85,6 +93,7 @@ logical_or = _binary("logical_or", "OR of bool tensors.")
 logical_xor = _binary("logical_xor", "XOR of bool tensors.")
 
 
+@_dispatch.add_dispatch_support(kind="binary")
 def divide_no_nan(x, y, name=None):
     """x / y, and 0 where y is 0 (integers divide as floats, as in truediv)."""
     y = convert_to_tensor(y, dtype_hint=convert_to_tensor(x).dtype)
@@ -96,7 +105,10 @@ def divide_no_nan(x, y, name=None):
 
 def _reduction(op, doc):
     def fn(input_tensor, axis=None, keepdims=False, name=None):
-        return _core.reduce(op, input_tensor, axis, bool(keepdims))
+        try:
+            return _core.reduce(op, input_tensor, axis, bool(keepdims))
+        except Exception:
+            return _dispatch.dispatch_on_error(fn, (input_tensor, axis, keepdims), {})
 
     fn.__name__ = fn.__qualname__ = f"reduce_{op}"
     fn.__doc__ = doc
@@ -135,14 +147,17 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     return _core.cumulative("cumprod", x, axis, exclusive, reverse)
 
 
+@_dispatch.add_dispatch_support
 def add_n(inputs, name=None):
     return _core.add_n(inputs)
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return _core.clip_by_value(t, clip_value_min, clip_value_max)
 
 
+@_dispatch.add_dispatch_support(kind="binary")
 def complex(real, imag, name=None):  # noqa: A001
     return _core.binary("complex", real, imag)
 

@@ -1,0 +1,162 @@
+"""Dispatch of TensorFlow's API functions to composite values (RaggedTensor; SparseTensor and
+ExtensionTypes can register the same way), as TensorFlow's `dispatch_for_api` and elementwise
+dispatchers.
+
+An API function opts in with `@add_dispatch_support` (or, in the elementwise factories of
+`math.py`, by calling `dispatch_on_error` from its own `except` block). Its plain tensor path
+runs first and costs nothing extra: a composite argument cannot become a tensor, so the plain
+path raises, and only then are the arguments searched for a value of a registered type. The
+handler found is called with the call's own arguments.
+
+Three tables say what a type supports:
+
+* `register(api, types, handler)`: `handler(*args, **kwargs)` serves `api` (TensorFlow's
+  `dispatch_for_api`);
+* `register_unary_elementwise(types, handler)`: `handler(op, x)` serves every API declared
+  `kind="unary"` (x is its first argument; `op(x)` calls the API with the other arguments bound);
+* `register_binary_elementwise(types, handler)`: `handler(op, x, y)` serves every `kind="binary"`
+  API (its first two arguments).
+"""
+
+import functools
+import inspect
+
+__all__ = [
+    "add_dispatch_support",
+    "dispatch_on_error",
+    "register",
+    "register_binary_elementwise",
+    "register_unary_elementwise",
+    "unregister",
+]
+
+_API = {}  # public API function -> [(types, handler)]
+_KIND = {}  # public API function -> "unary" | "binary"
+_ELEMENTWISE = {"unary": [], "binary": []}  # kind -> [(types, handler)]
+_TYPES = ()  # every registered type (a quick test for "could anything match")
+
+
+def _refresh_types():
+    global _TYPES
+    found = []
+    for entries in [*_API.values(), *_ELEMENTWISE.values()]:
+        for types, _ in entries:
+            found.extend(t for t in types if t not in found)
+    _TYPES = tuple(found)
+
+
+def _as_types(types):
+    return tuple(types) if isinstance(types, (list, tuple)) else (types,)
+
+
+def register(api, types, handler):
+    """`handler` serves calls of `api` that have an argument of one of `types`."""
+    _API.setdefault(api, []).insert(0, (_as_types(types), handler))
+    _refresh_types()
+    return handler
+
+
+def register_unary_elementwise(types, handler):
+    """`handler(op, x)` serves every unary elementwise API called with `x` of `types`."""
+    _ELEMENTWISE["unary"].insert(0, (_as_types(types), handler))
+    _refresh_types()
+    return handler
+
+
+def register_binary_elementwise(types, handler):
+    """`handler(op, x, y)` serves every binary elementwise API called with x or y of `types`."""
+    _ELEMENTWISE["binary"].insert(0, (_as_types(types), handler))
+    _refresh_types()
+    return handler
+
+
+def unregister(handler):
+    """Removes `handler` from every table."""
+    for entries in [*_API.values(), *_ELEMENTWISE.values()]:
+        entries[:] = [e for e in entries if e[1] is not handler]
+    _refresh_types()
+
+
+def _values(args, kwargs):
+    for value in (*args, *kwargs.values()):
+        yield value
+        if type(value) in (list, tuple):
+            yield from value
+
+
+def _matches(types, args, kwargs):
+    return any(isinstance(v, types) for v in _values(args, kwargs))
+
+
+def _bind_operands(api, count, args, kwargs):
+    """(the first `count` arguments of a call, a function of them that calls `api` with the
+    call's other arguments)."""
+    signature = _signature(api)
+    bound = signature.bind(*args, **kwargs)
+    names = list(signature.parameters)[:count]
+    operands = [bound.arguments[n] for n in names]
+    rest = {k: v for k, v in bound.arguments.items() if k not in names}
+
+    def op(*values):
+        return api(**dict(zip(names, values)), **rest)
+
+    return operands, op
+
+
+@functools.cache
+def _signature(api):
+    return inspect.signature(inspect.unwrap(api))
+
+
+def find(api, args, kwargs):
+    """A zero-argument callable running the handler for this call, or None."""
+    if not _TYPES or not _matches(_TYPES, args, kwargs):
+        return None
+    for types, handler in _API.get(api, ()):
+        if _matches(types, args, kwargs):
+            return functools.partial(handler, *args, **kwargs)
+    kind = _KIND.get(api)
+    if kind is not None:
+        count = 1 if kind == "unary" else 2
+        try:
+            operands, op = _bind_operands(api, count, args, kwargs)
+        except TypeError:
+            return None
+        for types, handler in _ELEMENTWISE[kind]:
+            if any(isinstance(v, types) for v in operands):
+                return functools.partial(handler, op, *operands)
+    return None
+
+
+def dispatch_on_error(api, args, kwargs):
+    """Called from an API's `except` block: the handler's result, or re-raises."""
+    handler = find(api, args, kwargs)
+    if handler is None:
+        raise  # noqa: PLE0704 - re-raises the error being handled by the caller
+    return handler()
+
+
+def declare(api, kind):
+    """Marks `api` as a unary or binary elementwise API (see the module docstring)."""
+    _KIND[api] = kind
+    return api
+
+
+def add_dispatch_support(fn=None, *, kind=None):
+    """Decorator: calls of `fn` with a composite argument go to its registered handler."""
+    if fn is None:
+        return functools.partial(add_dispatch_support, kind=kind)
+
+    @functools.wraps(fn)
+    def api(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            handler = find(api, args, kwargs)
+            if handler is None:
+                raise
+        return handler()
+
+    if kind is not None:
+        declare(api, kind)
+    return api
