@@ -491,6 +491,8 @@ class Gen:
 SPECS = {}
 # Ops that refuse every call by design, exempt from "returned a result at least once".
 NEVER_SUCCEEDS = {"tf.Tensor", "Tensor.__hash__", "tf.gradients", "tf.hessians"}
+# Needs a hook in the Rust dispatcher (NotImplementedError until then).
+NEVER_SUCCEEDS |= {"tf.debugging.enable_check_numerics"}
 # RaggedTensor's constructor is private (TensorFlow's ValueError for every call).
 NEVER_SUCCEEDS |= {"tf.RaggedTensor"}
 # tf.TypeSpec is abstract; tf.sparse.cross returns strings, which ferroflow does not have yet.
@@ -1953,6 +1955,17 @@ def _graph_gradients(g):
 
 @spec("tf.grad_pass_through", "tf.recompute_grad")
 def _gradient_wrappers(g):
+@spec(
+    "tf.debugging.enable_check_numerics",
+    "tf.debugging.disable_check_numerics",
+    "tf.debugging.enable_traceback_filtering",
+    "tf.debugging.disable_traceback_filtering",
+    "tf.debugging.is_traceback_filtering_enabled",
+)
+def _debugging_switches(g):
+    return [g.junk() for _ in range(g.int_in(0, 1))] if g.bad() else [], {}
+
+
     fns = (tf.round, lambda x: x * 2.0, lambda x, y: (x, y))
     return [g.pick(fns) if not g.bad() else g.junk()], {}
 

@@ -1,6 +1,13 @@
-"""`tf.debugging`: placement logging."""
+"""`tf.debugging`: placement logging, traceback filtering, numeric checks and assertions."""
+
+import types
 
 from ferroflow import _core
+from ferroflow.traceback_utils import (  # noqa: F401 - tf.debugging API
+    disable_traceback_filtering,
+    enable_traceback_filtering,
+    is_traceback_filtering_enabled,
+)
 
 
 def set_log_device_placement(enabled):
@@ -37,4 +44,44 @@ from ferroflow.check_ops import (  # noqa: E402, F401 - tf.debugging API
     assert_type,
     check_numerics,
     is_numeric_tensor,
+)
+
+
+def enable_check_numerics(stack_height_limit=30, path_length_limit=50):
+    """TensorFlow then checks every floating-point op output for NaN and infinity and raises
+    InvalidArgumentError naming the op. ferroflow's ops are dispatched in Rust (its operators
+    never pass through Python), so the check needs a hook in its dispatcher that does not exist
+    yet: NotImplementedError. `tf.debugging.check_numerics` checks one tensor."""
+    raise NotImplementedError(
+        "enable_check_numerics needs a NaN/Inf check in ferroflow's Rust op dispatcher, which it "
+        "does not have yet; use tf.debugging.check_numerics or assert_all_finite on the tensors "
+        "to check"
+    )
+
+
+def disable_check_numerics():
+    """Turns off `enable_check_numerics` (which ferroflow cannot turn on): nothing to do."""
+
+
+def _enable_dump_debug_info(
+    dump_root,
+    tensor_debug_mode="NO_TENSOR",
+    circular_buffer_size=1000,
+    op_regex=None,
+    tensor_dtypes=None,
+):
+    """TensorFlow writes tfdbg2 event files of every op executed; ferroflow has neither the op
+    hook nor the format: NotImplementedError."""
+    raise NotImplementedError(
+        "enable_dump_debug_info (tfdbg2 event files) is not available in ferroflow"
+    )
+
+
+def _disable_dump_debug_info():
+    """Nothing to turn off: dumping cannot be enabled in ferroflow."""
+
+
+experimental = types.SimpleNamespace(
+    disable_dump_debug_info=_disable_dump_debug_info,
+    enable_dump_debug_info=_enable_dump_debug_info,
 )

@@ -12,6 +12,7 @@ from ferroflow import _signature as sig
 from ferroflow.concrete_function import ConcreteFunction, GraphTensor, output_template
 from ferroflow.device_scope import active_scopes
 from ferroflow.tensor_spec import TensorSpec
+from ferroflow.traceback_utils import filter_traceback
 from ferroflow.type_spec import TypeSpec
 
 __all__ = ["Function", "function"]
@@ -105,6 +106,7 @@ class Function:
             pass
         return bound
 
+    @filter_traceback
     def __call__(self, *args, **kwargs):
         return self._call(None, args, kwargs)
 
@@ -386,6 +388,7 @@ class BoundFunction:
     def experimental_get_tracing_count(self):
         return self._function.experimental_get_tracing_count()
 
+    @filter_traceback
     def __call__(self, *args, **kwargs):
         return self._function._call(self._instance_ref(), args, kwargs)
 

@@ -4,14 +4,17 @@ machine offer (`is_gpu_available`, `gpu_device_name`, ...). Every test runs eage
 `session` contexts of TensorFlow 1 yield None."""
 
 import contextlib
+import functools
 import os
+import platform
 import re
 import tempfile
+import types
 import unittest
 
 import numpy as np
 
-from ferroflow import _core, config, errors, nest
+from ferroflow import _core, _tracing, config, errors, nest
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import convert_to_tensor
 
@@ -56,7 +59,13 @@ class TestCase(unittest.TestCase):
         yield None
 
     cached_session = session
-    test_session = session
+
+    def test_session(self, graph=None, config=None, use_gpu=True, force_gpu=False):
+        """A session context, as `session`; when unittest collects it as a test, it skips
+        itself, as TensorFlow's does."""
+        if self.id().endswith(".test_session"):
+            self.skipTest("Not a test.")
+        return self.session(graph, config, use_gpu, force_gpu)
 
     def get_temp_dir(self):
         if not hasattr(self, "_temp_dir"):
@@ -337,3 +346,101 @@ class Benchmark:
 
     def evaluate(self, tensors):
         return nest.map_structure(_numpy, tensors)
+
+
+# --- the remaining names ---------------------------------------------------------------------
+
+# TensorFlow's LLVM CPU targets, by the name its check accepts; ferroflow is compiled for the
+# host alone, so only the host's family is available.
+_CPU_TARGETS = {
+    "x86": "x86",
+    "x86_64": "x86",
+    "arm": "arm",
+    "aarch64": "arm",
+    "powerpc": "powerpc",
+    "ppc": "powerpc",
+    "s390x": "s390x",
+}
+_HOST_FAMILY = {"x86_64": "x86", "amd64": "x86", "i386": "x86", "i686": "x86", "arm64": "arm"}
+
+
+def is_cpu_target_available(target):
+    """Whether ferroflow's native code was built for the CPU family ``target`` names (TensorFlow's
+    target names; an unknown one fails its assertion)."""
+    if target not in _CPU_TARGETS:
+        raise AssertionError(f"Unknown CPU target: {target}")
+    machine = platform.machine().lower()
+    host = _HOST_FAMILY.get(machine, "arm" if machine.startswith(("arm", "aarch64")) else machine)
+    host = "powerpc" if host.startswith("ppc") else host
+    return _CPU_TARGETS[target] == host
+
+
+class _Section(types.SimpleNamespace):
+    pass
+
+
+class _BenchmarkConfig:
+    """`benchmark_config()`'s value: TensorFlow's session ConfigProto with the dependency
+    optimizer off, as a plain record (ferroflow has no protocol buffers or sessions; `session`
+    contexts accept it)."""
+
+    def __init__(self):
+        self.graph_options = _Section(rewrite_options=_Section(dependency_optimization=2))
+
+    def __str__(self):
+        return "graph_options {\n  rewrite_options {\n    dependency_optimization: OFF\n  }\n}\n"
+
+    __repr__ = __str__
+
+
+def benchmark_config():
+    """The config TensorFlow's benchmarks run sessions with (dependency optimizer off)."""
+    return _BenchmarkConfig()
+
+
+def disable_with_predicate(pred, skip_message):
+    """Skips the decorated test method when ``pred()`` is true."""
+
+    def decorate(func):
+        @functools.wraps(func)
+        def run_unless(self, *args, **kwargs):
+            if pred():
+                self.skipTest(skip_message)
+            else:
+                return func(self, *args, **kwargs)
+
+        return run_unless
+
+    return decorate
+
+
+def with_eager_op_as_function(cls=None, only_as_function=False):
+    """Returns the class unchanged (TensorFlow keeps it only for old tests)."""
+    if cls is not None:
+        return cls
+    return lambda decorated: decorated
+
+
+def assert_equal_graph_def(expected, actual, checkpoint_v2=False, hash_table_shared_name=False):
+    """Compares two GraphDef protocol buffers. ferroflow has none (its graphs are Rust values),
+    so anything given raises TensorFlow's TypeError for a non-GraphDef."""
+    raise TypeError(f"Expected tf.GraphDef for actual, got {type(actual).__name__}")
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None, ps_config=None):
+    """TensorFlow starts in-process gRPC servers; ferroflow has no distributed runtime."""
+    raise errors.UnimplementedError(
+        None,
+        None,
+        "ferroflow has no distributed runtime: create_local_cluster cannot start servers",
+    )
+
+
+def _sync_devices():
+    """Waits until every GPU has finished the work queued so far (for timing); only eagerly."""
+    if _tracing.tracing():
+        raise RuntimeError("sync_devices() must only be called in Eager mode, outside tf.functions")
+    _core.gpu_synchronize()
+
+
+experimental = types.SimpleNamespace(sync_devices=_sync_devices)
