@@ -1935,6 +1935,17 @@ def _forward_accumulator(g):
     return [primal, g.tensor(dtype=dtype, dims=dims)], {}
 
 
+@spec(
+    "tf.debugging.enable_check_numerics",
+    "tf.debugging.disable_check_numerics",
+    "tf.debugging.enable_traceback_filtering",
+    "tf.debugging.disable_traceback_filtering",
+    "tf.debugging.is_traceback_filtering_enabled",
+)
+def _debugging_switches(g):
+    return [g.junk() for _ in range(g.int_in(0, 1))] if g.bad() else [], {}
+
+
 _FRESH_OP_NAMES = [0]
 
 
@@ -1955,17 +1966,6 @@ def _graph_gradients(g):
 
 @spec("tf.grad_pass_through", "tf.recompute_grad")
 def _gradient_wrappers(g):
-@spec(
-    "tf.debugging.enable_check_numerics",
-    "tf.debugging.disable_check_numerics",
-    "tf.debugging.enable_traceback_filtering",
-    "tf.debugging.disable_traceback_filtering",
-    "tf.debugging.is_traceback_filtering_enabled",
-)
-def _debugging_switches(g):
-    return [g.junk() for _ in range(g.int_in(0, 1))] if g.bad() else [], {}
-
-
     fns = (tf.round, lambda x: x * 2.0, lambda x, y: (x, y))
     return [g.pick(fns) if not g.bad() else g.junk()], {}
 
