@@ -1007,6 +1007,26 @@ def _functional(g):
     return [g.pick(fns) if not g.bad() else g.junk(), elems], {}
 
 
+@spec("tf.TensorArray")
+def _tensor_array(g):
+    kwargs = {"size": g.count(4)}
+    if g.p(0.4):
+        kwargs["dynamic_size"] = g.flag()
+    if g.p(0.3):
+        kwargs["clear_after_read"] = g.flag()
+    if g.p(0.3):
+        kwargs["infer_shape"] = g.flag()
+    if g.p(0.3):
+        kwargs["element_shape"] = g.pick(([2], [None], None, [])) if not g.bad() else g.junk()
+    return [g.dtype()], kwargs
+
+
+@spec("tf.TensorArraySpec")
+def _tensor_array_spec(g):
+    shape = g.pick(([], [None], [2, None], None)) if not g.bad() else g.junk()
+    return [shape, g.dtype(), g.flag(), g.flag()], {}
+
+
 @spec("tf.roll")
 def _roll(g):
     dims = g.dims(min_rank=1)

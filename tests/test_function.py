@@ -590,13 +590,15 @@ def test_a_concrete_function_of_unknown_rank_is_a_typed_error():
     assert f.get_concrete_function(tf.TensorSpec([None, 2])).structured_outputs.shape == []
 
 
-def test_map_fn_over_a_size_unknown_while_tracing_says_why():
-    # The loop is unrolled while tracing; an unknown leading size needs tf.TensorArray (not
-    # yet), so it is refused with that reason rather than traced for the example's size.
+def test_map_fn_over_a_size_unknown_while_tracing_is_one_graph():
+    # An unknown leading size stages a while loop writing a TensorArray: one trace serves
+    # every size (tests/parity/test_functional_ops.py compares values with TensorFlow).
     f = tf.function(
         lambda x: tf.map_fn(lambda v: v * 2.0, x),
         input_signature=[tf.TensorSpec([None], tf.float32)],
     )
-    with pytest.raises(NotImplementedError, match="TensorArray"):
-        f(tf.ones([3]))
+    assert f(tf.ones([3])).numpy().tolist() == [2.0, 2.0, 2.0]
+    assert f(tf.ones([5])).numpy().tolist() == [2.0] * 5
+    assert f(tf.ones([0])).numpy().tolist() == []
+    assert f.experimental_get_tracing_count() == 1
     assert tf.map_fn(lambda v: v * 2.0, tf.ones([3])).numpy().tolist() == [2.0, 2.0, 2.0]

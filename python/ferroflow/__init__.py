@@ -218,6 +218,7 @@ from ferroflow.printing import print
 from ferroflow.ragged.ragged_tensor import RaggedTensor
 from ferroflow.ragged.ragged_tensor_spec import RaggedTensorSpec
 from ferroflow.sparse_tensor import SparseTensor, SparseTensorSpec
+from ferroflow.tensor_array_ops import TensorArray, TensorArraySpec
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec
 from ferroflow.type_spec import NoneTensorSpec, TypeSpec, type_spec_from_value

@@ -123,11 +123,21 @@ def trace_discarded(fn, loop_vars):
     """`fn(*placeholders)`, with placeholders shaped like `loop_vars` (as `while_loop`'s body
     gets them), traced into a graph that is then thrown away: how AutoGraph learns what one
     iteration of a loop body makes of its variables before it stages the loop. What `fn`
-    returns must not hold symbolic values of the discarded trace."""
-    flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    returns must not hold symbolic values of the discarded trace. A `tf.TensorArray` among
+    the variables is passed as it is (its writes in the discarded trace change nothing)."""
+    from ferroflow.tensor_array_ops import TensorArray
+
+    def placeholder(t):
+        if isinstance(t, TensorArray):
+            return t
+        return _core.trace_placeholder(t, "loop_var", _static_dims(t))
+
+    flat = [
+        v if isinstance(v, TensorArray) else convert_to_tensor(v) for v in nest.flatten(loop_vars)
+    ]
     _core.trace_begin()
     try:
-        made = [_core.trace_placeholder(t, "loop_var", _static_dims(t)) for t in flat]
+        made = [placeholder(t) for t in flat]
         return fn(*_as_args(nest.pack_sequence_as(loop_vars, made)))
     finally:
         _core.trace_abandon()
@@ -137,7 +147,9 @@ def _as_args(loop_vars):
     return tuple(loop_vars) if isinstance(loop_vars, (list, tuple)) else (loop_vars,)
 
 
-def _normalize_body_result(result, loop_vars):
+def body_result(result, loop_vars):
+    """A loop body's `result` in the structure of `loop_vars` (a lone value for a single
+    loop variable in a list or tuple is wrapped); ValueError when it has another structure."""
     if (
         len(nest.flatten(loop_vars)) == 1
         and not nest.is_nested(result)
@@ -148,7 +160,11 @@ def _normalize_body_result(result, loop_vars):
         nest.assert_same_structure(loop_vars, result, check_types=False)
     except (TypeError, ValueError) as e:
         raise ValueError(f"body must return the structure of loop_vars: {e}") from None
-    return [convert_to_tensor(v) for v in nest.flatten(result)]
+    return result
+
+
+def _normalize_body_result(result, loop_vars):
+    return [convert_to_tensor(v) for v in nest.flatten(body_result(result, loop_vars))]
 
 
 def _invariant_dims(flat, shape_invariants, loop_vars):
@@ -201,7 +217,10 @@ def _bounded_while(cond, body, loop_vars, maximum_iterations, shape_invariants):
 
     wrapped = (counter, *_as_args(loop_vars))
     if shape_invariants is not None:
-        shape_invariants = ([], *_as_args(shape_invariants))
+        from ferroflow.tensor_shape import TensorShape
+
+        # The counter's invariant is a scalar shape (a `[]` would flatten to no leaf at all).
+        shape_invariants = (TensorShape([]), *_as_args(shape_invariants))
     result = while_loop(bounded_cond, bounded_body, wrapped, None, shape_invariants)
     rest = result[1:]
     if isinstance(loop_vars, (list, tuple)):

@@ -13,9 +13,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
     if _tracing.is_symbolic(pred):
-        from ferroflow import _staging
+        from ferroflow import _tensor_array_graph
 
-        return _staging.cond(pred, true_fn, false_fn)
+        return _tensor_array_graph.cond(pred, true_fn, false_fn)
     return true_fn() if _truth(pred) else false_fn()
 
 
@@ -51,19 +51,18 @@ def while_loop(
         raise ValueError("'loop_vars' must be provided.")
     if not nest.is_nested(loop_vars):
         raise ValueError("'loop_vars' must be provided.")
-    if _tracing.tracing() and any(_tracing.is_symbolic(v) for v in nest.flatten(loop_vars)):
-        from ferroflow import _staging
-
-        return _staging.while_loop(cond, body, loop_vars, maximum_iterations, shape_invariants)
+    if _tracing.tracing() and (
+        _tracing.is_symbolic(maximum_iterations)
+        or any(_tracing.is_symbolic(v) for v in nest.flatten(loop_vars))
+    ):
+        return _staged_while(cond, body, loop_vars, maximum_iterations, shape_invariants)
     # Eagerly too, loop variables become tensors (as TensorFlow's eager while_loop).
     loop_vars = nest.map_structure(_as_tensor, loop_vars)
     steps = 0
     while maximum_iterations is None or steps < int(maximum_iterations):
         keep_going = cond(*loop_vars)
         if _tracing.is_symbolic(keep_going):
-            from ferroflow import _staging
-
-            return _staging.while_loop(
+            return _staged_while(
                 cond,
                 body,
                 loop_vars,
@@ -81,8 +80,26 @@ def while_loop(
     return loop_vars
 
 
+def _staged_while(cond, body, loop_vars, maximum_iterations, shape_invariants):
+    """The loop as one graph node; TensorArrays among the variables cross it as their
+    component tensors (`_tensor_array_graph`)."""
+    from ferroflow import _tensor_array_graph
+
+    if _tensor_array_graph.has_tensor_arrays(loop_vars):
+        return _tensor_array_graph.while_loop(
+            cond, body, loop_vars, maximum_iterations, shape_invariants
+        )
+    from ferroflow import _staging
+
+    return _staging.while_loop(cond, body, loop_vars, maximum_iterations, shape_invariants)
+
+
 def _as_tensor(value):
-    return value if value is None else convert_to_tensor(value)
+    from ferroflow.tensor_array_ops import TensorArray
+
+    if value is None or isinstance(value, TensorArray):
+        return value
+    return convert_to_tensor(value)
 
 
 def _truth(pred):

@@ -262,6 +262,23 @@ def type_spec_from_value(value):
     raise TypeError(f"Could not build a TypeSpec for {value} of unsupported type {type(value)}.")
 
 
+# Types that are no composite but have a spec (TensorFlow's TensorArray): type -> converter.
+_CONVERTERS = {}
+
+
+def register_type_spec_from_value_converter(type_object, converter, allow_subclass=False):
+    """Makes `type_spec_from_value` answer `converter(value)` for values of `type_object` (and
+    its subclasses when `allow_subclass`), as TensorFlow's registry of the same name."""
+    _CONVERTERS[type_object] = (converter, allow_subclass)
+
+
+def _converted_spec(value):
+    for type_object, (converter, allow_subclass) in _CONVERTERS.items():
+        if type(value) is type_object or (allow_subclass and isinstance(value, type_object)):
+            return converter(value)
+    return None
+
+
 def _spec_of(value):
     from ferroflow import _core
     from ferroflow.tensor_spec import TensorSpec
@@ -269,6 +286,10 @@ def _spec_of(value):
 
     if isinstance(value, CompositeTensor):
         return value._type_spec
+    if _CONVERTERS:
+        spec = _converted_spec(value)
+        if spec is not None:
+            return spec
     if isinstance(value, _core.Tensor):
         return TensorSpec(value.shape, value.dtype)
     if isinstance(value, Variable):

@@ -4,8 +4,6 @@ The stateful generators' numbers differ between the frameworks, so these program
 about the draws (do two calls differ, are the values in range, what dtype and shape) rather than
 the draws themselves."""
 
-import pytest
-
 from .harness import parity
 
 
@@ -64,7 +62,6 @@ def test_normal_and_int_uniform_in_traced_loop(tf):
     }
 
 
-@pytest.mark.xfail(strict=True, reason="tf.TensorArray comes with issue 18")
 @parity
 def test_draws_collected_in_tensor_array(tf):
     tf.random.set_seed(12)
