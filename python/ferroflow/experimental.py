@@ -1,5 +1,6 @@
 """`tf.experimental`: TensorFlow's experimental names. So far the narrow dtypes (float8, float4,
-int4, int2 and their unsigned forms; DType objects without ferroflow tensors, see `dtypes`)."""
+int4, int2 and their unsigned forms; DType objects without ferroflow tensors, see `dtypes`),
+and the ragged shape classes `RowPartition` and `DynamicRaggedShape`."""
 
 from ferroflow.dtypes import (
     float4_e2m1fn,
@@ -13,8 +14,12 @@ from ferroflow.dtypes import (
     uint2,
     uint4,
 )
+from ferroflow.ragged.dynamic_ragged_shape import DynamicRaggedShape
+from ferroflow.ragged.row_partition import RowPartition
 
 __all__ = [
+    "DynamicRaggedShape",
+    "RowPartition",
     "float4_e2m1fn",
     "float8_e4m3b11fnuz",
     "float8_e4m3fn",

@@ -52,8 +52,8 @@ class DynamicRaggedShape:
             flat = t.flat_values
             return cls(t._nested_row_partitions, _a.shape(flat, out_type=dtype), dtype=dtype)
         t = _a.convert_to_tensor(t)
-        dtype = _dtypes.int64 if dtype is None else dtype
-        return cls((), _a.shape(t, out_type=dtype), dtype=dtype)
+        shape = _a.shape(t)  # int32 unless a dtype is asked for, as TensorFlow's
+        return cls((), shape, dtype=shape.dtype if dtype is None else dtype)
 
     @classmethod
     def from_row_partitions(cls, row_partitions, dtype=None):
@@ -200,7 +200,9 @@ class DynamicRaggedShape:
 
     def __repr__(self):
         if self._is_eager():
-            lengths = self.static_lengths()
+            lengths = [
+                d if d is None or isinstance(d, tuple) else int(d) for d in self.static_lengths()
+            ]
             return (
                 f"<DynamicRaggedShape lengths={lengths} "
                 f"num_row_partitions={self.num_row_partitions}>"

@@ -121,7 +121,7 @@ def segment_reduce_by_splits(kind, data, splits):
     """Reduction `kind` of each row `data[splits[i]:splits[i + 1]]`: `[rows, ...]`."""
     dtype = splits.dtype
     lengths = splits[1:] - splits[:-1]
-    nrows = static_int(_a.shape(splits)[0]) if splits.shape[0] is None else splits.shape[0] - 1
+    nrows = None if splits.shape[0] is None else splits.shape[0] - 1
     inner = _static_inner(data)
     known_splits = static_value(splits)
     if kind == "sum" and known_splits is not None and inner is not None and nrows is not None:

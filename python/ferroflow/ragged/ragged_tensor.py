@@ -128,8 +128,8 @@ class RaggedTensor(CompositeTensor):
                 )
         if not isinstance(values, RaggedTensor):
             n = values.shape[0]
-            if n is not None and row_partition._nvals is None:
-                row_partition._nvals = _a.constant(n, row_partition.dtype)
+            if n is not None and row_partition._nvals_hint is None:
+                row_partition._nvals_hint = _a.constant(n, row_partition.dtype)
         return cls(values, row_partition, internal=_FACTORY_KEY)
 
     @staticmethod

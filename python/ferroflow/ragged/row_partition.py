@@ -104,6 +104,9 @@ class RowPartition:
         "_nrows",
         "_nvals",
         "_uniform_row_length",
+        "_nvals_computed",
+        "_value_rowids_computed",
+        "_nvals_hint",
     )
 
     def __init__(
@@ -127,6 +130,9 @@ class RowPartition:
         self._nrows = nrows
         self._nvals = nvals
         self._uniform_row_length = uniform_row_length
+        self._nvals_computed = None
+        self._value_rowids_computed = None
+        self._nvals_hint = None  # the values' static count, when a RaggedTensor knows it
 
     # --- factories ---------------------------------------------------------------------------
 
@@ -311,9 +317,14 @@ class RowPartition:
         return self._row_splits
 
     def value_rowids(self):
-        if self._value_rowids is None:
-            self._value_rowids = _splits_to_rowids(self._row_splits, self._static_nvals_tensor())
-        return self._value_rowids
+        if self._value_rowids is not None:
+            return self._value_rowids
+        # Computed ids are cached apart from given ones, which alone state static_nvals.
+        if self._value_rowids_computed is None:
+            self._value_rowids_computed = _splits_to_rowids(
+                self._row_splits, self._static_nvals_tensor()
+            )
+        return self._value_rowids_computed
 
     def nrows(self):
         if self._nrows is None:
@@ -325,9 +336,12 @@ class RowPartition:
         return self._nrows
 
     def nvals(self):
-        if self._nvals is None:
-            self._nvals = self._row_splits[-1]
-        return self._nvals
+        if self._nvals is not None:
+            return self._nvals
+        # Computed, not given: kept apart so static_nvals stays what the factory stated.
+        if self._nvals_computed is None:
+            self._nvals_computed = self._row_splits[-1]
+        return self._nvals_computed
 
     def uniform_row_length(self):
         return self._uniform_row_length
@@ -360,7 +374,7 @@ class RowPartition:
         return self._uniform_row_length is not None
 
     def _static_nvals_tensor(self):
-        return self._nvals
+        return self._nvals if self._nvals is not None else self._nvals_hint
 
     @property
     def static_nrows(self):
@@ -371,19 +385,23 @@ class RowPartition:
 
     @property
     def static_nvals(self):
+        """The number of values when a factory stated it (a numpy integer) or the value row
+        ids' static length, else None (as TensorFlow's)."""
         if self._nvals is not None:
-            v = static_int(self._nvals)
-            if v is not None:
-                return v
+            v = static_value(self._nvals)
+            if v is not None and v.ndim == 0:
+                return v[()]
         if self._value_rowids is not None:
             return self._value_rowids.shape[0]
         return None
 
     @property
     def static_uniform_row_length(self):
+        """The uniform row length when known now (a numpy integer), else None."""
         if self._uniform_row_length is None:
             return None
-        return static_int(self._uniform_row_length)
+        v = static_value(self._uniform_row_length)
+        return None if v is None or v.ndim != 0 else v[()]
 
     def with_dtype(self, dtype):
         """This partition with its encodings cast to `dtype` (int32 or int64)."""
@@ -405,12 +423,6 @@ class RowPartition:
             cast(self._nvals),
             internal=_FACTORY_KEY,
         )
-
-    def _with_nvals_hint(self, nvals):
-        """Records the number of values when the values tensor's leading size is known."""
-        if self._nvals is None and nvals is not None:
-            self._nvals = _a.constant(nvals, self.dtype)
-        return self
 
     def _is_eager(self):
         return not _core.is_symbolic(self._row_splits)
