@@ -19,5 +19,6 @@ for name in (
     "bench_fit",
     "bench_keras_models",
     "bench_gpu",
+    "bench_tensor_array",
 ):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)
