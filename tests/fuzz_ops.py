@@ -493,12 +493,16 @@ SPECS = {}
 NEVER_SUCCEEDS = {"tf.Tensor", "Tensor.__hash__", "tf.gradients", "tf.hessians"}
 # Needs a hook in the Rust dispatcher (NotImplementedError until then).
 NEVER_SUCCEEDS |= {"tf.debugging.enable_check_numerics"}
+# TensorFlow 1 graph relics: refused as TensorFlow refuses them (or naming the TF2 way).
+NEVER_SUCCEEDS |= {"tf.Graph", "tf.import_graph_def", "tf.load_library", "tf.load_op_library"}
 # RaggedTensor's constructor is private (TensorFlow's ValueError for every call).
 NEVER_SUCCEEDS |= {"tf.RaggedTensor"}
 # tf.TypeSpec is abstract; tf.sparse.cross returns strings, which ferroflow does not have yet.
 NEVER_SUCCEEDS |= {"tf.TypeSpec", "tf.sparse.cross"}
 # Graph-mode relics whose eager behaviour is TensorFlow's refusal with this exception class.
 EAGER_REFUSALS = {"tf.gradients": RuntimeError, "tf.hessians": RuntimeError}
+# Eagerly TensorFlow refuses parallel_stack; load_library reports a missing path as the OS does.
+EAGER_REFUSALS.update({"tf.parallel_stack": RuntimeError, "tf.load_library": FileNotFoundError})
 
 
 def spec(*names):
@@ -1964,6 +1968,189 @@ def _forward_accumulator(g):
 )
 def _debugging_switches(g):
     return [g.junk() for _ in range(g.int_in(0, 1))] if g.bad() else [], {}
+
+
+@spec("tf.dynamic_partition")
+def _dynamic_partition(g):
+    dims = g.dims(min_rank=1, max_rank=3)
+    k = g.int_in(1, len(dims))
+    num = g.int_in(1, 3)
+    parts = g.rng.integers(0, num + (1 if g.bad() else 0), size=dims[:k])
+    return [g.tensor(dims=dims), parts, num if not g.bad() else g.pick((0, -1, 1.5, None))], {}
+
+
+@spec("tf.dynamic_stitch")
+def _dynamic_stitch(g):
+    dtype = g.pick(NUMERIC)
+    n = g.int_in(1, 3)
+    indices = [g.rng.integers(0, 6, size=g.int_in(0, 3)) for _ in range(n)]
+    inner = [g.int_in(0, 2)] if g.p(0.3) else []
+    data = [tf.constant(g.array(dtype, [len(i), *inner])) for i in indices]
+    if g.bad():
+        data = data[:-1] if g.p(0.5) else [g.junk(), *data[1:]]
+    return [[list(map(int, i)) for i in indices], data], {}
+
+
+@spec("tf.tensor_scatter_nd_min", "tf.tensor_scatter_nd_max")
+def _tensor_scatter_extreme(g):
+    dims = g.dims(min_rank=1, max_rank=3)
+    dtype = g.pick(REAL)
+    depth = g.int_in(1, len(dims))
+    n = g.int_in(0, 4)
+    indices = g.indices([n, depth], min(dims[:depth]) if all(dims[:depth]) else 1)
+    updates = g.tensor(pool=(dtype,), dims=[n, *dims[depth:]])
+    return [tf.constant(g.array(dtype, dims)), indices, updates], {}
+
+
+@spec("tf.space_to_batch_nd", "tf.space_to_batch")
+def _space_to_batch(g):
+    m = g.int_in(1, 2)
+    block = [g.int_in(1, 3) for _ in range(m)]
+    pads = [[g.int_in(0, 2), g.int_in(0, 2)] for _ in range(m)]
+    dims = [g.int_in(1, 2)] + [b * g.int_in(1, 2) for b in block] + [g.int_in(1, 2)]
+    if not g.bad():
+        dims = (
+            [dims[0]]
+            + [d - p[0] - p[1] if d > p[0] + p[1] else d for d, p in zip(dims[1:], pads)]
+            + dims[m + 1 :]
+        )
+    return [g.tensor(dims=dims), block if not g.bad() else g.junk(), pads], {}
+
+
+@spec("tf.batch_to_space")
+def _batch_to_space(g):
+    m = g.int_in(1, 2)
+    block = [g.int_in(1, 3) for _ in range(m)]
+    batch = int(np.prod(block)) * g.int_in(1, 2) + (1 if g.bad() else 0)
+    dims = [batch] + [g.int_in(1, 3) for _ in range(m)] + [g.int_in(1, 2)]
+    crops = [[g.int_in(0, 1), g.int_in(0, 1)] for _ in range(m)]
+    return [g.tensor(dims=dims), block, crops], {}
+
+
+@spec("tf.required_space_to_batch_paddings")
+def _required_paddings(g):
+    m = g.int_in(1, 3)
+    shape = [g.int_in(0, 9) for _ in range(m)]
+    block = [g.int_in(1, 4) for _ in range(m)]
+    base = [[g.int_in(0, 2), g.int_in(0, 2)] for _ in range(m)] if g.p(0.5) else None
+    return [shape, block if not g.bad() else g.junk(), base], {}
+
+
+@spec("tf.histogram_fixed_width_bins")
+def _histogram_bins(g):
+    dtype = g.pick(FLOATS)
+    rng = [float(g.int_in(-3, 0)), float(g.int_in(1, 4))]
+    return [g.tensor(pool=(dtype,)), rng if not g.bad() else g.junk()], {"nbins": g.count(6, 1)}
+
+
+@spec("tf.parallel_stack", "tf.vectorized_map")
+def _stack_like(g):
+    x = g.tensor(dims=g.dims(min_rank=1))
+    if g.p(0.5):
+        return [[x, x]], {}
+    return [lambda t: t, x if not g.bad() else g.junk()], {}
+
+
+@spec("tf.case")
+def _case(g):
+    branch = lambda: g.tensor()  # noqa: E731
+    pairs = [(g.pick((True, False, tf.constant(True), tf.constant(False))), branch)]
+    default = g.pick((None, branch))
+    return [pairs if not g.bad() else g.pick(([], 3, "x", [3]))], {"default": default}
+
+
+@spec("tf.bitcast")
+def _bitcast(g):
+    return [g.tensor(), g.dtype()], {}
+
+
+@spec("tf.random_index_shuffle")
+def _random_index_shuffle(g):
+    dtype = g.pick((tf.int32, tf.int64, tf.uint32, tf.uint64))
+    if g.bad():
+        dtype = g.pick((tf.float32, tf.int8, tf.int16))
+    n = g.int_in(0, 4)
+    index = tf.constant(g.rng.integers(0, 50, size=n), dtype)
+    seed = g.rng.integers(0, 2**31, size=3) if not g.bad() else g.junk()
+    kwargs = {"rounds": g.pick((4, 6, 8, 3, 0))} if g.p(0.3) else {}
+    return [index, seed, tf.constant(g.int_in(0, 80), dtype)], kwargs
+
+
+@spec("tf.edit_distance")
+def _edit_distance(g):
+    dtype = g.pick((tf.int32, tf.int64))
+    a = _sparse_tensor(g, pool=(dtype,), min_rank=2, max_rank=3)
+    b = _sparse_tensor(g, pool=(dtype,), min_rank=2, max_rank=3)
+    return [a if not g.bad() else g.junk(), b], {"normalize": g.flag()}
+
+
+@spec("tf.guarantee_const", "tf.is_symbolic_tensor", "tf.make_tensor_proto")
+def _one_tensor(g):
+    return [g.tensor()], {}
+
+
+@spec("tf.make_ndarray")
+def _make_ndarray(g):
+    return [
+        tf.make_tensor_proto(g.array(g.pick(NUMERIC), g.dims())) if not g.bad() else g.junk()
+    ], {}
+
+
+@spec(
+    "tf.get_current_name_scope", "tf.get_logger", "tf.timestamp", "tf.init_scope",
+    "tf.Graph", "tf.import_graph_def",
+)  # fmt: skip
+def _no_arguments(g):
+    return [g.junk()] if g.bad() else [], {}
+
+
+@spec("tf.control_dependencies", "tf.variable_creator_scope", "tf.CriticalSection")
+def _context_arguments(g):
+    return [g.pick((None, [tf.constant(1)], lambda *a, **k: None)) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.DeviceSpec")
+def _device_spec(g):
+    kwargs = {"job": g.pick((None, "w")), "device_type": g.pick((None, "CPU", "gpu"))}
+    kwargs["device_index"] = g.pick((None, 0, 3)) if not g.bad() else g.junk()
+    return [], kwargs
+
+
+@spec("tf.Operation")
+def _operation(g):
+    return ["op", "Add", [], []] if not g.bad() else [g.junk()], {}
+
+
+@spec("tf.load_library", "tf.load_op_library")
+def _load_library(g):
+    return [g.pick(("/nonexistent/lib.so", "")) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.py_function", "tf.numpy_function")
+def _python_function(g):
+    x = g.tensor()
+    fn = g.pick((lambda a: a, lambda a: a * 2)) if not g.bad() else g.junk()
+    return [fn, [x], x.dtype if isinstance(x, tf.Tensor) else tf.float32], {}
+
+
+class _FuzzConvertible:
+    def __init__(self, value):
+        self.value = value
+
+
+@spec("tf.register_tensor_conversion_function")
+def _register_conversion(g):
+    convert = lambda v, dtype=None, name=None, as_ref=False: tf.constant(1.0)  # noqa: E731
+    base = _FuzzConvertible if not g.bad() else g.pick((int, np.ndarray, "x", g.junk()))
+    return [base, convert if not g.bad() or g.p(0.5) else g.junk()], {}
+
+
+@spec(
+    "tf.zeros_initializer", "tf.ones_initializer", "tf.constant_initializer",
+    "tf.random_normal_initializer", "tf.random_uniform_initializer",
+)  # fmt: skip
+def _initializer_classes(g):
+    return [g.junk()] if g.bad() else [], {}
 
 
 _FRESH_OP_NAMES = [0]

@@ -31,6 +31,24 @@ from ferroflow import (
     train,
 )
 from ferroflow._core import Tensor
+from ferroflow.array_extra_ops import (
+    batch_to_space,
+    bitcast,
+    case,
+    dynamic_partition,
+    dynamic_stitch,
+    edit_distance,
+    guarantee_const,
+    histogram_fixed_width_bins,
+    parallel_stack,
+    random_index_shuffle,
+    required_space_to_batch_paddings,
+    space_to_batch,
+    space_to_batch_nd,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    vectorized_map,
+)
 from ferroflow.array_ops import (
     argsort,
     boolean_mask,
@@ -108,6 +126,29 @@ from ferroflow.dtypes import (
     uint64,
     variant,
 )
+from ferroflow.framework_extra import (
+    CriticalSection,
+    DeviceSpec,
+    Graph,
+    Operation,
+    control_dependencies,
+    get_current_name_scope,
+    get_logger,
+    import_graph_def,
+    init_scope,
+    is_symbolic_tensor,
+    load_library,
+    load_op_library,
+    make_ndarray,
+    make_tensor_proto,
+    numpy_function,
+    py_function,
+    register_tensor_conversion_function,
+    sysconfig,
+    timestamp,
+    variable_creator_scope,
+    version,
+)
 from ferroflow.framework_ops import (
     executing_eagerly,
     get_static_value,
@@ -128,6 +169,11 @@ from ferroflow.gradient_utils import (
     recompute_grad,
 )
 from ferroflow.indexed_slices import IndexedSlices, IndexedSlicesSpec
+from ferroflow.init_ops_v2 import Constant as constant_initializer
+from ferroflow.init_ops_v2 import Ones as ones_initializer
+from ferroflow.init_ops_v2 import RandomNormal as random_normal_initializer
+from ferroflow.init_ops_v2 import RandomUniform as random_uniform_initializer
+from ferroflow.init_ops_v2 import Zeros as zeros_initializer
 from ferroflow.keras import optimizers
 from ferroflow.linalg import einsum, matmul, norm, tensordot
 from ferroflow.manip_ops import (
@@ -157,6 +203,7 @@ from ferroflow.math import (
     asin,
     asinh,
     atan,
+    atan2,
     atanh,
     clip_by_value,
     complex,

@@ -6,7 +6,7 @@ import weakref
 
 import numpy as np
 
-from ferroflow import _core, _function_hooks
+from ferroflow import _core, _function_hooks, _variable_creators
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow._presentation import Reference, _numpy_text
@@ -101,6 +101,25 @@ class Variable(_core.BaseVariable):
     ):
         if _share is not None:
             return super().__new__(cls, None, _share._base_name, _share.trainable, None, _share)
+        if _variable_creators.active():  # tf.variable_creator_scope
+            return _variable_creators.create(
+                lambda **kwargs: cls(**kwargs),
+                {
+                    "initial_value": initial_value,
+                    "trainable": trainable,
+                    "validate_shape": validate_shape,
+                    "caching_device": caching_device,
+                    "name": name,
+                    "variable_def": variable_def,
+                    "dtype": dtype,
+                    "import_scope": import_scope,
+                    "constraint": constraint,
+                    "synchronization": synchronization,
+                    "aggregation": aggregation,
+                    "shape": shape,
+                    "experimental_enable_variable_lifting": experimental_enable_variable_lifting,
+                },
+            )
         synchronization = VariableSynchronization(synchronization)
         aggregation = VariableAggregation(aggregation)
         if trainable is None:
