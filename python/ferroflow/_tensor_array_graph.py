@@ -951,39 +951,53 @@ class _Relayout(Exception):
 
 
 def cond(pred, true_fn, false_fn):
-    """A staged `tf.cond` whose branches may return TensorArrays: each crosses as its buffer
-    and length, in one layout for both branches (an empty buffer where one branch writes
-    nothing, shaped as the other branch writes)."""
+    """A staged `tf.cond` whose branches may return TensorArrays (see `_branches`)."""
     from ferroflow import _staging
 
+    return _branches(
+        lambda fns: _staging.cond(pred, *fns), [true_fn, false_fn], "true_fn and false_fn", "cond"
+    )
+
+
+def switch_case(index, branches):
+    """A staged `tf.switch_case` whose branches may return TensorArrays (see `_branches`)."""
+    from ferroflow import _staging
+
+    return _branches(
+        lambda fns: _staging.switch_case(index, fns), branches, "branch_fns", "switch_case"
+    )
+
+
+def _branches(stage, fns, what, op):
+    """`stage(wrapped fns)` where each wrapped branch returns its TensorArrays as buffer and
+    length, in one layout for every branch (an empty buffer where a branch writes nothing,
+    shaped as another branch writes: a first tracing that finds branches disagreeing is
+    redone with that shape)."""
     hints = {}
     for _ in range(2):
         seen = {}
         try:
-            outputs = _staging.cond(
-                pred, _branch(true_fn, "true", seen, hints), _branch(false_fn, "false", seen, hints)
-            )
+            outputs = stage([_branch(fn, k, seen, hints, what, op) for k, fn in enumerate(fns)])
         except _Relayout:
             hints = dict(seen.get("written", {}))
             continue
-        structure, states, _ = seen["true"]
+        structure, states, _ = seen[0]
         if not states:
             return outputs
-        other = seen["false"][1]
         leaves = iter(nest.flatten(outputs))
         values = []
         for k in range(len(nest.flatten(structure))):
             if k in states:
                 parts = [next(leaves) for _ in states[k].components(compact=False)]
-                full = states[k]._full and other[k]._full
+                full = all(seen[b][1][k]._full for b in range(len(fns)))
                 values.append(TensorArray._wrap(states[k].from_components(parts, full)))
             else:
                 values.append(next(leaves))
         return nest.pack_sequence_as(structure, values) if nest.is_nested(structure) else values[0]
-    raise ValueError("the branches of a tf.cond return TensorArrays that cannot be matched")
+    raise ValueError(f"the branches of a tf.{op} return TensorArrays that cannot be matched")
 
 
-def _branch(fn, label, seen, hints):
+def _branch(fn, label, seen, hints, what, op):
     def run():
         out = fn()
         flat = nest.flatten(out)
@@ -997,12 +1011,12 @@ def _branch(fn, label, seen, hints):
         parts = [
             states[k].components(compact=False) if k in states else v for k, v in enumerate(flat)
         ]
-        if label == "false":
-            first_states, _, first_parts = seen["true"][1], None, seen["true"][2]
+        if label != 0:
+            first_states, first_parts = seen[0][1], seen[0][2]
             if set(first_states) != set(states):
                 raise ValueError(
-                    "true_fn and false_fn arguments to tf.cond must have the same number, type, "
-                    "and overall structure of return values."
+                    f"{what} arguments to tf.{op} must have the same number, type, and overall "
+                    "structure of return values."
                 )
             if any(len(first_parts[k]) != len(parts[k]) for k in states):
                 raise _Relayout()

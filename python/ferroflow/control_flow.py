@@ -24,9 +24,9 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     if default is not None:
         branches.append(default)
     if _tracing.is_symbolic(branch_index):
-        from ferroflow import _staging
+        from ferroflow import _tensor_array_graph
 
-        return _staging.switch_case(branch_index, branches)
+        return _tensor_array_graph.switch_case(branch_index, branches)
     index = int(convert_to_tensor(branch_index))
     # Out of range picks the default, or the last branch without one (as TensorFlow).
     return branches[index if 0 <= index < len(branches) else -1]()

@@ -175,6 +175,23 @@ def no_size(tf, x):
     return tf.TensorArray(tf.float32).stack()
 
 
+def written_in_one_branch(tf, x):
+    ta = tf.TensorArray(tf.float32, size=2)
+    ta = tf.cond(tf.reduce_sum(x) > 1.0, lambda: ta.write(1, x[0]), lambda: ta)
+    other = tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(0, x[1])
+    other = tf.cond(tf.reduce_sum(x) < 1.0, lambda: other.write(2, x[2]), lambda: other)
+    return ta.stack(), other.stack(), other.size()
+
+
+def written_in_switch_case(tf, x):
+    ta = tf.TensorArray(tf.float32, size=3, element_shape=[3])
+    ta = tf.switch_case(
+        tf.cast(tf.reduce_sum(x), tf.int32) % 3,
+        [lambda: ta.write(0, x[0]), lambda: ta.write(1, x[1]), lambda: ta],
+    )
+    return ta.stack()
+
+
 CASES = [
     write_read, write_twice, read_unwritten_known_shape, read_unwritten_inferred,
     read_unwritten_unknown_shape, read_twice_cleared, stack_after_read, dynamic_growth,
@@ -183,7 +200,7 @@ CASES = [
     unstack_gather_concat, unstack_more_than_size, unstack_dynamic, scatter_gather,
     scatter_past_end, gather_past_end, split_equal, split_bad_lengths, concat_scalars,
     empty_stacks, empty_stack_unknown_shape, identity_copy, int_and_bool_arrays,
-    tensor_indices, properties, no_size,
+    tensor_indices, properties, no_size, written_in_one_branch, written_in_switch_case,
 ]  # fmt: skip
 
 
