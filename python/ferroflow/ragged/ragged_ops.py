@@ -117,21 +117,35 @@ def _static_inner(data):
     return dims[1:]
 
 
-def segment_reduce_by_splits(kind, data, splits):
-    """Reduction `kind` of each row `data[splits[i]:splits[i + 1]]`: `[rows, ...]`."""
-    dtype = splits.dtype
-    lengths = splits[1:] - splits[:-1]
-    nrows = None if splits.shape[0] is None else splits.shape[0] - 1
-    inner = _static_inner(data)
-    known_splits = static_value(splits)
-    if kind == "sum" and known_splits is not None and inner is not None and nrows is not None:
-        # Linear in the values: each value scattered (added) into its row.
-        nvals = int(known_splits[-1])
-        rowids = _splits_to_rowids(splits, _a.constant(nvals, dtype))
-        if data.shape[0] is not None and data.shape[0] != nvals:
-            raise InvalidArgumentError(None, None, "segment ids do not match the data")
-        return _a.scatter_nd(_a.expand_dims(rowids, 1), data, [nrows, *inner])
+def segment_reduce_by_splits(kind, data, splits, layout=None):
+    """Reduction `kind` of each row `data[splits[i]:splits[i + 1]]`: `[rows, ...]`.
+
+    With splits known now (eagerly) the integer layout is computed in numpy once per
+    partition: sums scatter each value into its row, the other reductions scatter the values
+    into a `[rows, longest row, ...]` block filled with the identity and reduce it. Traced
+    splits pad by a gather instead (scatter_nd needs its shape before the graph runs)."""
+    if layout is None:
+        from ferroflow.ragged.row_partition import Layout
+
+        layout = Layout.of(splits) or None
     fill = _padding_value(kind, data.dtype)
+    if layout is not None and data.shape.rank is not None:
+        if data.shape[0] is not None and data.shape[0] != layout.nvals:
+            raise InvalidArgumentError(
+                None, None, f"segment ids do not match the data: {data.shape[0]} values, "
+                f"{layout.nvals} in the row partition"
+            )
+        inner = _static_inner(data)
+        scatterable = not data.dtype.is_bool
+        if kind == "sum" and inner is not None and scatterable:
+            return _a.scatter_nd(layout.rowid_index(), data, [layout.nrows, *inner])
+        fill_tensor = _a.cast(fill, data.dtype)
+        block = layout.padded_block(data, fill_tensor)
+        if block is not None:
+            return _clamped(kind, _DENSE_REDUCE[kind](block, axis=1))
+    # Traced splits: a gather into the padded block. (A scatter here would read the values'
+    # example length, specialising the graph to it.)
+    lengths = splits[1:] - splits[:-1]
     padded = _pad_rows(data, splits[:-1], lengths, fill)
     return _clamped(kind, _DENSE_REDUCE[kind](padded, axis=1))
 
@@ -353,9 +367,13 @@ def ragged_reduce_aggregate(kind, rt, axis, keepdims):
         values = rt.values
         if not is_ragged(values):
             # Columns: the rows padded with the identity into a dense block.
-            padded = _pad_rows(
-                values, rt.row_splits[:-1], rt.row_lengths(), _padding_value(kind, rt.dtype)
-            )
+            fill = _padding_value(kind, rt.dtype)
+            layout = rt._row_partition.numpy_layout()
+            padded = None
+            if layout is not None:
+                padded = layout.padded_block(values, _a.cast(fill, rt.dtype))
+            if padded is None:
+                padded = _pad_rows(values, rt.row_splits[:-1], rt.row_lengths(), fill)
             result = _clamped(kind, _DENSE_REDUCE[kind](padded, axis=0))
         else:
             lengths = rt.row_lengths()
@@ -369,7 +387,8 @@ def ragged_reduce_aggregate(kind, rt, axis, keepdims):
     if axis == 1:
         values = rt.values
         if not is_ragged(values):
-            result = segment_reduce_by_splits(kind, values, rt.row_splits)
+            layout = rt._row_partition.numpy_layout()
+            result = segment_reduce_by_splits(kind, values, rt.row_splits, layout)
         else:
             result = _ragged_segment_aggregate(
                 kind, values, rt.value_rowids(), rt.nrows(), sorted_ids=rt.row_splits
@@ -410,10 +429,26 @@ def _ones_like_ragged(rt):
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    rt = input_tensor
+    numeric = is_ragged(rt) and not rt.dtype.is_bool
+    single = _axis_value(axis)
+    if isinstance(single, (list, tuple)) and len(single) == 1:
+        single = single[0]
+    if numeric and isinstance(single, int) and _positive_axis(single, rt.shape.rank) == 1:
+        if not is_ragged(rt.values):
+            # The count of each row is its length: no second reduction.
+            total = ragged_reduce_aggregate("sum", rt, 1, keepdims)
+            count = _a.cast(rt.row_lengths(), rt.dtype)
+            extra = (total.shape.rank or 1) - 1
+            count = _a.reshape(count, _a.concat([_a.shape(count), [1] * extra], 0))
+            return total / count
     total = ragged_reduce_aggregate("sum", input_tensor, axis, keepdims)
     count = ragged_reduce_aggregate("sum", _ones_like_ragged(input_tensor), axis, keepdims)
     if is_ragged(total):
-        return total.with_flat_values(total.flat_values / count.flat_values)
+        # Rebuilt from the row splits, as TensorFlow's (uniform dimensions become ragged).
+        return RaggedTensor.from_nested_row_splits(
+            total.flat_values / count.flat_values, total.nested_row_splits, validate=False
+        )
     return total / count
 
 

@@ -723,9 +723,11 @@ class RaggedTensor(CompositeTensor):
     def __tf_tensor__(self, dtype=None, name=None):
         # TensorFlow's eager conversion raises ValueError, its graph conversion TypeError.
         error = TypeError if _tracing.tracing() else ValueError
+        # The message names the type only: printing a large value would cost more than the
+        # dispatch that follows this error.
         raise error(
-            f"Attempt to convert a value ({self!r}) with an unsupported type "
-            f"({type(self).__name__}) to a Tensor."
+            f"Attempt to convert a value of type {type(self).__name__} to a Tensor "
+            "(a RaggedTensor has no dense form; use to_tensor())."
         )
 
     def consumers(self):
@@ -911,6 +913,19 @@ def _to_tensor(rt, default, dims):
                     if _tracing.tracing():
                         raise ValueError(message)  # a shape function's error, as TensorFlow's
                     raise InvalidArgumentError(None, None, message)
+    layout = rt._row_partition.numpy_layout()
+    if layout is not None:
+        # Splits known now: one scatter into the dense block (see Layout.padded_block).
+        nrows_out = layout.nrows if dims is None or dims[0] is None else dims[0]
+        ncols_out = dims[1] if dims is not None and dims[1] is not None else None
+        if ncols_out is None:
+            uniform = rt._row_partition.static_uniform_row_length
+            ncols_out = layout.ncols if uniform is None else int(uniform)
+        known_default = static_value(default)
+        zero = known_default is not None and not np.any(known_default)
+        block = layout.padded_block(dense_values, None if zero else default, nrows_out, ncols_out)
+        if block is not None:
+            return block
     lengths = rt._row_partition.row_lengths()
     starts = rt.row_splits[:-1]
     nrows_out = None if dims is None else dims[0]

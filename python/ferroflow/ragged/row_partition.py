@@ -107,6 +107,7 @@ class RowPartition:
         "_nvals_computed",
         "_value_rowids_computed",
         "_nvals_hint",
+        "_layout",
     )
 
     def __init__(
@@ -133,6 +134,7 @@ class RowPartition:
         self._nvals_computed = None
         self._value_rowids_computed = None
         self._nvals_hint = None  # the values' static count, when a RaggedTensor knows it
+        self._layout = None  # the numpy layout, once computed (see numpy_layout)
 
     # --- factories ---------------------------------------------------------------------------
 
@@ -370,6 +372,12 @@ class RowPartition:
             self._row_splits, rowids
         )
 
+    def numpy_layout(self):
+        """The partition's layout in numpy (cached) when its splits are known now, else None."""
+        if self._layout is None:
+            self._layout = Layout.of(self._row_splits)
+        return self._layout or None
+
     def is_uniform(self):
         return self._uniform_row_length is not None
 
@@ -441,6 +449,89 @@ class RowPartition:
 
 
 _FACTORY_KEY = object()
+
+
+class Layout:
+    """Where each value of a partition sits, computed in numpy from splits known now: the
+    integer index tensors that eager ragged operations scatter and gather with (computed once
+    per partition; indices are int32 when they fit, which the kernels read faster)."""
+
+    __slots__ = ("splits", "lengths", "rowids", "offsets", "nrows", "ncols", "nvals", "_cache")
+
+    @classmethod
+    def of(cls, splits):
+        known = static_value(splits)
+        if known is None or known.ndim != 1 or known.size == 0:
+            return False
+        self = cls()
+        self.splits = known.astype(np.int64)
+        self.lengths = np.diff(self.splits)
+        if (self.lengths < 0).any():
+            return False
+        self.nrows = len(self.lengths)
+        self.nvals = int(self.splits[-1] - self.splits[0])
+        self.ncols = int(self.lengths.max()) if self.nrows else 0
+        self.rowids = np.repeat(np.arange(self.nrows, dtype=np.int64), self.lengths)
+        self.offsets = np.arange(self.splits[0], self.splits[-1]) - self.splits[:-1][self.rowids]
+        self._cache = {}
+        return self
+
+    def _index_dtype(self, largest):
+        return np.int32 if largest < 2**31 - 1 else np.int64
+
+    def rowid_index(self):
+        """`[nvals, 1]`: each value's row (scatter_nd indices)."""
+        if "rowid" not in self._cache:
+            ids = self.rowids.astype(self._index_dtype(self.nrows))
+            self._cache["rowid"] = _core.constant(ids.reshape(-1, 1))
+        return self._cache["rowid"]
+
+    def cell_index(self, ncols):
+        """`[nvals, 1]`: each value's cell in a row-major `[nrows, ncols]` block."""
+        key = ("cell", ncols)
+        if key not in self._cache:
+            cells = self.rowids * ncols + self.offsets
+            self._cache[key] = _core.constant(
+                cells.astype(self._index_dtype(self.nrows * ncols)).reshape(-1, 1)
+            )
+        return self._cache[key]
+
+    def mask(self, nrows, ncols):
+        """`[nrows, ncols]` bool (nrows at least the partition's): the cells holding a value."""
+        key = ("mask", nrows, ncols)
+        if key not in self._cache:
+            lengths = np.zeros(nrows, np.int64)
+            lengths[: self.nrows] = self.lengths
+            self._cache[key] = _core.constant(np.arange(ncols)[None, :] < lengths[:, None])
+        return self._cache[key]
+
+    def padded_block(self, data, fill, nrows=None, ncols=None):
+        """`[nrows, ncols, ...]` (at least the partition's sizes): the values of `data` in
+        their cells, `fill` (a tensor broadcastable to the inner dims, or None for zeros)
+        elsewhere; None where this layout cannot build it (a dtype scatter_nd does not add,
+        sizes that would cut rows, or data whose length is not the partition's)."""
+        nrows = self.nrows if nrows is None else nrows
+        ncols = self.ncols if ncols is None else ncols
+        dims = data.shape.dims
+        if (
+            dims is None
+            or None in dims
+            or dims[0] != self.nvals
+            or nrows < self.nrows
+            or ncols < self.ncols
+            or data.dtype.is_bool
+            or not (data.dtype.is_floating or data.dtype.is_integer or data.dtype.is_complex)
+        ):
+            return None
+        from ferroflow import array_ops as _arr
+
+        inner = dims[1:]
+        flat = _arr.scatter_nd(self.cell_index(ncols), data, [nrows * ncols, *inner])
+        block = _arr.reshape(flat, [nrows, ncols, *inner])
+        if fill is None:
+            return block
+        mask = _arr.reshape(self.mask(nrows, ncols), [nrows, ncols] + [1] * len(inner))
+        return _arr.where(mask, block, fill)
 
 
 def _check_validate(validate):
