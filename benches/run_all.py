@@ -20,5 +20,6 @@ for name in (
     "bench_keras_models",
     "bench_gpu",
     "bench_tensor_array",
+    "bench_ragged",
 ):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)
