@@ -497,6 +497,8 @@ NEVER_SUCCEEDS |= {"tf.debugging.enable_check_numerics"}
 NEVER_SUCCEEDS |= {"tf.Graph", "tf.import_graph_def", "tf.load_library", "tf.load_op_library"}
 # RaggedTensor's constructor is private (TensorFlow's ValueError for every call).
 NEVER_SUCCEEDS |= {"tf.RaggedTensor"}
+# tf.ragged.cross returns strings, which ferroflow does not have yet.
+NEVER_SUCCEEDS |= {"tf.ragged.cross"}
 # tf.TypeSpec is abstract; tf.sparse.cross returns strings, which ferroflow does not have yet.
 NEVER_SUCCEEDS |= {"tf.TypeSpec", "tf.sparse.cross"}
 # Graph-mode relics whose eager behaviour is TensorFlow's refusal with this exception class.
@@ -2603,6 +2605,17 @@ def _ragged_stack_dynamic_partitions(g):
     num = g.int_in(1, 4)
     partitions = g.rng.integers(0, num + (1 if g.bad() else 0), size=n)
     return [data, partitions, num if not g.bad() else g.junk()], {}
+
+
+@spec("tf.ragged.cross_hashed", "tf.ragged.cross")
+def _ragged_cross_hashed(g):
+    rows = g.int_in(1, 3)
+    pool = (tf.int32, tf.int64) if not g.bad() else DTYPES
+    first = _ragged(g, pool=pool, ragged_rank=1, inner=[])
+    rows = int(first.nrows())
+    second = tf.constant(g.array(g.pick((tf.int32, tf.int64)), [rows + g.bad(), g.int_in(1, 3)]))
+    kwargs = {"num_buckets": g.int_in(0, 20)} if g.p(0.5) else {}
+    return [[first, second] if g.p(0.5) else [second, first]], kwargs
 
 
 @spec("tf.RaggedTensor")

@@ -303,6 +303,12 @@ stack_dynamic_partitions: tf.ragged.stack_dynamic_partitions([10, 20, 30, 40], [
 stack_dynamic_partitions_rows: tf.ragged.stack_dynamic_partitions(inner.values, [2, 0, 2], 3)
 stack_dynamic_partitions_ragged: tf.ragged.stack_dynamic_partitions(rt, [0, 1, 1, 0], 2)
 stack_dynamic_partitions_bad: tf.ragged.stack_dynamic_partitions([1, 2], [0, 3], 2)
+cross_hashed: tf.ragged.cross_hashed([ints, tf.constant([[5], [6]])])
+cross_hashed_buckets: tf.ragged.cross_hashed([ints, tf.constant([[5], [6]])], num_buckets=10)
+cross_hashed_dense_first: tf.ragged.cross_hashed([tf.constant([[5, 7], [6, 8]]), ints], hash_key=7)
+cross_hashed_three: tf.ragged.cross_hashed([ints, ints * 3, tf.sparse.from_dense([[0, 4], [9, 0]])])
+cross_hashed_empty_row: tf.ragged.cross_hashed([tf.ragged.constant([[1], []]), ints])
+cross_hashed_batch_mismatch: tf.ragged.cross_hashed([ints, tf.constant([[5]])])
 """)
 
 
@@ -315,6 +321,7 @@ EAGER_ONLY = {
     "elementwise-eq_incompatible",
     "elementwise-add_dtype_mismatch",
     "structure-shape_lengths",
+    "namespace-cross_hashed_batch_mismatch",
 }
 
 

@@ -9,6 +9,8 @@ TensorFlow APIs that accept RaggedTensors with `ferroflow._dispatch`.
 from ferroflow.ragged import dynamic_ragged_shape as _dynamic_ragged_shape  # noqa: F401
 from ferroflow.ragged.ragged_factory import constant
 from ferroflow.ragged.ragged_ops import (
+    cross,
+    cross_hashed,
     map_flat_values,
     row_splits_to_segment_ids,
     segment_ids_to_row_splits,
@@ -25,6 +27,8 @@ from ferroflow.ragged.ragged_ops import (
 __all__ = [
     "boolean_mask",
     "constant",
+    "cross",
+    "cross_hashed",
     "map_flat_values",
     "range",
     "row_splits_to_segment_ids",

@@ -9,6 +9,8 @@ from ferroflow.ragged.ragged_tensor import RaggedTensor, is_ragged
 
 __all__ = ["constant"]
 
+_MAX_RANK = 254
+
 
 def _is_scalar(value):
     # np.ndim builds an array, so lists and tuples are decided first.
@@ -94,6 +96,9 @@ def constant(
         return _a.constant(pylist, dtype)
     if ragged_rank is not None and ragged_rank < 0:
         raise ValueError(f"Invalid ragged_rank={ragged_rank!r}: must be nonnegative")
+    if ragged_rank is not None and ragged_rank > _MAX_RANK:
+        # TensorFlow loops ragged_rank times over the list (forever for a huge one).
+        raise ValueError(f"Invalid ragged_rank={ragged_rank!r}: above the maximum rank {_MAX_RANK}")
     scalar_depth, max_depth = _depths(pylist)
     if scalar_depth is not None:
         if max_depth > scalar_depth:

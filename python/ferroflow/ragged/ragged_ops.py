@@ -132,8 +132,10 @@ def segment_reduce_by_splits(kind, data, splits, layout=None):
     if layout is not None and data.shape.rank is not None:
         if data.shape[0] is not None and data.shape[0] != layout.nvals:
             raise InvalidArgumentError(
-                None, None, f"segment ids do not match the data: {data.shape[0]} values, "
-                f"{layout.nvals} in the row partition"
+                None,
+                None,
+                f"segment ids do not match the data: {data.shape[0]} values, "
+                f"{layout.nvals} in the row partition",
             )
         inner = _static_inner(data)
         scatterable = not data.dtype.is_bool
@@ -1015,6 +1017,57 @@ def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
         message="data and partitions have incompatible ragged shapes",
     )
     return stack_dynamic_partitions(data.values, partitions.values, num_partitions)
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """Hashed crosses of the integer features in each row of `inputs` (RaggedTensors,
+    SparseTensors and dense matrices, crossed in the order given, the last varying fastest),
+    with TensorFlow's FingerprintCat64 chain (see `tf.sparse.cross_hashed`), as a RaggedTensor.
+
+    >>> import ferroflow as tf
+    >>> rt = tf.ragged.constant([[1, 2], [3]], tf.int64)
+    >>> tf.ragged.cross_hashed([rt, tf.constant([[5], [6]], tf.int64)], num_buckets=10)
+    <tf.RaggedTensor [[3, 8], [3]]>
+    """
+    from ferroflow import sparse_ops
+    from ferroflow.sparse_tensor import SparseTensor
+
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("Inputs must be a list")
+    columns = []
+    splits_dtype = _dtypes.int64
+    for value in inputs:
+        if is_ragged(value):
+            if value.ragged_rank != 1 or value.flat_values.shape.rank != 1:
+                raise ValueError("tf.ragged.cross only supports inputs with rank=2")
+            splits_dtype = value.row_splits.dtype
+            columns.append(value.to_sparse())
+        elif isinstance(value, SparseTensor):
+            columns.append(value)
+        else:
+            dense = _a.convert_to_tensor(value)
+            if dense.shape.rank != 2:
+                raise ValueError("tf.ragged.cross only supports inputs with rank=2")
+            # Every cell is a feature: as a SparseTensor, so the given order is kept (the
+            # sparse cross puts SparseTensors before dense inputs).
+            columns.append(RaggedTensor.from_tensor(dense).to_sparse())
+    for column in columns:
+        if column.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise NotImplementedError(
+                f"tf.ragged.cross_hashed of {column.dtype.name} features hashes their string "
+                "forms (Fingerprint64); ferroflow crosses integer features only"
+            )
+    crossed = sparse_ops.cross_hashed(columns, num_buckets=num_buckets, hash_key=hash_key)
+    return RaggedTensor.from_sparse(crossed, row_splits_dtype=splits_dtype)
+
+
+def cross(inputs, name=None):
+    """Not available: TensorFlow's ragged.cross returns string tensors (joined feature
+    strings), which ferroflow does not have yet; `cross_hashed` crosses integer features."""
+    raise NotImplementedError(
+        "tf.ragged.cross returns string tensors, which ferroflow does not have yet (tf.string); "
+        "tf.ragged.cross_hashed crosses integer features"
+    )
 
 
 def _gather_any(values, indices):
