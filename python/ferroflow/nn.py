@@ -1,6 +1,6 @@
 """`tf.nn`: activations, softmax, cross-entropies and friends."""
 
-from ferroflow import _core
+from ferroflow import _core, _dispatch
 from ferroflow.array_ops import cast as _cast
 from ferroflow.array_ops import convert_to_tensor as _convert_to_tensor
 from ferroflow.math import l2_normalize, sigmoid, tanh  # noqa: F401 - tf.nn API
@@ -20,34 +20,42 @@ from ferroflow.nn_windows import (  # noqa: F401 - tf.nn API
 )
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def relu(features, name=None):
     return _core.unary("relu", features)
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def relu6(features, name=None):
     return _core.unary("relu6", features)
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def elu(features, name=None):
     return _core.unary("elu", features)
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def selu(features, name=None):
     return _core.unary("selu", features)
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def softplus(features, name=None):
     return _core.unary("softplus", features)
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def leaky_relu(features, alpha=0.2, name=None):
     return _core.activation("leaky_relu", features, float(alpha))
 
 
+@_dispatch.add_dispatch_support(kind="unary")
 def gelu(features, approximate=False, name=None):
     return _core.activation("gelu", features, 0.0, bool(approximate))
 
 
+@_dispatch.add_dispatch_support
 def softmax(logits, axis=None, name=None):
     """exp(x) / sum(exp(x)) along ``axis`` (default: the last)."""
     return _core.softmax(logits, -1 if axis is None else axis, False)

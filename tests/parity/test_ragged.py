@@ -195,6 +195,14 @@ zeros_like: tf.zeros_like(nested)
 ones_like_dtype: tf.ones_like(rt, dtype=tf.int32)
 identity: tf.identity(rt)
 add_n: tf.add_n([rt, rt, rt])
+relu: tf.nn.relu(rt - 3.0)
+relu6_elu_selu: [tf.nn.relu6(rt * 2.0), tf.nn.elu(rt - 3.0), tf.nn.selu(rt - 3.0)]
+softplus_leaky_gelu: [tf.nn.softplus(rt), tf.nn.leaky_relu(rt - 3.0), tf.nn.gelu(rt)]
+sigmoid_tanh: [tf.nn.sigmoid(rt), tf.nn.tanh(rt - 3.0)]
+softmax: tf.nn.softmax(rt)
+softmax_axis0: tf.nn.softmax(rt, axis=0)
+softmax_inner: [tf.nn.softmax(tf.cast(inner, tf.float32), axis=a) for a in (1, 2)]
+log_softmax: tf.nn.log_softmax(rt)
 map_flat_values: tf.ragged.map_flat_values(tf.math.square, rt)
 map_flat_values_two: tf.ragged.map_flat_values(tf.add, rt, rt * 10.0)
 map_flat_values_plain: tf.ragged.map_flat_values(tf.add, 1, 2)

@@ -34,6 +34,8 @@ GRADIENTS = {
     "where": "tf.reduce_sum(tf.where(rt > 0.5, rt * rt, -rt))",
     "boolean_mask": "tf.reduce_sum(tf.ragged.boolean_mask(rt, rt > 0.0) ** 3)",
     "map_flat_values": "tf.reduce_sum(tf.ragged.map_flat_values(tf.exp, rt))",
+    "softmax": "tf.reduce_sum(tf.nn.softmax(rt) * rt)",
+    "relu": "tf.reduce_sum(tf.nn.relu(rt) * rt)",
     "nested_sum": "tf.reduce_sum(tf.reduce_sum(nested, axis=1) ** 2)",
     "nested_max": "tf.reduce_sum(tf.reduce_max(nested, axis=2) * 2.0)",
 }

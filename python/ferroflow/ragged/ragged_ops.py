@@ -802,6 +802,16 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     return ragged_boolean_mask(tensor, mask)
 
 
+def softmax(logits, axis=None, name=None):
+    """Softmax of a RaggedTensor along `axis` (default the last, often its ragged one), as
+    TensorFlow's: exp(x - max) / sum(exp(x - max)), the reductions broadcast back."""
+    if axis is None:
+        axis = -1
+    largest = ragged_reduce_aggregate("max", logits, axis, True)
+    exps = _m.exp(_m.subtract(logits, largest))
+    return _m.truediv(exps, ragged_reduce_aggregate("sum", exps, axis, True))
+
+
 def add_n(inputs, name=None):
     inputs = list(inputs)
     if not inputs:
@@ -1080,7 +1090,7 @@ def _gather_any(values, indices):
 
 
 def _register():
-    from ferroflow import array_ops, math
+    from ferroflow import array_ops, math, nn
 
     _dispatch.register_unary_elementwise(RaggedTensor, _unary_elementwise)
     _dispatch.register_binary_elementwise(RaggedTensor, _binary_elementwise)
@@ -1095,6 +1105,7 @@ def _register():
         math.reduce_all: reduce_all,
         math.reduce_any: reduce_any,
         math.add_n: add_n,
+        nn.softmax: softmax,
         array_ops.concat: concat,
         array_ops.stack: stack,
         array_ops.expand_dims: expand_dims,
