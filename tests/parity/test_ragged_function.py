@@ -362,3 +362,53 @@ def _printed(tf, expression):
 @pytest.mark.parametrize("expression", PRINTED)
 def test_printed(tf_oracle, expression):
     assert_parity(tf_oracle, _printed, (expression,))
+
+
+def _tensor_left_operand(tf):
+    rt = tf.ragged.constant([[1.0, 2.0], [3.0]])
+    dense = tf.constant([[10.0], [20.0]])
+    return [_describe(tf, v) for v in (dense + rt, dense * rt, dense < rt, dense == rt)]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs the Rust Tensor operators to return NotImplemented for an operand that defines "
+    "the reflected operator and cannot be converted (TensorFlow's binary_op_wrapper calls it)",
+)
+def test_tensor_left_operand(tf_oracle):
+    assert_parity(tf_oracle, _tensor_left_operand, helpers=[_describe])
+
+
+def _python_left_operands(tf):
+    rt = tf.ragged.constant([[1.0, 2.0], [3.0]])
+    return [_describe(tf, v) for v in (5.0 * rt, 1.0 - rt, 2.0**rt, 7.0 / rt, [[1.0], [2.0]] + rt)]
+
+
+def test_python_left_operands(tf_oracle):
+    assert_parity(tf_oracle, _python_left_operands, helpers=[_describe])
+
+
+def _traced_partitions(tf, device):
+    signature = [tf.TensorSpec([None], tf.int64), tf.TensorSpec([None], tf.float32)]
+
+    @tf.function(input_signature=signature)
+    def f(ids, values):
+        rt = tf.RaggedTensor.from_value_rowids(values, ids, nrows=6)
+        return (
+            rt,
+            tf.ragged.segment_ids_to_row_splits(ids, 7),
+            tf.ragged.stack_dynamic_partitions(values, ids, 6),
+            tf.reduce_max(rt, axis=0),
+            rt.to_tensor(),
+        )
+
+    with tf.device(device):
+        a = f(tf.constant([0, 0, 2, 2, 4], tf.int64), tf.constant([1.0, 2.0, 3.0, 4.0, 5.0]))
+        b = f(tf.constant([], tf.int64), tf.constant([], tf.float32))
+        c = f(tf.constant([5, 5, 5], tf.int64), tf.constant([7.0, 8.0, 9.0]))
+    return [_describe(tf, list(out)) for out in (a, b, c)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_partitions_from_traced_ids(tf_oracle, device):
+    assert_parity(tf_oracle, _traced_partitions, (device,), helpers=[_describe])

@@ -169,10 +169,10 @@ def segment_ids_to_splits(segment_ids, num_segments, dtype):
         counts = np.bincount(known[(known >= 0) & (known < n)].astype(np.int64), minlength=n)[:n]
         splits = np.concatenate([[0], np.cumsum(counts)]).astype(dtype.as_numpy_dtype)
         return _a.constant(splits)
+    from ferroflow.ragged.row_partition import sorted_search
+
     num_segments = _a.cast(num_segments, dtype)
-    rows = _a.range(num_segments + 1, dtype=dtype)
-    below = _m.less(_a.expand_dims(ids, 0), _a.expand_dims(rows, 1))
-    return _m.reduce_sum(_a.cast(below, dtype), axis=1)
+    return sorted_search(ids, _a.range(num_segments + 1, dtype=dtype))
 
 
 def unsorted_segment_reduce(kind, data, segment_ids, num_segments, dtype=_dtypes.int64):

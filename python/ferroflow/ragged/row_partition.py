@@ -561,8 +561,27 @@ def _row_lengths_from_rowids(value_rowids, nrows):
     return starts[1:] - starts[:-1]
 
 
-def _sorted_search(sorted_values, targets):
-    """For each target, the number of `sorted_values` below it."""
-    from ferroflow import manip_ops
+def sorted_search(sorted_values, targets):
+    """For each target, the number of `sorted_values` (a sorted vector) below it: a binary
+    search run on every target at once, O(targets * log(values)) (the comparison of every
+    target with every value would be their product). The step count is the values' static
+    length's bit count, else the index dtype's."""
+    dtype = targets.dtype
+    values = _a.cast(sorted_values, dtype)
+    count = values.shape[0]
+    steps = (int(count).bit_length() + 1) if count is not None else dtype.size * 8
+    n = _a.shape(values, out_type=dtype)[0]
+    # A sentinel after the values keeps every probe in range (also for no values).
+    padded = _a.concat([values, _a.constant([dtype.max], dtype)], 0)
+    lo = _a.zeros_like(targets)
+    hi = lo + n
+    for _ in range(steps):
+        mid = _m.floordiv(lo + hi, 2)
+        open_ = _m.less(lo, hi)
+        below = _m.less(_a.gather(padded, mid), targets)
+        lo = _a.where(_m.logical_and(open_, below), mid + 1, lo)
+        hi = _a.where(_m.logical_and(open_, _m.logical_not(below)), mid, hi)
+    return lo
 
-    return manip_ops.searchsorted(sorted_values, targets, side="left", out_type=targets.dtype)
+
+_sorted_search = sorted_search
