@@ -303,18 +303,6 @@ def _key():
     return _FACTORY_KEY
 
 
-def _tensor_equals(op, negate):
-    def handler(self, other):
-        if other is None:
-            return negate
-        try:
-            return op(self, other)
-        except (InvalidArgumentError, ValueError):
-            return negate
-
-    return handler
-
-
 # --- reductions ----------------------------------------------------------------------------------
 
 

@@ -433,14 +433,16 @@ class RaggedTensor(CompositeTensor):
     def row_splits(self):
         return self._row_partition.row_splits()
 
+    def _levels(self):
+        """This tensor and every ragged tensor nested in its values, outermost first."""
+        level = self
+        while isinstance(level, RaggedTensor):
+            yield level
+            level = level._values
+
     @property
     def nested_row_splits(self):
-        out = [self.row_splits]
-        values = self._values
-        while isinstance(values, RaggedTensor):
-            out.append(values.row_splits)
-            values = values._values
-        return tuple(out)
+        return tuple(level.row_splits for level in self._levels())
 
     @property
     def uniform_row_length(self):
@@ -448,12 +450,7 @@ class RaggedTensor(CompositeTensor):
 
     @property
     def _nested_row_partitions(self):
-        out = [self._row_partition]
-        values = self._values
-        while isinstance(values, RaggedTensor):
-            out.append(values._row_partition)
-            values = values._values
-        return tuple(out)
+        return tuple(level._row_partition for level in self._levels())
 
     @property
     def row_splits_dtype(self):
@@ -463,12 +460,7 @@ class RaggedTensor(CompositeTensor):
         return self._row_partition.value_rowids()
 
     def nested_value_rowids(self, name=None):
-        out = [self.value_rowids()]
-        values = self._values
-        while isinstance(values, RaggedTensor):
-            out.append(values.value_rowids())
-            values = values._values
-        return tuple(out)
+        return tuple(level.value_rowids() for level in self._levels())
 
     def nrows(self, out_type=None, name=None):
         n = self._row_partition.nrows()
@@ -502,12 +494,7 @@ class RaggedTensor(CompositeTensor):
         )
 
     def nested_row_lengths(self, name=None):
-        out = [self.row_lengths()]
-        values = self._values
-        while isinstance(values, RaggedTensor):
-            out.append(values.row_lengths())
-            values = values._values
-        return tuple(out)
+        return tuple(level.row_lengths() for level in self._levels())
 
     def bounding_shape(self, axis=None, name=None, out_type=None):
         """The smallest dense shape that holds every row: `[nrows, longest row, ...]`.
