@@ -94,9 +94,7 @@ def main():
             key = f"{name} {rows}"
             expected = _numpy(name, values, lengths)
             np.testing.assert_allclose(program(rt).numpy(), expected, rtol=1e-4, atol=1e-4)
-            np_time = best_time(
-                lambda n=name, v=values, rl=lengths: _numpy(n, v, rl), repeat=3
-            )
+            np_time = best_time(lambda n=name, v=values, rl=lengths: _numpy(n, v, rl), repeat=3)
             tf_times = theirs.get(key)
             eager_rows.append(
                 (key, mine[key]["eager"] * 1e3, np_time * 1e3, tf_times and tf_times["eager"] * 1e3)

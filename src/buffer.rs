@@ -2,7 +2,8 @@
 //! each dtype of a group.
 
 use crate::dtype::DType;
-use crate::element::Element;
+use crate::element::{Element, Movable};
+use crate::tstring::TfString;
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
@@ -23,6 +24,7 @@ pub enum Buffer {
     Bool(Vec<bool>),
     C64(Vec<Complex32>),
     C128(Vec<Complex64>),
+    Str(Vec<TfString>),
 }
 
 /// `match_buffer!(buffer, data, [F32, F64], body, otherwise)`: runs `body` with `data: &Vec<T>`
@@ -85,33 +87,42 @@ macro_rules! with_numeric {
     };
 }
 
+/// Every `Element` dtype (all but strings); `$e` handles a string buffer, which the op's
+/// declaration normally rules out before a kernel runs.
 #[macro_export]
 macro_rules! with_all {
-    ($buf:expr, $d:ident => $body:expr) => {
-        match $buf {
-            $crate::buffer::Buffer::F16($d) => $body,
-            $crate::buffer::Buffer::BF16($d) => $body,
-            $crate::buffer::Buffer::F32($d) => $body,
-            $crate::buffer::Buffer::F64($d) => $body,
-            $crate::buffer::Buffer::I8($d) => $body,
-            $crate::buffer::Buffer::I16($d) => $body,
-            $crate::buffer::Buffer::I32($d) => $body,
-            $crate::buffer::Buffer::I64($d) => $body,
-            $crate::buffer::Buffer::U8($d) => $body,
-            $crate::buffer::Buffer::U16($d) => $body,
-            $crate::buffer::Buffer::U32($d) => $body,
-            $crate::buffer::Buffer::U64($d) => $body,
-            $crate::buffer::Buffer::Bool($d) => $body,
-            $crate::buffer::Buffer::C64($d) => $body,
-            $crate::buffer::Buffer::C128($d) => $body,
-        }
+    ($buf:expr, $d:ident => $body:expr, else $e:expr) => {
+        $crate::match_buffer!(
+            $buf,
+            $d,
+            [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool, C64, C128],
+            $body,
+            $e
+        )
     };
 }
 
-/// Runs `$body` with `$t` bound to the Rust element type of a runtime `DType`.
+/// Every dtype, strings included: for kernels that only move, compare or show elements
+/// (`$body` sees `$d: &Vec<T>` with `T: Movable`). The list is exhaustive, so the fallback
+/// arm `match_buffer!` adds can never be taken.
+#[macro_export]
+macro_rules! with_movable {
+    ($buf:expr, $d:ident => $body:expr) => {
+        $crate::match_buffer!(
+            $buf,
+            $d,
+            [F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool, C64, C128, Str],
+            $body,
+            unreachable!("every buffer variant is listed")
+        )
+    };
+}
+
+/// Runs `$body` with `$t` bound to the Rust element type of a runtime `DType`; `$e` for
+/// `String`, which has no `Element` type.
 #[macro_export]
 macro_rules! with_dtype {
-    ($dtype:expr, $t:ident => $body:expr) => {{
+    ($dtype:expr, $t:ident => $body:expr, else $e:expr) => {{
         use $crate::dtype::DType as __D;
         match $dtype {
             __D::F16 => {
@@ -174,49 +185,51 @@ macro_rules! with_dtype {
                 type $t = num_complex::Complex64;
                 $body
             }
+            __D::String => $e,
         }
     }};
 }
 
 impl Buffer {
     pub fn dtype(&self) -> DType {
-        with_all!(self, v => element_dtype(v))
+        with_movable!(self, v => element_dtype(v))
     }
 
     pub fn len(&self) -> usize {
-        with_all!(self, v => v.len())
+        with_movable!(self, v => v.len())
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// A buffer of `len` zeros (false, 0, 0.0) of `dtype`.
+    /// A buffer of `len` zeros (false, 0, 0.0, empty strings) of `dtype`.
     pub fn zeros(dtype: DType, len: usize) -> Buffer {
-        with_dtype!(dtype, T => T::wrap(vec![T::default(); len]))
+        with_dtype!(dtype, T => T::wrap(vec![T::default(); len]), else Buffer::Str(vec![TfString::default(); len]))
     }
 
     /// Copies `src`'s elements into this buffer's allocation; false when dtype or length differ.
     pub fn copy_from(&mut self, src: &Buffer) -> bool {
-        with_all!(self, d => copy_elements(d, src))
+        with_movable!(self, d => copy_elements(d, src))
     }
 
-    /// Raw little-endian bytes, used by serialisation and numpy conversion.
-    pub fn as_bytes(&self) -> &[u8] {
+    /// Raw little-endian bytes of a fixed-width buffer (strings have none), used by
+    /// serialisation and hashing.
+    pub fn as_bytes(&self) -> Option<&[u8]> {
         with_all!(self, v => {
             let bytes = std::mem::size_of_val(v.as_slice());
             // SAFETY: every element type is plain old data without padding (bool is one byte
             // holding 0 or 1), so viewing the initialised slice as bytes is sound.
             #[allow(clippy::unnecessary_cast)] // a no-op only in the u8 arm of the macro
-            unsafe {
+            Some(unsafe {
                 std::slice::from_raw_parts(v.as_ptr() as *const u8, bytes)
-            }
-        })
+            })
+        }, else None)
     }
 }
 
-fn copy_elements<T: Element>(dst: &mut [T], src: &Buffer) -> bool {
-    match T::unwrap(src) {
+fn copy_elements<T: Movable>(dst: &mut [T], src: &Buffer) -> bool {
+    match T::unwrap_vec(src) {
         Some(s) if s.len() == dst.len() => {
             dst.clone_from_slice(s);
             true
@@ -225,6 +238,6 @@ fn copy_elements<T: Element>(dst: &mut [T], src: &Buffer) -> bool {
     }
 }
 
-fn element_dtype<T: Element>(_: &[T]) -> DType {
-    T::DTYPE
+fn element_dtype<T: Movable>(_: &[T]) -> DType {
+    T::MOVABLE_DTYPE
 }

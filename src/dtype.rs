@@ -21,6 +21,8 @@ pub enum DType {
     I16 = 5,
     #[serde(rename = "int8")]
     I8 = 6,
+    #[serde(rename = "string")]
+    String = 7,
     #[serde(rename = "complex64")]
     C64 = 8,
     #[serde(rename = "int64")]
@@ -42,6 +44,7 @@ pub enum DType {
 }
 
 impl DType {
+    /// The dtypes with arithmetic elements (`Element`); `String` is the one dtype outside.
     pub const ALL: [DType; 15] = [
         DType::F16,
         DType::BF16,
@@ -78,6 +81,17 @@ impl DType {
             DType::Bool => "bool",
             DType::C64 => "complex64",
             DType::C128 => "complex128",
+            DType::String => "string",
+        }
+    }
+
+    /// The name TensorFlow's C++ runtime uses in messages (`float`, `double`, `half`).
+    pub fn cpp_name(self) -> &'static str {
+        match self {
+            DType::F32 => "float",
+            DType::F64 => "double",
+            DType::F16 => "half",
+            other => other.name(),
         }
     }
 
@@ -86,6 +100,7 @@ impl DType {
         DType::ALL
             .iter()
             .copied()
+            .chain([DType::String])
             .find(|d| d.name() == name)
             .or_else(|| aliases.iter().find(|(n, _)| *n == name).map(|(_, d)| *d))
             .ok_or_else(|| {
@@ -97,6 +112,7 @@ impl DType {
         DType::ALL
             .iter()
             .copied()
+            .chain([DType::String])
             .find(|d| *d as u32 == value)
             .ok_or_else(|| Error::Type(format!("Unknown TensorFlow DataType enum {value}")))
     }
@@ -109,6 +125,7 @@ impl DType {
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
             DType::C128 => 16,
+            DType::String => std::mem::size_of::<crate::tstring::TfString>(),
         }
     }
 
@@ -141,9 +158,13 @@ impl DType {
         self.is_integer() || self.is_floating()
     }
 
-    /// Anything arithmetic works on: all but bool.
+    /// Anything arithmetic works on: all but bool and string.
     pub fn is_numeric(self) -> bool {
-        !self.is_bool()
+        !self.is_bool() && !self.is_string()
+    }
+
+    pub fn is_string(self) -> bool {
+        self == DType::String
     }
 
     /// The real type of a complex type (`complex64 -> float32`); other types map to themselves.
@@ -197,7 +218,11 @@ impl DTypeSet {
     pub const REAL: DTypeSet = DTypeSet::INT.union(DTypeSet::FLOAT);
     pub const NUMERIC: DTypeSet = DTypeSet::REAL.union(DTypeSet::COMPLEX);
     pub const BOOL: DTypeSet = DTypeSet::of(&[DType::Bool]);
+    /// Every dtype with arithmetic elements (`Element`): what most ops accept.
     pub const ALL: DTypeSet = DTypeSet::NUMERIC.union(DTypeSet::BOOL);
+    pub const STRING: DTypeSet = DTypeSet::of(&[DType::String]);
+    /// Every dtype, strings included: what ops that only move or compare elements accept.
+    pub const ANY: DTypeSet = DTypeSet::ALL.union(DTypeSet::STRING);
     pub const INEXACT: DTypeSet = DTypeSet::FLOAT.union(DTypeSet::COMPLEX);
     pub const SIGNED_NUMERIC: DTypeSet = DTypeSet::SIGNED.union(DTypeSet::INEXACT);
     pub const BITWISE: DTypeSet = DTypeSet::INT.union(DTypeSet::BOOL);

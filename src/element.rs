@@ -35,6 +35,37 @@ pub trait Element: Copy + Send + Sync + 'static + PartialEq + std::fmt::Debug + 
     fn unwrap(b: &Buffer) -> Option<&Vec<Self>>;
 }
 
+/// What kernels that only move, compare or show elements need (gather, concat, transpose,
+/// select, ...): every `Element` type and `TfString`, so one kernel body also serves strings.
+pub trait Movable: Clone + Send + Sync + 'static + PartialEq + std::fmt::Debug + Default {
+    const MOVABLE_DTYPE: DType;
+    fn wrap_vec(v: Vec<Self>) -> Buffer;
+    fn unwrap_vec(b: &Buffer) -> Option<&Vec<Self>>;
+}
+
+impl<T: Element> Movable for T {
+    const MOVABLE_DTYPE: DType = T::DTYPE;
+    fn wrap_vec(v: Vec<Self>) -> Buffer {
+        T::wrap(v)
+    }
+    fn unwrap_vec(b: &Buffer) -> Option<&Vec<Self>> {
+        T::unwrap(b)
+    }
+}
+
+impl Movable for crate::tstring::TfString {
+    const MOVABLE_DTYPE: DType = DType::String;
+    fn wrap_vec(v: Vec<Self>) -> Buffer {
+        Buffer::Str(v)
+    }
+    fn unwrap_vec(b: &Buffer) -> Option<&Vec<Self>> {
+        match b {
+            Buffer::Str(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
 /// TensorFlow's `tf.cast` for one element: float to int truncates toward zero, complex to real
 /// keeps the real part, anything to bool is `!= 0`.
 #[inline(always)]

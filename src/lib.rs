@@ -31,6 +31,7 @@ pub mod ops;
 pub mod saved_model;
 pub mod shape;
 pub mod tensor;
+pub mod tstring;
 pub mod variable;
 
 #[cfg(feature = "python")]

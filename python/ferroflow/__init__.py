@@ -120,6 +120,7 @@ from ferroflow.dtypes import (
     quint8,
     quint16,
     resource,
+    string,
     uint8,
     uint16,
     uint32,

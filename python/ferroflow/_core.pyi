@@ -206,9 +206,10 @@ def split(x: _TensorLike, num_or_size_splits: _IntsLike, axis: _IntLike) -> list
 
 def tile(x: _TensorLike, multiples: _IntsLike) -> Tensor: ...
 def pad(
-    x: _TensorLike, paddings: object, mode: str = "CONSTANT", constant_values: float = 0.0
+    x: _TensorLike, paddings: object, mode: str = "CONSTANT", constant_values: object = None
 ) -> Tensor:
-    """`paddings`: [rank, 2] pairs; `mode`: "CONSTANT", "REFLECT" or "SYMMETRIC" (any case)."""
+    """`paddings`: [rank, 2] pairs; `mode`: "CONSTANT", "REFLECT" or "SYMMETRIC" (any case);
+    `constant_values`: a number, or a string for string tensors (None: zero, b'')."""
 
 def squeeze(x: _TensorLike, axis: _IntsLike = None) -> Tensor: ...
 def expand_dims(x: _TensorLike, axis: _IntLike) -> Tensor: ...

@@ -11,7 +11,10 @@ __all__ = ["Reference", "TensorShape", "as_dtype", "tensor_repr", "tensor_str"]
 
 
 def _numpy_text(tensor, is_repr):
-    value = np.asarray(tensor.numpy())
+    raw = tensor.numpy()
+    if isinstance(raw, bytes):
+        return repr(raw)  # a string scalar shows as Python's bytes literal, as TensorFlow's
+    value = np.asarray(raw)
     if value.ndim == 0:
         # A 0-d array prints as numpy prints the bare value ("21.0"), whatever numpy's version.
         text = str(value)

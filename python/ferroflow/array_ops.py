@@ -202,7 +202,12 @@ def tile(input, multiples, name=None):  # noqa: A002
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
-    return _core.pad(tensor, paddings, mode, float(constant_values))
+    is_string = isinstance(constant_values, (str, bytes)) or (
+        getattr(getattr(constant_values, "dtype", None), "name", None) == "string"
+    )
+    if not is_string:
+        constant_values = float(constant_values)
+    return _core.pad(tensor, paddings, mode, constant_values)
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002

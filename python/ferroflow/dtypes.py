@@ -77,6 +77,8 @@ class DType:
 
     @property
     def size(self):
+        if self._name == "string":
+            return 0
         return np.dtype(self._np).itemsize
 
     @property
@@ -153,10 +155,12 @@ uint64 = DType(23, "uint64", np.uint64)
 bool = DType(10, "bool", np.bool_)  # noqa: A001 - TensorFlow's name
 complex64 = DType(8, "complex64", np.complex64)
 complex128 = DType(18, "complex128", np.complex128)
+# Byte strings; `.numpy()` gives object arrays of `bytes`, as TensorFlow's does.
+string = DType(7, "string", np.object_)
 
 _ALL = (
     float16, bfloat16, float32, float64, int8, int16, int32, int64,
-    uint8, uint16, uint32, uint64, bool, complex64, complex128,
+    uint8, uint16, uint32, uint64, bool, complex64, complex128, string,
 )  # fmt: skip
 _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
@@ -188,9 +192,13 @@ def as_dtype(type_value):
     if type_value in _PYTHON_TYPES:
         return _PYTHON_TYPES[type_value]
     try:
-        name = np.dtype(type_value).name
+        numpy_dtype = np.dtype(type_value)
     except TypeError:
-        name = None
+        numpy_dtype = None
+    # numpy's object, bytes and str dtypes (any length) all hold TensorFlow strings.
+    if numpy_dtype is not None and numpy_dtype.kind in "OSU":
+        return string
+    name = None if numpy_dtype is None else numpy_dtype.name
     if name in _BY_NAME:
         return _BY_NAME[name]
     raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.")

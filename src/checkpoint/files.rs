@@ -18,6 +18,8 @@ const VERSION: u64 = 1;
 const DTYPES_KEY: &str = "ferroflow.dtypes";
 /// Metadata key holding each entry's CRC-32 of its stored bytes.
 const CRC_KEY: &str = "ferroflow.crc32";
+/// The shapes of string entries, which are stored as one flat run of bytes.
+const STRING_SHAPES_KEY: &str = "ferroflow.string_shapes";
 
 pub fn index_path(prefix: &Path) -> PathBuf {
     suffixed(prefix, ".index")
@@ -42,9 +44,14 @@ pub fn write(prefix: &Path, tensors: &[(String, Tensor)], object_graph: &Value) 
     let mut stored = Vec::with_capacity(tensors.len());
     let mut dtypes = serde_json::Map::new();
     let mut crcs = serde_json::Map::new();
+    let mut string_shapes = serde_json::Map::new();
     for (key, t) in tensors {
-        let (dtype, dims) = stored_form(t.dtype(), t.dims());
+        let (dtype, mut dims) = stored_form(t.dtype(), t.dims());
         let bytes = to_bytes(t)?;
+        if t.dtype().is_string() {
+            string_shapes.insert(key.clone(), json!(t.dims()));
+            dims = vec![bytes.len()];
+        }
         crcs.insert(key.clone(), json!(crc32fast::hash(&bytes)));
         stored.push((key.clone(), dtype, dims, bytes));
         dtypes.insert(key.clone(), json!(t.dtype().name()));
@@ -59,6 +66,7 @@ pub fn write(prefix: &Path, tensors: &[(String, Tensor)], object_graph: &Value) 
     let metadata = HashMap::from([
         (DTYPES_KEY.to_string(), Value::Object(dtypes).to_string()),
         (CRC_KEY.to_string(), Value::Object(crcs).to_string()),
+        (STRING_SHAPES_KEY.to_string(), Value::Object(string_shapes).to_string()),
     ]);
     let data = safetensors::serialize(views, Some(metadata))
         .map_err(|e| Error::Internal(format!("checkpoint data: {e}")))?;
@@ -139,6 +147,7 @@ impl CheckpointReader {
                 "checksum mismatch for '{key}': the checkpoint's data file is corrupt"
             )));
         }
+        let dims = if entry.dtype.is_string() { entry.shape.dims() } else { dims.as_slice() };
         from_bytes(entry.dtype, dims, bytes)
     }
 }
@@ -171,6 +180,8 @@ fn entries_of(metadata: &Metadata, start: usize, path: &Path) -> Result<(Vec<Ent
             .ok_or_else(|| corrupt(format!("no {name} table")))
     };
     let (dtypes, crcs) = (table(DTYPES_KEY)?, table(CRC_KEY)?);
+    // Files written before strings were supported have no shapes table.
+    let string_shapes = table(STRING_SHAPES_KEY).unwrap_or_default();
     let mut entries = Vec::new();
     let mut locations = HashMap::new();
     for (key, info) in metadata.tensors() {
@@ -186,6 +197,10 @@ fn entries_of(metadata: &Metadata, start: usize, path: &Path) -> Result<(Vec<Ent
         let (begin, end) = info.data_offsets;
         let dims = match dtype {
             DType::C128 => info.shape.split_last().map(|(_, d)| d.to_vec()).unwrap_or_default(),
+            DType::String => string_shapes
+                .get(&key)
+                .and_then(|d| serde_json::from_value::<Vec<usize>>(d.clone()).ok())
+                .ok_or_else(|| corrupt(format!("no shape for string entry '{key}'")))?,
             _ => info.shape.clone(),
         };
         entries.push(Entry { key: key.clone(), dtype, shape: Shape(dims) });

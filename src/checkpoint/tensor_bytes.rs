@@ -7,6 +7,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
+use crate::tstring::TfString;
 use safetensors::Dtype as Stored;
 
 #[cfg(target_endian = "big")]
@@ -28,15 +29,29 @@ pub fn stored_form(dtype: DType, dims: &[usize]) -> (Stored, Vec<usize>) {
         DType::U32 => Stored::U32,
         DType::U64 => Stored::U64,
         DType::Bool => Stored::BOOL,
+        // Never written: `to_bytes` refuses string tensors first.
+        DType::String => Stored::U8,
         DType::C64 => Stored::C64,
         DType::C128 => return (Stored::F64, [dims, &[2]].concat()),
     };
     (stored, dims.to_vec())
 }
 
-/// The host bytes of a tensor's elements.
+/// The host bytes of a tensor's elements. Strings are stored as every element's length (u64,
+/// little-endian) followed by all their bytes; the entry's shape is then kept beside it.
 pub fn to_bytes(t: &Tensor) -> Result<Vec<u8>> {
     let buffer = t.host()?;
+    if let Buffer::Str(v) = buffer {
+        let total: usize = v.iter().map(|s| s.len()).sum();
+        let mut out = Vec::with_capacity(8 * v.len() + total);
+        for s in v {
+            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        }
+        for s in v {
+            out.extend_from_slice(s.as_bytes());
+        }
+        return Ok(out);
+    }
     Ok(crate::with_all!(buffer, v => {
         // SAFETY: every element type is plain old data without padding (bool is one byte of
         // 0 or 1; complex is two floats, repr(C)); the slice covers exactly the vector.
@@ -44,12 +59,44 @@ pub fn to_bytes(t: &Tensor) -> Result<Vec<u8>> {
             std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(&v[..]))
         };
         bytes.to_vec()
-    }))
+    }, else return Err(Error::Internal("string entries are encoded above".into()))))
+}
+
+/// A string tensor of `dims` from `to_bytes`' layout. Nothing in the file is trusted: the
+/// lengths must fit in the bytes there are and account for all of them.
+fn strings_from_bytes(dims: &[usize], bytes: &[u8]) -> Result<Tensor> {
+    let damaged = |why: &str| Error::DataLoss(format!("string entry of shape {dims:?}: {why}"));
+    let n = dims
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| damaged("too large"))?;
+    let header =
+        n.checked_mul(8).filter(|&h| h <= bytes.len()).ok_or_else(|| damaged("truncated"))?;
+    let (lengths, mut rest) = bytes.split_at(header);
+    let mut strings = Vec::with_capacity(n);
+    for chunk in lengths.chunks_exact(8) {
+        let len = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|&l| l <= rest.len())
+            .ok_or_else(|| damaged("a length runs past the data"))?;
+        let (s, tail) = rest.split_at(len);
+        strings.push(TfString::new(s));
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        return Err(damaged("bytes left over after the last string"));
+    }
+    Tensor::from_buffer(Buffer::Str(strings), Shape(dims.to_vec()))
 }
 
 /// A tensor of `dtype` (complex128 already folded back) from stored bytes; `dims` are the
-/// stored dims. Every byte pattern is accepted except a bool that is not 0 or 1.
+/// stored dims (for strings, the tensor's own). Every byte pattern is accepted except a bool
+/// that is not 0 or 1.
 pub fn from_bytes(dtype: DType, stored_dims: &[usize], bytes: &[u8]) -> Result<Tensor> {
+    if dtype == DType::String {
+        return strings_from_bytes(stored_dims, bytes);
+    }
     let dims = match dtype {
         DType::C128 => match stored_dims.split_last() {
             Some((2, rest)) => rest.to_vec(),
@@ -86,7 +133,7 @@ pub fn from_bytes(dtype: DType, stored_dims: &[usize], bytes: &[u8]) -> Result<T
                         bytes.len(),
                     )
                 };
-            });
+            }, else {});
             buffer
         }
     };

@@ -192,10 +192,13 @@ fn branch_index(selector: &Tensor, branches: usize) -> Result<usize> {
     }
     let buffer = selector.host()?;
     if selector.dtype() == crate::dtype::DType::Bool {
-        let truth = crate::with_all!(buffer, v => crate::element::Element::is_nonzero(v[0]));
+        let truth =
+            crate::with_all!(buffer, v => crate::element::Element::is_nonzero(v[0]), else false);
         return Ok(if truth { 0 } else { 1 });
     }
-    let i = crate::with_all!(buffer, v => crate::element::Element::to_i64(v[0]));
+    let i = crate::with_all!(buffer, v => crate::element::Element::to_i64(v[0]), else {
+        return Err(Error::InvalidArgument("a branch index must be an integer, got a string".into()))
+    });
     Ok(if i >= 0 && (i as usize) < branches { i as usize } else { branches - 1 })
 }
 

@@ -8,7 +8,7 @@ use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::dispatch::{self, Op};
 use crate::dtype::DType;
-use crate::element::Element;
+use crate::element::{Element, Movable};
 use crate::error::{Error, Result};
 use crate::graph::fused_cpu;
 use crate::shape::Shape;
@@ -147,12 +147,12 @@ fn run_cpu(chain: &FusedChain, inputs: &[&Tensor], shape: &Shape) -> Result<Tens
             Ok(())
         })?;
         T::wrap(out)
-    });
+    }, else return Err(Error::Internal("fused chains are numeric".into())));
     Tensor::from_buffer(out, shape.clone())
 }
 
 fn chunk_of(t: &Tensor, start: usize, len: usize) -> Tensor {
     let buffer: Buffer =
-        crate::with_all!(t.buffer(), v => Element::wrap(v[start..start + len].to_vec()));
+        crate::with_movable!(t.buffer(), v => Movable::wrap_vec(v[start..start + len].to_vec()));
     Tensor::from_buffer_unchecked(buffer, Shape(vec![len]))
 }

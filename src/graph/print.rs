@@ -61,7 +61,10 @@ fn element_strings(buffer: &Buffer) -> Vec<String> {
         Buffer::F16(v) => v.iter().map(|x| float_text(x.to_f64(), 6, 9, |_| true)).collect(),
         Buffer::BF16(v) => v.iter().map(|x| float_text(x.to_f64(), 6, 9, |_| true)).collect(),
         Buffer::Bool(v) => v.iter().map(|&b| if b { "1" } else { "0" }.to_string()).collect(),
-        other => crate::with_all!(other, v => v.iter().map(|x| format!("{x:?}")).collect()),
+        Buffer::Str(v) => {
+            v.iter().map(|s| format!("\"{}\"", crate::tstring::c_escape(s.as_bytes()))).collect()
+        }
+        other => crate::with_movable!(other, v => v.iter().map(|x| format!("{x:?}")).collect()),
     }
 }
 

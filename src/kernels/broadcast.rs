@@ -158,16 +158,17 @@ fn rows<A: Copy + Sync, B: Copy + Sync, U: Send>(
 }
 
 /// Copies any strided view (a transpose, a strided slice, a broadcast) into a new row-major vector.
-pub fn materialize<T: Copy + Send + Sync>(v: &ndarray::ArrayViewD<'_, T>) -> Vec<T> {
+/// Strings are cloned; everything else is copied.
+pub fn materialize<T: Clone + Send + Sync>(v: &ndarray::ArrayViewD<'_, T>) -> Vec<T> {
     let mut o = ArrayD::<T>::uninit(v.raw_dim());
     let zip = Zip::from(&mut o).and(v);
     if v.len() > GRAIN {
-        zip.par_for_each(|o, &x| {
-            o.write(x);
+        zip.par_for_each(|o, x| {
+            o.write(x.clone());
         });
     } else {
-        zip.for_each(|o, &x| {
-            o.write(x);
+        zip.for_each(|o, x| {
+            o.write(x.clone());
         });
     }
     // SAFETY: the zip wrote every element.

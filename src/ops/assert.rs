@@ -99,7 +99,8 @@ fn element_texts(buffer: &Buffer) -> Vec<String> {
         Buffer::Bool(v) => v.iter().map(|&b| u8::from(b).to_string()).collect(),
         Buffer::F32(v) => v.iter().map(|x| x.to_string()).collect(),
         Buffer::F64(v) => v.iter().map(|x| x.to_string()).collect(),
-        other => crate::with_all!(other, v => v.iter().map(|x| format!("{x:?}")).collect()),
+        Buffer::Str(v) => v.iter().map(|s| crate::tstring::c_escape(s.as_bytes())).collect(),
+        other => crate::with_movable!(other, v => v.iter().map(|x| format!("{x:?}")).collect()),
     }
 }
 

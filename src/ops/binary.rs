@@ -11,6 +11,7 @@ use crate::ops::primitive::{
 };
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
+use crate::tstring::TfString;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum BinaryOp {
@@ -74,7 +75,8 @@ impl BinaryOp {
     /// (TensorFlow op name, Python name, dtypes accepted).
     pub fn info(self) -> (&'static str, &'static str, DTypeSet) {
         match self {
-            Add => ("AddV2", "add", DTypeSet::NUMERIC),
+            // Adding strings concatenates them, as TensorFlow's AddV2 does.
+            Add => ("AddV2", "add", DTypeSet::NUMERIC.union(DTypeSet::STRING)),
             Sub => ("Sub", "subtract", DTypeSet::NUMERIC),
             Mul => ("Mul", "multiply", DTypeSet::NUMERIC),
             Div => ("RealDiv", "divide_raw", DTypeSet::NUMERIC),
@@ -84,8 +86,8 @@ impl BinaryOp {
             Maximum => ("Maximum", "maximum", DTypeSet::REAL),
             Minimum => ("Minimum", "minimum", DTypeSet::REAL),
             Atan2 => ("Atan2", "atan2", DTypeSet::FLOAT),
-            Equal => ("Equal", "equal", DTypeSet::ALL),
-            NotEqual => ("NotEqual", "not_equal", DTypeSet::ALL),
+            Equal => ("Equal", "equal", DTypeSet::ANY),
+            NotEqual => ("NotEqual", "not_equal", DTypeSet::ANY),
             Less => ("Less", "less", DTypeSet::REAL),
             LessEqual => ("LessEqual", "less_equal", DTypeSet::REAL),
             Greater => ("Greater", "greater", DTypeSet::REAL),
@@ -227,6 +229,36 @@ fn bin<A: Copy + Sync, U: Element>(
     Ok(U::wrap(broadcast::zip2(a, a_shape, b, b_shape, out, f)?))
 }
 
+/// The binary ops TensorFlow defines on strings: concatenation and byte equality. Positions
+/// broadcast (they are `Copy`); each output then reads its two strings once.
+fn strings(
+    op: BinaryOp,
+    a: &[TfString],
+    a_shape: &Shape,
+    b: &[TfString],
+    b_shape: &Shape,
+    out: &Shape,
+) -> Result<Buffer> {
+    let ia: Vec<usize> = (0..a.len()).collect();
+    let ib: Vec<usize> = (0..b.len()).collect();
+    let pairs = broadcast::zip2(&ia, a_shape, &ib, b_shape, out, |i, j| (i, j))?;
+    let pair = |(i, j): (usize, usize)| (&a[i], &b[j]);
+    Ok(match op {
+        Add => Buffer::Str(
+            pairs
+                .into_iter()
+                .map(|p| {
+                    let (x, y) = pair(p);
+                    TfString::from_vec([x.as_bytes(), y.as_bytes()].concat())
+                })
+                .collect(),
+        ),
+        Equal => Buffer::Bool(pairs.into_iter().map(|p| pair(p).0 == pair(p).1).collect()),
+        NotEqual => Buffer::Bool(pairs.into_iter().map(|p| pair(p).0 != pair(p).1).collect()),
+        _ => return Err(Error::unsupported_dtype(op.info().0, DType::String)),
+    })
+}
+
 /// `match_pair!(x, y, a, b, [F32, ...], body, otherwise)`: both buffers of one listed variant.
 macro_rules! match_pair {
     ($x:expr, $y:expr, $a:ident, $b:ident, [$($v:ident),*], $body:expr, $otherwise:expr) => {
@@ -252,6 +284,10 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         other => other,
     })?;
     check_integer_operand(op, y)?;
+    if let (Buffer::Str(a), Buffer::Str(b)) = (x.buffer(), y.buffer()) {
+        let out = strings(op, a, x.shape(), b, y.shape(), &out_shape)?;
+        return Ok(Tensor::from_buffer_unchecked(out, out_shape));
+    }
     let (xs, ys, o) = (x.shape(), y.shape(), &out_shape);
     let bad = || Error::unsupported_dtype(tf_name, dtype);
     macro_rules! numeric {

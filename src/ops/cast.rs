@@ -3,7 +3,7 @@
 use crate::buffer::Buffer;
 use crate::dtype::DType;
 use crate::element::{cast, Element};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::parallel;
 use crate::ops::primitive::{
     attrs_of, expect_name, from_attrs, input, Arity, Attrs, Decisions, Decode, GpuKernel,
@@ -68,7 +68,14 @@ pub fn cpu(x: &Tensor, to: DType) -> Result<Tensor> {
     if x.dtype() == to {
         return Ok(x.clone());
     }
-    let out = with_all!(x.buffer(), v => with_dtype!(to, U => cast_slice::<_, U>(v)));
+    let unsupported = || {
+        Error::Unimplemented(format!(
+            "Cast {} to {} is not supported",
+            x.dtype().cpp_name(),
+            to.cpp_name()
+        ))
+    };
+    let out = with_all!(x.buffer(), v => with_dtype!(to, U => cast_slice::<_, U>(v), else return Err(unsupported())), else return Err(unsupported()));
     Ok(Tensor::from_buffer_unchecked(out, x.shape().clone()))
 }
 

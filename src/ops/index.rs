@@ -3,12 +3,13 @@
 
 use crate::buffer::Buffer;
 use crate::dtype::DType;
-use crate::element::{Element, Num};
+use crate::element::{Element, Movable, Num};
 use crate::error::{Error, Result};
 use crate::kernels::parallel;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
-use crate::{with_all, with_numeric};
+use crate::tstring::TfString;
+use crate::{with_all, with_movable, with_numeric};
 
 /// `GatherV2`: inputs params and int32/int64 indices; the first `batch_dims` axes of both are
 /// batch axes, and `axis` of params is the one indexed.
@@ -106,15 +107,20 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
     for (at, &i) in idx.iter().enumerate() {
         check_index(i, d, at, "GatherV2")?;
     }
-    let out = with_all!(params.buffer(), v => Element::wrap(parallel::generate(b * po * n * inner, |flat| {
+    let out = with_movable!(params.buffer(), v => pick(v, b * po * n * inner, |flat| {
         let e = flat % inner;
         let k = (flat / inner) % n;
         let q = (flat / inner / n) % po;
         let bb = flat / inner / n / po;
         let i = idx[bb * n + k] as usize;
-        v[((bb * po + q) * d + i) * inner + e]
-    })));
+        ((bb * po + q) * d + i) * inner + e
+    }));
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
+}
+
+/// `n` elements of `v`, the i-th from position `source(i)`: the body of every gather.
+pub fn pick<T: Movable>(v: &[T], n: usize, source: impl Fn(usize) -> usize + Sync) -> Buffer {
+    T::wrap_vec(parallel::generate(n, |i| v[source(i)].clone()))
 }
 
 /// Flat offsets of the slices that `indices` (last axis = coordinates) select in `shape`.
@@ -166,9 +172,9 @@ pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
     let total = offsets.len().checked_mul(slice);
     crate::shape::check_alloc(total.unwrap_or(usize::MAX), params.dtype())?;
     let out_dims: Vec<usize> = lead.iter().chain(&params.dims()[k..]).copied().collect();
-    let out = with_all!(params.buffer(), v => Element::wrap(parallel::generate(offsets.len() * slice, |flat| {
-        v[offsets[flat / slice] + flat % slice]
-    })));
+    let out = with_movable!(params.buffer(), v => pick(v, offsets.len() * slice, |flat| {
+        offsets[flat / slice] + flat % slice
+    }));
     Ok(Tensor::from_buffer_unchecked(out, Shape(out_dims)))
 }
 
@@ -210,6 +216,16 @@ pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<T
             }
             Buffer::Bool(out)
         }
+        // TensorFlow adds strings too: repeated indices concatenate in index order.
+        Buffer::Str(u) => {
+            let mut out = vec![Vec::new(); shape.num_elements()];
+            for (row, &off) in offsets.iter().enumerate() {
+                for e in 0..slice {
+                    out[off + e].extend_from_slice(u[row * slice + e].as_bytes());
+                }
+            }
+            Buffer::Str(out.into_iter().map(TfString::from_vec).collect())
+        }
         _ => return Err(Error::unsupported_dtype("ScatterNd", updates.dtype())),
     });
     Ok(Tensor::from_buffer_unchecked(out, shape.clone()))
@@ -217,8 +233,9 @@ pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<T
 
 /// Coordinates of the non-zero (true) elements, as an int64 `[n, rank]` tensor in row-major order.
 pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
-    let truth: Vec<bool> =
-        with_all!(cond.buffer(), v => v.iter().map(|e| e.is_nonzero()).collect());
+    let truth: Vec<bool> = with_all!(cond.buffer(), v => v.iter().map(|e| e.is_nonzero()).collect(), else {
+        return Err(Error::unsupported_dtype("Where", cond.dtype()));
+    });
     let rank = cond.rank();
     let strides = cond.shape().strides();
     let mut coords = Vec::new();

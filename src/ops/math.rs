@@ -72,6 +72,10 @@ pub fn squared_difference(x: &Tensor, y: &Tensor) -> Result<Tensor> {
 
 pub fn add_n(xs: &[&Tensor]) -> Result<Tensor> {
     let first = xs.first().ok_or_else(|| Error::Value("inputs must be a non-empty list".into()))?;
+    // AddN sums numbers only, though AddV2 also concatenates strings.
+    if !crate::dtype::DTypeSet::NUMERIC.contains(first.dtype()) {
+        return Err(Error::unsupported_dtype("AddN", first.dtype()));
+    }
     for t in xs {
         if t.shape() != first.shape() {
             return Err(Error::InvalidArgument(format!(

@@ -76,7 +76,8 @@ named_binary!(add => Add, sub => Sub, mul => Mul, div => Div, maximum => Maximum
 
 /// A scalar of `like`'s dtype holding `value` (TensorFlow converts Python scalars this way).
 pub fn scalar_like(like: &Tensor, value: f64) -> Tensor {
-    crate::with_dtype!(like.dtype(), T => Tensor::scalar(T::from_f64(value)))
+    // A string `like` gets a float scalar, which the op it feeds then rejects by dtype.
+    crate::with_dtype!(like.dtype(), T => Tensor::scalar(T::from_f64(value)), else Tensor::scalar(value as f32))
 }
 
 pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
@@ -317,6 +318,16 @@ pub fn tile(x: &Tensor, multiples: &[i64]) -> Result<Tensor> {
 }
 
 pub fn pad(x: &Tensor, paddings: &[(i64, i64)], mode: PadMode, constant: f64) -> Result<Tensor> {
+    pad_with(x, paddings, mode, &scalar_like(x, constant))
+}
+
+/// `pad` with the fill value as a scalar tensor of `x`'s dtype (how strings are padded).
+pub fn pad_with(
+    x: &Tensor,
+    paddings: &[(i64, i64)],
+    mode: PadMode,
+    constant: &Tensor,
+) -> Result<Tensor> {
     let p: Vec<(usize, usize)> = paddings
         .iter()
         .map(|&(b, a)| match (usize::try_from(b), usize::try_from(a)) {
@@ -326,8 +337,7 @@ pub fn pad(x: &Tensor, paddings: &[(i64, i64)], mode: PadMode, constant: f64) ->
             ))),
         })
         .collect::<Result<_>>()?;
-    let c = scalar_like(x, constant);
-    apply1(&Op::Pad(shape_ops::Pad { paddings: p, mode }), &[x, &c])
+    apply1(&Op::Pad(shape_ops::Pad { paddings: p, mode }), &[x, constant])
 }
 
 pub fn gather(params: &Tensor, indices: &Tensor, axis: i64, batch_dims: i64) -> Result<Tensor> {
@@ -478,7 +488,10 @@ pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {
 }
 
 pub fn ones(dims: &[i64], dtype: DType) -> Result<Tensor> {
-    fill(dims, &crate::with_dtype!(dtype, T => Tensor::scalar(T::from_f64(1.0))))
+    let one = crate::with_dtype!(dtype, T => Tensor::scalar(T::from_f64(1.0)), else {
+        return Err(Error::Type("Cannot convert 1 to EagerTensor of dtype string".into()))
+    });
+    fill(dims, &one)
 }
 
 pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {

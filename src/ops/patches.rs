@@ -158,7 +158,9 @@ pub fn patches(x: &Tensor, spec: &PatchSpec) -> Result<Tensor> {
     let out = with_real!(x.buffer(), v => {
         let fill = if lowest { lowest_of(v) } else { Default::default() };
         Element::wrap(copy_windows(v, image, spec, fill))
-    }, else with_all!(x.buffer(), v => Element::wrap(copy_windows(v, image, spec, Default::default()))));
+    }, else with_all!(x.buffer(), v => Element::wrap(copy_windows(v, image, spec, Default::default())), else {
+        return Err(Error::unsupported_dtype("ExtractImagePatches", x.dtype()))
+    }));
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 

@@ -81,7 +81,9 @@ pub fn cpu(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let shape = broadcast_shapes(cond.shape(), x.shape())
         .and_then(|s| broadcast_shapes(&s, y.shape()))
         .map_err(|e| Error::InvalidArgument(format!("{e} [Op:SelectV2]")))?;
-    let out = with_all!(x.buffer(), a => select(c, cond.shape(), a, x.shape(), y, &shape)?);
+    let out = with_all!(x.buffer(), a => select(c, cond.shape(), a, x.shape(), y, &shape)?, else {
+        select_by_index(c, cond.shape(), x, y, &shape)?
+    });
     Ok(Tensor::from_buffer_unchecked(out, shape))
 }
 
@@ -106,6 +108,35 @@ fn select<T: Element>(
         |c, a, b| if c { a } else { b },
     )?;
     Ok(T::wrap(v))
+}
+
+/// `select` for elements that are not `Copy` (strings): broadcasts positions, then clones the
+/// chosen elements once each.
+fn select_by_index(
+    c: &[bool],
+    c_shape: &Shape,
+    x: &Tensor,
+    y: &Tensor,
+    out: &Shape,
+) -> Result<Buffer> {
+    let (Buffer::Str(a), Buffer::Str(b)) = (x.buffer(), y.buffer()) else {
+        return Err(Error::Internal("select: dtype mismatch".into()));
+    };
+    let ia: Vec<usize> = (0..a.len()).collect();
+    let ib: Vec<usize> = (a.len()..a.len() + b.len()).collect();
+    let picks =
+        broadcast::zip3(
+            c,
+            c_shape,
+            &ia,
+            x.shape(),
+            &ib,
+            y.shape(),
+            out,
+            |c, i, j| if c { i } else { j },
+        )?;
+    let element = |p: usize| if p < a.len() { a[p].clone() } else { b[p - a.len()].clone() };
+    Ok(Buffer::Str(picks.into_iter().map(element).collect()))
 }
 
 /// A condition that broadcasts against a matrix and a scalar.

@@ -3,13 +3,13 @@
 
 use crate::buffer::Buffer;
 use crate::dtype::DType;
-use crate::element::Element;
+use crate::element::Movable;
 use crate::error::{Error, Result};
 use crate::kernels::broadcast::materialize;
 use crate::ops::primitive::TensorType;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
-use crate::with_all;
+use crate::with_movable;
 use ndarray::{ArrayViewD, Axis, IxDyn, Slice};
 
 // The primitives' attributes (their `Primitive` declarations are in `shape_decl.rs`).
@@ -51,6 +51,11 @@ pub struct Tile(pub Vec<usize>);
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct ShapeOf(pub DType);
+
+/// `b`'s elements when they have the same type as `like`'s.
+fn same_kind<'a, T: Movable>(_like: &[T], b: &'a Buffer) -> Option<&'a Vec<T>> {
+    T::unwrap_vec(b)
+}
 
 fn view<'a, T>(data: &'a [T], shape: &Shape) -> Result<ArrayViewD<'a, T>> {
     ArrayViewD::from_shape(IxDyn(shape.dims()), data)
@@ -122,9 +127,9 @@ pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     if perm.iter().enumerate().all(|(i, &p)| i == p) {
         return Ok(x.clone());
     }
-    let out = with_all!(x.buffer(), v => {
+    let out = with_movable!(x.buffer(), v => {
         let t = view(v, x.shape())?.permuted_axes(IxDyn(perm));
-        Element::wrap(materialize(&t))
+        Movable::wrap_vec(materialize(&t))
     });
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
@@ -143,10 +148,10 @@ pub fn broadcast_to(x: &Tensor, shape: &Shape) -> Result<Tensor> {
     if shape.rank() < x.rank() {
         return Err(err());
     }
-    let out = with_all!(x.buffer(), v => {
+    let out = with_movable!(x.buffer(), v => {
         let base = view(v, x.shape())?;
         let b = base.broadcast(IxDyn(shape.dims())).ok_or_else(err)?;
-        Element::wrap(materialize(&b))
+        Movable::wrap_vec(materialize(&b))
     });
     Ok(Tensor::from_buffer_unchecked(out, shape.clone()))
 }
@@ -187,11 +192,11 @@ pub fn concat_shape(inputs: &[&Tensor], axis: usize) -> Result<Shape> {
 pub fn concat(inputs: &[&Tensor], axis: usize) -> Result<Tensor> {
     let out_shape = concat_shape(inputs, axis)?;
     let outer: usize = out_shape.dims()[..axis].iter().product();
-    let out = with_all!(inputs[0].buffer(), v0 => concat_typed(v0, inputs, axis, outer)?);
+    let out = with_movable!(inputs[0].buffer(), v0 => concat_typed(v0, inputs, axis, outer)?);
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
-fn concat_typed<T: Element>(
+fn concat_typed<T: Movable>(
     _first: &[T],
     inputs: &[&Tensor],
     axis: usize,
@@ -199,7 +204,7 @@ fn concat_typed<T: Element>(
 ) -> Result<Buffer> {
     let parts: Vec<&Vec<T>> = inputs
         .iter()
-        .map(|t| T::unwrap(t.buffer()))
+        .map(|t| T::unwrap_vec(t.buffer()))
         .collect::<Option<_>>()
         .ok_or_else(|| Error::Internal("concat: dtype mismatch".into()))?;
     let rows: Vec<usize> = inputs.iter().map(|t| t.dims()[axis..].iter().product()).collect();
@@ -209,7 +214,7 @@ fn concat_typed<T: Element>(
             out.extend_from_slice(&p[o * row..(o + 1) * row]);
         }
     }
-    Ok(T::wrap(out))
+    Ok(T::wrap_vec(out))
 }
 
 /// The shape rule of `Tile` (shared with the GPU kernel).
@@ -322,8 +327,8 @@ pub fn pad(
     let out_shape = pad_shape(x, paddings, mode, constant)?;
     let in_strides = x.shape().strides();
     let out_strides = out_shape.strides();
-    let out = with_all!(x.buffer(), v => {
-        let fill = Element::unwrap(constant.buffer()).map(|c: &Vec<_>| c[0]).ok_or_else(|| Error::Internal("pad".into()))?;
+    let out = with_movable!(x.buffer(), v => {
+        let fill = &same_kind(v, constant.buffer()).ok_or_else(|| Error::Internal("pad".into()))?[0];
         let n = out_shape.num_elements();
         let out: Vec<_> = crate::kernels::parallel::generate(n, |flat| {
             let mut src = 0usize;
@@ -335,16 +340,16 @@ pub fn pad(
                 let mut j = i as i64 - before;
                 if j < 0 || j >= d {
                     match mode {
-                        PadMode::Constant => return fill,
+                        PadMode::Constant => return fill.clone(),
                         PadMode::Reflect => j = if j < 0 { -j } else { 2 * (d - 1) - j },
                         PadMode::Symmetric => j = if j < 0 { -j - 1 } else { 2 * d - 1 - j },
                     }
                 }
                 src += j as usize * in_strides[axis];
             }
-            v[src]
+            v[src].clone()
         });
-        Element::wrap(out)
+        Movable::wrap_vec(out)
     });
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
@@ -365,7 +370,7 @@ pub fn strided_slice(x: &Tensor, spec: &SliceSpec) -> Result<Tensor> {
     if spec.ranges.len() != x.rank() {
         return Err(Error::Internal("slice spec rank mismatch".into()));
     }
-    let out = with_all!(x.buffer(), v => {
+    let out = with_movable!(x.buffer(), v => {
         let mut view = view(v, x.shape())?;
         for (axis, &(start, len, step)) in spec.ranges.iter().enumerate() {
             let s = if len == 0 {
@@ -379,7 +384,7 @@ pub fn strided_slice(x: &Tensor, spec: &SliceSpec) -> Result<Tensor> {
             };
             view.slice_axis_inplace(Axis(axis), s);
         }
-        Element::wrap(materialize(&view))
+        Movable::wrap_vec(materialize(&view))
     });
     let b: Buffer = out;
     Tensor::from_buffer(b, spec.out_shape.clone())

@@ -1,5 +1,6 @@
 //! Sorting along the last axis (values and int32 indices, stable), and `unique` of a vector.
 
+use crate::buffer::Buffer;
 use crate::dtype::{DType, DTypeSet};
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -9,6 +10,7 @@ use crate::ops::primitive::{
 };
 use crate::shape::Shape;
 use crate::tensor::Tensor;
+use crate::tstring::TfString;
 use crate::with_all;
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -236,12 +238,31 @@ pub fn unique(x: &Tensor, out_idx_i64: bool) -> Result<(Tensor, Tensor)> {
             idx.push(id);
         }
         (Element::wrap(values), idx)
+    }, else match x.buffer() {
+        Buffer::Str(v) => unique_strings(v),
+        other => return Err(Error::unsupported_dtype("Unique", other.dtype())),
     });
     let n = values.len();
     let idx_t = Tensor::from_vec(idx, x.shape().clone());
     let idx_t =
         if out_idx_i64 { idx_t } else { crate::ops::cast::cpu(&idx_t, crate::dtype::DType::I32)? };
     Ok((Tensor::from_buffer_unchecked(values, Shape(vec![n])), idx_t))
+}
+
+/// `unique` on strings: byte equality, in order of first appearance.
+fn unique_strings(v: &[TfString]) -> (Buffer, Vec<i64>) {
+    let mut seen: HashMap<&TfString, i64> = HashMap::new();
+    let mut values = Vec::new();
+    let idx = v
+        .iter()
+        .map(|s| {
+            *seen.entry(s).or_insert_with(|| {
+                values.push(s.clone());
+                values.len() as i64 - 1
+            })
+        })
+        .collect();
+    (Buffer::Str(values), idx)
 }
 
 /// Hash key of a value: its bytes, except that every zero is the same key (-0.0 == 0.0) and

@@ -107,7 +107,9 @@ pub fn count_over(x: &Tensor, axes: &[usize], dtype: DType) -> Result<Tensor> {
     let known = static_dims(x);
     if let Some(sizes) = axes.iter().map(|&a| known[a]).collect::<Option<Vec<usize>>>() {
         let count = sizes.iter().product::<usize>() as f64;
-        return Ok(crate::with_dtype!(dtype, T => Tensor::scalar(T::from_f64(count))));
+        return Ok(
+            crate::with_dtype!(dtype, T => Tensor::scalar(T::from_f64(count)), else Tensor::scalar(count as f32)),
+        );
     }
     let shape = shape_vector(x)?;
     let sizes = axes.iter().map(|&a| size_along(&shape, a)).collect::<Result<Vec<Tensor>>>()?;

@@ -361,29 +361,29 @@ unary_ops! {
     },
     /// The value, as its own node (`tf.identity`): gradients pass through unchanged.
     Identity {
-        tf: "Identity", python: "identity", dtypes: DTypeSet::ALL,
-        cpu: |x, b, bad| with_all!(b, v => un(v, |a| a)),
+        tf: "Identity", python: "identity", dtypes: DTypeSet::ANY,
+        cpu: |x, b, bad| with_all!(b, v => un(v, |a| a), else b.clone()),
         gpu: [F32 => "a", I32 => "a", I64 => "a", U => "a", Bool => "a"],
         grad: Rule(|_, _, g| Ok(g.clone())),
     },
     /// The value, as a node that stops gradients (tapes never record it; graphs keep it, so a
     /// gradient taken through a traced function stops there too).
     StopGradient {
-        tf: "StopGradient", python: "stop_gradient", dtypes: DTypeSet::ALL,
-        cpu: |x, b, bad| with_all!(b, v => un(v, |a| a)),
+        tf: "StopGradient", python: "stop_gradient", dtypes: DTypeSet::ANY,
+        cpu: |x, b, bad| with_all!(b, v => un(v, |a| a), else b.clone()),
         gpu: [F32 => "a", I32 => "a", I64 => "a", U => "a", Bool => "a"],
         grad: NotDifferentiable,
     },
     /// Zeros shaped like the input at run time (so an unknown traced size never bakes in).
     ZerosLike {
-        tf: "ZerosLike", python: "zeros_like", dtypes: DTypeSet::ALL,
-        cpu: |x, b, bad| with_all!(b, v => un(v, |a| filled(a, 0.0))),
+        tf: "ZerosLike", python: "zeros_like", dtypes: DTypeSet::ANY,
+        cpu: |x, b, bad| with_all!(b, v => un(v, |a| filled(a, 0.0)), else Buffer::zeros(DType::String, b.len())),
         gpu: [F32 => "0.0", I32 => "0", I64 => "0li", U => "a ^ a", Bool => "0u"],
         grad: NotDifferentiable,
     },
     OnesLike {
         tf: "OnesLike", python: "ones_like", dtypes: DTypeSet::ALL,
-        cpu: |x, b, bad| with_all!(b, v => un(v, |a| filled(a, 1.0))),
+        cpu: |x, b, bad| with_all!(b, v => un(v, |a| filled(a, 1.0)), else return Err(bad())),
         gpu: [F32 => "1.0", I32 => "1", I64 => "1li", U => "(a ^ a) + 1", Bool => "1u"],
         grad: NotDifferentiable,
     },

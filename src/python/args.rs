@@ -83,7 +83,9 @@ pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
             )));
         }
         return Ok(
-            with_all!(t.host().py()?, v => v.iter().map(|e| crate::element::Element::to_i64(*e)).collect()),
+            with_all!(t.host().py()?, v => v.iter().map(|e| crate::element::Element::to_i64(*e)).collect(), else {
+                return Err(PyTypeError::new_err("Expected an integer tensor, got string"))
+            }),
         );
     }
     if let Ok(i) = obj.extract::<i64>() {
@@ -133,7 +135,9 @@ pub fn scalar_i64(t: &crate::tensor::Tensor) -> PyResult<i64> {
         ))));
     }
     crate::graph::trace::check_concrete(t, "An integer argument").py()?;
-    Ok(with_all!(t.host().py()?, v => crate::element::Element::to_i64(v[0])))
+    Ok(with_all!(t.host().py()?, v => crate::element::Element::to_i64(v[0]), else {
+        return Err(PyTypeError::new_err("Expected a scalar integer, got a string tensor"))
+    }))
 }
 
 /// An integer argument given as a Python int or a scalar integer tensor.

@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::ops;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
+use crate::tstring::TfString;
 use crate::with_dtype;
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
@@ -21,7 +22,7 @@ use numpy::{
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 /// How a requested dtype applies. `Require` is `dtype=`: convert or fail. `Prefer` is TensorFlow's
 /// `dtype_hint` (how operators convert their Python operands): use it when the value fits,
@@ -42,39 +43,48 @@ impl Hint {
     }
 }
 
-/// A Python scalar read from a (nested) sequence.
-#[derive(Clone, Copy, Debug)]
+/// A Python scalar read from a (nested) sequence: a number, or a `str`/`bytes` (a `tf.string`
+/// element; `str` is stored as its UTF-8 bytes, as TensorFlow does).
+#[derive(Clone, Debug)]
 enum Leaf {
     Bool(bool),
     Int(i128),
     Float(f64),
     Complex(f64, f64),
+    Str(TfString),
 }
 
 impl Leaf {
-    fn fits(self, d: DType) -> bool {
+    fn fits(&self, d: DType) -> bool {
         match self {
-            Leaf::Bool(_) => true,
-            Leaf::Int(_) => !d.is_bool(),
+            Leaf::Bool(_) => !d.is_string(),
+            Leaf::Int(_) => !d.is_bool() && !d.is_string(),
             Leaf::Float(_) => d.is_floating() || d.is_complex(),
             Leaf::Complex(..) => d.is_complex(),
+            Leaf::Str(_) => d.is_string(),
         }
     }
 
-    fn to<T: Element>(self) -> T {
-        match self {
+    /// The number as an element of a numeric dtype (`fits` has ruled strings out).
+    fn to<T: Element>(&self) -> T {
+        match *self {
             Leaf::Bool(b) => T::from_bool(b),
             Leaf::Int(i) if i < 0 => T::from_i64(i as i64),
             Leaf::Int(i) => T::from_u64(i as u64),
             Leaf::Float(f) => T::from_f64(f),
             Leaf::Complex(re, im) => T::from_c128(Complex64::new(re, im)),
+            Leaf::Str(_) => T::default(),
         }
     }
 
-    fn repr(self) -> String {
+    fn repr(&self) -> String {
         match self {
+            Leaf::Str(s) => match std::str::from_utf8(s.as_bytes()) {
+                Ok(text) if !text.contains('\'') => format!("'{text}'"),
+                _ => crate::tstring::bytes_repr(s.as_bytes()),
+            },
             Leaf::Bool(b) => {
-                if b {
+                if *b {
                     "True".into()
                 } else {
                     "False".into()
@@ -106,7 +116,18 @@ fn leaf(obj: &Bound<'_, PyAny>) -> PyResult<Option<Leaf>> {
     if let Ok(c) = obj.cast_exact::<PyComplex>() {
         return Ok(Some(Leaf::Complex(c.real(), c.imag())));
     }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(Some(Leaf::Str(TfString::new(b.as_bytes()))));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Some(Leaf::Str(utf8(s)?)));
+    }
     Ok(None)
+}
+
+/// A Python `str` as TensorFlow stores it: its UTF-8 bytes (lone surrogates are an error).
+fn utf8(s: &Bound<'_, PyString>) -> PyResult<TfString> {
+    Ok(TfString::new(s.to_cow()?.as_bytes()))
 }
 
 /// TensorFlow's limit on rank; it also bounds the recursion of nested-list conversion.
@@ -161,10 +182,11 @@ fn walk(
 }
 
 fn infer(leaves: &[Leaf]) -> PyResult<DType> {
-    let (mut b, mut i, mut f, mut c) = (false, false, false, false);
+    let (mut b, mut i, mut f, mut c, mut s) = (false, false, false, false, false);
     let (mut lo, mut hi) = (0i128, 0i128);
     for l in leaves {
         match *l {
+            Leaf::Str(_) => s = true,
             Leaf::Bool(_) => b = true,
             Leaf::Int(v) => {
                 i = true;
@@ -175,12 +197,14 @@ fn infer(leaves: &[Leaf]) -> PyResult<DType> {
             Leaf::Complex(..) => c = true,
         }
     }
-    if (b && (i || f || c)) || (c && (i || f)) {
+    if (b && (i || f || c)) || (c && (i || f)) || (s && (b || i || f || c)) {
         return Err(PyValueError::new_err(
             "Can't convert Python sequence with mixed types to Tensor.",
         ));
     }
-    Ok(if c {
+    Ok(if s {
+        DType::String
+    } else if c {
         DType::C128
     } else if f || leaves.is_empty() {
         DType::F32
@@ -213,7 +237,7 @@ fn from_leaves(
             };
             return Err(PyTypeError::new_err(format!(
                 "Cannot convert {shown} to EagerTensor of dtype {}",
-                d.name()
+                d.cpp_name()
             )));
         }
         _ => infer(leaves)?,
@@ -229,7 +253,11 @@ fn from_leaves(
             dtype.name()
         )));
     }
-    let buffer = with_dtype!(dtype, T => T::wrap(leaves.iter().map(|l| l.to::<T>()).collect()));
+    let buffer = with_dtype!(dtype, T => T::wrap(leaves.iter().map(|l| l.to::<T>()).collect()), else {
+        let strings: Option<Vec<TfString>> =
+            leaves.iter().map(|l| if let Leaf::Str(s) = l { Some(s.clone()) } else { None }).collect();
+        Buffer::Str(strings.ok_or_else(|| PyTypeError::new_err("Cannot convert a number to EagerTensor of dtype string"))?)
+    });
     Tensor::from_buffer(buffer, Shape(dims)).py()
 }
 
@@ -388,6 +416,10 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
         };
     }
     try_types!(f32, f64, i32, i64, bool, u8, i8, i16, u16, u32, u64, f16, Complex32, Complex64);
+    let kind: String = dt.getattr("kind")?.extract()?;
+    if matches!(kind.as_str(), "O" | "S" | "U") {
+        return from_numpy_strings(arr, dims);
+    }
     let name: String = dt.getattr("name")?.extract()?;
     if name == "bfloat16" {
         let bits = arr.call_method1("view", ("uint16",))?;
@@ -402,6 +434,27 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     Err(PyValueError::new_err(format!(
         "Failed to convert a NumPy array to a Tensor (unsupported dtype {name})."
     )))
+}
+
+/// A numpy array of `bytes`/`str` (object, `S` or `U` dtype) as a string tensor; any other
+/// object is TensorFlow's ValueError.
+fn from_numpy_strings(arr: &Bound<'_, PyUntypedArray>, dims: Vec<usize>) -> PyResult<Tensor> {
+    let flat = arr.call_method0("ravel")?.call_method0("tolist")?;
+    let mut strings = Vec::with_capacity(arr.len());
+    for item in flat.try_iter()? {
+        let item = item?;
+        if let Ok(b) = item.cast::<PyBytes>() {
+            strings.push(TfString::new(b.as_bytes()));
+        } else if let Ok(s) = item.cast::<PyString>() {
+            strings.push(utf8(s)?);
+        } else {
+            return Err(PyValueError::new_err(format!(
+                "Failed to convert a NumPy array to a Tensor (Unsupported object type {}).",
+                item.get_type().name()?
+            )));
+        }
+    }
+    Tensor::from_buffer(Buffer::Str(strings), Shape(dims)).py()
 }
 
 fn unreachable_buffer() -> PyErr {
@@ -433,6 +486,15 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
         Ok(numpy::PyArray::from_owned_array(py, a).into_any())
     }
     match t.host().py()? {
+        Buffer::Str(v) => {
+            // An object array of `bytes`, as TensorFlow's `.numpy()` gives.
+            let items: Vec<Bound<'py, PyBytes>> =
+                v.iter().map(|s| PyBytes::new(py, s.as_bytes())).collect();
+            let np = py.import("numpy")?;
+            let out = np.getattr("empty")?.call1((v.len(), np.getattr("object_")?))?;
+            out.set_item(pyo3::types::PySlice::full(py), PyList::new(py, items)?)?;
+            out.call_method1("reshape", (PyTuple::new(py, t.dims())?,))
+        }
         Buffer::BF16(v) => {
             let bits = make(py, dims, v.iter().map(|x| x.to_bits()).collect::<Vec<u16>>())?;
             let ty = BFLOAT16.get_or_try_init(py, || {

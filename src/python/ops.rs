@@ -454,15 +454,25 @@ fn tile(py: Python<'_>, x: &Bound<'_, PyAny>, multiples: &Bound<'_, PyAny>) -> P
 }
 
 #[pyfunction]
-#[pyo3(signature = (x, paddings, mode="CONSTANT", constant_values=0.0))]
+#[pyo3(signature = (x, paddings, mode="CONSTANT", constant_values=None))]
 fn pad(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     paddings: &Bound<'_, PyAny>,
     mode: &str,
-    constant_values: f64,
+    constant_values: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyT> {
     let x = t(x)?;
+    // Strings pad with b'' for TensorFlow's default 0, else with the given string.
+    let zero = || ops::zeros(&[], x.dtype());
+    let constant = match constant_values {
+        None => zero().py()?,
+        Some(c) if x.dtype().is_string() => match c.extract::<f64>() {
+            Ok(0.0) => zero().py()?,
+            _ => to_tensor(c, Hint::Require(DType::String))?,
+        },
+        Some(c) => ops::scalar_like(&x, c.extract::<f64>()?),
+    };
     let flat = match paddings.cast::<PyTensor>() {
         Ok(p) => int_list(p.as_any())?,
         Err(_) => {
@@ -483,7 +493,7 @@ fn pad(
         "SYMMETRIC" => PadMode::Symmetric,
         other => return Err(PyValueError::new_err(format!("Value of argument `mode` expected to be one of \"CONSTANT\", \"REFLECT\", or \"SYMMETRIC\". Received `mode` = {other}"))),
     };
-    out(py, ops::pad(&x, &pairs, mode, constant_values))
+    out(py, ops::pad_with(&x, &pairs, mode, &constant))
 }
 
 #[pyfunction]

@@ -261,7 +261,11 @@ impl PyTensor {
             ));
         }
         Ok(
-            crate::with_all!(self.inner.host().py()?, v => crate::element::Element::is_nonzero(v[0])),
+            // TensorFlow's truth value of a string scalar is numpy's: non-empty is true.
+            crate::with_all!(self.inner.host().py()?, v => crate::element::Element::is_nonzero(v[0]), else match self.inner.host().py()? {
+                crate::buffer::Buffer::Str(v) => !v[0].is_empty(),
+                _ => false,
+            }),
         )
     }
 

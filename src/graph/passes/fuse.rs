@@ -15,9 +15,11 @@ fn eligible(g: &Graph, node: &Node) -> bool {
         return false;
     }
     let dims = &node.outputs[0].dims;
+    // Chains run numeric kernels: string concatenation and comparison stay single nodes.
     node.inputs.iter().all(|v| {
         let info = g.info(*v);
-        info.fully_known()
+        !info.dtype.is_string()
+            && info.fully_known()
             && (&info.dims == dims
                 || info.dims.iter().map(|d| d.unwrap_or(0)).product::<usize>() == 1)
     })

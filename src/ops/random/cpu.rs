@@ -70,17 +70,22 @@ fn box_muller(w: [u32; 4]) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
+fn no_strings() -> crate::error::Error {
+    crate::error::Error::InvalidArgument("random ops do not produce strings".into())
+}
+
 fn float_tensor(shape: &Shape, dtype: DType, f: impl Fn(u64) -> f64 + Sync) -> Result<Tensor> {
     let n = shape.num_elements();
-    let out = with_dtype!(dtype, T => T::wrap(parallel::generate(n, |i| T::from_f64(f(i as u64)))));
+    let out = with_dtype!(dtype, T => T::wrap(parallel::generate(n, |i| T::from_f64(f(i as u64)))), else return Err(no_strings()));
     Tensor::from_buffer(out, shape.clone())
 }
 
 /// `v` as it will be stored in `dtype`, or the largest value of that type below `maxval` (as
 /// that type holds it, like TensorFlow, which converts the bounds first).
 fn below(v: f64, maxval: f64, minval: f64, dtype: DType) -> f64 {
-    let stored = with_dtype!(dtype, T => T::from_f64(v).to_f64());
-    let maxval = with_dtype!(dtype, T => T::from_f64(maxval).to_f64());
+    // Random declarations admit only numeric dtypes, so the string arms keep the f64 values.
+    let stored = with_dtype!(dtype, T => T::from_f64(v).to_f64(), else v);
+    let maxval = with_dtype!(dtype, T => T::from_f64(maxval).to_f64(), else maxval);
     if stored < maxval || maxval <= minval {
         return stored;
     }
@@ -91,7 +96,7 @@ fn below(v: f64, maxval: f64, minval: f64, dtype: DType) -> f64 {
         _ => {
             let mut step = (maxval.abs() * 2f64.powi(-12)).max(f64::MIN_POSITIVE);
             loop {
-                let lower = with_dtype!(dtype, T => T::from_f64(maxval - step).to_f64());
+                let lower = with_dtype!(dtype, T => T::from_f64(maxval - step).to_f64(), else maxval - step);
                 if lower < maxval || !lower.is_finite() {
                     break lower;
                 }
@@ -116,7 +121,7 @@ fn uniform_int(
         let bits = ((w[0] as u128) << 32) | w[1] as u128;
         (minval as i128 + (bits % width) as i128) as i64
     };
-    let out = with_dtype!(dtype, T => T::wrap(parallel::generate(n, |i| T::from_i64(draw(i)))));
+    let out = with_dtype!(dtype, T => T::wrap(parallel::generate(n, |i| T::from_i64(draw(i)))), else return Err(no_strings()));
     Tensor::from_buffer(out, shape.clone())
 }
 
