@@ -1,7 +1,6 @@
 """`tf.function` argument binding and return structures: dicts in any key order, nested lists and
 tuples, namedtuples, keyword arguments, defaults, None, Python scalars and bools."""
 
-import pytest
 
 from .harness import parity
 
@@ -145,7 +144,6 @@ def test_python_values_returned(tf):
     return f(tf.constant(1.0))
 
 
-@pytest.mark.xfail(strict=True, reason="string tensors come with issue 18")
 @parity
 def test_python_string_returned(tf):
     @tf.function
