@@ -15,7 +15,12 @@ Three tables say what a type supports:
 * `register_unary_elementwise(types, handler)`: `handler(op, x)` serves every API declared
   `kind="unary"` (x is its first argument; `op(x)` calls the API with the other arguments bound);
 * `register_binary_elementwise(types, handler)`: `handler(op, x, y)` serves every `kind="binary"`
-  API (its first two arguments).
+  API (its first two arguments); `kind="binary_assert"` APIs (tf.debugging's comparisons) have
+  their own table (`register_binary_elementwise(types, handler, kind="binary_assert")`).
+
+Each registration may add `check(args, kwargs)` (or `check(*operands)` for the elementwise
+tables): the handler serves a call only when it returns true (TensorFlow's per-parameter type
+signatures of `tf.experimental.dispatch_for_api`). `supports(api)` says whether `api` dispatches.
 """
 
 import functools
@@ -27,12 +32,15 @@ __all__ = [
     "register",
     "register_binary_elementwise",
     "register_unary_elementwise",
+    "supports",
     "unregister",
 ]
 
 _API = {}  # public API function -> [(types, handler)]
 _KIND = {}  # public API function -> "unary" | "binary"
-_ELEMENTWISE = {"unary": [], "binary": []}  # kind -> [(types, handler)]
+_ELEMENTWISE = {"unary": [], "binary": [], "binary_assert": []}  # kind -> [(types, handler, check)]
+_SUPPORTED = set()  # APIs that dispatch (decorated or declared)
+_OPERANDS = {"unary": 1, "binary": 2, "binary_assert": 2}
 _TYPES = ()  # every registered type (a quick test for "could anything match")
 
 
@@ -40,7 +48,7 @@ def _refresh_types():
     global _TYPES
     found = []
     for entries in [*_API.values(), *_ELEMENTWISE.values()]:
-        for types, _ in entries:
+        for types, *_ in entries:
             found.extend(t for t in types if t not in found)
     _TYPES = tuple(found)
 
@@ -49,23 +57,25 @@ def _as_types(types):
     return tuple(types) if isinstance(types, (list, tuple)) else (types,)
 
 
-def register(api, types, handler):
-    """`handler` serves calls of `api` that have an argument of one of `types`."""
-    _API.setdefault(api, []).insert(0, (_as_types(types), handler))
+def register(api, types, handler, check=None):
+    """`handler` serves calls of `api` that have an argument of one of `types` (and for which
+    `check(args, kwargs)` holds, when given)."""
+    _API.setdefault(api, []).insert(0, (_as_types(types), handler, check))
     _refresh_types()
     return handler
 
 
-def register_unary_elementwise(types, handler):
+def register_unary_elementwise(types, handler, check=None):
     """`handler(op, x)` serves every unary elementwise API called with `x` of `types`."""
-    _ELEMENTWISE["unary"].insert(0, (_as_types(types), handler))
+    _ELEMENTWISE["unary"].insert(0, (_as_types(types), handler, check))
     _refresh_types()
     return handler
 
 
-def register_binary_elementwise(types, handler):
-    """`handler(op, x, y)` serves every binary elementwise API called with x or y of `types`."""
-    _ELEMENTWISE["binary"].insert(0, (_as_types(types), handler))
+def register_binary_elementwise(types, handler, check=None, kind="binary"):
+    """`handler(op, x, y)` serves every binary elementwise API (or, with
+    `kind="binary_assert"`, every elementwise assertion) called with x or y of `types`."""
+    _ELEMENTWISE[kind].insert(0, (_as_types(types), handler, check))
     _refresh_types()
     return handler
 
@@ -112,20 +122,40 @@ def find(api, args, kwargs):
     """A zero-argument callable running the handler for this call, or None."""
     if not _TYPES or not _matches(_TYPES, args, kwargs):
         return None
-    for types, handler in _API.get(api, ()):
-        if _matches(types, args, kwargs):
-            return functools.partial(handler, *args, **kwargs)
+    found = None
+    for types, handler, check in _API.get(api, ()):
+        if _matches(types, args, kwargs) and (check is None or check(args, kwargs)):
+            if check is None:
+                return functools.partial(handler, *args, **kwargs)
+            if found is not None:
+                _ambiguous(api, found[0], handler)
+            found = (handler, functools.partial(handler, *args, **kwargs))
     kind = _KIND.get(api)
     if kind is not None:
-        count = 1 if kind == "unary" else 2
         try:
-            operands, op = _bind_operands(api, count, args, kwargs)
+            operands, op = _bind_operands(api, _OPERANDS[kind], args, kwargs)
         except TypeError:
-            return None
-        for types, handler in _ELEMENTWISE[kind]:
-            if any(isinstance(v, types) for v in operands):
-                return functools.partial(handler, op, *operands)
-    return None
+            return None if found is None else found[1]
+        for types, handler, check in _ELEMENTWISE[kind]:
+            if any(isinstance(v, types) for v in operands) and (
+                check is None or check(*operands)
+            ):
+                if found is not None and check is not None:
+                    _ambiguous(api, found[0], handler)
+                if found is None:
+                    return functools.partial(handler, op, *operands)
+                break
+    return None if found is None else found[1]
+
+
+def _ambiguous(api, first, second):
+    """TensorFlow refuses a call two user dispatch targets (those registered with a check)
+    both match."""
+    name = getattr(api, "__name__", api)
+    raise ValueError(
+        f"Multiple dispatch targets that were registered with tf.dispatch_for ({first} and "
+        f"{second}) match the arguments to {name}"
+    )
 
 
 def dispatch_on_error(api, args, kwargs):
@@ -136,10 +166,23 @@ def dispatch_on_error(api, args, kwargs):
     return handler()
 
 
-def declare(api, kind):
-    """Marks `api` as a unary or binary elementwise API (see the module docstring)."""
-    _KIND[api] = kind
+def declare(api, kind=None):
+    """Marks `api` as dispatching; with `kind`, as a unary or binary elementwise API (or a
+    binary elementwise assertion, "binary_assert"; see the module docstring)."""
+    _SUPPORTED.add(api)
+    if kind is not None:
+        _KIND[api] = kind
     return api
+
+
+def supports(api):
+    """Whether calls of `api` dispatch to registered handlers."""
+    return api in _SUPPORTED
+
+
+def elementwise_apis(kind):
+    """The APIs declared `kind` ("unary", "binary" or "binary_assert")."""
+    return [api for api, k in _KIND.items() if k == kind]
 
 
 def add_dispatch_support(fn=None, *, kind=None):
@@ -157,6 +200,5 @@ def add_dispatch_support(fn=None, *, kind=None):
                 raise
         return handler()
 
-    if kind is not None:
-        declare(api, kind)
+    declare(api, kind)
     return api

@@ -5,7 +5,7 @@ dtypes are static: ValueError or TypeError at once."""
 
 import numpy as np
 
-from ferroflow import _core, _tracing
+from ferroflow import _core, _dispatch, _tracing
 from ferroflow import dtypes as _dtypes
 from ferroflow import math as _m
 from ferroflow.array_ops import cast, convert_to_tensor, identity
@@ -100,7 +100,7 @@ def _binary(sym, test, doc):
         return _binary_assert(sym, test, x, y, data, summarize, message)
 
     assertion.__doc__ = doc
-    return assertion
+    return _dispatch.add_dispatch_support(assertion, kind="binary_assert")
 
 
 assert_equal = _binary("==", _m.equal, "Asserts x == y element-wise (broadcasting).")

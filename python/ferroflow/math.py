@@ -112,7 +112,7 @@ def _reduction(op, doc):
 
     fn.__name__ = fn.__qualname__ = f"reduce_{op}"
     fn.__doc__ = doc
-    return fn
+    return _dispatch.declare(fn)
 
 
 reduce_sum = _reduction("sum", "Sum over ``axis`` (all axes when None).")
@@ -189,3 +189,4 @@ def is_strictly_increasing(x, name=None):
 
 # Composed in their own module, which builds on this one.
 from ferroflow.math_extra_ops import scalar_mul  # noqa: E402, F401
+from ferroflow.top_level_more import approx_max_k, approx_min_k  # noqa: E402, F401
