@@ -84,3 +84,50 @@ fn missing_and_damaged_files_are_typed_errors() {
         assert!(matches!(CheckpointReader::open(&prefix), Err(Error::DataLoss(_))), "{index}");
     }
 }
+
+fn strings(values: &[&str], dims: &[usize]) -> Tensor {
+    let v = values.iter().map(|s| crate::tstring::TfString::from(*s)).collect();
+    Tensor::from_buffer(Buffer::Str(v), Shape(dims.to_vec())).unwrap()
+}
+
+#[test]
+fn string_entries_round_trip_with_their_shapes() {
+    let prefix = scratch("strings");
+    let long = "x".repeat(100);
+    let tensors = vec![
+        ("grid".to_string(), strings(&["a", "", "café", &long], &[2, 2])),
+        ("scalar".to_string(), strings(&["only"], &[])),
+        ("empty".to_string(), strings(&[], &[0, 3])),
+    ];
+    write(&prefix, &tensors, &json!(null)).unwrap();
+    let reader = CheckpointReader::open(&prefix).unwrap();
+    for (key, t) in &tensors {
+        let back = reader.tensor(key).unwrap();
+        assert_eq!((back.dtype(), back.shape()), (DType::String, t.shape()), "{key}");
+        assert_eq!(back.host().unwrap(), t.host().unwrap(), "{key}");
+    }
+}
+
+#[test]
+fn string_lengths_in_a_file_are_never_trusted() {
+    use super::tensor_bytes::from_bytes;
+    let good = super::tensor_bytes::to_bytes(&strings(&["ab", "c"], &[2])).unwrap();
+    assert!(from_bytes(DType::String, &[2], &good).is_ok());
+    let mut long = good.clone();
+    long[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let mut extra = good.clone();
+    extra.push(b'!');
+    for (bytes, dims) in [
+        (&good[..good.len() - 1], vec![2]),
+        (&good[..5], vec![2]),
+        (&long[..], vec![2]),
+        (&extra[..], vec![2]),
+        (&good[..], vec![usize::MAX, 2]),
+        (&good[..], vec![3]),
+    ] {
+        assert!(
+            matches!(from_bytes(DType::String, &dims, bytes), Err(Error::DataLoss(_))),
+            "{dims:?}"
+        );
+    }
+}

@@ -77,6 +77,11 @@ def main():
             # sets its own.
             if uses_keras(request):
                 tf.keras.backend.clear_session()
+            # TensorFlow's graph-mode map_fn/scan set a caching device on the global variable
+            # scope and leave it set when the traced body raises; the next program's
+            # recompute_grad then fails. Each program starts from TensorFlow's default (the
+            # setter refuses eager mode, so the attribute is reset directly).
+            tf.compat.v1.get_variable_scope()._caching_device = None
             result = run_program(
                 tf, request["sources"], request["entry"], request["args"], request["kwargs"]
             )

@@ -171,3 +171,30 @@ def test_strings_through_a_dataset(tf_oracle):
 
 def test_evaluated_helper_reads_strings(tf_oracle):
     assert_parity(tf_oracle, evaluated, ("tf.constant(['a']).dtype",))
+
+
+def _saved_model(tf):
+    import tempfile
+
+    class Greeter(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.words = tf.Variable(["a", "b"])
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def greet(self, names):
+            return {"out": tf.constant("hi ") + names, "same": tf.equal(names, self.words[0])}
+
+    module = Greeter()
+    path = tempfile.mkdtemp()
+    tf.saved_model.save(module, path, signatures={"serving_default": module.greet})
+    loaded = tf.saved_model.load(path)
+    return (
+        loaded.greet(tf.constant(["x", "a"])),
+        loaded.signatures["serving_default"](names=tf.constant(["q"])),
+        loaded.words,
+    )
+
+
+def test_strings_through_a_saved_model(tf_oracle):
+    assert_parity(tf_oracle, _saved_model)
