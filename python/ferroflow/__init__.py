@@ -16,7 +16,6 @@ from ferroflow import (
     dtypes,
     errors,
     experimental,
-    graph_util,
     image,
     keras,
     linalg,
@@ -30,7 +29,6 @@ from ferroflow import (
     sparse,
     test,
     train,
-    types,
 )
 from ferroflow._core import Tensor
 from ferroflow.array_extra_ops import (
@@ -177,7 +175,7 @@ from ferroflow.init_ops_v2 import Ones as ones_initializer
 from ferroflow.init_ops_v2 import RandomNormal as random_normal_initializer
 from ferroflow.init_ops_v2 import RandomUniform as random_uniform_initializer
 from ferroflow.init_ops_v2 import Zeros as zeros_initializer
-from ferroflow.keras import initializers, losses, metrics, optimizers
+from ferroflow.keras import optimizers
 from ferroflow.linalg import einsum, matmul, norm, tensordot
 from ferroflow.manip_ops import (
     broadcast_dynamic_shape,
@@ -263,7 +261,6 @@ from ferroflow.math_extra_ops import (
     unique_with_counts,
 )
 from ferroflow.experimental_ops import OptionalSpec
-from ferroflow.experimental_ops import OptionalSpec
 from ferroflow.module import Module
 from ferroflow.name_scope import name_scope
 from ferroflow.printing import print
@@ -274,17 +271,6 @@ from ferroflow.tensor_array_ops import TensorArray, TensorArraySpec
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec
 from ferroflow.type_spec import NoneTensorSpec, TypeSpec, type_spec_from_value
-from ferroflow.top_level_more import (
-    approx_top_k,
-    check_pinned,
-    conv,
-    conv2d_backprop_filter_v2,
-    conv2d_backprop_input_v2,
-    extract_volume_patches,
-    nondifferentiable_batch_function,
-    ragged_fill_empty_rows,
-    ragged_fill_empty_rows_grad,
-)
 from ferroflow.variables import (
     Variable,
     VariableAggregation,
