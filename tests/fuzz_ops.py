@@ -1652,6 +1652,126 @@ def _extract_patches(g):
     return [g.tensor(dims=dims), sizes, strides, rates, padding], {}
 
 
+@spec("tf.approx_top_k", "tf.math.approx_max_k", "tf.math.approx_min_k")
+def _approx_top_k(g):
+    dims = g.dims(min_rank=1 if g.p(0.9) else 0)
+    dtype = g.pick((tf.float32, tf.float16, tf.bfloat16)) if not g.bad() else g.pick(DTYPES)
+    k = g.count(dims[-1] if dims else 1) if not g.bad() else g.bad_count()
+    kwargs = {"reduction_dimension": g.pick((-1, 0, 1))} if g.p(0.2) else {}
+    return [g.tensor(dtype=dtype, dims=dims), k], kwargs
+
+
+def _full_window(g, spatial, bad_pool):
+    if g.bad():
+        return g.pick(bad_pool)
+    return [1, *(g.int_in(1, 3) for _ in range(spatial)), 1]
+
+
+@spec("tf.conv")
+def _generic_conv(g):
+    spatial = g.pick((2, 3)) if not g.bad() else g.int_in(0, 4)
+    dims = [g.int_in(1, 3)] + [g.int_in(1, 5) for _ in range(spatial)] + [g.int_in(1, 3)]
+    dtype = g.pick(FLOATS) if not g.bad() else g.pick(DTYPES)
+    fdims = [g.int_in(1, 3) for _ in range(spatial)] + [
+        dims[-1] if not g.bad() else dims[-1] + 1,
+        g.int_in(1, 3),
+    ]
+    bad = ([1, 1], [1, 0, 1, 1], "1", None, [1, 2**40, 1, 1])
+    kwargs = {}
+    padding = g.pick(("SAME", "VALID"))
+    if g.p(0.2):
+        padding = "EXPLICIT"
+        kwargs["explicit_paddings"] = [
+            v for _ in range(spatial + 2) for v in (g.int_in(0, 2), g.int_in(0, 2))
+        ]
+    if g.bad():
+        padding = g.pick(("same", "FULL", None, "EXPLICIT"))
+    if g.p(0.2):
+        kwargs["dilations"] = _full_window(g, spatial, bad)
+    if g.p(0.1):
+        kwargs["groups"] = g.pick((1, 2, 0))
+    if g.p(0.1):
+        kwargs["data_format"] = g.pick(("CHANNELS_FIRST", "NCHW"))
+    args = [g.tensor(dtype=dtype, dims=dims), g.tensor(dtype=dtype, dims=fdims)]
+    return args + [_full_window(g, spatial, bad), padding], kwargs
+
+
+@spec("tf.conv2d_backprop_input_v2", "tf.conv2d_backprop_filter_v2")
+def _conv2d_backprops(g):
+    n, h, w, c, o = (g.int_in(1, 4) for _ in range(5))
+    kh, kw = g.int_in(1, min(h, 3)), g.int_in(1, min(w, 3))
+    dtype = g.pick(FLOATS) if not g.bad() else g.pick(DTYPES)
+    dy = [n, h - kh + 1, w - kw + 1, o] if not g.bad() else g.dims(rank=4)
+    args = [
+        g.tensor(dtype=dtype, dims=[n, h, w, c]),
+        g.tensor(dtype=dtype, dims=[kh, kw, c, o]),
+        g.tensor(dtype=dtype, dims=dy),
+        [1, 1, 1, 1] if not g.bad() else g.pick(([1, 1], [1, 0, 1, 1], 2**40)),
+        "VALID" if not g.bad() else g.pick(("SAME", "same", None)),
+    ]
+    return args, {}
+
+
+@spec("tf.extract_volume_patches")
+def _extract_volume_patches(g):
+    dims = g.dims(rank=5 if not g.bad() else g.int_in(3, 6))
+    ksizes = _full_window(g, 3, ([1, 1, 1], [2, 1, 1, 1, 1], [1, 0, 1, 1, 1], "1", None))
+    strides = _full_window(g, 3, ([1, 1, 1, 1, 2], [1, -1, 1, 1, 1], 2**40))
+    padding = g.pick(("SAME", "VALID")) if not g.bad() else g.pick(("same", None, "EXPLICIT"))
+    return [g.tensor(dims=dims), ksizes, strides, padding], {}
+
+
+@spec("tf.ragged_fill_empty_rows")
+def _ragged_fill_empty_rows(g):
+    nrows = g.int_in(0, 6)
+    n = g.int_in(0, 8) if nrows else 0
+    rowids = sorted(g.int_in(0, nrows - 1) for _ in range(n))
+    dtype = g.pick((tf.float32, tf.int32, tf.float64, tf.int64))
+    values = tf.cast(tf.range(len(rowids)), dtype)
+    default = tf.cast(-1, dtype)
+    nrows_arg = tf.constant(nrows, tf.int64)
+    if g.bad():
+        pick = g.int_in(0, 4)
+        if pick == 0:
+            rowids = g.pick(([nrows + 3], [-1], [[0]], [2**40]))
+        elif pick == 1:
+            values = g.tensor()
+        elif pick == 2:
+            nrows_arg = g.pick((-1, [2], 2**40, "2", g.junk()))
+        elif pick == 3:
+            default = g.junk()
+        else:
+            rowids = tf.constant(rowids, tf.int32)
+    return [
+        rowids if not isinstance(rowids, list) else tf.constant(rowids, tf.int64),
+        values,
+        nrows_arg,
+        default,
+    ], {}
+
+
+@spec("tf.ragged_fill_empty_rows_grad")
+def _ragged_fill_empty_rows_grad(g):
+    size = g.int_in(0, 8)
+    grads = tf.range(float(size))
+    index = [g.int_in(0, size - 1) for _ in range(g.int_in(0, size))] if size else []
+    if g.bad():
+        index, grads = g.pick(([size + 2], [-1], [[0]], [2**40], index)), g.tensor()
+    return [tf.constant(index, tf.int64), grads], {}
+
+
+@spec("tf.nondifferentiable_batch_function")
+def _nondifferentiable_batch_function(g):
+    if g.bad():
+        return [g.junk(), g.junk(), g.junk()], {}
+    return [g.int_in(1, 3), g.int_in(1, 8), g.int_in(0, 100)], {}
+
+
+@spec("tf.check_pinned")
+def _check_pinned(g):
+    return [g.tensor() if not g.bad() else g.junk()], {}
+
+
 def _depthwise_strides(g):
     """The native op's list of 4 strides; when bad, an int, the wrong length or a batch stride."""
     if g.bad():

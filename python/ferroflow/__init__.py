@@ -16,6 +16,7 @@ from ferroflow import (
     dtypes,
     errors,
     experimental,
+    graph_util,
     image,
     keras,
     linalg,
@@ -29,6 +30,7 @@ from ferroflow import (
     sparse,
     test,
     train,
+    types,
 )
 from ferroflow._core import Tensor
 from ferroflow.array_extra_ops import (
@@ -175,7 +177,7 @@ from ferroflow.init_ops_v2 import Ones as ones_initializer
 from ferroflow.init_ops_v2 import RandomNormal as random_normal_initializer
 from ferroflow.init_ops_v2 import RandomUniform as random_uniform_initializer
 from ferroflow.init_ops_v2 import Zeros as zeros_initializer
-from ferroflow.keras import optimizers
+from ferroflow.keras import initializers, losses, metrics, optimizers
 from ferroflow.linalg import einsum, matmul, norm, tensordot
 from ferroflow.manip_ops import (
     broadcast_dynamic_shape,
@@ -270,6 +272,17 @@ from ferroflow.sparse_tensor import SparseTensor, SparseTensorSpec
 from ferroflow.tensor_array_ops import TensorArray, TensorArraySpec
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec
+from ferroflow.top_level_more import (
+    approx_top_k,
+    check_pinned,
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+    nondifferentiable_batch_function,
+    ragged_fill_empty_rows,
+    ragged_fill_empty_rows_grad,
+)
 from ferroflow.type_spec import NoneTensorSpec, TypeSpec, type_spec_from_value
 from ferroflow.variables import (
     Variable,

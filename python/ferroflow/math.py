@@ -189,3 +189,4 @@ def is_strictly_increasing(x, name=None):
 
 # Composed in their own module, which builds on this one.
 from ferroflow.math_extra_ops import scalar_mul  # noqa: E402, F401
+from ferroflow.top_level_more import approx_max_k, approx_min_k  # noqa: E402, F401

@@ -116,3 +116,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         inv *= _convert_to_tensor(scale)
     shift = -mean * inv if offset is None else _convert_to_tensor(offset) - mean * inv
     return x * _cast(inv, x.dtype) + _cast(shift, x.dtype)
+
+
+# Composed in their own module, which builds on tf.math.
+from ferroflow.top_level_more import approx_max_k, approx_min_k  # noqa: E402, F401
