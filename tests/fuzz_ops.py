@@ -94,6 +94,7 @@ MODULES = (
     ("tf.autodiff", tf.autodiff),
     ("tf.ragged", tf.ragged),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
+    ("tf.experimental.dlpack", tf.experimental.dlpack),
 )
 
 
@@ -2388,6 +2389,27 @@ def _indexed_slices_spec(g):
 @spec("tf.TypeSpec", "tf.NoneTensorSpec")
 def _type_spec_classes(g):
     return [g.junk() for _ in range(g.int_in(0, 1))] if g.bad() else [], {}
+
+
+@spec("tf.OptionalSpec")
+def _optional_spec(g):
+    if g.bad():
+        return [g.junk()], {}
+    return [g.pick((tf.TensorSpec([None], g.pick(REAL)), tf.TensorSpec([], tf.int32), None))], {}
+
+
+@spec("tf.experimental.dlpack.to_dlpack")
+def _to_dlpack(g):
+    return [g.junk() if g.bad() else g.tensor()], {}
+
+
+@spec("tf.experimental.dlpack.from_dlpack")
+def _from_dlpack(g):
+    if g.bad():
+        return [g.junk()], {}
+    # bfloat16 has no numpy DLPack export (to_dlpack raises InvalidArgumentError for it).
+    dtype = g.pick(tuple(d for d in DTYPES if d != tf.bfloat16))
+    return [tf.experimental.dlpack.to_dlpack(tf.constant(g.array(dtype, g.dims())))], {}
 
 
 @spec("tf.type_spec_from_value")

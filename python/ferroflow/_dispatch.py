@@ -137,9 +137,7 @@ def find(api, args, kwargs):
         except TypeError:
             return None if found is None else found[1]
         for types, handler, check in _ELEMENTWISE[kind]:
-            if any(isinstance(v, types) for v in operands) and (
-                check is None or check(*operands)
-            ):
+            if any(isinstance(v, types) for v in operands) and (check is None or check(*operands)):
                 if found is not None and check is not None:
                     _ambiguous(api, found[0], handler)
                 if found is None:

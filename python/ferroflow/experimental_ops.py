@@ -39,7 +39,7 @@ extension_type.as_dict = as_dict
 extension_type.__all__ = ["as_dict"]
 
 
-# --- dispatch -------------------------------------------------------------------------------------
+# --- dispatch ----------------------------------------------------------------------------------
 
 
 def _type_checker(annotation):
@@ -74,7 +74,9 @@ def _type_checker(annotation):
 def _signature_checker(api_signature, signature):
     """(check(args, kwargs), the types it names) for one `{parameter: annotation}` signature."""
     if not (isinstance(signature, dict) and all(isinstance(k, (str, int)) for k in signature)):
-        raise TypeError("signatures must be dictionaries mapping parameter names to type annotations.")
+        raise TypeError(
+            "signatures must be dictionaries mapping parameter names to type annotations."
+        )
     parameters = list(api_signature.parameters.values())
     checks = []
     found = []
@@ -249,7 +251,7 @@ def unregister_dispatch_for(dispatch_target):
             del table[key]
 
 
-# --- Optional -----------------------------------------------------------------------------------
+# --- Optional ----------------------------------------------------------------------------------
 
 
 class Optional(CompositeTensor):
@@ -263,12 +265,10 @@ class Optional(CompositeTensor):
     def from_value(value):
         """An Optional holding `value` (a nest of tensors and composites)."""
         from ferroflow import nest
-        from ferroflow.array_ops import constant, convert_to_tensor
+        from ferroflow.array_ops import constant
         from ferroflow.type_spec import type_spec_from_value
 
-        value = nest.map_structure(
-            lambda v: v if isinstance(v, CompositeTensor) else convert_to_tensor(v), value
-        )
+        value = _normalize_element(value)
         spec = nest.map_structure(type_spec_from_value, value)
         return _OptionalImpl(constant(True), value, spec)
 
@@ -297,6 +297,21 @@ class Optional(CompositeTensor):
     def element_spec(self):
         """The spec of the value."""
         raise NotImplementedError
+
+
+def _normalize_element(value):
+    """Tuples and dicts nest; anything else (a Python list too, as in tf.data) is one tensor
+    or composite."""
+    from ferroflow.array_ops import convert_to_tensor
+
+    if isinstance(value, CompositeTensor):
+        return value
+    if isinstance(value, dict):
+        return type(value)((k, _normalize_element(v)) for k, v in value.items())
+    if isinstance(value, tuple):
+        parts = [_normalize_element(v) for v in value]
+        return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
+    return convert_to_tensor(value)
 
 
 class _OptionalImpl(Optional):
@@ -356,7 +371,7 @@ class OptionalSpec(TypeSpec):
 
     @property
     def value_type(self):
-        return Optional
+        return _OptionalImpl
 
     @property
     def _component_specs(self):
@@ -399,9 +414,19 @@ def to_dlpack(tf_tensor):
     """A DLPack capsule of `tf_tensor`'s values (a host copy, exported through numpy)."""
     import numpy as np
 
+    from ferroflow import _core
     from ferroflow.array_ops import convert_to_tensor
+    from ferroflow.errors import InvalidArgumentError
+    from ferroflow.variables import Variable
 
-    return np.asarray(convert_to_tensor(tf_tensor)).__dlpack__()
+    if not isinstance(tf_tensor, (_core.Tensor, Variable)):
+        raise InvalidArgumentError(
+            None, None, "The argument to `to_dlpack` must be a TF tensor, not Python object"
+        )
+    try:
+        return np.asarray(convert_to_tensor(tf_tensor)).__dlpack__()
+    except BufferError as e:
+        raise _dlpack_error(e) from e
 
 
 def from_dlpack(dlcapsule):
@@ -411,8 +436,37 @@ def from_dlpack(dlcapsule):
 
     from ferroflow.array_ops import convert_to_tensor
 
-    source = dlcapsule if hasattr(dlcapsule, "__dlpack__") else _Capsule(dlcapsule)
-    return convert_to_tensor(np.from_dlpack(source))
+    if hasattr(dlcapsule, "__dlpack__"):
+        source = dlcapsule
+    elif type(dlcapsule).__name__ == "PyCapsule":
+        source = _Capsule(dlcapsule)
+    else:
+        raise TypeError(
+            "from_dlpack expects a DLPack capsule (or an object with __dlpack__), got "
+            f"{type(dlcapsule).__name__}"
+        )
+    try:
+        return convert_to_tensor(np.from_dlpack(source))
+    except BufferError as e:
+        raise _dlpack_error(e) from e
+    except ValueError as e:
+        if "PyCapsule" not in str(e):
+            raise
+        # A capsule already consumed (renamed "used_dltensor") or not a DLPack one.
+        from ferroflow.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            None,
+            None,
+            'DLPack tensor must be a capsule with name "dltensor"; a DLPack tensor may be '
+            "consumed only once",
+        ) from e
+
+
+def _dlpack_error(error):
+    from ferroflow.errors import InvalidArgumentError
+
+    return InvalidArgumentError(None, None, f"DLPack exchange failed: {error}")
 
 
 dlpack = types.ModuleType(
@@ -423,7 +477,7 @@ dlpack.from_dlpack = from_dlpack
 dlpack.__all__ = ["from_dlpack", "to_dlpack"]
 
 
-# --- runtime switches ------------------------------------------------------------------------------
+# --- runtime switches --------------------------------------------------------------------------
 
 STRICT_MODE = False
 

@@ -85,7 +85,7 @@ class ImmutableDict(collections.abc.Mapping):
         return f"ImmutableDict({self._dict})"
 
 
-# --- fields -------------------------------------------------------------------------------------
+# --- fields ------------------------------------------------------------------------------------
 
 
 class _Sentinel:
@@ -180,7 +180,9 @@ def _convert_fields(fields, values, context):
         if extra:
             raise ValueError(f"Got unexpected fields: {extra}")
         raise ValueError(f"Missing required fields: {set(names) - set(values)}")
-    converted = {f.name: _convert_value(values[f.name], f.value_type, (f.name,), context) for f in fields}
+    converted = {
+        f.name: _convert_value(values[f.name], f.value_type, (f.name,), context) for f in fields
+    }
     values.update(converted)
 
 
@@ -199,7 +201,9 @@ def _convert_value(value, expected, path, context=_VALUE):
                 )
             return value
         if not isinstance(value, expected):
-            raise TypeError(f"{where}: expected {expected.__name__!r}, got {type(value).__name__!r}")
+            raise TypeError(
+                f"{where}: expected {expected.__name__!r}, got {type(value).__name__!r}"
+            )
         return value
     if expected is TensorShape:
         from ferroflow.tensor_shape import as_shape
@@ -276,7 +280,7 @@ def _convert_tensor(value, where, context):
         raise TypeError(f"{where}: expected a Tensor, got {type(value).__name__!r}") from e
 
 
-# --- the classes -----------------------------------------------------------------------------------
+# --- the classes -------------------------------------------------------------------------------
 
 
 def _new_object(cls, fields):
@@ -353,26 +357,12 @@ class ExtensionType(CompositeTensor, metaclass=ExtensionTypeMetaclass):
         return f"{type(self).__qualname__}({fields})"
 
     def __setattr__(self, name, value):
-        if name in _MUTABLE_KERAS_PROPERTIES or (
-            hasattr(self, _IN_CONSTRUCTOR) and self._tf_extension_type_has_field(name)
-        ):
-            self.__dict__[name] = value
-        else:
-            raise AttributeError(
-                f"Cannot mutate attribute `{name}` outside the custom constructor of "
-                "ExtensionType."
-            )
+        _check_mutable(self, name, "ExtensionType")
+        self.__dict__[name] = value
 
     def __delattr__(self, name):
-        if name in _MUTABLE_KERAS_PROPERTIES or (
-            hasattr(self, _IN_CONSTRUCTOR) and self._tf_extension_type_has_field(name)
-        ):
-            del self.__dict__[name]
-        else:
-            raise AttributeError(
-                f"Cannot mutate attribute `{name}` outside the custom constructor of "
-                "ExtensionType."
-            )
+        _check_mutable(self, name, "ExtensionType")
+        del self.__dict__[name]
 
     def __getattr__(self, name):
         if name in _MUTABLE_KERAS_PROPERTIES:
@@ -413,6 +403,17 @@ class ExtensionType(CompositeTensor, metaclass=ExtensionTypeMetaclass):
         if self._tf_extension_type_cached_type_spec is None:
             self.__dict__["_tf_extension_type_cached_type_spec"] = self.Spec.from_value(self)
         return self._tf_extension_type_cached_type_spec
+
+
+def _check_mutable(obj, name, owner):
+    """AttributeError unless `name` is a field being set by `obj`'s own constructor (or a
+    Keras mask on a value)."""
+    if owner == "ExtensionType" and name in _MUTABLE_KERAS_PROPERTIES:
+        return
+    if not (hasattr(obj, _IN_CONSTRUCTOR) and obj._tf_extension_type_has_field(name)):
+        raise AttributeError(
+            f"Cannot mutate attribute `{name}` outside the custom constructor of {owner}."
+        )
 
 
 def _all_equal(mine, theirs):
@@ -534,24 +535,13 @@ class ExtensionTypeSpec(TypeSpec):
         return _new_object(cls, fields)
 
     def __setattr__(self, name, value):
-        if name == "_cmp_key" or (
-            hasattr(self, _IN_CONSTRUCTOR) and self._tf_extension_type_has_field(name)
-        ):
-            object.__setattr__(self, name, value)
-        else:
-            raise AttributeError(
-                f"Cannot mutate attribute `{name}` outside the custom constructor of "
-                "ExtensionTypeSpec."
-            )
+        if name != "_cmp_key":  # TypeSpec's cached comparison key
+            _check_mutable(self, name, "ExtensionTypeSpec")
+        object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
-        if hasattr(self, _IN_CONSTRUCTOR) and self._tf_extension_type_has_field(name):
-            del self.__dict__[name]
-        else:
-            raise AttributeError(
-                f"Cannot mutate attribute `{name}` outside the custom constructor of "
-                "ExtensionTypeSpec."
-            )
+        _check_mutable(self, name, "ExtensionTypeSpec")
+        del self.__dict__[name]
 
     def __validate__(self):
         """Post-construction validation (a subclass's `Spec` overrides it)."""
@@ -653,7 +643,7 @@ class BatchableExtensionType(ExtensionType):
     _tf_extension_type_do_not_transform_this_class = True
 
 
-# --- class construction -----------------------------------------------------------------------
+# --- class construction ------------------------------------------------------------------------
 
 
 def _check_field_annotations(cls):
@@ -663,7 +653,9 @@ def _check_field_annotations(cls):
             if not isinstance(value, type):
                 raise ValueError(f"{cls.__qualname__}.Spec must be a nested class; got {value}.")
             if value.__bases__ not in ((TypeSpec,), (object,)):
-                raise ValueError(f"{cls.__qualname__}.Spec must be directly subclassed from tf.TypeSpec.")
+                raise ValueError(
+                    f"{cls.__qualname__}.Spec must be directly subclassed from tf.TypeSpec."
+                )
         elif ExtensionTypeField.is_reserved_name(name):
             raise ValueError(
                 f"The field annotations for {cls.__name__} are invalid. Field '{name}' is reserved."
@@ -730,6 +722,20 @@ def _build_constructor(cls):
         )
         for i, f in enumerate(fields)
     ]
+    cls.__init__ = _constructor(params)
+
+
+def _build_spec_constructor(spec):
+    spec.__init__ = _constructor(
+        [
+            inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for f in spec._tf_extension_type_fields()
+        ]
+    )
+
+
+def _constructor(params):
+    """An `__init__` binding `params` to fields, then converting and validating them."""
     signature = inspect.Signature(params)
 
     def __init__(self, *args, **kwargs):
@@ -742,24 +748,7 @@ def _build_constructor(cls):
     __init__.__signature__ = inspect.Signature(
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params]
     )
-    cls.__init__ = __init__
-
-
-def _build_spec_constructor(spec):
-    params = [
-        inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        for f in spec._tf_extension_type_fields()
-    ]
-    signature = inspect.Signature(params)
-
-    def __init__(self, *args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        self.__dict__.update(bound.arguments)
-        self._tf_extension_type_convert_fields()
-        self.__validate__()
-
-    spec.__init__ = __init__
+    return __init__
 
 
 def _add_type_spec(cls):

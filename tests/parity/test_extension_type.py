@@ -47,7 +47,8 @@ def _construction(tf, device):
             m == MaskedTensor([1.0, 2.0, 4.0], [True, False, True]),
             m != MaskedTensor([1.0, 2.0], [True, False]),
             m == 3,
-            MaskedTensor(values=[1, 2], mask=[False, False]) == MaskedTensor([1, 2], [False, False]),
+            MaskedTensor(values=[1, 2], mask=[False, False])
+            == MaskedTensor([1, 2], [False, False]),
             tf.experimental.extension_type.as_dict(m),
             tf.type_spec_from_value(m),
         ]
@@ -421,7 +422,9 @@ def _dispatch(tf, device):
             tf.reduce_sum(m),
             tf.reduce_sum(m, axis=0, keepdims=True),
             tf.debugging.assert_equal(m, m),
-            outcome(lambda: tf.debugging.assert_equal(m, MaskedTensor([1.0, 2.0, 3.0], [True] * 3))),
+            outcome(
+                lambda: tf.debugging.assert_equal(m, MaskedTensor([1.0, 2.0, 3.0], [True] * 3))
+            ),
             outcome(lambda: tf.debugging.assert_less(m, m)),
             traced(m),
             tf.math.add(dense, dense),
@@ -468,14 +471,22 @@ def test_dispatch_registration_errors(tf):
 
     tf.experimental.dispatch_for_binary_elementwise_apis(MyTensor, MyTensor)(handler)
     out = [
-        outcome(lambda: tf.experimental.dispatch_for_api(tf.math.add, {"x": MyTensor})(wrong_signature)),
+        outcome(
+            lambda: tf.experimental.dispatch_for_api(tf.math.add, {"x": MyTensor})(wrong_signature)
+        ),
         outcome(lambda: tf.experimental.dispatch_for_api(tf.math.add, {"zz": MyTensor})),
         outcome(lambda: tf.experimental.dispatch_for_api(tf.math.add, {"x": 3})),
-        outcome(lambda: tf.experimental.dispatch_for_api(tf.math.add, {"x": Union[MyTensor, int]})(3)),
+        outcome(
+            lambda: tf.experimental.dispatch_for_api(tf.math.add, {"x": Union[MyTensor, int]})(3)
+        ),
         outcome(lambda: tf.experimental.dispatch_for_api(tf.math.add)(lambda x, y, name=None: x)),
         outcome(lambda: tf.experimental.dispatch_for_api(tf.math.add, [MyTensor])),
         outcome(lambda: tf.experimental.dispatch_for_api(print)),
-        outcome(lambda: tf.experimental.dispatch_for_binary_elementwise_apis(MyTensor, MyTensor)(handler)),
+        outcome(
+            lambda: tf.experimental.dispatch_for_binary_elementwise_apis(MyTensor, MyTensor)(
+                handler
+            )
+        ),
         outcome(lambda: tf.experimental.unregister_dispatch_for(wrong_signature)),
     ]
 
