@@ -39,6 +39,7 @@ from ferroflow.extension_type import (
 )
 from ferroflow.ragged.dynamic_ragged_shape import DynamicRaggedShape
 from ferroflow.ragged.row_partition import RowPartition
+from ferroflow.structured_tensor import StructuredTensor
 
 __all__ = [
     "BatchableExtensionType",
@@ -48,6 +49,7 @@ __all__ = [
     "ExtensionTypeSpec",
     "Optional",
     "RowPartition",
+    "StructuredTensor",
     "async_clear_error",
     "async_scope",
     "dispatch_for_api",
