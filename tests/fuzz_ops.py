@@ -1761,6 +1761,14 @@ def _ragged_fill_empty_rows_grad(g):
     return [tf.constant(index, tf.int64), grads], {}
 
 
+@spec("tf.matrix_square_root")
+def _matrix_square_root(g):
+    n = g.int_in(0, 4)
+    dims = [*([g.int_in(1, 3)] if g.p(0.3) else []), n, n if not g.bad() else n + 1]
+    dtype = g.pick(FLOATS + COMPLEX) if not g.bad() else g.pick(DTYPES)
+    return [g.tensor(dtype=dtype, dims=dims if not g.bad() else g.dims())], {}
+
+
 @spec("tf.nondifferentiable_batch_function")
 def _nondifferentiable_batch_function(g):
     if g.bad():

@@ -263,6 +263,7 @@ from ferroflow.math_extra_ops import (
     unique_with_counts,
 )
 from ferroflow.experimental_ops import OptionalSpec
+from ferroflow.matrix_functions import matrix_square_root
 from ferroflow.module import Module
 from ferroflow.name_scope import name_scope
 from ferroflow.printing import print

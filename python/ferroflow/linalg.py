@@ -41,3 +41,4 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, name=None):
 
 
 from ferroflow.math_extra_ops import global_norm  # noqa: E402, F401 - tf.linalg API
+from ferroflow.matrix_functions import matrix_square_root as sqrtm  # noqa: E402, F401

@@ -346,3 +346,60 @@ def _keras_aliases(tf):
 
 def test_keras_aliases(tf_oracle):
     assert_parity(tf_oracle, _keras_aliases, (), rtol=1e-5, atol=1e-6)
+
+
+SQRTM = {
+    "spd": ([[4.0, 1.0], [1.0, 3.0]], "float32"),
+    "nonsymmetric": ([[2.0, 1.0, 0.0], [0.0, 3.0, 1.0], [0.5, 0.0, 1.0]], "float64"),
+    "complex_eigenvalues": ([[1.0, -2.0], [2.0, 1.0]], "float64"),
+    "negative_eigenvalue": ([[-1.0, 0.0], [0.0, 4.0]], "float64"),
+    "zero": ([[0.0, 0.0], [0.0, 0.0]], "float32"),
+    "one_by_one": ([[9.0]], "float32"),
+    "batch": ([[[4.0, 1.0], [1.0, 3.0]], [[5.0, 2.0], [-1.0, 3.0]]], "float32"),
+    "empty": ([[], []], "float32"),
+    "complex": ([[4.0, 1.0], [1.0, 3.0]], "complex64"),
+    "not_square": ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "float32"),
+    "vector": ([1.0, 2.0], "float32"),
+    "int": ([[1, 0], [0, 1]], "int32"),
+    "half": ([[1.0, 0.0], [0.0, 1.0]], "float16"),
+}
+
+
+def _sqrtm(tf, value, dtype, device, traced):
+    def run():
+        x = tf.constant(value, dtype=dtype)
+        if dtype == "float32" and len(value) == 2 and value[0] == []:
+            x = tf.zeros([2, 0, 0])
+        return tf.matrix_square_root(x), tf.linalg.sqrtm(x)
+
+    with tf.device(device):
+        try:
+            return (tf.function(run) if traced else run)()
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return type(e).__name__
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(SQRTM))
+def test_matrix_square_root(tf_oracle, name, device, traced):
+    assert_parity(tf_oracle, _sqrtm, (*SQRTM[name], device, traced), rtol=2e-5, atol=2e-5)
+
+
+def _sqrtm_gradient(tf, device, traced):
+    def run(x):
+        weights = tf.constant([[1.0, 2.0, -1.0], [3.0, 4.0, 0.5], [0.0, -2.0, 1.0]], tf.float64)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.sin(tf.matrix_square_root(x)) * weights)
+        return tape.gradient(y, x)
+
+    with tf.device(device):
+        x = tf.constant([[2.0, 1.0, 0.0], [0.0, 3.0, 1.0], [0.5, 0.0, 1.0]], tf.float64)
+        return (tf.function(run) if traced else run)(x)
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+@pytest.mark.parametrize("device", DEVICES)
+def test_matrix_square_root_gradient(tf_oracle, device, traced):
+    assert_parity(tf_oracle, _sqrtm_gradient, (device, traced), rtol=1e-6, atol=1e-8)
