@@ -51,6 +51,8 @@ def while_loop(
         raise ValueError("'loop_vars' must be provided.")
     if not nest.is_nested(loop_vars):
         raise ValueError("'loop_vars' must be provided.")
+    if shape_invariants is None and _has_extension_types(loop_vars):
+        return _while_over_components(cond, body, loop_vars, maximum_iterations)
     if _tracing.tracing() and (
         _tracing.is_symbolic(maximum_iterations)
         or any(_tracing.is_symbolic(v) for v in nest.flatten(loop_vars))
@@ -78,6 +80,35 @@ def while_loop(
         loop_vars = nest.map_structure(_as_tensor, new_vars)
         steps += 1
     return loop_vars
+
+
+def _has_extension_types(loop_vars):
+    from ferroflow.extension_type import ExtensionType
+
+    return any(isinstance(v, ExtensionType) for v in nest.flatten(loop_vars))
+
+
+def _while_over_components(cond, body, loop_vars, maximum_iterations):
+    """A loop whose variables hold ExtensionTypes runs over their component tensors, each
+    iteration's values rebuilt from them (TensorFlow loops over composites the same way)."""
+
+    def values(flat):
+        return nest.pack_sequence_as(loop_vars, list(flat), expand_composites=True)
+
+    def flat_body(*flat):
+        new_vars = body(*values(flat))
+        if len(nest.flatten(loop_vars)) == 1 and not nest.is_nested(new_vars):
+            new_vars = [new_vars]
+        nest.assert_same_structure(nest.flatten(loop_vars), nest.flatten(new_vars))
+        return nest.flatten(new_vars, expand_composites=True)
+
+    flat = while_loop(
+        lambda *flat: cond(*values(flat)),
+        flat_body,
+        nest.flatten(loop_vars, expand_composites=True),
+        maximum_iterations=maximum_iterations,
+    )
+    return values(flat)
 
 
 def _staged_while(cond, body, loop_vars, maximum_iterations, shape_invariants):

@@ -33,21 +33,46 @@ def _leading_size(flat, what):
 
 
 def _elements(elems, what):
-    """The structure of `elems` with tensor leaves, its flat leaves and their leading size."""
-    structure = nest.map_structure(convert_to_tensor, elems)
-    flat = nest.flatten(structure)
+    """The structure of `elems` with tensor leaves (or BatchableExtensionTypes, whose
+    components all batch along axis 0), its flat leaves and their leading size."""
+    structure = nest.map_structure(_element_leaf, elems)
+    flat = nest.flatten(structure, expand_composites=True)
     if not flat:
         raise ValueError(f"{what}: elems must hold at least one tensor")
     return structure, flat, _leading_size(flat, what)
 
 
+def _element_leaf(value):
+    from ferroflow.extension_type import BatchableExtensionType, ExtensionTypeBatchEncoder
+
+    if isinstance(value, BatchableExtensionType) and (
+        type(value._type_spec.__batch_encoder__) is ExtensionTypeBatchEncoder
+    ):
+        return value
+    return convert_to_tensor(value)
+
+
+def _rows_structure(structure):
+    """`structure` with each extension-type leaf replaced by the spec of one of its rows."""
+    from ferroflow.extension_type import BatchableExtensionType
+
+    return nest.map_structure(
+        lambda v: v._type_spec._unbatch() if isinstance(v, BatchableExtensionType) else v,
+        structure,
+    )
+
+
 def _item(structure, flat, i):
-    return nest.pack_sequence_as(structure, [t[i] for t in flat])
+    return nest.pack_sequence_as(
+        _rows_structure(structure), [t[i] for t in flat], expand_composites=True
+    )
 
 
 def _gathered(structure, flat, i):
     """The slices at a tensor index (a staged loop's counter)."""
-    return nest.pack_sequence_as(structure, [gather(t, i) for t in flat])
+    return nest.pack_sequence_as(
+        _rows_structure(structure), [gather(t, i) for t in flat], expand_composites=True
+    )
 
 
 def _stack_results(results, empty_like):

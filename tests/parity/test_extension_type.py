@@ -501,3 +501,57 @@ def test_dispatch_registration_errors(tf):
     out.append(outcome(lambda: tf.abs(MyTensor(-5))))
     out.append(outcome(lambda: tf.math.add(MyTensor(1), MyTensor(2))))
     return out
+
+
+def _control_flow(tf, device):
+    with tf.device(device):
+
+        class Vehicle(tf.experimental.BatchableExtensionType):
+            top_speed: tf.Tensor
+            mpg: tf.Tensor
+
+        class M(tf.experimental.ExtensionType):
+            v: tf.Tensor
+            k: int = 1
+
+        batch = Vehicle([120, 150, 80], [30, 40, 12])
+        spec = Vehicle.Spec(tf.TensorSpec([None], tf.int32), tf.TensorSpec([None], tf.int32))
+
+        def speed_times_mpg(b):
+            return tf.map_fn(lambda v: v.top_speed * v.mpg, b, fn_output_signature=tf.int32)
+
+        staged = tf.function(speed_times_mpg, input_signature=[spec])
+
+        @tf.function
+        def choose(x, c):
+            return tf.cond(c, lambda: M(x.v * 2), lambda: M(x.v + 1)).v
+
+        @tf.function
+        def loop(x, n):
+            return tf.while_loop(lambda i, m: i < n, lambda i, m: (i + 1, M(m.v * 2)), (0, x))[1].v
+
+        eager_loop = tf.while_loop(
+            lambda i, m: i < 3, lambda i, m: (i + 1, M(m.v * 2, 1)), [tf.constant(0), M([1.0, 2.0])]
+        )
+        return (
+            speed_times_mpg(batch),
+            staged(batch),
+            staged(Vehicle([1, 2], [3, 4])),
+            tf.map_fn(
+                lambda p: p[0].top_speed + p[1],
+                (batch, tf.constant([1, 2, 3])),
+                fn_output_signature=tf.int32,
+            ),
+            choose(M([1.0, 2.0]), tf.constant(True)),
+            choose(M([1.0, 2.0]), tf.constant(False)),
+            loop(M([1.0, 2.0]), tf.constant(3)),
+            loop(M([1.0, 2.0]), tf.constant(0)),
+            eager_loop[0],
+            eager_loop[1].v,
+            type(eager_loop[1]).__name__,
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_map_fn_cond_and_while_loop(tf_oracle, device):
+    assert_parity(tf_oracle, _control_flow, (device,))
