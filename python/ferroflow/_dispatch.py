@@ -20,11 +20,15 @@ Three tables say what a type supports:
 
 Each registration may add `check(args, kwargs)` (or `check(*operands)` for the elementwise
 tables): the handler serves a call only when it returns true (TensorFlow's per-parameter type
-signatures of `tf.experimental.dispatch_for_api`). `supports(api)` says whether `api` dispatches.
+signatures of `tf.experimental.dispatch_for_api`). `supports(api)` says whether `api` dispatches;
+`install(api)` gives a public function that does not yet dispatch the `add_dispatch_support`
+wrapper, rebinding it wherever ferroflow's modules hold it (so only APIs a user dispatches on pay
+for the wrapper).
 """
 
 import functools
 import inspect
+import sys
 
 __all__ = [
     "add_dispatch_support",
@@ -176,6 +180,28 @@ def declare(api, kind=None):
 def supports(api):
     """Whether calls of `api` dispatch to registered handlers."""
     return api in _SUPPORTED
+
+
+_INSTALLED = {}  # a public function -> its dispatching wrapper, made by `install`
+
+
+def install(api):
+    """The dispatching form of `api`: `api` itself if it dispatches, else an
+    `add_dispatch_support` wrapper that replaces `api` in every ferroflow module holding it
+    (callers that kept the old function object keep calling it without dispatch)."""
+    if api in _SUPPORTED:
+        return api
+    if api in _INSTALLED:
+        return _INSTALLED[api]
+    wrapped = add_dispatch_support(api)
+    _INSTALLED[api] = wrapped
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "ferroflow" or name.startswith("ferroflow.")):
+            continue
+        for attr, value in list(vars(module).items()):
+            if value is api:
+                setattr(module, attr, wrapped)
+    return wrapped
 
 
 def elementwise_apis(kind):

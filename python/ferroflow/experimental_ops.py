@@ -148,8 +148,15 @@ def dispatch_for_api(api, *signatures):
     >>> tf.experimental.unregister_dispatch_for(my_abs)
     """
     if not _dispatch.supports(api):
-        raise ValueError(f"{api} does not support dispatch.")
-    api_signature = inspect.signature(inspect.unwrap(api))
+        # A public ferroflow function gains dispatch when first dispatched on (TensorFlow's
+        # dispatchable APIs carry it always); anything else does not dispatch.
+        if not _is_public_api(api):
+            raise ValueError(f"{api} does not support dispatch.")
+        api = _dispatch.install(api)
+    try:
+        api_signature = inspect.signature(inspect.unwrap(api))
+    except (TypeError, ValueError):
+        raise ValueError(f"{api} does not support dispatch.") from None
     checkers = [_signature_checker(api_signature, s) for s in signatures]
 
     def decorator(target):
@@ -176,6 +183,16 @@ def dispatch_for_api(api, *signatures):
         return target
 
     return decorator
+
+
+def _is_public_api(api):
+    module = getattr(api, "__module__", None) or ""
+    return (
+        inspect.isfunction(api)
+        and (module == "ferroflow" or module.startswith("ferroflow."))
+        and not api.__name__.startswith("_")
+        and module != __name__
+    )
 
 
 def _api_handler(target):

@@ -555,3 +555,43 @@ def _control_flow(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_map_fn_cond_and_while_loop(tf_oracle, device):
     assert_parity(tf_oracle, _control_flow, (device,))
+
+
+@parity
+def test_dispatch_for_apis_without_elementwise_kind(tf):
+    """APIs such as tf.matmul and tf.reshape dispatch once a target is registered for them
+    (in every namespace that names them)."""
+
+    class MT(tf.experimental.ExtensionType):
+        values: tf.Tensor
+
+    @tf.experimental.dispatch_for_api(tf.matmul, {"a": MT, "b": MT})
+    def mm(*args, **kwargs):
+        return MT(tf.matmul(args[0].values, args[1].values))
+
+    @tf.experimental.dispatch_for_api(tf.reshape, {"tensor": MT})
+    def rs(tensor, shape, name=None):
+        return MT(tf.reshape(tensor.values, shape))
+
+    a = MT([[1.0, 2.0], [3.0, 4.0]])
+
+    @tf.function
+    def f(x):
+        return tf.reshape(x, [-1]).values * 2
+
+    out = [
+        tf.matmul(a, a).values,
+        tf.linalg.matmul(a, a).values,
+        tf.reshape(a, [4]).values,
+        tf.matmul(tf.ones([2, 2]), tf.ones([2, 2])),
+        tf.matmul is tf.linalg.matmul,
+        f(a),
+    ]
+    tf.experimental.unregister_dispatch_for(mm)
+    tf.experimental.unregister_dispatch_for(rs)
+    for thunk in (lambda: tf.matmul(a, a), lambda: tf.reshape(a, [4])):
+        try:
+            out.append(("ok", thunk()))
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            out.append(type(e).__name__)
+    return out
