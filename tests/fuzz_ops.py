@@ -93,6 +93,7 @@ MODULES = (
     ("tf.sets", tf.sets),
     ("tf.autodiff", tf.autodiff),
     ("tf.ragged", tf.ragged),
+    ("tf.strings", tf.strings),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
     ("tf.experimental.dlpack", tf.experimental.dlpack),
 )
@@ -307,6 +308,25 @@ class Gen:
             dims = self.dims()
         return self.like(self.array(dtype, dims))
 
+    def strings(self, dims=None):
+        """A string tensor-like argument: ASCII, UTF-8, invalid UTF-8, empty and long strings,
+        whitespace and digits; when bad, junk or a tensor of another dtype."""
+        if self.bad():
+            return self.tensor()
+        dims = self.dims() if dims is None else dims
+        n = int(np.prod(dims, dtype=np.int64))
+        pieces = ("", " ", "a", "Bc", "\u00e9", "\u00df", "1", "-2.5", "\t", ",", "x" * 70, "0x1f")
+        words = []
+        for _ in range(n):
+            if self.p(0.1):
+                words.append(
+                    bytes(self.rng.integers(0, 256, size=self.int_in(0, 9), dtype=np.uint8))
+                )
+            else:
+                words.append("".join(self.pick(pieces) for _ in range(self.int_in(0, 4))).encode())
+        arr = np.array(words, dtype=object).reshape(dims)
+        return tf.constant(arr) if self.p(0.8) or arr.ndim == 0 else arr.tolist()
+
     def real_tensor(self, pool=DTYPES, dims=None):
         """Always a ``tf.Tensor`` (for Tensor methods)."""
         return tf.constant(self.array(self.pick(pool), self.dims() if dims is None else dims))
@@ -502,6 +522,9 @@ NEVER_SUCCEEDS |= {"tf.RaggedTensor"}
 NEVER_SUCCEEDS |= {"tf.ragged.cross"}
 # tf.TypeSpec is abstract; tf.sparse.cross returns strings, which ferroflow does not have yet.
 NEVER_SUCCEEDS |= {"tf.TypeSpec", "tf.sparse.cross"}
+# TensorFlow has approx_min_k only under XLA (NotFoundError on the CPU) and check_pinned only with
+# CUDA (FailedPreconditionError elsewhere): both refuse as TensorFlow's CPU build does.
+NEVER_SUCCEEDS |= {"tf.math.approx_min_k", "tf.check_pinned"}
 # Graph-mode relics whose eager behaviour is TensorFlow's refusal with this exception class.
 EAGER_REFUSALS = {"tf.gradients": RuntimeError, "tf.hessians": RuntimeError}
 # Eagerly TensorFlow refuses parallel_stack; load_library reports a missing path as the OS does.
@@ -2755,6 +2778,107 @@ def _ragged_stack_dynamic_partitions(g):
     num = g.int_in(1, 4)
     partitions = g.rng.integers(0, num + (1 if g.bad() else 0), size=n)
     return [data, partitions, num if not g.bad() else g.junk()], {}
+
+
+@spec(
+    "tf.strings.lower", "tf.strings.upper", "tf.strings.strip", "tf.strings.length",
+    "tf.strings.regex_full_match", "tf.strings.regex_replace", "tf.strings.to_number",
+    "tf.strings.split", "tf.strings.bytes_split", "tf.strings.unicode_split",
+    "tf.strings.to_hash_bucket_fast", "tf.strings.to_hash_bucket_strong",
+    "tf.strings.to_hash_bucket", "tf.strings.reduce_join",
+)  # fmt: skip
+def _strings_unary(g):
+    x = g.strings()
+    kwargs = {}
+    if g.p(0.3):
+        kwargs["name"] = "s"
+    return [x], kwargs
+
+
+def _string_extra(name, g):
+    """The arguments after the strings that each tf.strings op takes."""
+    return {
+        "tf.strings.lower": lambda: {"encoding": g.pick(("", "utf-8", "UTF-8"))},
+        "tf.strings.upper": lambda: {"encoding": g.pick(("", "utf-8"))},
+        "tf.strings.length": lambda: {"unit": g.pick(("BYTE", "UTF8_CHAR"))},
+        "tf.strings.regex_full_match": lambda: {
+            "pattern": g.pick(("a.*", "[0-9]+", "", "(", "\\s"))
+        },
+        "tf.strings.regex_replace": lambda: {
+            "pattern": g.pick(("a", "[0-9]+", "(b)", "(")),
+            "rewrite": g.pick(("", "x", "\\1", "$")),
+            "replace_global": g.flag(),
+        },
+        "tf.strings.to_number": lambda: {
+            "out_type": g.pick((tf.float32, tf.float64, tf.int32, tf.int64))
+        },
+        "tf.strings.split": lambda: {"sep": g.pick((None, ",", "ab")), "maxsplit": g.int_in(-1, 2)},
+        "tf.strings.unicode_split": lambda: {"input_encoding": "UTF-8"},
+        "tf.strings.to_hash_bucket_fast": lambda: {
+            "num_buckets": g.int_in(0 if g.bad() else 1, 100)
+        },
+        "tf.strings.to_hash_bucket": lambda: {"num_buckets": g.int_in(0 if g.bad() else 1, 100)},
+        "tf.strings.to_hash_bucket_strong": lambda: {
+            "num_buckets": g.int_in(1, 100),
+            "key": [g.int_in(0, 2**40), g.int_in(0, 9)][: 1 if g.bad() else 2],
+        },
+        "tf.strings.reduce_join": lambda: {
+            "axis": g.pick((None, 0, -1, [0], 3)),
+            "keepdims": g.flag(),
+            "separator": g.pick(("", ",")),
+        },
+    }.get(name, dict)()
+
+
+for _name in list(SPECS):
+    if SPECS[_name] is _strings_unary:
+
+        def _gen(g, _name=_name):
+            if _name == "tf.strings.to_number" and g.p(0.7):
+                numbers = (" 1", "-2.5", "0x1f", "1e40", "inf", "nan", "+7", "99999999999", "3.")
+                words = [g.pick(numbers) for _ in range(g.int_in(0, 4))]
+                return [tf.constant(words, tf.string)], _string_extra(_name, g)
+            return [g.strings()], _string_extra(_name, g)
+
+        SPECS[_name] = _gen
+
+
+@spec("tf.strings.substr")
+def _strings_substr(g):
+    dims = g.dims()
+    x = g.strings(dims)
+    pos_dims = dims if g.p(0.7) else g.dims()
+    dtype = g.pick((np.int32, np.int64))
+    n = int(np.prod(pos_dims, dtype=np.int64))
+    pos = g.rng.integers(-1 if g.p(0.5) else -3, 3, size=n).astype(dtype).reshape(pos_dims)
+    length = g.rng.integers(-1, 4, size=n).astype(dtype).reshape(pos_dims)
+    pos = g.tensor() if g.bad() else g.like(pos)
+    return [x, pos, g.like(length)], {"unit": g.pick(("BYTE", "UTF8_CHAR"))}
+
+
+@spec("tf.strings.join")
+def _strings_join(g):
+    dims = g.dims()
+    parts = [g.strings(dims if g.p(0.8) else []) for _ in range(g.int_in(1, 3))]
+    return [parts], {"separator": g.pick(("", "-", "\u00e9"))}
+
+
+@spec("tf.strings.as_string")
+def _strings_as_string(g):
+    x = g.tensor(pool=DTYPES) if g.p(0.9) else g.strings()
+    return [x], {
+        "precision": g.pick((-1, 0, 3)),
+        "scientific": g.flag() if g.p(0.3) else False,
+        "shortest": g.flag() if g.p(0.3) else False,
+        "width": g.pick((-1, 0, 8)),
+        "fill": g.pick(("", "0", " ", "-", "x")),
+    }
+
+
+@spec("tf.strings.fingerprint")
+def _strings_fingerprint(g):
+    x = g.strings() if g.p(0.6) else g.tensor()
+    return [x], {}
 
 
 @spec("tf.ragged.cross_hashed", "tf.ragged.cross")

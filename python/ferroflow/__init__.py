@@ -28,6 +28,7 @@ from ferroflow import (
     saved_model,
     sets,
     sparse,
+    strings,
     test,
     train,
     types,
@@ -270,6 +271,7 @@ from ferroflow.printing import print
 from ferroflow.ragged.ragged_tensor import RaggedTensor
 from ferroflow.ragged.ragged_tensor_spec import RaggedTensorSpec
 from ferroflow.sparse_tensor import SparseTensor, SparseTensorSpec
+from ferroflow.strings import as_string, fingerprint
 from ferroflow.tensor_array_ops import TensorArray, TensorArraySpec
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec

@@ -255,6 +255,9 @@ def top_k(x: _TensorLike, k: _IntLike) -> tuple[Tensor, Tensor]:
 def unique(x: _TensorLike, out_idx: int) -> tuple[Tensor, Tensor]:
     """(y, idx): the unique values in order of appearance, and each element's index into y."""
 
+def string_op(name: str, inputs: list[_TensorLike], attrs: str) -> list[Tensor]:
+    """A tf.strings primitive by TensorFlow name; attrs is a JSON object of its attributes."""
+
 # Random numbers (counter-based Philox streams).
 
 def set_seed(seed: int | None = None) -> None: ...

@@ -33,6 +33,7 @@ pub mod slicing;
 pub mod sort;
 pub mod split;
 pub mod static_shape;
+pub mod strings;
 pub mod unary;
 
 use crate::dispatch::{apply, apply1, Op};

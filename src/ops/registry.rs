@@ -15,6 +15,7 @@ use super::reduce::{ArgReduce, Cumulative, Reduce};
 use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
 use super::split::Split;
+use super::strings::StringOp;
 use super::{
     binary::BinaryOp, cast::Cast, creation::Fill, creation::Range, index::Gather, index::GatherNd,
     index::ScatterNd, index::WhereIndices, nn::Softmax, select::Select, sort::Sort, sort::Unique,
@@ -106,6 +107,8 @@ primitives! {
     BroadcastGradientArgs(BroadcastGradientArgs),
     /// Outputs: the pieces.
     Split(Split),
+    /// `tf.strings` (one TensorFlow name per variant).
+    Strings(StringOp),
     /// No outputs: raises when its condition (input 0) is false (a node with an effect).
     Assert(Assert),
     /// Its input, once its shape is checked (a node with an effect: it can raise).

@@ -7,7 +7,7 @@ use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
     assert, binary, broadcast_args, cast, composite, creation, ensure_shape, index, matmul, nn,
-    patches, random, reduce, select, shape_input, shape_ops, sort, split, unary,
+    patches, random, reduce, select, shape_input, shape_ops, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -33,6 +33,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         ensure_shape::registry_examples(),
         assert::registry_examples(),
         split::registry_examples(),
+        strings::registry_examples(),
     ]
     .concat()
 }
@@ -62,7 +63,8 @@ fn every_name_has_a_test_table_entry() {
 }
 
 /// Ops whose output sizes depend on input values.
-const VALUE_SIZED: &[&str] = &["Range", "Where", "Unique", "BroadcastGradientArgs"];
+const VALUE_SIZED: &[&str] =
+    &["Range", "Where", "Unique", "BroadcastGradientArgs", "StringSplitV2"];
 
 /// Ops whose output rank depends on an input dimension.
 const UNKNOWN_RANK: &[&str] = &["GatherNd"];

@@ -1010,6 +1010,26 @@ fn fused_batch_norm(
     outs(py, batch_norm::fused_batch_norm([&x, &scale, &offset, &mean, &variance], attrs))
 }
 
+/// A `tf.strings` primitive by TensorFlow name, its attributes as a JSON object (the Python
+/// wrappers in `ferroflow.strings` build them with TensorFlow's defaults).
+#[pyfunction]
+fn string_op(
+    py: Python<'_>,
+    name: &str,
+    inputs: Vec<Bound<'_, PyAny>>,
+    attrs: &str,
+) -> PyResult<Vec<PyT>> {
+    if !<crate::ops::strings::StringOp as crate::ops::primitive::Decode>::names().contains(&name) {
+        return Err(PyValueError::new_err(format!("{name} is not a string op")));
+    }
+    let attrs: crate::ops::primitive::Attrs =
+        serde_json::from_str(attrs).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let op = Op::decode(name, &attrs).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let inputs: Vec<Tensor> = inputs.iter().map(t).collect::<PyResult<_>>()?;
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    outs(py, crate::dispatch::apply(&op, &refs))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     macro_rules! add {
         ($($f:ident),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
@@ -1053,6 +1073,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         sort,
         top_k,
         unique,
+        string_op,
         fill,
         zeros,
         ones,
