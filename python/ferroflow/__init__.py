@@ -130,6 +130,7 @@ from ferroflow.dtypes import (
     uint64,
     variant,
 )
+from ferroflow.experimental_ops import OptionalSpec
 from ferroflow.framework_extra import (
     CriticalSection,
     DeviceSpec,
@@ -263,7 +264,6 @@ from ferroflow.math_extra_ops import (
     truncatemod,
     unique_with_counts,
 )
-from ferroflow.experimental_ops import OptionalSpec
 from ferroflow.matrix_functions import matrix_square_root
 from ferroflow.module import Module
 from ferroflow.name_scope import name_scope

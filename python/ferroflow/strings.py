@@ -34,8 +34,10 @@ def _map_flat(x, f):
 def _unit(unit):
     if unit not in _UNITS:
         raise _InvalidArgumentError(
-            None, None, f"Value for attr 'unit' of \"{unit}\" is not in the list of allowed "
-            'values: "BYTE", "UTF8_CHAR"'
+            None,
+            None,
+            f"Value for attr 'unit' of \"{unit}\" is not in the list of allowed "
+            'values: "BYTE", "UTF8_CHAR"',
         )
     return unit == "UTF8_CHAR"
 

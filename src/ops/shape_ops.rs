@@ -52,9 +52,16 @@ pub struct Tile(pub Vec<usize>);
 #[serde(transparent)]
 pub struct ShapeOf(pub DType);
 
-/// `b`'s elements when they have the same type as `like`'s.
-fn same_kind<'a, T: Movable>(_like: &[T], b: &'a Buffer) -> Option<&'a Vec<T>> {
-    T::unwrap_vec(b)
+/// The padded elements: `v[source]`, or the fill value (`constant`'s one element).
+fn padded<T: Movable>(v: &[T], sources: &[Option<usize>], constant: &Buffer) -> Result<Buffer> {
+    let fill = T::unwrap_vec(constant)
+        .and_then(|c| c.first())
+        .ok_or_else(|| Error::Internal("pad: fill value of another dtype".into()))?;
+    let out = crate::kernels::parallel::generate(sources.len(), |i| match sources[i] {
+        Some(src) => v[src].clone(),
+        None => fill.clone(),
+    });
+    Ok(T::wrap_vec(out))
 }
 
 fn view<'a, T>(data: &'a [T], shape: &Shape) -> Result<ArrayViewD<'a, T>> {
@@ -327,10 +334,9 @@ pub fn pad(
     let out_shape = pad_shape(x, paddings, mode, constant)?;
     let in_strides = x.shape().strides();
     let out_strides = out_shape.strides();
-    let out = with_movable!(x.buffer(), v => {
-        let fill = &same_kind(v, constant.buffer()).ok_or_else(|| Error::Internal("pad".into()))?[0];
-        let n = out_shape.num_elements();
-        let out: Vec<_> = crate::kernels::parallel::generate(n, |flat| {
+    // Where each output element comes from: an input position, or None for the fill value.
+    let sources: Vec<Option<usize>> =
+        crate::kernels::parallel::generate(out_shape.num_elements(), |flat| {
             let mut src = 0usize;
             let mut rest = flat;
             for axis in 0..out_strides.len() {
@@ -340,17 +346,16 @@ pub fn pad(
                 let mut j = i as i64 - before;
                 if j < 0 || j >= d {
                     match mode {
-                        PadMode::Constant => return fill.clone(),
+                        PadMode::Constant => return None,
                         PadMode::Reflect => j = if j < 0 { -j } else { 2 * (d - 1) - j },
                         PadMode::Symmetric => j = if j < 0 { -j - 1 } else { 2 * d - 1 - j },
                     }
                 }
                 src += j as usize * in_strides[axis];
             }
-            v[src].clone()
+            Some(src)
         });
-        Movable::wrap_vec(out)
-    });
+    let out = with_movable!(x.buffer(), v => padded(v, &sources, constant.buffer())?);
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 

@@ -1,7 +1,6 @@
 """`tf.function` argument binding and return structures: dicts in any key order, nested lists and
 tuples, namedtuples, keyword arguments, defaults, None, Python scalars and bools."""
 
-
 from .harness import parity
 
 
