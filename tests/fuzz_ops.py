@@ -21,7 +21,7 @@ call that makes no progress for ``--call-timeout`` seconds is a hang. The worker
 space (``--max-memory-mb``), so an op that really allocates a huge tensor fails fast instead of
 exhausting the machine; the driver itself only asks for valid tensors of at most ~10**5 elements.
 
-    python tests/fuzz_ops.py --iterations 200000 --seed 0    # what tests/test_fuzz.py runs
+    python tests/fuzz_ops.py --iterations 60000 --seed 0     # what tests/test_fuzz.py runs
     python tests/fuzz_ops.py                                 # long: 10**6 calls, random seed
     python tests/fuzz_ops.py --seed 0 --replay 1234          # rerun one call in-process
     python tests/fuzz_ops.py --ops tf.pad,tf.tile --iterations 50000 --json summary.json
