@@ -14,6 +14,7 @@ The long run is a separate command: ``make fuzz-long`` or
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -35,11 +36,17 @@ def fuzz(tmp_path_factory):
     summary_path = tmp_path_factory.mktemp("fuzz") / "summary.json"
     cmd = [sys.executable, str(DRIVER), "--iterations", str(ITERATIONS), "--seed", str(SEED)]
     cmd += ["--json", str(summary_path), "--quiet"]
+    # Its own process group, so a timeout also ends the worker the driver started.
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired as e:
-        output = (e.stdout or b"")[-4000:]
-        pytest.fail(f"the fuzz driver did not finish in {TIMEOUT_S:.0f} s:\n{output!r}")
+        out, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        pytest.fail(f"the fuzz driver did not finish in {TIMEOUT_S:.0f} s:\n{out[-4000:]!r}")
+    done = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
     return done, summary
 
