@@ -529,6 +529,8 @@ NEVER_SUCCEEDS |= {"tf.math.approx_min_k", "tf.check_pinned"}
 EAGER_REFUSALS = {"tf.gradients": RuntimeError, "tf.hessians": RuntimeError}
 # Eagerly TensorFlow refuses parallel_stack; load_library reports a missing path as the OS does.
 EAGER_REFUSALS.update({"tf.parallel_stack": RuntimeError, "tf.load_library": FileNotFoundError})
+# The driver calls ops eagerly, where parallel_stack always refuses (it works in tf.function).
+NEVER_SUCCEEDS |= {"tf.parallel_stack"}
 
 
 def spec(*names):
