@@ -86,8 +86,18 @@ gpu-runtime:
 python-test: build gpu-runtime tf-oracle
 	$(TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q
 
-## Everything CI runs.
-test: rust-test lint python-test
+## Everything CI runs. Each stage's wall time is printed at the end, so that a CI log shows where
+## the run's minutes went (the full run must stay under 30 minutes on CI's 2 cores).
+STAGE_TIMES := target/stage-times.txt
+STAGES := gpu-runtime tf-oracle rust-test lint build python-test
+test:
+	@mkdir -p target && : > $(STAGE_TIMES)
+	@for stage in $(STAGES); do \
+		start=$$(date +%s); \
+		$(MAKE) --no-print-directory $$stage; status=$$?; \
+		echo "  $$stage: $$(( $$(date +%s) - start )) s" >> $(STAGE_TIMES); \
+		if [ $$status -ne 0 ]; then echo "Stage times:"; cat $(STAGE_TIMES); exit $$status; fi; \
+	done; echo "Stage times:"; cat $(STAGE_TIMES)
 
 fmt: $(STAMP)
 	cargo fmt

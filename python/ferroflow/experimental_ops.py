@@ -6,6 +6,7 @@
 
 import contextlib
 import errno
+import functools
 import inspect
 import os
 import types
@@ -125,6 +126,37 @@ def _check_target_signature(api_signature, target):
         )
 
 
+def _with_name_parameter(target, api_signature):
+    """`target` made to take the API's `name` argument when it lacks one, as TensorFlow
+    wraps it: a name given opens a name scope around the call."""
+    if "name" not in api_signature.parameters:
+        return target
+    spec = inspect.getfullargspec(target)
+    target_signature = inspect.signature(target)
+    if "name" in target_signature.parameters or spec.varkw is not None:
+        return target
+    name_index = list(api_signature.parameters).index("name")
+
+    @functools.wraps(target)
+    def with_name(*args, **kwargs):
+        if name_index < len(args):
+            name = args[name_index]
+            args = args[:name_index] + args[name_index + 1 :]
+        else:
+            name = kwargs.pop("name", None)
+        if name is None:
+            return target(*args, **kwargs)
+        from ferroflow import name_scope
+
+        with name_scope(name):
+            return target(*args, **kwargs)
+
+    with_name.__signature__ = target_signature.replace(
+        parameters=[*target_signature.parameters.values(), api_signature.parameters["name"]]
+    )
+    return with_name
+
+
 _TARGETS = {}  # dispatch target -> [the handlers registered for it]
 
 
@@ -162,6 +194,7 @@ def dispatch_for_api(api, *signatures):
     def decorator(target):
         if not callable(target):
             raise TypeError(f"Expected dispatch_target to be callable; got {target!r}")
+        target = _with_name_parameter(target, api_signature)
         _check_target_signature(api_signature, target)
         found = checkers
         if not found:

@@ -7,6 +7,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     given), as there. ferroflow has no `GraphDef` graphs to import nodes into, so a `GraphDef`
     with nodes raises `NotImplementedError` naming the TensorFlow 2 way.
 
+    >>> import ferroflow as tf
     >>> tf.graph_util.import_graph_def(type("GraphDef", (), {"node": []})()) is None
     True
     """

@@ -84,6 +84,7 @@ def matrix_square_root(input, name=None):  # noqa: A002 - TensorFlow's name
     """The principal square root of each square matrix in the innermost two axes: `Y` with
     `Y @ Y == input` and eigenvalues of positive real part. NaN where none exists.
 
+    >>> import ferroflow as tf
     >>> tf.matrix_square_root(tf.constant([[4.0, 0.0], [0.0, 9.0]])).numpy()
     array([[2., 0.],
            [0., 3.]], dtype=float32)

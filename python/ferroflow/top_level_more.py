@@ -91,6 +91,7 @@ def approx_top_k(
     `NotFoundError` for `reduction_dimension != -1` or `is_max_k=False` (TensorFlow has those
     only under XLA).
 
+    >>> import ferroflow as tf
     >>> tf.approx_top_k(tf.constant([3.0, 1.0, 4.0]), 2).values.numpy()
     array([4., 3.], dtype=float32)
     """
@@ -205,6 +206,7 @@ def conv(
     `strides`/`dilations` with one entry per spatial axis plus two, `padding` SAME, VALID or
     EXPLICIT (`explicit_paddings` a flat list of pairs per axis), channels last or first.
 
+    >>> import ferroflow as tf
     >>> tf.conv(tf.ones([1, 3, 3, 1]), tf.ones([2, 2, 1, 1]), [1, 1, 1, 1], "VALID").shape
     TensorShape([1, 2, 2, 1])
     """
@@ -364,6 +366,7 @@ def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa:
     """3-D patches of an NDHWC tensor, flattened into the last axis in (planes, rows, cols,
     depth) order: `[N, out_planes, out_rows, out_cols, kd * kh * kw * C]`, as TensorFlow.
 
+    >>> import ferroflow as tf
     >>> tf.extract_volume_patches(tf.ones([1, 2, 2, 2, 1]), [1, 2, 2, 2, 1],
     ...                           [1, 1, 1, 1, 1], "VALID").shape
     TensorShape([1, 1, 1, 1, 8])
@@ -420,6 +423,7 @@ def ragged_fill_empty_rows(value_rowids, values, nrows, default_value, name=None
     `default_value`; returns `(output_value_rowids, output_values, empty_row_indicator,
     reverse_index_map)` as TensorFlow's RaggedFillEmptyRows.
 
+    >>> import ferroflow as tf
     >>> tf.ragged_fill_empty_rows([1, 1, 3], [1.0, 2.0, 3.0], 5, 9.0).output_values.numpy()
     array([9., 1., 2., 9., 3., 9.], dtype=float32)
     """
@@ -478,6 +482,7 @@ def nondifferentiable_batch_function(
     rows or a scalar argument raises `InvalidArgumentError`, and gradients raise `LookupError`,
     as in TensorFlow.
 
+    >>> import ferroflow as tf
     >>> @tf.nondifferentiable_batch_function(1, 4, 10)
     ... def double(x):
     ...     return x * 2

@@ -2,6 +2,7 @@
 has them, each registered with the ferroflow classes whose TensorFlow counterparts subclass it,
 so `isinstance` answers as in TensorFlow:
 
+>>> import ferroflow as tf
 >>> f = tf.function(lambda x: x * 2)
 >>> isinstance(f, tf.types.experimental.GenericFunction)
 True
