@@ -450,6 +450,28 @@ def test_dispatch_masked_tensor(tf_oracle, device):
 
 
 @parity
+def test_dispatch_target_without_name_parameter(tf):
+    """TensorFlow wraps a target that lacks the API's `name` so it takes one (ferroflow refused
+    such a target with ValueError)."""
+
+    class MyTensor(tf.experimental.ExtensionType):
+        value: tf.Tensor
+
+    @tf.experimental.dispatch_for_api(tf.abs)
+    def my_abs(x: MyTensor):
+        return MyTensor(tf.abs(x.value))
+
+    out = [
+        tf.abs(MyTensor(-5)).value,
+        tf.abs(MyTensor([-1.5, 2.0]), name="named").value,
+        tf.abs(MyTensor(-2), "positional_name").value,
+        [str(p) for p in __import__("inspect").signature(my_abs).parameters.values()],
+    ]
+    tf.experimental.unregister_dispatch_for(my_abs)
+    return out
+
+
+@parity
 def test_dispatch_registration_errors(tf):
     from typing import Union
 
