@@ -226,7 +226,7 @@ def test_unbatch_zip_concatenate():
         tf.data.Dataset.from_tensors(np.zeros(3))
     )
     assert varying.element_spec == tf.TensorSpec([None], tf.float64)
-    with pytest.raises(TypeError, match="different dtypes"):
+    with pytest.raises(TypeError, match="Incompatible dataset elements"):
         a.concatenate(tf.data.Dataset.range(2, dtype=tf.int32))
 
 

@@ -48,9 +48,7 @@ class ConcatenateDataset(Dataset):
             raise TypeError(f"Expected a tf.data.Dataset, got {type(second).__name__}.")
         self._first = first
         self._second = second
-        self._spec = _structure.merge_specs(
-            first.element_spec, second.element_spec, "the datasets to concatenate"
-        )
+        self._spec = _structure.common_supertype(first.element_spec, second.element_spec)
 
     @property
     def element_spec(self):

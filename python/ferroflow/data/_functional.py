@@ -1,8 +1,7 @@
 """`map` and `filter`: user functions called on each element."""
 
 from ferroflow import dtypes as _dtypes
-from ferroflow.array_ops import zeros
-from ferroflow.data import _structure
+from ferroflow.data import _composite, _structure
 from ferroflow.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 
 __all__ = ["FilterDataset", "MapDataset"]
@@ -13,24 +12,21 @@ def call_on_element(fn, element):
     return fn(*element) if type(element) is tuple else fn(element)
 
 
-def _example(spec, size):
-    """Zeros standing for an element of ``spec``, unknown dimensions ``size`` long."""
-    return _structure.map_element(
-        lambda s: zeros([size if d is None else d for d in s.shape.as_list()], s.dtype), spec
-    )
+def _example(spec, size, fill):
+    """An element of ``spec``, unknown dimensions ``size`` long, every entry ``fill``."""
+    return _structure.map_element(lambda s: _composite.example(s, size, fill), spec)
 
 
 def _spec_from_examples(fn, spec):
-    """The spec of ``fn``'s outputs, from calls on zero elements: dimensions that change with
-    the inputs' unknown ones (tried as 12 and 24, which most reshapes divide) are
-    unknown."""
+    """The spec of ``fn``'s outputs, from calls on two stand-in elements, of zeros and of ones
+    (so sizes computed from values, `x[: x[0] + 1]`, come out unknown as in TensorFlow's
+    trace); dimensions that change with the inputs' unknown ones (tried as 12 and 24, which
+    most reshapes divide) are unknown too."""
     leaves = _structure.flatten(spec)
-    if any(s.shape.rank is None for s in leaves):
-        raise ValueError("inputs of unknown rank")
-    unknown = any(None in s.shape.as_list() for s in leaves)
+    unknown = any(_composite.unknown_dims(s) for s in leaves)
     specs = [
-        _structure.spec_of(_structure.normalize(call_on_element(fn, _example(spec, size))))
-        for size in ((12, 24) if unknown else (1,))
+        _structure.spec_of(_structure.normalize(call_on_element(fn, _example(spec, size, fill))))
+        for size, fill in (((12, 0), (24, 1)) if unknown else ((1, 0), (1, 1)))
     ]
     merged = specs[0]
     for other in specs[1:]:
@@ -55,18 +51,27 @@ class MapDataset(Dataset):
                 self._spec = _spec_from_examples(self._fn, self._input.element_spec)
             except Exception:
                 # The function cannot run on stand-in zeros: the first element says.
-                self._spec = _structure.spec_of(next(iter(self._elements())))
+                self._spec = _structure.spec_of(next(iter(self._results())))
         return self._spec
 
     def _cardinality(self):
         return self._input._cardinality()
 
-    def _elements(self):
+    def _results(self):
         fn = self._fn
         return (
             _structure.normalize(call_on_element(fn, element))
             for element in self._input._elements()
         )
+
+    def _elements(self):
+        # TensorFlow's elements come out of the traced function: a composite has the static
+        # shape of the element spec (a RaggedTensor's uniform row lengths only where the spec
+        # knows them). The spec is worked out only when a composite comes out.
+        for element in self._results():
+            if any(_structure.is_component(leaf) for leaf in _structure.flatten(element)):
+                element = _structure.map_element(_composite.as_spec, element, self.element_spec)
+            yield element
 
 
 class FilterDataset(Dataset):

@@ -1,16 +1,25 @@
-"""Dataset elements: tuples and dicts nesting tensors (a Python list is one tensor, as in
-`tf.data`), their `TensorSpec`s, and the numpy arrays that slicing and batching work on."""
+"""Dataset elements: tuples and dicts nesting tensors and composite values (RaggedTensor,
+SparseTensor, ExtensionType...; a Python list is one tensor, as in `tf.data`), their
+`TypeSpec`s, and the numpy arrays that slicing and batching work on.
+
+A dataset keeps its element spec apart from its values: a RaggedTensorSpec of ragged_rank 0
+(the rows of a RaggedTensor with one ragged dimension) describes dense tensors, which batch
+into a RaggedTensor."""
 
 from ferroflow import _core
 from ferroflow.array_ops import convert_to_tensor, stack
+from ferroflow.data import _composite
 from ferroflow.tensor_shape import TensorShape
 from ferroflow.tensor_spec import TensorSpec
+from ferroflow.type_spec import BatchableTypeSpec, CompositeTensor, type_spec_from_value
 from ferroflow.variables import Variable
 
 __all__ = [
     "assert_same_structure",
     "batched_spec",
+    "common_supertype",
     "flatten",
+    "is_component",
     "map_element",
     "merge_specs",
     "normalize",
@@ -72,54 +81,120 @@ def _shape_of_structure(element):
     return "leaf"
 
 
+def is_component(value):
+    """Whether ``value`` is kept as it is in an element: a composite value or a TensorArray."""
+    from ferroflow.tensor_array_ops import TensorArray
+
+    return isinstance(value, (CompositeTensor, TensorArray))
+
+
 def to_tensor(value):
     """One leaf as a tensor: lists (even of tensors) become one tensor, as in `tf.data`."""
     if isinstance(value, _core.Tensor):
         return value
     if isinstance(value, Variable):
         return value.value()
-    if isinstance(value, list) and any(isinstance(v, (_core.Tensor, Variable)) for v in value):
+    if isinstance(value, list) and any(
+        isinstance(v, (_core.Tensor, Variable, CompositeTensor)) for v in value
+    ):
+        if any(isinstance(v, CompositeTensor) for v in value):
+            raise ValueError(
+                f"TypeError: object of type '{type(_first_composite(value)).__name__}' has no len()"
+            )
         return stack([to_tensor(v) for v in value])
     return convert_to_tensor(value)
 
 
+def _first_composite(values):
+    return next(v for v in values if isinstance(v, CompositeTensor))
+
+
+def _normalize_leaf(value):
+    if is_component(value):
+        return value
+    return to_tensor(value)
+
+
 def normalize(element):
-    """An element as `tf.data` holds it: every leaf a tensor."""
-    return map_element(to_tensor, element)
+    """An element as `tf.data` holds it: every leaf a tensor or a composite value."""
+    return map_element(_normalize_leaf, element)
+
+
+def _numpy_leaf(value):
+    if isinstance(value, CompositeTensor) or not hasattr(value, "numpy"):
+        return value
+    return value.numpy()
 
 
 def to_numpy(element):
-    """An element's leaves as numpy values (numpy scalars for scalars, as `Tensor.numpy`)."""
-    return map_element(lambda t: t.numpy(), element)
+    """An element's leaves as numpy values (numpy scalars for scalars, as `Tensor.numpy`);
+    composite values stay as they are (TensorFlow's `as_numpy_iterator` turns a RaggedTensor
+    into a `tf.RaggedTensorValue`, a SparseTensor into a `SparseTensorValue`)."""
+    return map_element(_numpy_leaf, element)
+
+
+def _spec_of_leaf(value):
+    if isinstance(value, _core.Tensor):
+        return TensorSpec(value.shape, value.dtype)
+    return type_spec_from_value(value)
 
 
 def spec_of(element):
-    """The `TensorSpec` structure of an element of tensors."""
-    return map_element(lambda t: TensorSpec(t.shape, t.dtype), element)
+    """The `TypeSpec` structure of an element (a `TensorSpec` per tensor)."""
+    return map_element(_spec_of_leaf, element)
+
+
+def _batched_leaf(s, batch_size):
+    if isinstance(s, TensorSpec):
+        if s.shape.rank is None:
+            return TensorSpec(TensorShape(None), s.dtype)
+        return TensorSpec([batch_size, *s.shape.as_list()], s.dtype)
+    if not isinstance(s, BatchableTypeSpec):
+        raise AttributeError(f"'{type(s).__qualname__}' object has no attribute '_batch'")
+    return s._batch(batch_size)
 
 
 def batched_spec(spec, batch_size=None):
     """The spec of a batch of elements of ``spec`` (leading dimension ``batch_size``)."""
-
-    def batched(s):
-        if s.shape.rank is None:
-            return TensorSpec(TensorShape(None), s.dtype)
-        return TensorSpec([batch_size, *s.shape.as_list()], s.dtype)
-
-    return map_element(batched, spec)
+    return map_element(lambda s: _batched_leaf(s, batch_size), spec)
 
 
-def unbatched_spec(spec):
-    """The spec of the rows of elements of ``spec``."""
-
-    def row(s):
+def _row_leaf(s):
+    if isinstance(s, TensorSpec):
         if s.shape.rank is None:
             return TensorSpec(TensorShape(None), s.dtype)
         if s.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         return TensorSpec(s.shape.as_list()[1:], s.dtype)
+    if not isinstance(s, BatchableTypeSpec):
+        raise AttributeError(
+            f"'{type(s).__qualname__}' object has no attribute '_to_batched_tensor_list'"
+        )
+    return s._unbatch()
 
-    return map_element(row, spec)
+
+def unbatched_spec(spec):
+    """The spec of the rows of elements of ``spec``."""
+    return map_element(_row_leaf, spec)
+
+
+def common_supertype(first, second):
+    """TensorFlow's `concatenate` spec: the most specific common supertype of each pair of
+    leaves; TypeError naming both structures where there is none."""
+    try:
+        assert_same_structure(first, second, "the datasets")
+        return map_element(_common_leaf, first, second)
+    except (TypeError, ValueError):
+        raise TypeError(f"Incompatible dataset elements:\n  {first} vs.   {second}") from None
+
+
+def _common_leaf(a, b):
+    if isinstance(a, TensorSpec) and isinstance(b, TensorSpec):
+        return merge_specs(a, b, "the datasets")
+    merged = a.most_specific_common_supertype([b])
+    if merged is None:
+        raise TypeError(f"No common supertype of {a} and {b}.")
+    return merged
 
 
 def merge_specs(first, second, what):
@@ -128,6 +203,15 @@ def merge_specs(first, second, what):
     assert_same_structure(first, second, what)
 
     def merge(a, b):
+        if _composite.is_composite_spec(a) or _composite.is_composite_spec(b):
+            merged = None
+            if type(a) is type(b):
+                merged = a.most_specific_common_supertype([b])
+            if merged is None:
+                raise TypeError(
+                    f"Incompatible dataset elements: {what} have different types: {a} and {b}."
+                )
+            return merged
         if a.dtype != b.dtype:
             raise TypeError(
                 f"Incompatible dataset elements: {what} have different dtypes: "

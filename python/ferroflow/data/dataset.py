@@ -113,6 +113,35 @@ class Dataset:
         return TensorDataset(tensors)
 
     @staticmethod
+    def from_generator(
+        generator,
+        output_types=None,
+        output_shapes=None,
+        args=None,
+        output_signature=None,
+        name=None,
+    ):
+        """A dataset of the elements ``generator()`` yields (``generator(*args)`` with
+        ``args`` as numpy values), a fresh generator per iteration. ``output_signature`` (a
+        structure of `tf.TypeSpec`s: TensorSpec, RaggedTensorSpec, SparseTensorSpec...)
+        states the elements; each yielded element is checked against it (a mismatch raises
+        `InvalidArgumentError` when it is reached). The older ``output_types`` (and
+        ``output_shapes``) describe tensor elements.
+
+        >>> import ferroflow as tf
+        >>> def rows():
+        ...     yield tf.ragged.constant([[1, 2], [3]])
+        ...     yield tf.ragged.constant([[4]])
+        >>> ds = tf.data.Dataset.from_generator(
+        ...     rows, output_signature=tf.RaggedTensorSpec([None, None], tf.int32))
+        >>> [x.to_list() for x in ds]
+        [[[1, 2], [3]], [[4]]]
+        """
+        from ferroflow.data._sources import GeneratorDataset
+
+        return GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
+
+    @staticmethod
     def range(*args, **kwargs):
         """``range(stop)``, ``range(start, stop[, step])``: int64 scalars (``dtype=`` to
         change), as Python's `range`."""
@@ -166,6 +195,47 @@ class Dataset:
         from ferroflow.data._batching import BatchDataset
 
         return BatchDataset(self, batch_size, drop_remainder)
+
+    def padded_batch(
+        self,
+        batch_size,
+        padded_shapes=None,
+        padding_values=None,
+        drop_remainder=False,
+        name=None,
+    ):
+        """Batches of ``batch_size`` elements whose tensors are padded (with
+        ``padding_values``, zeros or empty strings by default) to ``padded_shapes`` (by
+        default the elements' shapes, an unknown dimension padded to the largest in the
+        batch). Only tensor components: RaggedTensor and SparseTensor elements raise
+        TypeError, as in TensorFlow (`ragged_batch` and `sparse_batch` batch those)."""
+        from ferroflow.data._batching import PaddedBatchDataset
+
+        return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        """Batches whose tensors of partly unknown shape become RaggedTensors (ragged from
+        the last unknown dimension), so elements of different shapes batch together.
+
+        >>> import ferroflow as tf
+        >>> ds = tf.data.Dataset.range(4).map(lambda n: tf.range(n))
+        >>> [b.to_list() for b in ds.ragged_batch(2)]
+        [[[], [0]], [[0, 1], [0, 1, 2]]]
+        """
+        from ferroflow import dtypes as _dt
+        from ferroflow.data._batching import DenseToRaggedDataset
+
+        splits = _dt.int64 if row_splits_dtype is None else row_splits_dtype
+        ragged = DenseToRaggedDataset(self, splits)
+        return ragged.batch(batch_size, drop_remainder)
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        """Batches of single-tensor elements as SparseTensors of dense shape
+        ``[batch, *row_shape]`` holding every entry of each element (a dimension of
+        ``row_shape`` left None is the batch's largest)."""
+        from ferroflow.data._batching import DenseToSparseBatchDataset
+
+        return DenseToSparseBatchDataset(self, batch_size, row_shape)
 
     def unbatch(self, name=None):
         """The rows of each element, one element per row (the inverse of `batch`)."""
