@@ -74,6 +74,15 @@ def key_of(structure, tensors):
     if isinstance(structure, CompositeTensor):
         spec = structure._type_spec
         return _composite_key(spec, spec._to_tensor_list(structure), tensors)
+    if type(structure).__name__ == "TensorArray":
+        spec = tensor_array_spec(structure)
+        if spec is not None:
+            components = spec._to_tensor_list(structure)
+            key = _composite_key(spec, components, tensors)
+            if _core.is_symbolic(components[0]):
+                return key
+            # TensorFlow traces once per eager TensorArray object (a graph one by its spec).
+            return ("tensor_array", id(structure), key)
     if isinstance(structure, TypeSpec) and not isinstance(structure, TensorSpec):
         # A composite spec given to get_concrete_function: example components stand for it.
         return _composite_key(structure, structure._example_tensor_list(), tensors)
@@ -161,10 +170,32 @@ def leaves(key):
     return []
 
 
-def _is_composite(value):
-    return isinstance(value, CompositeTensor) or (
-        isinstance(value, TypeSpec) and not isinstance(value, TensorSpec)
-    )
+def tensor_array_spec(value):
+    """The TensorArraySpec a TensorArray argument is keyed by (TensorFlow's trace key), or
+    None when it has no components to pass (nothing written, element rank unknown): such an
+    array is then a Python value of the trace."""
+    from ferroflow.tensor_array_ops import TensorArray, TensorArraySpec
+
+    if not isinstance(value, TensorArray):
+        return None
+    spec = TensorArraySpec.from_value(value)
+    try:
+        spec._to_components(value)
+    except ValueError:
+        return None
+    return spec
+
+
+def _composite_spec(value):
+    """The spec a composite argument (a composite value, a composite spec, a TensorArray)
+    is taken apart by, or None for other values."""
+    if isinstance(value, CompositeTensor):
+        return value._type_spec
+    if isinstance(value, TypeSpec):
+        return None if isinstance(value, TensorSpec) else value
+    if type(value).__name__ == "TensorArray":
+        return tensor_array_spec(value)
+    return None
 
 
 def replace_tensors(structure, replacements, specs=None, composite=None):
@@ -179,8 +210,8 @@ def replace_tensors(structure, replacements, specs=None, composite=None):
     def walk(value):
         if isinstance(value, Variable):
             return value
-        if _is_composite(value):
-            spec = value if isinstance(value, TypeSpec) else value._type_spec
+        spec = _composite_spec(value)
+        if spec is not None:
             if spec_it is not None:
                 spec = next(spec_it)
             parts = [next(it) for _ in spec._flat_tensor_specs]
@@ -247,7 +278,7 @@ def check_against_signature(values, signature):
 
 def _composite_against_spec(value, spec, values, signature):
     """The component tensors of a composite argument its signature spec admits."""
-    got = value._type_spec if isinstance(value, CompositeTensor) else None
+    got = value._type_spec if isinstance(value, CompositeTensor) else tensor_array_spec(value)
     if got is None or not spec.is_compatible_with(got):
         shown = got if got is not None else value
         raise TypeError(

@@ -102,8 +102,9 @@ class ConcreteFunction:
 
     @property
     def structured_outputs(self):
-        # A composite output shows as its TypeSpec (its components are graph tensors here).
-        return fill_template(self._output_template, self.outputs, lambda slot, parts: slot.spec)
+        # A composite output shows as its TypeSpec (its components are graph tensors here); a
+        # TensorArray as a TensorArray, as TensorFlow shows it.
+        return fill_template(self._output_template, self.outputs, _output_description)
 
     @property
     def structured_input_signature(self):
@@ -195,6 +196,14 @@ class _CompositeSlot:
         return f"<{self.spec!r}>"
 
 
+def _output_description(slot, parts):
+    from ferroflow.tensor_array_ops import TensorArraySpec
+
+    if isinstance(slot.spec, TensorArraySpec):
+        return slot.spec._from_components(parts)
+    return slot.spec
+
+
 def _rebuild_composite(slot, parts):
     return slot.spec._from_tensor_list(parts)
 
@@ -219,6 +228,7 @@ def fill_template(template, tensors, composite=_rebuild_composite):
 def output_template(outputs):
     """(template with tensors marked, flat tensors) of a traced function's return value; a
     composite value is one slot holding its spec, its component tensors flat in order."""
+    from ferroflow.tensor_array_ops import TensorArray, TensorArraySpec
     from ferroflow.type_spec import CompositeTensor
     from ferroflow.variables import Variable
 
@@ -228,8 +238,10 @@ def output_template(outputs):
     for v in flat:
         if isinstance(v, Variable):
             v = v.value()
-        if isinstance(v, CompositeTensor):
-            spec = v._type_spec
+        if isinstance(v, (CompositeTensor, TensorArray)):
+            # A TensorArray leaves as its buffer and length (TensorFlow returns its flow, a
+            # variant tensor ferroflow has no dtype for); the caller gets a TensorArray.
+            spec = TensorArraySpec.from_value(v) if isinstance(v, TensorArray) else v._type_spec
             tensors.extend(spec._to_tensor_list(v))
             marked.append(_CompositeSlot(spec))
             continue

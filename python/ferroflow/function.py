@@ -277,7 +277,10 @@ class Function:
 
     def _trace_graph(self, instance, values, key, tensors, dims, count):
         context = _function_hooks.TraceContext(allow_variables=not self._made_variables)
-        names = self._placeholder_names(values)
+        # Described before the body runs: it may write to an eager TensorArray argument.
+        counts = [_count_tensors(v) for v in values]
+        names = self._placeholder_names(values, counts)
+        structured_inputs = self._structured_inputs(values, key, counts)
         _core.trace_begin()
         try:
             with _function_hooks.tracing(context):
@@ -301,7 +304,6 @@ class Function:
             self._tracing_count += 1
         self._made_variables |= context.created > 0
         output_tensors = [GraphTensor(n, d, t) for n, d, t in graph.outputs()]
-        structured_inputs = self._structured_inputs(values, key, names)
         concrete = ConcreteFunction(
             self._name, graph, key, structured_inputs, template, output_tensors
         )
@@ -310,29 +312,28 @@ class Function:
         concrete._leaves = [sig.TensorLeaf(t._dtype_enum, tuple(d)) for t, d in zip(tensors, dims)]
         return concrete
 
-    def _placeholder_names(self, values):
+    def _placeholder_names(self, values, counts):
         names = []
         params = list(self._signature.parameters) if self._signature else []
         if params and params[0] == "self" and len(params) > len(values):
             params = params[1:]
-        for i, v in enumerate(values):
+        for i, count in enumerate(counts):
             base = params[i] if i < len(params) else f"args_{i}"
-            count = len(nest.flatten(v, expand_composites=True))
             names.extend([base] * count)
         return names
 
-    def _structured_inputs(self, values, key, names):
+    def _structured_inputs(self, values, key, counts):
         if self._input_signature is not None:
             return tuple(self._input_signature), {}
         leaves = sig.leaves(key)
         it = iter(leaves)
         composite_specs = iter(sig.composite_specs(key))
         specs = []
-        for v in values:
+        for v, count in zip(values, counts):
             specs.append(
                 sig.replace_tensors(
                     v,
-                    [sig.spec_of(next(it), None) for _ in range(_count_tensors(v))],
+                    [sig.spec_of(next(it), None) for _ in range(count)],
                     specs=composite_specs,
                     composite=lambda spec, parts: spec,
                 )

@@ -491,6 +491,14 @@ class TensorArraySpec(TypeSpec):
             )
         return list(parts)
 
+    def _example_tensor_list(self):
+        # An empty array: a buffer of no elements (scalars when the element rank is unknown).
+        dims = [] if self._element_shape.rank is None else self._element_shape.as_list()
+        return [
+            zeros([0, *[1 if d is None else d for d in dims]], self._dtype),
+            zeros([], _dtypes.int32),
+        ]
+
     def _from_components(self, components):
         from ferroflow._tensor_array_graph import _GraphTensorArray, _Meta
 
