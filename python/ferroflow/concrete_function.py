@@ -95,6 +95,8 @@ class ConcreteFunction:
         # The instance a method was traced for (SavedModel saves only the saved object's).
         self._owner = None
         self._examples = None
+        # The parameter each flat input comes from (a composite's components share one).
+        self._input_names = None
 
     @property
     def name(self):

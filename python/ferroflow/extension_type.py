@@ -24,7 +24,12 @@ import typing
 from ferroflow import _core
 from ferroflow import dtypes as _dtypes
 from ferroflow.tensor_shape import TensorShape
-from ferroflow.type_spec import BatchableTypeSpec, CompositeTensor, TypeSpec
+from ferroflow.type_spec import (
+    BatchableTypeSpec,
+    CompositeTensor,
+    TypeSpec,
+    register_type_spec,
+)
 
 __all__ = [
     "BatchableExtensionType",
@@ -780,6 +785,9 @@ def _add_type_spec(cls):
             )
     spec = type(spec_name, (base,), spec_dict)
     spec.__qualname__ = spec_qualname
+    if "__name__" in cls.__dict__:
+        # TensorFlow's registration: a SavedModel names the Spec by the type's `__name__`.
+        register_type_spec(cls.__dict__["__name__"] + ".Spec", spec)
     type.__setattr__(cls, "Spec", spec)
     if "__init__" in spec.__dict__:
         _wrap_user_constructor(spec)

@@ -308,6 +308,7 @@ class Function:
             self._name, graph, key, structured_inputs, template, output_tensors
         )
         concrete._examples = list(tensors)
+        concrete._input_names = names
         concrete._owner = None if instance is None else id(instance)
         concrete._leaves = [sig.TensorLeaf(t._dtype_enum, tuple(d)) for t, d in zip(tensors, dims)]
         return concrete

@@ -262,6 +262,44 @@ def type_spec_from_value(value):
     raise TypeError(f"Could not build a TypeSpec for {value} of unsupported type {type(value)}.")
 
 
+# TypeSpec classes by the names SavedModels store them under (TensorFlow's
+# `type_spec_registry`): "tf.RaggedTensorSpec", an ExtensionType's `__name__` + ".Spec"...
+_REGISTERED = {}
+
+
+def register_type_spec(name, spec_class):
+    """Stores ``spec_class`` under ``name`` for SavedModels; TensorFlow's rules: the name has
+    the form "project.Type", and neither it nor the class may be registered already
+    (ValueError)."""
+    import re
+
+    if not re.match(r"^(\w+\.)+\w+$", name):
+        raise ValueError(
+            "Registered name must have the form '{project_name}.{type_name}' (e.g. "
+            f"'my_project.MyTypeSpec'); got {name!r}."
+        )
+    known = _REGISTERED.get(name)
+    if known is not None:
+        raise ValueError(
+            f"Name {name} has already been registered for class "
+            f"{known.__module__}.{known.__name__}."
+        )
+    _REGISTERED[name] = spec_class
+
+
+def registered_name(spec_class):
+    """The name ``spec_class`` is registered under, or None."""
+    for name, known in _REGISTERED.items():
+        if known is spec_class:
+            return name
+    return None
+
+
+def lookup_type_spec(name):
+    """The TypeSpec class registered under ``name``, or None."""
+    return _REGISTERED.get(name)
+
+
 # Types that are no composite but have a spec (TensorFlow's TensorArray): type -> converter.
 _CONVERTERS = {}
 

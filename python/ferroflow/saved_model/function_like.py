@@ -8,7 +8,7 @@ from ferroflow.function import BoundFunction, Function
 from ferroflow.saved_model import _structure
 from ferroflow.saved_model.restored import RestoredFunction
 
-__all__ = ["concrete_functions_of", "functions_of", "parameters_of"]
+__all__ = ["concrete_functions_of", "functions_of", "has_input_signature", "parameters_of"]
 
 _FUNCTION_TYPES = (Function, BoundFunction, ConcreteFunction, RestoredFunction)
 
@@ -78,3 +78,13 @@ def parameters_of(fn):
                 pass  # a default a file cannot hold: the loaded function requires the argument
         described.append(entry)
     return described
+
+
+def has_input_signature(fn):
+    """Whether ``fn`` was a `tf.function` with an input_signature (a loaded one keeps it)."""
+    if isinstance(fn, RestoredFunction):
+        return fn._input_signature
+    if isinstance(fn, ConcreteFunction):
+        return False
+    function = fn._function if isinstance(fn, BoundFunction) else fn
+    return function.input_signature is not None and not getattr(function, "_saved_as_traced", False)

@@ -71,7 +71,10 @@ def _rebuild(core, meta):
     ]
     functions = [
         RestoredFunction(
-            f["name"], f.get("python", {}).get("params"), [concretes[i] for i in f["concrete"]]
+            f["name"],
+            f.get("python", {}).get("params"),
+            [concretes[i] for i in f["concrete"]],
+            bool(f.get("python", {}).get("input_signature", False)),
         )
         for f in meta["functions"]
     ]

@@ -13,6 +13,7 @@ from ferroflow.concrete_function import ConcreteFunction, GraphTensor
 from ferroflow.saved_model import _structure
 from ferroflow.tensor_spec import TensorSpec
 from ferroflow.train.trackable import AutoTrackable
+from ferroflow.type_spec import TypeSpec
 from ferroflow.variables import Variable
 
 __all__ = ["RestoredFunction", "SignatureFunction", "UserObject", "restored_concrete"]
@@ -68,11 +69,14 @@ def _leaf(spec):
 class RestoredFunction:
     """A saved `tf.function`: calls pick the first concrete function their arguments fit."""
 
-    def __init__(self, name, params, concrete_functions):
+    def __init__(self, name, params, concrete_functions, input_signature=False):
         self.__name__ = name
         self._params = params
         self._concrete_functions = concrete_functions
         self._signature = _signature_from(params)
+        # Saved from a tf.function with an input_signature: a call that does not fit it fails
+        # binding, with TypeError (TensorFlow's class); other functions raise ValueError.
+        self._input_signature = input_signature
 
     @property
     def concrete_functions(self):
@@ -91,6 +95,12 @@ class RestoredFunction:
             raise ValueError("Found zero restored functions for caller function.")
         found = self._match(args, kwargs)
         if found is None:
+            if self._input_signature:
+                saved_args, _ = self._concrete_functions[0].structured_input_signature
+                raise TypeError(
+                    f"Binding inputs to tf.function failed: the arguments {args!r} (keyword "
+                    f"arguments {kwargs!r}) do not fit the input signature {tuple(saved_args)!r}."
+                )
             raise ValueError(self._no_match_message(args, kwargs))
         concrete, tensors = found
         return concrete._call_flat(tensors)
@@ -174,7 +184,14 @@ def _signature_from(params):
 
 def _fits(pattern, value, tensors):
     """Whether a call's ``value`` fits the saved ``pattern`` (specs take tensors and values
-    convertible to them; Python values must be equal); appends the tensors it takes."""
+    convertible to them, composite specs the composite values they are compatible with;
+    Python values must be equal); appends the tensors it takes."""
+    if isinstance(pattern, TypeSpec) and not isinstance(pattern, TensorSpec):
+        got = _composite_spec(value)
+        if got is None or not pattern.is_compatible_with(got):
+            return False
+        tensors.extend(pattern._to_tensor_list(value))
+        return True
     if isinstance(pattern, TensorSpec):
         tensor = _as_tensor(value, pattern)
         if tensor is None:
@@ -197,6 +214,15 @@ def _fits(pattern, value, tensors):
         return False
 
 
+def _composite_spec(value):
+    from ferroflow._signature import tensor_array_spec
+    from ferroflow.type_spec import CompositeTensor
+
+    if isinstance(value, CompositeTensor):
+        return value._type_spec
+    return tensor_array_spec(value)
+
+
 def _as_tensor(value, spec):
     if isinstance(value, Variable):
         value = value.value()
@@ -215,10 +241,17 @@ class SignatureFunction:
     One input may be passed positionally; with more, all are keywords."""
 
     def __init__(self, key, concrete, input_names, output_names):
+        from ferroflow.saved_model.signatures import output_layout
+
         self._key = key
         self._concrete = concrete
         self._input_names = input_names
-        self._output_names = output_names
+        # [(name, first flat output, composite slot or None)]: a composite output (a
+        # RaggedTensor...) is rebuilt from its components, as TensorFlow's signatures return it.
+        try:
+            self._layout = output_layout(concrete, key)
+        except ValueError:
+            self._layout = [(name, i, None) for name, i in output_names]
         self.graph = concrete.graph
         self.name = concrete.name
 
@@ -230,7 +263,10 @@ class SignatureFunction:
     @property
     def structured_outputs(self):
         outs = self._concrete.outputs
-        return {n: TensorSpec(outs[i].shape, outs[i].dtype, n) for n, i in self._output_names}
+        return {
+            n: TensorSpec(outs[i].shape, outs[i].dtype, n) if slot is None else slot.spec
+            for n, i, slot in self._layout
+        }
 
     @property
     def inputs(self):
@@ -265,7 +301,12 @@ class SignatureFunction:
                 )
             tensors.append(tensor)
         outputs = self._concrete._core.call(tensors)
-        return {name: outputs[i] for name, i in self._output_names}
+        return {
+            name: outputs[i]
+            if slot is None
+            else slot.spec._from_tensor_list(outputs[i : i + slot.count])
+            for name, i, slot in self._layout
+        }
 
     def __repr__(self):
         inputs = ", ".join(f"{n}: {s!r}" for n, s in self.structured_input_signature[1].items())

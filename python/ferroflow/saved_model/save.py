@@ -19,7 +19,12 @@ from ferroflow import _core
 from ferroflow.concrete_function import _TENSOR as _RESULT
 from ferroflow.dtypes import as_dtype
 from ferroflow.saved_model import _structure, signatures
-from ferroflow.saved_model.function_like import concrete_functions_of, functions_of, parameters_of
+from ferroflow.saved_model.function_like import (
+    concrete_functions_of,
+    functions_of,
+    has_input_signature,
+    parameters_of,
+)
 from ferroflow.train import object_graph
 from ferroflow.train.trackable import is_trackable, is_variable
 
@@ -123,9 +128,8 @@ class _Saver:
 
     def _function(self, name, fn, owner):
         concretes = [self._concrete(c, name) for c in concrete_functions_of(fn, owner)]
-        self.function_defs.append(
-            {"name": name, "concrete": concretes, "python": {"params": parameters_of(fn)}}
-        )
+        python = {"params": parameters_of(fn), "input_signature": has_input_signature(fn)}
+        self.function_defs.append({"name": name, "concrete": concretes, "python": python})
         return len(self.function_defs) - 1
 
     def _concrete(self, concrete, name):

@@ -7,12 +7,19 @@ import collections.abc
 
 from ferroflow import nest
 from ferroflow.concrete_function import _TENSOR as _RESULT
-from ferroflow.concrete_function import ConcreteFunction
+from ferroflow.concrete_function import ConcreteFunction, _CompositeSlot
 from ferroflow.function import BoundFunction, Function
 from ferroflow.saved_model.function_like import functions_of
 from ferroflow.tensor_spec import TensorSpec
+from ferroflow.type_spec import TypeSpec
 
-__all__ = ["DEFAULT_SERVING_SIGNATURE_DEF_KEY", "canonicalize", "input_names", "output_names"]
+__all__ = [
+    "DEFAULT_SERVING_SIGNATURE_DEF_KEY",
+    "canonicalize",
+    "input_names",
+    "output_layout",
+    "output_names",
+]
 
 DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
 _DEFAULT_SIGNATURE_ATTR = "_default_save_signature"
@@ -76,7 +83,7 @@ def _valid(concrete):
 def _check_inputs(concrete):
     args, kwargs = concrete.structured_input_signature
     for leaf in nest.flatten([list(args), kwargs]):
-        if not isinstance(leaf, TensorSpec):
+        if not isinstance(leaf, TypeSpec):
             raise ValueError(
                 f"Function {concrete.name} used as a signature takes a non-tensor argument "
                 f"{leaf!r}; signature inputs must all be tensors."
@@ -84,14 +91,16 @@ def _check_inputs(concrete):
 
 
 def input_names(concrete):
-    """One keyword per flat input: the TensorSpec's name if it has one, else the parameter's,
-    made unique with ``_1``, ``_2`` as TensorFlow does."""
+    """One keyword per flat input (a composite argument's components each have one): the
+    TensorSpec's name if it has one, else the parameter's, made unique with ``_1``, ``_2`` as
+    TensorFlow does."""
     args, kwargs = concrete.structured_input_signature
-    specs = [s for s in nest.flatten([list(args), kwargs]) if isinstance(s, TensorSpec)]
-    placeholders = [t.name.rsplit(":", 1)[0] for t in concrete.inputs]
+    specs = nest.flatten([list(args), kwargs], expand_composites=True)
+    specs = [s for s in specs if isinstance(s, TensorSpec)]
+    bases = concrete._input_names or [t.name.rsplit(":", 1)[0] for t in concrete.inputs]
     names, used = [], set()
-    for spec, placeholder in zip(specs, placeholders):
-        base = spec.name or placeholder
+    for spec, parameter in zip(specs, bases):
+        base = spec.name or parameter
         name, k = base, 0
         while name in used:
             k += 1
@@ -101,9 +110,11 @@ def input_names(concrete):
     return names
 
 
-def output_names(concrete, key):
-    """[(name, flat output index)] sorted by name: dict keys, namedtuple fields, or
-    ``output_<i>`` for a tensor or a sequence of tensors."""
+def output_layout(concrete, key):
+    """[(name, first flat output, composite slot or None)] sorted by name: dict keys,
+    namedtuple fields, or ``output_<i>`` for a tensor or a sequence of tensors; a composite
+    output (RaggedTensor, SparseTensor...) stays one entry, as TensorFlow's signatures return
+    it."""
     outputs = concrete._output_template
     if isinstance(outputs, collections.abc.Mapping):
         items = list(outputs.items())
@@ -119,14 +130,37 @@ def output_names(concrete, key):
                 f"Got a dictionary with a non-string key {name!r} in the output of the function "
                 f"{concrete.name} used to generate the SavedModel signature {key!r}."
             )
-        if value is not _RESULT:
+        if value is not _RESULT and not isinstance(value, _CompositeSlot):
             raise ValueError(
                 f"Got a non-Tensor value {value!r} for key {name!r} in the output of the "
                 f"function {concrete.name} used to generate the SavedModel signature {key!r}. "
                 "Outputs for functions used as signatures must be a single Tensor, a sequence "
                 "of Tensors, or a dictionary from string to Tensor."
             )
-    # Every value is a tensor leaf, so flat order is nest's: sorted keys for a dict.
-    order = sorted(name for name, _ in items) if isinstance(outputs, dict) else None
-    indexed = [(name, (order.index(name) if order else i)) for i, (name, _) in enumerate(items)]
-    return sorted(indexed)
+    # Every value is a tensor or composite leaf, so flat order is nest's: sorted keys for a
+    # dict, and a composite takes as many outputs as it has components.
+    ordered = sorted(items, key=lambda item: item[0]) if isinstance(outputs, dict) else items
+    starts, position = {}, 0
+    for name, value in ordered:
+        starts[name] = position
+        position += 1 if value is _RESULT else value.count
+    layout = [(name, starts[name], None if v is _RESULT else v) for name, v in items]
+    return sorted(layout, key=lambda entry: entry[0])
+
+
+def output_names(concrete, key):
+    """[(name, flat output index)] sorted by name, one per flat output (what the Rust loader
+    returns): a composite output's components are named ``<key>``, ``<key>_1``, ..."""
+    layout = output_layout(concrete, key)
+    used = {name for name, _, _ in layout}
+    named = []
+    for name, start, slot in layout:
+        named.append((name, start))
+        for k in range(1, 1 if slot is None else slot.count):
+            component, n = f"{name}_{k}", k
+            while component in used:
+                n += 1
+                component = f"{name}_{n}"
+            used.add(component)
+            named.append((component, start + k))
+    return sorted(named)

@@ -64,7 +64,11 @@ def _traced_call(model, specs):
     def __call__(inputs):
         return model(inputs, **kwargs)
 
-    return Function(__call__, name="__call__", input_signature=[specs])
+    function = Function(__call__, name="__call__", input_signature=[specs])
+    # tf.keras 2 saves a model's call as traced functions: once loaded, a call that fits none
+    # raises ValueError (not the TypeError of a function saved with its input signature).
+    function._saved_as_traced = True
+    return function
 
 
 def _export_root(model, include_optimizer):
