@@ -100,11 +100,13 @@ fn float_to_i64(v: f64) -> i64 {
     }
 }
 
-/// Float to uint64 as compilers lower it on x86: values from 2^63 up go through a subtraction.
+/// Float to uint64 as TensorFlow's x86 CPU kernels give it: exact from 2^63 up to 2^64, through
+/// int64 below 2^63 (so negatives wrap), and 2^63 for NaN and everything out of range, +inf
+/// and values from 2^64 up included (a plain `as` saturates those to u64::MAX).
 #[inline(always)]
 fn float_to_u64(v: f64) -> u64 {
-    if v >= 9.223372036854776e18 {
-        (float_to_i64(v - 9.223372036854776e18) as u64) ^ (1 << 63)
+    if (9.223372036854776e18..1.8446744073709552e19).contains(&v) {
+        v as u64
     } else {
         float_to_i64(v) as u64
     }

@@ -33,6 +33,7 @@ import sys
 __all__ = [
     "add_dispatch_support",
     "dispatch_on_error",
+    "operator_fallback",
     "register",
     "register_binary_elementwise",
     "register_unary_elementwise",
@@ -166,6 +167,45 @@ def dispatch_on_error(api, args, kwargs):
     if handler is None:
         raise  # noqa: PLE0704 - re-raises the error being handled by the caller
     return handler()
+
+
+# The API behind each Tensor operator, by the reflected method's name (what TensorFlow's
+# operator wrapper calls for `x op y`).
+_OPERATOR_APIS = {
+    "__radd__": "math.add",
+    "__rsub__": "math.subtract",
+    "__rmul__": "math.multiply",
+    "__rtruediv__": "math.truediv",
+    "__rfloordiv__": "math.floordiv",
+    "__rmod__": "math.floormod",
+    "__rpow__": "math.pow",
+    "__rmatmul__": "linalg.matmul",
+    "__rand__": "math.logical_and",
+    "__ror__": "math.logical_or",
+    "__rxor__": "math.logical_xor",
+}
+
+
+def operator_fallback(reflected, x, y, error):
+    """`x op y` for a Tensor `x` whose plain path raised `error` (TypeError or ValueError:
+    `y` could not become a tensor). As TensorFlow's operator wrapper: the op's API dispatches
+    on `y` (a RaggedTensor, say); failing that, `y`'s reflected method gets a chance; the
+    original error stands if neither serves. The Rust operators call this."""
+    module, name = _OPERATOR_APIS[reflected].split(".")
+    api = getattr(getattr(sys.modules["ferroflow"], module), name)
+    handler = find(api, (x, y), {})
+    if handler is not None:
+        return handler()
+    method = getattr(type(y), reflected, None)
+    if method is None:
+        raise error
+    try:
+        out = method(y, x)
+    except (TypeError, ValueError):
+        raise error from None
+    if out is NotImplemented:
+        raise error
+    return out
 
 
 def declare(api, kind=None):

@@ -162,7 +162,13 @@ unary_ops! {
         cpu: |x, b, bad| with_real!(b, v => un(v, Real::abs), else with_complex!(b, v => un(v, |a| a.norm()), else return Err(bad()))),
         fused: |a| Real::abs(a),
         gpu: [F32 => "abs(a)", I32 => "abs(a)", I64 => "select(a, -a, a < 0li)"],
-        grad: Rule(|x, _, g| chain(g, &ops::unary(UnaryOp::Sign, x)?)),
+        // A complex input's gradient is the real upstream times x / |x| (0 at 0), unconjugated,
+        // as TensorFlow's ComplexAbsGrad.
+        grad: Rule(|x, _, g| if x.dtype().is_complex() {
+            ops::mul(&ops::cast(g, x.dtype())?, &ops::unary(UnaryOp::Sign, x)?)
+        } else {
+            chain(g, &ops::unary(UnaryOp::Sign, x)?)
+        }),
     },
     Sign {
         tf: "Sign", python: "sign", dtypes: DTypeSet::SIGNED_NUMERIC,

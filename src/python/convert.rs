@@ -227,6 +227,7 @@ fn from_leaves(
     hint: Hint,
     value: &Bound<'_, PyAny>,
 ) -> PyResult<Tensor> {
+    let mut inferred = false;
     let dtype = match hint.dtype() {
         Some(d) if leaves.iter().all(|l| l.fits(d)) => d,
         Some(d) if matches!(hint, Hint::Require(_)) => {
@@ -240,18 +241,22 @@ fn from_leaves(
                 d.cpp_name()
             )));
         }
-        _ => infer(leaves)?,
+        _ => {
+            inferred = true;
+            infer(leaves)?
+        }
     };
-    let limit = match dtype {
-        DType::F32 => f32::MAX as f64,
-        DType::F16 => f16::MAX.to_f64(),
-        _ => f64::INFINITY,
-    };
-    if leaves.iter().any(|l| matches!(l, Leaf::Float(v) if v.is_finite() && v.abs() > limit)) {
-        return Err(PyValueError::new_err(format!(
-            "Can't convert Python sequence with out-of-range float to Tensor of dtype {}.",
-            dtype.name()
-        )));
+    // A float that overflows the dtype TensorFlow inferred (float32 for Python floats) is an
+    // error there; one converted to a dtype that was asked for becomes +-inf.
+    if inferred
+        && dtype == DType::F32
+        && leaves
+            .iter()
+            .any(|l| matches!(l, Leaf::Float(v) if v.is_finite() && v.abs() > f32::MAX as f64))
+    {
+        return Err(PyValueError::new_err(
+            "Can't convert Python sequence with a value out of range for a double-precision float.",
+        ));
     }
     let buffer = with_dtype!(dtype, T => T::wrap(leaves.iter().map(|l| l.to::<T>()).collect()), else {
         let strings: Option<Vec<TfString>> =

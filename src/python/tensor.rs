@@ -67,15 +67,52 @@ fn binary_result(py: Python<'_>, r: crate::error::Result<Tensor>) -> PyResult<Py
     Ok(wrap(py, r.py()?)?.into_any())
 }
 
+/// Whether `other`'s class defines `method` itself rather than inheriting `object`'s.
+fn defines(other: &Bound<'_, PyAny>, method: &str) -> PyResult<bool> {
+    let py = other.py();
+    let Ok(found) = other.get_type().getattr(method) else {
+        return Ok(false);
+    };
+    let base = py.get_type::<pyo3::types::PyAny>().getattr(method).ok();
+    Ok(base.is_none_or(|b| !found.is(&b)))
+}
+
+/// `x op y` failed with TypeError or ValueError (`y` cannot become a tensor, a RaggedTensor
+/// say): TensorFlow's operator wrapper lets the op's dispatch, then `y`'s reflected method,
+/// serve it; `ferroflow._dispatch.operator_fallback` does that, or raises `error`.
+fn reflected(
+    slf: &Bound<'_, PyTensor>,
+    other: &Bound<'_, PyAny>,
+    method: &str,
+    error: PyErr,
+) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    let recoverable =
+        error.is_instance_of::<PyTypeError>(py) || error.is_instance_of::<PyValueError>(py);
+    if !recoverable {
+        return Err(error);
+    }
+    let dispatch = py.import("ferroflow._dispatch")?;
+    let value = error.value(py).clone();
+    Ok(dispatch.call_method1("operator_fallback", (method, slf, other, value))?.unbind())
+}
+
 macro_rules! operators {
     ($($fwd:ident, $rev:ident, $convert:ident, $rconvert:ident => $f:expr;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
-                fn $fwd(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    match $convert(other, &self.inner)? {
-                        Some(o) => binary_result(py, ($f)(&self.inner, &o)),
-                        None => Ok(py.NotImplemented()),
+                fn $fwd(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    let py = slf.py();
+                    let this = &slf.get().inner;
+                    let attempt = $convert(other, this).and_then(|o| match o {
+                        Some(o) => binary_result(py, ($f)(this, &o)).map(Some),
+                        None => Ok(None),
+                    });
+                    match attempt {
+                        Ok(Some(out)) => Ok(out),
+                        Ok(None) => Ok(py.NotImplemented()),
+                        Err(e) => reflected(slf, other, stringify!($rev), e),
                     }
                 }
                 fn $rev(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -161,15 +198,21 @@ impl PyTensor {
     const __array_priority__: i32 = 100;
 
     fn __pow__(
-        &self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
         modulo: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
-        match operand(other, &self.inner)? {
-            Some(o) => binary_result(py, ops::pow(&self.inner, &o)),
-            None => Ok(py.NotImplemented()),
+        let py = slf.py();
+        let this = &slf.get().inner;
+        let attempt = operand(other, this).and_then(|o| match o {
+            Some(o) => binary_result(py, ops::pow(this, &o)).map(Some),
+            None => Ok(None),
+        });
+        match attempt {
+            Ok(Some(out)) => Ok(out),
+            Ok(None) => Ok(py.NotImplemented()),
+            Err(e) => reflected(slf, other, "__rpow__", e),
         }
     }
 
@@ -225,7 +268,28 @@ impl PyTensor {
                 .into_any()
                 .unbind());
         }
-        let Some(o) = operand(other, &self.inner)? else {
+        let converted = match operand(other, &self.inner) {
+            Ok(c) => c,
+            Err(e) => {
+                // Python's protocol then asks `other`'s reflected comparison (a RaggedTensor's,
+                // say), which is where TensorFlow's dispatch of the comparison op leads.
+                let mirrored = match op {
+                    CompareOp::Lt => "__gt__",
+                    CompareOp::Le => "__ge__",
+                    CompareOp::Gt => "__lt__",
+                    CompareOp::Ge => "__le__",
+                    CompareOp::Eq => "__eq__",
+                    CompareOp::Ne => "__ne__",
+                };
+                let recoverable =
+                    e.is_instance_of::<PyTypeError>(py) || e.is_instance_of::<PyValueError>(py);
+                if recoverable && defines(other, mirrored)? {
+                    return Ok(py.NotImplemented());
+                }
+                return Err(e);
+            }
+        };
+        let Some(o) = converted else {
             return Err(PyTypeError::new_err(format!(
                 "Cannot convert {} to EagerTensor of dtype {}",
                 other.repr()?,

@@ -218,3 +218,13 @@ def test_gradients_through_decomposed_composites_inside_a_function(tf):
     first = grads(tf.constant([0.5, -1.0, 2.0]), image(1.0))
     second = grads(tf.constant([3.0, 0.1, -2.0]), image(-0.5))
     return first, second, grads.experimental_get_tracing_count()
+
+
+@parity(helpers=[three_ways])
+def test_complex_abs_gradient(tf):
+    """|z| of complex z: the gradient is the real upstream times z / |z|, 0 at 0 (ferroflow
+    raised InvalidArgumentError mixing float64 and complex128)."""
+    return {
+        dtype: three_ways(tf, tf.abs, tf.constant([3 + 4j, 1 - 1j, 0j, -2j], dtype))
+        for dtype in (tf.complex64, tf.complex128)
+    }
