@@ -83,6 +83,16 @@ def _dataset(tf, expression, device):
         yield 1, tf.ragged.constant([[1, 2], [3]])
         yield 2, tf.ragged.constant([[4], [5, 6], []])
 
+    def reread(make):
+        """The dataset ``make(path)`` builds a second time, after a first dataset built the
+        same way was iterated (its cache file is read back)."""
+        import os
+        import tempfile
+
+        path = os.path.join(tempfile.mkdtemp(), "cache")
+        list(make(path))
+        return make(path)
+
     try:
         with tf.device(device):
             names = {
@@ -105,6 +115,7 @@ def _dataset(tf, expression, device):
                 "gen_failing": gen_failing,
                 "gen_broken": gen_broken,
                 "gen_counted": gen_counted,
+                "reread": reread,
             }
             names["pt"] = Pt(x=tf.constant([1.0, 2.0, 3.0]), y=names["rt"])
             ds = eval(expression, names)  # noqa: S307 - the test's own expression
@@ -289,6 +300,12 @@ TRANSFORMS = {
     ),
     "concatenate_ragged_ranks": "D.from_tensor_slices(rt).concatenate(D.from_tensor_slices(rt2))",
     "cache_ragged": "D.from_tensor_slices(rt2).cache().repeat(2)",
+    "cache_file_composites": (
+        "reread(lambda p: D.from_tensor_slices((rt, words, st3, pt)).cache(p))"
+    ),
+    "cache_file_ragged_rows": (
+        "reread(lambda p: D.from_tensor_slices(rt2).map(lambda x: x * 2).cache(p))"
+    ),
 }
 
 GENERATORS = {

@@ -17,6 +17,7 @@ from ferroflow.data.dataset import (
     Dataset,
     check_count,
 )
+from ferroflow.tensor_spec import TensorSpec
 
 __all__ = [
     "CacheDataset",
@@ -218,13 +219,30 @@ class CacheDataset(_Reordering):
             # Written beside and renamed in: a crash never leaves a half-written cache.
             partial = f"{self._cache_path()}.tmp-{os.getpid()}"
             with open(partial, "wb") as f:
-                pickle.dump([_structure.to_numpy(e) for e in seen], f)
+                pickle.dump([self._to_numpy(e) for e in seen], f)
             os.replace(partial, self._cache_path())
 
     def _cache_path(self):
         return self._filename + ".ffcache"
 
+    def _to_numpy(self, element):
+        """An element as numpy arrays; a composite component as the arrays of its component
+        tensors (in its spec's order)."""
+
+        def leaf(value, spec):
+            if isinstance(spec, TensorSpec):
+                return value.numpy()
+            return [t.numpy() for t in spec._to_tensor_list(value)]
+
+        return _structure.map_element(leaf, element, self.element_spec)
+
     def _from_numpy(self, element):
-        return _structure.map_element(
-            lambda a, s: convert_to_tensor(a, dtype=s.dtype), element, self.element_spec
-        )
+        def leaf(value, spec):
+            if isinstance(spec, TensorSpec):
+                return convert_to_tensor(value, dtype=spec.dtype)
+            parts = [
+                convert_to_tensor(a, dtype=s.dtype) for a, s in zip(value, spec._flat_tensor_specs)
+            ]
+            return spec._from_tensor_list(parts)
+
+        return _structure.map_element(leaf, element, self.element_spec)
