@@ -2598,6 +2598,27 @@ def _sparse_sampled_addmm(g):
     return [indices, tf.constant([1.0]), shape, *mats], {}
 
 
+@spec(*(f"tf.math.unsorted_segment_{n}" for n in "sum prod max min mean sqrt_n".split()))
+def _unsorted_segment(g):
+    dims = g.dims(min_rank=1)
+    k = g.int_in(1, len(dims))
+    n = g.int_in(0, 5)
+    ids = np.clip(g.rng.integers(-1, n + 1, size=dims[:k]), -1, max(n - 1, -1))
+    ids = ids.astype(g.pick((np.int32, np.int64)))
+    ids = g.indices(dims[:k], n + 1) if g.bad() else g.like(ids)
+    num = g.pick((*NEGATIVE, *HUGE, *OVERFLOW, [n], "x", 1.5)) if g.bad() else g.integer(n)
+    return [g.tensor(dims=dims), ids, num], {}
+
+
+@spec(*(f"tf.math.segment_{n}" for n in "sum prod max min mean".split()))
+def _sorted_segment(g):
+    dims = g.dims(min_rank=1)
+    ids = np.sort(g.rng.integers(0, 4, size=dims[0]))
+    if g.bad():
+        ids = g.pick((ids[::-1], ids - 2, ids + 2**40, ids[:-1], np.zeros([0], np.int64)))
+    return [g.tensor(dims=dims), g.like(ids.astype(g.pick((np.int32, np.int64))))], {}
+
+
 @spec("tf.sparse.segment_mean", "tf.sparse.segment_sqrt_n", "tf.sparse.segment_sum")
 def _sparse_segment(g):
     rows = g.int_in(1, 4)
@@ -2787,7 +2808,9 @@ def _ragged_stack_dynamic_partitions(g):
     "tf.strings.regex_full_match", "tf.strings.regex_replace", "tf.strings.to_number",
     "tf.strings.split", "tf.strings.bytes_split", "tf.strings.unicode_split",
     "tf.strings.to_hash_bucket_fast", "tf.strings.to_hash_bucket_strong",
-    "tf.strings.to_hash_bucket", "tf.strings.reduce_join",
+    "tf.strings.to_hash_bucket", "tf.strings.reduce_join", "tf.strings.unicode_decode",
+    "tf.strings.unicode_decode_with_offsets", "tf.strings.unicode_split_with_offsets",
+    "tf.strings.unicode_transcode",
 )  # fmt: skip
 def _strings_unary(g):
     x = g.strings()
@@ -2795,6 +2818,17 @@ def _strings_unary(g):
     if g.p(0.3):
         kwargs["name"] = "s"
     return [x], kwargs
+
+
+def _unicode_policy(g):
+    """An encoding, error policy and replacement character for the Unicode ops."""
+    return {
+        "input_encoding": g.pick(("UTF-8", "UTF-16-BE", "UTF-32-BE", "UTF-16", "latin1"))
+        if g.p(0.5)
+        else "UTF-8",
+        "errors": g.pick(("replace", "ignore", "strict", "bogus" if g.bad() else "replace")),
+        "replacement_char": g.pick((0xFFFD, 32, 0x1F600, -1 if g.bad() else 63)),
+    }
 
 
 def _string_extra(name, g):
@@ -2815,7 +2849,21 @@ def _string_extra(name, g):
             "out_type": g.pick((tf.float32, tf.float64, tf.int32, tf.int64))
         },
         "tf.strings.split": lambda: {"sep": g.pick((None, ",", "ab")), "maxsplit": g.int_in(-1, 2)},
-        "tf.strings.unicode_split": lambda: {"input_encoding": "UTF-8"},
+        "tf.strings.unicode_split": lambda: _unicode_policy(g),
+        "tf.strings.unicode_split_with_offsets": lambda: _unicode_policy(g),
+        "tf.strings.unicode_decode": lambda: {
+            **_unicode_policy(g),
+            "replace_control_characters": g.flag(),
+        },
+        "tf.strings.unicode_decode_with_offsets": lambda: {
+            **_unicode_policy(g),
+            "replace_control_characters": g.flag(),
+        },
+        "tf.strings.unicode_transcode": lambda: {
+            **_unicode_policy(g),
+            "output_encoding": g.pick(("UTF-8", "UTF-16-BE", "UTF-32-BE", "UTF-16")),
+            "replace_control_characters": g.flag(),
+        },
         "tf.strings.to_hash_bucket_fast": lambda: {
             "num_buckets": g.int_in(0 if g.bad() else 1, 100)
         },
@@ -2875,6 +2923,67 @@ def _strings_as_string(g):
         "width": g.pick((-1, 0, 8)),
         "fill": g.pick(("", "0", " ", "-", "x")),
     }
+
+
+@spec("tf.strings.unicode_encode")
+def _strings_unicode_encode(g):
+    codes = (65, 0xE9, 0x1F600, 0xD800, 0x110000, -1, 0, 0x10FFFF)
+    if g.p(0.5):
+        x = _ragged(g, pool=(tf.int32,), ragged_rank=g.int_in(1, 2), inner=[])
+        x = x.with_flat_values(tf.constant([g.pick(codes) for _ in range(x.flat_values.shape[0])]))
+    else:
+        dims = g.dims() if g.p(0.8) else []
+        n = int(np.prod(dims, dtype=np.int64))
+        x = tf.constant(np.array([g.pick(codes) for _ in range(n)], np.int32).reshape(dims))
+    policy = _unicode_policy(g)
+    return [x if not g.bad() else g.tensor()], {
+        "output_encoding": g.pick(("UTF-8", "UTF-16-BE", "UTF-32-BE", "UTF-16-LE")),
+        "errors": policy["errors"],
+        "replacement_char": policy["replacement_char"],
+    }
+
+
+@spec("tf.strings.unicode_script")
+def _strings_unicode_script(g):
+    n = g.int_in(0, 8)
+    x = g.rng.integers(-2, 0x110002, size=n).astype(np.int32)
+    return [x if not g.bad() else g.tensor()], {}
+
+
+@spec("tf.strings.ngrams")
+def _strings_ngrams(g):
+    x = g.strings()
+    if g.p(0.4) and not g.bad():
+        lengths = g.rng.integers(0, 4, size=g.int_in(0, 4))
+        words = [g.pick(("a", "", "\u00e9", "Bc")) for _ in range(int(lengths.sum()))]
+        x = tf.RaggedTensor.from_row_lengths(tf.constant(words, tf.string), lengths)
+    width = g.pick((1, 2, 3, [1, 3], 0 if g.bad() else 2))
+    pad = g.pick((None, "#", ("<", ">"), 5 if g.bad() else None))
+    kwargs = {"separator": g.pick((" ", "", "--")), "pad_values": pad}
+    if pad is not None and g.p(0.5):
+        kwargs["padding_width"] = g.int_in(0 if g.bad() else 1, 3)
+    kwargs["preserve_short_sequences"] = g.flag()
+    return [x, width], kwargs
+
+
+@spec("tf.strings.format")
+def _strings_format(g):
+    inputs = [g.tensor() if g.p(0.7) else g.strings() for _ in range(g.int_in(0, 3))]
+    if g.p(0.2) and not g.bad():
+        inputs.append(_ragged(g, ragged_rank=1, inner=[]))
+    holes = len(inputs) + (1 if g.bad() else 0)
+    template = "".join(f"x{k}: {{}} " for k in range(holes))
+    return [template, inputs], {"summarize": g.pick((3, 1, -1, 0))}
+
+
+@spec("tf.strings.unsorted_segment_join")
+def _strings_unsorted_segment_join(g):
+    dims = g.dims()
+    dims = dims if dims else [g.int_in(0, 4)]
+    x = g.strings(dims)
+    num = g.int_in(0, 4)
+    ids = g.rng.integers(-1 if g.bad() else 0, max(num, 1), size=dims[0]).astype(np.int32)
+    return [x, ids, num], {"separator": g.pick(("", ",", "--"))}
 
 
 @spec("tf.strings.fingerprint")

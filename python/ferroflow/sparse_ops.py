@@ -1174,14 +1174,6 @@ def mask(a, mask_indices, name=None):
 # --- crosses ------------------------------------------------------------------------------------
 
 
-def cross(inputs, name=None, separator=None):
-    """Not available: TensorFlow's sparse.cross returns string tensors (tf.string is not in
-    ferroflow yet)."""
-    raise NotImplementedError(
-        "tf.sparse.cross returns string tensors, which ferroflow does not have yet (tf.string)"
-    )
-
-
 _DEFAULT_HASH_KEY = 0xDECAFCAFFE
 _K_MUL = 0xC6A4A7935BD1E995
 
@@ -1198,6 +1190,12 @@ def _fingerprint_cat64(fp1, fp2):
     result = result * k
     result = _shift_mix(result) * k
     return _shift_mix(result)
+
+
+def _feature_values(values):
+    """A cross input's features: strings as they are, every other dtype as int64 (TensorFlow
+    casts them)."""
+    return values if values.dtype == _dtypes.string else _i64(values)
 
 
 def _cross_column(value, batch):
@@ -1219,7 +1217,7 @@ def _cross_column(value, batch):
     ones = _a.ones_like(rows)
     counts = _scatter(_a.expand_dims(rows, 1), ones, _shape_of(batch))
     starts = _m.cumsum(counts, exclusive=True)
-    return _i64(values), counts, starts
+    return _feature_values(values), counts, starts
 
 
 def _batch_size(value):
@@ -1228,32 +1226,33 @@ def _batch_size(value):
     return _a.shape(value, out_type=_I64)[0]
 
 
-def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
-    """Hashed crosses of the features in each row of `inputs` (SparseTensors and dense
-    matrices of integers): every combination of one feature per input (SparseTensors first, as
-    TensorFlow orders them; the last input varying fastest), hashed with TensorFlow's
-    FingerprintCat64 chain from `hash_key`, modulo `num_buckets` (or 2**63 - 1). String
-    features need tf.string and Fingerprint64, which ferroflow lacks: NotImplementedError.
+def _fingerprint64(strings):
+    """FarmHash Fingerprint64 of each string as uint64 (tf.fingerprint's 8 little-endian
+    bytes put together)."""
+    from ferroflow.strings import fingerprint
 
-    >>> import ferroflow as tf
-    >>> st = tf.sparse.cross_hashed([tf.constant([[3]], tf.int64), tf.constant([[5]], tf.int64)])
-    >>> int(st.values[0])
-    2006280100988443412
-    """
+    parts = _a.cast(fingerprint(strings), _dtypes.uint64)
+    out = _a.zeros(_a.shape(strings), _dtypes.uint64)
+    for k in range(8):
+        shifted = _bitwise.left_shift(parts[:, k], _a.constant(8 * k, _dtypes.uint64))
+        out = _bitwise.bitwise_or(out, shifted)
+    return out
+
+
+def _cross_columns(inputs, what):
+    """The inputs of a sparse cross in TensorFlow's order (SparseTensors first), checked."""
     if not isinstance(inputs, (tuple, list)):
         raise TypeError("Inputs must be a list")
     if not all(isinstance(i, (SparseTensor, _core.Tensor)) for i in inputs):
-        raise TypeError("All inputs must be SparseTensors")
+        raise TypeError(f"All inputs must be {what}")
     columns = [i for i in inputs if isinstance(i, SparseTensor)]
-    columns += [i for i in inputs if not isinstance(i, SparseTensor)]
-    for column in columns:
-        if not column.dtype.is_integer:
-            raise NotImplementedError(
-                f"tf.sparse.cross_hashed of {column.dtype.name} features hashes their string "
-                "forms (Fingerprint64); ferroflow crosses integer features only"
-            )
-    if not columns:
-        return SparseTensor(_a.zeros([0, 2], _I64), _a.zeros([0], _I64), _a.zeros([2], _I64))
+    return columns + [i for i in inputs if not isinstance(i, SparseTensor)]
+
+
+def _cross_picks(columns):
+    """Every combination of one feature per column in each row (the last column varying
+    fastest): (row of each combination, its position in the row, the features picked from
+    each column, the batch size, the widest row)."""
     batch = _known_int(_batch_size(columns[0]))
     for k, column in enumerate(columns[1:], 1):
         _check(
@@ -1276,11 +1275,57 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
         n = _a.gather(counts, rows)
         picked[k] = _a.gather(values, _a.gather(starts, rows) + _m.floormod(local, n))
         local = _m.floordiv(local, n)
+    width = _m.reduce_max(_a.concat([totals, _a.zeros([1], _I64)], 0))
+    return rows, column, picked, batch, width
+
+
+def cross(inputs, name=None, separator=None):
+    """String crosses of the features in each row of `inputs` (SparseTensors and dense
+    matrices of strings or integers): every combination of one feature per input
+    (SparseTensors first, the last input varying fastest), joined with `separator` ('_X_').
+
+    >>> import ferroflow as tf
+    >>> st = tf.sparse.cross([tf.constant([["a"]]), tf.constant([[5]], tf.int64)])
+    >>> st.values.numpy()
+    array([b'a_X_5'], dtype=object)
+    """
+    from ferroflow import strings
+
+    columns = _cross_columns(inputs, "Tensor or SparseTensor.")
+    separator = "_X_" if separator is None else strings._text(separator, "separator")
+    if not columns:
+        empty = _a.zeros([0], _dtypes.string)
+        return SparseTensor(_a.zeros([0, 2], _I64), empty, _a.zeros([2], _I64))
+    rows, column, picked, batch, width = _cross_picks(columns)
+    texts = [p if p.dtype == _dtypes.string else strings.as_string(p) for p in picked]
+    values = strings.join(texts, separator=separator)
+    return SparseTensor(_a.stack([rows, column], axis=1), values, _a.stack([_i64(batch), width]))
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """Hashed crosses of the features in each row of `inputs` (SparseTensors and dense
+    matrices of strings or integers): every combination of one feature per input
+    (SparseTensors first, as TensorFlow orders them; the last input varying fastest), hashed
+    with TensorFlow's FingerprintCat64 chain from `hash_key` over each feature's hash (a
+    string's Fingerprint64, an integer itself), modulo `num_buckets` (or 2**63 - 1).
+
+    >>> import ferroflow as tf
+    >>> st = tf.sparse.cross_hashed([tf.constant([[3]], tf.int64), tf.constant([[5]], tf.int64)])
+    >>> int(st.values[0])
+    2006280100988443412
+    """
+    columns = _cross_columns(inputs, "SparseTensors")
+    if not columns:
+        return SparseTensor(_a.zeros([0, 2], _I64), _a.zeros([0], _I64), _a.zeros([2], _I64))
+    rows, column, picked, batch, width = _cross_picks(columns)
     key = _DEFAULT_HASH_KEY if hash_key is None else int(hash_key)
-    h = _a.fill(_a.shape(combos), _a.constant(key % 2**64, _dtypes.uint64))
+    h = _a.fill(_a.shape(rows), _a.constant(key % 2**64, _dtypes.uint64))
     for value in picked:
-        h = _fingerprint_cat64(h, _a.cast(value, _dtypes.uint64))
+        if value.dtype == _dtypes.string:
+            feature = _fingerprint64(value)
+        else:
+            feature = _a.cast(value, _dtypes.uint64)
+        h = _fingerprint_cat64(h, feature)
     modulus = int(num_buckets) if num_buckets and int(num_buckets) > 0 else 2**63 - 1
     hashed = _a.cast(_m.floormod(h, _a.constant(modulus, _dtypes.uint64)), _I64)
-    width = _m.reduce_max(_a.concat([totals, _a.zeros([1], _I64)], 0))
     return SparseTensor(_a.stack([rows, column], axis=1), hashed, _a.stack([_i64(batch), width]))

@@ -68,7 +68,12 @@ fn element_strings(buffer: &Buffer) -> Vec<String> {
     }
 }
 
-fn float_text(x: f64, short: usize, long: usize, reads_back: impl Fn(&str) -> bool) -> String {
+pub(crate) fn float_text(
+    x: f64,
+    short: usize,
+    long: usize,
+    reads_back: impl Fn(&str) -> bool,
+) -> String {
     if x.is_nan() {
         return "nan".into();
     }

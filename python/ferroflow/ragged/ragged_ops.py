@@ -1017,10 +1017,54 @@ def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
     return stack_dynamic_partitions(data.values, partitions.values, num_partitions)
 
 
+def _cross_sparse_columns(inputs):
+    """The inputs of a ragged cross as SparseTensors in the order given (integers as int64),
+    and the row splits dtype of the result."""
+    from ferroflow.sparse_tensor import SparseTensor
+
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("Inputs must be a list")
+    columns = []
+    ragged_dtypes = []
+    for i, value in enumerate(inputs):
+        if not isinstance(value, SparseTensor):
+            value = convert_to_tensor_or_ragged_tensor(value)
+        if value.dtype.is_integer:
+            value = _cast_any(value, _dtypes.int64)
+        elif value.dtype != _dtypes.string:
+            raise ValueError(f"Unexpected dtype for inputs[{i}]: {value.dtype}")
+        if is_ragged(value):
+            if value.ragged_rank != 1 or value.flat_values.shape.rank != 1:
+                raise ValueError("tf.ragged.cross only supports inputs with rank=2")
+            ragged_dtypes.append(value.row_splits.dtype)
+            columns.append(value.to_sparse())
+        elif isinstance(value, SparseTensor):
+            columns.append(value)
+        else:
+            if value.shape.rank != 2:
+                raise ValueError("tf.ragged.cross only supports inputs with rank=2")
+            # Every cell is a feature: as a SparseTensor, so the given order is kept (the
+            # sparse cross puts SparseTensors before dense inputs).
+            columns.append(RaggedTensor.from_tensor(value).to_sparse())
+    int32 = ragged_dtypes and all(d == _dtypes.int32 for d in ragged_dtypes)
+    return columns, _dtypes.int32 if int32 else _dtypes.int64
+
+
+def _cast_any(value, dtype):
+    from ferroflow.sparse_tensor import SparseTensor
+
+    if isinstance(value, SparseTensor):
+        return SparseTensor(value.indices, _a.cast(value.values, dtype), value.dense_shape)
+    if is_ragged(value):
+        return value.with_flat_values(_a.cast(value.flat_values, dtype))
+    return _a.cast(value, dtype)
+
+
 def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
-    """Hashed crosses of the integer features in each row of `inputs` (RaggedTensors,
-    SparseTensors and dense matrices, crossed in the order given, the last varying fastest),
-    with TensorFlow's FingerprintCat64 chain (see `tf.sparse.cross_hashed`), as a RaggedTensor.
+    """Hashed crosses of the features in each row of `inputs` (RaggedTensors, SparseTensors
+    and dense matrices of strings or integers, crossed in the order given, the last varying
+    fastest), with TensorFlow's FingerprintCat64 chain (see `tf.sparse.cross_hashed`), as a
+    RaggedTensor.
 
     >>> import ferroflow as tf
     >>> rt = tf.ragged.constant([[1, 2], [3]], tf.int64)
@@ -1028,44 +1072,26 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
     <tf.RaggedTensor [[3, 8], [3]]>
     """
     from ferroflow import sparse_ops
-    from ferroflow.sparse_tensor import SparseTensor
 
-    if not isinstance(inputs, (list, tuple)):
-        raise TypeError("Inputs must be a list")
-    columns = []
-    splits_dtype = _dtypes.int64
-    for value in inputs:
-        if is_ragged(value):
-            if value.ragged_rank != 1 or value.flat_values.shape.rank != 1:
-                raise ValueError("tf.ragged.cross only supports inputs with rank=2")
-            splits_dtype = value.row_splits.dtype
-            columns.append(value.to_sparse())
-        elif isinstance(value, SparseTensor):
-            columns.append(value)
-        else:
-            dense = _a.convert_to_tensor(value)
-            if dense.shape.rank != 2:
-                raise ValueError("tf.ragged.cross only supports inputs with rank=2")
-            # Every cell is a feature: as a SparseTensor, so the given order is kept (the
-            # sparse cross puts SparseTensors before dense inputs).
-            columns.append(RaggedTensor.from_tensor(dense).to_sparse())
-    for column in columns:
-        if column.dtype not in (_dtypes.int32, _dtypes.int64):
-            raise NotImplementedError(
-                f"tf.ragged.cross_hashed of {column.dtype.name} features hashes their string "
-                "forms (Fingerprint64); ferroflow crosses integer features only"
-            )
+    columns, splits_dtype = _cross_sparse_columns(inputs)
     crossed = sparse_ops.cross_hashed(columns, num_buckets=num_buckets, hash_key=hash_key)
     return RaggedTensor.from_sparse(crossed, row_splits_dtype=splits_dtype)
 
 
 def cross(inputs, name=None):
-    """Not available: TensorFlow's ragged.cross returns string tensors (joined feature
-    strings), which ferroflow does not have yet; `cross_hashed` crosses integer features."""
-    raise NotImplementedError(
-        "tf.ragged.cross returns string tensors, which ferroflow does not have yet (tf.string); "
-        "tf.ragged.cross_hashed crosses integer features"
-    )
+    """String crosses of the features in each row of `inputs` (RaggedTensors, SparseTensors
+    and dense matrices of strings or integers, in the order given, the last varying fastest),
+    joined with '_X_', as a RaggedTensor.
+
+    >>> import ferroflow as tf
+    >>> tf.ragged.cross([tf.ragged.constant([["a", "b"], ["c"]]), tf.constant([["x"], ["y"]])])
+    <tf.RaggedTensor [[b'a_X_x', b'b_X_x'], [b'c_X_y']]>
+    """
+    from ferroflow import sparse_ops
+
+    columns, splits_dtype = _cross_sparse_columns(inputs)
+    crossed = sparse_ops.cross(columns)
+    return RaggedTensor.from_sparse(crossed, row_splits_dtype=splits_dtype)
 
 
 def _gather_any(values, indices):

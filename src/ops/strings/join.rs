@@ -114,3 +114,92 @@ pub fn reduce_join(
         .collect();
     Ok(string_tensor(out, &out_dims))
 }
+
+/// `UnsortedSegmentJoin`'s checks on the static shapes: ids of rank at least one whose shape
+/// begins the input's. Returns the output's dims after the segment count.
+pub fn segment_dims(x: &TensorType, ids: &TensorType) -> Result<Vec<Option<usize>>> {
+    let op = "[Op:UnsortedSegmentJoin]";
+    if ids.rank() == 0 {
+        return Err(Error::InvalidArgument(format!("Segment_id cannot have rank 0 {op}")));
+    }
+    if ids.rank() > x.rank() {
+        return Err(Error::OutOfRange(format!(
+            "Invalid segment_id rank {} for input with {} dimension(s) {op}",
+            ids.rank(),
+            x.rank()
+        )));
+    }
+    for (k, (a, b)) in ids.dims.iter().zip(&x.dims).enumerate() {
+        if let (Some(a), Some(_)) = (a, b) {
+            if Some(a) != b.as_ref() {
+                // TensorFlow's message names the input's rank where it means its dimension.
+                return Err(Error::InvalidArgument(format!(
+                    "Segment dimension is {a} while input dimension is {} in rank {k} {op}",
+                    x.rank()
+                )));
+            }
+        }
+    }
+    Ok(x.dims[ids.rank()..].to_vec())
+}
+
+/// Joins the strings of each segment in order of their position; a separator goes before a
+/// piece only when the segment's text so far is not empty (TensorFlow's kernel).
+pub fn unsorted_segment_join(
+    x: &Tensor,
+    ids: &Tensor,
+    num_segments: &Tensor,
+    separator: &str,
+) -> Result<Tensor> {
+    let op = "[Op:UnsortedSegmentJoin]";
+    let count: Vec<i64> = match num_segments.buffer() {
+        crate::buffer::Buffer::I32(v) => v.iter().map(|&x| x as i64).collect(),
+        crate::buffer::Buffer::I64(v) => v.clone(),
+        _ => return Err(Error::unsupported_dtype("UnsortedSegmentJoin", num_segments.dtype())),
+    };
+    if count.is_empty() {
+        return Err(Error::InvalidArgument(format!("Number of segments cannot be empty. {op}")));
+    }
+    if num_segments.rank() > 0 {
+        return Err(Error::InvalidArgument(format!("Number of segments must be a scalar {op}")));
+    }
+    let segments = count.first().copied().unwrap_or(0);
+    if segments < 0 {
+        return Err(Error::InvalidArgument(format!(
+            "Number of segments must be non-negative but got {segments} {op}"
+        )));
+    }
+    let rank = ids.rank();
+    let ids: Vec<i64> = match ids.buffer() {
+        crate::buffer::Buffer::I32(v) => v.iter().map(|&x| x as i64).collect(),
+        crate::buffer::Buffer::I64(v) => v.clone(),
+        _ => return Err(Error::unsupported_dtype("UnsortedSegmentJoin", ids.dtype())),
+    };
+    if ids.iter().any(|&i| i < 0 || i >= segments) {
+        return Err(Error::InvalidArgument(format!(
+            "segment_ids are not allowed to exceed num_segments or to have negative values. {op}"
+        )));
+    }
+    let v = strs(x)?;
+    let tail = x.dims().get(rank..).unwrap_or(&[]);
+    let inner: usize = tail.iter().product();
+    let segments = segments as usize;
+    let mut out: Vec<Vec<u8>> = vec![Vec::new(); segments.saturating_mul(inner)];
+    for (i, &id) in ids.iter().enumerate() {
+        for j in 0..inner {
+            let (Some(piece), Some(slot)) =
+                (v.get(i * inner + j), out.get_mut(id as usize * inner + j))
+            else {
+                continue;
+            };
+            if !slot.is_empty() {
+                slot.extend_from_slice(separator.as_bytes());
+            }
+            slot.extend_from_slice(piece.as_bytes());
+        }
+    }
+    let mut dims = vec![segments];
+    dims.extend_from_slice(tail);
+    let out: Vec<TfString> = out.into_iter().map(TfString::from_vec).collect();
+    Ok(string_tensor(out, &dims))
+}

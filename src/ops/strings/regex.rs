@@ -17,8 +17,9 @@ pub fn compile(pattern: &str, op: &str) -> Result<Regex> {
 }
 
 /// Whether the whole of each string matches (RE2's FullMatch).
-pub fn full_match(x: &Tensor, pattern: &str) -> Result<Tensor> {
-    let re = compile(&format!("^(?:{pattern})$"), "StaticRegexFullMatch")?;
+pub fn full_match(x: &Tensor, pattern: &str, op: &str) -> Result<Tensor> {
+    compile(pattern, op)?;
+    let re = compile(&format!("^(?:{pattern})$"), op)?;
     let out: Vec<bool> = each(strs(x)?, |b| re.is_match(b));
     Tensor::from_slice(&out, x.dims())
 }
@@ -50,8 +51,8 @@ fn rewrite_syntax(rewrite: &str) -> (String, Option<usize>) {
     (out, highest)
 }
 
-pub fn replace(x: &Tensor, pattern: &str, rewrite: &str, global: bool) -> Result<Tensor> {
-    let re = compile(pattern, "StaticRegexReplace")?;
+pub fn replace(x: &Tensor, pattern: &str, rewrite: &str, global: bool, op: &str) -> Result<Tensor> {
+    let re = compile(pattern, op)?;
     let (rewrite, highest) = rewrite_syntax(rewrite);
     // A rewrite naming a group the pattern lacks replaces nothing (RE2's Replace fails).
     if highest.is_some_and(|g| g >= re.captures_len()) {
@@ -66,4 +67,17 @@ pub fn replace(x: &Tensor, pattern: &str, rewrite: &str, global: bool) -> Result
         TfString::new(&r)
     });
     Ok(string_tensor(out, x.dims()))
+}
+
+/// The text of a scalar pattern or rewrite input (`RegexFullMatch`, `RegexReplace`).
+pub fn scalar_text(t: &Tensor, what: &str, op: &str) -> Result<String> {
+    let v = strs(t)?;
+    match (t.rank(), v.first()) {
+        (0, Some(s)) => String::from_utf8(s.as_bytes().to_vec())
+            .map_err(|_| Error::InvalidArgument(format!("{what} is not valid UTF-8 [Op:{op}]"))),
+        _ => Err(Error::InvalidArgument(format!(
+            "{what} must be scalar, but received [{}] [Op:{op}]",
+            t.dims().iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+        ))),
+    }
 }
