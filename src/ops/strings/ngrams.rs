@@ -40,11 +40,18 @@ impl NGrams<'_> {
             let taken = (width - left - right).max(0) as usize;
             let first = if left > 0 { 0 } else { (index - pad).max(0) as usize };
             let words = tokens.get(first..first + taken).unwrap_or(&[]);
-            let mut parts: Vec<&[u8]> = Vec::with_capacity(width as usize);
-            parts.extend((0..left).map(|_| self.left_pad));
-            parts.extend(words.iter().map(TfString::as_bytes));
-            parts.extend((0..right).map(|_| self.right_pad));
-            out.push(TfString::from_vec(parts.join(self.separator)));
+            let pieces = (0..left)
+                .map(|_| self.left_pad)
+                .chain(words.iter().map(TfString::as_bytes))
+                .chain((0..right).map(|_| self.right_pad));
+            let mut gram = Vec::with_capacity(self.separator.len() * width as usize + 16);
+            for (k, piece) in pieces.enumerate() {
+                if k > 0 {
+                    gram.extend_from_slice(self.separator);
+                }
+                gram.extend_from_slice(piece);
+            }
+            out.push(TfString::from_vec(gram));
         }
     }
 }
