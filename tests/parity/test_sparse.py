@@ -538,10 +538,3 @@ def _crosses(tf, device, mode):
 @pytest.mark.parametrize("device", DEVICES)
 def test_cross_hashed_of_integer_features(tf_oracle, device, mode):
     assert_parity(tf_oracle, _crosses, (device, mode), helpers=(_run, _cases))
-
-
-def test_string_crosses_wait_for_tf_string():
-    import ferroflow as tf
-
-    with pytest.raises(NotImplementedError, match="tf.string"):
-        tf.sparse.cross([tf.constant([[1]], tf.int64), tf.constant([[2]], tf.int64)])
