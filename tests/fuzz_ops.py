@@ -1330,6 +1330,15 @@ def _gather(g):
     return [g.tensor(dims=dims), idx], kwargs
 
 
+@spec("tf.nn.embedding_lookup")
+def _embedding_lookup(g):
+    dims = g.dims(min_rank=1)
+    table = g.tensor(dims=dims)
+    params = [table, table] if g.p(0.2) else table
+    kwargs = {"max_norm": g.pick([0.5, 2.0, -1.0])} if g.p(0.3) else {}
+    return [params, g.indices(g.dims(max_rank=2), dims[0])], kwargs
+
+
 @spec("tf.gather_nd")
 def _gather_nd(g):
     dims = g.dims(min_rank=1)

@@ -240,7 +240,8 @@ def _analytic(fn, arrays, weights=None):
         y = fn(*xs)
     seeds = None if weights is None else tf.constant(weights)
     grads = tape.gradient(y, xs, output_gradients=seeds)
-    return np.asarray(y), [None if g is None else g.numpy() for g in grads]
+    # A gather's gradient is IndexedSlices (as in TensorFlow): compare it dense.
+    return np.asarray(y), [None if g is None else tf.convert_to_tensor(g).numpy() for g in grads]
 
 
 def _numeric(fn, arrays, weights, h=1e-6):

@@ -187,7 +187,10 @@ class GradientTape:
             seeds = [None] * len(flat_targets)
         else:
             seeds = _for_gradients(nest.flatten(output_gradients))
-        (grads,) = self._tape.gradients(flat_targets, flat_sources, [seeds])
+        (grads,) = self._tape.gradients(flat_targets, flat_sources, [seeds], rows=True)
+        # Rows of a gathered tensor (an embedding table's) come back as IndexedSlices, as in
+        # TensorFlow: (values, indices, dense_shape).
+        grads = [_variables.IndexedSlices(*g) if isinstance(g, tuple) else g for g in grads]
         grads = self._unconnected(grads, flat_sources, unconnected_gradients)
         return nest.pack_sequence_as(sources, _from_gradients(raw_sources, grads))
 

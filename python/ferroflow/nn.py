@@ -120,3 +120,24 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 # Composed in their own module, which builds on tf.math.
 from ferroflow.top_level_more import approx_max_k, approx_min_k  # noqa: E402, F401
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """Rows `ids` of `params` (a tensor or variable, or a list of shards split along axis 0
+    by TensorFlow's "div" strategy: consecutive ids per shard, in order). With `max_norm`,
+    each looked-up embedding is clipped to that L2 norm. Its gradient to a single table is
+    the rows looked up (IndexedSlices), as TensorFlow's."""
+    from ferroflow import clip_by_norm, concat, gather
+
+    if isinstance(params, (list, tuple)):
+        if not params:
+            raise ValueError("`params` must have at least one element.")
+        table = params[0] if len(params) == 1 else concat(list(params), axis=0)
+    else:
+        table = params
+    result = gather(table, ids)
+    if max_norm is None:
+        return result
+    ids_rank = _convert_to_tensor(ids).shape.rank
+    axes = list(range(ids_rank, result.shape.rank))
+    return clip_by_norm(result, max_norm, axes=axes)

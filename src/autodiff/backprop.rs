@@ -2,30 +2,44 @@
 //! them in reverse meets every consumer of a tensor before its producer: a tensor's gradient is
 //! complete when its producer is reached. Only entries on a path from a source are visited.
 
+use super::gradient::{Gradient, Rows};
 use super::rules;
 use super::tape::{differentiable, Backward, Entry};
 use crate::device;
+use crate::dispatch::Op;
 use crate::error::{Error, Result};
 use crate::ops;
 use crate::tensor::Tensor;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-fn accumulate(grads: &mut HashMap<u64, Tensor>, id: u64, g: Tensor) -> Result<()> {
+fn accumulate(grads: &mut HashMap<u64, Gradient>, id: u64, g: Gradient) -> Result<()> {
     let sum = match grads.remove(&id) {
-        Some(existing) => ops::add(&existing, &g)?,
+        Some(existing) => existing.sum(g)?,
         None => g,
     };
     grads.insert(id, sum);
     Ok(())
 }
 
-fn backward(entry: &Entry, upstream: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {
-    match &entry.backward {
-        Backward::Identity => Ok(vec![upstream[0].clone()]),
-        Backward::Op(op) => rules::gradient(op, &entry.inputs, &entry.outputs, upstream),
-        Backward::Custom(f) => f(&entry.inputs, &entry.outputs, upstream),
+fn backward(entry: &Entry, upstream: Vec<Option<Gradient>>) -> Result<Vec<Option<Gradient>>> {
+    // A variable's read passes rows through, so the variable's gradient stays rows.
+    if let Backward::Identity = entry.backward {
+        return Ok(upstream.into_iter().take(1).collect());
     }
+    let dense: Vec<Option<Tensor>> =
+        upstream.into_iter().map(|g| g.map(Gradient::dense).transpose()).collect::<Result<_>>()?;
+    if let (Backward::Op(Op::Gather(gather)), Some(Some(g))) = (&entry.backward, dense.first()) {
+        if let Some(rows) = Rows::of_gather(gather, &entry.inputs[0], &entry.inputs[1], g)? {
+            return Ok(vec![Some(Gradient::Rows(rows)), None]);
+        }
+    }
+    let grads = match &entry.backward {
+        Backward::Identity => unreachable!("handled above"),
+        Backward::Op(op) => rules::gradient(op, &entry.inputs, &entry.outputs, &dense)?,
+        Backward::Custom(f) => f(&entry.inputs, &entry.outputs, &dense)?,
+    };
+    Ok(grads.into_iter().map(|g| g.map(Gradient::Dense)).collect())
 }
 
 pub(crate) fn run(
@@ -33,7 +47,7 @@ pub(crate) fn run(
     targets: &[Tensor],
     sources: &[u64],
     seeds: &[Option<Tensor>],
-) -> Result<Vec<Option<Tensor>>> {
+) -> Result<Vec<Option<Gradient>>> {
     // Forward sweep: what depends on a source.
     let mut reached: HashSet<u64> = sources.iter().copied().collect();
     let relevant: Vec<&Arc<Entry>> = entries
@@ -47,7 +61,7 @@ pub(crate) fn run(
         })
         .collect();
 
-    let mut grads: HashMap<u64, Tensor> = HashMap::new();
+    let mut grads: HashMap<u64, Gradient> = HashMap::new();
     for (i, target) in targets.iter().enumerate() {
         if !reached.contains(&target.id()) || !differentiable(target) {
             continue;
@@ -64,12 +78,12 @@ pub(crate) fn run(
                 Some(s) => ops::cast(&s, target.dtype())?,
                 None => ops::ones_like(target)?,
             };
-            accumulate(&mut grads, target.id(), seed)
+            accumulate(&mut grads, target.id(), Gradient::Dense(seed))
         })?;
     }
 
     for entry in relevant.iter().rev() {
-        let upstream: Vec<Option<Tensor>> =
+        let upstream: Vec<Option<Gradient>> =
             entry.outputs.iter().map(|o| grads.get(&o.id()).cloned()).collect();
         if upstream.iter().all(Option::is_none) {
             continue;
@@ -77,7 +91,7 @@ pub(crate) fn run(
         // An op's gradient (and the sums into its inputs' gradients) runs where the op ran.
         let place = entry.outputs.first().map_or(crate::device::Device::Cpu, Tensor::device);
         on_device(place, || {
-            for (input, g) in entry.inputs.iter().zip(backward(entry, &upstream)?) {
+            for (input, g) in entry.inputs.iter().zip(backward(entry, upstream)?) {
                 if let Some(g) = g {
                     if reached.contains(&input.id()) && differentiable(input) {
                         accumulate(&mut grads, input.id(), g)?;

@@ -5,10 +5,12 @@
 
 mod backprop;
 mod custom;
+pub mod gradient;
 pub(crate) mod rules;
 pub mod tape;
 
 pub use custom::custom;
+pub use gradient::{Gradient, Rows};
 pub(crate) use rules::conj;
 pub use tape::{pause_all, record_custom, GradFn, PauseGuard, Tape};
 

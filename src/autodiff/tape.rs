@@ -3,6 +3,7 @@
 //! thread-local check when no tape is active.
 
 use super::backprop;
+use super::gradient::Gradient;
 use crate::dispatch::Op;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -159,6 +160,20 @@ impl Tape {
         sources: &[u64],
         seed_lists: &[Vec<Option<Tensor>>],
     ) -> Result<Vec<Vec<Option<Tensor>>>> {
+        self.gradients_with_rows(targets, sources, seed_lists)?
+            .into_iter()
+            .map(|grads| grads.into_iter().map(|g| g.map(Gradient::dense).transpose()).collect())
+            .collect()
+    }
+
+    /// `gradients`, where a source that only gathers reached (an embedding table) gets the
+    /// rows it received (TensorFlow's IndexedSlices) rather than a dense tensor.
+    pub fn gradients_with_rows(
+        &self,
+        targets: &[Tensor],
+        sources: &[u64],
+        seed_lists: &[Vec<Option<Tensor>>],
+    ) -> Result<Vec<Vec<Option<Gradient>>>> {
         let (entries, watched) = {
             let mut state = self.lock();
             if state.used {

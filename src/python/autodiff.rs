@@ -6,6 +6,7 @@ use super::errors::{from_py, IntoPy};
 use super::tensor::{wrap, PyTensor};
 use super::variable::PyVariable;
 use crate::autodiff::tape::{self, GradFn, Tape};
+use crate::autodiff::Gradient;
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -54,6 +55,22 @@ fn wrap_all(py: Python<'_>, grads: Vec<Option<Tensor>>) -> PyResult<Vec<Option<P
     grads.into_iter().map(|g| g.map(|g| wrap(py, g)).transpose()).collect()
 }
 
+/// A gradient for Python: None, a tensor, or with `rows` a rows gradient's
+/// `(values, indices, dense_shape)`.
+fn gradient_object(py: Python<'_>, g: Option<Gradient>, rows: bool) -> PyResult<Py<PyAny>> {
+    Ok(match g {
+        None => py.None(),
+        Some(Gradient::Rows(r)) if rows => {
+            let shape = r.dense_shape().py()?;
+            (wrap(py, r.values)?, wrap(py, r.indices)?, wrap(py, shape)?)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind()
+        }
+        Some(g) => wrap(py, g.dense().py()?)?.into_any(),
+    })
+}
+
 #[pymethods]
 impl PyTape {
     #[new]
@@ -96,19 +113,27 @@ impl PyTape {
 
     /// One backward pass per seed list (jacobians need several); a non-persistent tape is used
     /// up afterwards.
+    ///
+    /// With `rows`, a gradient that is rows of a gathered tensor (TensorFlow's IndexedSlices)
+    /// comes back as the tuple `(values, indices, dense_shape)`; otherwise every gradient is
+    /// dense.
+    #[pyo3(signature = (targets, sources, seed_lists, rows=false))]
     fn gradients(
         &self,
         py: Python<'_>,
         targets: &Bound<'_, PyAny>,
         sources: &Bound<'_, PyAny>,
         seed_lists: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<Vec<Option<Py<PyTensor>>>>> {
+        rows: bool,
+    ) -> PyResult<Vec<Vec<Py<PyAny>>>> {
         let targets = keyed_all(targets)?;
         let sources: Vec<u64> = keyed_all(sources)?.iter().map(Tensor::id).collect();
         let seed_lists: Vec<Vec<Option<Tensor>>> =
             seed_lists.try_iter()?.map(|s| optional_tensors(&s?)).collect::<PyResult<_>>()?;
-        let all = self.inner.gradients(&targets, &sources, &seed_lists).py()?;
-        all.into_iter().map(|grads| wrap_all(py, grads)).collect()
+        let all = self.inner.gradients_with_rows(&targets, &sources, &seed_lists).py()?;
+        all.into_iter()
+            .map(|grads| grads.into_iter().map(|g| gradient_object(py, g, rows)).collect())
+            .collect()
     }
 }
 

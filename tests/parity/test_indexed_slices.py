@@ -95,3 +95,97 @@ def _variable_updates(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_indexed_slices_variable_updates_and_optimizer(tf_oracle, device):
     assert_parity(tf_oracle, _variable_updates, (device,))
+
+
+def _described(tf, g):
+    """A gradient as its kind and parts (IndexedSlices keeps rows apart; dense is a tensor)."""
+    if isinstance(g, tf.IndexedSlices):
+        return ("IndexedSlices", g.values, g.indices, g.dense_shape, tf.convert_to_tensor(g))
+    return ("dense", g)
+
+
+def _gather_gradients(tf, device):
+    """A gather along axis 0 sends its params back the rows it read, as IndexedSlices; other
+    uses make the gradient dense (ferroflow returned dense tensors for all)."""
+    with tf.device(device):
+        table = tf.Variable(tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]))
+        plain = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        weights = tf.constant([[1.0, -2.0, 0.5]])
+        out = {}
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(plain)
+            rows = tf.gather(table, [0, 2, 0])
+            by_id = tf.nn.embedding_lookup(table, tf.constant([[3, 1], [1, 1]], tf.int64))
+            twice = tf.gather(table, [1]) * 2.0 + tf.gather(table, [3, 3])
+            mixed = tf.reduce_sum(tf.gather(table, [2])) + tf.reduce_sum(table * table)
+            nested = tf.gather(tf.gather(table, [3, 2, 1]), [0, 0])
+            columns = tf.gather(table, [2, 0], axis=1)
+            from_plain = tf.gather(plain, [2, 2, 1])
+        for name, y in [
+            ("rows", rows * weights),
+            ("by_id", by_id),
+            ("twice", twice),
+            ("mixed", mixed),
+            ("nested", nested),
+            ("columns", columns),
+        ]:
+            out[name] = _described(tf, tape.gradient(y, table))
+        out["from_plain"] = _described(tf, tape.gradient(from_plain, plain))
+        out["two_sources"] = [
+            _described(tf, g) for g in tape.gradient(rows + by_id[0, :1], [table, plain])
+        ]
+
+        @tf.function
+        def inside(ids):
+            with tf.GradientTape() as inner:
+                y = tf.reduce_sum(tf.gather(table, ids) ** 2)
+            return _described(tf, inner.gradient(y, table))
+
+        out["inside_function"] = inside(tf.constant([3, 0, 3]))
+        grads = tape.gradient([rows, mixed], [table, table])
+        out["clipped"] = [
+            _described(tf, g) for g in tf.clip_by_global_norm([grads[0], grads[1]], 5.0)[0]
+        ]
+        return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gather_gradients_are_indexed_slices(tf_oracle, device):
+    assert_parity(tf_oracle, _gather_gradients, (device,), helpers=(_described,))
+
+
+def _sparse_training_steps(tf, device, names):
+    """Optimizers apply gather gradients (IndexedSlices) as TensorFlow's do."""
+    makers = {
+        "SGD": lambda: tf.keras.optimizers.SGD(0.1),
+        "momentum": lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9),
+        "Adam": lambda: tf.keras.optimizers.Adam(0.1),
+        "RMSprop": lambda: tf.keras.optimizers.RMSprop(0.1),
+        "Adagrad": lambda: tf.keras.optimizers.Adagrad(0.1),
+    }
+    with tf.device(device):
+        out = {}
+        for make in (makers[n] for n in names):
+            table = tf.Variable(tf.reshape(tf.range(8, dtype=tf.float32), [4, 2]))
+            optimizer = make()
+            for ids in ([0, 2, 0], [3], [2, 2]):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(tf.gather(table, ids) ** 2)
+                optimizer.apply_gradients([(tape.gradient(loss, table), table)])
+            out[type(optimizer).__name__ + str(len(out))] = table.read_value()
+        return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_optimizers_apply_gather_gradients(tf_oracle, device):
+    assert_parity(tf_oracle, _sparse_training_steps, (device, ["SGD", "momentum"]))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Keras's TensorFlow backend keeps IndexedSlices through ops.square (squaring each "
+    "looked-up row before repeated rows sum); ferroflow's optimizers densify first",
+)
+@pytest.mark.parametrize("device", DEVICES)
+def test_optimizers_square_gather_gradients_per_row(tf_oracle, device):
+    assert_parity(tf_oracle, _sparse_training_steps, (device, ["Adam", "RMSprop", "Adagrad"]))
