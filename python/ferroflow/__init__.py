@@ -293,6 +293,10 @@ from ferroflow.variables import (
     VariableSynchronization,
 )
 
+# isort: split
+# Last: the ragged dispatch handlers that wrap APIs imported above (see ragged_dispatch.py).
+from ferroflow.ragged import ragged_dispatch as _ragged_dispatch  # noqa: F401
+
 __version__ = "0.1.0"
 
 __all__ = [name for name in dir() if not name.startswith("_")]

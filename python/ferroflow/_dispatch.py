@@ -30,6 +30,8 @@ import functools
 import inspect
 import sys
 
+from ferroflow import _core
+
 __all__ = [
     "add_dispatch_support",
     "dispatch_on_error",
@@ -183,6 +185,14 @@ _OPERATOR_APIS = {
     "__rand__": "math.logical_and",
     "__ror__": "math.logical_or",
     "__rxor__": "math.logical_xor",
+    # Comparisons: TensorFlow dispatches the op; no operand class defines these reflected names,
+    # so only a dispatch target serves them.
+    "__rlt__": "math.less",
+    "__rle__": "math.less_equal",
+    "__rgt__": "math.greater",
+    "__rge__": "math.greater_equal",
+    "__req__": "math.equal",
+    "__rne__": "math.not_equal",
 }
 
 
@@ -197,7 +207,8 @@ def operator_fallback(reflected, x, y, error):
     if handler is not None:
         return handler()
     method = getattr(type(y), reflected, None)
-    if method is None:
+    if method is None or _core.is_tensor(y):
+        # A tensor's reflected method is this operator again (which would come back here).
         raise error
     try:
         out = method(y, x)

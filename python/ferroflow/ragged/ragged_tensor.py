@@ -304,6 +304,19 @@ class RaggedTensor(CompositeTensor):
                 f"Expected a tensor with rank greater than ragged_rank={ragged_rank}, got "
                 f"shape {tensor.shape}"
             )
+        nested = isinstance(lengths, (list, tuple)) and len(lengths) > 0
+        if nested and not isinstance(lengths[0], (int, float)):
+            # One row-lengths vector per ragged dimension: the cells they cover, in order.
+            if ragged_rank not in (1, len(lengths)):
+                raise ValueError(
+                    "If Argument `lengths` is a tuple of row_lengths, argument `ragged_rank` "
+                    f"must be len(lengths): {len(lengths)}. Received ragged_rank: {ragged_rank}."
+                )
+            count = _m.reduce_sum(lengths[-1])
+            ones = _a.ones(_a.reshape(count, [1]), _dtypes.bool)
+            mask = cls.from_nested_row_lengths(ones, lengths, validate=False)
+            values = _a.boolean_mask(tensor, mask.to_tensor(default_value=False))
+            return cls.from_nested_row_lengths(values, lengths, validate=False)
         if ragged_rank > 1:
             dims = tensor.shape.as_list()
             outer = [d if d is not None else _a.shape(tensor)[i] for i, d in enumerate(dims)]
