@@ -259,6 +259,29 @@ bincount_dense_weights: tf.sparse.bincount(ints, weights=[1.0, 2.0, 3.0], axis=-
 bincount_bad_axis: tf.sparse.bincount(ints, axis=1)
 """)
 
+# APIs TensorFlow composes of dispatching ones (no ragged handler of their own).
+COMPOSED = _cases("""
+logsumexp_rows: tf.math.reduce_logsumexp(rt, axis=1)
+logsumexp_all: tf.math.reduce_logsumexp(rt)
+logsumexp_keepdims: tf.math.reduce_logsumexp(rt, axis=1, keepdims=True)
+logsumexp_all_keepdims: tf.reduce_logsumexp(rt, keepdims=True)
+logsumexp_columns: tf.math.reduce_logsumexp(rt, axis=0)
+logsumexp_nested_inner: tf.math.reduce_logsumexp(tf.cast(nested, tf.float32), axis=2)
+logsumexp_nested_rows: tf.math.reduce_logsumexp(tf.cast(nested, tf.float32), axis=1)
+logsumexp_inf: tf.math.reduce_logsumexp(rt - float("inf"), axis=1)
+stop_gradient: tf.stop_gradient(rt)
+stop_gradient_nested: tf.stop_gradient(nested)
+stop_gradient_sparse: tf.sparse.to_dense(tf.stop_gradient(tf.sparse.from_dense([[1.0, 0.0]])))
+moments_rows: tf.nn.moments(rt, axes=[1])
+moments_keepdims: tf.nn.moments(rt, axes=[1], keepdims=True)
+moments_columns: tf.nn.moments(rt, axes=[0])
+moments_all: tf.nn.moments(rt, axes=[0, 1])
+moments_half: tf.nn.moments(tf.cast(rt, tf.float16), axes=[1])
+batch_norm: tf.nn.batch_normalization(rt, 0.0, 1.0, None, None, 0.001)
+batch_norm_ragged: tf.nn.batch_normalization(rt, rt, rt * rt, 1.0, 2.0, 0.001)
+batch_norm_rows: tf.nn.batch_normalization(rt, [[1.0], [2.0], [3.0], [4.0]], 1.0, 0.5, None, 0.1)
+""")
+
 # Compared eagerly only: in a graph TensorFlow's assertion returns an Operation (which a
 # tf.function refuses to return, TypeError) where ferroflow's returns None or raises at once,
 # and TensorFlow's graph rejects a 2-D matmul by its static shapes (ValueError) before the
@@ -277,7 +300,12 @@ CPU_ONLY = {"gather_math-gather_nd_bad_row", "gather_math-embedding_lookup_bad_i
 
 
 def _all_cases():
-    groups = {"elementwise": ELEMENTWISE, "shapes": SHAPES, "gather_math": GATHER_MATH}
+    groups = {
+        "elementwise": ELEMENTWISE,
+        "shapes": SHAPES,
+        "gather_math": GATHER_MATH,
+        "composed": COMPOSED,
+    }
     return [(f"{g}-{n}", e) for g, cases in groups.items() for n, e in cases.items()]
 
 
@@ -320,6 +348,11 @@ GRADIENTS = {
     "broadcast_to": "tf.reduce_sum(tf.broadcast_to(rt.values[:4, None], tf.shape(rt)) ** 2)",
     "embedding_lookup": "tf.reduce_sum(tf.nn.embedding_lookup(rt.values, "
     "tf.ragged.constant([[0, 2], [5, 5], []])) ** 2)",
+    "logsumexp": "tf.reduce_sum(tf.math.reduce_logsumexp(rt, axis=1)[::2])",
+    "logsumexp_all": "tf.math.reduce_logsumexp(rt * 2.0)",
+    "stop_gradient": "tf.reduce_sum(tf.stop_gradient(rt) * rt)",
+    "moments": "tf.add_n([tf.reduce_sum(m[::2]) for m in tf.nn.moments(rt, axes=[1])])",
+    "batch_norm": "tf.reduce_sum(tf.nn.batch_normalization(rt, 1.0, 2.0, rt, 3.0, 0.1) ** 2)",
     "dynamic_partition": "tf.reduce_sum(tf.dynamic_partition(rt, [1, 0, 1, 0], 2)[1] ** 2)",
     "realdiv": "tf.reduce_sum(tf.realdiv(rt, 2.0).flat_values * rt.flat_values)",
     "scalar_mul": "tf.reduce_sum(tf.math.scalar_mul(3.0, rt).flat_values ** 2)",

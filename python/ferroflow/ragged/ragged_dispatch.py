@@ -755,6 +755,60 @@ def broadcast_dynamic_shape(shape_x, shape_y):
     return DynamicRaggedShape.from_tensor(combined, dtype=dtype)
 
 
+# --- APIs TensorFlow composes of dispatching ones ------------------------------------------------
+# TensorFlow registers no ragged handler for these: its Python composition reaches RaggedTensors
+# through the APIs it calls. ferroflow computes them in Rust, so the same compositions are
+# written here.
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) of a RaggedTensor, as TensorFlow composes it: the reduction's maximum
+    (a dense tensor: TensorFlow's raw is_finite/select refuse a ragged one) is subtracted."""
+    raw_max = _a.convert_to_tensor(_m.reduce_max(input_tensor, axis, keepdims=True))
+    finite = _a.where(_m.is_finite(raw_max), raw_max, _a.zeros_like(raw_max))
+    from ferroflow.backprop import stop_gradient
+
+    largest = stop_gradient(finite)
+    total = _m.reduce_sum(_m.exp(_m.subtract(input_tensor, largest)), axis, keepdims=keepdims)
+    result = _m.log(_a.convert_to_tensor(total))
+    if not keepdims:
+        largest = _a.reshape(largest, _a.shape(result))
+    return _m.add(result, largest)
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    """Every component of a composite value with its gradient stopped (TensorFlow maps
+    stop_gradient over the components)."""
+    from ferroflow import nest
+    from ferroflow.backprop import stop_gradient as stop
+
+    return nest.map_structure(stop, input, expand_composites=True)
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """(mean, variance) of a RaggedTensor over `axes`, as TensorFlow composes them."""
+    from ferroflow import backprop
+
+    y = _a.cast(x, _dtypes.float32) if x.dtype == _dtypes.float16 else x
+    mean = _m.reduce_mean(y, axes, keepdims=True)
+    deviation = _m.squared_difference(y, backprop.stop_gradient(mean))
+    variance = _m.reduce_mean(deviation, axes, keepdims=True)
+    if not keepdims:
+        mean, variance = _a.squeeze(mean, axes), _a.squeeze(variance, axes)
+    if x.dtype == _dtypes.float16:
+        mean, variance = _a.cast(mean, _dtypes.float16), _a.cast(variance, _dtypes.float16)
+    return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) / sqrt(variance + epsilon) * scale + offset, as TensorFlow composes it."""
+    inv = _m.rsqrt(_m.add(variance, variance_epsilon))
+    if scale is not None:
+        inv = _m.multiply(inv, scale)
+    shift = -mean * inv if offset is None else _m.subtract(offset, mean * inv)
+    return _m.add(_m.multiply(x, _a.cast(inv, x.dtype)), _a.cast(shift, x.dtype))
+
+
 # --- registration --------------------------------------------------------------------------------
 
 
@@ -845,6 +899,13 @@ def _register():
         array_extra_ops.bitcast: bitcast,
     }
     for api, handler in any_ragged.items():
+        _dispatch.register(_dispatch.install(api), RaggedTensor, handler)
+    from ferroflow import backprop
+    from ferroflow.type_spec import CompositeTensor
+
+    _dispatch.register(math_.reduce_logsumexp, RaggedTensor, reduce_logsumexp)
+    _dispatch.register(_dispatch.install(backprop.stop_gradient), CompositeTensor, stop_gradient)
+    for api, handler in {nn.moments: moments, nn.batch_normalization: batch_normalization}.items():
         _dispatch.register(_dispatch.install(api), RaggedTensor, handler)
     _dispatch.register(
         _dispatch.install(nn.embedding_lookup),
