@@ -32,7 +32,7 @@ from ferroflow.array_ops import (
     concat,
     convert_to_tensor,
     expand_dims,
-    gather,
+    gather_nd,
     identity,
     reshape,
     where,
@@ -49,6 +49,12 @@ _UNINITIALIZED = (
     "Trying to read an uninitialized tensor but element_shape is not fully defined: {shape} "
     "and no list element is set."
 )
+
+
+def gather(params, indices):
+    """Rows `indices` of the buffer. A TensorList's reads have dense gradients in TensorFlow
+    (a gather along axis 0 would send back IndexedSlices), so this gathers by coordinates."""
+    return gather_nd(params, expand_dims(convert_to_tensor(indices), -1))
 
 
 class _Meta:

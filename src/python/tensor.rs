@@ -67,20 +67,10 @@ fn binary_result(py: Python<'_>, r: crate::error::Result<Tensor>) -> PyResult<Py
     Ok(wrap(py, r.py()?)?.into_any())
 }
 
-/// Whether `other`'s class defines `method` itself rather than inheriting `object`'s.
-fn defines(other: &Bound<'_, PyAny>, method: &str) -> PyResult<bool> {
-    let py = other.py();
-    let Ok(found) = other.get_type().getattr(method) else {
-        return Ok(false);
-    };
-    let base = py.get_type::<pyo3::types::PyAny>().getattr(method).ok();
-    Ok(base.is_none_or(|b| !found.is(&b)))
-}
-
 /// `x op y` failed with TypeError or ValueError (`y` cannot become a tensor, a RaggedTensor
 /// say): TensorFlow's operator wrapper lets the op's dispatch, then `y`'s reflected method,
 /// serve it; `ferroflow._dispatch.operator_fallback` does that, or raises `error`.
-fn reflected(
+fn reflected_call(
     slf: &Bound<'_, PyTensor>,
     other: &Bound<'_, PyAny>,
     method: &str,
@@ -112,7 +102,7 @@ macro_rules! operators {
                     match attempt {
                         Ok(Some(out)) => Ok(out),
                         Ok(None) => Ok(py.NotImplemented()),
-                        Err(e) => reflected(slf, other, stringify!($rev), e),
+                        Err(e) => reflected_call(slf, other, stringify!($rev), e),
                     }
                 }
                 fn $rev(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -212,7 +202,7 @@ impl PyTensor {
         match attempt {
             Ok(Some(out)) => Ok(out),
             Ok(None) => Ok(py.NotImplemented()),
-            Err(e) => reflected(slf, other, "__rpow__", e),
+            Err(e) => reflected_call(slf, other, "__rpow__", e),
         }
     }
 
@@ -271,22 +261,17 @@ impl PyTensor {
         let converted = match operand(other, &self.inner) {
             Ok(c) => c,
             Err(e) => {
-                // Python's protocol then asks `other`'s reflected comparison (a RaggedTensor's,
-                // say), which is where TensorFlow's dispatch of the comparison op leads.
-                let mirrored = match op {
-                    CompareOp::Lt => "__gt__",
-                    CompareOp::Le => "__ge__",
-                    CompareOp::Gt => "__lt__",
-                    CompareOp::Ge => "__le__",
-                    CompareOp::Eq => "__eq__",
-                    CompareOp::Ne => "__ne__",
+                // TensorFlow dispatches the comparison op on `other` (a RaggedTensor, say).
+                let reflected = match op {
+                    CompareOp::Lt => "__rlt__",
+                    CompareOp::Le => "__rle__",
+                    CompareOp::Gt => "__rgt__",
+                    CompareOp::Ge => "__rge__",
+                    CompareOp::Eq => "__req__",
+                    CompareOp::Ne => "__rne__",
                 };
-                let recoverable =
-                    e.is_instance_of::<PyTypeError>(py) || e.is_instance_of::<PyValueError>(py);
-                if recoverable && defines(other, mirrored)? {
-                    return Ok(py.NotImplemented());
-                }
-                return Err(e);
+                let slf = pyo3::Py::new(py, PyTensor { inner: self.inner.clone() })?;
+                return reflected_call(slf.bind(py), other, reflected, e);
             }
         };
         let Some(o) = converted else {
@@ -419,6 +404,10 @@ impl PyTensor {
 
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if crate::graph::trace::has_unknown_rank(&self.inner) {
+            // A host call's result: TensorShape(None) until the graph runs.
+            return presentation(py)?.getattr("TensorShape")?.call1((py.None(),));
+        }
         if let Some((_, dims)) = crate::graph::trace::describe(&self.inner) {
             let dims = PyTuple::new(py, dims)?;
             return presentation(py)?.getattr("TensorShape")?.call1((dims,));
@@ -443,9 +432,36 @@ impl PyTensor {
         self.inner.dims().to_vec()
     }
 
+    /// TensorFlow's `set_shape`: eagerly a check that `shape` is compatible (ValueError if
+    /// not); inside a trace the value's static shape becomes the merge of both (a
+    /// py_function's result gets a rank), as TensorFlow's graph tensors.
+    fn set_shape(&self, py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<()> {
+        let shape = presentation(py)?.getattr("TensorShape")?.call1((shape,))?;
+        if shape.getattr("rank")?.is_none() {
+            return Ok(());
+        }
+        let dims: Vec<Option<usize>> = shape.call_method0("as_list")?.extract()?;
+        if crate::graph::trace::set_static_dims(&self.inner, &dims).py()? {
+            return Ok(());
+        }
+        let own = self.inner.dims();
+        let fits = own.len() == dims.len()
+            && own.iter().zip(&dims).all(|(a, b)| b.is_none_or(|b| b == *a));
+        if !fits {
+            let own = presentation(py)?.getattr("TensorShape")?.call1((own.to_vec(),))?;
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "Tensor's shape {} is not compatible with supplied shape {}.",
+                own.str()?,
+                shape.str()?
+            )));
+        }
+        Ok(())
+    }
+
+    /// The rank; None for a host call's result while tracing (unknown until the graph runs).
     #[getter]
-    fn ndim(&self) -> usize {
-        self.inner.rank()
+    fn ndim(&self) -> Option<usize> {
+        (!crate::graph::trace::has_unknown_rank(&self.inner)).then(|| self.inner.rank())
     }
 
     #[getter]
