@@ -87,8 +87,28 @@ def scalar_mul(scalar, x, name=None):
     return _m.multiply(s, x)
 
 
+def _indexed_slices():
+    from ferroflow.indexed_slices import IndexedSlices
+
+    return IndexedSlices
+
+
+def _values_of(t):
+    """An IndexedSlices' values (clipping sees each occurrence of a repeated row), else `t`."""
+    return t.values if isinstance(t, _indexed_slices()) else t
+
+
+def _like(t, values):
+    """``values`` as `t`'s kind: IndexedSlices on `t`'s rows stay IndexedSlices."""
+    slices = _indexed_slices()
+    return slices(values, t.indices, t.dense_shape) if isinstance(t, slices) else values
+
+
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """`t` scaled so that its L2 norm over `axes` is at most `clip_norm`."""
+    """`t` scaled so that its L2 norm over `axes` is at most `clip_norm` (an IndexedSlices by
+    the norm of its values, staying IndexedSlices)."""
+    if isinstance(t, _indexed_slices()):
+        return _like(t, clip_by_norm(t.values, clip_norm, axes))
     t = convert_to_tensor(t)
     clip_norm = cast(clip_norm, t.dtype)
     l2sum = _m.reduce_sum(t * t, axes, keepdims=True)
@@ -102,7 +122,7 @@ def global_norm(t_list, name=None):
     """sqrt(sum of the squares of every element of every tensor in `t_list`)."""
     if isinstance(t_list, (str, bytes)) or not hasattr(t_list, "__iter__"):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    parts = [convert_to_tensor(t) for t in t_list if t is not None]
+    parts = [convert_to_tensor(_values_of(t)) for t in t_list if t is not None]
     if not parts:
         return _core.constant(0.0, _dtypes.enum_of(_dtypes.float32))
     sums = [_m.reduce_sum(p * p) for p in parts]
@@ -114,13 +134,16 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     clipped list and the global norm (NaN values throughout when the norm is not finite)."""
     if isinstance(t_list, (str, bytes)) or not hasattr(t_list, "__iter__"):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    t_list = [None if t is None else convert_to_tensor(t) for t in t_list]
-    norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
+    t_list = list(t_list)
+    values = [None if t is None else convert_to_tensor(_values_of(t)) for t in t_list]
+    norm = global_norm(values) if use_norm is None else convert_to_tensor(use_norm)
     clip = cast(clip_norm, norm.dtype)
     scale = clip * _m.minimum(1.0 / norm, 1.0 / clip)
     # inf - inf is NaN: a non-finite norm makes every value NaN, as TensorFlow's.
     scale = scale + (norm - norm)
-    clipped = [None if t is None else t * cast(scale, t.dtype) for t in t_list]
+    clipped = [
+        None if v is None else _like(t, v * cast(scale, v.dtype)) for v, t in zip(values, t_list)
+    ]
     return clipped, norm
 
 

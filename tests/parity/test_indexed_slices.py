@@ -181,11 +181,6 @@ def test_optimizers_apply_gather_gradients(tf_oracle, device):
     assert_parity(tf_oracle, _sparse_training_steps, (device, ["SGD", "momentum"]))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Keras's TensorFlow backend keeps IndexedSlices through ops.square (squaring each "
-    "looked-up row before repeated rows sum); ferroflow's optimizers densify first",
-)
 @pytest.mark.parametrize("device", DEVICES)
 def test_optimizers_square_gather_gradients_per_row(tf_oracle, device):
     assert_parity(tf_oracle, _sparse_training_steps, (device, ["Adam", "RMSprop", "Adagrad"]))

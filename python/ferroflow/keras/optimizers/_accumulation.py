@@ -1,10 +1,12 @@
 """Keras 3's gradient accumulation (``gradient_accumulation_steps=n``): n - 1 steps only add
 their gradients to per-variable accumulators; every n-th step applies the mean of the n
 gradients (clipped and with weight decay, as a normal step) and resets the accumulators. The
-choice is a `tf.cond` on the step counter, so it also works inside a `tf.function`."""
+choice is a `tf.cond` on the step counter, so it also works inside a `tf.function`. An
+IndexedSlices gradient is made dense (repeated rows summed) when added to its accumulator."""
 
 from ferroflow import array_ops, control_flow
 from ferroflow import math as tf_math
+from ferroflow.keras.optimizers import _ops
 
 __all__ = ["apply_accumulated"]
 
@@ -17,13 +19,13 @@ def apply_accumulated(optimizer, grads, variables):
     ]
 
     def update():
-        mean = [(g + acc) / steps for g, acc in zip(grads, accumulators)]
+        mean = [(_ops.densify(g) + acc) / steps for g, acc in zip(grads, accumulators)]
         optimizer._apply_clipped_step(mean, variables)
         for acc in optimizer._accumulated_gradients:
             acc.assign(array_ops.zeros(acc.shape.as_list(), dtype=acc.dtype))
 
     def accumulate():
         for g, acc in zip(grads, accumulators):
-            acc.assign(g + acc)
+            acc.assign(_ops.densify(g) + acc)
 
     control_flow.cond(is_update_step, update, accumulate)

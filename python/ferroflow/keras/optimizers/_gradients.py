@@ -1,12 +1,10 @@
 """The (gradient, variable) pairs an optimizer is handed: dropping missing gradients as Keras 3
-does (a warning for some, ValueError for all) and densifying `tf.IndexedSlices`."""
+does (a warning for some, ValueError for all). `tf.IndexedSlices` gradients go on as they are
+(see `_ops`)."""
 
 import warnings
 
-from ferroflow import array_ops
-from ferroflow.variables import IndexedSlices
-
-__all__ = ["densify", "filter_empty_gradients"]
+__all__ = ["filter_empty_gradients"]
 
 
 def filter_empty_gradients(grads, variables):
@@ -26,13 +24,3 @@ def filter_empty_gradients(grads, variables):
 
 def _display_name(variable):
     return getattr(variable, "path", None) or variable.name
-
-
-def densify(gradient, variable):
-    """A dense tensor for an IndexedSlices gradient (repeated rows are summed); other gradients
-    pass through."""
-    if not isinstance(gradient, IndexedSlices):
-        return gradient
-    # The dense shape is the variable's (a static list, also while tracing).
-    indices = array_ops.expand_dims(gradient.indices, -1)
-    return array_ops.scatter_nd(indices, gradient.values, variable.shape.as_list())

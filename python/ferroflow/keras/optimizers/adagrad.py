@@ -1,7 +1,7 @@
 """`tf.keras.optimizers.Adagrad`."""
 
 from ferroflow import array_ops
-from ferroflow import math as tf_math
+from ferroflow.keras.optimizers import _ops as ops
 from ferroflow.keras.optimizers.optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -9,7 +9,8 @@ __all__ = ["Adagrad"]
 
 class Adagrad(Optimizer):
     """``acc += g**2`` (acc starts at ``initial_accumulator_value``), then
-    ``w -= lr * g / sqrt(acc + epsilon)``."""
+    ``w -= lr * g / sqrt(acc + epsilon)``. An IndexedSlices g stays sparse: each of its rows is
+    squared and scattered into acc, and the step is scattered into w."""
 
     _no_dependency_attributes = Optimizer._no_dependency_attributes | {"_accumulators"}
 
@@ -57,10 +58,13 @@ class Adagrad(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         lr = array_ops.cast(learning_rate, variable.dtype)
-        gradient = array_ops.cast(gradient, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
         accumulator = self._accumulators[self._get_variable_index(variable)]
-        self.assign_add(accumulator, tf_math.square(gradient))
-        self.assign_sub(variable, (lr * gradient) / tf_math.sqrt(accumulator + self.epsilon))
+        self.assign_add(accumulator, ops.square(gradient))
+        self.assign_sub(
+            variable,
+            ops.divide(ops.multiply(lr, gradient), ops.sqrt(ops.add(accumulator, self.epsilon))),
+        )
 
     def get_config(self):
         config = super().get_config()

@@ -2,6 +2,7 @@
 
 from ferroflow import array_ops
 from ferroflow import math as tf_math
+from ferroflow.keras.optimizers import _ops as ops
 from ferroflow.keras.optimizers.optimizer import Optimizer
 
 __all__ = ["Adam"]
@@ -10,7 +11,8 @@ __all__ = ["Adam"]
 class Adam(Optimizer):
     """At step t: ``m += (g - m) * (1 - beta_1)``, ``v += (g**2 - v) * (1 - beta_2)`` and
     ``w -= lr * sqrt(1 - beta_2**t) / (1 - beta_1**t) * m / (sqrt(v) + epsilon)``; AMSGrad uses
-    the running maximum of v instead of v."""
+    the running maximum of v instead of v. An IndexedSlices g is made dense in ``g - m``, and
+    in ``g**2 - v`` after squaring each of its rows (as Keras's TensorFlow backend does)."""
 
     _no_dependency_attributes = Optimizer._no_dependency_attributes | {
         "_momentums",
@@ -69,7 +71,7 @@ class Adam(Optimizer):
     def update_step(self, gradient, variable, learning_rate):
         dtype = variable.dtype
         lr = array_ops.cast(learning_rate, dtype)
-        gradient = array_ops.cast(gradient, dtype)
+        gradient = ops.cast(gradient, dtype)
         local_step = array_ops.cast(self.iterations + 1, dtype)
         beta_1_power = tf_math.pow(array_ops.cast(self.beta_1, dtype), local_step)
         beta_2_power = tf_math.pow(array_ops.cast(self.beta_2, dtype), local_step)
@@ -77,13 +79,15 @@ class Adam(Optimizer):
         m = self._momentums[index]
         v = self._velocities[index]
         alpha = lr * tf_math.sqrt(1 - beta_2_power) / (1 - beta_1_power)
-        self.assign_add(m, (gradient - m) * (1 - self.beta_1))
-        self.assign_add(v, (tf_math.square(gradient) - v) * (1 - self.beta_2))
+        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1 - self.beta_1))
+        self.assign_add(v, ops.multiply(ops.subtract(ops.square(gradient), v), 1 - self.beta_2))
         if self.amsgrad:
             v_hat = self._velocity_hats[index]
-            self.assign(v_hat, tf_math.maximum(v_hat, v))
+            self.assign(v_hat, ops.maximum(v_hat, v))
             v = v_hat
-        self.assign_sub(variable, (m * alpha) / (tf_math.sqrt(v) + self.epsilon))
+        self.assign_sub(
+            variable, ops.divide(ops.multiply(m, alpha), ops.add(ops.sqrt(v), self.epsilon))
+        )
 
     def get_config(self):
         config = super().get_config()

@@ -6,6 +6,10 @@ happen while a `tf.function` is first traced) and write `update_step` with tenso
 variable updates only, so one code path runs eagerly and inside traces. All state lives in plain
 `tf.Variable`s on attributes, which `tf.train.Checkpoint` saves under Keras's names
 (``_iterations``, ``_learning_rate``, ``_variables/N``, ``_trainable_variables/N``).
+
+`tf.IndexedSlices` gradients (a gather's) reach `update_step` as they are; the update steps
+use `_ops`, which treats them as Keras's TensorFlow backend does (per-row squares, dense
+where combined with a dense tensor, scattered into variables).
 """
 
 import warnings
@@ -329,7 +333,6 @@ class Optimizer(AutoTrackable):
             grads, trainable_variables = _gradients.filter_empty_gradients(
                 grads, trainable_variables
             )
-            grads = [_gradients.densify(g, v) for g, v in zip(grads, trainable_variables)]
             if self.loss_scale_factor is not None:
                 grads = [g / self.loss_scale_factor for g in grads]
             self._backend_apply_gradients(grads, trainable_variables)

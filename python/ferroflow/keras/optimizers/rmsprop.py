@@ -1,7 +1,7 @@
 """`tf.keras.optimizers.RMSprop`, with optional momentum and centering."""
 
 from ferroflow import array_ops
-from ferroflow import math as tf_math
+from ferroflow.keras.optimizers import _ops as ops
 from ferroflow.keras.optimizers.optimizer import Optimizer
 
 __all__ = ["RMSprop"]
@@ -10,7 +10,8 @@ __all__ = ["RMSprop"]
 class RMSprop(Optimizer):
     """``v = rho * v + (1 - rho) * g**2``; the step is ``lr * g / sqrt(v + epsilon)`` (centered:
     ``sqrt(v - a**2 + epsilon)`` with ``a = rho * a + (1 - rho) * g``), applied directly or
-    through ``mom = momentum * mom + step``."""
+    through ``mom = momentum * mom + step``. For an IndexedSlices g, v and a take the dense
+    sum of its (squared) rows, and the step stays on g's rows (scattered into w)."""
 
     _no_dependency_attributes = Optimizer._no_dependency_attributes | {
         "_velocities",
@@ -70,21 +71,27 @@ class RMSprop(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         lr = array_ops.cast(learning_rate, variable.dtype)
-        gradient = array_ops.cast(gradient, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
         index = self._get_variable_index(variable)
         velocity = self._velocities[index]
         rho = self.rho
-        self.assign(velocity, rho * velocity + (1 - rho) * tf_math.square(gradient))
+        self.assign(
+            velocity,
+            ops.add(ops.multiply(rho, velocity), ops.multiply(1 - rho, ops.square(gradient))),
+        )
         if self.centered:
             average_grad = self._average_gradients[index]
-            self.assign(average_grad, rho * average_grad + (1 - rho) * gradient)
-            denominator = velocity - tf_math.square(average_grad) + self.epsilon
+            self.assign(
+                average_grad,
+                ops.add(ops.multiply(rho, average_grad), ops.multiply(1 - rho, gradient)),
+            )
+            denominator = velocity - ops.square(average_grad) + self.epsilon
         else:
-            denominator = velocity + self.epsilon
-        increment = (lr * gradient) / tf_math.sqrt(denominator)
+            denominator = ops.add(velocity, self.epsilon)
+        increment = ops.divide(ops.multiply(lr, gradient), ops.sqrt(denominator))
         if self.momentum > 0:
             momentum = self._momentums[index]
-            self.assign(momentum, self.momentum * momentum + increment)
+            self.assign(momentum, ops.add(ops.multiply(self.momentum, momentum), increment))
             self.assign_sub(variable, momentum)
         else:
             self.assign_sub(variable, increment)

@@ -1,6 +1,7 @@
 """`tf.keras.optimizers.SGD`: gradient descent, with optional (Nesterov) momentum."""
 
 from ferroflow import array_ops
+from ferroflow.keras.optimizers import _ops as ops
 from ferroflow.keras.optimizers.optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -8,7 +9,8 @@ __all__ = ["SGD"]
 
 class SGD(Optimizer):
     """``m = momentum * m - lr * g``; then ``w += m`` (Nesterov: ``w += momentum * m - lr * g``).
-    Without momentum, ``w -= lr * g``."""
+    Without momentum, ``w -= lr * g`` (an IndexedSlices g scattered into w); with momentum, an
+    IndexedSlices ``lr * g`` is made dense."""
 
     _no_dependency_attributes = Optimizer._no_dependency_attributes | {"momentums"}
 
@@ -58,15 +60,20 @@ class SGD(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         learning_rate = array_ops.cast(learning_rate, variable.dtype)
-        gradient = array_ops.cast(gradient, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
         if self.momentum == 0:
-            self.assign_sub(variable, gradient * learning_rate)
+            self.assign_sub(variable, ops.multiply(gradient, learning_rate))
             return
         m = self.momentums[self._get_variable_index(variable)]
         momentum = array_ops.cast(self.momentum, variable.dtype)
-        self.assign(m, m * momentum - gradient * learning_rate)
+        self.assign(
+            m, ops.subtract(ops.multiply(m, momentum), ops.multiply(gradient, learning_rate))
+        )
         if self.nesterov:
-            self.assign_add(variable, m * momentum - gradient * learning_rate)
+            self.assign_add(
+                variable,
+                ops.subtract(ops.multiply(m, momentum), ops.multiply(gradient, learning_rate)),
+            )
         else:
             self.assign_add(variable, m)
 
