@@ -72,8 +72,16 @@ def roll(input, shift, axis, name=None):  # noqa: A002
         if isinstance(n, int) and n == 0:
             continue
         positions = _math.floormod(range(n) - s, n)
-        x = gather(x, positions, axis=a)
+        x = _gather_dense(x, positions, a)
     return identity(x)
+
+
+def _gather_dense(x, positions, axis):
+    """`gather(x, positions, axis)` whose gradient is dense, as TensorFlow's Roll and repeat
+    gradients are (a gather along axis 0 would send back IndexedSlices)."""
+    if axis == 0:
+        return gather_nd(x, expand_dims(convert_to_tensor(positions), -1))
+    return gather(x, positions, axis=axis)
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002
@@ -103,13 +111,13 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
                 None, None, f"repeat would make {counts_each.sum()} slices along axis {axis}"
             )
         positions = np.repeat(np.arange(n), counts_each)
-        return gather(x, positions.astype(np.int64), axis=axis)
+        return _gather_dense(x, positions.astype(np.int64), axis)
     # Counts known only when the graph runs: the source of output slot j is the number of
     # cumulative counts at or below j.
     counts = cast(counts, _dtypes.int64) * ones([n], _dtypes.int64)
     ends = _math.cumsum(counts)
     slots = range(_math.reduce_sum(counts), dtype=_dtypes.int64)
-    return gather(x, searchsorted(ends, slots, side="right", out_type=_dtypes.int64), axis=axis)
+    return _gather_dense(x, searchsorted(ends, slots, side="right", out_type=_dtypes.int64), axis)
 
 
 def meshgrid(*args, **kwargs):
