@@ -115,6 +115,11 @@ pub fn log(name: &str, device: Device) {
 /// device can hold its dtype, else where it was made (the host). Ops move it on first use, and
 /// an op, not a constant, reports a device that cannot run it.
 pub fn place_constant(t: crate::tensor::Tensor) -> Result<crate::tensor::Tensor> {
+    // A traced value (a `__tf_tensor__` result computed in the trace) is no constant: copying
+    // its example to the device would freeze it into the graph. The ops using it place it.
+    if crate::graph::trace::is_symbolic(&t) {
+        return Ok(t);
+    }
     let dtype = t.dtype();
     let Ok(placement) = place("Const", |i| gpu_holds(i, dtype)) else { return Ok(t) };
     if !placement.explicit || placement.device == t.device() {

@@ -240,7 +240,8 @@ def test_clip_ops_keep_indexed_slices(tf_oracle, device, traced):
 
 def _convert_inside_function(tf, device):
     """`tf.convert_to_tensor` of IndexedSlices made inside a `tf.function`, called twice (the
-    optimizers densify through the slices' own conversion; see `_ops.densify`)."""
+    optimizers densify through the slices' own conversion; see `_ops.densify`). Under a GPU
+    scope the traced result was frozen into the graph as a constant (a silent wrong result)."""
     with tf.device(device):
 
         @tf.function
@@ -251,20 +252,30 @@ def _convert_inside_function(tf, device):
         return dense(tf.constant([[1.0], [2.0], [3.0]])), dense(tf.constant([[4.0], [5.0], [6.0]]))
 
 
-@pytest.mark.parametrize(
-    "device",
-    [
-        "CPU:0",
-        pytest.param(
-            "GPU:0",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="convert_to_tensor (Rust) moves the converted traced tensor to the "
-                "scope's device as a constant (device::place_constant), so the function keeps "
-                "returning the value it had when traced",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 def test_convert_indexed_slices_inside_function(tf_oracle, device):
     assert_parity(tf_oracle, _convert_inside_function, (device,))
+
+
+def _tf_tensor_protocol_inside_function(tf, device):
+    """A traced value converted through `__tf_tensor__` under a device scope stays traced."""
+
+    class Doubled:
+        def __init__(self, x):
+            self.x = x
+
+        def __tf_tensor__(self, dtype=None, name=None):
+            return self.x * 2
+
+    with tf.device(device):
+
+        @tf.function
+        def f(x):
+            return tf.convert_to_tensor(Doubled(x)) + 1.0
+
+        return f(tf.constant([1.0])), f(tf.constant([2.0])), f(tf.constant([5.0]))
+
+
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+def test_tf_tensor_protocol_inside_function(tf_oracle, device):
+    assert_parity(tf_oracle, _tf_tensor_protocol_inside_function, (device,))
