@@ -80,8 +80,9 @@ def report(title, rows, unit):
     print(f"  {'case':<28}{'ferroflow':>12}{'numpy':>12}{'tensorflow':>12}{'vs np':>9}{'vs tf':>9}")
     for label, ff, np_, tf_ in rows:
         tf_text = "-" if tf_ is None else f"{tf_:.3g}"
+        np_text = "-" if np_ is None else f"{np_:.3g}"
         print(
-            f"  {label:<28}{ff:>12.3g}{np_:>12.3g}{tf_text:>12}"
+            f"  {label:<28}{ff:>12.3g}{np_text:>12}{tf_text:>12}"
             f"{speedup(ff, np_):>9}{speedup(ff, tf_):>9}"
         )
     print("  (vs np / vs tf: ferroflow's speed relative to numpy / TensorFlow; >1 is faster)")

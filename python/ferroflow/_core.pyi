@@ -258,6 +258,10 @@ def unique(x: _TensorLike, out_idx: int) -> tuple[Tensor, Tensor]:
 def string_op(name: str, inputs: list[_TensorLike], attrs: str) -> list[Tensor]:
     """A tf.strings primitive by TensorFlow name; attrs is a JSON object of its attributes."""
 
+def raw_op(name: str, inputs: list[_TensorLike], attrs: str) -> list[Tensor]:
+    """A primitive by TensorFlow name (segment reductions, Bitcast, RandomIndexShuffle,
+    EditDistance); attrs is a JSON object of its attributes."""
+
 # Random numbers (counter-based Philox streams).
 
 def set_seed(seed: int | None = None) -> None: ...

@@ -3,10 +3,11 @@ primitives, so they trace, run on every device and differentiate through their p
 TensorFlow's gradient stated by `custom_gradient` where it differs): `dynamic_partition`,
 `dynamic_stitch`, `tensor_scatter_nd_min/max`, `space_to_batch(_nd)`, `batch_to_space`,
 `required_space_to_batch_paddings`, `histogram_fixed_width_bins`, `parallel_stack`, `case`,
-`vectorized_map`, `guarantee_const`. `bitcast` and `random_index_shuffle` compute on the host from
-the values (eagerly only: they have no primitive yet)."""
+`vectorized_map`, `guarantee_const`. `bitcast`, `random_index_shuffle` and `edit_distance` call
+their Rust primitives (TensorFlow's Bitcast, RandomIndexShuffle and EditDistance kernels)."""
 
 import builtins
+import json
 
 import numpy as np
 
@@ -429,195 +430,75 @@ def guarantee_const(input, name=None):  # noqa: A002
     return const(convert_to_tensor(input))
 
 
-# --- host computations ----------------------------------------------------------------------
+# --- primitives TensorFlow runs as kernels of their own ------------------------------------------
 
 
-_BITCAST_TYPES = {
-    "bfloat16", "float16", "float32", "float64", "int64", "int32", "uint8", "uint16", "uint32",
-    "uint64", "int8", "int16", "complex64", "complex128",
-}  # fmt: skip
+def _raw(name, inputs, **attrs):
+    return _core.raw_op(name, inputs, json.dumps(attrs))[0]
 
 
 def bitcast(input, type, name=None):  # noqa: A002 - TensorFlow's argument names
-    """The bytes of ``input`` read as ``type``: the same shape for an equal size, a last axis of
-    the size ratio added (narrower type) or removed (wider type). Computed from the values on the
-    host, eagerly only (a traced bitcast needs a primitive ferroflow does not have yet)."""
+    """The bytes of ``input`` read as ``type`` (the `Bitcast` primitive): the same shape for an
+    equal size, a last axis of the size ratio added (narrower type) or removed (wider type).
+
+    >>> import ferroflow as tf
+    >>> tf.bitcast(tf.constant(1.0), tf.uint8).numpy()
+    array([  0,   0, 128,  63], dtype=uint8)
+    """
     x = convert_to_tensor(input)
     target = _dtypes.as_dtype(type)
-    for d, attr in ((x.dtype, "T"), (target, "type")):
-        if d.name not in _BITCAST_TYPES:
-            raise InvalidArgumentError(
-                None, None, f"Value for attr '{attr}' of {d.name} is not in the list of allowed "
-                "values for Bitcast"
-            )  # fmt: skip
-    if _tracing.is_symbolic(x):
-        raise NotImplementedError("tf.bitcast of a traced value needs a Bitcast primitive")
-    src, dst = x.dtype.size, target.size
-    dims = list(x.shape)
-    if src < dst:
-        if not dims or dims[-1] != dst // src:
-            raise InvalidArgumentError(None, None, f"Cannot bitcast from {src} to {dst}")
-        out_dims = dims[:-1]
-    elif src > dst:
-        out_dims = [*dims, src // dst]
-    else:
-        out_dims = dims
-    raw = np.ascontiguousarray(x.numpy()).view(target.as_numpy_dtype).reshape(out_dims)
-    return constant(raw, dtype=target)  # placed as constants are: ops move it on first use
+    if not (x.dtype.is_floating or x.dtype.is_complex):
+        return _raw("Bitcast", [x], to=target.name)
 
+    @custom_gradient
+    def cast_bits(x):
+        def no_gradient(upstream):
+            # TensorFlow registers no gradient for Bitcast: asking for one is its error.
+            raise LookupError("gradient registry has no entry for: Bitcast")
 
-_SIMON_C = 0xFFFFFFFC
-_SIMON_Z = 0x7369F885192C0EF5
+        return _raw("Bitcast", [x], to=target.name), no_gradient
 
-
-def _rotl(x, r, w, mask):
-    return ((x << r) | (x >> (w - r))) & mask
-
-
-def _rotr(x, r, w, mask):
-    return ((x >> r) | (x << (w - r))) & mask
-
-
-def _index_shuffle(index, key, max_index, rounds):
-    """TensorFlow's `random::index_shuffle`: a Simon-style Feistel cipher over the smallest even
-    block (at least 16 bits) holding ``max_index``, applied until the value is in range."""
-    if max_index == 0:
-        return 0
-    block = max(int(np.ceil(np.log2(float(max_index)))), 0)
-    block = max(block + block % 2, 16)
-    w = min(block, 64) // 2
-    mask = (1 << w) - 1
-    z = _SIMON_Z & mask
-    c = _SIMON_C & mask
-    keys = [k & mask for k in key]
-    for i in builtins_range(3, rounds):
-        previous = keys[i - 1]
-        mixed = _rotr(previous, 3, w, mask) ^ _rotr(previous, 4, w, mask)
-        keys.append(c ^ (z & 1) ^ keys[i - 3] ^ mixed)
-        z >>= 1
-    value = index
-    while True:
-        left, right = (value >> w) & mask, value & mask
-        for i in builtins_range(0, len(keys) - 1, 2):
-            left ^= (_rotl(right, 1, w, mask) & _rotl(right, 8, w, mask)) ^ _rotl(right, 2, w, mask)
-            left ^= keys[i]
-            right ^= (_rotl(left, 1, w, mask) & _rotl(left, 8, w, mask)) ^ _rotl(left, 2, w, mask)
-            right ^= keys[i + 1]
-        value = (left << w) | right
-        if value <= max_index:
-            return value
+    return cast_bits(x)
 
 
 def random_index_shuffle(index, seed, max_index, rounds=4, name=None):
     """The position of each ``index`` in a pseudorandom permutation of ``[0, max_index]`` fixed
-    by ``seed`` (3 integers, or one row of 3 per index), bit for bit TensorFlow's. Computed on
-    the host, eagerly only."""
+    by ``seed`` (3 integers, or one row of 3 per index), bit for bit TensorFlow's (the
+    `RandomIndexShuffle` primitive).
+
+    >>> import ferroflow as tf
+    >>> tf.random_index_shuffle(tf.range(6), [1, 2, 3], 5).numpy()
+    array([2, 0, 3, 4, 5, 1], dtype=int32)
+    """
+    if not isinstance(rounds, int) or isinstance(rounds, bool):
+        raise TypeError(f"Expected int for argument 'rounds' not {rounds!r}.")
+    # index and max_index share one dtype: a Python max_index takes index's, as TensorFlow's op
+    # definition converts it; a Python index takes a tensor max_index's eagerly only (a graph
+    # converts inputs in order, so TensorFlow's traced call then refuses the mismatch).
+    if not _core.is_tensor(index) and _core.is_tensor(max_index) and not _tracing.tracing():
+        index = convert_to_tensor(index, dtype=max_index.dtype)
     index = convert_to_tensor(index)
-    if index.dtype not in (_dtypes.int32, _dtypes.int64, _dtypes.uint32, _dtypes.uint64):
-        raise InvalidArgumentError(
-            None, None, f"Value for attr 'dtype' of {index.dtype.name} is not in the list of "
-            "allowed values: int32, uint32, int64, uint64"
-        )  # fmt: skip
-    max_index = convert_to_tensor(max_index, dtype=index.dtype)
-    seed = convert_to_tensor(seed)
-    if seed.dtype not in (_dtypes.int32, _dtypes.int64, _dtypes.uint32, _dtypes.uint64):
-        raise InvalidArgumentError(None, None, f"Invalid seed type: {seed.dtype.name}")
-    if not isinstance(rounds, int) or rounds < 4 or rounds % 2:
-        raise InvalidArgumentError(None, None, f"rounds must be an even integer >= 4, got {rounds}")
-    if any(_tracing.is_symbolic(t) for t in (index, seed, max_index)):
-        raise NotImplementedError("tf.random_index_shuffle of traced values needs a primitive")
-    idx, mx, sd = index.numpy(), max_index.numpy(), seed.numpy()
-    n = max(idx.size, mx.size, sd.size // 3)
-    scalar = idx.ndim == 0 and sd.ndim == 1 and mx.ndim == 0
-    if idx.ndim > 1 or (idx.ndim == 1 and idx.size != n):
-        raise InvalidArgumentError(None, None, "Index bust be a scalar or vector.")
-    if not (sd.shape == (3,) or sd.shape == (n, 3)):
-        raise InvalidArgumentError(
-            None, None, f"Seed must be a vector of size [3] or a matrix of size [{n}, 3] but "
-            f"got {list(sd.shape)}."
-        )  # fmt: skip
-    if mx.ndim > 1 or (mx.ndim == 1 and mx.size != n):
-        raise InvalidArgumentError(
-            None, None, "Maxval must be a scalar or a vector of the same size as index"
-        )
-    bits = np.dtype(index.dtype.as_numpy_dtype).itemsize * 8
-    out = []
-    for i in builtins_range(n):
-        value = int(idx.reshape(-1)[i if idx.ndim else 0]) % (1 << 64)
-        top = int(mx.reshape(-1)[i if mx.ndim else 0]) % (1 << 64)
-        row = sd.reshape(-1, 3)[i if sd.ndim == 2 else 0]
-        key = [int(k) % (1 << 32) for k in row]
-        if value > top:
-            # TensorFlow's kernel cycle-walks forever (or returns garbage) here.
-            raise InvalidArgumentError(
-                None, None, f"index {value} is not in [0, max_index = {top}]"
-            )
-        out.append(_index_shuffle(value, key, top, rounds) % (1 << bits))
-    result = np.array(out, dtype=np.uint64).astype(index.dtype.as_numpy_dtype)
-    return constant(result.reshape(() if scalar else (n,)), dtype=index.dtype)
-
-
-def _sequences(sp, batch_shape):
-    """{batch position: [values in the order of their last index]} of a SparseTensor."""
-    indices = np.asarray(sp.indices.numpy()).reshape(-1, len(batch_shape) + 1)
-    values = np.asarray(sp.values.numpy()).reshape(-1)
-    order = np.lexsort(indices.T[::-1]) if len(indices) else np.zeros(0, np.int64)
-    out = {}
-    for k in order:
-        out.setdefault(tuple(int(i) for i in indices[k, :-1]), []).append(values[k])
-    return out
-
-
-def _levenshtein(a, b):
-    previous = list(builtins_range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        previous = current
-    return previous[-1]
+    if not _core.is_tensor(max_index):
+        max_index = convert_to_tensor(max_index, dtype=index.dtype)
+    return _raw("RandomIndexShuffle", [index, seed, max_index], rounds=rounds)
 
 
 def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
     """The Levenshtein distance between the sequences of two SparseTensors (each sequence runs
     along the last dimension), divided by the truth's length when ``normalize`` (infinity for an
-    empty truth against a non-empty hypothesis). Computed on the host, eagerly only."""
+    empty truth against a non-empty hypothesis), as TensorFlow's `EditDistance` kernel."""
     from ferroflow.sparse_tensor import SparseTensor
 
     if not isinstance(hypothesis, SparseTensor):
         raise TypeError("Hypothesis must be a SparseTensor.")
     if not isinstance(truth, SparseTensor):
         raise TypeError("Truth must be a SparseTensor.")
-    if hypothesis.values.dtype != truth.values.dtype:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"cannot compute EditDistance as input #4(zero-based) was expected to be a "
-            f"{hypothesis.values.dtype.name} tensor but is a {truth.values.dtype.name} tensor "
-            "[Op:EditDistance]",
-        )
-    parts = (hypothesis.indices, hypothesis.values, truth.indices, truth.values)
-    if any(_tracing.is_symbolic(t) for t in parts):
-        raise NotImplementedError(
-            "tf.edit_distance of traced values needs an EditDistance primitive"
-        )
-    h_shape = [int(d) for d in np.asarray(hypothesis.dense_shape.numpy())]
-    t_shape = [int(d) for d in np.asarray(truth.dense_shape.numpy())]
-    if len(h_shape) != len(t_shape):
-        raise InvalidArgumentError(
-            None,
-            None,
-            "Expected truth and hypothesis to have matching ranks, but their shapes are: "
-            f"[{len(t_shape)}] and [{len(h_shape)}] [Op:EditDistance]",
-        )
-    batch_shape = [max(h, t) for h, t in zip(h_shape[:-1], t_shape[:-1])]
-    hyp = _sequences(hypothesis, batch_shape)
-    ref = _sequences(truth, batch_shape)
-    out = np.zeros(batch_shape, np.float32)
-    for position in np.ndindex(*batch_shape):
-        h, t = hyp.get(position, []), ref.get(position, [])
-        distance = float(_levenshtein(h, t))
-        if normalize:
-            distance = (distance / len(t)) if t else (np.inf if h else 0.0)
-        out[position] = distance
-    return constant(out, dtype=_dtypes.float32)
+    inputs = [
+        hypothesis.indices,
+        hypothesis.values,
+        hypothesis.dense_shape,
+        truth.indices,
+        truth.values,
+        truth.dense_shape,
+    ]
+    return _raw("EditDistance", inputs, normalize=bool(normalize))

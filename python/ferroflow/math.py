@@ -189,4 +189,17 @@ def is_strictly_increasing(x, name=None):
 
 # Composed in their own module, which builds on this one.
 from ferroflow.math_extra_ops import scalar_mul  # noqa: E402, F401
+from ferroflow.segment_ops import (  # noqa: E402, F401
+    segment_max,
+    segment_mean,
+    segment_min,
+    segment_prod,
+    segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
+    unsorted_segment_sum,
+)
 from ferroflow.top_level_more import approx_max_k, approx_min_k  # noqa: E402, F401

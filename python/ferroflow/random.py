@@ -358,6 +358,24 @@ def poisson(shape, lam, dtype=_dtypes.float32, seed=None, name=None):
     return _stateless("poisson", _stateful_state(seed), shape, dtype, (lam,))
 
 
+def _index_shuffle(index, seed, max_index):
+    """The position of ``index`` in a permutation of ``[0, ..., max_index]`` fixed by ``seed``
+    (shape ``[2]`` or ``[n, 2]``), TensorFlow's: the seed is padded in front with TensorFlow's
+    constant to the three words of the `RandomIndexShuffle` primitive.
+
+    >>> import ferroflow as tf
+    >>> tf.random.experimental.index_shuffle(tf.range(4), seed=[5, 9], max_index=3).numpy()
+    array([2, 0, 1, 3], dtype=int32)
+    """
+    from ferroflow.array_extra_ops import random_index_shuffle
+
+    seed = _array_ops.convert_to_tensor(seed)
+    rank = seed.shape.rank
+    paddings = [[1, 0]] + ((rank or 1) - 1) * [[0, 0]]
+    seed = _array_ops.pad(seed, paddings, constant_values=498247692)
+    return random_index_shuffle(index, seed=seed, max_index=max_index, rounds=4)
+
+
 experimental = types.ModuleType(
     "ferroflow.random.experimental", "`tf.random.experimental`: the same functions by their names."
 )
@@ -368,3 +386,4 @@ experimental.get_global_generator = get_global_generator
 experimental.set_global_generator = set_global_generator
 experimental.stateless_fold_in = fold_in
 experimental.stateless_split = split
+experimental.index_shuffle = _index_shuffle

@@ -981,26 +981,17 @@ def _sparse_segment(data, indices, segment_ids, num_segments, kind):
     else:
         n = _i64(num_segments)
         _check(_m.reduce_all(_m.less(ids, n)), "segment ids must be < num_segments")
-    n = _known_int(n)
-    inner = data.shape.dims[1:]
-    if None in inner:
-        shape = _a.concat([_a.reshape(_i64(n), [1]), _a.shape(data, out_type=_I64)[1:]], 0)
-    else:
-        shape = _shape_of(n, *inner)
-    total = _scatter(_a.expand_dims(ids, 1), rows, shape)
+    from ferroflow.segment_ops import unsorted_segment_sum
+
+    total = unsorted_segment_sum(rows, ids, n)
     if kind == "sum":
         return total
-    ones = _a.ones_like(ids, dtype=data.dtype)
-    count = _scatter(_a.expand_dims(ids, 1), ones, _shape_of(n))
+    count = unsorted_segment_sum(_a.ones_like(ids, dtype=data.dtype), ids, n)
     count = _m.maximum(count, _a.ones([], data.dtype))
     if kind == "sqrt_n":
         count = _m.sqrt(count)
-    extra = data.shape.rank - 1
-    count = (
-        _a.reshape(count, _a.concat([_a.shape(count), _a.ones([extra], _dtypes.int32)], 0))
-        if extra
-        else count
-    )
+    for _ in range(data.shape.rank - 1):
+        count = _a.expand_dims(count, -1)
     return total / count
 
 

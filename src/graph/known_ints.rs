@@ -24,6 +24,8 @@ pub fn wanted(op: &Op) -> bool {
             | Op::Reshape(_)
             | Op::StridedSlice(_)
             | Op::Concat(_)
+            | Op::Segment(_)
+            | Op::EditDistance(_)
     )
 }
 

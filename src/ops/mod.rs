@@ -5,11 +5,13 @@
 pub mod assert;
 pub mod batch_norm;
 pub mod binary;
+pub mod bitcast;
 pub mod broadcast_args;
 pub mod cast;
 pub mod composite;
 pub mod conv;
 pub mod creation;
+pub mod edit_distance;
 pub mod einsum;
 pub mod ensure_shape;
 pub mod index;
@@ -25,6 +27,7 @@ mod reduce_decl;
 pub mod registry;
 #[cfg(test)]
 mod registry_tests;
+pub mod segment;
 pub mod select;
 mod shape_decl;
 pub mod shape_input;

@@ -4,14 +4,18 @@
 //! its row here and implementing `Primitive` and `Decode` in its family file.
 
 use super::assert::Assert;
+use super::bitcast::Bitcast;
 use super::broadcast_args::BroadcastGradientArgs;
 use super::composite::Composite;
+use super::edit_distance::EditDistance;
 use super::ensure_shape::EnsureShape;
 use super::matmul::MatMulAttrs;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
+use super::random::index_shuffle::RandomIndexShuffle;
 use super::random::{RandomSpec, RngSkip, RngState, StatelessSpec};
 use super::reduce::{ArgReduce, Cumulative, Reduce};
+use super::segment::Segment;
 use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
 use super::split::Split;
@@ -82,6 +86,8 @@ primitives! {
     Gather(Gather),
     GatherNd(GatherNd),
     ScatterNd(ScatterNd),
+    /// Inputs: data, segment ids (and num_segments for the unsorted ops).
+    Segment(Segment),
     WhereIndices(WhereIndices),
     /// Outputs: values, int32 indices.
     Sort(Sort),
@@ -97,6 +103,11 @@ primitives! {
     RngState(RngState),
     RngSkip(RngSkip),
     StatelessRandom(StatelessSpec),
+    /// Inputs: index, seed, max_index.
+    RandomIndexShuffle(RandomIndexShuffle),
+    Bitcast(Bitcast),
+    /// Inputs: the hypothesis' indices, values and shape, then the truth's.
+    EditDistance(EditDistance),
     Shape(ShapeOf),
     Patches(PatchSpec),
     PatchesGrad(PatchesGrad),

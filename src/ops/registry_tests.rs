@@ -6,8 +6,9 @@
 use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
-    assert, binary, broadcast_args, cast, composite, creation, ensure_shape, index, matmul, nn,
-    patches, random, reduce, select, shape_input, shape_ops, sort, split, strings, unary,
+    assert, binary, bitcast, broadcast_args, cast, composite, creation, edit_distance,
+    ensure_shape, index, matmul, nn, patches, random, reduce, segment, select, shape_input,
+    shape_ops, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -26,6 +27,10 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         creation::registry_examples(),
         shape_ops::registry_examples(),
         index::registry_examples(),
+        segment::registry_examples(),
+        bitcast::registry_examples(),
+        edit_distance::registry_examples(),
+        random::index_shuffle::registry_examples(),
         random::registry_examples(),
         patches::registry_examples(),
         shape_input::registry_examples(),
@@ -73,10 +78,25 @@ const VALUE_SIZED: &[&str] = &[
     "UnicodeDecodeWithOffsets",
     "StringNGrams",
     "UnsortedSegmentJoin",
+    "SegmentSum",
+    "SegmentProd",
+    "SegmentMax",
+    "SegmentMin",
+    "SegmentMean",
+];
+
+/// Ops whose output sizes come from a small integer input's values (known to
+/// `infer_with_values`, not to `infer`).
+const SIZED_BY_INPUT: &[&str] = &[
+    "UnsortedSegmentSum",
+    "UnsortedSegmentProd",
+    "UnsortedSegmentMax",
+    "UnsortedSegmentMin",
+    "EditDistance",
 ];
 
 /// Ops whose output rank depends on an input dimension.
-const UNKNOWN_RANK: &[&str] = &["GatherNd"];
+const UNKNOWN_RANK: &[&str] = &["GatherNd", "EditDistance"];
 
 fn known_dims(t: &TensorType) -> Vec<usize> {
     t.dims.iter().map(|d| d.expect("a kernel's output is fully known")).collect()
@@ -101,7 +121,8 @@ fn declarations_agree_with_kernels() {
         assert_eq!(inferred.len(), actual.len(), "{name}: outputs");
         for (t, a) in inferred.iter().zip(&actual) {
             // Only sizes that depend on values stay unknown when every input dim is known.
-            if VALUE_SIZED.contains(&name) || matches!(op, Op::ShapeFromInput(_)) {
+            let by_values = VALUE_SIZED.contains(&name) || SIZED_BY_INPUT.contains(&name);
+            if by_values || matches!(op, Op::ShapeFromInput(_)) {
                 assert!(t.admits(a.dtype, &known_dims(a)), "{name}: {t:?} vs {a:?}");
             } else {
                 assert_eq!(t, a, "{name}: infer over known dims");

@@ -1030,6 +1030,30 @@ fn string_op(
     outs(py, crate::dispatch::apply(&op, &refs))
 }
 
+/// A primitive by TensorFlow name for the ops Python calls by name (segment reductions,
+/// Bitcast, RandomIndexShuffle, EditDistance),
+/// its attributes as a JSON object, as saved graphs hold them.
+#[pyfunction]
+fn raw_op(
+    py: Python<'_>,
+    name: &str,
+    inputs: Vec<Bound<'_, PyAny>>,
+    attrs: &str,
+) -> PyResult<Vec<PyT>> {
+    use crate::ops::primitive::Decode;
+    let known = crate::ops::segment::Segment::names().contains(&name)
+        || ["Bitcast", "RandomIndexShuffle", "EditDistance"].contains(&name);
+    if !known {
+        return Err(PyValueError::new_err(format!("{name} is not a raw op")));
+    }
+    let attrs: crate::ops::primitive::Attrs =
+        serde_json::from_str(attrs).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let op = Op::decode(name, &attrs).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let inputs: Vec<Tensor> = inputs.iter().map(t).collect::<PyResult<_>>()?;
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    outs(py, crate::dispatch::apply(&op, &refs))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     macro_rules! add {
         ($($f:ident),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
@@ -1074,6 +1098,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         top_k,
         unique,
         string_op,
+        raw_op,
         fill,
         zeros,
         ones,

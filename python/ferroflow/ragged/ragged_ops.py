@@ -6,10 +6,9 @@ dense operand is broadcast into the ragged one) and maps over the flat values; r
 `concat`, `stack`, `gather`, `where`, `boolean_mask`, `expand_dims`, `shape`, `size`, `rank`,
 `add_n` and `cast`-like APIs have their own handlers below (`_API_HANDLERS`).
 
-Segment reductions (a ragged axis reduced) pad each row with the reduction's identity into a
-dense `[rows, longest row, ...]` block gathered from the values, and reduce that block: one
-gather and one reduction, differentiable, on any device. Sums with sizes known now scatter
-instead (`scatter_nd`, linear in the values).
+Reductions over a ragged axis are TensorFlow's: the values' row ids (axis 1) or positions in
+their rows (axis 0) are segment ids for the unsorted segment primitives (`UnsortedSegmentSum`
+...), O(values) on any device, traced or not, and differentiable through their gradients.
 """
 
 import numpy as np
@@ -22,7 +21,6 @@ from ferroflow import math as _m
 from ferroflow.errors import InvalidArgumentError
 from ferroflow.ragged.ragged_tensor import (
     RaggedTensor,
-    _nrows_of,
     convert_to_tensor_or_ragged_tensor,
     is_ragged,
     ragged_gather_rows,
@@ -66,28 +64,6 @@ def _assert_same_splits(x, y, message=None):
     _check.assert_equal(sx, sy, message=message)
 
 
-def _identity_value(kind, dtype):
-    """The value a reduction of no elements gives, as TensorFlow's segment reductions."""
-    np_dtype = dtype.as_numpy_dtype
-    if kind == "sum":
-        return np.zeros([], np_dtype)
-    if kind == "prod":
-        return np.ones([], np_dtype)
-    if dtype.is_floating:
-        info = np.finfo(np.float32 if dtype.name == "bfloat16" else np_dtype)
-        return np.asarray(info.min if kind == "max" else info.max)
-    if dtype.is_bool:
-        return np.asarray(kind == "min")
-    info = np.iinfo(np_dtype)
-    return np.asarray(info.min if kind == "max" else info.max, np_dtype)
-
-
-def _padding_value(kind, dtype):
-    """What padded cells hold while reducing: TensorFlow's segment reductions start from the
-    dtype's lowest (highest) finite value, so a row of -inf has the lowest float as its max."""
-    return _identity_value(kind, dtype)
-
-
 _DENSE_REDUCE = {
     "sum": _m.reduce_sum,
     "prod": _m.reduce_prod,
@@ -95,70 +71,12 @@ _DENSE_REDUCE = {
     "min": _m.reduce_min,
 }
 
-
-def _pad_rows(data, starts, lengths, fill, ncols=None):
-    """`[rows, ncols, ...]`: row i holds data[starts[i] : starts[i] + lengths[i]], then `fill`."""
-    dtype = lengths.dtype
-    if ncols is None:
-        ncols = _m.reduce_max(_a.concat([lengths, _a.zeros([1], dtype)], 0))
-    columns = _a.range(ncols, dtype=dtype)
-    mask = _m.less(_a.expand_dims(columns, 0), _a.expand_dims(lengths, 1))
-    nvals = _nrows_of(data, dtype)
-    index = _a.where(mask, _a.expand_dims(starts, 1) + _a.expand_dims(columns, 0), nvals)
-    inner = _a.shape(data, out_type=_dtypes.int32)[1:]
-    fill_row = _a.expand_dims(_a.broadcast_to(_a.cast(fill, data.dtype), inner), 0)
-    return _a.gather(_a.concat([data, fill_row], 0), index)
-
-
-def _static_inner(data):
-    dims = data.shape.dims
-    if dims is None or None in dims[1:]:
-        return None
-    return dims[1:]
-
-
-def segment_reduce_by_splits(kind, data, splits, layout=None):
-    """Reduction `kind` of each row `data[splits[i]:splits[i + 1]]`: `[rows, ...]`.
-
-    With splits known now (eagerly) the integer layout is computed in numpy once per
-    partition: sums scatter each value into its row, the other reductions scatter the values
-    into a `[rows, longest row, ...]` block filled with the identity and reduce it. Traced
-    splits pad by a gather instead (scatter_nd needs its shape before the graph runs)."""
-    if layout is None:
-        from ferroflow.ragged.row_partition import Layout
-
-        layout = Layout.of(splits) or None
-    fill = _padding_value(kind, data.dtype)
-    if layout is not None and data.shape.rank is not None:
-        if data.shape[0] is not None and data.shape[0] != layout.nvals:
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"segment ids do not match the data: {data.shape[0]} values, "
-                f"{layout.nvals} in the row partition",
-            )
-        inner = _static_inner(data)
-        scatterable = not data.dtype.is_bool
-        if kind == "sum" and inner is not None and scatterable:
-            return _a.scatter_nd(layout.rowid_index(), data, [layout.nrows, *inner])
-        fill_tensor = _a.cast(fill, data.dtype)
-        block = layout.padded_block(data, fill_tensor)
-        if block is not None:
-            return _clamped(kind, _DENSE_REDUCE[kind](block, axis=1))
-    # Traced splits: a gather into the padded block. (A scatter here would read the values'
-    # example length, specialising the graph to it.)
-    lengths = splits[1:] - splits[:-1]
-    padded = _pad_rows(data, splits[:-1], lengths, fill)
-    return _clamped(kind, _DENSE_REDUCE[kind](padded, axis=1))
-
-
-def _clamped(kind, result):
-    """TensorFlow's float segment max (min) starts from the lowest (highest) finite value, so
-    -inf (inf) never comes out."""
-    if kind in ("max", "min") and result.dtype.is_floating:
-        bound = _a.cast(_identity_value(kind, result.dtype), result.dtype)
-        return _m.maximum(result, bound) if kind == "max" else _m.minimum(result, bound)
-    return result
+_SEGMENT_OPS = {
+    "sum": "UnsortedSegmentSum",
+    "prod": "UnsortedSegmentProd",
+    "max": "UnsortedSegmentMax",
+    "min": "UnsortedSegmentMin",
+}
 
 
 def segment_ids_to_splits(segment_ids, num_segments, dtype):
@@ -175,14 +93,10 @@ def segment_ids_to_splits(segment_ids, num_segments, dtype):
     return sorted_search(ids, _a.range(num_segments + 1, dtype=dtype))
 
 
-def unsorted_segment_reduce(kind, data, segment_ids, num_segments, dtype=_dtypes.int64):
-    """TensorFlow's unsorted_segment_{sum,prod,max,min} (empty segments: the identity)."""
-    segment_ids = _a.cast(segment_ids, dtype)
-    order = _a.argsort(segment_ids, stable=True)
-    sorted_ids = _a.gather(segment_ids, order)
-    sorted_data = _a.gather(data, order)
-    splits = segment_ids_to_splits(sorted_ids, num_segments, dtype)
-    return segment_reduce_by_splits(kind, sorted_data, splits)
+def unsorted_segment_reduce(kind, data, segment_ids, num_segments):
+    """TensorFlow's unsorted_segment_{sum,prod,max,min} primitive (empty segments: the
+    identity, the dtype's lowest/highest finite value for max/min)."""
+    return _core.raw_op(_SEGMENT_OPS[kind], [data, segment_ids, num_segments], "{}")[0]
 
 
 # --- elementwise ---------------------------------------------------------------------------------
@@ -354,50 +268,42 @@ def ragged_reduce_aggregate(kind, rt, axis, keepdims):
             return ragged_reduce_aggregate(kind, inner, axes[:-1], keepdims)
     axis = _positive_axis(int(axis), rt.shape.rank)
     if axis == 0:
-        values = rt.values
-        if not is_ragged(values):
-            # Columns: the rows padded with the identity into a dense block.
-            fill = _padding_value(kind, rt.dtype)
-            layout = rt._row_partition.numpy_layout()
-            padded = None
-            if layout is not None:
-                padded = layout.padded_block(values, _a.cast(fill, rt.dtype))
-            if padded is None:
-                padded = _pad_rows(values, rt.row_splits[:-1], rt.row_lengths(), fill)
-            result = _clamped(kind, _DENSE_REDUCE[kind](padded, axis=0))
-        else:
-            lengths = rt.row_lengths()
-            num = _m.maximum(
-                _m.reduce_max(_a.concat([lengths, _a.zeros([1], lengths.dtype)], 0)),
-                _a.zeros([], lengths.dtype),
-            )
-            columns = rt._row_partition.offsets_in_rows()
-            result = _ragged_segment_aggregate(kind, values, columns, num)
+        # Columns: each value's position in its row is its segment.
+        lengths = rt.row_lengths()
+        num = _m.maximum(
+            _m.reduce_max(_a.concat([lengths, _a.zeros([1], lengths.dtype)], 0)),
+            _a.zeros([], lengths.dtype),
+        )
+        columns = rt._row_partition.offsets_in_rows()
+        result = _ragged_segment_aggregate(kind, rt.values, columns, num)
         return expand_dims(result, 0) if keepdims else result
     if axis == 1:
-        values = rt.values
-        if not is_ragged(values):
-            layout = rt._row_partition.numpy_layout()
-            result = segment_reduce_by_splits(kind, values, rt.row_splits, layout)
-        else:
-            result = _ragged_segment_aggregate(
-                kind, values, rt.value_rowids(), rt.nrows(), sorted_ids=rt.row_splits
-            )
+        result = _ragged_segment_aggregate(kind, rt.values, rt.value_rowids(), rt.nrows())
         return expand_dims(result, 1) if keepdims else result
     return rt.with_values(ragged_reduce_aggregate(kind, rt.values, axis - 1, keepdims))
 
 
-def _ragged_segment_aggregate(kind, data, segment_ids, num_segments, sorted_ids=None):
+def _ragged_segment_aggregate(kind, data, segment_ids, num_segments):
     """Rows of `data` combined by segment: row j of the result combines, position by position,
     every row of `data` whose segment is j (TensorFlow's ragged segment aggregation)."""
-    dtype = segment_ids.dtype
+    if is_ragged(segment_ids):
+        if not is_ragged(data):
+            raise ValueError(
+                "segment_ids.shape must be a prefix of data.shape, but segment_ids is ragged "
+                "and data is not."
+            )
+        _assert_same_splits(segment_ids, data, "segment_ids.shape must be a prefix of data.shape")
+        return _ragged_segment_aggregate(kind, data.values, segment_ids.values, num_segments)
     if not is_ragged(data):
-        if sorted_ids is not None:
-            return segment_reduce_by_splits(kind, data, sorted_ids)
-        return unsorted_segment_reduce(kind, data, segment_ids, num_segments, dtype)
+        return unsorted_segment_reduce(kind, data, segment_ids, num_segments)
+    segment_ids = _a.convert_to_tensor(segment_ids)
+    if segment_ids.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise ValueError("segment_ids must have dtype int32 or int64.")
+    dtype = data.row_splits.dtype
+    segment_ids = _a.cast(segment_ids, dtype)
     lengths = data.row_lengths()
     out_lengths = _m.maximum(
-        unsorted_segment_reduce("max", lengths, segment_ids, num_segments, dtype),
+        unsorted_segment_reduce("max", lengths, segment_ids, num_segments),
         _a.zeros([], dtype),
     )
     out_splits = _a.concat([_a.zeros([1], dtype), _m.cumsum(out_lengths)], 0)
@@ -405,6 +311,28 @@ def _ragged_segment_aggregate(kind, data, segment_ids, num_segments, sorted_ids=
     targets, _ = ragged_range_values(out_starts, out_starts + lengths, dtype)
     values = _ragged_segment_aggregate(kind, data.values, targets, out_splits[-1])
     return RaggedTensor.from_row_splits(values, out_splits, validate=False)
+
+
+def _segment_handler(kind):
+    def handler(data, segment_ids, num_segments, name=None):
+        return _ragged_segment_aggregate(kind, data, segment_ids, num_segments)
+
+    return handler
+
+
+def _segment_mean_handler(sqrt):
+    """TensorFlow's ragged segment mean (sqrt_n): sums over sums of ones."""
+
+    def handler(data, segment_ids, num_segments, name=None):
+        total = _ragged_segment_aggregate("sum", data, segment_ids, num_segments)
+        count = _ragged_segment_aggregate("sum", _ones_like_ragged(data), segment_ids, num_segments)
+        if is_ragged(total):
+            count = count.flat_values
+            count = _m.sqrt(count) if sqrt else count
+            return total.with_flat_values(total.flat_values / count)
+        return total / (_m.sqrt(count) if sqrt else count)
+
+    return handler
 
 
 def _reduction_handler(kind):
@@ -1128,6 +1056,12 @@ def _register():
         array_ops.rank: rank,
         array_ops.gather: gather,
         array_ops.where: where,
+        math.unsorted_segment_sum: _segment_handler("sum"),
+        math.unsorted_segment_prod: _segment_handler("prod"),
+        math.unsorted_segment_max: _segment_handler("max"),
+        math.unsorted_segment_min: _segment_handler("min"),
+        math.unsorted_segment_mean: _segment_mean_handler(False),
+        math.unsorted_segment_sqrt_n: _segment_mean_handler(True),
     }
     for api, handler in table.items():
         _dispatch.register(api, RaggedTensor, handler)

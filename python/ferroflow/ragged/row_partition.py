@@ -68,7 +68,6 @@ def _monotonic(t, message):
 def _splits_to_rowids(splits, nvals=None):
     """Each value's row: `[nvals]` ints of the splits' dtype (what TensorFlow's
     row_splits_to_segment_ids computes)."""
-    dtype = splits.dtype
     known = static_value(splits)
     if known is not None:
         lengths = np.diff(known)
@@ -79,13 +78,11 @@ def _splits_to_rowids(splits, nvals=None):
         inner = splits[1:-1]
         marks = _a.scatter_nd(_a.expand_dims(inner, 1), _a.ones_like(inner), [n + 1])
         return _m.cumsum(marks)[:n]
-    # Sizes known only when the graph runs: every (row, column) cell below the row's length,
-    # in row-major order, is one value.
-    from ferroflow.manip_ops import sequence_mask
-
-    lengths = splits[1:] - splits[:-1]
-    mask = sequence_mask(lengths)
-    return _a.cast(_a.where(mask)[:, 0], dtype)
+    # Sizes known only when the graph runs: the same histogram by a segment sum over
+    # `nvals + 1` segments (O(values + rows)).
+    inner = splits[1:-1]
+    marks = _core.raw_op("UnsortedSegmentSum", [_a.ones_like(inner), inner, splits[-1] + 1], "{}")
+    return _m.cumsum(marks[0])[:-1]
 
 
 class RowPartition:

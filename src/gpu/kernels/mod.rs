@@ -12,6 +12,7 @@ mod nd_index;
 mod patches;
 mod random;
 mod reduce;
+mod segment;
 mod sort;
 pub mod source;
 mod unique;
@@ -121,6 +122,7 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
         Op::MaxPoolGrad(_) => {
             dtype(0) == dtype(1) && dtype(0).is_some_and(|d| patches::supports(d, true))
         }
+        Op::Segment(s) => segment::supports(*s, inputs),
         _ => false,
     }
 }
@@ -153,6 +155,10 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
     }
     if let Op::Range(_) = op {
         return range(inputs, device);
+    }
+    // Ids are checked (or read back, sorted) before anything moves.
+    if let Op::Segment(s) = op {
+        return segment::run(*s, inputs, device);
     }
     let mut moved = Vec::with_capacity(inputs.len());
     for t in inputs {

@@ -11,6 +11,7 @@
 
 pub mod cpu;
 mod decl;
+pub mod index_shuffle;
 pub mod philox;
 mod seeds;
 pub mod stateless;
