@@ -202,11 +202,6 @@ def test_tensorflow_lists_ragged_apis(tensorflow_table):
     assert len(names) > 200
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="math.unsorted_segment_* dispatch on ragged values with the segment primitives, "
-    "which are not committed yet (uncommitted helper work at the session's end)",
-)
 def test_every_ragged_api_dispatches(tensorflow_table):
     absent, undispatched = _missing(tensorflow_table)
     assert not undispatched, "ferroflow does not dispatch on:\n" + "\n".join(undispatched)
