@@ -121,6 +121,10 @@ impl Tensor {
     }
 
     pub fn rank(&self) -> usize {
+        // A lazy value's rank is its static type's (`set_shape` may have given it one).
+        if self.lazy {
+            return crate::graph::deferred::static_type(self).rank();
+        }
         self.shape.rank()
     }
 

@@ -3122,6 +3122,7 @@ TENSOR_METHODS = {
     "Tensor.dtype": lambda t: t.dtype,
     "Tensor.ndim": lambda t: t.ndim,
     "Tensor.device": lambda t: t.device,
+    "Tensor.set_shape": lambda t, shape: t.set_shape(shape),
 }
 # Tensor attributes that are not part of the op surface.
 TENSOR_NOT_OPS = {"__module__", "__array_priority__", "_dims", "_dtype_enum"}
@@ -3191,6 +3192,17 @@ def _tensor_format(g):
 def _tensor_array(g):
     kwargs = {"dtype": g.pick(DTYPES).as_numpy_dtype} if g.p(0.4) else {}
     return [g.real_tensor()], kwargs
+
+
+@spec("Tensor.set_shape")
+def _tensor_set_shape(g):
+    dims = g.dims()
+    t = g.real_tensor(dims=dims)
+    if g.p(0.5):
+        # Compatible: some sizes left unknown (or the rank); else another shape.
+        shape = None if g.p(0.1) else [None if g.p(0.3) else d for d in dims]
+        return [t, shape], {}
+    return [t, g.shape()], {}
 
 
 def _index_item(g, d):

@@ -27,6 +27,8 @@ def _numpy_text(tensor, is_repr):
 
 def _symbolic_text(tensor, info):
     name, dims = info
+    if dims is None:  # unknown rank (a py_function's result)
+        return name, None
     shape = "(" + ", ".join("None" if d is None else str(d) for d in dims)
     shape += ",)" if len(dims) == 1 else ")"
     return name, shape
@@ -36,6 +38,8 @@ def tensor_str(tensor):
     info = _core.symbolic_info(tensor)
     if info is not None:
         name, shape = _symbolic_text(tensor, info)
+        if shape is None:
+            return f'Tensor("{name}", dtype={tensor.dtype.name})'
         return f'Tensor("{name}", shape={shape}, dtype={tensor.dtype.name})'
     return (
         f"tf.Tensor({_numpy_text(tensor, False)}, shape={tensor.shape}, dtype={tensor.dtype.name})"
@@ -46,6 +50,7 @@ def tensor_repr(tensor):
     info = _core.symbolic_info(tensor)
     if info is not None:
         name, shape = _symbolic_text(tensor, info)
+        shape = "<unknown>" if shape is None else shape
         return f"<tf.Tensor '{name}' shape={shape} dtype={tensor.dtype.name}>"
     text = _numpy_text(tensor, True)
     return f"<tf.Tensor: shape={tensor.shape}, dtype={tensor.dtype.name}, numpy={text}>"

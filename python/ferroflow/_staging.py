@@ -181,6 +181,16 @@ def _invariant_dims(flat, shape_invariants, loop_vars):
 
 def _static_dims(t):
     info = _core.symbolic_info(t)
+    if info is not None and info[1] is None:
+        from ferroflow.errors import UnimplementedError
+
+        raise UnimplementedError(
+            None,
+            None,
+            f"{info[0]} has an unknown rank (a tf.py_function or tf.numpy_function result): "
+            "ferroflow cannot stage control flow over it; give it a shape first with "
+            "tf.ensure_shape(value, shape)",
+        )
     return list(info[1]) if info is not None else list(t._dims)
 
 
@@ -192,7 +202,11 @@ def _shape_text(dims):
 
 def _check_shapes(flat, dims, out_dims):
     for k, (before, after) in enumerate(zip(dims, out_dims)):
-        fits = len(before) == len(after) and all(b is None or a == b for b, a in zip(before, after))
+        fits = (
+            after is not None
+            and len(before) == len(after)
+            and all(b is None or a == b for b, a in zip(before, after))
+        )
         if not fits:
             raise ValueError(
                 f"Input tensor 'loop_var_{k}' enters the loop with shape {_shape_text(before)}, "

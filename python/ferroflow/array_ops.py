@@ -236,8 +236,8 @@ def ensure_shape(x, shape, name=None):
 def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     t = convert_to_tensor(input)
     info = _core.symbolic_info(t) if _core.graph_tracing() else None
-    if info is not None and None in info[1]:
-        # Traced with an unknown size: the shape is known only when the graph runs.
+    if info is not None and (info[1] is None or None in info[1]):
+        # Traced with an unknown size (or rank): the shape is known only when the graph runs.
         return _core.shape_op(t, _enum(out_type))
     return _core.constant(t._dims, _enum(out_type))
 
@@ -246,8 +246,8 @@ def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
 def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     t = convert_to_tensor(input)
     info = _core.symbolic_info(t) if _core.graph_tracing() else None
-    if info is not None and None in info[1]:
-        # Traced with an unknown size: the count is known only when the graph runs.
+    if info is not None and (info[1] is None or None in info[1]):
+        # Traced with an unknown size (or rank): the count is known only when the graph runs.
         return _core.reduce("prod", _core.shape_op(t, _enum(out_type)), None, False)
     n = 1
     for d in t._dims:
@@ -257,7 +257,10 @@ def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
 
 @_dispatch.add_dispatch_support
 def rank(input, name=None):  # noqa: A002
-    return _core.constant(convert_to_tensor(input).ndim, _enum(_dtypes.int32))
+    t = convert_to_tensor(input)
+    if t.ndim is None:  # a py_function's result while tracing: the rank is its shape's size
+        return size(shape(t))
+    return _core.constant(t.ndim, _enum(_dtypes.int32))
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001

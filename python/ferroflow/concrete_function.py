@@ -22,6 +22,8 @@ class GraphTensor:
         return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
     def __str__(self):
+        if self.shape.rank is None:  # unknown rank (a py_function's result): no shape shown
+            return f'Tensor("{self.name}", dtype={self.dtype.name})'
         return f'Tensor("{self.name}", shape={self.shape}, dtype={self.dtype.name})'
 
 

@@ -6,7 +6,6 @@ names (`Graph`, `Operation`, `import_graph_def`, `load_op_library`, `load_librar
 
 import abc
 import contextlib
-import functools
 import logging
 import os
 import platform
@@ -21,6 +20,7 @@ from ferroflow import errors as _errors
 from ferroflow.array_ops import constant, convert_to_tensor
 from ferroflow.concrete_function import FuncGraph, Operation
 from ferroflow.name_scope import current_name_scope
+from ferroflow.script_ops import numpy_function, py_function
 
 __all__ = [
     "CriticalSection",
@@ -427,81 +427,6 @@ class CriticalSection:
                 return fn()
             finally:
                 self._owner = None
-
-
-# --- Python functions as ops -----------------------------------------------------------------
-
-
-def _py_function_decorator(op, Tout, **kwargs):  # noqa: N803 - TensorFlow's argument name
-    def decorate(func):
-        @functools.wraps(func)
-        def call(*args):
-            return op(func, list(args), Tout, **kwargs)
-
-        return call
-
-    return decorate
-
-
-def _traced_python_unsupported(name):
-    raise NotImplementedError(
-        f"tf.{name} inside a tf.function needs a graph node that calls Python when the graph "
-        "runs, which ferroflow does not have yet; call the function eagerly or compute it with "
-        "ferroflow ops"
-    )
-
-
-def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
-    """Runs ``func`` on eager tensors and converts its results to ``Tout`` (a dtype or a list);
-    the ops it runs are recorded by tapes, so gradients flow as in TensorFlow. An exception in
-    ``func`` becomes UnknownError. Eagerly only."""
-    if func is None:
-        if Tout is None:
-            raise TypeError(
-                "Missing required argument: 'Tout'\n  If using tf.py_function as a decorator, set "
-                "`Tout`\n  **by name** above the function:\n  `@tf.py_function(Tout=tout)`"
-            )
-        return _py_function_decorator(py_function, Tout)
-    if not callable(func):
-        raise ValueError(
-            f"Expected func to be callable. Received func={func} of type {type(func)}."
-        )
-    if Tout is None:
-        raise TypeError("Missing required argument: 'Tout'")
-    inputs = [convert_to_tensor(x) for x in (inp or [])]
-    if any(_core.is_symbolic(x) for x in inputs) or _tracing.tracing():
-        _traced_python_unsupported("py_function")
-    many = isinstance(Tout, (list, tuple))
-    out_types = [_dtypes.as_dtype(t) for t in (Tout if many else [Tout])]
-    try:
-        result = func(*inputs)
-    except Exception as e:  # TensorFlow reports the Python error as UnknownError
-        raise _errors.UnknownError(None, None, f"{type(e).__name__}: {e}") from e
-    flat = list(result) if many and isinstance(result, (list, tuple)) else [result]
-    if len(flat) != len(out_types):
-        raise _errors.InvalidArgumentError(
-            None, None, f"Expected {len(out_types)} values from the function, got {len(flat)}"
-        )
-    try:
-        outputs = [convert_to_tensor(v, dtype=t) for v, t in zip(flat, out_types)]
-    except (TypeError, ValueError) as e:
-        raise _errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}") from e
-    return outputs if many else outputs[0]
-
-
-def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
-    """Runs ``func`` on numpy arrays; each result becomes a tensor of its own dtype (eagerly
-    TensorFlow does not apply ``Tout``). No gradient. Eagerly only."""
-    if func is None:
-        if Tout is None:
-            raise TypeError("Missing required argument: 'Tout'")
-        return _py_function_decorator(numpy_function, Tout, stateful=stateful)
-    if _tracing.tracing():
-        _traced_python_unsupported("numpy_function")
-    arrays = [np.array(x.numpy() if hasattr(x, "numpy") else x) for x in (inp or [])]
-    result = nest.flatten(func(*arrays))
-    outputs = [None if v is None else convert_to_tensor(v) for v in result]
-    return outputs[0] if len(outputs) == 1 else outputs
 
 
 # --- TensorFlow 1 graph names ----------------------------------------------------------------

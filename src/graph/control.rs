@@ -48,6 +48,10 @@ pub fn record_cond(selector: &Tensor, branches: Vec<Traced>) -> Result<Vec<Tenso
     for b in &branches[1..] {
         dims = merge(&dims, &output_dims(&b.graph));
     }
+    // An output is of unknown rank where some branch's is (a host call's result).
+    let unknown_rank: Vec<bool> = (0..dims.len())
+        .map(|k| branches.iter().any(|b| b.graph.unknown_rank(b.graph.outputs[k])))
+        .collect();
     if branches.iter().any(|b| b.specialised) {
         trace::note_specialised();
     }
@@ -57,7 +61,8 @@ pub fn record_cond(selector: &Tensor, branches: Vec<Traced>) -> Result<Vec<Tenso
     }
     let graphs: Vec<Arc<Graph>> = branches.into_iter().map(|b| Arc::new(b.graph)).collect();
     let dtypes = graphs[0].outputs.iter().map(|v| graphs[0].info(*v).dtype).collect();
-    let mut outputs = record(NodeKind::Cond(graphs.clone()), &inputs, dims, dtypes, "cond")?;
+    let kind = NodeKind::Cond(graphs.clone());
+    let mut outputs = record(kind, &inputs, dims, dtypes, &unknown_rank, "cond")?;
     control_grad::record_cond(&graphs, &inputs, &mut outputs);
     Ok(outputs)
 }
@@ -95,7 +100,7 @@ pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<T
     inputs.extend(body.capture_examples.iter().cloned());
     let kind =
         NodeKind::While { cond: Arc::new(cond.graph), body: Arc::new(body.graph), loop_vars: n };
-    let mut outputs = record(kind, &inputs, var_dims, in_dtypes, "while")?;
+    let mut outputs = record(kind, &inputs, var_dims, in_dtypes, &[], "while")?;
     control_grad::record_while(&inputs, &mut outputs);
     Ok(outputs)
 }
@@ -107,20 +112,28 @@ fn record(
     inputs: &[Tensor],
     dims: Vec<Dims>,
     dtypes: Vec<DType>,
+    unknown_rank: &[bool],
     base: &str,
 ) -> Result<Vec<Tensor>> {
-    let node =
-        Node { kind, inputs: Vec::new(), outputs: Vec::new(), name: base.into(), device: None };
+    let node = Node {
+        kind,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        unknown_rank: Vec::new(),
+        name: base.into(),
+        device: None,
+    };
     let types: Vec<TensorType> = dtypes
         .into_iter()
         .zip(&dims)
         .map(|(dtype, d)| TensorType { dtype, dims: d.clone() })
         .collect();
-    let mut outputs = match super::deferred::defer_node(&node, inputs, &types) {
+    let mut outputs = match super::deferred::defer_node(&node, inputs, &types, unknown_rank) {
         Some(deferred) => deferred,
         None => executor::eval_example(&node, inputs)?,
     };
     let refs: Vec<&Tensor> = inputs.iter().collect();
     trace::record_node(node.kind, &refs, &mut outputs, dims, base);
+    trace::set_unknown_rank(&outputs, unknown_rank);
     Ok(outputs)
 }

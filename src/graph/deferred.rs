@@ -25,6 +25,9 @@ thread_local! {
     /// The first failure of a lazy shape's example run: `Tensor::shape` cannot return it, so
     /// the trace reports it when it finishes.
     static SHAPE_FAILURE: std::cell::RefCell<Option<Error>> = const { std::cell::RefCell::new(None) };
+    /// Types `Tensor.set_shape` gave lazy values of the open trace, by (run, output).
+    static REFINED: std::cell::RefCell<std::collections::HashMap<(usize, usize), TensorType>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 /// Marks a materialisation for its scope (also when a kernel unwinds).
@@ -61,6 +64,10 @@ fn allocatable(t: &TensorType) -> Option<(DType, Shape, bool)> {
 /// (reading them does not specialise the trace).
 pub fn static_type(t: &Tensor) -> TensorType {
     if let Some((run, output)) = t.deferred_source().filter(|_| t.is_lazy()) {
+        let key = (run as *const DeferredRun as usize, output);
+        if let Some(refined) = REFINED.with(|r| r.borrow().get(&key).cloned()) {
+            return refined;
+        }
         if let Some(known) = run.types.get(output) {
             return known.clone();
         }
@@ -80,6 +87,19 @@ pub fn shape(run: &DeferredRun, output: usize) -> Option<&Shape> {
             None
         }
     }
+}
+
+/// What `Tensor.set_shape` says of a lazy value `t` (its static type from now on).
+pub(crate) fn refine(t: &Tensor, refined: TensorType) {
+    if let Some((run, output)) = t.deferred_source().filter(|_| t.is_lazy()) {
+        let key = (run as *const DeferredRun as usize, output);
+        REFINED.with(|r| r.borrow_mut().insert(key, refined));
+    }
+}
+
+/// Forgets the refinements (the outermost trace begins or ends: no lazy value outlives it).
+pub(crate) fn forget_refined() {
+    REFINED.with(|r| r.borrow_mut().clear());
 }
 
 /// The failure `shape` kept since the last call, if any.
@@ -108,6 +128,9 @@ pub struct DeferredRun {
     inputs: Vec<Tensor>,
     /// The outputs' types as abstract evaluation gave them.
     types: Vec<TensorType>,
+    /// It depends on a host call's results, which have no value before the graph runs: read
+    /// while tracing, its outputs are stand-ins of its types (`host_call::stand_in`).
+    stands_in: bool,
     results: OnceLock<Vec<Tensor>>,
 }
 
@@ -127,6 +150,11 @@ impl DeferredRun {
     pub fn results(&self) -> Result<&[Tensor]> {
         if let Some(done) = self.results.get() {
             return Ok(done);
+        }
+        if self.stands_in {
+            let outputs = self.types.iter().map(crate::ops::host_call::stand_in);
+            let outputs = outputs.collect::<Result<Vec<Tensor>>>()?;
+            return Ok(self.results.get_or_init(|| outputs));
         }
         let _materialising = Materialising::enter();
         // `Shape` and its kind read only their inputs' shapes: the inputs' values can wait.
@@ -175,12 +203,18 @@ pub fn defer(op: &Op, inputs: &[&Tensor]) -> Result<Option<Vec<Tensor>>> {
         }
         return Ok(None);
     }
+    let inputs_owned = inputs.iter().map(|t| (*t).clone()).collect();
+    // Values of unknown rank (host calls' results): their types come from the rank rule, and
+    // they are lazy, so a composition that reads their sizes fails instead of reading a stand-in.
+    let unknown: Vec<bool> = inputs.iter().map(|t| super::trace::has_unknown_rank(t)).collect();
+    if let Some((outputs, marks)) = crate::ops::host_call::rank_rule(op, &types, &unknown)? {
+        return Ok(deferred_outputs(Work::Op(op.clone()), inputs_owned, outputs, &marks));
+    }
     let outputs = match recording {
         true => primitive.infer(&types).map_err(shape_function_error)?,
         false => primitive.infer(&types)?,
     };
-    let inputs = inputs.iter().map(|t| (*t).clone()).collect();
-    Ok(deferred_outputs(Work::Op(op.clone()), inputs, outputs))
+    Ok(deferred_outputs(Work::Op(op.clone()), inputs_owned, outputs, &[]))
 }
 
 /// A shape rule's error while a graph is built: TensorFlow's shape functions raise ValueError
@@ -192,14 +226,21 @@ fn shape_function_error(e: Error) -> Error {
     }
 }
 
-/// Deferred outputs of the given types, or None where one cannot be allocated.
+/// Deferred outputs of the given types, or None where one cannot be allocated; those marked in
+/// `unknown_rank` are lazy (their types stand in with no dims).
 fn deferred_outputs(
     work: Work,
     inputs: Vec<Tensor>,
     types: Vec<TensorType>,
+    unknown_rank: &[bool],
 ) -> Option<Vec<Tensor>> {
-    let shapes = types.iter().map(allocatable).collect::<Option<Vec<_>>>()?;
-    let run = Arc::new(DeferredRun { work, inputs, types, results: OnceLock::new() });
+    let mut shapes = types.iter().map(allocatable).collect::<Option<Vec<_>>>()?;
+    for (shape, &unknown) in shapes.iter_mut().zip(unknown_rank) {
+        shape.2 |= unknown;
+    }
+    let stands_in = matches!(&work, Work::Op(Op::HostCall(_)))
+        || inputs.iter().any(|t| t.deferred_source().is_some_and(|(run, _)| run.stands_in));
+    let run = Arc::new(DeferredRun { work, inputs, types, stands_in, results: OnceLock::new() });
     Some(
         shapes
             .into_iter()
@@ -212,7 +253,12 @@ fn deferred_outputs(
 /// A control-flow node's example outputs, deferred (lazy where a size is unknown) where the
 /// node assigns no variable (an example run assigns the trace's view of a variable, which
 /// must happen where the node was traced, not whenever a value is read).
-pub fn defer_node(node: &Node, inputs: &[Tensor], types: &[TensorType]) -> Option<Vec<Tensor>> {
+pub fn defer_node(
+    node: &Node,
+    inputs: &[Tensor],
+    types: &[TensorType],
+    unknown_rank: &[bool],
+) -> Option<Vec<Tensor>> {
     if !super::trace::open() || MATERIALISING.with(Cell::get) > 0 {
         return None;
     }
@@ -222,7 +268,8 @@ pub fn defer_node(node: &Node, inputs: &[Tensor], types: &[TensorType]) -> Optio
     if subgraphs(&node.kind).iter().any(|g| assigns(g)) {
         return None;
     }
-    deferred_outputs(Work::Node(Box::new(node.clone())), inputs.to_vec(), types.to_vec())
+    let work = Work::Node(Box::new(node.clone()));
+    deferred_outputs(work, inputs.to_vec(), types.to_vec(), unknown_rank)
 }
 
 fn subgraphs(kind: &NodeKind) -> Vec<&Graph> {

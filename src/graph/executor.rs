@@ -6,7 +6,7 @@
 use super::fused;
 use super::ir::{Graph, Node, NodeKind};
 use super::trace;
-use crate::dispatch;
+use crate::dispatch::{self, Op};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -106,6 +106,11 @@ fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Resu
     Ok(match &node.kind {
         NodeKind::Placeholder(i) => vec![inputs[*i].clone()],
         NodeKind::Const(t) => vec![t.clone()],
+        // A host function runs (and goes on the tapes with its own backward function) when the
+        // graph runs; inside a trace it is recorded like any stateful op.
+        NodeKind::Op(Op::HostCall(call)) if mode == Mode::Run && !trace::open() => {
+            crate::ops::host_call::run_now(call, &refs)?
+        }
         // A random node draws its next numbers on every call of the graph.
         NodeKind::Op(op) if mode == Mode::Run && op.primitive().stateful() => {
             dispatch::apply(&op.next_run(), &refs)?
@@ -215,7 +220,7 @@ fn check_dims(node: &Node, outputs: &[Tensor]) -> Result<()> {
             node.outputs.len()
         )));
     }
-    for (info, t) in node.outputs.iter().zip(outputs) {
+    for (k, (info, t)) in node.outputs.iter().zip(outputs).enumerate() {
         if info.dtype != t.dtype() {
             return Err(Error::InvalidArgument(format!(
                 "{} ({}) made {} where its graph declares {}",
@@ -225,8 +230,10 @@ fn check_dims(node: &Node, outputs: &[Tensor]) -> Result<()> {
                 info.dtype.name()
             )));
         }
-        let fits = info.dims.len() == t.rank()
-            && info.dims.iter().zip(t.shape().dims()).all(|(s, &d)| s.is_none_or(|s| s == d));
+        // A value of unknown rank (a host call's result) may have any shape.
+        let fits = node.unknown_rank.get(k).copied().unwrap_or(false)
+            || info.dims.len() == t.rank()
+                && info.dims.iter().zip(t.shape().dims()).all(|(s, &d)| s.is_none_or(|s| s == d));
         if !fits {
             return Err(Error::InvalidArgument(format!(
                 "{} ({}) was traced with shape {:?} but produced {}; trace the function again \

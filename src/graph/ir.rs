@@ -50,6 +50,10 @@ pub struct Node {
     pub kind: NodeKind,
     pub inputs: Vec<ValueRef>,
     pub outputs: Vec<TensorType>,
+    /// Per output, whether its rank is unknown until the graph runs (a host call's result, and
+    /// elementwise results of one): its `outputs` entry then holds no dims. Empty when every
+    /// rank is known.
+    pub unknown_rank: Vec<bool>,
     pub name: String,
     /// The `tf.device` scope in force when the node was traced.
     pub device: Option<DeviceSpec>,
@@ -80,6 +84,10 @@ impl Node {
             NodeKind::Op(
                 crate::ops::registry::Op::EnsureShape(_) | crate::ops::registry::Op::Assert(_),
             ) => true,
+            // A host function runs whether or not its results are read (unless stateless).
+            NodeKind::Op(crate::ops::registry::Op::HostCall(call)) => {
+                crate::ops::host_call::has_effects(call)
+            }
             NodeKind::Cond(branches) => branches.iter().any(|g| g.has_effects()),
             NodeKind::While { cond, body, .. } => cond.has_effects() || body.has_effects(),
             _ => false,
@@ -126,6 +134,11 @@ impl Graph {
 
     pub fn info(&self, v: ValueRef) -> &TensorType {
         &self.nodes[v.node].outputs[v.output]
+    }
+
+    /// Whether the value's rank is unknown until the graph runs (see `Node::unknown_rank`).
+    pub fn unknown_rank(&self, v: ValueRef) -> bool {
+        self.nodes[v.node].unknown_rank.get(v.output).copied().unwrap_or(false)
     }
 
     pub fn has_effects(&self) -> bool {

@@ -46,6 +46,9 @@ thread_local! {
     /// Some open frame has a value with an unknown dimension (cleared when the last closes):
     /// lets `note_dims_read` cost one thread-local read everywhere else.
     static UNKNOWN_DIMS: Cell<bool> = const { Cell::new(false) };
+    /// Some open frame has a value of unknown rank (a host call's result; cleared with
+    /// `UNKNOWN_DIMS`): lets `has_unknown_rank` cost one thread-local read everywhere else.
+    static UNKNOWN_RANK: Cell<bool> = const { Cell::new(false) };
     /// The open trace's op-seed counter (TensorFlow's per-graph seeds for random ops that get
     /// only the global seed); reset when the outermost trace begins.
     static OP_SEEDS: Cell<i64> = const { Cell::new(0) };
@@ -126,6 +129,7 @@ pub fn begin() {
     if !open() {
         OP_SEEDS.with(|c| c.set(0));
         super::deferred::take_shape_failure();
+        super::deferred::forget_refined();
     }
     FRAMES.with(|f| f.borrow_mut().push(Frame::default()));
 }
@@ -139,7 +143,98 @@ pub fn abandon() {
 fn forget_unknown_when_closed() {
     if !open() {
         UNKNOWN_DIMS.with(|u| u.set(false));
+        UNKNOWN_RANK.with(|u| u.set(false));
+        super::deferred::forget_refined();
     }
+}
+
+/// Marks node `node`'s outputs whose rank is unknown (`Node::unknown_rank`).
+fn mark_unknown_rank(frame: &mut Frame, node: usize, marks: Vec<bool>) {
+    if marks.iter().any(|&m| m) {
+        UNKNOWN_RANK.with(|u| u.set(true));
+        frame.has_unknown = true;
+        UNKNOWN_DIMS.with(|u| u.set(true));
+        frame.graph.nodes[node].unknown_rank = marks;
+    }
+}
+
+/// True for a traced value whose rank is unknown until the graph runs (the result of a host
+/// call, `tf.py_function`, or of elementwise ops on one).
+pub fn has_unknown_rank(t: &Tensor) -> bool {
+    if !UNKNOWN_RANK.with(Cell::get) {
+        return false;
+    }
+    FRAMES.with(|f| {
+        let Ok(frames) = f.try_borrow() else { return false };
+        let Some(depth) = frames.len().checked_sub(1) else { return false };
+        find(&frames, depth, t.id()).is_some_and(|(d, v)| frames[d].graph.unknown_rank(v))
+    })
+}
+
+/// `Tensor.set_shape` on a value of the trace in progress: its static dims merged with `dims`
+/// (TensorFlow's `merge_with`, with its errors), from now on for every reader. False where `t`
+/// is not a traced value (eager tensors only check compatibility).
+pub fn set_static_dims(t: &Tensor, dims: &[Option<usize>]) -> Result<bool> {
+    let merged = FRAMES.with(|f| -> Result<Option<TensorType>> {
+        let mut frames = f.borrow_mut();
+        let Some(depth) = frames.len().checked_sub(1) else { return Ok(None) };
+        let Some((d, v)) = find(&frames, depth, t.id()) else { return Ok(None) };
+        let graph = &mut frames[d].graph;
+        let rank_unknown = graph.unknown_rank(v);
+        let info = graph.info(v).clone();
+        let merged = match rank_unknown {
+            true => dims.to_vec(),
+            false => merge_dims(&info.dims, dims)?,
+        };
+        let node = &mut graph.nodes[v.node];
+        node.outputs[v.output].dims = merged.clone();
+        if let Some(mark) = node.unknown_rank.get_mut(v.output) {
+            *mark = false;
+        }
+        Ok(Some(TensorType { dtype: info.dtype, dims: merged }))
+    })?;
+    let Some(merged) = merged else { return Ok(false) };
+    super::deferred::refine(t, merged);
+    Ok(true)
+}
+
+/// TensorFlow's `TensorShape.merge_with` of known dims, with its errors.
+fn merge_dims(own: &[Option<usize>], given: &[Option<usize>]) -> Result<Vec<Option<usize>>> {
+    if own.len() != given.len() {
+        return Err(Error::Value(format!(
+            "Shapes must be equal rank, but are {} and {}",
+            own.len(),
+            given.len()
+        )));
+    }
+    own.iter()
+        .zip(given)
+        .enumerate()
+        .map(|(i, (a, b))| match (a, b) {
+            (Some(a), Some(b)) if a != b => Err(Error::Value(format!(
+                "Dimension {i} in both shapes must be equal, but are {a} and {b}. Shapes are {} \
+                 and {}.",
+                describe_dims(own),
+                describe_dims(given)
+            ))),
+            _ => Ok(a.or(*b)),
+        })
+        .collect()
+}
+
+/// Marks outputs of the node just recorded for `outputs` (control flow) as of unknown rank.
+pub(crate) fn set_unknown_rank(outputs: &[Tensor], marks: &[bool]) {
+    if !marks.iter().any(|&m| m) {
+        return;
+    }
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let Some(frame) = frames.last_mut() else { return };
+        let Some(v) = outputs.first().and_then(|o| frame.values.get(&o.id()).copied()) else {
+            return;
+        };
+        mark_unknown_rank(frame, v.node, marks.to_vec());
+    })
 }
 
 fn mark_unknown(frame: &mut Frame, unknown: bool) {
@@ -164,7 +259,8 @@ pub fn note_dims_read(t: &Tensor) {
         let Ok(mut frames) = f.try_borrow_mut() else { return };
         let Some(depth) = frames.len().checked_sub(1) else { return };
         let Some((d, v)) = find(&frames, depth, t.id()) else { return };
-        if frames[d].graph.info(v).fully_known() {
+        // A value of unknown rank (a host call's result) stands in as a scalar: checked too.
+        if frames[d].graph.info(v).fully_known() && !frames[d].graph.unknown_rank(v) {
             return;
         }
         frames[depth].specialised = true;
@@ -207,6 +303,7 @@ fn push_node(
         kind,
         inputs,
         outputs,
+        unknown_rank: Vec::new(),
         name,
         device: crate::device::current_scope(),
     });
@@ -248,12 +345,15 @@ fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
         Some(_) => {
             let outer = resolve(frames, depth - 1, t);
             let info = frames[depth - 1].graph.info(outer).clone();
+            let rank_unknown = frames[depth - 1].graph.unknown_rank(outer);
             let frame = &mut frames[depth];
             mark_unknown(frame, !info.fully_known());
             frame.captures.push(outer);
             frame.capture_examples.push(t.clone());
             let kind = NodeKind::Placeholder(usize::MAX);
-            push_node(frame, kind, vec![], vec![info], "capture", true)
+            let node = push_node(frame, kind, vec![], vec![info], "capture", true);
+            mark_unknown_rank(frame, node, vec![rank_unknown]);
+            node
         }
         None => {
             // A lazy value's shape would run its kernel while the frames are held.
@@ -288,17 +388,23 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) -> 
         let frame = &mut frames[depth];
         let types: Vec<TensorType> = refs.iter().map(|v| frame.graph.info(*v).clone()).collect();
         let symbolic_inputs = refs.iter().any(|v| frame.symbolic[v.node]);
+        let unknown_rank: Vec<bool> = refs.iter().map(|v| frame.graph.unknown_rank(*v)).collect();
+        let rank_rule = crate::ops::host_call::rank_rule(op, &types, &unknown_rank)?;
         let primitive = op.primitive();
         let symbolic = match primitive.reads_only_shapes() {
-            // A shape is known at trace time unless some dimension is not.
-            true => types.iter().any(|t| !t.fully_known()),
+            // A shape is known at trace time unless some dimension (or the rank) is not.
+            true => types.iter().any(|t| !t.fully_known()) || unknown_rank.contains(&true),
             false => symbolic_inputs || primitive.stateful(),
         };
         let known: Vec<Option<KnownInts>> = match known_ints::wanted(op) {
             true => refs.iter().zip(inputs).map(|(v, t)| known_elements(frame, *v, t)).collect(),
             false => Vec::new(),
         };
-        let infos = static_types(op, &types, &known, outputs, symbolic)?;
+        // Values of unknown rank have no example to check the types against.
+        let (infos, marks) = match rank_rule {
+            Some((infos, marks)) => (infos, marks),
+            None => (static_types(op, &types, &known, outputs, symbolic)?, Vec::new()),
+        };
         // A scalar or a shape the caller asked for holds no example size.
         let baked = primitive.bakes_shape()
             && infos.first().is_some_and(|t| t.rank() > 0)
@@ -310,6 +416,7 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) -> 
             false => None,
         };
         let node = push_node(frame, NodeKind::Op(op.clone()), refs, infos, op.tf_name(), symbolic);
+        mark_unknown_rank(frame, node, marks);
         if let Some(k) = propagated {
             frame.known_ints.insert(ValueRef { node, output: 0 }, k);
         }
@@ -488,6 +595,8 @@ pub fn finish(outputs: &[Tensor]) -> Result<Traced> {
         let mut frame = frames.pop().expect("checked");
         if frames.is_empty() {
             UNKNOWN_DIMS.with(|u| u.set(false));
+            UNKNOWN_RANK.with(|u| u.set(false));
+            super::deferred::forget_refined();
         }
         // Captures are numbered after the arguments, in the order they were made.
         let mut next = frame.arguments;

@@ -5,6 +5,9 @@ use crate::ops::static_shape::{reshape_to_axes_of, reshape_to_matrix, static_dim
 
 /// `reduce_mean`: the sum divided by the count (integer means truncate, as in TensorFlow).
 pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    if let Some(flat) = super::host_call::flat_for_full_reduction(x, axes, keepdims)? {
+        return reduce_mean(&flat, Some(&[0]), false);
+    }
     let axes_v = axes_or_all(x, axes, "Mean")?;
     let count = static_shape::count_over(x, &axes_v, x.dtype())?;
     let s = apply1(

@@ -14,6 +14,7 @@ pub mod creation;
 pub mod edit_distance;
 pub mod einsum;
 pub mod ensure_shape;
+pub mod host_call;
 pub mod index;
 mod index_decl;
 pub mod math;
@@ -110,6 +111,9 @@ fn axes_or_all(x: &Tensor, axes: Option<&[i64]>, op: &str) -> Result<Vec<usize>>
 
 /// `reduce_sum` and friends; `axes = None` reduces everything.
 pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    if let Some(flat) = host_call::flat_for_full_reduction(x, axes, keepdims)? {
+        return reduce(op, &flat, Some(&[0]), false);
+    }
     let axes = axes_or_all(x, axes, op.info().0)?;
     apply1(&Op::Reduce(reduce::Reduce { op, axes, keepdims }), &[x])
 }

@@ -9,6 +9,7 @@ use super::broadcast_args::BroadcastGradientArgs;
 use super::composite::Composite;
 use super::edit_distance::EditDistance;
 use super::ensure_shape::EnsureShape;
+use super::host_call::HostCall;
 use super::matmul::MatMulAttrs;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
@@ -127,6 +128,8 @@ primitives! {
     /// Reshape, Fill, BroadcastTo, a random op or a reduction with its shape (axes) as its
     /// last input.
     ShapeFromInput(ShapeFromInput),
+    /// A host function called when the node runs (`tf.py_function`, `tf.numpy_function`).
+    HostCall(HostCall),
 }
 
 impl Op {
@@ -148,6 +151,7 @@ impl Op {
     pub fn replaying(&self) -> Op {
         match self {
             Op::Random(spec) => Op::Random(spec.replaying()),
+            Op::HostCall(call) => Op::HostCall(call.replaying()),
             Op::ShapeFromInput(op) => Op::ShapeFromInput(op.replaying()),
             other => other.clone(),
         }

@@ -7,8 +7,8 @@ use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
     assert, binary, bitcast, broadcast_args, cast, composite, creation, edit_distance,
-    ensure_shape, index, matmul, nn, patches, random, reduce, segment, select, shape_input,
-    shape_ops, sort, split, strings, unary,
+    ensure_shape, host_call, index, matmul, nn, patches, random, reduce, segment, select,
+    shape_input, shape_ops, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -36,6 +36,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         shape_input::registry_examples(),
         broadcast_args::registry_examples(),
         ensure_shape::registry_examples(),
+        host_call::registry_examples(),
         assert::registry_examples(),
         split::registry_examples(),
         strings::registry_examples(),

@@ -415,6 +415,8 @@ impl ShapeArg {
                     (false, [Some(n)]) if matches!(shape.dtype(), DType::I32 | DType::I64) => {
                         vec![1; *n]
                     }
+                    // The shape of a value of unknown rank: so is the result (`rank_rule`).
+                    (false, [None]) => Vec::new(),
                     _ => shape_values(shape, "Shape")?,
                 };
                 apply_with_shape(make(&dims)?, inputs, shape)

@@ -43,6 +43,11 @@ pub fn reshape_keeping(x: &Tensor, target: &[Dim]) -> Result<Tensor> {
 
 /// `t` reshaped to `like`'s shape, which may be known only when the graph runs.
 pub fn reshape_like(t: &Tensor, like: &Tensor) -> Result<Tensor> {
+    // A value of unknown rank (a host call's result): its shape when the graph runs.
+    if crate::graph::trace::has_unknown_rank(like) {
+        return ShapeArg::Traced(shape_vector(like)?)
+            .apply(&[t], |dims| Ok(Op::Reshape(Reshape(dims.to_vec()))));
+    }
     if t.shape() == like.shape() {
         return Ok(t.clone());
     }

@@ -33,8 +33,17 @@ pub struct PyGraph {
     specialised: bool,
 }
 
-/// (name, type, input names, output (dims, dtype enum) pairs) per node.
-type Operation = (String, String, Vec<String>, Vec<(Vec<Option<usize>>, u32)>);
+/// (name, type, input names, output (dims, dtype enum) pairs) per node; dims are None where
+/// the rank is unknown (a host call's result).
+type Operation = (String, String, Vec<String>, Vec<(StaticDims, u32)>);
+
+/// Static dims (`None` where a size is unknown), or None where the rank is.
+type StaticDims = Option<Vec<Option<usize>>>;
+
+/// A value's static dims, None where its rank is unknown.
+fn dims_of(g: &Graph, v: crate::graph::ValueRef) -> StaticDims {
+    (!g.unknown_rank(v)).then(|| g.info(v).dims.clone())
+}
 
 fn operations(g: &Graph) -> Vec<Operation> {
     g.nodes
@@ -42,7 +51,15 @@ fn operations(g: &Graph) -> Vec<Operation> {
         .map(|n: &Node| {
             let inputs =
                 n.inputs.iter().map(|v| format!("{}:{}", g.nodes[v.node].name, v.output)).collect();
-            let outputs = n.outputs.iter().map(|o| (o.dims.clone(), o.dtype as u32)).collect();
+            let outputs = n
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(k, o)| {
+                    let unknown = n.unknown_rank.get(k).copied().unwrap_or(false);
+                    ((!unknown).then(|| o.dims.clone()), o.dtype as u32)
+                })
+                .collect();
             (n.name.clone(), n.type_name().to_string(), inputs, outputs)
         })
         .collect()
@@ -73,18 +90,15 @@ impl PyGraph {
         wrap_all(py, outputs)
     }
 
-    /// (name, static dims, dtype enum) of each output of the traced graph.
-    fn outputs(&self) -> Vec<(String, Vec<Option<usize>>, u32)> {
+    /// (name, static dims or None for an unknown rank, dtype enum) of each output of the
+    /// traced graph.
+    fn outputs(&self) -> Vec<(String, StaticDims, u32)> {
         let g = &self.traced;
         g.outputs
             .iter()
             .map(|v| {
-                let info = g.info(*v);
-                (
-                    format!("{}:{}", g.nodes[v.node].name, v.output),
-                    info.dims.clone(),
-                    info.dtype as u32,
-                )
+                let name = format!("{}:{}", g.nodes[v.node].name, v.output);
+                (name, dims_of(g, *v), g.info(*v).dtype as u32)
             })
             .collect()
     }
@@ -145,14 +159,14 @@ impl PySubgraph {
 
 #[pymethods]
 impl PySubgraph {
-    /// Static dims of each output (`None` where unknown).
-    fn output_dims(&self) -> PyResult<Vec<Vec<Option<usize>>>> {
+    /// Static dims of each output (`None` where unknown; the whole entry where the rank is).
+    fn output_dims(&self) -> PyResult<Vec<StaticDims>> {
         let guard =
             self.traced.lock().map_err(|_| PyValueError::new_err("subgraph lock poisoned"))?;
         let t = guard
             .as_ref()
             .ok_or_else(|| PyValueError::new_err("this subgraph was already used"))?;
-        Ok(t.graph.outputs.iter().map(|v| t.graph.info(*v).dims.clone()).collect())
+        Ok(t.graph.outputs.iter().map(|v| dims_of(&t.graph, *v)).collect())
     }
 }
 
@@ -168,8 +182,11 @@ fn is_symbolic(value: &Bound<'_, PyAny>) -> bool {
 
 /// (graph name, static dims) of a tensor of the trace in progress, else None.
 #[pyfunction]
-fn symbolic_info(value: &Bound<'_, PyTensor>) -> Option<(String, Vec<Option<usize>>)> {
-    trace::describe(&value.get().inner)
+fn symbolic_info(value: &Bound<'_, PyTensor>) -> Option<(String, StaticDims)> {
+    let t = &value.get().inner;
+    let (name, dims) = trace::describe(t)?;
+    // A host call's result: its rank is unknown until the graph runs.
+    Some((name, (!trace::has_unknown_rank(t)).then_some(dims)))
 }
 
 #[pyfunction]

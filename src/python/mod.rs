@@ -8,6 +8,7 @@ mod convert;
 mod devices;
 mod errors;
 mod graph;
+mod host_call;
 mod ops;
 mod random;
 mod saved_model;
@@ -24,6 +25,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     autodiff::register(m)?;
     devices::register(m)?;
     graph::register(m)?;
+    host_call::register(m)?;
     checkpoint::register(m)?;
     saved_model::register(m)?;
     random::register(m)?;

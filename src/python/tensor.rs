@@ -404,6 +404,10 @@ impl PyTensor {
 
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if crate::graph::trace::has_unknown_rank(&self.inner) {
+            // A host call's result: TensorShape(None) until the graph runs.
+            return presentation(py)?.getattr("TensorShape")?.call1((py.None(),));
+        }
         if let Some((_, dims)) = crate::graph::trace::describe(&self.inner) {
             let dims = PyTuple::new(py, dims)?;
             return presentation(py)?.getattr("TensorShape")?.call1((dims,));
@@ -428,9 +432,41 @@ impl PyTensor {
         self.inner.dims().to_vec()
     }
 
+    /// TensorFlow's `set_shape`: eagerly a check that `shape` is compatible (ValueError if
+    /// not); inside a trace the value's static shape becomes the merge of both (a
+    /// py_function's result gets a rank), as TensorFlow's graph tensors.
+    fn set_shape(&self, py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<()> {
+        let shape = presentation(py)?.getattr("TensorShape")?.call1((shape,))?;
+        if shape.getattr("rank")?.is_none() {
+            return Ok(());
+        }
+        let incompatible = |own: Bound<'_, PyAny>| -> PyResult<PyErr> {
+            Ok(PyValueError::new_err(format!(
+                "Tensor's shape {} is not compatible with supplied shape {}.",
+                own.str()?,
+                shape.str()?
+            )))
+        };
+        // A size past usize matches no tensor.
+        let Ok(dims) = shape.call_method0("as_list")?.extract::<Vec<Option<usize>>>() else {
+            return Err(incompatible(self.shape(py)?)?);
+        };
+        if crate::graph::trace::set_static_dims(&self.inner, &dims).py()? {
+            return Ok(());
+        }
+        let own = self.inner.dims();
+        let fits = own.len() == dims.len()
+            && own.iter().zip(&dims).all(|(a, b)| b.is_none_or(|b| b == *a));
+        if !fits {
+            return Err(incompatible(self.shape(py)?)?);
+        }
+        Ok(())
+    }
+
+    /// The rank; None for a host call's result while tracing (unknown until the graph runs).
     #[getter]
-    fn ndim(&self) -> usize {
-        self.inner.rank()
+    fn ndim(&self) -> Option<usize> {
+        (!crate::graph::trace::has_unknown_rank(&self.inner)).then(|| self.inner.rank())
     }
 
     #[getter]

@@ -138,6 +138,9 @@ pub struct NodeDef {
     pub inputs: Vec<ValueRef>,
     #[serde(default)]
     pub outputs: Vec<TensorType>,
+    /// Per output, whether its rank is unknown (a host call's result); absent when none is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_rank: Vec<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,
 }

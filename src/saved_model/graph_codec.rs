@@ -75,6 +75,7 @@ pub fn encode(
                 kind,
                 inputs: node.inputs.clone(),
                 outputs: node.outputs.clone(),
+                unknown_rank: node.unknown_rank.clone(),
                 device: node.device.clone(),
             })
         })
@@ -107,11 +108,17 @@ impl Decoder<'_> {
             }
             let types: Vec<&TensorType> =
                 node.inputs.iter().map(|v| &def.nodes[v.node].outputs[v.output]).collect();
-            let kind = self.kind(node, def.num_inputs, &types)?;
+            let unknown_rank: Vec<bool> = node
+                .inputs
+                .iter()
+                .map(|v| def.nodes[v.node].unknown_rank.get(v.output).copied().unwrap_or(false))
+                .collect();
+            let kind = self.kind(node, def.num_inputs, &types, &unknown_rank)?;
             nodes.push(Node {
                 kind,
                 inputs: node.inputs.clone(),
                 outputs: node.outputs.clone(),
+                unknown_rank: node.unknown_rank.clone(),
                 name: node.name.clone(),
                 device: node.device.clone(),
             });
@@ -133,7 +140,13 @@ impl Decoder<'_> {
 
     /// An op node must take as many inputs as its declaration says, and its recorded outputs
     /// must be what the op's shape rule gives for its inputs' recorded types.
-    fn check_op(&self, op: &Op, node: &NodeDef, types: &[&TensorType]) -> Result<()> {
+    fn check_op(
+        &self,
+        op: &Op,
+        node: &NodeDef,
+        types: &[&TensorType],
+        unknown_rank: &[bool],
+    ) -> Result<()> {
         if !op.primitive().arity().admits(types.len()) {
             return Err(malformed(format!(
                 "node {} gives {} {} inputs",
@@ -143,10 +156,13 @@ impl Decoder<'_> {
             )));
         }
         let types: Vec<TensorType> = types.iter().map(|&t| t.clone()).collect();
-        let inferred = op
-            .primitive()
-            .infer(&types)
-            .map_err(|e| malformed(format!("node {}: {e}", node.name)))?;
+        // Values of unknown rank (host calls' results) are typed by the rank rule.
+        let inferred = match crate::ops::host_call::rank_rule(op, &types, unknown_rank) {
+            Ok(Some((inferred, _))) => Ok(inferred),
+            Ok(None) => op.primitive().infer(&types),
+            Err(e) => Err(e),
+        }
+        .map_err(|e| malformed(format!("node {}: {e}", node.name)))?;
         let fits = inferred.len() == node.outputs.len()
             && inferred.iter().zip(&node.outputs).all(|(i, o)| {
                 i.dtype == o.dtype
@@ -166,7 +182,13 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    fn kind(&self, node: &NodeDef, num_inputs: usize, types: &[&TensorType]) -> Result<NodeKind> {
+    fn kind(
+        &self,
+        node: &NodeDef,
+        num_inputs: usize,
+        types: &[&TensorType],
+        unknown_rank: &[bool],
+    ) -> Result<NodeKind> {
         let (inputs, outputs) = (node.inputs.len(), node.outputs.len());
         let expect = |want_inputs: Option<usize>, want_outputs: usize| {
             if want_inputs.is_some_and(|n| n != inputs) || outputs != want_outputs {
@@ -211,13 +233,13 @@ impl Decoder<'_> {
             KindDef::Primitive { op, attrs } => {
                 let op = Op::decode(op, attrs)
                     .map_err(|e| malformed(format!("node {}: {e}", node.name)))?;
-                self.check_op(&op, node, types)?;
+                self.check_op(&op, node, types, unknown_rank)?;
                 NodeKind::Op(op)
             }
             KindDef::Op(legacy) => {
                 let op = legacy_op(legacy.clone())
                     .map_err(|e| malformed(format!("node {}: {e}", node.name)))?;
-                self.check_op(&op, node, types)?;
+                self.check_op(&op, node, types, unknown_rank)?;
                 NodeKind::Op(op)
             }
             KindDef::Fused(chain) => {

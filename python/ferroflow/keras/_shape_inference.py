@@ -92,7 +92,7 @@ def _abstract(operation, call_args, kwargs):
     except BaseException:
         _core.trace_abandon()
         raise
-    if graph.specialised:
+    if graph.specialised or any(info is not None and info[1] is None for info in infos):
         return None
     # An output the trace never made (a constant) has its own shape.
     dims = [list(info[1]) if info else list(TensorShape(v.shape)) for v, info in zip(flat, infos)]

@@ -14,6 +14,10 @@ fn eligible(g: &Graph, node: &Node) -> bool {
     if !fused::fusible(op) || node.outputs.len() != 1 || !node.outputs[0].fully_known() {
         return false;
     }
+    // A value of unknown rank has no dims to build a chain over.
+    if node.unknown_rank.contains(&true) {
+        return false;
+    }
     let dims = &node.outputs[0].dims;
     // Chains run numeric kernels: string concatenation and comparison stay single nodes.
     node.inputs.iter().all(|v| {
