@@ -8,7 +8,9 @@ raises become TensorFlow's classes (`_status_error`); `py_function` is different
 and in graphs (each call's gradient is the tape it ran under, TensorFlow's tape cache);
 `numpy_function` is not."""
 
+import contextlib
 import functools
+import threading
 
 import numpy as np
 
@@ -20,6 +22,45 @@ from ferroflow.tensor_spec import TensorSpec
 from ferroflow.type_spec import TypeSpec
 
 __all__ = ["numpy_function", "py_function"]
+
+_probe = threading.local()
+
+
+class ProbeNeedsTrace(BaseException):  # noqa: N818 - a signal, not an error
+    """Raised by a py_function or numpy_function called while `probing`: the caller probes
+    again with `traced`, where the call is staged and never runs (a BaseException, so user
+    code catching Exception lets it through)."""
+
+
+@contextlib.contextmanager
+def probing():
+    """While alive, calls of py_function/numpy_function raise ProbeNeedsTrace instead of
+    running the Python function: `tf.data` learns a map function's output spec by calling it
+    on stand-in elements, where TensorFlow traces it and never calls the function."""
+    previous = getattr(_probe, "on", False)
+    _probe.on = True
+    try:
+        yield
+    finally:
+        _probe.on = previous
+
+
+def traced(thunk):
+    """``thunk()`` inside a trace of its own that is then discarded: py_function and
+    numpy_function calls are staged (never run) and give results of unknown shape."""
+    previous = getattr(_probe, "on", False)
+    _probe.on = False
+    _core.trace_begin()
+    try:
+        return thunk()
+    finally:
+        _core.trace_abandon()
+        _probe.on = previous
+
+
+def _check_probe():
+    if getattr(_probe, "on", False):
+        raise ProbeNeedsTrace()
 
 
 def _status_error(e):
@@ -240,6 +281,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - Tens
         raise ValueError(
             f"Expected func to be callable. Received func={func} of type {type(func)}."
         )
+    _check_probe()
     signature = _Signature(func, inp, Tout)
     if _tracing.tracing():
         forward = _EagerForward(signature)
@@ -317,6 +359,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  #
     decorator = _check_args(numpy_function, "tf.numpy_function", func, inp, Tout, stateful=stateful)
     if decorator is not None:
         return decorator
+    _check_probe()
     if _tracing.tracing():
         if not callable(func):
             raise ValueError(

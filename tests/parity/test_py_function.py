@@ -405,11 +405,23 @@ def _data_map(tf, device):
         first = total()
         first_calls = len(calls)
         second = total()
+        traced_calls = (first_calls, len(calls))
+        # The element spec and batching never call the function (TensorFlow traces it).
+        batched = ds.batch(2)
+        specs = (ds.element_spec, batched.element_spec, len(calls))
+        numpy_ds = tf.data.Dataset.range(2).map(
+            lambda x: tf.numpy_function(lambda a: a + 1, [x], tf.int64)
+        )
         return {
             "eager": eager,
             "eager_calls": eager_calls,
             "traced": (first, second),
-            "traced_calls": (first_calls, len(calls)),
+            "traced_calls": traced_calls,
+            "specs": specs,
+            "batches": [list(b) for b in batched],
+            "batch_calls": len(calls),
+            "numpy_spec": numpy_ds.element_spec,
+            "numpy_values": list(numpy_ds),
         }
 
 
@@ -496,3 +508,36 @@ def _cond_gradient(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_gradient_through_a_staged_branch(tf_oracle, device):
     assert_parity(tf_oracle, _cond_gradient, (device,))
+
+
+def _composites(tf, device):
+    spec = tf.RaggedTensorSpec([2, None], tf.float32, ragged_rank=1, row_splits_dtype=tf.int64)
+
+    def make(a):
+        return tf.ragged.constant([[1.0], [2.0, 3.0]]) * a
+
+    def flat(a):
+        return a.flat_values * 2.0
+
+    def parts(r):
+        return type(r).__name__, r.flat_values, r.row_splits
+
+    rt = tf.ragged.constant([[1.0], [2.0, 3.0]])
+    with tf.device(device):
+        staged_out = tf.function(lambda x: tf.py_function(make, [x], spec))
+        staged_in = tf.function(lambda x: tf.py_function(flat, [x], tf.float32))
+        not_ragged = tf.function(lambda x: tf.py_function(lambda a: a, [x], spec))
+        not_dense = tf.function(lambda x: tf.py_function(make, [x], tf.float32))
+        return {
+            "eager_out": parts(tf.py_function(make, [2.0], spec)),
+            "staged_out": parts(staged_out(tf.constant(2.0))),
+            "eager_in": tf.py_function(flat, [rt], tf.float32),
+            "staged_in": staged_in(rt),
+            "not_ragged": _outcome(lambda: not_ragged(tf.constant(2.0))),
+            "not_dense": _outcome(lambda: not_dense(tf.constant(2.0))),
+        }
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_composite_inputs_and_outputs(tf_oracle, device):
+    assert_parity(tf_oracle, _composites, (device,), helpers=(_outcome,))

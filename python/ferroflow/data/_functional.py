@@ -22,12 +22,23 @@ def _spec_from_examples(fn, spec):
     (so sizes computed from values, `x[: x[0] + 1]`, come out unknown as in TensorFlow's
     trace); dimensions that change with the inputs' unknown ones (tried as 12 and 24, which
     most reshapes divide) are unknown too."""
+    from ferroflow import script_ops
+
     leaves = _structure.flatten(spec)
     unknown = any(_composite.unknown_dims(s) for s in leaves)
-    specs = [
-        _structure.spec_of(_structure.normalize(call_on_element(fn, _example(spec, size, fill))))
-        for size, fill in (((12, 0), (24, 1)) if unknown else ((1, 0), (1, 1)))
-    ]
+    examples = ((12, 0), (24, 1)) if unknown else ((1, 0), (1, 1))
+
+    def probe(size, fill):
+        out = call_on_element(fn, _example(spec, size, fill))
+        return _structure.spec_of(_structure.normalize(out))
+
+    try:
+        with script_ops.probing():
+            specs = [probe(size, fill) for size, fill in examples]
+    except script_ops.ProbeNeedsTrace:
+        # A py_function inside: TensorFlow never calls it to learn the spec, so the probes run
+        # in a discarded trace, where it is staged and its results have unknown shapes.
+        specs = [script_ops.traced(lambda s=size, f=fill: probe(s, f)) for size, fill in examples]
     merged = specs[0]
     for other in specs[1:]:
         merged = _structure.merge_specs(merged, other, "map outputs")
