@@ -32,9 +32,9 @@ from ferroflow.array_ops import (
     concat,
     convert_to_tensor,
     expand_dims,
-    gather_nd,
     identity,
     reshape,
+    take_rows,
     where,
     zeros,
     zeros_like,
@@ -49,12 +49,6 @@ _UNINITIALIZED = (
     "Trying to read an uninitialized tensor but element_shape is not fully defined: {shape} "
     "and no list element is set."
 )
-
-
-def gather(params, indices):
-    """Rows `indices` of the buffer. A TensorList's reads have dense gradients in TensorFlow
-    (a gather along axis 0 would send back IndexedSlices), so this gathers by coordinates."""
-    return gather_nd(params, expand_dims(convert_to_tensor(indices), -1))
 
 
 class _Meta:
@@ -249,19 +243,19 @@ class _GraphTensorArray:
         if self._buffer is None:
             return self._element_zeros()
         if self._full:
-            return self._shaped(gather(self._buffer, i))
+            return self._shaped(take_rows(self._buffer, i))
         count = self._count()
         si, sc = _static(i), _static(count)
         if si is not None and sc is not None:
             if si < sc:
-                return self._shaped(gather(self._buffer, i))
+                return self._shaped(take_rows(self._buffer, i))
             # An unwritten slot reads as zeros that, as TensorFlow's list, still depend on
             # the written ones (their gradient is zeros, not None).
-            return self._shaped(gather(concat([self._buffer, self._element_zeros([1])], 0), sc))
+            return self._shaped(take_rows(concat([self._buffer, self._element_zeros([1])], 0), sc))
         buffer = self._buffer
         return self._shaped(
             control_flow.cond(
-                _m.less(i, count), lambda: gather(buffer, i), lambda: self._element_zeros()
+                _m.less(i, count), lambda: take_rows(buffer, i), lambda: self._element_zeros()
             )
         )
 
@@ -766,7 +760,7 @@ def _gather_last_wins(params, indices):
 
     static = _static_values(indices)
     if static is not None and len(set(static.tolist())) == static.size:
-        return gather(params, indices)
+        return take_rows(params, indices)
 
     @custom_gradient
     def gathered(params):
@@ -781,10 +775,10 @@ def _gather_last_wins(params, indices):
             masked = where(kept, upstream, zeros_like(upstream))
             with GradientTape() as tape:
                 tape.watch(params)
-                again = gather(params, indices)
+                again = take_rows(params, indices)
             return tape.gradient(again, params, output_gradients=masked)
 
-        return gather(params, indices), grad
+        return take_rows(params, indices), grad
 
     return gathered(params)
 
@@ -805,7 +799,7 @@ def _scattered(buffer, indices, value):
             "array's shape while tracing",
         )
     for k in range(count):
-        buffer = _replaced(buffer, gather(indices, k), gather(value, k))
+        buffer = _replaced(buffer, take_rows(indices, k), take_rows(value, k))
     return buffer
 
 

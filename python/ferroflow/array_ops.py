@@ -286,6 +286,14 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     return _core.gather(params, indices, axis, batch_dims)
 
 
+def take_rows(params, indices):
+    """`gather(params, indices)` along axis 0 whose gradient is a dense tensor. A gather's
+    gradient is IndexedSlices, as TensorFlow's; compositions standing for a TensorFlow op
+    whose gradient is dense (TensorList reads, repeat, roll, the sparse ops) gather by
+    coordinates instead."""
+    return gather_nd(params, expand_dims(convert_to_tensor(indices), -1))
+
+
 def gather_nd(params, indices, batch_dims=0, name=None):
     if batch_dims != 0:
         raise NotImplementedError("gather_nd supports batch_dims=0 only")

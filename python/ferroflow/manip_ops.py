@@ -24,6 +24,7 @@ from ferroflow.array_ops import (
     reshape,
     scatter_nd,
     shape,
+    take_rows,
     transpose,
     where,
     zeros_like,
@@ -77,10 +78,9 @@ def roll(input, shift, axis, name=None):  # noqa: A002
 
 
 def _gather_dense(x, positions, axis):
-    """`gather(x, positions, axis)` whose gradient is dense, as TensorFlow's Roll and repeat
-    gradients are (a gather along axis 0 would send back IndexedSlices)."""
+    """`gather(x, positions, axis)` with TensorFlow's dense Roll/repeat gradients."""
     if axis == 0:
-        return gather_nd(x, expand_dims(convert_to_tensor(positions), -1))
+        return take_rows(x, positions)
     return gather(x, positions, axis=axis)
 
 

@@ -266,7 +266,9 @@ def reorder(sp_input, name=None):
     """The same SparseTensor with its entries in canonical row-major order."""
     sp = _sp(sp_input)
     order = _stable_order(_linear(sp.indices, sp.dense_shape))
-    out = SparseTensor(_a.gather(sp.indices, order), _a.gather(sp.values, order), sp.dense_shape)
+    out = SparseTensor(
+        _a.take_rows(sp.indices, order), _a.take_rows(sp.values, order), sp.dense_shape
+    )
     return _with_shape(out, sp.shape)
 
 
@@ -330,8 +332,8 @@ def transpose(sp_input, perm=None, name=None):
     if perm is None:
         perm = list(range(rank - 1, -1, -1))
     perm_t = _i64(perm)
-    indices = _a.transpose(_a.gather(_a.transpose(sp.indices), perm_t))
-    dense_shape = _a.gather(sp.dense_shape, perm_t)
+    indices = _a.transpose(_a.take_rows(_a.transpose(sp.indices), perm_t))
+    dense_shape = _a.take_rows(sp.dense_shape, perm_t)
     out = reorder(SparseTensor(indices, sp.values, dense_shape))
     perm_v = _static_list(perm_t)
     if perm_v is not None and sp.shape.rank is not None:
@@ -501,8 +503,8 @@ def slice(sp_input, start, size, name=None):  # noqa: A001 - TensorFlow's name
         axis=1,
     )
     keep = _a.reshape(_a.where(inside), [-1])
-    indices = _a.gather(sp.indices, keep) - _a.expand_dims(start, 0)
-    return SparseTensor(indices, _a.gather(sp.values, keep), out_shape)
+    indices = _a.take_rows(sp.indices, keep) - _a.expand_dims(start, 0)
+    return SparseTensor(indices, _a.take_rows(sp.values, keep), out_shape)
 
 
 def retain(sp_input, to_retain):
@@ -515,7 +517,9 @@ def retain(sp_input, to_retain):
     if n is not None and m is not None and n != m:
         raise ValueError(f"Dimensions {n} and {m} are not compatible")
     keep = _a.reshape(_a.where(to_retain), [-1])
-    out = SparseTensor(_a.gather(sp.indices, keep), _a.gather(sp.values, keep), sp.dense_shape)
+    out = SparseTensor(
+        _a.take_rows(sp.indices, keep), _a.take_rows(sp.values, keep), sp.dense_shape
+    )
     return _with_shape(out, sp.shape)
 
 
@@ -560,9 +564,9 @@ def split(sp_input=None, num_split=None, axis=None, name=None):
         column = sp.indices[:, axis]
         inside = _m.logical_and(_m.greater_equal(column, begin), _m.less(column, begin + size))
         keep = _a.reshape(_a.where(inside), [-1])
-        indices = _a.gather(sp.indices, keep) - _a.expand_dims(begin * onehot, 0)
+        indices = _a.take_rows(sp.indices, keep) - _a.expand_dims(begin * onehot, 0)
         shape = sp.dense_shape * (1 - onehot) + size * onehot
-        out.append(SparseTensor(indices, _a.gather(sp.values, keep), shape))
+        out.append(SparseTensor(indices, _a.take_rows(sp.values, keep), shape))
         begin = begin + size
     return out
 
@@ -575,9 +579,9 @@ def _merged(a, b):
     same_next, first) with an entry present in both appearing twice, a's first."""
     keys = _a.concat([_linear(a.indices, a.dense_shape), _linear(b.indices, a.dense_shape)], 0)
     order = _stable_order(keys)
-    keys = _a.gather(keys, order)
-    indices = _a.gather(_a.concat([a.indices, b.indices], 0), order)
-    values = _a.gather(_a.concat([a.values, b.values], 0), order)
+    keys = _a.take_rows(keys, order)
+    indices = _a.take_rows(_a.concat([a.indices, b.indices], 0), order)
+    values = _a.take_rows(_a.concat([a.values, b.values], 0), order)
     same_next, same_prev = _neighbours_equal(keys)
     return indices, values, same_next, _m.logical_not(same_prev)
 
@@ -614,7 +618,7 @@ def add(a, b, threshold=0):
         big = _m.greater_equal(_m.abs(summed), threshold)
         keep = _m.logical_and(first, _m.logical_or(_m.logical_not(same_next), big))
         keep = _a.reshape(_a.where(keep), [-1])
-        out = SparseTensor(_a.gather(indices, keep), _a.gather(summed, keep), a.dense_shape)
+        out = SparseTensor(_a.take_rows(indices, keep), _a.take_rows(summed, keep), a.dense_shape)
         shape = a.shape.merge_with(b.shape)
         return _with_shape(out, shape)
     if b_sparse:
@@ -637,7 +641,7 @@ def _union_max_min(sp_a, sp_b, pick):
     other = _a.where(same_next, _next_or_zero(values), _a.zeros_like(values))
     chosen = pick(values, other)
     keep = _a.reshape(_a.where(first), [-1])
-    out = SparseTensor(_a.gather(indices, keep), _a.gather(chosen, keep), sp_a.dense_shape)
+    out = SparseTensor(_a.take_rows(indices, keep), _a.take_rows(chosen, keep), sp_a.dense_shape)
     return _with_shape(out, sp_a.shape)
 
 
@@ -783,20 +787,20 @@ def _reduce(sp_input, axis, keepdims, output_is_sparse, kind):
     keys = _linear(indices, shape)
     if kind == "max":
         order = _stable_order(sp.values)
-        order = _a.gather(order, _stable_order(_a.gather(keys, order)))
+        order = _a.take_rows(order, _stable_order(_a.take_rows(keys, order)))
     else:
         order = _stable_order(keys)
-    keys_sorted = _a.gather(keys, order)
-    values_sorted = _a.gather(sp.values, order)
+    keys_sorted = _a.take_rows(keys, order)
+    values_sorted = _a.take_rows(sp.values, order)
     ids, first, count = _segments(keys_sorted)
     if kind == "max":
         same_next, _ = _neighbours_equal(keys_sorted)
         last = _a.reshape(_a.where(_m.logical_not(same_next)), [-1])
-        reduced = _a.gather(values_sorted, last)
+        reduced = _a.take_rows(values_sorted, last)
     else:
         n = _known_int(count)
         reduced = _scatter(_a.expand_dims(ids, 1), values_sorted, _shape_of(n))
-    group_indices = _a.gather(_a.gather(indices, order), _a.reshape(_a.where(first), [-1]))
+    group_indices = _a.take_rows(_a.take_rows(indices, order), _a.reshape(_a.where(first), [-1]))
     if output_is_sparse:
         return _with_shape(SparseTensor(group_indices, reduced, shape), static)
     dense = _scatter(group_indices, reduced, _shape_value(shape))
@@ -825,19 +829,19 @@ def softmax(sp_input, name=None):
         raise InvalidArgumentError(None, None, "Input should have rank >= 2.")
     keys = _linear(sp.indices[:, :-1], sp.dense_shape[:-1])
     order = _stable_order(sp.values)
-    order = _a.gather(order, _stable_order(_a.gather(keys, order)))
-    keys_sorted = _a.gather(keys, order)
-    values = _a.gather(sp.values, order)
+    order = _a.take_rows(order, _stable_order(_a.take_rows(keys, order)))
+    keys_sorted = _a.take_rows(keys, order)
+    values = _a.take_rows(sp.values, order)
     ids, first, count = _segments(keys_sorted)
     same_next, _ = _neighbours_equal(keys_sorted)
     last = _a.reshape(_a.where(_m.logical_not(same_next)), [-1])
-    biggest = _a.gather(_a.gather(values, last), ids)
+    biggest = _a.take_rows(_a.take_rows(values, last), ids)
     e = _m.exp(values - biggest)
     n = _known_int(count)
     total = _scatter(_a.expand_dims(ids, 1), e, _shape_of(n))
-    result = e / _a.gather(total, ids)
+    result = e / _a.take_rows(total, ids)
     inverse = _stable_order(order)
-    out = SparseTensor(sp.indices, _a.gather(result, inverse), sp.dense_shape)
+    out = SparseTensor(sp.indices, _a.take_rows(result, inverse), sp.dense_shape)
     return _with_shape(out, sp.shape)
 
 
@@ -906,7 +910,7 @@ def _sp_matmul(sp, b, adjoint_a, adjoint_b):
         ),
         "SparseTensorDenseMatMul: an index is out of bounds",
     )
-    products = _a.expand_dims(values, 1) * _a.gather(b, cols)
+    products = _a.expand_dims(values, 1) * _a.take_rows(b, cols)
     n_cols = b.shape.dims[1]
     n_cols = n_cols if n_cols is not None else _a.shape(b, out_type=_I64)[1]
     out_rows_v = _static(out_rows)
@@ -962,7 +966,7 @@ def _gather_nd_batched(params, indices, batch):
 # --- segments -----------------------------------------------------------------------------------
 
 
-def _sparse_segment(data, indices, segment_ids, num_segments, kind):
+def _sparse_segment(data, indices, segment_ids, num_segments, kind, sparse_gradient):
     data = _a.convert_to_tensor(data)
     indices = _a.convert_to_tensor(indices)
     segment_ids = _a.convert_to_tensor(segment_ids)
@@ -975,7 +979,8 @@ def _sparse_segment(data, indices, segment_ids, num_segments, kind):
     ids = _i64(segment_ids)
     _check(_m.reduce_all(_m.less_equal(ids[:-1], ids[1:])), "segment ids are not increasing")
     _check(_m.reduce_all(_m.greater_equal(ids, 0)), "segment ids must be >= 0")
-    rows = _a.gather(data, indices)
+    # TensorFlow's gradient to `data` is IndexedSlices only with sparse_gradient=True.
+    rows = (_a.gather if sparse_gradient else _a.take_rows)(data, indices)
     if num_segments is None:
         n = _m.maximum(_m.reduce_max(_a.concat([ids, _a.constant([-1], _I64)], 0)) + 1, 0)
     else:
@@ -997,17 +1002,17 @@ def _sparse_segment(data, indices, segment_ids, num_segments, kind):
 
 def segment_sum(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
     """Sums of `data[indices]` per (sorted) segment id."""
-    return _sparse_segment(data, indices, segment_ids, num_segments, "sum")
+    return _sparse_segment(data, indices, segment_ids, num_segments, "sum", sparse_gradient)
 
 
 def segment_mean(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
     """Means of `data[indices]` per (sorted) segment id (0 for an empty segment)."""
-    return _sparse_segment(data, indices, segment_ids, num_segments, "mean")
+    return _sparse_segment(data, indices, segment_ids, num_segments, "mean", sparse_gradient)
 
 
 def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
     """Sums of `data[indices]` per segment divided by the square root of the count."""
-    return _sparse_segment(data, indices, segment_ids, num_segments, "sqrt_n")
+    return _sparse_segment(data, indices, segment_ids, num_segments, "sqrt_n", sparse_gradient)
 
 
 # --- rows, counts, indicators ---------------------------------------------------------------------
@@ -1037,7 +1042,7 @@ def fill_empty_rows(sp_input, default_value, name=None):
     indices = _a.concat([sp.indices, new_indices], 0)
     values = _a.concat([sp.values, _a.fill(_shape_of(k), default)], 0)
     order = _stable_order(indices[:, 0])
-    out = SparseTensor(_a.gather(indices, order), _a.gather(values, order), sp.dense_shape)
+    out = SparseTensor(_a.take_rows(indices, order), _a.take_rows(values, order), sp.dense_shape)
     return _with_shape(out, sp.shape), empty
 
 
@@ -1114,9 +1119,9 @@ def bincount(
     if maxlength is not None and maxlength >= 0:
         keep = _m.less(flat, maxlength)
     keep_at = _a.reshape(_a.where(keep), [-1])
-    flat = _a.gather(flat, keep_at)
+    flat = _a.take_rows(flat, keep_at)
     if weights is not None:
-        weights = _a.gather(weights, keep_at)
+        weights = _a.take_rows(weights, keep_at)
     largest = _m.reduce_max(_a.concat([flat, _a.constant([-1], _I64)], 0))
     size = largest + 1
     if minlength is not None and minlength >= 0:
@@ -1124,24 +1129,24 @@ def bincount(
     if maxlength is not None and maxlength >= 0:
         size = _m.minimum(size, maxlength)
     if batched:
-        rows = _a.gather(_i64(rows), keep_at)
+        rows = _a.take_rows(_i64(rows), keep_at)
         keys = rows * size + flat
     else:
         keys = flat
     order = _stable_order(keys)
-    keys_sorted = _a.gather(keys, order)
+    keys_sorted = _a.take_rows(keys, order)
     ids, first, count = _segments(keys_sorted)
     if binary_output:
         contrib = _a.ones_like(keys_sorted, dtype=count_dtype)
     elif weights is not None:
-        contrib = _a.gather(weights, order)
+        contrib = _a.take_rows(weights, order)
     else:
         contrib = _a.ones_like(keys_sorted, dtype=count_dtype)
     n = _known_int(count)
     sums = _scatter(_a.expand_dims(ids, 1), contrib, _shape_of(n))
     if binary_output:
         sums = _a.ones_like(sums)
-    unique_keys = _a.gather(keys_sorted, _a.reshape(_a.where(first), [-1]))
+    unique_keys = _a.take_rows(keys_sorted, _a.reshape(_a.where(first), [-1]))
     if batched:
         indices = _a.stack([_m.floordiv(unique_keys, size), _m.floormod(unique_keys, size)], 1)
         dense_shape = _a.stack([_i64(n_batches), size])
@@ -1159,7 +1164,7 @@ def mask(a, mask_indices, name=None):
     masked = _a.convert_to_tensor(mask_indices, dtype=indices.dtype)
     hit = _m.reduce_any(_m.equal(_a.expand_dims(indices, 1), _a.expand_dims(masked, 0)), axis=1)
     keep = _a.reshape(_a.where(_m.logical_not(hit)), [-1])
-    return IndexedSlices(_a.gather(a.values, keep), _a.gather(indices, keep), a.dense_shape)
+    return IndexedSlices(_a.take_rows(a.values, keep), _a.take_rows(indices, keep), a.dense_shape)
 
 
 # --- crosses ------------------------------------------------------------------------------------
@@ -1194,7 +1199,7 @@ def _cross_column(value, batch):
     if isinstance(value, SparseTensor):
         rows = value.indices[:, 0]
         order = _stable_order(rows)
-        rows, values = _a.gather(rows, order), _a.gather(value.values, order)
+        rows, values = _a.take_rows(rows, order), _a.take_rows(value.values, order)
     else:
         if value.shape.rank != 2:
             from ferroflow.errors import InvalidArgumentError
@@ -1258,13 +1263,13 @@ def _cross_picks(columns):
     begins = ends - totals
     combos = _a.range(_m.reduce_sum(totals), dtype=_I64)
     rows = _i64(_manip.searchsorted(ends, combos, side="right"))
-    column = combos - _a.gather(begins, rows)
+    column = combos - _a.take_rows(begins, rows)
     local = column
     picked = [None] * len(parts)
     for k in range(len(parts) - 1, -1, -1):
         values, counts, starts = parts[k]
-        n = _a.gather(counts, rows)
-        picked[k] = _a.gather(values, _a.gather(starts, rows) + _m.floormod(local, n))
+        n = _a.take_rows(counts, rows)
+        picked[k] = _a.take_rows(values, _a.take_rows(starts, rows) + _m.floormod(local, n))
         local = _m.floordiv(local, n)
     width = _m.reduce_max(_a.concat([totals, _a.zeros([1], _I64)], 0))
     return rows, column, picked, batch, width
