@@ -23,13 +23,38 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     branches = _branch_list(branch_fns)
     if default is not None:
         branches.append(default)
+    _check_branch_index(branch_index)
+    if _tracing.tracing() and branch_index.dtype.name != "int32":
+        # The staged Case op takes int32 only; eagerly any integer dtype picks a branch.
+        raise TypeError(
+            f"Input 'branch_index' of 'StatelessCase' Op has type {branch_index.dtype.name} "
+            "that does not match expected type of int32"
+        )
+    if branch_index.shape.rank not in (None, 0):
+        from ferroflow.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"The second input must be a scalar, but it has shape {branch_index.shape.as_list()}",
+        )
     if _tracing.is_symbolic(branch_index):
         from ferroflow import _tensor_array_graph
 
         return _tensor_array_graph.switch_case(branch_index, branches)
-    index = int(convert_to_tensor(branch_index))
+    index = int(branch_index)
     # Out of range picks the default, or the last branch without one (as TensorFlow).
     return branches[index if 0 <= index < len(branches) else -1]()
+
+
+def _check_branch_index(branch_index):
+    """TensorFlow takes only an integer tensor, refusing Python numbers too."""
+    from ferroflow._core import Tensor
+
+    if not isinstance(branch_index, Tensor):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    if not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
 
 
 def while_loop(

@@ -9,7 +9,7 @@ functions: one graph serves every size."""
 
 from ferroflow import _core, _tracing, control_flow, errors, nest
 from ferroflow import dtypes as _dtypes
-from ferroflow.array_ops import convert_to_tensor, gather, stack, zeros
+from ferroflow.array_ops import convert_to_tensor, stack, take_rows, zeros
 from ferroflow.array_ops import shape as _shape
 from ferroflow.tensor_array_ops import TensorArray
 
@@ -69,9 +69,10 @@ def _item(structure, flat, i):
 
 
 def _gathered(structure, flat, i):
-    """The slices at a tensor index (a staged loop's counter)."""
+    """The slices at a tensor index (a staged loop's counter). TensorFlow reads them from a
+    TensorArray, whose gradient is dense, so a gather's IndexedSlices gradient would differ."""
     return nest.pack_sequence_as(
-        _rows_structure(structure), [gather(t, i) for t in flat], expand_composites=True
+        _rows_structure(structure), [take_rows(t, i) for t in flat], expand_composites=True
     )
 
 
@@ -234,7 +235,7 @@ def _staged_scan(fn, structure, flat, initializer, infer_shape, reverse):
     if initializer is None:
         first = n - 1 if reverse else 0
         _check_readable(first, n)
-        acc = [gather(t, first) for t in flat]
+        acc = [take_rows(t, first) for t in flat]
         start = 1
     else:
         acc = [convert_to_tensor(v) for v in nest.flatten(initializer)]

@@ -271,7 +271,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - Tens
     Differentiable; an exception in ``func`` becomes TensorFlow's error class for it.
 
     >>> import ferroflow as tf
-    >>> tf.py_function(lambda a: a * 2.0, [tf.constant(3.0)], Tout=tf.float32).numpy()
+    >>> float(tf.py_function(lambda a: a * 2.0, [tf.constant(3.0)], Tout=tf.float32))
     6.0
     """
     decorator = _check_args(py_function, "tf.py_function", func, inp, Tout)
@@ -353,7 +353,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  #
 
     >>> import numpy as np
     >>> import ferroflow as tf
-    >>> tf.numpy_function(np.sinh, [np.float32(0.0)], Tout=tf.float32).numpy()
+    >>> float(tf.numpy_function(np.sinh, [np.float32(0.0)], Tout=tf.float32))
     0.0
     """
     decorator = _check_args(numpy_function, "tf.numpy_function", func, inp, Tout, stateful=stateful)

@@ -161,3 +161,26 @@ def test_functional_unknown_size_gradient_from_outside(tf_oracle, device):
 )
 def test_functional_unknown_size_gradient_inside(tf_oracle):
     assert_parity(tf_oracle, _unknown_size_gradient, ("CPU:0", True), rtol=1e-4)
+
+
+def _switch_case_indices(tf, traced):
+    """TensorFlow takes only an integer tensor as `branch_index` (Python numbers too are
+    refused), only int32 once staged, and only a scalar; out of range runs the last branch."""
+    branches = {0: lambda: tf.constant(10), 1: lambda: tf.constant(20)}
+    indices = [
+        1, True, b"\x00\xff", 1.0, tf.constant(1.0), tf.constant(1, tf.int64),
+        tf.constant(1, tf.uint8), tf.constant(0), tf.constant(7), tf.constant(-1), tf.constant([1]),
+    ]  # fmt: skip
+    out = []
+    for index in indices:
+        run = lambda i=index: tf.switch_case(i, branches)  # noqa: E731 - one case per index
+        try:
+            out.append(tf.function(run)() if traced else run())
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            out.append(type(e).__name__)
+    return out
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_switch_case_branch_index(tf_oracle, traced):
+    assert_parity(tf_oracle, _switch_case_indices, (traced,))

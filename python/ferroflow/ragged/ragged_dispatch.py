@@ -422,8 +422,8 @@ def matmul(
 
     >>> import ferroflow as tf
     >>> a = tf.ragged.constant([[[1.0, 2.0]], [[3.0, 4.0], [5.0, 6.0]]], ragged_rank=1)
-    >>> tf.matmul(a, tf.constant([[[1.0], [1.0]], [[1.0], [0.0]]]))
-    <tf.RaggedTensor [[[3.0]], [[3.0], [5.0]]]>
+    >>> tf.matmul(a, tf.constant([[[1.0], [1.0]], [[1.0], [0.0]]])).to_list()
+    [[[3.0]], [[3.0], [5.0]]]
     """
     if transpose_a and adjoint_a:
         raise ValueError("Only one of transpose_a and adjoint_a can be True.")
