@@ -240,6 +240,40 @@ def spec_of(leaf, name=None):
     return TensorSpec(list(leaf.dims), as_dtype(leaf.dtype), name)
 
 
+def python_values_as_tensors(values, signature):
+    """The call's values with each Python or numpy value a `TensorSpec` describes (a whole
+    nested list included) converted to a tensor of the spec's dtype, as TensorFlow binds
+    them: the trace then takes it as an input, not as a constant. Values that do not fit are
+    left for `check_against_signature` to refuse with TensorFlow's error."""
+
+    def walk(spec, value):
+        if isinstance(spec, TensorSpec):
+            if isinstance(value, Variable) or as_call_tensor(value) is not None:
+                return value
+            try:
+                return convert_to_tensor(value, dtype=spec.dtype)
+            except (TypeError, ValueError):
+                return value
+        if isinstance(spec, collections.abc.Mapping) and isinstance(
+            value, collections.abc.Mapping
+        ):
+            if set(spec) != set(value):
+                return value
+            return type(value)((k, walk(spec[k], v)) for k, v in value.items())
+        if (
+            isinstance(spec, (list, tuple))
+            and isinstance(value, (list, tuple))
+            and len(spec) == len(value)
+        ):
+            walked = [walk(s, v) for s, v in zip(spec, value)]
+            if isinstance(value, tuple) and hasattr(value, "_fields"):
+                return type(value)(*walked)
+            return type(value)(walked)
+        return value
+
+    return (*walk(list(signature), list(values[: len(signature)])), *values[len(signature) :])
+
+
 def check_against_signature(values, signature):
     """Converts a call's arguments to the tensors `input_signature` describes, raising
     TensorFlow's TypeError when one does not fit."""

@@ -127,6 +127,7 @@ class Function:
             return self._run_python(instance, args, kwargs or {})
         values = self._bind(instance, args, kwargs)
         if self._input_signature is not None:
+            values = sig.python_values_as_tensors(values, self._input_signature)
             tensors = sig.check_against_signature(
                 values[: len(self._input_signature)], self._input_signature
             )
@@ -148,6 +149,7 @@ class Function:
         composites = self._input_signature is not None
         values = tuple(_example_for(v, composites) for v in values)
         if self._input_signature is not None:
+            values = sig.python_values_as_tensors(values, self._input_signature)
             tensors = sig.check_against_signature(
                 values[: len(self._input_signature)], self._input_signature
             )

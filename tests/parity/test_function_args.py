@@ -197,3 +197,29 @@ def test_wrong_structure_raises(tf):
     except Exception as error:
         return ok, type(error).__name__
     return ok, "no error"
+
+
+@parity
+def test_python_values_bound_to_input_signature(tf):
+    """Python and numpy values a TensorSpec describes become inputs of the trace (one trace
+    for every value), not constants baked into it."""
+    import numpy as np
+
+    traces = []
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32), tf.TensorSpec([2], tf.int64)])
+    def f(x, y):
+        traces.append(1)
+        return x * 2.0, y + 1
+
+    results = [f(3.0, [1, 2]), f(4, np.array([5, 6])), f(np.float64(0.5), (7, 8))]
+    concrete = f.get_concrete_function()
+    results.append(concrete(tf.constant(1.5), tf.constant([3, 4], tf.int64)))
+    errors = []
+    for bad in [("a", [1, 2]), (1.0, [1.5, 2.0]), (1.0, [1, 2, 3])]:
+        try:
+            f(*bad)
+            errors.append("no error")
+        except Exception as error:  # noqa: BLE001 - the class is what is compared
+            errors.append(type(error).__name__)
+    return results, len(traces), errors
