@@ -254,9 +254,7 @@ def python_values_as_tensors(values, signature):
                 return convert_to_tensor(value, dtype=spec.dtype)
             except (TypeError, ValueError):
                 return value
-        if isinstance(spec, collections.abc.Mapping) and isinstance(
-            value, collections.abc.Mapping
-        ):
+        if isinstance(spec, collections.abc.Mapping) and isinstance(value, collections.abc.Mapping):
             if set(spec) != set(value):
                 return value
             return type(value)((k, walk(spec[k], v)) for k, v in value.items())
