@@ -65,6 +65,40 @@ def _default_inner_shape(pylist, ragged_rank):
     return shape[1:]
 
 
+def _refuse_tensors(pylist, ragged_rank):
+    """TensorFlow walks tensors in `pylist` as nested lists: eagerly it fails on their scalars
+    (unless `ragged_rank=0` or the tensor is all of a 0-D or 1-D `pylist`); in a trace,
+    iterating one is not allowed at all, and a scalar one is refused."""
+    from ferroflow import _tracing
+    from ferroflow._core import Tensor
+
+    found = []
+
+    def visit(value):
+        if isinstance(value, Tensor):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                visit(v)
+
+    visit(pylist)
+    if not found:
+        return
+    if _tracing.tracing():
+        from ferroflow.errors import OperatorNotAllowedInGraphError
+
+        if any(t.shape.rank != 0 for t in found):
+            raise OperatorNotAllowedInGraphError(
+                "Iterating over a symbolic `tf.Tensor` is not allowed."
+            )
+        raise TypeError("Expected any non-tensor type, but got a tensor instead.")
+    if ragged_rank == 0:
+        return
+    if isinstance(pylist, Tensor) and pylist.shape.rank is not None and pylist.shape.rank < 2:
+        return
+    raise ValueError("TypeError: Scalar tensor has no `len()`")
+
+
 def constant(
     pylist,
     dtype=None,
@@ -83,6 +117,7 @@ def constant(
     """
     if is_ragged(pylist):
         raise TypeError("pylist may not be a RaggedTensor or RaggedTensorValue.")
+    _refuse_tensors(pylist, ragged_rank)
     row_splits_dtype = _dtypes.as_dtype(row_splits_dtype)
     if _is_scalar(pylist):
         if ragged_rank is not None and ragged_rank != 0:
