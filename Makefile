@@ -36,7 +36,7 @@ endif
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet "maturin>=1.5,<2" "numpy>=1.23" "ml_dtypes>=0.3" "pytest>=7" "hypothesis>=6" ruff matplotlib
+	$(PIP) install --quiet "maturin>=1.5,<2" "numpy>=1.23" "ml_dtypes>=0.3" "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" ruff matplotlib
 	touch $(STAMP)
 
 $(TF_STAMP):
@@ -60,11 +60,12 @@ build-dev: $(STAMP)
 demo: build
 	$(PY) examples/basics.py
 
-# The library's tests run twice: with the wgpu backend, and built without it (the stub backend
-# with no devices), so the `gpu` feature stays optional.
+# The library's tests run with the wgpu backend. The build without it (the stub backend with no
+# devices) is compiled by `lint`'s clippy over all targets, which keeps the `gpu` feature
+# optional; running its tests too cost a second full compile of the crate (minutes on CI's two
+# cores) for no test that differs.
 rust-test: gpu-runtime
 	$(TEST_ENV) cargo test
-	cargo test --lib --no-default-features
 
 lint: $(STAMP)
 	cargo fmt --check
@@ -83,8 +84,10 @@ gpu-runtime:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q mesa-vulkan-drivers libvulkan1; \
 	fi
 
+# One pytest worker per core: most tests are short and single-threaded.
+PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 python-test: build gpu-runtime tf-oracle
-	$(TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q
+	$(TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q -n $(PYTEST_WORKERS)
 
 ## Everything CI runs. Each stage's wall time is printed at the end, so that a CI log shows where
 ## the run's minutes went (the full run must stay under 30 minutes on CI's 2 cores).

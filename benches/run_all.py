@@ -21,5 +21,8 @@ for name in (
     "bench_gpu",
     "bench_tensor_array",
     "bench_ragged",
+    "bench_strings",
+    "bench_sparse",
+    "bench_segment",
 ):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)
