@@ -37,7 +37,10 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFl
         return None
     parts = [d if isinstance(d, str) else convert_to_tensor(d) for d in data]
     _core.assert_(condition, parts, 3 if summarize is None else summarize)
-    return None
+    from ferroflow.name_scope import traced_operation
+
+    # TensorFlow's traced Assert is a guarded cond; what it returns is the guard's Identity.
+    return traced_operation("Identity", f"{name or 'Assert'}/AssertGuard/Identity")
 
 
 def _summary(value, summarize):
@@ -54,7 +57,9 @@ def _check(condition, static_condition, lines, graph_data, summarize):
     if static_condition is not None:
         if not static_condition:
             _fail(lines)
-        return None
+        from ferroflow.name_scope import traced_operation
+
+        return traced_operation("NoOp", "NoOp")
     return Assert(condition, graph_data, summarize)
 
 

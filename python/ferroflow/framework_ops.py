@@ -26,17 +26,21 @@ def get_static_value(tensor, partial=False):
 
 
 def no_op(name=None):
-    """Does nothing (returns None)."""
-    return None
+    """Does nothing: None eagerly, a NoOp `tf.Operation` inside a trace (as TensorFlow)."""
+    from ferroflow.name_scope import traced_operation
+
+    return traced_operation("NoOp", name or "NoOp")
 
 
 def group(*inputs, **kwargs):
     """Groups effects; ferroflow runs a graph's effects in program order, so nothing is left
-    to group: returns None as TensorFlow does eagerly."""
+    to group: None eagerly, a NoOp `tf.Operation` inside a trace (as TensorFlow)."""
     unknown = set(kwargs) - {"name"}
     if unknown:
         raise TypeError(f"Unknown keyword arguments: {sorted(unknown)}")
-    return None
+    from ferroflow.name_scope import traced_operation
+
+    return traced_operation("NoOp", kwargs.get("name") or "group_deps")
 
 
 def tuple(tensors, control_inputs=None, name=None):  # noqa: A001 - TensorFlow's name

@@ -105,6 +105,21 @@ def _trace_scopes():
     return scopes
 
 
+def traced_operation(type_name, name):
+    """The `tf.Operation` TensorFlow returns for an op without outputs that a graph keeps for
+    its effect (NoOp, PrintV2, an assertion), named uniquely in the trace in progress as
+    TensorFlow names it; None when not tracing, as TensorFlow returns eagerly. `name` may
+    hold scopes ("Assert/AssertGuard/Identity"): the first part is made unique."""
+    scopes = _trace_scopes()
+    if scopes is None:
+        return None
+    from ferroflow.concrete_function import Operation
+
+    first, _, rest = name.partition("/")
+    unique = scopes._unique(first)
+    return Operation(unique + "/" + rest if rest else unique, type_name, [], [])
+
+
 def current_name_scope():
     """The prefix names take here: "outer/inner/", or "" outside any scope."""
     scopes = _trace_scopes()

@@ -50,6 +50,9 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
             pieces.append(part)
     summarize = 1 << 62 if summarize is None or summarize < 0 else int(summarize)
     _core.print_tensors(pieces, tensors, summarize, stream, stream_name)
+    from ferroflow.name_scope import traced_operation
+
+    return traced_operation("PrintV2", name or "PrintV2")
 
 
 def _stream_name(stream):
