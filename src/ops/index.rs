@@ -107,20 +107,41 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
     for (at, &i) in idx.iter().enumerate() {
         check_index(i, d, at, "GatherV2")?;
     }
-    let out = with_movable!(params.buffer(), v => pick(v, b * po * n * inner, |flat| {
-        let e = flat % inner;
-        let k = (flat / inner) % n;
-        let q = (flat / inner / n) % po;
-        let bb = flat / inner / n / po;
-        let i = idx[bb * n + k] as usize;
-        ((bb * po + q) * d + i) * inner + e
+    // Output row r (of `inner` elements) is outer slice r / n of params at index k = r % n.
+    let out = with_movable!(params.buffer(), v => pick_slices(v, b * po * n, inner, |row| {
+        let (outer, k) = (row / n, row % n);
+        let i = idx[(outer / po) * n + k] as usize;
+        (outer * d + i) * inner
     }));
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
-/// `n` elements of `v`, the i-th from position `source(i)`: the body of every gather.
-pub fn pick<T: Movable>(v: &[T], n: usize, source: impl Fn(usize) -> usize + Sync) -> Buffer {
-    T::wrap_vec(parallel::generate(n, |i| v[source(i)].clone()))
+/// `rows` slices of `len` contiguous elements of `v`, the r-th starting at `start(r)`: the
+/// body of gathers that move whole rows. Each slice is one copy loop, where `pick` pays
+/// divisions for every element.
+pub fn pick_slices<T: Movable>(
+    v: &[T],
+    rows: usize,
+    len: usize,
+    start: impl Fn(usize) -> usize + Sync,
+) -> Buffer {
+    if len == 0 {
+        return T::wrap_vec(Vec::new());
+    }
+    T::wrap_vec(parallel::build(rows * len, |offset, dst| {
+        let (mut row, mut within) = (offset / len, offset % len);
+        let mut done = 0;
+        while done < dst.len() {
+            let take = (len - within).min(dst.len() - done);
+            let from = start(row) + within;
+            for (o, x) in dst[done..done + take].iter_mut().zip(&v[from..from + take]) {
+                o.write(x.clone());
+            }
+            done += take;
+            row += 1;
+            within = 0;
+        }
+    }))
 }
 
 /// Flat offsets of the slices that `indices` (last axis = coordinates) select in `shape`.
@@ -172,8 +193,8 @@ pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
     let total = offsets.len().checked_mul(slice);
     crate::shape::check_alloc(total.unwrap_or(usize::MAX), params.dtype())?;
     let out_dims: Vec<usize> = lead.iter().chain(&params.dims()[k..]).copied().collect();
-    let out = with_movable!(params.buffer(), v => pick(v, offsets.len() * slice, |flat| {
-        offsets[flat / slice] + flat % slice
+    let out = with_movable!(params.buffer(), v => pick_slices(v, offsets.len(), slice, |row| {
+        offsets[row]
     }));
     Ok(Tensor::from_buffer_unchecked(out, Shape(out_dims)))
 }
