@@ -859,6 +859,9 @@ def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
     return _sp_matmul(_sp(sp_a), b, adjoint_a, adjoint_b)
 
 
+_SEGMENT_SUM_DTYPES = (_dtypes.float32, _dtypes.float64)
+
+
 def _sp_matmul(sp, b, adjoint_a, adjoint_b):
     b = _a.convert_to_tensor(b, dtype_hint=sp.dtype)
     if b.dtype != sp.dtype:
@@ -915,8 +918,12 @@ def _sp_matmul(sp, b, adjoint_a, adjoint_b):
     n_cols = n_cols if n_cols is not None else _a.shape(b, out_type=_I64)[1]
     out_rows_v = _static(out_rows)
     out_rows = int(out_rows_v) if out_rows_v is not None else out_rows
-    shape = [out_rows, n_cols]
-    return _scatter(_a.expand_dims(rows, 1), products, shape)
+    if products.dtype in _SEGMENT_SUM_DTYPES:
+        # The products summed by output row: one pass, where a scatter_nd makes two.
+        from ferroflow.segment_ops import unsorted_segment_sum
+
+        return unsorted_segment_sum(products, rows, out_rows)
+    return _scatter(_a.expand_dims(rows, 1), products, [out_rows, n_cols])
 
 
 def sampled_addmm(
