@@ -82,12 +82,14 @@ fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     for t in inputs {
         t.host()?;
     }
-    // Ops that share storage (reshape, identity casts) would hand back the GPU buffer.
+    // The outputs are on the logical CPU the op was placed on (CPU:0 when a GPU placement fell
+    // back). Ops that share storage (reshape, identity casts) would hand back the GPU buffer.
+    let host = if placement.device.is_cpu() { placement.device } else { Device::Cpu };
     cpu(op, inputs)?
         .into_iter()
-        .map(|t| match t.device() {
-            Device::Cpu => Ok(t),
-            _ => t.to_device(Device::Cpu).map(|c| c.unwrap_or(t)),
+        .map(|t| match t.device() == host {
+            true => Ok(t),
+            false => t.to_device(host).map(|c| c.unwrap_or(t)),
         })
         .collect()
 }

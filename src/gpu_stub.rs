@@ -39,6 +39,10 @@ impl GpuStorage {
     pub fn copy_from(&mut self, _src: &GpuStorage) -> Result<()> {
         match self.never {}
     }
+
+    pub fn copy_to(&self, _device: usize) -> Result<Option<GpuStorage>> {
+        match self.never {}
+    }
 }
 
 pub fn physical_devices() -> Vec<AdapterDetails> {
@@ -60,6 +64,19 @@ pub fn set_visible_devices(indices: &[usize]) -> Result<()> {
     } else {
         Err(Error::InvalidArgument(format!("no GPU {indices:?}: {}", no_gpu())))
     }
+}
+
+/// No adapter to split.
+pub fn set_logical_split(physical: usize, _limits: &[Option<u64>]) -> Result<()> {
+    Err(Error::Value(format!("Unrecognized device: GPU:{physical}")))
+}
+
+pub fn memory_info(_device: usize) -> Result<(u64, u64)> {
+    Err(no_gpu())
+}
+
+pub fn reset_memory_stats(_device: usize) -> Result<()> {
+    Err(no_gpu())
 }
 
 pub fn supports_dtype(_device: usize, _dtype: DType) -> bool {

@@ -40,6 +40,9 @@ pub struct Tensor {
     /// A deferred value whose sizes depend on values (a boolean mask's): its shape is known
     /// once its kernel has run, which happens only if something reads the shape or values.
     lazy: bool,
+    /// The logical CPU a host tensor is on (see `device`): logical CPUs share the host's memory,
+    /// so moving a tensor between them relabels it without copying.
+    cpu: u32,
 }
 
 impl Tensor {
@@ -59,6 +62,7 @@ impl Tensor {
             dtype,
             id: fresh_id(),
             lazy: false,
+            cpu: 0,
         })
     }
 
@@ -71,6 +75,7 @@ impl Tensor {
             dtype: T::DTYPE,
             id: fresh_id(),
             lazy: false,
+            cpu: 0,
         }
     }
 
@@ -83,6 +88,7 @@ impl Tensor {
             dtype,
             id: fresh_id(),
             lazy: false,
+            cpu: 0,
         }
     }
 
@@ -139,7 +145,7 @@ impl Tensor {
 
     pub fn device(&self) -> Device {
         match &*self.storage {
-            Storage::Cpu(_) | Storage::Deferred { .. } => Device::Cpu,
+            Storage::Cpu(_) | Storage::Deferred { .. } => Device::cpu(self.cpu as usize),
             Storage::Gpu(g) => Device::Gpu(g.device),
         }
     }
@@ -163,6 +169,7 @@ impl Tensor {
             dtype,
             id: fresh_id(),
             lazy,
+            cpu: 0,
         }
     }
 
@@ -224,6 +231,7 @@ impl Tensor {
             dtype,
             id: fresh_id(),
             lazy: false,
+            cpu: 0,
         }
     }
 
@@ -233,12 +241,27 @@ impl Tensor {
         if self.device() == device {
             return Ok(Some(self.clone()));
         }
+        let (_, index) = device.kind_and_index();
         match device {
-            Device::Cpu => {
-                Ok(Some(Tensor::from_buffer_unchecked(self.host()?.clone(), self.shape().clone())))
+            // Logical CPUs share the host's memory: a new handle on the same storage.
+            Device::Cpu | Device::SplitCpu(_) if self.device().is_cpu() => {
+                Ok(Some(Tensor { id: fresh_id(), cpu: index as u32, ..self.clone() }))
             }
-            Device::Gpu(i) => Ok(crate::gpu::GpuStorage::upload(i, self.host()?)?
-                .map(|g| Tensor::from_gpu(g, self.shape().clone()))),
+            Device::Cpu | Device::SplitCpu(_) => {
+                let host = self.host()?.clone();
+                let copy = Tensor::from_buffer_unchecked(host, self.shape().clone());
+                Ok(Some(Tensor { cpu: index as u32, ..copy }))
+            }
+            Device::Gpu(i) => {
+                // Between logical GPUs of one adapter: a device-side copy.
+                if let Some(g) = self.gpu_storage() {
+                    if let Some(copy) = g.copy_to(i)? {
+                        return Ok(Some(Tensor::from_gpu(copy, self.shape().clone())));
+                    }
+                }
+                Ok(crate::gpu::GpuStorage::upload(i, self.host()?)?
+                    .map(|g| Tensor::from_gpu(g, self.shape().clone())))
+            }
         }
     }
 
@@ -258,6 +281,7 @@ impl Tensor {
             dtype: self.dtype,
             id: fresh_id(),
             lazy: false,
+            cpu: self.cpu,
         }
     }
 
@@ -299,7 +323,9 @@ impl Tensor {
         };
         match &*moved.storage {
             Storage::Cpu(_) | Storage::Deferred { .. } => {
-                Ok(Tensor::from_buffer_unchecked(moved.host()?.clone(), self.shape().clone()))
+                let copy =
+                    Tensor::from_buffer_unchecked(moved.host()?.clone(), self.shape().clone());
+                Ok(Tensor { cpu: moved.cpu, ..copy })
             }
             Storage::Gpu(g) => {
                 let mut copy = crate::gpu::GpuStorage::alloc(g.device, g.dtype, g.len)?;

@@ -5,9 +5,11 @@ count only with ``FERROFLOW_ALLOW_SOFTWARE_GPU=1``. ``FERROFLOW_VISIBLE_DEVICES`
 indices, empty or ``-1`` for none) hides adapters as CUDA_VISIBLE_DEVICES does.
 
 Logical devices: `set_logical_device_configuration` splits the CPU or a GPU into several logical
-devices, as TensorFlow's virtual devices; `tf.device('/CPU:1')` then runs ops on the physical
-device behind logical CPU:1. *Departure:* a tensor's ``.device`` names the physical device (CPU:0,
-the GPU's own index), and a GPU's logical ``memory_limit`` is not enforced.
+devices, as TensorFlow's virtual devices. `tf.device('/CPU:1')` places ops, constants and
+variables on logical CPU:1 and ``tensor.device`` names it; logical CPUs share the host's memory,
+so moving a tensor between them relabels it. Logical GPUs share their adapter (copies between
+them stay on it); each counts the bytes its tensors hold (`experimental.get_memory_info`) and
+refuses allocations past its ``memory_limit`` with ResourceExhaustedError.
 
 The runtime counts as initialised (TensorFlow's context) once logical devices were listed, a
 `tf.device` scope was entered or a GPU has run an op; settings TensorFlow fixes at initialisation
@@ -178,7 +180,8 @@ LogicalDeviceConfiguration = collections.namedtuple(
 )
 LogicalDeviceConfiguration.__new__.__defaults__ = (None, None, None)
 LogicalDeviceConfiguration.__doc__ = """One logical device a physical device is split into:
-``memory_limit`` in MiB (required for a GPU; not enforced by ferroflow), TensorFlow's
+``memory_limit`` in MiB (required for a GPU, whose allocations past it raise
+ResourceExhaustedError), TensorFlow's
 ``experimental_priority`` and ``experimental_device_ordinal`` (GPU only)."""
 
 
@@ -194,24 +197,9 @@ def _logical_table():
     return rows
 
 
-_LOGICAL_NAME = re.compile(r"device:(CPU|GPU):(\d+)$")
-
-
-def _physical_scope(merged):
-    """The `tf.device` spec that places on the physical device behind the logical device that
-    ``merged`` (a canonical spec) names, or None when it names no split device."""
-    if not _state.logical:
-        return None
-    found = _LOGICAL_NAME.search(merged)
-    if found is None:
-        return None
-    kind, index = found.group(1), int(found.group(2))
-    for row_kind, row_index, physical in _logical_table():
-        if row_kind == kind and row_index == index:
-            if physical == f"{kind}:{index}":
-                return None
-            return merged[: found.start()] + "device:" + physical
-    return None
+def _host_split():
+    """Whether the CPU was split into several logical CPUs."""
+    return len(_state.logical.get(_CPU) or ()) > 1
 
 
 def get_logical_device_configuration(device):
@@ -256,6 +244,11 @@ def set_logical_device_configuration(device, logical_devices):
         return
     if _runtime_initialized():
         raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    if device.device_type == "CPU":
+        _core.set_logical_cpu_count(len(logical_devices) or 1)
+    else:
+        limits = [int(c.memory_limit) << 20 for c in logical_devices]
+        _core.set_gpu_logical_split(int(device.name.rsplit(":", 1)[1]), limits)
     _state.logical[device] = logical_devices
 
 
@@ -267,6 +260,7 @@ _DEVICE_NAME = re.compile(
 
 
 def _named_logical_device(device):
+    """(device type, logical index) of the logical device ``device`` names."""
     if not isinstance(device, str):
         raise TypeError(f"device must be a string, got {type(device).__name__}")
     found = _DEVICE_NAME.fullmatch(device.strip())
@@ -274,33 +268,35 @@ def _named_logical_device(device):
         raise ValueError(f"Failed parsing device name: '{device}'")
     kind, index = found.group(1).upper(), int(found.group(2))
     _note_initialized()
-    for row_kind, row_index, physical in _logical_table():
+    for row_kind, row_index, _physical in _logical_table():
         if (row_kind, row_index) == (kind, index):
-            return kind, physical
+            return kind, index
     raise ValueError(f"No matching devices found for '{device}'")
 
 
-def _gpu_memory_unavailable():
-    raise NotImplementedError(
-        "GPU memory statistics need byte counters in ferroflow's GPU memory pool, which it "
-        "does not keep yet"
-    )
-
-
 def _get_memory_info(device):
-    """``{'current': bytes, 'peak': bytes}`` that ferroflow uses on ``device`` ("CPU:0",
-    "GPU:0"). As TensorFlow by default, CPU memory is not tracked: zeros."""
-    kind, _physical = _named_logical_device(device)
+    """``{'current': bytes, 'peak': bytes}`` the live tensors of logical device ``device``
+    ("GPU:0", "GPU:1" of a split GPU) hold: buffers as allocated (rounded up to ferroflow's
+    size classes); ``peak`` is the most since the start or `reset_memory_stats`. As TensorFlow
+    by default, CPU memory is not tracked: zeros.
+
+    >>> import ferroflow as tf
+    >>> tf.config.experimental.get_memory_info('CPU:0')
+    {'current': 0, 'peak': 0}
+    """
+    kind, index = _named_logical_device(device)
     if kind == "GPU":
-        _gpu_memory_unavailable()
+        current, peak = _core.gpu_memory_info(index)
+        return {"current": current, "peak": peak}
     return {"current": 0, "peak": 0}
 
 
 def _reset_memory_stats(device):
-    """Resets the peak of `get_memory_info` to the current use."""
-    kind, _physical = _named_logical_device(device)
+    """Starts the peak of `get_memory_info` again from the current use (nothing to do for a
+    CPU, whose memory is not tracked)."""
+    kind, index = _named_logical_device(device)
     if kind == "GPU":
-        _gpu_memory_unavailable()
+        _core.reset_gpu_memory_stats(index)
 
 
 def _get_memory_usage(device):

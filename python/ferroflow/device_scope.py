@@ -37,13 +37,8 @@ class device:  # noqa: N801 - TensorFlow's name
         self._name = device_name
 
     def __enter__(self):
-        merged = _core.push_device_scope(self._name)
+        _core.push_device_scope(self._name)
         config._note_initialized()
-        physical = config._physical_scope(merged)
-        if physical is not None:
-            # A logical device of a split CPU or GPU: place on the physical device behind it.
-            _core.pop_device_scope()
-            _core.push_device_scope(physical)
         _local.names = (*active_scopes(), self._name)
         return self
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ferroflow import _core, _function_hooks, _variable_creators
 from ferroflow import array_ops as _array_ops
+from ferroflow import config as _config
 from ferroflow import dtypes as _dtypes
 from ferroflow._presentation import Reference, _numpy_text
 from ferroflow.indexed_slices import IndexedSlices
@@ -196,7 +197,12 @@ class Variable(_core.BaseVariable):
     # --- reading -----------------------------------------------------------------------------
 
     def read_value(self):
-        return self.value()
+        """The value, as TensorFlow's read followed by an identity op: on a split host the
+        result is on the logical CPU the reading scope places on (CPU:0 outside one)."""
+        value = self.value()
+        if _config._host_split() and "device:CPU:" in value.device:
+            return _array_ops.identity(value)
+        return value
 
     def numpy(self):
         return self._peek().numpy()

@@ -44,10 +44,7 @@ pub fn push_scope(text: &str) -> Result<DeviceSpec> {
 /// Enters a scope pinned to `device`, as the backward pass does so that an op's gradient runs
 /// where the op ran.
 pub fn push_device(device: Device) {
-    let (device_type, index) = match device {
-        Device::Cpu => ("CPU", 0),
-        Device::Gpu(i) => ("GPU", i),
-    };
+    let (device_type, index) = device.kind_and_index();
     let spec = DeviceSpec {
         device_type: Some(device_type.into()),
         index: Some(index),
@@ -77,10 +74,11 @@ pub struct Placement {
     pub explicit: bool,
 }
 
-/// Chooses the device for op `name`. `gpu_can_run(i)` says whether visible GPU `i` exists and
+/// Chooses the device for op `name`. `gpu_can_run(i)` says whether logical GPU `i` exists and
 /// has a kernel for this op and these dtypes. Without a scope the op goes to GPU:0 when it can;
-/// a scope naming a device that cannot run it falls back to the CPU under soft placement and is
-/// an error otherwise.
+/// `/CPU:k` places on logical CPU `k` when the host was split into more than `k`. A scope naming
+/// a device that cannot run it falls back to CPU:0 under soft placement (as TensorFlow's does,
+/// a missing logical CPU included) and is an error otherwise.
 pub fn place(name: &str, gpu_can_run: impl Fn(usize) -> bool) -> Result<Placement> {
     let Some(spec) = current_scope().filter(|s| s.device_type.is_some()) else {
         let device = if gpu_can_run(0) { Device::Gpu(0) } else { Device::Cpu };
@@ -91,7 +89,9 @@ pub fn place(name: &str, gpu_can_run: impl Fn(usize) -> bool) -> Result<Placemen
         Some("GPU") if gpu_can_run(index) => {
             return Ok(Placement { device: Device::Gpu(index), explicit: true })
         }
-        Some("CPU") if index == 0 => return Ok(Placement { device: Device::Cpu, explicit: true }),
+        Some("CPU") if index < super::logical_cpu_count() => {
+            return Ok(Placement { device: Device::cpu(index), explicit: true })
+        }
         _ => spec.to_canonical(),
     };
     if soft_device_placement() {
@@ -102,6 +102,25 @@ pub fn place(name: &str, gpu_can_run: impl Fn(usize) -> bool) -> Result<Placemen
          specification '{wanted}' because no device of that name has a kernel for this \
          operation and its dtypes (soft device placement is off)"
     )))
+}
+
+/// The logical CPU a `tf.function` call's host outputs live on, as TensorFlow's call op places
+/// them: the CPU the `tf.device` scope in force names when it exists, else CPU:0.
+pub fn call_site_host() -> Device {
+    if super::logical_cpu_count() == 1 {
+        return Device::Cpu;
+    }
+    match current_scope() {
+        Some(spec) if spec.device_type.as_deref() == Some("CPU") => {
+            let index = spec.index.unwrap_or(0);
+            if index < super::logical_cpu_count() {
+                Device::cpu(index)
+            } else {
+                Device::Cpu
+            }
+        }
+        _ => Device::Cpu,
+    }
 }
 
 /// Prints TensorFlow's placement log line when logging is on.
@@ -137,4 +156,36 @@ pub fn place_variable(dtype: crate::dtype::DType) -> Result<Device> {
 
 fn gpu_holds(index: usize, dtype: crate::dtype::DType) -> bool {
     index < crate::gpu::visible_count() && crate::gpu::supports_dtype(index, dtype)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `body` under `tf.device(spec)` with the host split into `cpus` logical CPUs.
+    fn under(spec: &str, cpus: usize, body: impl FnOnce()) {
+        super::super::set_logical_cpu_count(cpus);
+        push_scope(spec).unwrap();
+        body();
+        pop_scope();
+        super::super::set_logical_cpu_count(1);
+    }
+
+    #[test]
+    fn logical_cpus_are_placed_on_and_missing_ones_fall_back() {
+        under("/CPU:1", 2, || {
+            let p = place("AddV2", |_| false).unwrap();
+            assert_eq!(p, Placement { device: Device::cpu(1), explicit: true });
+            assert_eq!(call_site_host(), Device::cpu(1));
+        });
+        under("/job:localhost/replica:0/task:0/device:CPU:2", 2, || {
+            // Soft placement (the default): CPU:0, as TensorFlow.
+            let p = place("AddV2", |_| false).unwrap();
+            assert_eq!(p, Placement { device: Device::Cpu, explicit: false });
+            assert_eq!(call_site_host(), Device::Cpu);
+        });
+        under("/CPU:1", 1, || {
+            assert_eq!(place("AddV2", |_| false).unwrap().device, Device::Cpu);
+        });
+    }
 }

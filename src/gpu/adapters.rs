@@ -4,9 +4,16 @@
 //! only with `FERROFLOW_ALLOW_SOFTWARE_GPU=1`. `FERROFLOW_VISIBLE_DEVICES` (comma-separated
 //! indices into that list; empty or `-1` hides all) plays CUDA_VISIBLE_DEVICES' role, and
 //! `tf.config.set_visible_devices` narrows it further until the first GPU is used.
+//!
+//! Placement sees logical GPUs: one per visible adapter, or several where
+//! `tf.config.set_logical_device_configuration` split one (each with its own `memory_limit` and
+//! byte counters, all sharing the adapter's context and buffer pool). `Device::Gpu(n)` is the
+//! n-th logical GPU.
 
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
+use crate::gpu::memory::MemoryStats;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -23,9 +30,51 @@ struct Registry {
     /// One lazily created context per visible device; once any exists the set is frozen.
     contexts: Vec<OnceLock<Arc<GpuContext>>>,
     initialized: bool,
+    /// Adapters split into logical GPUs: index into `adapters` -> each logical GPU's limit in
+    /// bytes (`None`: the adapter's memory).
+    splits: BTreeMap<usize, Vec<Option<u64>>>,
+    /// The logical GPUs in TensorFlow's order (visible adapters in turn, each split or whole).
+    logical: Vec<LogicalGpu>,
 }
 
-/// `visible.len()`, readable without the lock: placement asks it for every op.
+/// One logical GPU: the adapter behind it and its byte counters.
+struct LogicalGpu {
+    physical: usize,
+    memory: Arc<MemoryStats>,
+}
+
+impl Registry {
+    /// Lays the logical GPUs out again after the visible set or a split changed.
+    fn rebuild(&mut self) {
+        self.logical = layout(&self.visible, &self.splits)
+            .into_iter()
+            .enumerate()
+            .map(|(index, (physical, limit))| LogicalGpu {
+                physical,
+                memory: Arc::new(MemoryStats::new(index, limit)),
+            })
+            .collect();
+        VISIBLE_COUNT.store(self.logical.len(), Ordering::Release);
+    }
+}
+
+/// (adapter, memory limit) of each logical GPU, in TensorFlow's order: the visible adapters in
+/// turn, each as its split's logical GPUs or whole.
+fn layout(
+    visible: &[usize],
+    splits: &BTreeMap<usize, Vec<Option<u64>>>,
+) -> Vec<(usize, Option<u64>)> {
+    let mut out = Vec::new();
+    for &physical in visible {
+        match splits.get(&physical) {
+            Some(limits) => out.extend(limits.iter().map(|&limit| (physical, limit))),
+            None => out.push((physical, None)),
+        }
+    }
+    out
+}
+
+/// `logical.len()`, readable without the lock: placement asks it for every op.
 static VISIBLE_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 fn registry() -> &'static Mutex<Registry> {
@@ -106,8 +155,16 @@ fn discover() -> Registry {
     let adapters: Vec<_> = keep.iter().map(|&i| found[i].clone()).collect();
     let visible: Vec<usize> = (0..adapters.len()).collect();
     let contexts = (0..adapters.len()).map(|_| OnceLock::new()).collect();
-    VISIBLE_COUNT.store(visible.len(), Ordering::Release);
-    Registry { adapters, visible, contexts, initialized: false }
+    let mut registry = Registry {
+        adapters,
+        visible,
+        contexts,
+        initialized: false,
+        splits: BTreeMap::new(),
+        logical: Vec::new(),
+    };
+    registry.rebuild();
+    registry
 }
 
 /// Details of every adapter that counts as a GPU (ignoring `set_visible_devices`).
@@ -115,11 +172,11 @@ pub fn physical_devices() -> Vec<AdapterDetails> {
     lock().adapters.iter().map(|(_, d)| d.clone()).collect()
 }
 
-/// Asks `question` of visible GPU `index`'s details (false when there is no such GPU), without
-/// copying them: placement asks this for every op on int64 or float16 tensors.
+/// Asks `question` of the details of logical GPU `index`'s adapter (false when there is no such
+/// GPU), without copying them: placement asks this for every op on int64 or float16 tensors.
 pub fn details_say(index: usize, question: impl Fn(&AdapterDetails) -> bool) -> bool {
     let reg = lock();
-    reg.visible.get(index).is_some_and(|&physical| question(&reg.adapters[physical].1))
+    reg.logical.get(index).is_some_and(|l| question(&reg.adapters[l.physical].1))
 }
 
 /// Indices (into `physical_devices`) of the visible GPUs; GPU:n is the n-th of these.
@@ -127,6 +184,7 @@ pub fn visible_devices() -> Vec<usize> {
     lock().visible.clone()
 }
 
+/// How many logical GPUs placement can use (the visible adapters, split as configured).
 pub fn visible_count() -> usize {
     registry(); // discovery sets the count
     VISIBLE_COUNT.load(Ordering::Acquire)
@@ -144,19 +202,55 @@ pub fn set_visible_devices(physical: &[usize]) -> Result<()> {
         return Err(Error::Value(format!("Unrecognized device: GPU:{bad}")));
     }
     reg.visible = physical.to_vec();
-    VISIBLE_COUNT.store(reg.visible.len(), Ordering::Release);
+    reg.rebuild();
     Ok(())
 }
 
-/// The context of visible GPU `index`, created on first use.
+/// Splits adapter `physical` (an index into `physical_devices`) into logical GPUs with these
+/// memory limits in bytes (`None`: unlimited); an empty list undoes the split. Allowed only
+/// before the first GPU is used, as TensorFlow's virtual devices.
+pub fn set_logical_split(physical: usize, limits: &[Option<u64>]) -> Result<()> {
+    let mut reg = lock();
+    if physical >= reg.adapters.len() {
+        return Err(Error::Value(format!("Unrecognized device: GPU:{physical}")));
+    }
+    let current = reg.splits.get(&physical).map(Vec::as_slice);
+    if current == Some(limits) || (current.is_none() && limits.is_empty()) {
+        return Ok(());
+    }
+    if reg.initialized {
+        return Err(Error::Runtime(
+            "Virtual devices cannot be modified after being initialized".into(),
+        ));
+    }
+    if limits.is_empty() {
+        reg.splits.remove(&physical);
+    } else {
+        reg.splits.insert(physical, limits.to_vec());
+    }
+    reg.rebuild();
+    Ok(())
+}
+
+/// The byte counters of logical GPU `index`.
+pub fn memory(index: usize) -> Result<Arc<MemoryStats>> {
+    let reg = lock();
+    reg.logical.get(index).map(|l| l.memory.clone()).ok_or_else(|| missing(&reg, index))
+}
+
+fn missing(reg: &Registry, index: usize) -> Error {
+    Error::InvalidArgument(format!(
+        "GPU:{index} does not exist: {} logical GPU(s) are visible",
+        reg.logical.len()
+    ))
+}
+
+/// The context of logical GPU `index`'s adapter, created on first use.
 pub fn context(index: usize) -> Result<Arc<GpuContext>> {
     let (adapter, details, slot) = {
         let mut reg = lock();
-        let Some(&physical) = reg.visible.get(index) else {
-            return Err(Error::InvalidArgument(format!(
-                "GPU:{index} does not exist: {} GPU(s) are visible",
-                reg.visible.len()
-            )));
+        let Some(physical) = reg.logical.get(index).map(|l| l.physical) else {
+            return Err(missing(&reg, index));
         };
         if let Some(ctx) = reg.contexts[physical].get() {
             return Ok(ctx.clone());
@@ -169,4 +263,28 @@ pub fn context(index: usize) -> Result<Arc<GpuContext>> {
     let ctx = Arc::new(GpuContext::new(&adapter, details)?);
     let reg = lock();
     Ok(reg.contexts[slot].get_or_init(|| ctx).clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logical_gpus_follow_the_visible_adapters_and_their_splits() {
+        let mut splits = BTreeMap::new();
+        assert_eq!(layout(&[0, 1], &splits), vec![(0, None), (1, None)]);
+        splits.insert(1, vec![Some(64 << 20), Some(32 << 20)]);
+        splits.insert(2, vec![Some(1 << 20)]);
+        // Adapter 1 split in two; adapter 2's split does not count while it is hidden.
+        assert_eq!(
+            layout(&[0, 1], &splits),
+            vec![(0, None), (1, Some(64 << 20)), (1, Some(32 << 20))]
+        );
+        // Visible order decides the numbering.
+        assert_eq!(
+            layout(&[2, 1], &splits),
+            vec![(2, Some(1 << 20)), (1, Some(64 << 20)), (1, Some(32 << 20))]
+        );
+        assert_eq!(layout(&[], &splits), vec![]);
+    }
 }

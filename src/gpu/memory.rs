@@ -2,6 +2,10 @@
 //!
 //! Sizes are rounded to classes (powers of two up to 1 MiB, then whole MiB) so that freed
 //! buffers fit later requests; the pool keeps at most `POOL_LIMIT` bytes idle.
+//!
+//! Each logical GPU counts the bytes its live buffers hold (`MemoryStats`: what
+//! `tf.config.experimental.get_memory_info` reports) and refuses allocations past its
+//! `memory_limit` with TensorFlow's ResourceExhaustedError. Idle pooled buffers count for no one.
 
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
@@ -55,10 +59,73 @@ impl Pool {
     }
 }
 
-/// A device allocation owned by one tensor storage.
+/// Bytes in use on one logical GPU: now, at most since the last reset, and the limit its
+/// logical device configuration gave.
+#[derive(Debug, Default)]
+pub struct MemoryStats {
+    current: AtomicU64,
+    peak: AtomicU64,
+    limit: Option<u64>,
+    /// The logical GPU's index, for messages.
+    index: usize,
+}
+
+impl MemoryStats {
+    pub fn new(index: usize, limit: Option<u64>) -> MemoryStats {
+        MemoryStats { index, limit, ..MemoryStats::default() }
+    }
+
+    pub fn current(&self) -> u64 {
+        self.current.load(Ordering::SeqCst)
+    }
+
+    pub fn peak(&self) -> u64 {
+        self.peak.load(Ordering::SeqCst)
+    }
+
+    pub fn limit(&self) -> Option<u64> {
+        self.limit
+    }
+
+    /// The peak starts again from the bytes in use now (`reset_memory_stats`).
+    pub fn reset_peak(&self) {
+        self.peak.store(self.current(), Ordering::SeqCst);
+    }
+
+    /// Counts `bytes` more in use; ResourceExhausted, counting nothing, past the limit.
+    pub fn reserve(&self, bytes: u64) -> Result<()> {
+        let mut now = self.current();
+        loop {
+            let next = now + bytes;
+            if let Some(limit) = self.limit.filter(|&limit| next > limit) {
+                return Err(Error::ResourceExhausted(format!(
+                    "OOM when allocating {bytes} bytes on \
+                     /job:localhost/replica:0/task:0/device:GPU:{} by allocator GPU_{}_bfc: \
+                     {now} of its {limit} bytes (memory_limit) are in use",
+                    self.index, self.index
+                )));
+            }
+            match self.current.compare_exchange(now, next, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => {
+                    self.peak.fetch_max(next, Ordering::SeqCst);
+                    return Ok(());
+                }
+                Err(actual) => now = actual,
+            }
+        }
+    }
+
+    pub fn release(&self, bytes: u64) {
+        self.current.fetch_sub(bytes, Ordering::SeqCst);
+    }
+}
+
+/// A device allocation owned by one tensor storage, counted in its logical GPU's statistics
+/// while it lives.
 pub struct GpuBuffer {
     buffer: Option<wgpu::Buffer>,
     ctx: Arc<GpuContext>,
+    stats: Arc<MemoryStats>,
 }
 
 impl std::fmt::Debug for GpuBuffer {
@@ -90,9 +157,11 @@ impl GpuBuffer {
         Ok(if class > ctx.max_binding() { exact } else { class })
     }
 
-    /// An uninitialised buffer of at least `bytes` bytes (from the pool when one fits).
-    pub fn alloc(ctx: &Arc<GpuContext>, bytes: u64) -> Result<GpuBuffer> {
+    /// An uninitialised buffer of at least `bytes` bytes (from the pool when one fits), counted
+    /// in `stats`.
+    pub fn alloc(ctx: &Arc<GpuContext>, stats: &Arc<MemoryStats>, bytes: u64) -> Result<GpuBuffer> {
         let class = Self::checked_class(ctx, bytes)?;
+        stats.reserve(class)?;
         let buffer = match ctx.pool.take(class) {
             Some(b) => b,
             None => {
@@ -102,40 +171,84 @@ impl GpuBuffer {
                     usage: USAGE,
                     mapped_at_creation: false,
                 });
-                ctx.check()?;
+                if let Err(e) = ctx.check() {
+                    stats.release(class);
+                    return Err(e);
+                }
                 b
             }
         };
-        Ok(GpuBuffer { buffer: Some(buffer), ctx: ctx.clone() })
+        Ok(GpuBuffer { buffer: Some(buffer), ctx: ctx.clone(), stats: stats.clone() })
     }
 
     /// A new buffer holding `bytes`. It is written while mapped at creation rather than with
     /// `queue.write_buffer`, whose copy would run before dispatches already recorded in the
     /// pending batch that may still read a recycled buffer.
-    pub fn upload(ctx: &Arc<GpuContext>, bytes: &[u8]) -> Result<GpuBuffer> {
+    pub fn upload(
+        ctx: &Arc<GpuContext>,
+        stats: &Arc<MemoryStats>,
+        bytes: &[u8],
+    ) -> Result<GpuBuffer> {
         let class = Self::checked_class(ctx, bytes.len() as u64)?;
+        stats.reserve(class)?;
         let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
             size: class,
             usage: USAGE,
             mapped_at_creation: true,
         });
-        ctx.check()?;
+        if let Err(e) = ctx.check() {
+            stats.release(class);
+            return Err(e);
+        }
+        // Counted from here on: dropping it on a failed write below releases the bytes.
+        let buffer = GpuBuffer { buffer: Some(buffer), ctx: ctx.clone(), stats: stats.clone() };
+        let raw = buffer.raw();
         if !bytes.is_empty() {
-            buffer
-                .get_mapped_range_mut(..bytes.len() as u64)
+            raw.get_mapped_range_mut(..bytes.len() as u64)
                 .map_err(|e| Error::Internal(format!("GPU upload failed: {e}")))?
                 .copy_from_slice(bytes);
         }
-        buffer.unmap();
-        Ok(GpuBuffer { buffer: Some(buffer), ctx: ctx.clone() })
+        raw.unmap();
+        Ok(buffer)
     }
 }
 
 impl Drop for GpuBuffer {
     fn drop(&mut self) {
         if let Some(buffer) = self.buffer.take() {
+            self.stats.release(buffer.size());
             self.ctx.pool.give(buffer);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_count_bytes_keep_the_peak_and_refuse_past_the_limit() {
+        let stats = MemoryStats::new(1, Some(3 * MIB));
+        stats.reserve(2 * MIB).unwrap();
+        assert_eq!((stats.current(), stats.peak()), (2 * MIB, 2 * MIB));
+        let refused = stats.reserve(2 * MIB).unwrap_err();
+        assert!(matches!(refused, Error::ResourceExhausted(_)), "{refused:?}");
+        assert!(refused.to_string().contains("GPU:1"), "{refused}");
+        assert_eq!(stats.current(), 2 * MIB, "a refused allocation counts nothing");
+        stats.release(MIB);
+        assert_eq!((stats.current(), stats.peak()), (MIB, 2 * MIB));
+        stats.reset_peak();
+        assert_eq!(stats.peak(), MIB);
+        stats.reserve(2 * MIB).unwrap();
+        assert_eq!((stats.current(), stats.peak()), (3 * MIB, 3 * MIB));
+    }
+
+    #[test]
+    fn unlimited_stats_take_anything() {
+        let stats = MemoryStats::new(0, None);
+        stats.reserve(1 << 40).unwrap();
+        assert_eq!(stats.limit(), None);
+        assert_eq!(stats.current(), 1 << 40);
     }
 }

@@ -13,7 +13,8 @@ pub(crate) mod pipelines;
 pub mod storage;
 
 pub use adapters::{
-    physical_devices, set_visible_devices, visible_count, visible_devices, AdapterDetails,
+    physical_devices, set_logical_split, set_visible_devices, visible_count, visible_devices,
+    AdapterDetails,
 };
 pub use storage::{supports_dtype, GpuStorage};
 
@@ -21,6 +22,19 @@ pub use storage::{supports_dtype, GpuStorage};
 /// GPU work with it; reading a value waits anyway).
 pub fn synchronize(device: usize) -> crate::error::Result<()> {
     adapters::context(device)?.wait()
+}
+
+/// (current, peak) bytes the live tensors of logical GPU `device` hold
+/// (`tf.config.experimental.get_memory_info`).
+pub fn memory_info(device: usize) -> crate::error::Result<(u64, u64)> {
+    let stats = adapters::memory(device)?;
+    Ok((stats.current(), stats.peak()))
+}
+
+/// Starts logical GPU `device`'s peak again from its current use.
+pub fn reset_memory_stats(device: usize) -> crate::error::Result<()> {
+    adapters::memory(device)?.reset_peak();
+    Ok(())
 }
 
 /// Destroys visible GPU `device` as a driver reset would, so tests can check that a lost device

@@ -80,7 +80,7 @@ impl GpuStorage {
     pub fn alloc(device: usize, dtype: DType, len: usize) -> Result<GpuStorage> {
         let ctx = adapters::context(device)?;
         crate::shape::check_elements(len)?;
-        let buffer = GpuBuffer::alloc(&ctx, span(dtype, len))?;
+        let buffer = GpuBuffer::alloc(&ctx, &adapters::memory(device)?, span(dtype, len))?;
         Ok(GpuStorage { buffer, device, dtype, len, host: OnceLock::new() })
     }
 
@@ -88,7 +88,7 @@ impl GpuStorage {
     pub fn upload(device: usize, host: &Buffer) -> Result<Option<GpuStorage>> {
         let Some(bytes) = encode(host) else { return Ok(None) };
         let ctx = adapters::context(device)?;
-        let buffer = GpuBuffer::upload(&ctx, &bytes)?;
+        let buffer = GpuBuffer::upload(&ctx, &adapters::memory(device)?, &bytes)?;
         let storage = GpuStorage {
             buffer,
             device,
@@ -122,6 +122,24 @@ impl GpuStorage {
         ctx.copy(src.raw(), self.raw(), span(self.dtype, self.len))?;
         self.host = OnceLock::new();
         Ok(())
+    }
+
+    /// A copy on logical GPU `device` made on the device, when that logical GPU is on the same
+    /// adapter as this one; `None` when it is on another (the copy goes through the host).
+    pub fn copy_to(&self, device: usize) -> Result<Option<GpuStorage>> {
+        let target = adapters::context(device)?;
+        if !std::sync::Arc::ptr_eq(&target, self.buffer.context()) {
+            return Ok(None);
+        }
+        let buffer =
+            GpuBuffer::alloc(&target, &adapters::memory(device)?, span(self.dtype, self.len))?;
+        target.copy(self.raw(), buffer.raw(), span(self.dtype, self.len))?;
+        let copy =
+            GpuStorage { buffer, device, dtype: self.dtype, len: self.len, host: OnceLock::new() };
+        if let Some(host) = self.host.get() {
+            let _ = copy.host.set(host.clone());
+        }
+        Ok(Some(copy))
     }
 
     pub fn raw(&self) -> &wgpu::Buffer {

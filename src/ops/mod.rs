@@ -492,7 +492,10 @@ pub fn zeros_like(x: &Tensor) -> Result<Tensor> {
 pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {
     let shape = Shape::checked(dims)?;
     crate::shape::check_alloc(shape.num_elements(), dtype)?;
-    Tensor::from_buffer(crate::buffer::Buffer::zeros(dtype, shape.num_elements()), shape)
+    // Made on the host, it lives where a `tf.device` scope asks (as `tf.ones`' Fill does).
+    let zeros =
+        Tensor::from_buffer(crate::buffer::Buffer::zeros(dtype, shape.num_elements()), shape)?;
+    crate::device::place_constant(zeros)
 }
 
 pub fn ones(dims: &[i64], dtype: DType) -> Result<Tensor> {

@@ -72,7 +72,7 @@ fn copy_to_device(py: Python<'_>, t: &PyTensor, spec: &str) -> PyResult<Py<PyTen
     let parsed = device::DeviceSpec::parse(spec).py()?;
     let target = match parsed.device_type.as_deref() {
         Some("GPU") => Device::Gpu(parsed.index.unwrap_or(0)),
-        _ => Device::Cpu,
+        _ => Device::cpu(parsed.index.unwrap_or(0)),
     };
     let moved = t.inner.to_device(target).py()?.ok_or_else(|| {
         pyo3::exceptions::PyValueError::new_err(format!(
@@ -81,6 +81,30 @@ fn copy_to_device(py: Python<'_>, t: &PyTensor, spec: &str) -> PyResult<Py<PyTen
         ))
     })?;
     Py::new(py, PyTensor { inner: moved })
+}
+
+/// Splits the host into `count` logical CPUs (`set_logical_device_configuration`).
+#[pyfunction]
+fn set_logical_cpu_count(count: usize) {
+    device::set_logical_cpu_count(count);
+}
+
+/// Splits GPU adapter `physical` into logical GPUs with these memory limits in bytes (an empty
+/// list undoes the split).
+#[pyfunction]
+fn set_gpu_logical_split(physical: usize, limits: Vec<Option<u64>>) -> PyResult<()> {
+    crate::gpu::set_logical_split(physical, &limits).py()
+}
+
+/// (current, peak) bytes in use on logical GPU `index`.
+#[pyfunction]
+fn gpu_memory_info(index: usize) -> PyResult<(u64, u64)> {
+    crate::gpu::memory_info(index).py()
+}
+
+#[pyfunction]
+fn reset_gpu_memory_stats(index: usize) -> PyResult<()> {
+    crate::gpu::reset_memory_stats(index).py()
 }
 
 /// Waits for every visible GPU's queued work (for timing; reading a value waits anyway).
@@ -115,6 +139,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         get_log_device_placement,
         copy_to_device,
         gpu_synchronize,
+        set_logical_cpu_count,
+        set_gpu_logical_split,
+        gpu_memory_info,
+        reset_gpu_memory_stats,
     );
     Ok(())
 }

@@ -86,7 +86,15 @@ impl PyGraph {
         inputs: Vec<Bound<'_, PyTensor>>,
     ) -> PyResult<Vec<Py<PyTensor>>> {
         let inputs: Vec<Tensor> = inputs.iter().map(|t| t.get().inner.clone()).collect();
-        let outputs = executor::run(&self.optimized, &inputs, Mode::Run).py()?;
+        let mut outputs = executor::run(&self.optimized, &inputs, Mode::Run).py()?;
+        // As TensorFlow's call op, the function's host outputs are on the logical CPU it was
+        // called on, whichever logical CPUs its ops ran on.
+        let host = crate::device::call_site_host();
+        for t in outputs.iter_mut().filter(|t| t.device().is_cpu() && t.device() != host) {
+            if let Some(moved) = t.to_device(host).py()? {
+                *t = moved;
+            }
+        }
         wrap_all(py, outputs)
     }
 

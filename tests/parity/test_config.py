@@ -296,22 +296,7 @@ def test_fresh_runtime(name):
     assert actual == expected
 
 
-def test_logical_cpu_placement_reports_the_physical_cpu():
-    # Departure: TensorFlow names the logical device (CPU:1); ferroflow the physical one.
-    got = run_fresh(
-        "ferroflow",
-        """
-        cpu = tf.config.list_physical_devices("CPU")[0]
-        ldc = tf.config.LogicalDeviceConfiguration
-        tf.config.set_logical_device_configuration(cpu, [ldc()] * 2)
-        with tf.device("/CPU:1"):
-            out["device"] = (tf.constant([1.0]) + 1.0).device
-        """,
-    )
-    assert got["device"].endswith("device:CPU:0")
-
-
-def test_split_gpu_places_on_the_physical_gpu():
+def test_split_gpu_places_on_its_logical_gpus():
     got = run_fresh(
         "ferroflow",
         """
@@ -347,6 +332,6 @@ def test_split_gpu_places_on_the_physical_gpu():
     assert got["growth"] == "ValueError"
     assert got["logical"][:3] == ["/device:CPU:0", "/device:GPU:0", "/device:GPU:1"]
     assert got["values"] == [[4.0, 7.0], [4.0, 7.0]]
-    assert all(d.endswith("device:GPU:0") for d in got["devices"])
-    # GPU memory statistics need counters ferroflow's GPU pool does not keep yet.
-    assert got["memory_info"] == "NotImplementedError"
+    assert [d[-5:] for d in got["devices"]] == ["GPU:0", "GPU:1"]
+    # tests/parity/test_logical_devices.py checks the numbers.
+    assert sorted(got["memory_info"]) == ["current", "peak"]

@@ -29,7 +29,7 @@ pub fn gather(
     }
     let dims = x.shape.dims();
     let d = dims[axis];
-    if host_indices.device() == crate::device::Device::Cpu {
+    if host_indices.device().is_cpu() {
         let values = index_values(host_indices, "GatherV2")?;
         if values.iter().any(|&i| i < 0 || i as u64 >= d as u64) {
             return Ok(None); // the CPU kernel names the bad index

@@ -3,7 +3,6 @@
 //! raises exactly as on the CPU; device-resident ones follow TensorFlow's GPU kernels.
 
 use super::{elementwise, indexing, launch, reduce, GpuInput};
-use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::gpu::batch::MAX_PARAMS;
@@ -44,7 +43,7 @@ fn coordinate_params(shape: &Shape, indices: &Shape) -> Option<(Vec<u32>, usize)
 /// Whether host-resident `indices` pass the CPU's checks against `shape` (device-resident
 /// ones are the kernels' to handle).
 fn host_indices_valid(shape: &Shape, indices: &Tensor, op: &str) -> bool {
-    indices.device() != Device::Cpu || index::nd_offsets(shape.dims(), indices, op).is_ok()
+    indices.device().is_gpu() || index::nd_offsets(shape.dims(), indices, op).is_ok()
 }
 
 pub fn gather_nd(x: &GpuInput, indices: &GpuInput, host: &Tensor) -> Result<Option<Tensor>> {

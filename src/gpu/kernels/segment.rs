@@ -24,7 +24,7 @@ const SORTED: &str = include_str!("../../../shaders/segment_sorted.wgsl");
 pub fn supports(op: Segment, inputs: &[&Tensor]) -> bool {
     let (Some(data), Some(ids)) = (inputs.first(), inputs.get(1)) else { return false };
     matches!(data.dtype(), DType::F32 | DType::I32 | DType::U32)
-        && (op.sorted() || ids.device() == Device::Cpu || ids.dtype() == DType::I32)
+        && (op.sorted() || ids.device().is_cpu() || ids.dtype() == DType::I32)
 }
 
 /// The WGSL `combine(acc, v)` and `finish(acc, count)` of `kind` on `dtype`'s bits. Max and min
@@ -100,7 +100,7 @@ fn unsorted(
         return Ok(None);
     }
     let ids = match ids.device() {
-        Device::Cpu => {
+        Device::Cpu | Device::SplitCpu(_) => {
             let values = segment::ids_as_i64(ids)?;
             if data.num_elements() > 0
                 && segment::unsorted_check(&values, ids.shape(), n, op.tf_name()).is_err()
