@@ -24,5 +24,6 @@ for name in (
     "bench_strings",
     "bench_sparse",
     "bench_segment",
+    "bench_dlpack",
 ):
     subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)

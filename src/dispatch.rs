@@ -32,7 +32,13 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         None => {
             // Kernels that run compositions (the CPU softmax) must not record their parts.
             let _paused = (tape::pause_all(), trace::suspend());
-            execute(op, inputs)?
+            // `enable_check_numerics`: one relaxed load when off.
+            let checked = crate::check_numerics::outermost(op);
+            let outputs = execute(op, inputs)?;
+            if let Some(check) = checked {
+                check.check(op, inputs, &outputs)?;
+            }
+            outputs
         }
     };
     tape::record(op, inputs, &mut outputs);

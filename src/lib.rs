@@ -13,6 +13,7 @@
 
 pub mod autodiff;
 pub mod buffer;
+pub mod check_numerics;
 pub mod checkpoint;
 pub mod device;
 pub mod dispatch;

@@ -512,8 +512,6 @@ class Gen:
 SPECS = {}
 # Ops that refuse every call by design, exempt from "returned a result at least once".
 NEVER_SUCCEEDS = {"tf.Tensor", "Tensor.__hash__", "tf.gradients", "tf.hessians"}
-# Needs a hook in the Rust dispatcher (NotImplementedError until then).
-NEVER_SUCCEEDS |= {"tf.debugging.enable_check_numerics"}
 # TensorFlow 1 graph relics: refused as TensorFlow refuses them (or naming the TF2 way).
 NEVER_SUCCEEDS |= {"tf.Graph", "tf.import_graph_def", "tf.load_library", "tf.load_op_library"}
 # RaggedTensor's constructor is private (TensorFlow's ValueError for every call).
@@ -531,6 +529,10 @@ EAGER_REFUSALS = {"tf.gradients": RuntimeError, "tf.hessians": RuntimeError}
 EAGER_REFUSALS.update({"tf.parallel_stack": RuntimeError, "tf.load_library": FileNotFoundError})
 # The driver calls ops eagerly, where parallel_stack always refuses (it works in tf.function).
 NEVER_SUCCEEDS |= {"tf.parallel_stack"}
+# DLPack's protocol refuses an unsupported stream, device or dtype with BufferError (as numpy).
+EAGER_REFUSALS.update(
+    {n: BufferError for n in ("Tensor.__dlpack__", "tf.experimental.dlpack.from_dlpack")}
+)
 
 
 def spec(*names):
@@ -2449,9 +2451,15 @@ def _to_dlpack(g):
 def _from_dlpack(g):
     if g.bad():
         return [g.junk()], {}
-    # bfloat16 has no numpy DLPack export (to_dlpack raises InvalidArgumentError for it).
-    dtype = g.pick(tuple(d for d in DTYPES if d != tf.bfloat16))
-    return [tf.experimental.dlpack.to_dlpack(tf.constant(g.array(dtype, g.dims())))], {}
+    dtype = g.pick(DTYPES)
+    source = g.array(dtype, g.dims())
+    capsule = tf.experimental.dlpack.to_dlpack(tf.constant(source, dtype))
+    if dtype == tf.bfloat16:  # numpy cannot export bfloat16 (ml_dtypes) through DLPack
+        return [capsule], {}
+    # Capsules of tensors and of numpy arrays, and numpy arrays (possibly strided) as producers.
+    array = np.asarray(source)
+    strided = array[::2] if array.ndim else array
+    return [g.pick((capsule, array.__dlpack__(), array, strided))], {}
 
 
 @spec("tf.type_spec_from_value")
@@ -3123,7 +3131,13 @@ TENSOR_METHODS = {
     "Tensor.ndim": lambda t: t.ndim,
     "Tensor.device": lambda t: t.device,
     "Tensor.set_shape": lambda t, shape: t.set_shape(shape),
+    "Tensor.__dlpack__": lambda t, *a, **k: tf.experimental.dlpack.from_dlpack(
+        t.__dlpack__(*a, **k)
+    ),
+    "Tensor.__dlpack_device__": lambda t: t.__dlpack_device__(),
 }
+
+
 # Tensor attributes that are not part of the op surface.
 TENSOR_NOT_OPS = {"__module__", "__array_priority__", "_dims", "_dtype_enum"}
 
@@ -3179,6 +3193,22 @@ for _name in TENSOR_METHODS:
 def _tensor_unary(g):
     dims = [] if g.p(0.4) else g.dims()
     return [g.real_tensor(dims=dims)], {}
+
+
+@spec("Tensor.__dlpack__", "Tensor.__dlpack_device__")
+def _tensor_dlpack(g):
+    dtype = g.pick(DTYPES)
+    t = tf.constant(g.array(dtype, g.dims()), dtype)
+    if not g.bad():
+        return [t], {}
+    return [t], g.pick(
+        (
+            {"stream": g.junk()},
+            {"dl_device": g.pick(((2, 0), (1, 0), g.junk()))},
+            {"copy": g.pick((True, False, g.junk()))},
+            {"max_version": g.pick(((1, 0), g.junk()))},
+        )
+    )
 
 
 @spec("Tensor.__format__")

@@ -79,6 +79,10 @@ class FuncGraph:
         return f"<FuncGraph name={self.name}>"
 
 
+# Set once `tf.debugging.enable_check_numerics` was called (see `ferroflow.debugging`).
+CHECK_NUMERICS = [False]
+
+
 class ConcreteFunction:
     """A traced graph callable with tensors of the traced signature."""
 
@@ -154,7 +158,15 @@ class ConcreteFunction:
         return self._call_flat(tensors)
 
     def _call_flat(self, tensors):
-        outputs = self._core.call(tensors)
+        if CHECK_NUMERICS[0]:
+            # Ops of the graph report NaN/Inf as "graph op"s of this function.
+            previous = _core.set_check_numerics_graph(self._name)
+            try:
+                outputs = self._core.call(tensors)
+            finally:
+                _core.set_check_numerics_graph(previous)
+        else:
+            outputs = self._core.call(tensors)
         if self._output_template is _TENSOR:
             # One tensor out (the common case): nothing to rebuild.
             return outputs[0]

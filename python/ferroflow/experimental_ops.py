@@ -447,76 +447,35 @@ class OptionalSpec(TypeSpec):
 # --- dlpack ------------------------------------------------------------------------------------
 
 
-class _Capsule:
-    """Gives a bare DLPack capsule the `__dlpack__` protocol numpy consumes (a CPU tensor)."""
-
-    def __init__(self, capsule):
-        self._capsule = capsule
-
-    def __dlpack__(self, *args, **kwargs):
-        return self._capsule
-
-    def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU
-
-
 def to_dlpack(tf_tensor):
-    """A DLPack capsule of `tf_tensor`'s values (a host copy, exported through numpy)."""
-    import numpy as np
+    """A DLPack capsule sharing `tf_tensor`'s host memory (a GPU tensor's values are copied to
+    the host first: wgpu memory cannot be exported).
 
+    >>> import numpy as np, ferroflow as tf
+    >>> t = tf.constant([1.0, 2.0])
+    >>> np.from_dlpack(t).tolist()
+    [1.0, 2.0]
+    """
     from ferroflow import _core
-    from ferroflow.array_ops import convert_to_tensor
     from ferroflow.errors import InvalidArgumentError
-    from ferroflow.variables import Variable
 
-    if not isinstance(tf_tensor, (_core.Tensor, Variable)):
+    # As TensorFlow, only tensors: a tf.Variable is refused too.
+    if not isinstance(tf_tensor, _core.Tensor):
         raise InvalidArgumentError(
             None, None, "The argument to `to_dlpack` must be a TF tensor, not Python object"
         )
-    try:
-        return np.asarray(convert_to_tensor(tf_tensor)).__dlpack__()
-    except BufferError as e:
-        raise _dlpack_error(e) from e
+    return _core.to_dlpack(tf_tensor)
 
 
 def from_dlpack(dlcapsule):
-    """A tensor of a DLPack capsule's (or a `__dlpack__` producer's) values, copied into a
-    ferroflow buffer."""
-    import numpy as np
+    """A tensor of a DLPack capsule's values (host, compact row-major), copied once from the
+    producer's memory; the capsule is consumed."""
+    from ferroflow import _core
 
-    from ferroflow.array_ops import convert_to_tensor
-
-    if hasattr(dlcapsule, "__dlpack__"):
-        source = dlcapsule
-    elif type(dlcapsule).__name__ == "PyCapsule":
-        source = _Capsule(dlcapsule)
-    else:
-        raise TypeError(
-            "from_dlpack expects a DLPack capsule (or an object with __dlpack__), got "
-            f"{type(dlcapsule).__name__}"
-        )
-    try:
-        return convert_to_tensor(np.from_dlpack(source))
-    except BufferError as e:
-        raise _dlpack_error(e) from e
-    except ValueError as e:
-        if "PyCapsule" not in str(e):
-            raise
-        # A capsule already consumed (renamed "used_dltensor") or not a DLPack one.
-        from ferroflow.errors import InvalidArgumentError
-
-        raise InvalidArgumentError(
-            None,
-            None,
-            'DLPack tensor must be a capsule with name "dltensor"; a DLPack tensor may be '
-            "consumed only once",
-        ) from e
-
-
-def _dlpack_error(error):
-    from ferroflow.errors import InvalidArgumentError
-
-    return InvalidArgumentError(None, None, f"DLPack exchange failed: {error}")
+    if type(dlcapsule).__name__ != "PyCapsule" and hasattr(dlcapsule, "__dlpack__"):
+        # An extension over TensorFlow (which takes capsules only): any DLPack producer.
+        dlcapsule = dlcapsule.__dlpack__()
+    return _core.from_dlpack(dlcapsule)
 
 
 dlpack = types.ModuleType(

@@ -47,7 +47,8 @@ pub fn fusible(op: &Op) -> bool {
 
 pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
     let Some(shape) = common_shape(inputs) else { return run_steps(chain, inputs) };
-    if crate::autodiff::tape::any_active() {
+    // Under `enable_check_numerics` each step is checked (and named) as TensorFlow's ops are.
+    if crate::autodiff::tape::any_active() || crate::check_numerics::enabled() {
         return run_steps(chain, inputs);
     }
     match inputs.iter().map(|t| t.device()).find(|d| d.is_gpu()) {

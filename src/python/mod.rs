@@ -5,7 +5,9 @@ mod args;
 mod autodiff;
 mod checkpoint;
 mod convert;
+mod debugging;
 mod devices;
+mod dlpack;
 mod errors;
 mod graph;
 mod host_call;
@@ -30,5 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     saved_model::register(m)?;
     random::register(m)?;
     windows::register(m)?;
+    debugging::register(m)?;
+    dlpack::register(m)?;
     Ok(())
 }
