@@ -98,10 +98,10 @@ pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<T
     let mut inputs = vars.to_vec();
     inputs.extend(cond.capture_examples.iter().cloned());
     inputs.extend(body.capture_examples.iter().cloned());
-    let kind =
-        NodeKind::While { cond: Arc::new(cond.graph), body: Arc::new(body.graph), loop_vars: n };
+    let (cond, body) = (Arc::new(cond.graph), Arc::new(body.graph));
+    let kind = NodeKind::While { cond: cond.clone(), body: body.clone(), loop_vars: n };
     let mut outputs = record(kind, &inputs, var_dims, in_dtypes, &[], "while")?;
-    control_grad::record_while(&inputs, &mut outputs);
+    control_grad::record_while(&cond, &body, n, &inputs, &mut outputs);
     Ok(outputs)
 }
 

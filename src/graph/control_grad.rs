@@ -2,16 +2,19 @@
 //! node's gradient is another `Cond` on the same selector whose branches are the branches'
 //! backward passes: each is traced by replaying the branch graph under a fresh tape (its ops
 //! recorded into the new branch frame) and asking that tape for the gradients. The gradient
-//! `Cond` is recorded the same way, so higher-order gradients follow. A `While` node has no
-//! gradient yet: asking for one raises, rather than silently giving None.
+//! `Cond` is recorded the same way, so higher-order gradients follow. A `While` node's
+//! gradient is a backward `While` over the forward iterations' saved loop variables (see
+//! `Loop`).
 
 use super::control;
 use super::executor::{self, Mode};
 use super::ir::Graph;
 use super::trace::{self, Traced};
 use crate::autodiff::tape::{self, GradFn, Tape};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ops;
+use crate::ops::shape_input::ShapeArg;
+use crate::ops::static_shape;
 use crate::tensor::Tensor;
 use crate::variable::Variable;
 use std::sync::Arc;
@@ -40,21 +43,349 @@ pub fn record_cond(branches: &[Arc<Graph>], inputs: &[Tensor], outputs: &mut [Te
     tape::record_custom(&refs, outputs, grad);
 }
 
-/// Records `outputs` of a `While` so that a gradient through it is an error, not a None.
-pub fn record_while(inputs: &[Tensor], outputs: &mut [Tensor]) {
+/// Records `outputs` of a `While` on the tapes watching its inputs or the variables its body
+/// reads. `inputs` are the node's: the loop variables, `cond`'s captures, then `body`'s.
+pub fn record_while(
+    cond: &Arc<Graph>,
+    body: &Arc<Graph>,
+    loop_vars: usize,
+    inputs: &[Tensor],
+    outputs: &mut [Tensor],
+) {
     if !tape::any_active() {
         return;
     }
-    let grad: GradFn = Arc::new(|_, _, _| {
-        Err(Error::Unimplemented(
-            "gradients through a tf.while_loop (or a Python loop over a tensor) staged inside a \
-             tf.function are not supported yet: differentiate the tf.function from outside, \
-             under an eager GradientTape, or loop over a Python range"
-                .into(),
-        ))
+    let variables = body.variables();
+    let mut sources = inputs.to_vec();
+    sources.extend(variables.iter().map(|v| v.peek().with_id(v.id())));
+    let (cond, body) = (cond.clone(), body.clone());
+    let grad: GradFn = Arc::new(move |sources, outputs, upstream| {
+        let loop_ = Loop { cond: &cond, body: &body, n: loop_vars, variables: &variables, sources };
+        loop_.gradient(outputs, upstream)
     });
-    let refs: Vec<&Tensor> = inputs.iter().collect();
+    let refs: Vec<&Tensor> = sources.iter().collect();
     tape::record_custom(&refs, outputs, grad);
+}
+
+/// A recorded `While` being differentiated. Its backward pass is two staged loops: the forward
+/// loop run again carrying an iteration counter and, per loop variable, the values every
+/// iteration started from stacked on a new leading axis; then a loop running the counter down
+/// that replays the body on that iteration's values under a fresh tape and takes its
+/// vector-Jacobian product for the loop variables (carried) and the body's captures and
+/// variables (summed). Both loops are recorded like any `While`, so higher orders follow.
+struct Loop<'a> {
+    cond: &'a Graph,
+    body: &'a Graph,
+    n: usize,
+    variables: &'a [Variable],
+    /// The loop variables, `cond`'s captures, `body`'s captures, the variables' values.
+    sources: &'a [Tensor],
+}
+
+impl Loop<'_> {
+    fn body_captures(&self) -> std::ops::Range<usize> {
+        let start = self.cond.num_inputs;
+        start..start + self.body.num_inputs - self.n
+    }
+
+    fn var_dims(&self, k: usize) -> Vec<Option<usize>> {
+        self.body.nodes[k].outputs[0].dims.clone()
+    }
+
+    fn gradient(
+        &self,
+        outputs: &[Tensor],
+        upstream: &[Option<Tensor>],
+    ) -> Result<Vec<Option<Tensor>>> {
+        let mut result = vec![None; self.sources.len()];
+        let n = self.n;
+        // Sources a gradient is owed to: floating loop variables, the body's floating
+        // captures, the variables (`cond`'s captures get none: a predicate is not
+        // differentiable).
+        let wanted: Vec<usize> = (0..n)
+            .chain(self.body_captures())
+            .chain(self.sources.len() - self.variables.len()..self.sources.len())
+            .filter(|&i| tape::differentiable(&self.sources[i]))
+            .collect();
+        if wanted.is_empty() || upstream.iter().all(Option::is_none) || !trace::recording() {
+            return Ok(result);
+        }
+        let (count, stacks) = self.accumulate()?;
+        let grads = self.backward(&count, &stacks, outputs, upstream, &wanted)?;
+        for (&i, g) in wanted.iter().zip(grads) {
+            result[i] = g;
+        }
+        Ok(result)
+    }
+
+    /// The forward loop again with a counter and, per loop variable, the values every
+    /// iteration started from (`Saved`; the last entry holds the final values).
+    fn accumulate(&self) -> Result<(Tensor, Vec<Tensor>)> {
+        let n = self.n;
+        let vars = &self.sources[..n];
+        let mut init = vec![Tensor::scalar(0i32)];
+        init.extend(vars.iter().cloned());
+        for (k, v) in vars.iter().enumerate() {
+            init.extend(self.saved(k).start(v)?);
+        }
+        let dims = self.saved_dims();
+        let cond = traced(&init, &|p| dims[p].clone(), |args| {
+            let caps = &self.sources[n..self.cond.num_inputs];
+            executor::run(self.cond, &[&args[1..=n], caps].concat(), Mode::Replay)
+        })?;
+        let body = traced(&init, &|p| dims[p].clone(), |args| {
+            let caps = &self.sources[self.body_captures()];
+            let next = executor::run(self.body, &[&args[1..=n], caps].concat(), Mode::Replay)?;
+            let mut out = vec![ops::add(&args[0], &Tensor::scalar(1i32))?];
+            out.extend(next.iter().cloned());
+            let mut rest = &args[n + 1..];
+            for (k, v) in next.iter().enumerate() {
+                let saved = self.saved(k);
+                let (mine, others) = rest.split_at(saved.width());
+                out.extend(saved.push(mine, v)?);
+                rest = others;
+            }
+            Ok(out)
+        })?;
+        let mut outs = control::record_while(&init, cond, body)?;
+        let stacks = outs.split_off(n + 1);
+        Ok((outs.swap_remove(0), stacks))
+    }
+
+    fn saved(&self, k: usize) -> Saved {
+        let dims = self.var_dims(k);
+        match dims.iter().all(Option::is_some) {
+            true => Saved::Stacked(dims),
+            false => Saved::Flat(dims.len()),
+        }
+    }
+
+    /// Static dims of the accumulating loop's variables: counter, loop variables, saved values.
+    fn saved_dims(&self) -> Vec<Vec<Option<usize>>> {
+        let mut dims = vec![vec![]];
+        dims.extend((0..self.n).map(|k| self.var_dims(k)));
+        dims.extend((0..self.n).flat_map(|k| self.saved(k).dims()));
+        dims
+    }
+
+    /// Each loop variable's value at the start of iteration `step`, from `saved` (the
+    /// accumulating loop's saved values, variable after variable).
+    fn restore(&self, saved: &[Tensor], step: &Tensor) -> Result<Vec<Tensor>> {
+        let mut rest = saved;
+        (0..self.n)
+            .map(|k| {
+                let how = self.saved(k);
+                let (mine, others) = rest.split_at(how.width());
+                rest = others;
+                how.at(mine, step)
+            })
+            .collect()
+    }
+
+    /// The loop running the counter down: its variables are the counter, a gradient for each
+    /// floating loop variable, and a running sum for each wanted capture or variable.
+    fn backward(
+        &self,
+        count: &Tensor,
+        stacks: &[Tensor],
+        outputs: &[Tensor],
+        upstream: &[Option<Tensor>],
+        wanted: &[usize],
+    ) -> Result<Vec<Option<Tensor>>> {
+        let n = self.n;
+        let floating: Vec<usize> =
+            (0..n).filter(|&k| tape::differentiable(&self.sources[k])).collect();
+        let summed: Vec<usize> = wanted.iter().copied().filter(|&i| i >= n).collect();
+        let mut init = vec![count.clone()];
+        for &k in &floating {
+            init.push(match &upstream[k] {
+                Some(u) => u.clone(),
+                None => ops::zeros_like(&outputs[k])?,
+            });
+        }
+        for &i in &summed {
+            init.push(self.zeros_for(i)?);
+        }
+        let nf = floating.len();
+        let dims = |p: usize| match p {
+            0 => vec![],
+            p if p <= nf => self.var_dims(floating[p - 1]),
+            p => trace::static_dims(&self.sources[summed[p - 1 - nf]]),
+        };
+        let cond =
+            traced(&init, &dims, |args| Ok(vec![ops::greater(&args[0], &Tensor::scalar(0i32))?]))?;
+        let body = traced(&init, &dims, |args| {
+            let step = ops::sub(&args[0], &Tensor::scalar(1i32))?;
+            let vars = self.restore(stacks, &step)?;
+            let mut next = vec![step];
+            let found = self.step(&vars, &floating, &summed, &args[1..=nf])?;
+            let (var_grads, sum_grads) = found.split_at(nf);
+            for (g, &k) in var_grads.iter().zip(&floating) {
+                next.push(match g {
+                    Some(g) => g.clone(),
+                    None => ops::zeros_like(&vars[k])?,
+                });
+            }
+            for (g, total) in sum_grads.iter().zip(&args[1 + nf..]) {
+                next.push(match g {
+                    Some(g) => ops::add(total, g)?,
+                    None => total.clone(),
+                });
+            }
+            Ok(next)
+        })?;
+        let outs = control::record_while(&init, cond, body)?;
+        let mut by_source: Vec<Option<Tensor>> = vec![None; self.sources.len()];
+        for (&k, g) in floating.iter().zip(&outs[1..=nf]) {
+            by_source[k] = Some(g.clone());
+        }
+        for (&i, g) in summed.iter().zip(&outs[1 + nf..]) {
+            by_source[i] = Some(g.clone());
+        }
+        Ok(wanted.iter().map(|&i| by_source[i].take()).collect())
+    }
+
+    /// One iteration's vector-Jacobian product: the body replayed on `vars` under a fresh
+    /// tape, seeded with `seeds` (one per floating loop variable). Gradients of the floating
+    /// loop variables, then of the `summed` sources.
+    fn step(
+        &self,
+        vars: &[Tensor],
+        floating: &[usize],
+        summed: &[usize],
+        seeds: &[Tensor],
+    ) -> Result<Vec<Option<Tensor>>> {
+        let caps = &self.sources[self.body_captures()];
+        let tape = Tape::new(false, false);
+        let outs = {
+            let _recording = Recording::enter(&tape);
+            floating.iter().for_each(|&k| tape.watch(&vars[k]));
+            caps.iter().for_each(|t| tape.watch(t));
+            self.variables.iter().for_each(|v| tape.watch_variable(v));
+            executor::run(self.body, &[vars, caps].concat(), Mode::Replay)?
+        };
+        let targets: Vec<Tensor> = floating.iter().map(|&k| outs[k].clone()).collect();
+        let seeds: Vec<Option<Tensor>> = seeds.iter().cloned().map(Some).collect();
+        let mut ids: Vec<u64> = floating.iter().map(|&k| vars[k].id()).collect();
+        ids.extend(summed.iter().map(|&i| self.sources[i].id()));
+        tape.gradient(&targets, &ids, &seeds)
+    }
+
+    /// Zeros shaped like source `i` (a variable's current value for a variable).
+    fn zeros_for(&self, i: usize) -> Result<Tensor> {
+        let first_variable = self.sources.len() - self.variables.len();
+        match i.checked_sub(first_variable) {
+            Some(v) => {
+                let value = self.variables[v].peek();
+                let dims: Vec<i64> = value.shape().dims().iter().map(|&d| d as i64).collect();
+                ops::zeros(&dims, value.dtype())
+            }
+            None => ops::zeros_like(&self.sources[i]),
+        }
+    }
+}
+
+/// How the accumulating loop saves one loop variable's value at every iteration.
+enum Saved {
+    /// A variable of fully known shape (these dims): its values stacked on a new leading axis.
+    Stacked(Vec<Option<usize>>),
+    /// A variable whose shape may change between iterations (a TensorArray's growing buffer),
+    /// of this rank: its values flattened one after another into a vector, with an int32
+    /// matrix of their shapes and a vector of where each starts.
+    Flat(usize),
+}
+
+impl Saved {
+    /// How many loop variables of the accumulating loop hold the saved values.
+    fn width(&self) -> usize {
+        match self {
+            Saved::Stacked(_) => 1,
+            Saved::Flat(_) => 3,
+        }
+    }
+
+    fn dims(&self) -> Vec<Vec<Option<usize>>> {
+        match self {
+            Saved::Stacked(d) => vec![[vec![None], d.clone()].concat()],
+            Saved::Flat(rank) => vec![vec![None], vec![None, Some(*rank)], vec![None]],
+        }
+    }
+
+    /// The saved values holding only `v`.
+    fn start(&self, v: &Tensor) -> Result<Vec<Tensor>> {
+        match self {
+            Saved::Stacked(_) => Ok(vec![ops::expand_dims(v, 0)?]),
+            Saved::Flat(_) => Ok(vec![
+                ops::reshape(v, &[-1])?,
+                ops::expand_dims(&static_shape::shape_vector(v)?, 0)?,
+                Tensor::from_slice(&[0i32], &[1])?,
+            ]),
+        }
+    }
+
+    /// `saved` with `v` appended.
+    fn push(&self, saved: &[Tensor], v: &Tensor) -> Result<Vec<Tensor>> {
+        match self {
+            Saved::Stacked(_) => Ok(vec![ops::concat(&[&saved[0], &ops::expand_dims(v, 0)?], 0)?]),
+            Saved::Flat(_) => {
+                let (flat, shapes, starts) = (&saved[0], &saved[1], &saved[2]);
+                let end = static_shape::shape_vector(flat)?;
+                Ok(vec![
+                    ops::concat(&[flat, &ops::reshape(v, &[-1])?], 0)?,
+                    ops::concat(
+                        &[shapes, &ops::expand_dims(&static_shape::shape_vector(v)?, 0)?],
+                        0,
+                    )?,
+                    ops::concat(&[starts, &end], 0)?,
+                ])
+            }
+        }
+    }
+
+    /// The value saved at position `step` (an int32 scalar).
+    fn at(&self, saved: &[Tensor], step: &Tensor) -> Result<Tensor> {
+        match self {
+            Saved::Stacked(_) => ops::gather(&saved[0], step, 0, 0),
+            Saved::Flat(_) => {
+                let shape = ops::gather(&saved[1], step, 0, 0)?;
+                let start = ops::gather(&saved[2], step, 0, 0)?;
+                let size = ops::reduce(ops::ReduceOp::Prod, &shape, None, false)?;
+                let end = ops::add(&start, &size)?;
+                let values = ops::gather(
+                    &saved[0],
+                    &ops::range(&start, &end, &Tensor::scalar(1i32))?,
+                    0,
+                    0,
+                )?;
+                ShapeArg::Traced(shape).apply(&[&values], |dims| {
+                    Ok(crate::dispatch::Op::Reshape(crate::ops::shape_ops::Reshape(dims.to_vec())))
+                })
+            }
+        }
+    }
+}
+
+/// A loop's condition or body traced in a fresh frame: placeholders like `examples` (with the
+/// static dims `dims` gives by position) feed `f`, whose results are the graph's outputs.
+fn traced(
+    examples: &[Tensor],
+    dims: &dyn Fn(usize) -> Vec<Option<usize>>,
+    f: impl FnOnce(&[Tensor]) -> Result<Vec<Tensor>>,
+) -> Result<Traced> {
+    trace::begin();
+    let made = examples
+        .iter()
+        .enumerate()
+        .map(|(k, t)| trace::placeholder(t, "loop_var", dims(k)))
+        .collect::<Result<Vec<_>>>()
+        .and_then(|args| f(&args));
+    match made {
+        Ok(outs) => trace::finish(&outs),
+        Err(e) => {
+            trace::abandon();
+            Err(e)
+        }
+    }
 }
 
 /// `sources`: the selector, the branches' captures, then the variables' values. Returns a

@@ -229,3 +229,60 @@ fn composites_are_one_named_node_and_keep_their_gradient_rule() {
     let grad = tape.gradient(&[y], &[x.id()], &[None]).unwrap().remove(0).unwrap();
     assert_eq!(grad.to_vec::<f32>().unwrap(), vec![0.0, 0.0, 1.0, 0.0]);
 }
+
+/// `y = x; for _ in 0..3 { y = y * c }` staged as a `While` under a tape inside a trace, with
+/// the gradients of `y` with respect to `x` and the captured `c` among the graph's outputs.
+fn while_gradient_graph() -> Graph {
+    use super::control;
+    use crate::autodiff::tape::Tape;
+    let _cpu = CpuScope::new();
+    let example = Tensor::scalar(1.0f32);
+    trace::begin();
+    let x = trace::placeholder(&example, "x", vec![]).unwrap();
+    let c = trace::placeholder(&example, "c", vec![]).unwrap();
+    let tape = Tape::new(false, false);
+    tape.push();
+    tape.watch(&x);
+    tape.watch(&c);
+    let vars = [Tensor::scalar(0i32), x.clone()];
+    let sub = |f: &dyn Fn(&[Tensor]) -> Vec<Tensor>| {
+        trace::begin();
+        let args: Vec<Tensor> =
+            vars.iter().map(|v| trace::placeholder(v, "loop_var", vec![]).unwrap()).collect();
+        let outs = f(&args);
+        trace::finish(&outs).unwrap()
+    };
+    let cond = sub(&|a| vec![bin(BinaryOp::Less, &a[0], &Tensor::scalar(3i32))]);
+    let body = sub(&|a| {
+        vec![bin(BinaryOp::Add, &a[0], &Tensor::scalar(1i32)), bin(BinaryOp::Mul, &a[1], &c)]
+    });
+    let outs = control::record_while(&vars, cond, body).unwrap();
+    tape.pop();
+    let grads = tape.gradient(&outs[1..], &[x.id(), c.id()], &[None]).unwrap();
+    let (gx, gc) = (grads[0].clone().unwrap(), grads[1].clone().unwrap());
+    trace::finish(&[outs[1].clone(), gx, gc]).unwrap().graph
+}
+
+#[test]
+fn a_while_gradient_is_a_backward_loop_over_saved_iterations() {
+    let g = while_gradient_graph();
+    // The forward loop, the loop saving each iteration's variables, the backward loop.
+    assert_eq!(types(&g).iter().filter(|t| **t == "While").count(), 3);
+    let _cpu = CpuScope::new();
+    let (x, c) = (Tensor::scalar(2.0f32), Tensor::scalar(3.0f32));
+    let out = run(&g, &[x, c], Mode::Run).unwrap();
+    let got: Vec<f32> = out.iter().map(|t| t.to_vec::<f32>().unwrap()[0]).collect();
+    // y = x c³, dy/dx = c³, dy/dc = 3 x c².
+    assert_eq!(got, vec![54.0, 27.0, 54.0]);
+}
+
+#[test]
+fn a_while_gradient_sums_a_capture_over_iterations() {
+    let g = while_gradient_graph();
+    let _cpu = CpuScope::new();
+    // With c = 1 every iteration contributes x c² = 1 to dy/dc: 3, not the last one's 1.
+    let (x, c) = (Tensor::scalar(1.0f32), Tensor::scalar(1.0f32));
+    let out = run(&g, &[x, c], Mode::Run).unwrap();
+    let got: Vec<f32> = out.iter().map(|t| t.to_vec::<f32>().unwrap()[0]).collect();
+    assert_eq!(got, vec![1.0, 1.0, 3.0]);
+}
