@@ -297,7 +297,7 @@ fn import(capsule: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             // SAFETY: plain-old-data element types; `bytes` holds exactly n of them (possibly
             // unaligned: copied bytewise).
             unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr() as *mut u8, n * width);
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().cast::<u8>(), n * width);
                 v.set_len(n);
             }
             <T as crate::element::Movable>::wrap_vec(v)
