@@ -119,7 +119,8 @@ macro_rules! with_movable {
 }
 
 /// Runs `$body` with `$t` bound to the Rust element type of a runtime `DType`; `$e` for
-/// `String`, which has no `Element` type.
+/// `String` and the quantized types, which have no `Element` type (a quantized tensor's buffer
+/// holds its `storage()` type's elements).
 #[macro_export]
 macro_rules! with_dtype {
     ($dtype:expr, $t:ident => $body:expr, else $e:expr) => {{
@@ -185,7 +186,7 @@ macro_rules! with_dtype {
                 type $t = num_complex::Complex64;
                 $body
             }
-            __D::String => $e,
+            __D::String | __D::QI8 | __D::QU8 | __D::QI16 | __D::QU16 | __D::QI32 => $e,
         }
     }};
 }
@@ -205,7 +206,7 @@ impl Buffer {
 
     /// A buffer of `len` zeros (false, 0, 0.0, empty strings) of `dtype`.
     pub fn zeros(dtype: DType, len: usize) -> Buffer {
-        with_dtype!(dtype, T => T::wrap(vec![T::default(); len]), else Buffer::Str(vec![TfString::default(); len]))
+        with_dtype!(dtype.storage(), T => T::wrap(vec![T::default(); len]), else Buffer::Str(vec![TfString::default(); len]))
     }
 
     /// Copies `src`'s elements into this buffer's allocation; false when dtype or length differ.

@@ -26,6 +26,10 @@ fn check_arity(op: &Op, inputs: &[&Tensor]) -> Result<()> {
 /// Runs one primitive and records it on the gradient tapes watching its inputs. Multi-output
 /// ops return several tensors; the rest return one.
 pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+    // Quantized inputs run as their integer storage, where TensorFlow has a kernel at all.
+    if let Some(outputs) = crate::ops::quantized::intercept(op, inputs)? {
+        return Ok(outputs);
+    }
     let mut outputs = match crate::graph::deferred::defer(op, inputs)? {
         // Traced values: the kernel runs only if the values are read (abstract evaluation).
         Some(deferred) => deferred,

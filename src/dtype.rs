@@ -29,8 +29,18 @@ pub enum DType {
     I64 = 9,
     #[serde(rename = "bool")]
     Bool = 10,
+    #[serde(rename = "qint8")]
+    QI8 = 11,
+    #[serde(rename = "quint8")]
+    QU8 = 12,
+    #[serde(rename = "qint32")]
+    QI32 = 13,
     #[serde(rename = "bfloat16")]
     BF16 = 14,
+    #[serde(rename = "qint16")]
+    QI16 = 15,
+    #[serde(rename = "quint16")]
+    QU16 = 16,
     #[serde(rename = "uint16")]
     U16 = 17,
     #[serde(rename = "complex128")]
@@ -63,6 +73,11 @@ impl DType {
         DType::C128,
     ];
 
+    /// TensorFlow's quantized types: storage types over an integer buffer (`storage`) that
+    /// only ops moving or comparing elements accept (see `ops::quantized`).
+    pub const QUANTIZED: [DType; 5] =
+        [DType::QI8, DType::QU8, DType::QI16, DType::QU16, DType::QI32];
+
     /// TensorFlow's name (`float32`, `half` is spelled `float16` as `tf.float16.name` does).
     pub fn name(self) -> &'static str {
         match self {
@@ -82,7 +97,29 @@ impl DType {
             DType::C64 => "complex64",
             DType::C128 => "complex128",
             DType::String => "string",
+            DType::QI8 => "qint8",
+            DType::QU8 => "quint8",
+            DType::QI16 => "qint16",
+            DType::QU16 => "quint16",
+            DType::QI32 => "qint32",
         }
+    }
+
+    /// The integer type whose elements a quantized type's buffer holds; other types are their
+    /// own storage.
+    pub fn storage(self) -> DType {
+        match self {
+            DType::QI8 => DType::I8,
+            DType::QU8 => DType::U8,
+            DType::QI16 => DType::I16,
+            DType::QU16 => DType::U16,
+            DType::QI32 => DType::I32,
+            d => d,
+        }
+    }
+
+    pub fn is_quantized(self) -> bool {
+        self.storage() != self
     }
 
     /// The name TensorFlow's C++ runtime uses in messages (`float`, `double`, `half`).
@@ -101,6 +138,7 @@ impl DType {
             .iter()
             .copied()
             .chain([DType::String])
+            .chain(DType::QUANTIZED)
             .find(|d| d.name() == name)
             .or_else(|| aliases.iter().find(|(n, _)| *n == name).map(|(_, d)| *d))
             .ok_or_else(|| {
@@ -113,6 +151,7 @@ impl DType {
             .iter()
             .copied()
             .chain([DType::String])
+            .chain(DType::QUANTIZED)
             .find(|d| *d as u32 == value)
             .ok_or_else(|| Error::Type(format!("Unknown TensorFlow DataType enum {value}")))
     }
@@ -126,6 +165,7 @@ impl DType {
             DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
             DType::C128 => 16,
             DType::String => std::mem::size_of::<crate::tstring::TfString>(),
+            q => q.storage().size(),
         }
     }
 
@@ -158,9 +198,9 @@ impl DType {
         self.is_integer() || self.is_floating()
     }
 
-    /// Anything arithmetic works on: all but bool and string.
+    /// Anything arithmetic works on: all but bool, string and the quantized types.
     pub fn is_numeric(self) -> bool {
-        !self.is_bool() && !self.is_string()
+        !self.is_bool() && !self.is_string() && !self.is_quantized()
     }
 
     pub fn is_string(self) -> bool {
@@ -226,6 +266,7 @@ impl DTypeSet {
     pub const INEXACT: DTypeSet = DTypeSet::FLOAT.union(DTypeSet::COMPLEX);
     pub const SIGNED_NUMERIC: DTypeSet = DTypeSet::SIGNED.union(DTypeSet::INEXACT);
     pub const BITWISE: DTypeSet = DTypeSet::INT.union(DTypeSet::BOOL);
+    pub const QUANTIZED: DTypeSet = DTypeSet::of(&DType::QUANTIZED);
 }
 
 #[cfg(test)]
@@ -239,6 +280,13 @@ mod tests {
             assert_eq!(DType::from_enum(d as u32).unwrap(), d);
         }
         assert!(DType::from_name("float128").is_err());
+        for q in DType::QUANTIZED {
+            assert_eq!(DType::from_name(q.name()).unwrap(), q);
+            assert_eq!(DType::from_enum(q as u32).unwrap(), q);
+            assert!(q.is_quantized() && !q.storage().is_quantized());
+            assert_eq!(q.size(), q.storage().size());
+            assert!(!q.is_numeric() && !q.is_integer() && !DTypeSet::ANY.contains(q));
+        }
     }
 
     #[test]

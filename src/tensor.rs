@@ -235,9 +235,22 @@ impl Tensor {
         }
     }
 
+    /// The same storage under another dtype of the same element type (a quantized type and
+    /// its integer storage, see `ops::quantized`): a new identity, nothing copied.
+    pub(crate) fn retagged(&self, dtype: DType) -> Tensor {
+        debug_assert_eq!(dtype.storage(), self.dtype.storage());
+        Tensor { dtype, id: fresh_id(), ..self.clone() }
+    }
+
     /// This tensor on `device`: itself when it is already there, else a copy. `None` when the
     /// dtype cannot live on that device.
     pub fn to_device(&self, device: Device) -> Result<Option<Tensor>> {
+        // Copies are built from buffers, which know only the storage type.
+        let moved = self.to_device_untagged(device)?;
+        Ok(moved.map(|t| if t.dtype == self.dtype { t } else { Tensor { dtype: self.dtype, ..t } }))
+    }
+
+    fn to_device_untagged(&self, device: Device) -> Result<Option<Tensor>> {
         if self.device() == device {
             return Ok(Some(self.clone()));
         }
@@ -316,6 +329,11 @@ impl Tensor {
 
     /// A copy with its own storage on `device` (where it is when the dtype cannot live there).
     pub fn deep_copy_to(&self, device: Device) -> Result<Tensor> {
+        let copy = self.deep_copy_untagged(device)?;
+        Ok(Tensor { dtype: self.dtype, ..copy })
+    }
+
+    fn deep_copy_untagged(&self, device: Device) -> Result<Tensor> {
         let moved = match self.to_device(device)? {
             Some(t) if !t.shares_storage(self) => return Ok(t),
             Some(t) => t,

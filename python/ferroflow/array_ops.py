@@ -27,6 +27,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
     >>> tf.constant([[1., 2.], [3., 4.]]).shape
     TensorShape([2, 2])
     """
+    value, dtype = _dtypes.unwrap_quantized(value, dtype)
     return _core.constant(value, _enum(dtype), _dims(shape))
 
 

@@ -199,9 +199,27 @@ def as_dtype(type_value):
     if numpy_dtype is not None and numpy_dtype.kind in "OSU":
         return string
     name = None if numpy_dtype is None else numpy_dtype.name
+    if numpy_dtype is not None and numpy_dtype.names is not None:
+        # The quantized types' numpy dtypes are one-field records (`[('qint8', 'i1')]`).
+        for d in QUANTIZED_DTYPES:
+            if numpy_dtype == d.as_numpy_dtype:
+                return d
     if name in _BY_NAME:
         return _BY_NAME[name]
     raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.")
+
+
+def unwrap_quantized(value, dtype):
+    """A numpy array of a quantized type's record dtype as its integer field, and the quantized
+    type (the dtype asked for, else the array's), as TensorFlow converts such arrays."""
+    names = getattr(getattr(value, "dtype", None), "names", None)
+    if not isinstance(value, np.ndarray) or names is None:
+        return value, dtype
+    try:
+        quantized = as_dtype(value.dtype)
+    except TypeError:
+        return value, dtype
+    return value[names[0]], quantized if dtype is None else dtype
 
 
 def enum_of(dtype):
@@ -230,10 +248,11 @@ def saturate_cast(value, dtype, name=None):
     return saturate_cast_(value, dtype, name)
 
 
-# --- dtypes without ferroflow tensors ------------------------------------------------------------
-# TensorFlow's quantized, handle and narrow dtypes as DType objects (names, enums, properties,
-# `as_dtype`); ferroflow has no tensors of them yet (storing them needs Rust element types), so an
-# op or conversion asked for one raises.
+# --- quantized dtypes, and dtypes without ferroflow tensors --------------------------------------
+# TensorFlow's quantized types are storage types: their tensors hold the integer storage type's
+# elements (`.numpy()` gives those), and only the ops TensorFlow registers for them accept them
+# (the Rust core's `ops::quantized`). The handle and narrow dtypes are DType objects (names,
+# enums, properties, `as_dtype`) without tensors: an op or conversion asked for one raises.
 
 _NUMPY_FLOATS = ("float16", "float32", "float64")
 _INTENSITY_MAX = {

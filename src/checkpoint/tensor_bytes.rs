@@ -15,7 +15,7 @@ compile_error!("checkpoint files are little-endian; big-endian hosts would need 
 
 /// The stored dtype and dims of a tensor of `dtype` and `dims`.
 pub fn stored_form(dtype: DType, dims: &[usize]) -> (Stored, Vec<usize>) {
-    let stored = match dtype {
+    let stored = match dtype.storage() {
         DType::F16 => Stored::F16,
         DType::BF16 => Stored::BF16,
         DType::F32 => Stored::F32,
@@ -33,6 +33,8 @@ pub fn stored_form(dtype: DType, dims: &[usize]) -> (Stored, Vec<usize>) {
         DType::String => Stored::U8,
         DType::C64 => Stored::C64,
         DType::C128 => return (Stored::F64, [dims, &[2]].concat()),
+        // Quantized types are stored as their integer storage (`dtype.storage()` above).
+        DType::QI8 | DType::QU8 | DType::QI16 | DType::QU16 | DType::QI32 => Stored::U8,
     };
     (stored, dims.to_vec())
 }
@@ -96,6 +98,9 @@ fn strings_from_bytes(dims: &[usize], bytes: &[u8]) -> Result<Tensor> {
 pub fn from_bytes(dtype: DType, stored_dims: &[usize], bytes: &[u8]) -> Result<Tensor> {
     if dtype == DType::String {
         return strings_from_bytes(stored_dims, bytes);
+    }
+    if dtype.is_quantized() {
+        return Ok(from_bytes(dtype.storage(), stored_dims, bytes)?.retagged(dtype));
     }
     let dims = match dtype {
         DType::C128 => match stored_dims.split_last() {

@@ -18,8 +18,8 @@ pub struct Bitcast {
     pub to: DType,
 }
 
-/// Every dtype TensorFlow's Bitcast takes (its quantized types are not tensors here).
-const TYPES: DTypeSet = DTypeSet::NUMERIC;
+/// Every dtype TensorFlow's Bitcast takes.
+const TYPES: DTypeSet = DTypeSet::NUMERIC.union(DTypeSet::QUANTIZED);
 
 /// A `TypeError` while a graph is built; kernels raise it as InvalidArgumentError.
 fn attr_error(attr: &str, dtype: DType) -> Error {
@@ -93,14 +93,19 @@ impl Primitive for Bitcast {
         })?;
         let dims: Vec<usize> = out[0].dims.iter().map(|d| d.unwrap_or(0)).collect();
         let shape = Shape(dims);
-        let to = self.to;
+        // A quantized type shares its storage type's buffer: the same bytes, retagged.
+        if x.dtype().storage() == self.to.storage() {
+            return Ok(vec![x.retagged(self.to)]);
+        }
+        let to = self.to.storage();
         let buffer = crate::with_numeric!(
             x.buffer(),
             src => crate::with_dtype!(to, U => Some(U::wrap(reinterpret::<_, U>(src))), else None),
             else None
         );
         let buffer = buffer.ok_or_else(|| Error::unsupported_dtype("Bitcast", x.dtype()))?;
-        Ok(vec![Tensor::from_buffer_unchecked(buffer, shape)])
+        let out = Tensor::from_buffer_unchecked(buffer, shape);
+        Ok(vec![if self.to.is_quantized() { out.retagged(self.to) } else { out }])
     }
 
     fn decisions(&self) -> Decisions {

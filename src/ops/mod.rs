@@ -22,6 +22,7 @@ pub mod matmul;
 pub mod nn;
 pub mod patches;
 pub mod primitive;
+pub mod quantized;
 pub mod random;
 pub mod reduce;
 mod reduce_decl;
@@ -490,6 +491,9 @@ pub fn zeros_like(x: &Tensor) -> Result<Tensor> {
 }
 
 pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {
+    if dtype.is_quantized() {
+        return quantized::retag(&zeros(dims, dtype.storage())?, dtype);
+    }
     let shape = Shape::checked(dims)?;
     crate::shape::check_alloc(shape.num_elements(), dtype)?;
     // Made on the host, it lives where a `tf.device` scope asks (as `tf.ones`' Fill does).
@@ -499,6 +503,9 @@ pub fn zeros(dims: &[i64], dtype: DType) -> Result<Tensor> {
 }
 
 pub fn ones(dims: &[i64], dtype: DType) -> Result<Tensor> {
+    if dtype.is_quantized() {
+        return quantized::retag(&ones(dims, dtype.storage())?, dtype);
+    }
     let one = crate::with_dtype!(dtype, T => Tensor::scalar(T::from_f64(1.0)), else {
         return Err(Error::Type("Cannot convert 1 to EagerTensor of dtype string".into()))
     });

@@ -310,6 +310,15 @@ fn convert_nested(obj: &Bound<'_, PyAny>, hint: Hint, depth: usize) -> PyResult<
             obj.get_type().name()?
         )));
     }
+    if let Some(q) = hint.dtype().filter(|d| d.is_quantized() && as_tensor(obj).is_none()) {
+        // Quantized values convert as their integer storage, then take the quantized tag.
+        let storage = match hint {
+            Hint::Prefer(_) => Hint::Prefer(q.storage()),
+            _ => Hint::Require(q.storage()),
+        };
+        let t = convert_nested(obj, storage, depth + 1)?;
+        return crate::ops::quantized::retag(&t, q).py();
+    }
     if let Some(t) = as_tensor(obj) {
         let t = &t;
         if let Hint::Require(d) = hint {

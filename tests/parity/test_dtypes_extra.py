@@ -1,6 +1,7 @@
 """`tf.saturate_cast` over every pair of tensor dtypes (extremes, NaN, infinities, values just
 past each target's range; on the CPU and the GPU; eagerly and traced; gradients), and the dtype
-objects TensorFlow has without ferroflow tensors: quantized (`qint8` ... and `QUANTIZED_DTYPES`),
+objects TensorFlow has beyond ferroflow's arithmetic types: quantized (`qint8` ... and
+`QUANTIZED_DTYPES`, whose tensors test_quantized_dtypes.py covers),
 `resource`, `variant` and `tf.dtypes.experimental`'s float8/float4/int4/int2 types: names, enums,
 properties, ranges and `as_dtype`."""
 
@@ -257,6 +258,8 @@ def test_standard_dtype_ranges(tf_oracle):
 def test_tensors_of_dtypes_without_storage_raise_type_error():
     import ferroflow as tf
 
-    for d in (tf.qint8, tf.resource, tf.variant, tf.dtypes.experimental.int4):
+    for d in (tf.resource, tf.variant, tf.dtypes.experimental.int4):
         with pytest.raises(TypeError):
             tf.zeros([2], d)
+    # The quantized types have storage (their integer type's; test_quantized_dtypes.py).
+    assert tf.zeros([2], tf.qint8).dtype == tf.qint8
