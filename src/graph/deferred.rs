@@ -211,10 +211,30 @@ pub fn defer(op: &Op, inputs: &[&Tensor]) -> Result<Option<Vec<Tensor>>> {
         return Ok(deferred_outputs(Work::Op(op.clone()), inputs_owned, outputs, &marks));
     }
     let outputs = match recording {
-        true => primitive.infer(&types).map_err(shape_function_error)?,
+        // The trace's own types first: sizes its signature leaves unknown may not be judged
+        // by the example's. Rules that need a size the trace lacks (a shape of unknown
+        // length) take the example's, specialising the trace as before.
+        true => {
+            let traced: Vec<TensorType> = inputs.iter().map(|t| traced_type(t)).collect();
+            primitive
+                .infer(&traced)
+                .or_else(|_| primitive.infer(&types))
+                .map_err(shape_function_error)?
+        }
         false => primitive.infer(&types)?,
     };
     Ok(deferred_outputs(Work::Op(op.clone()), inputs_owned, outputs, &[]))
+}
+
+/// What the trace knows of an input's type: a deferred value's own type, else the traced
+/// value's static dims (a signature's unknown sizes stay unknown, so a shape rule never
+/// rejects what only the example's sizes make incompatible: TensorFlow decides that when the
+/// graph runs).
+fn traced_type(t: &Tensor) -> TensorType {
+    if t.is_deferred() {
+        return static_type(t);
+    }
+    TensorType { dtype: t.dtype(), dims: super::trace::static_dims(t) }
 }
 
 /// A shape rule's error while a graph is built: TensorFlow's shape functions raise ValueError

@@ -75,14 +75,17 @@ pub struct Traced {
     pub specialised: bool,
 }
 
-/// True while a trace records on this thread.
+/// True while a trace records on this thread. While the frames are being edited (a node is
+/// being recorded and some example value it reads runs its kernel) nothing nested records.
 pub fn recording() -> bool {
-    SUSPENDED.with(|s| s.get() == 0) && FRAMES.with(|f| !f.borrow().is_empty())
+    SUSPENDED.with(|s| s.get() == 0)
+        && FRAMES.with(|f| f.try_borrow().map(|frames| !frames.is_empty()).unwrap_or(false))
 }
 
-/// True while a trace is open on this thread, recording or not.
+/// True while a trace is open on this thread, recording or not (frames being edited mean
+/// one is open).
 pub fn open() -> bool {
-    FRAMES.with(|f| !f.borrow().is_empty())
+    FRAMES.with(|f| f.try_borrow().map(|frames| !frames.is_empty()).unwrap_or(true))
 }
 
 /// While alive, ops run without being recorded (kernels' inner ops, example evaluation).
@@ -646,7 +649,8 @@ pub fn static_dims(t: &Tensor) -> Vec<Option<usize>> {
         return own();
     }
     FRAMES.with(|f| {
-        let frames = f.borrow();
+        // Frames being edited (a node is being recorded): its example values are concrete.
+        let Ok(frames) = f.try_borrow() else { return own() };
         let Some(depth) = frames.len().checked_sub(1) else { return own() };
         match find(&frames, depth, t.id()) {
             Some((d, v)) => frames[d].graph.info(v).dims.clone(),

@@ -223,3 +223,22 @@ def test_python_values_bound_to_input_signature(tf):
         except Exception as error:  # noqa: BLE001 - the class is what is compared
             errors.append(type(error).__name__)
     return results, len(traces), errors
+
+
+@parity
+def test_first_call_with_incompatible_unknown_sizes(tf):
+    """Sizes an input_signature leaves unknown are judged when the graph runs: a first call
+    whose shapes cannot broadcast raises InvalidArgumentError (the trace must not reject it
+    by its example's sizes, a ValueError), and later calls still run."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None]), tf.TensorSpec([None])])
+    def f(x, y):
+        return x * y
+
+    out = []
+    for shapes in [([0, 0], [3]), ([2, 2], [3]), ([2, 3], [3]), ([2, 3], [1])]:
+        try:
+            out.append(f(tf.ones(shapes[0]), tf.ones(shapes[1])))
+        except Exception as error:  # noqa: BLE001 - the class is what is compared
+            out.append(type(error).__name__)
+    return out, f.experimental_get_tracing_count()
