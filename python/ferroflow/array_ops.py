@@ -279,7 +279,32 @@ def strided_slice(
 
 
 def reverse(tensor, axis, name=None):
+    tensor = convert_to_tensor(tensor)
+    if tensor.dtype.is_quantized:
+        _refuse_quantized_reverse(tensor.dtype)
     return _core.reverse(tensor, axis)
+
+
+def _refuse_quantized_reverse(dtype):
+    """TensorFlow's ReverseV2 has no quantized kernel (ferroflow's reverse is a slice, which
+    has one): the graph builder's TypeError while tracing, the kernel lookup's error eagerly."""
+    allowed = (
+        "uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, "
+        "float, double, complex64, complex128, string"
+    )
+    if _core.graph_tracing():
+        raise TypeError(
+            f"Value passed to parameter 'tensor' has DataType {dtype.name} not in list of "
+            f"allowed values: {allowed}"
+        )
+    from ferroflow.errors import InvalidArgumentError
+
+    raise InvalidArgumentError(
+        None,
+        None,
+        f"Value for attr 'T' of {dtype.name} is not in the list of allowed values: {allowed}"
+        "\n\t; NodeDef: {{node ReverseV2}} [Op:ReverseV2]",
+    )
 
 
 @_dispatch.add_dispatch_support

@@ -160,6 +160,7 @@ def _refusals(tf, device, traced):
             "split_qint8": lambda: tf.split(q, 3, axis=1),
             "sort": lambda: tf.sort(w),
             "as_string": lambda: tf.strings.as_string(w),
+            "reverse": lambda: tf.reverse(q, [0]),
         }
         for key, op in ops.items():
             run = tf.function(op) if traced else op
