@@ -268,7 +268,12 @@ fn import(capsule: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         return Err(invalid("Invalid shape from DLPack"));
     }
     let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
-    let n: usize = dims.iter().product();
+    // A producer's sizes are not trusted: their product must not overflow or exceed memory.
+    let n = dims
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| invalid("Invalid shape from DLPack"))?;
+    crate::shape::check_alloc(n, dtype).py()?;
     if !t.strides.is_null() && ndim > 0 && n > 0 {
         // SAFETY: as above.
         let strides = unsafe { std::slice::from_raw_parts(t.strides, ndim) };
@@ -278,7 +283,7 @@ fn import(capsule: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             if shape[k] != 1 && strides[k] != expect {
                 return Err(invalid("Invalid strides array from DLPack"));
             }
-            expect *= shape[k];
+            expect = expect.saturating_mul(shape[k]);
         }
     }
     let width = dtype.size();
