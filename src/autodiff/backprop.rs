@@ -37,7 +37,7 @@ fn backward(entry: &Entry, upstream: Vec<Option<Gradient>>) -> Result<Vec<Option
     let grads = match &entry.backward {
         Backward::Identity => unreachable!("handled above"),
         Backward::Op(op) => rules::gradient(op, &entry.inputs, &entry.outputs, &dense)?,
-        Backward::Custom(f) => f(&entry.inputs, &entry.outputs, &dense)?,
+        Backward::Custom(f) | Backward::ControlFlow(f) => f(&entry.inputs, &entry.outputs, &dense)?,
     };
     Ok(grads.into_iter().map(|g| g.map(Gradient::Dense)).collect())
 }
@@ -62,6 +62,14 @@ pub(crate) fn run(
         .collect();
 
     let mut grads: HashMap<u64, Gradient> = HashMap::new();
+    // Integer targets a source reaches: no gradient flows from them, except that a staged
+    // Cond or While producing one owes its floating inputs zeros (TensorFlow seeds every
+    // target, and its If/While gradients answer for all their inputs).
+    let integer_targets: HashSet<u64> = targets
+        .iter()
+        .filter(|t| reached.contains(&t.id()) && !differentiable(t))
+        .map(Tensor::id)
+        .collect();
     for (i, target) in targets.iter().enumerate() {
         if !reached.contains(&target.id()) || !differentiable(target) {
             continue;
@@ -86,6 +94,16 @@ pub(crate) fn run(
         let upstream: Vec<Option<Gradient>> =
             entry.outputs.iter().map(|o| grads.get(&o.id()).cloned()).collect();
         if upstream.iter().all(Option::is_none) {
+            let owes_zeros = matches!(entry.backward, Backward::ControlFlow(_))
+                && entry.outputs.iter().any(|o| integer_targets.contains(&o.id()));
+            if owes_zeros {
+                for input in entry.inputs.iter().filter(|i| reached.contains(&i.id())) {
+                    if differentiable(input) && !grads.contains_key(&input.id()) {
+                        let zeros = on_device(input.device(), || ops::zeros_like(input))?;
+                        grads.insert(input.id(), Gradient::Dense(zeros));
+                    }
+                }
+            }
             continue;
         }
         // An op's gradient (and the sums into its inputs' gradients) runs where the op ran.

@@ -23,6 +23,9 @@ pub(crate) enum Backward {
     /// A variable read: the gradient passes through unchanged.
     Identity,
     Custom(GradFn),
+    /// A staged `Cond` or `While`: as TensorFlow's If and While gradients, it answers (with
+    /// zeros) for its floating inputs even when the target is one of its integer outputs.
+    ControlFlow(GradFn),
 }
 
 /// One recorded op. Inputs and outputs are kept alive (their storage is shared, not copied)
@@ -242,6 +245,11 @@ fn recording_tapes(input_ids: &[u64]) -> Vec<Tape> {
     })
 }
 
+/// Some active, unpaused tape watches the tensor with this id (or a value computed from one).
+pub(crate) fn watched(id: u64) -> bool {
+    any_active() && !recording_tapes(&[id]).is_empty()
+}
+
 /// The tapes entered on this thread, outermost first.
 pub fn active_tapes() -> Vec<Tape> {
     ACTIVE.with(|a| a.borrow().clone())
@@ -287,13 +295,22 @@ pub(crate) fn record(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
 /// by hand: `tf.custom_gradient`, and compositions whose derivative TensorFlow defines
 /// differently from the chain rule through their parts (relu at 0).
 pub fn record_custom(inputs: &[&Tensor], outputs: &mut [Tensor], grad: GradFn) {
+    record_by_hand(Backward::Custom(grad), inputs, outputs);
+}
+
+/// Records the outputs of a staged `Cond` or `While` (see `Backward::ControlFlow`).
+pub fn record_control_flow(inputs: &[&Tensor], outputs: &mut [Tensor], grad: GradFn) {
+    record_by_hand(Backward::ControlFlow(grad), inputs, outputs);
+}
+
+fn record_by_hand(backward: Backward, inputs: &[&Tensor], outputs: &mut [Tensor]) {
     if !any_active() {
         return;
     }
     let ids: Vec<u64> = inputs.iter().map(|t| t.id()).collect();
     let tapes = recording_tapes(&ids);
     if !tapes.is_empty() {
-        push_entry(&tapes, Backward::Custom(grad), inputs, outputs);
+        push_entry(&tapes, backward, inputs, outputs);
     }
 }
 

@@ -40,7 +40,7 @@ pub fn record_cond(branches: &[Arc<Graph>], inputs: &[Tensor], outputs: &mut [Te
         cond_gradient(&branches, &variables, sources, upstream)
     });
     let refs: Vec<&Tensor> = sources.iter().collect();
-    tape::record_custom(&refs, outputs, grad);
+    tape::record_control_flow(&refs, outputs, grad);
 }
 
 /// Records `outputs` of a `While` on the tapes watching its inputs or the variables its body
@@ -64,7 +64,7 @@ pub fn record_while(
         loop_.gradient(outputs, upstream)
     });
     let refs: Vec<&Tensor> = sources.iter().collect();
-    tape::record_custom(&refs, outputs, grad);
+    tape::record_control_flow(&refs, outputs, grad);
 }
 
 /// A recorded `While` being differentiated. Its backward pass is two staged loops: the forward
@@ -444,12 +444,24 @@ impl BranchBackward<'_> {
             self.variables.iter().for_each(|v| tape.watch_variable(v));
             executor::run(self.graph, &self.sources[self.range.clone()], Mode::Replay)?
         };
-        // Outputs nothing flows back to are left out (a None seed would mean ones).
-        let (targets, seeds): (Vec<Tensor>, Vec<Option<Tensor>>) = outs
-            .into_iter()
-            .zip(upstream)
-            .filter_map(|(o, u)| u.clone().map(|u| (o, Some(u))))
-            .unzip();
+        // Outputs nothing flows back to are left out (a None seed would mean ones). A seed is
+        // the gradient of the Cond's output, traced on the example of the branch taken while
+        // tracing; where this branch's output example is shaped otherwise, the branch reads
+        // the seed through a capture with an example of its own output's shape.
+        let mut targets = Vec::new();
+        let mut seeds = Vec::new();
+        for (o, u) in outs.into_iter().zip(upstream) {
+            let Some(u) = u else { continue };
+            let u = match u.shape() != o.shape() && u.rank() == o.rank() {
+                true => {
+                    let dims: Vec<i64> = o.shape().dims().iter().map(|&d| d as i64).collect();
+                    trace::capture_as(u, &ops::zeros(&dims, u.dtype())?)?
+                }
+                false => u.clone(),
+            };
+            targets.push(o);
+            seeds.push(Some(u));
+        }
         // A value both branches captured is a source once per branch: each branch answers
         // only for its own captures (and the variables), or the gradient would count twice.
         let own: Vec<usize> = wanted.iter().copied().filter(|&i| self.owns(i)).collect();

@@ -342,7 +342,15 @@ fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
     if let Some(&v) = frames[depth].values.get(&t.id()) {
         return v;
     }
-    let outer = if depth > 0 { find(frames, depth - 1, t.id()) } else { None };
+    let mut outer = if depth > 0 { find(frames, depth - 1, t.id()) } else { None };
+    // An eager value a tape watches, first read inside a branch or loop body, enters the
+    // outermost graph as a constant and reaches the subgraph as a capture: the control-flow
+    // node then takes it as an input, so the tape's gradient reaches it (as TensorFlow's
+    // captured eager tensors). Other eager values stay constants of the subgraph, which keeps
+    // their values known there.
+    if outer.is_none() && depth > 0 && crate::autodiff::tape::watched(t.id()) {
+        outer = Some((0, resolve(frames, 0, t)));
+    }
     let node = match outer {
         // Reaches an enclosing frame's value: becomes an extra input of this subgraph.
         Some(_) => {
@@ -637,6 +645,42 @@ pub(crate) fn alias(original: &Tensor, copy: &Tensor) {
         }
         let v = resolve(&mut frames, depth, original);
         frames[depth].values.insert(copy.id(), v);
+    })
+}
+
+/// Captures `outer` (a value of an enclosing frame) into the innermost frame with `example`
+/// standing for it there: the tensor returned is what the subgraph's ops see while tracing,
+/// and the subgraph reads `outer` when it runs. A branch of a `Cond` gradient needs this: the
+/// seed flowing back into a branch was made from the example of the branch taken while
+/// tracing, which may be shaped unlike this branch's output (a TensorArray's append and
+/// replace branches). Dims where the two examples differ become unknown.
+pub(crate) fn capture_as(outer: &Tensor, example: &Tensor) -> Result<Tensor> {
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let depth = frames.len().checked_sub(1).ok_or_else(not_tracing)?;
+        if depth == 0 || find(&frames, depth - 1, outer.id()).is_none() {
+            return Err(Error::Internal("capture_as needs a value of an enclosing frame".into()));
+        }
+        let source = resolve(&mut frames, depth - 1, outer);
+        let outer_info = frames[depth - 1].graph.info(source).clone();
+        if outer_info.dims.len() != example.rank() || outer_info.dtype != example.dtype() {
+            return Err(Error::Internal(
+                "capture_as needs an example of the same rank and dtype".into(),
+            ));
+        }
+        let dims: Vec<Option<usize>> = (outer_info.dims.iter().zip(example.shape().dims()))
+            .map(|(&d, &e)| d.filter(|&d| d == e))
+            .collect();
+        let value = example.with_fresh_id();
+        let frame = &mut frames[depth];
+        mark_unknown(frame, dims.iter().any(Option::is_none));
+        frame.captures.push(source);
+        frame.capture_examples.push(outer.clone());
+        let info = TensorType { dtype: outer_info.dtype, dims };
+        let kind = NodeKind::Placeholder(usize::MAX);
+        let node = push_node(frame, kind, vec![], vec![info], "capture", true);
+        frame.values.insert(value.id(), ValueRef { node, output: 0 });
+        Ok(value)
     })
 }
 

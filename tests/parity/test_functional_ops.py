@@ -154,12 +154,6 @@ def test_functional_unknown_size_gradient_from_outside(tf_oracle, device):
     assert_parity(tf_oracle, _unknown_size_gradient, (device, False), rtol=1e-4)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the staged While gradient works, but map_fn/scan write a TensorArray at a run-time "
-    "index: a tf.cond whose Cond gradient traces the branch not taken with a seed of the taken "
-    "branch's shape (see test_while_gradient.py's KNOWN)",
-)
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 def test_functional_unknown_size_gradient_inside(tf_oracle, device):
     assert_parity(tf_oracle, _unknown_size_gradient, (device, True), rtol=1e-4)

@@ -535,11 +535,6 @@ def test_gradient_through_staged_loop_from_outside(tf_oracle, case, device):
     assert_parity(tf_oracle, case, (device, False), helpers=[_differentiated])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a gradient through a staged While node inside the trace needs the Rust While "
-    "gradient (src/graph/control_grad.rs raises UnimplementedError)",
-)
 def test_gradient_through_staged_loop_inside(tf_oracle):
     assert_parity(tf_oracle, grad_loop, ("CPU:0", True), helpers=[_differentiated])
 

@@ -2,8 +2,9 @@
 (ferroflow's backward `While`, src/graph/control_grad.rs), against TensorFlow: loops over float
 and mixed-dtype variables, captures, variables read in the body, maximum_iterations, zero
 iterations, nesting, loops inside tf.cond, AutoGraph `for` loops over tf.range, TensorArrays,
-map_fn/scan of unknown size, second-order and persistent tapes, unconnected sources. Every case
-also runs eagerly (the tape over the same Python function outside tf.function), so the staged
+map_fn/scan of unknown size, second-order and persistent tapes, unconnected sources (a staged
+loop gives zeros, as TensorFlow's), eager tensors captured by closure. Every case also runs
+eagerly (the tape over the same Python function outside tf.function), so the staged
 gradients are compared with eager ones as well as with TensorFlow's."""
 
 import pytest
@@ -26,6 +27,7 @@ CASE_NAMES = [
     "persistent_twice",
     "unconnected",
     "identity_body",
+    "closure_capture",
 ]
 
 
@@ -34,6 +36,7 @@ def _case(tf, name, device):
     x = tf.constant([0.3, 0.7])
     c = tf.constant(1.1)
     n = tf.constant(4)
+    k = tf.constant(1.3)  # read by closure: an eager tensor the traced function captures
 
     def float_and_capture(x, c, n):
         with tf.GradientTape() as tape:
@@ -167,6 +170,20 @@ def _case(tf, name, device):
             )
         return tape.gradient([y, z], [x, c])
 
+    def closure_capture(x, c, n):
+        # Was None staged: `k`, first read inside the loop body, became a constant of the
+        # body graph, so the While node did not take it as an input and the tape never
+        # reached it.
+        with tf.GradientTape() as tape:
+            tape.watch([x, k])
+            _, y = tf.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * k), [0, x])
+            z = tf.cond(n > 2, lambda: y * k, lambda: y)
+            ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            for i in tf.range(n):
+                ta = ta.write(i, tf.reduce_sum(z) * k)
+            s = ta.stack()
+        return z, s, tape.gradient([z, s], [x, k])
+
     fn = locals()[name]
     with tf.device(device):
         eager = fn(x, c, n)
@@ -189,27 +206,7 @@ def _case(tf, name, device):
         return eager, staged
 
 
-_TENSOR_ARRAY = (
-    "a TensorArray write at a run-time index is a tf.cond (append or replace) whose branches' "
-    "example outputs differ in shape; the Cond gradient traces the branch not taken with the "
-    "taken one's seed and the tape refuses the shape (src/autodiff/backprop.rs output_gradients)"
-)
-KNOWN = {
-    "tensor_array": _TENSOR_ARRAY,
-    "map_fn_unknown": _TENSOR_ARRAY,
-    "scan_unknown": _TENSOR_ARRAY,
-    "unconnected": "TensorFlow's staged While gives zeros (not None) for a capture the target "
-    "does not reach and for every source of an integer loop output; ferroflow gives None",
-}
-
-
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n])) if n in KNOWN else n
-        for n in CASE_NAMES
-    ],
-)
+@pytest.mark.parametrize("name", CASE_NAMES)
 def test_while_gradient(tf_oracle, name, device):
     assert_parity(tf_oracle, _case, (name, device), rtol=1e-5, atol=1e-6)
