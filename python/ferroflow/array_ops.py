@@ -2,7 +2,7 @@
 
 import collections
 
-from ferroflow import _core, _dispatch, _tracing
+from ferroflow import _core, _dispatch, _dynamic_slice, _tracing
 from ferroflow import dtypes as _dtypes
 from ferroflow.dtypes import enum_of as _enum
 from ferroflow.tensor_shape import TensorShape
@@ -265,6 +265,8 @@ def rank(input, name=None):  # noqa: A002
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001
+    if _dynamic_slice.any_symbolic(begin, size):
+        return _dynamic_slice.slice_(input_, begin, size)
     return _core.slice(input_, begin, size)
 
 
@@ -272,6 +274,9 @@ def strided_slice(
     input_, begin, end, strides=None, begin_mask=0, end_mask=0,
     ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, var=None, name=None,
 ):  # fmt: skip
+    if _dynamic_slice.any_symbolic(begin, end, strides):
+        masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        return _dynamic_slice.strided_slice(input_, begin, end, strides, masks)
     return _core.strided_slice(
         input_, begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
         shrink_axis_mask,

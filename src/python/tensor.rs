@@ -151,6 +151,38 @@ fn reject_complex(t: &Tensor, to: &str) -> PyResult<()> {
     Ok(())
 }
 
+/// Some item of a subscript (or a bound of one of its slices) is a symbolic tensor.
+fn has_symbolic_index(key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let symbolic = |v: &Bound<'_, PyAny>| {
+        v.cast::<PyTensor>().is_ok_and(|t| crate::graph::trace::is_symbolic(&t.get().inner))
+    };
+    let item_symbolic = |item: &Bound<'_, PyAny>| -> PyResult<bool> {
+        if let Ok(s) = item.cast::<PySlice>() {
+            for part in ["start", "stop", "step"] {
+                if symbolic(&s.getattr(part)?) {
+                    return Ok(true);
+                }
+            }
+            return Ok(false);
+        }
+        Ok(symbolic(item))
+    };
+    if !crate::graph::trace::open() {
+        return Ok(false);
+    }
+    match key.cast::<PyTuple>() {
+        Ok(tuple) => {
+            for item in tuple.iter() {
+                if item_symbolic(&item)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        Err(_) => item_symbolic(key),
+    }
+}
+
 fn index_item(item: &Bound<'_, PyAny>) -> PyResult<SliceItem> {
     if item.is_none() {
         return Ok(SliceItem::NewAxis);
@@ -359,18 +391,25 @@ impl PyTensor {
         Ok(list.try_iter()?.into_any().unbind())
     }
 
-    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+    fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let this = &slf.get().inner;
         if let Ok(t) = key.cast::<PyTensor>() {
             if t.get().inner.dtype() == DType::Bool {
-                return wrap(py, ops::boolean_mask(&self.inner, &t.get().inner, 0).py()?);
+                return Ok(wrap(py, ops::boolean_mask(this, &t.get().inner, 0).py()?)?.into_any());
             }
+        }
+        // An index known only when the graph runs: the slice is composed of graph ops.
+        if has_symbolic_index(key)? {
+            let getitem = py.import("ferroflow._dynamic_slice")?.getattr("getitem")?;
+            return Ok(getitem.call1((slf, key))?.unbind());
         }
         let items: Vec<SliceItem> = if let Ok(tuple) = key.cast::<PyTuple>() {
             tuple.iter().map(|i| index_item(&i)).collect::<PyResult<_>>()?
         } else {
             vec![index_item(key)?]
         };
-        wrap(py, ops::strided_slice(&self.inner, &items).py()?)
+        Ok(wrap(py, ops::strided_slice(this, &items).py()?)?.into_any())
     }
 
     /// The elements as a new numpy array.
