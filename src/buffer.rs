@@ -242,3 +242,141 @@ fn copy_elements<T: Movable>(dst: &mut [T], src: &Buffer) -> bool {
 fn element_dtype<T: Movable>(_: &[T]) -> DType {
     T::MOVABLE_DTYPE
 }
+
+/// Host elements in memory another library owns (a DLPack producer's), read in place.
+///
+/// The buffer is a `Vec` over the foreign memory that is never dropped, grown or written: it
+/// sits in a `ManuallyDrop` and only `&Buffer` is ever handed out (`Tensor::host`), so every
+/// kernel reads it as any host buffer while no allocator call can reach it. `owner` releases
+/// the memory when dropped (the producer's deleter), after the last tensor sharing this storage
+/// is gone; writers (a variable's in-place assign) see a borrowed storage and allocate instead.
+pub struct Borrowed {
+    buffer: std::mem::ManuallyDrop<Buffer>,
+    _owner: Box<dyn Send + Sync>,
+}
+
+impl Borrowed {
+    /// Wraps `len` elements at `data`, released by dropping `owner`.
+    ///
+    /// # Safety
+    /// `data` is non-null and aligned for `T`, and holds `len` initialised, valid values of `T`
+    /// (for `bool`, bytes 0 or 1) that stay at that address, readable and unchanged by Rust,
+    /// until `owner` is dropped.
+    pub unsafe fn new<T: Element>(data: *const T, len: usize, owner: Box<dyn Send + Sync>) -> Self {
+        let vec = if len == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: the caller's contract; the Vec is never dropped or reallocated
+            // (ManuallyDrop, shared borrows only), which is all the allocator is needed for.
+            unsafe { Vec::from_raw_parts(data.cast_mut(), len, len) }
+        };
+        Borrowed { buffer: std::mem::ManuallyDrop::new(T::wrap(vec)), _owner: owner }
+    }
+
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+}
+
+impl std::fmt::Debug for Borrowed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (dtype, len) = (self.buffer.dtype(), self.buffer.len());
+        write!(f, "Borrowed({dtype:?}, {len} elements)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Borrowed;
+    use crate::ops::{self, BinaryOp};
+    use crate::{Device, Shape, Tensor, Variable};
+    use std::sync::{Arc, Mutex};
+
+    /// Stands in for a DLPack producer: owns the memory; its deleter records the first
+    /// element as it was when it ran (one entry per call).
+    struct Producer {
+        data: *mut f32,
+        len: usize,
+        deleted: Arc<Mutex<Vec<f32>>>,
+    }
+
+    // SAFETY: the test's memory is only read through the tensor and freed once, in drop.
+    unsafe impl Send for Producer {}
+    unsafe impl Sync for Producer {}
+
+    impl Drop for Producer {
+        fn drop(&mut self) {
+            // SAFETY: made by Box::into_raw of a boxed slice of `len` elements below.
+            self.deleted.lock().unwrap().push(unsafe { *self.data });
+            // SAFETY: as above; freed once, here.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.data, self.len)) });
+        }
+    }
+
+    fn borrowed(values: &[f32], deleted: &Arc<Mutex<Vec<f32>>>) -> (Tensor, *mut f32) {
+        let data = Box::into_raw(values.to_vec().into_boxed_slice()).cast::<f32>();
+        let owner = Producer { data, len: values.len(), deleted: deleted.clone() };
+        // SAFETY: a live, aligned allocation of initialised f32s that `owner` frees.
+        let b = unsafe { Borrowed::new(data.cast_const(), values.len(), Box::new(owner)) };
+        (Tensor::from_borrowed(b, Shape::from(&[values.len()][..])).unwrap(), data)
+    }
+
+    #[test]
+    fn borrowed_storage_reads_in_place_and_releases_once() {
+        let deleted = Arc::new(Mutex::new(Vec::new()));
+        let (t, data) = borrowed(&[1.0, 2.0, 3.0, 4.0], &deleted);
+        assert!(t.is_borrowed());
+        // The producer's later writes are seen: no copy was made.
+        // SAFETY: the memory is alive (the tensor holds its owner) and no borrow is live.
+        unsafe { *data = 10.0 };
+        assert_eq!(t.to_vec::<f32>().unwrap(), vec![10.0, 2.0, 3.0, 4.0]);
+        // Ops read it and allocate their outputs; reshapes and clones share it.
+        let y = ops::binary(BinaryOp::Add, &t, &t).unwrap();
+        assert!(!y.is_borrowed());
+        assert_eq!(y.to_vec::<f32>().unwrap(), vec![20.0, 4.0, 6.0, 8.0]);
+        let r = ops::reshape(&t, &[2, 2]).unwrap();
+        let c = t.clone();
+        drop(t);
+        assert_eq!(deleted.lock().unwrap().len(), 0);
+        assert_eq!(r.to_vec::<f32>().unwrap()[0], 10.0);
+        let copy = c.deep_copy_to(Device::cpu(0)).unwrap();
+        assert!(!copy.is_borrowed() && !copy.shares_storage(&c));
+        drop(c);
+        assert_eq!(deleted.lock().unwrap().len(), 0);
+        drop(r);
+        // The last handle gone: the deleter ran exactly once; the copy and the op's output live on.
+        assert_eq!(deleted.lock().unwrap().len(), 1);
+        assert_eq!(copy.to_vec::<f32>().unwrap(), vec![10.0, 2.0, 3.0, 4.0]);
+        drop((copy, y));
+        assert_eq!(deleted.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn borrowed_storage_is_never_written() {
+        let deleted = Arc::new(Mutex::new(Vec::new()));
+        let (mut t, data) = borrowed(&[1.0, 2.0], &deleted);
+        // The one in-place writer refuses borrowed storage, even when it holds the only handle.
+        let other = Tensor::from_slice(&[7.0f32, 8.0], &[2]).unwrap();
+        assert!(!t.overwrite_in_place(&other).unwrap());
+        // SAFETY: alive, as above.
+        assert_eq!(unsafe { *data }, 1.0);
+        // A variable shares the memory until its first write (as TensorFlow's), which copies.
+        let v = Variable::new(&t, "v", true, None, None).unwrap();
+        assert!(v.peek().shares_storage(&t));
+        v.assign(&other).unwrap();
+        assert!(!v.peek().is_borrowed());
+        assert_eq!(t.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+        assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
+        drop(t);
+        assert_eq!(deleted.lock().unwrap().len(), 1);
+        assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
+        // Even as the storage's only holder, the variable's write goes elsewhere.
+        let (t, _) = borrowed(&[1.0, 2.0], &deleted);
+        let v = Variable::new(&t, "v", true, None, None).unwrap();
+        drop(t);
+        v.assign(&other).unwrap();
+        // Released unwritten: its first element was still 1.0 when the deleter ran.
+        assert_eq!(*deleted.lock().unwrap(), vec![1.0, 1.0]);
+        assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
+    }
+}

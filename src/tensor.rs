@@ -22,6 +22,8 @@ pub fn fresh_id() -> u64 {
 #[derive(Debug)]
 pub enum Storage {
     Cpu(Buffer),
+    /// Host memory another library owns, read in place (DLPack import, see `Borrowed`).
+    Borrowed(crate::buffer::Borrowed),
     Gpu(crate::gpu::GpuStorage),
     /// A traced op's output whose kernel has not run (see `graph::deferred`).
     Deferred {
@@ -48,22 +50,29 @@ pub struct Tensor {
 impl Tensor {
     /// Wraps a buffer whose length must match the shape.
     pub fn from_buffer(buffer: Buffer, shape: Shape) -> Result<Tensor> {
-        if buffer.len() != shape.num_elements() {
+        let (len, dtype) = (buffer.len(), buffer.dtype());
+        Tensor::host_storage(Storage::Cpu(buffer), len, dtype, shape)
+    }
+
+    /// A host tensor reading memory another library owns (see `Borrowed`); its length must
+    /// match the shape.
+    pub fn from_borrowed(borrowed: crate::buffer::Borrowed, shape: Shape) -> Result<Tensor> {
+        let (len, dtype) = (borrowed.buffer().len(), borrowed.buffer().dtype());
+        Tensor::host_storage(Storage::Borrowed(borrowed), len, dtype, shape)
+    }
+
+    fn host_storage(storage: Storage, len: usize, dtype: DType, shape: Shape) -> Result<Tensor> {
+        if len != shape.num_elements() {
             return Err(Error::InvalidArgument(format!(
-                "{} values cannot fill a tensor of shape {}",
-                buffer.len(),
-                shape
+                "{len} values cannot fill a tensor of shape {shape}"
             )));
         }
-        let dtype = buffer.dtype();
-        Ok(Tensor {
-            storage: Arc::new(Storage::Cpu(buffer)),
-            shape,
-            dtype,
-            id: fresh_id(),
-            lazy: false,
-            cpu: 0,
-        })
+        Ok(Tensor { storage: Arc::new(storage), shape, dtype, id: fresh_id(), lazy: false, cpu: 0 })
+    }
+
+    /// Whether the values are read in place from another library's memory.
+    pub fn is_borrowed(&self) -> bool {
+        matches!(&*self.storage, Storage::Borrowed(_))
     }
 
     /// Internal constructor for kernels, which always produce the right length.
@@ -145,7 +154,9 @@ impl Tensor {
 
     pub fn device(&self) -> Device {
         match &*self.storage {
-            Storage::Cpu(_) | Storage::Deferred { .. } => Device::cpu(self.cpu as usize),
+            Storage::Cpu(_) | Storage::Borrowed(_) | Storage::Deferred { .. } => {
+                Device::cpu(self.cpu as usize)
+            }
             Storage::Gpu(g) => Device::Gpu(g.device),
         }
     }
@@ -199,6 +210,7 @@ impl Tensor {
     pub fn host(&self) -> Result<&Buffer> {
         match &*self.storage {
             Storage::Cpu(b) => Ok(b),
+            Storage::Borrowed(b) => Ok(b.buffer()),
             Storage::Gpu(g) => g.host(),
             Storage::Deferred { run, output } => {
                 crate::graph::deferred::value(run, *output)?.host()
@@ -218,7 +230,7 @@ impl Tensor {
     pub(crate) fn gpu_storage(&self) -> Option<&crate::gpu::GpuStorage> {
         match &*self.storage {
             Storage::Gpu(g) => Some(g),
-            Storage::Cpu(_) | Storage::Deferred { .. } => None,
+            Storage::Cpu(_) | Storage::Borrowed(_) | Storage::Deferred { .. } => None,
         }
     }
 
@@ -340,7 +352,7 @@ impl Tensor {
             None => self.clone(),
         };
         match &*moved.storage {
-            Storage::Cpu(_) | Storage::Deferred { .. } => {
+            Storage::Cpu(_) | Storage::Borrowed(_) | Storage::Deferred { .. } => {
                 let copy =
                     Tensor::from_buffer_unchecked(moved.host()?.clone(), self.shape().clone());
                 Ok(Tensor { cpu: moved.cpu, ..copy })
@@ -370,7 +382,8 @@ impl Tensor {
                 Some(src) => g.copy_from(src).map(|()| true),
                 None => Ok(false),
             },
-            Storage::Deferred { .. } => Ok(false),
+            // Never write into another library's memory: the caller allocates instead.
+            Storage::Borrowed(_) | Storage::Deferred { .. } => Ok(false),
         }
     }
 

@@ -56,8 +56,9 @@ fn declared_list(declared: &DeclaredShape) -> String {
 }
 
 impl Variable {
-    /// A variable holding a copy of `initial` (its own storage) on `device`, or where `initial`
-    /// lives when `device` is None or cannot hold its dtype.
+    /// A variable holding a copy of `initial` (its own storage; a borrowed one's is shared until
+    /// the first write) on `device`, or where `initial` lives when `device` is None or cannot
+    /// hold its dtype.
     pub fn new(
         initial: &Tensor,
         name: &str,
@@ -74,7 +75,14 @@ impl Variable {
             )));
         }
         let target = device.unwrap_or(initial.device());
-        let value = initial.deep_copy_to(target)?;
+        // Memory another library owns (a DLPack import) is shared, as TensorFlow's variable
+        // aliases its initial buffer until the first write: writes never go into it
+        // (`overwrite_in_place` refuses borrowed storage), so the first one copies.
+        let value = if initial.is_borrowed() && initial.device() == target {
+            initial.with_fresh_id()
+        } else {
+            initial.deep_copy_to(target)?
+        };
         Ok(Variable {
             inner: Arc::new(Inner {
                 id: fresh_id(),

@@ -2456,10 +2456,15 @@ def _from_dlpack(g):
     capsule = tf.experimental.dlpack.to_dlpack(tf.constant(source, dtype))
     if dtype == tf.bfloat16:  # numpy cannot export bfloat16 (ml_dtypes) through DLPack
         return [capsule], {}
-    # Capsules of tensors and of numpy arrays, and numpy arrays (possibly strided) as producers.
+    # Capsules of tensors and of numpy arrays, and numpy arrays (possibly strided) as producers;
+    # arrays at an address not aligned for their elements (imported by copy, others shared).
     array = np.asarray(source)
     strided = array[::2] if array.ndim else array
-    return [g.pick((capsule, array.__dlpack__(), array, strided))], {}
+    choices = [capsule, array.__dlpack__(), array, strided]
+    if array.dtype.kind in "biufc" and array.size:
+        raw = np.frombuffer(bytearray(b"\x00" + array.tobytes()), np.uint8)[1:]
+        choices.append(raw.view(array.dtype).reshape(array.shape))
+    return [g.pick(choices)], {}
 
 
 @spec("tf.type_spec_from_value")

@@ -468,8 +468,19 @@ def to_dlpack(tf_tensor):
 
 
 def from_dlpack(dlcapsule):
-    """A tensor of a DLPack capsule's values (host, compact row-major), copied once from the
-    producer's memory; the capsule is consumed."""
+    """A tensor reading a DLPack capsule's host memory in place (compact row-major strides), as
+    TensorFlow's: a later write to the producer's array shows in the tensor, and the producer's
+    deleter runs when the last tensor sharing the memory is gone. The capsule is consumed (a
+    refused one is left to its producer). Memory not aligned for the element type, and bool bytes
+    other than 0 and 1, are copied once instead.
+
+    >>> import numpy as np, ferroflow as tf
+    >>> a = np.arange(3, dtype=np.float32)
+    >>> t = tf.experimental.dlpack.from_dlpack(a.__dlpack__())
+    >>> a[0] = 5.0
+    >>> t.numpy().tolist()
+    [5.0, 1.0, 2.0]
+    """
     from ferroflow import _core
 
     if type(dlcapsule).__name__ != "PyCapsule" and hasattr(dlcapsule, "__dlpack__"):

@@ -6,10 +6,13 @@
 //! moving values to numpy expects to work (TensorFlow's kDLCUDA export serves CUDA consumers,
 //! which ferroflow's GPUs are not).
 //!
-//! Import copies once, straight from the producer's memory into a new buffer, then calls the
-//! producer's deleter: ferroflow's host buffers are owned `Vec`s that every kernel reads, so
-//! borrowing foreign memory would need a storage variant all of them understand. Strides must
-//! be compact and row-major, as TensorFlow requires ("Invalid strides array from DLPack").
+//! Import shares memory, as TensorFlow's: the tensor's storage is a `Borrowed` buffer reading
+//! the producer's elements in place, and the producer's deleter runs once, when the last tensor
+//! sharing that storage is dropped (a later write to a numpy source shows in the tensor). Strides
+//! must be compact and row-major, as TensorFlow requires ("Invalid strides array from DLPack").
+//! Where Rust cannot read the memory as typed elements (a pointer not aligned for the element
+//! type, which TensorFlow shares anyway; bool bytes other than 0 and 1) the elements are copied
+//! once and the deleter runs at once.
 //!
 //! The structs are DLPack's stable v0.8 ABI, declared here: the one crate (`dlpark`) pins its
 //! own pyo3 for its Python side and moves its API between 0.x releases; these four structs are
@@ -193,8 +196,15 @@ pub(crate) fn export(py: Python<'_>, t: &Tensor, copy: bool) -> PyResult<Py<PyAn
     }
 }
 
-/// Calls the producer's deleter when the import is done with its memory.
+/// Calls the producer's deleter when the import is done with its memory: at once after a copy,
+/// or as the owner of a `Borrowed` storage when its last tensor drops.
 struct Consumed(*mut DLManagedTensor);
+
+// SAFETY: the DLManagedTensor is only read (its data through shared borrows) and its deleter
+// called once, from whichever thread drops the last handle; DLPack producers' deleters may run
+// on any thread (numpy's takes the GIL itself).
+unsafe impl Send for Consumed {}
+unsafe impl Sync for Consumed {}
 
 impl Drop for Consumed {
     fn drop(&mut self) {
@@ -237,17 +247,13 @@ fn import(capsule: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         }
     }
     // SAFETY: a valid "dltensor" capsule holds a DLManagedTensor its producer keeps alive until
-    // its deleter runs; renaming it first makes this import its only consumer.
-    let managed = unsafe {
-        let managed = ffi::PyCapsule_GetPointer(ptr, NAME.as_ptr()) as *mut DLManagedTensor;
-        if managed.is_null() || ffi::PyCapsule_SetName(ptr, USED_NAME.as_ptr()) != 0 {
-            return Err(PyErr::fetch(capsule.py()));
-        }
-        managed
-    };
-    let consumed = Consumed(managed);
+    // its deleter runs (the capsule's destructor calls it while the capsule is not consumed).
+    let managed = unsafe { ffi::PyCapsule_GetPointer(ptr, NAME.as_ptr()) as *mut DLManagedTensor };
+    if managed.is_null() {
+        return Err(PyErr::fetch(capsule.py()));
+    }
     // SAFETY: see above; the pointers inside describe `ndim` dims.
-    let t = unsafe { &(*consumed.0).dl_tensor };
+    let t = unsafe { &(*managed).dl_tensor };
     if t.device.device_type != KDL_CPU {
         return Err(invalid(&format!(
             "Unsupported Device Type {}: ferroflow imports host (kDLCPU) DLPack tensors",
@@ -286,21 +292,43 @@ fn import(capsule: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             expect = expect.saturating_mul(shape[k]);
         }
     }
+    if n > 0 && t.data.is_null() {
+        return Err(invalid("Invalid data pointer from DLPack"));
+    }
+    // Consumed only once accepted, as TensorFlow: a refused capsule stays its producer's (its
+    // destructor deletes it). Renamed, this import is its only consumer.
+    // SAFETY: a live capsule.
+    if unsafe { ffi::PyCapsule_SetName(ptr, USED_NAME.as_ptr()) } != 0 {
+        return Err(PyErr::fetch(capsule.py()));
+    }
+    let consumed = Consumed(managed);
+    if n == 0 {
+        return Tensor::from_buffer(Buffer::zeros(dtype, 0), Shape(dims)).py();
+    }
     let width = dtype.size();
-    // SAFETY: `data + byte_offset` holds `n` compact elements of `dtype` (checked above).
-    let bytes: &[u8] = if n == 0 {
-        &[]
-    } else {
-        let start = unsafe { (t.data as *const u8).add(t.byte_offset as usize) };
-        unsafe { std::slice::from_raw_parts(start, n * width) }
-    };
+    // SAFETY: `data + byte_offset` holds `n` compact elements of `dtype` (checked above), which
+    // the producer keeps until its deleter runs.
+    let start = unsafe { (t.data as *const u8).add(t.byte_offset as usize) };
+    let bytes: &[u8] = unsafe { std::slice::from_raw_parts(start, n * width) };
+    let align = crate::with_dtype!(dtype, T => std::mem::align_of::<T>(), else width);
+    // Read in place when Rust may view the bytes as elements: aligned, and (bool) 0 or 1.
+    if start.addr().is_multiple_of(align) && (dtype != DType::Bool || bytes.iter().all(|&b| b <= 1))
+    {
+        let owner: Box<dyn Send + Sync> = Box::new(consumed);
+        // SAFETY: aligned valid elements that stay in place until `owner`, which the storage
+        // holds, runs the producer's deleter.
+        let borrowed = crate::with_dtype!(dtype, T => unsafe {
+            crate::buffer::Borrowed::new(start.cast::<T>(), n, owner)
+        }, else return Err(invalid("Unsupported DLPack data type")));
+        return Tensor::from_borrowed(borrowed, Shape(dims)).py();
+    }
     let buffer = match dtype {
         // Any non-zero byte is true (a bool read straight from foreign bytes could be invalid).
         DType::Bool => Buffer::Bool(bytes.iter().map(|&b| b != 0).collect()),
         _ => crate::with_dtype!(dtype, T => {
             let mut v: Vec<T> = Vec::with_capacity(n);
-            // SAFETY: plain-old-data element types; `bytes` holds exactly n of them (possibly
-            // unaligned: copied bytewise).
+            // SAFETY: plain-old-data element types; `bytes` holds exactly n of them (not
+            // aligned: copied bytewise).
             unsafe {
                 std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().cast::<u8>(), n * width);
                 v.set_len(n);
