@@ -10,6 +10,9 @@
 //! let total = ops::reduce_sum(&x, None, false).unwrap();
 //! assert_eq!(total.to_vec::<f32>().unwrap(), vec![21.0]);
 //! ```
+// Proving a frozen pyclass holding a tape `Sync` walks tensors, their GPU storage and
+// wgpu-core's types: deeper than the default limit of 128 once tapes hold more state.
+#![recursion_limit = "256"]
 
 pub mod autodiff;
 pub mod buffer;

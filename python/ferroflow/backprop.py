@@ -177,6 +177,10 @@ class GradientTape:
     ):
         """Gradients of ``target`` (summed when non-scalar or nested) with respect to
         ``sources``, in the structure of ``sources``."""
+        return self._gradient(target, sources, output_gradients, unconnected_gradients, None)
+
+    def _gradient(self, target, sources, output_gradients, unconnected_gradients, stops):
+        """`gradient`; gradients do not pass back through `stops` (`tf.gradients`')."""
         raw_sources = nest.flatten(sources)
         flat_sources = self._prepare(_for_gradients(raw_sources))
         flat_targets = [
@@ -187,7 +191,7 @@ class GradientTape:
             seeds = [None] * len(flat_targets)
         else:
             seeds = _for_gradients(nest.flatten(output_gradients))
-        (grads,) = self._tape.gradients(flat_targets, flat_sources, [seeds], rows=True)
+        (grads,) = self._tape.gradients(flat_targets, flat_sources, [seeds], rows=True, stops=stops)
         # Rows of a gathered tensor (an embedding table's) come back as IndexedSlices, as in
         # TensorFlow: (values, indices, dense_shape).
         grads = [_variables.IndexedSlices(*g) if isinstance(g, tuple) else g for g in grads]

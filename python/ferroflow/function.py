@@ -7,7 +7,7 @@ import threading
 import traceback
 import weakref
 
-from ferroflow import _core, _function_hooks, config, nest
+from ferroflow import _core, _function_hooks, _graph_tape, config, nest
 from ferroflow import _signature as sig
 from ferroflow.concrete_function import ConcreteFunction, GraphTensor, output_template
 from ferroflow.device_scope import active_scopes
@@ -292,7 +292,8 @@ class Function:
                 symbolic_values = sig.replace_tensors(
                     values, placeholders, specs=self._composite_specs(key)
                 )
-                outputs = self._run_python(instance, symbolic_values, None)
+                with _graph_tape.recording():
+                    outputs = self._run_python(instance, symbolic_values, None)
                 template, flat = output_template(outputs)
                 graph = _core.trace_finish(flat)
                 passes = config._graph_passes()

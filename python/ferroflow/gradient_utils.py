@@ -1,6 +1,6 @@
 """The gradient names around `tf.GradientTape`: `recompute_grad`, `grad_pass_through`,
 `AggregationMethod`, the gradient registry (`RegisterGradient`, `no_gradient`) and the graph-mode
-`gradients`/`hessians`.
+`gradients`/`hessians` (asked of the tape a traced function records on, `_graph_tape`).
 
 ferroflow's gradient rules belong to its primitives (Rust, `src/autodiff/rules`), and there are no
 user-defined ops, so a registered gradient is never called: the registry exists so that programs
@@ -13,6 +13,7 @@ registration) with TensorFlow's `KeyError`. A Python function gets its own gradi
 import functools
 
 from ferroflow import _core, _tracing
+from ferroflow import _graph_tape as _graph_tape_module
 from ferroflow import array_ops as _array_ops
 from ferroflow._gradient_op_names import TENSORFLOW_GRADIENT_OPS
 from ferroflow.backprop import GradientTape, UnconnectedGradients, custom_gradient
@@ -84,16 +85,21 @@ def no_gradient(op_type):
     _register(op_type, None)
 
 
-def _graph_gradients_unavailable(name):
-    if not _tracing.tracing():
+def _graph_tape(name):
+    """The traced function's tape (`_graph_tape`); eagerly TensorFlow's RuntimeError."""
+    tape = _graph_tape_module.innermost() if _tracing.tracing() else None
+    if tape is None:
         raise RuntimeError(
-            "tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
+            f"tf.{name} is not supported when eager execution is enabled. Use tf.GradientTape "
             "instead."
         )
-    raise NotImplementedError(
-        f"tf.{name} inside a tf.function is not supported by ferroflow, which records gradients "
-        "on tapes only: compute them with tf.GradientTape inside the function instead."
-    )
+    view = GradientTape.__new__(GradientTape)
+    view._tape, view._persistent, view._recording = tape, True, False
+    return view
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def gradients(
@@ -106,17 +112,33 @@ def gradients(
     stop_gradients=None,
     unconnected_gradients=UnconnectedGradients.NONE,
 ):
-    """Graph-mode gradients. Eagerly TensorFlow raises ``RuntimeError`` (use
-    ``tf.GradientTape``); inside a ``tf.function`` ferroflow raises ``NotImplementedError``."""
-    _graph_gradients_unavailable("gradients")
+    """Graph-mode gradients inside a ``tf.function``: the sum of ``ys``' gradients (seeded by
+    ``grad_ys``) with respect to each of ``xs``, as a list. Eagerly TensorFlow raises
+    ``RuntimeError`` (use ``tf.GradientTape``). ``stop_gradients`` are values the gradient
+    does not pass back through (each still gets its own gradient)."""
+    tape = _graph_tape("gradients")
+    ys, xs = _as_list(ys), _as_list(xs)
+    seeds = None
+    if grad_ys is not None:
+        seeds = _as_list(grad_ys)
+        if len(seeds) != len(ys):
+            raise ValueError(f"Passed {len(seeds)} grad_ys for {len(ys)} ys")
+    stops = None if stop_gradients is None else _as_list(stop_gradients)
+    return tape._gradient(ys, xs, seeds, unconnected_gradients, stops)
 
 
 def hessians(
     ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
     aggregation_method=None,
 ):  # fmt: skip
-    """Graph-mode Hessians: as `gradients`, use ``tf.GradientTape`` (its ``jacobian``)."""
-    _graph_gradients_unavailable("hessians")
+    """Graph-mode Hessians inside a ``tf.function``: for each of ``xs``, the Hessian of the
+    sum of ``ys``, shaped ``x.shape + x.shape``."""
+    tape = _graph_tape("hessians")
+    ys, xs = _as_list(ys), _as_list(xs)
+    out = []
+    for x, g in zip(xs, tape.gradient(ys, xs)):
+        out.append(None if g is None else tape.jacobian(g, x))
+    return out
 
 
 def grad_pass_through(f):

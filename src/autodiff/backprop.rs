@@ -47,6 +47,7 @@ pub(crate) fn run(
     targets: &[Tensor],
     sources: &[u64],
     seeds: &[Option<Tensor>],
+    stops: &[u64],
 ) -> Result<Vec<Option<Gradient>>> {
     // Forward sweep: what depends on a source.
     let mut reached: HashSet<u64> = sources.iter().copied().collect();
@@ -91,8 +92,12 @@ pub(crate) fn run(
     }
 
     for entry in relevant.iter().rev() {
-        let upstream: Vec<Option<Gradient>> =
-            entry.outputs.iter().map(|o| grads.get(&o.id()).cloned()).collect();
+        // `tf.gradients`' stop_gradients: a gradient reaching one goes no further back.
+        let upstream: Vec<Option<Gradient>> = entry
+            .outputs
+            .iter()
+            .map(|o| if stops.contains(&o.id()) { None } else { grads.get(&o.id()).cloned() })
+            .collect();
         if upstream.iter().all(Option::is_none) {
             let owes_zeros = matches!(entry.backward, Backward::ControlFlow(_))
                 && entry.outputs.iter().any(|o| integer_targets.contains(&o.id()));

@@ -48,6 +48,10 @@ pub(crate) struct TapeState {
     pub variables: Vec<Variable>,
     /// A non-persistent tape gives one set of gradients.
     pub used: bool,
+    /// Records every op and variable read, as if every tensor were watched: a traced
+    /// function's tape, which `tf.gradients` asks (a graph's ops are all differentiable
+    /// there, whatever a user's tapes watch).
+    pub watch_all: bool,
 }
 
 /// A handle to one tape; clones refer to the same tape.
@@ -72,6 +76,12 @@ pub(crate) fn differentiable(t: &Tensor) -> bool {
 impl Tape {
     pub fn new(persistent: bool, watch_accessed_variables: bool) -> Tape {
         let state = TapeState { persistent, watch_accessed_variables, ..Default::default() };
+        Tape { state: Arc::new(Mutex::new(state)) }
+    }
+
+    /// A persistent tape recording everything (see `TapeState::watch_all`).
+    pub fn watching_everything() -> Tape {
+        let state = TapeState { persistent: true, watch_all: true, ..Default::default() };
         Tape { state: Arc::new(Mutex::new(state)) }
     }
 
@@ -163,21 +173,23 @@ impl Tape {
         sources: &[u64],
         seed_lists: &[Vec<Option<Tensor>>],
     ) -> Result<Vec<Vec<Option<Tensor>>>> {
-        self.gradients_with_rows(targets, sources, seed_lists)?
+        self.gradients_with_rows(targets, sources, seed_lists, &[])?
             .into_iter()
             .map(|grads| grads.into_iter().map(|g| g.map(Gradient::dense).transpose()).collect())
             .collect()
     }
 
     /// `gradients`, where a source that only gathers reached (an embedding table) gets the
-    /// rows it received (TensorFlow's IndexedSlices) rather than a dense tensor.
+    /// rows it received (TensorFlow's IndexedSlices) rather than a dense tensor. Gradients do
+    /// not pass back through the values `stops` names (`tf.gradients`' stop_gradients).
     pub fn gradients_with_rows(
         &self,
         targets: &[Tensor],
         sources: &[u64],
         seed_lists: &[Vec<Option<Tensor>>],
+        stops: &[u64],
     ) -> Result<Vec<Vec<Option<Gradient>>>> {
-        let (entries, watched) = {
+        let (entries, watched, watch_all) = {
             let mut state = self.lock();
             if state.used {
                 return Err(Error::Runtime(
@@ -190,23 +202,29 @@ impl Tape {
                 state.used = true;
             }
             // Gradients flow only to what the tape watched (directly or as computed from it).
-            let watched: Vec<bool> = sources.iter().map(|s| state.watched.contains(s)).collect();
-            (state.entries.clone(), watched)
+            let watched: Vec<bool> =
+                sources.iter().map(|s| state.watch_all || state.watched.contains(s)).collect();
+            (state.entries.clone(), watched, state.watch_all)
         };
         let tracked: Vec<u64> =
             sources.iter().zip(&watched).filter(|(_, w)| **w).map(|(s, _)| *s).collect();
         // The backward pass is not recorded on this tape itself (outer tapes do record it,
-        // which is what gives higher-order gradients).
-        self.pause();
+        // which is what gives higher-order gradients). A traced function's tape does record
+        // it: `tf.gradients` of a `tf.gradients` result (`tf.hessians`) differentiates it.
+        if !watch_all {
+            self.pause();
+        }
         let result: Result<Vec<_>> = seed_lists
             .iter()
             .map(|seeds| {
-                let grads = backprop::run(&entries, targets, &tracked, seeds)?;
+                let grads = backprop::run(&entries, targets, &tracked, seeds, stops)?;
                 let mut found = grads.into_iter();
                 Ok(watched.iter().map(|&w| if w { found.next().flatten() } else { None }).collect())
             })
             .collect();
-        self.resume();
+        if !watch_all {
+            self.resume();
+        }
         if !self.persistent() {
             self.lock().entries.clear();
         }
@@ -238,16 +256,22 @@ fn recording_tapes(input_ids: &[u64]) -> Vec<Tape> {
             .iter()
             .filter(|t| {
                 let state = t.lock();
-                state.paused == 0 && input_ids.iter().any(|id| state.watched.contains(id))
+                state.paused == 0
+                    && (state.watch_all || input_ids.iter().any(|id| state.watched.contains(id)))
             })
             .cloned()
             .collect()
     })
 }
 
-/// Some active, unpaused tape watches the tensor with this id (or a value computed from one).
+/// Some active, unpaused tape watches the tensor with this id (or a value computed from one);
+/// tapes that record everything do not count.
 pub(crate) fn watched(id: u64) -> bool {
-    any_active() && !recording_tapes(&[id]).is_empty()
+    any_active()
+        && recording_tapes(&[id]).iter().any(|t| {
+            let state = t.lock();
+            !state.watch_all && state.watched.contains(&id)
+        })
 }
 
 /// The tapes entered on this thread, outermost first.

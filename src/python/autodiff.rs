@@ -78,6 +78,13 @@ impl PyTape {
         PyTape { inner: Tape::new(persistent, watch_accessed_variables) }
     }
 
+    /// A persistent tape that records every op and variable read (a traced function's, for
+    /// `tf.gradients`).
+    #[staticmethod]
+    fn watching_everything() -> Self {
+        PyTape { inner: Tape::watching_everything() }
+    }
+
     fn push(&self) {
         self.inner.push();
     }
@@ -117,7 +124,7 @@ impl PyTape {
     /// With `rows`, a gradient that is rows of a gathered tensor (TensorFlow's IndexedSlices)
     /// comes back as the tuple `(values, indices, dense_shape)`; otherwise every gradient is
     /// dense.
-    #[pyo3(signature = (targets, sources, seed_lists, rows=false))]
+    #[pyo3(signature = (targets, sources, seed_lists, rows=false, stops=None))]
     fn gradients(
         &self,
         py: Python<'_>,
@@ -125,12 +132,17 @@ impl PyTape {
         sources: &Bound<'_, PyAny>,
         seed_lists: &Bound<'_, PyAny>,
         rows: bool,
+        stops: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Vec<Py<PyAny>>>> {
         let targets = keyed_all(targets)?;
         let sources: Vec<u64> = keyed_all(sources)?.iter().map(Tensor::id).collect();
         let seed_lists: Vec<Vec<Option<Tensor>>> =
             seed_lists.try_iter()?.map(|s| optional_tensors(&s?)).collect::<PyResult<_>>()?;
-        let all = self.inner.gradients_with_rows(&targets, &sources, &seed_lists).py()?;
+        let stops: Vec<u64> = match stops {
+            Some(s) => keyed_all(s)?.iter().map(Tensor::id).collect(),
+            None => Vec::new(),
+        };
+        let all = self.inner.gradients_with_rows(&targets, &sources, &seed_lists, &stops).py()?;
         all.into_iter()
             .map(|grads| grads.into_iter().map(|g| gradient_object(py, g, rows)).collect())
             .collect()

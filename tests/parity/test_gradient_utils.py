@@ -166,18 +166,6 @@ def test_graph_gradients_eagerly(tf_oracle):
     assert expected[0] == "list"
 
 
-def test_graph_gradients_in_a_function_name_gradient_tape():
-    # TensorFlow builds symbolic gradients here; ferroflow records gradients on tapes only.
-    import ferroflow as tf
-
-    @tf.function
-    def f(x):
-        return tf.gradients(x * x, x)
-
-    with pytest.raises(NotImplementedError, match="GradientTape"):
-        f(tf.constant(3.0))
-
-
 def _custom_gradient(tf, device):
     @tf.custom_gradient
     def clip_grad(x):
