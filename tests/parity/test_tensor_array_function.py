@@ -134,3 +134,36 @@ def test_tensor_array_spec_input_signature():
         doubled(tf.TensorArray(tf.float32, size=1).write(0, 1.0))
     with pytest.raises(TypeError, match="Can not cast"):
         doubled(tf.TensorArray(tf.int32, size=0, dynamic_size=True).write(0, 1))
+
+
+def _sized_by_signature(tf, device):
+    """A TensorArray sized by an input_signature argument takes each call's size (listed as a
+    difference in an earlier note; checked here so it stays fixed)."""
+    with tf.device(device):
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+        def looped(n):
+            ta = tf.TensorArray(tf.float32, size=n)
+            for i in tf.range(n):
+                ta = ta.write(i, tf.cast(i, tf.float32))
+            return ta.stack(), ta.size()
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+        def partly_written(n):
+            ta = tf.TensorArray(tf.float32, size=n, element_shape=[2]).write(0, tf.ones([2]))
+            return ta.stack(), ta.size(), ta.read(n - 1)
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+        def unstacked(n):
+            ta = tf.TensorArray(tf.float32, size=n).unstack(tf.range(tf.cast(n, tf.float32)))
+            return ta.stack(), ta.gather([0]), ta.size()
+
+        out = []
+        for n in (3, 5, 1):
+            out += [looped(n), partly_written(n), unstacked(n)]
+        return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensor_array_sized_by_signature(tf_oracle, device):
+    assert_parity(tf_oracle, _sized_by_signature, (device,))
