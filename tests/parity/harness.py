@@ -16,6 +16,7 @@ module): only its source travels to the worker. Arguments must be picklable (num
 Python values).
 """
 
+import builtins
 import inspect
 import os
 import pickle
@@ -23,6 +24,7 @@ import pprint
 import select
 import struct
 import subprocess
+import symtable
 import tempfile
 import time
 from pathlib import Path
@@ -175,21 +177,49 @@ def _source_of(program):
     return (program, None, 1)
 
 
+def unbound_names(sources):
+    """Names the sources read from their module's namespace without defining it (builtins
+    aside), sorted: in the workers' fresh namespace each would raise NameError, even where a
+    program catches it and both frameworks would then agree without testing anything."""
+    bound, read = {"__name__"} | set(dir(builtins)), set()
+
+    def scan(table):
+        for symbol in table.get_symbols():
+            if symbol.is_declared_global() and symbol.is_assigned():
+                bound.add(symbol.get_name())
+            if symbol.is_referenced() and (table.get_type() == "module" or symbol.is_global()):
+                read.add(symbol.get_name())
+        for child in table.get_children():
+            scan(child)
+
+    for source, filename, _ in sources:
+        table = symtable.symtable(source, filename or "<parity program>", "exec")
+        for symbol in table.get_symbols():
+            if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace():
+                bound.add(symbol.get_name())
+        scan(table)
+    return sorted(read - bound)
+
+
 def make_request(program, args=(), kwargs=None, entry=None, helpers=()):
     """A request for `program`: a function (its source is used) or a source string.
 
     `helpers` (functions or source strings) are defined in the program's namespace first.
+    A program (or helper) that reads a module-level name none of them defines is refused.
     """
     if entry is None:
         if not callable(program):
             raise ValueError("a program given as source text needs its entry function's name")
         entry = program.__name__
-    return {
-        "sources": [_source_of(h) for h in helpers] + [_source_of(program)],
-        "entry": entry,
-        "args": tuple(args),
-        "kwargs": dict(kwargs or {}),
-    }
+    sources = [_source_of(h) for h in helpers] + [_source_of(program)]
+    missing = unbound_names(sources)
+    if missing:
+        raise HarnessError(
+            f"{entry} reads {', '.join(missing)} from its test module, but only the program's "
+            "(and its helpers') source reaches the workers: import inside the program, pass "
+            "values as arguments or functions as `helpers`"
+        )
+    return {"sources": sources, "entry": entry, "args": tuple(args), "kwargs": dict(kwargs or {})}
 
 
 def run_ferroflow(request):

@@ -104,6 +104,8 @@ def test_depthwise_second_derivative(tf, cases):
 
 @parity(args=(_arrays(slice(0, 4)),), rtol=1e-5, atol=1e-5)
 def test_separable_conv2d(tf, cases):
+    import numpy as np
+
     rng = np.random.default_rng(3)
     results = []
     for x, f, strides, padding, dilations in cases:

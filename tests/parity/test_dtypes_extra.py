@@ -237,9 +237,9 @@ def test_experimental_dtype_objects(tf_oracle):
     assert expected[0] == "dict"
 
 
-def _standard_properties(tf):
+def _standard_properties(tf, names):
     out = {}
-    for name in NAMES:
+    for name in names:
         d = tf.as_dtype(name)
         row = {}
         for p in ("min", "max", "limits", "is_quantized", "is_numpy_compatible", "size"):
@@ -252,7 +252,7 @@ def _standard_properties(tf):
 
 
 def test_standard_dtype_ranges(tf_oracle):
-    assert_parity(tf_oracle, _standard_properties)
+    assert_parity(tf_oracle, _standard_properties, (NAMES,))
 
 
 def test_tensors_of_dtypes_without_storage_raise_type_error():

@@ -3,8 +3,9 @@
 import collections
 
 import numpy as np
+import pytest
 
-from ._convert import run_program, to_comparable
+from ._convert import HarnessError, run_program, to_comparable
 from .harness import compare, make_request
 
 
@@ -63,3 +64,47 @@ def test_run_program_converts_results_and_exceptions():
     assert result == ("dict", "dict", [(("py", "str", "twice"), ("py", "int", 6))])
     raised = run_program(None, request["sources"], request["entry"], (-1,))
     assert raised == ("raised", "ValueError", "negative")
+
+
+LIMIT = 3
+
+
+def _reads_module_constant(tf):
+    try:
+        return LIMIT
+    except NameError:  # caught, the two workers would agree on it
+        return "NameError"
+
+
+def _reads_numpy_unimported(tf):
+    return np.zeros(2)
+
+
+def _imports_numpy(tf, limit):
+    import numpy as np
+
+    counter = 0
+
+    def bump():
+        nonlocal counter
+        counter += limit
+        return counter
+
+    class Box:
+        size = len("ab")
+
+    return np.zeros(bump() + Box.size), _program(tf, limit)
+
+
+def test_programs_reading_module_names_are_refused():
+    for program, name in ((_reads_module_constant, "LIMIT"), (_reads_numpy_unimported, "np")):
+        with pytest.raises(HarnessError, match=f"reads {name} from its test module"):
+            make_request(program)
+    # Without `_program` among its helpers, `_imports_numpy` reads a name it does not define.
+    with pytest.raises(HarnessError, match="reads _program from"):
+        make_request(_imports_numpy, (LIMIT,))
+    request = make_request(_imports_numpy, (LIMIT,), helpers=(_program,))
+    zeros, twice = run_program(None, request["sources"], request["entry"], request["args"])[1]
+    assert zeros[3] == (5,) and twice[2][0][1] == ("py", "int", 6)
+    source = "def outer(tf):\n    global seen\n    seen = 1\n    return seen\n"
+    assert make_request(source, entry="outer")["entry"] == "outer"

@@ -17,6 +17,8 @@ def _describe(t):
 
 
 def _creation(tf, device):
+    import numpy as np
+
     out = {}
     with tf.device(device):
         for name in ["qint8", "quint8", "qint16", "quint16", "qint32"]:

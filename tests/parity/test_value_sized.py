@@ -43,7 +43,22 @@ BODIES = {
     "range_of_count": "tf.reduce_mean(tf.cast(tf.range(tf.size(m)), tf.float32))",
     "where_mean": "tf.reduce_mean(tf.cast(tf.where(x > 0), tf.float32))",
     "ensure_shape_unknown": "tf.ensure_shape(m, [None])",
+    # Shape lists packing a value-sized count with a constant: TensorFlow's shape functions
+    # read the packed constants (`constant_value_as_shape`), so the static shape is [None, 2].
+    "zeros_list": "tf.zeros([tf.size(m), 2])",
+    "reshape_list": "tf.reshape(tf.concat([m, m], 0), [tf.size(m), 2])",
+    "broadcast_to_list": "tf.broadcast_to(m[:1, None], [tf.size(m), 2])",
 }
+
+# ferroflow's trace tracks the known elements of a packed shape list only when every item's
+# elements are known (src/graph/known_ints.rs `moved`): an item computed when the graph runs
+# (tf.size(m)) makes the whole list unknown, so the constant 2 is lost.
+_PACKED_UNKNOWN = (
+    "static shape [None, None] where TensorFlow's is [None, 2]: known_ints::moved returns None "
+    "when any input of the pack's Concat (the expanded tf.size(m)) has no known elements "
+    "instead of counting its elements as unknown (Rust fix)"
+)
+XFAIL = dict.fromkeys(("fill", "zeros_list", "reshape_list", "broadcast_to_list"), _PACKED_UNKNOWN)
 
 INPUTS = (
     [1.0, -2.0, 3.0, 4.0, -5.0],
@@ -52,7 +67,7 @@ INPUTS = (
 )
 
 
-def _program(tf, body):
+def _program(tf, body, inputs):
     shapes = []
 
     @tf.function
@@ -64,7 +79,7 @@ def _program(tf, body):
         return y
 
     out = []
-    for values in INPUTS:
+    for values in inputs:
         try:
             out.append(f(tf.constant(values)))
         except Exception as e:  # noqa: BLE001 - the class is what is compared
@@ -72,12 +87,18 @@ def _program(tf, body):
     return out, shapes, f.experimental_get_tracing_count()
 
 
-@pytest.mark.parametrize("name", sorted(BODIES))
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=XFAIL[n])) if n in XFAIL else n
+        for n in sorted(BODIES)
+    ],
+)
 def test_value_sized(tf_oracle, name):
-    assert_parity(tf_oracle, _program, (BODIES[name],))
+    assert_parity(tf_oracle, _program, (BODIES[name], INPUTS))
 
 
-def _gradient_program(tf):
+def _gradient_program(tf, inputs):
     @tf.function
     def f(x):
         with tf.GradientTape() as tape:
@@ -87,11 +108,11 @@ def _gradient_program(tf):
             y = tf.reduce_mean(halves[0] * halves[1]) + tf.einsum("i,i->", m, m)
         return tape.gradient(y, x)
 
-    return [f(tf.constant(v)) for v in INPUTS], f.experimental_get_tracing_count()
+    return [f(tf.constant(v)) for v in inputs], f.experimental_get_tracing_count()
 
 
 def test_value_sized_gradient(tf_oracle):
-    assert_parity(tf_oracle, _gradient_program)
+    assert_parity(tf_oracle, _gradient_program, (INPUTS,))
 
 
 def _ensure_shape_program(tf, expected, traced):
