@@ -34,11 +34,15 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         // Traced values: the kernel runs only if the values are read (abstract evaluation).
         Some(deferred) => deferred,
         None => {
+            let tracing = trace::recording();
             // Kernels that run compositions (the CPU softmax) must not record their parts.
             let _paused = (tape::pause_all(), trace::suspend());
             // `enable_check_numerics`: one relaxed load when off.
             let checked = crate::check_numerics::outermost(op);
-            let outputs = execute(op, inputs)?;
+            let outputs = execute(op, inputs).map_err(|e| match tracing {
+                true => crate::graph::deferred::graph_dtype_error(e),
+                false => e,
+            })?;
             if let Some(check) = checked {
                 check.check(op, inputs, &outputs)?;
             }

@@ -238,12 +238,28 @@ fn traced_type(t: &Tensor) -> TensorType {
 }
 
 /// A shape rule's error while a graph is built: TensorFlow's shape functions raise ValueError
-/// there (the same mismatch run eagerly is an InvalidArgumentError).
+/// there (the same mismatch run eagerly is an InvalidArgumentError), and its graph builder
+/// checks dtypes first, raising TypeError for inputs that disagree or that an op refuses
+/// (`Error::dtype_mismatch`/`unsupported_dtype` wording).
 fn shape_function_error(e: Error) -> Error {
-    match e {
+    match graph_dtype_error(e) {
         Error::InvalidArgument(m) => Error::Value(m),
         other => other,
     }
+}
+
+/// An op's dtype refusal while a graph is built is TensorFlow's graph builder's TypeError.
+pub(crate) fn graph_dtype_error(e: Error) -> Error {
+    match e {
+        Error::InvalidArgument(m) if is_dtype_error(&m) => Error::Type(m),
+        other => other,
+    }
+}
+
+fn is_dtype_error(message: &str) -> bool {
+    (message.starts_with("cannot compute ")
+        && message.contains("(zero-based) was expected to be a"))
+        || message.starts_with("Value for attr 'T' of ")
 }
 
 /// Deferred outputs of the given types, or None where one cannot be allocated; those marked in

@@ -58,28 +58,44 @@ pub fn propagate(
             Some(x.dims.iter().map(|d| d.map(|d| d as i64)).collect())
         }
         Op::Cast(cast) if is_int(cast.0) => known.first()?.clone(),
-        Op::Reshape(_) | Op::StridedSlice(_) | Op::Concat(_) => moved(op, inputs, known),
+        Op::Reshape(_) | Op::StridedSlice(_) | Op::Concat(_) => moved(op, inputs, types, known),
         _ => None,
     }
 }
 
 /// A movement op moves elements without changing them: run it on the elements' positions
-/// (a proxy of each input numbering its elements) and read where each output came from.
-fn moved(op: &Op, inputs: &[&Tensor], known: &[Option<KnownInts>]) -> Option<KnownInts> {
+/// (a proxy of each input numbering its elements) and read where each output came from. An
+/// input whose elements are all unknown but whose static shape is known (the `tf.size(m)` of
+/// `[tf.size(m), 2]`) fills its slots with `None`, as TensorFlow's `constant_value_as_shape`
+/// reads each packed item on its own.
+fn moved(
+    op: &Op,
+    inputs: &[&Tensor],
+    types: &[TensorType],
+    known: &[Option<KnownInts>],
+) -> Option<KnownInts> {
     let mut slots: KnownInts = Vec::new();
     let mut proxies = Vec::with_capacity(inputs.len());
-    for (t, k) in inputs.iter().zip(known) {
-        let k = k.as_ref()?;
-        // Its shape would run its kernel while the trace's frames are held.
-        if t.is_lazy() {
-            return None;
-        }
-        if k.len() != t.shape().num_elements() {
+    for ((t, ty), k) in inputs.iter().zip(types).zip(known) {
+        let static_dims: Option<Vec<usize>> = ty.dims.iter().copied().collect();
+        let dims: Vec<usize> = match static_dims {
+            Some(dims) => dims,
+            // Its shape would run its kernel while the trace's frames are held.
+            None if t.is_lazy() => return None,
+            None => t.shape().dims().to_vec(),
+        };
+        let count: usize = dims.iter().product();
+        let k = match k {
+            Some(k) => k.clone(),
+            None if is_int(ty.dtype) && count <= MAX_LEN => vec![None; count],
+            None => return None,
+        };
+        if k.len() != count {
             return None;
         }
         let positions: Vec<i64> = (slots.len() as i64..(slots.len() + k.len()) as i64).collect();
-        proxies.push(Tensor::from_slice(&positions, t.shape().dims()).ok()?);
-        slots.extend_from_slice(k);
+        proxies.push(Tensor::from_slice(&positions, &dims).ok()?);
+        slots.extend_from_slice(&k);
     }
     let refs: Vec<&Tensor> = proxies.iter().collect();
     let _quiet = super::trace::suspend();
@@ -88,5 +104,10 @@ fn moved(op: &Op, inputs: &[&Tensor], known: &[Option<KnownInts>]) -> Option<Kno
         return None;
     }
     let positions = out.to_vec::<i64>().ok()?;
-    positions.iter().map(|&p| slots.get(usize::try_from(p).ok()?).copied()).collect()
+    let found: KnownInts = positions
+        .iter()
+        .map(|&p| slots.get(usize::try_from(p).ok()?).copied())
+        .collect::<Option<_>>()?;
+    // Nothing known is the same as no knowledge (and keeps the result's readers' fast path).
+    found.iter().any(Option::is_some).then_some(found)
 }

@@ -50,15 +50,9 @@ BODIES = {
     "broadcast_to_list": "tf.broadcast_to(m[:1, None], [tf.size(m), 2])",
 }
 
-# ferroflow's trace tracks the known elements of a packed shape list only when every item's
-# elements are known (src/graph/known_ints.rs `moved`): an item computed when the graph runs
-# (tf.size(m)) makes the whole list unknown, so the constant 2 is lost.
-_PACKED_UNKNOWN = (
-    "static shape [None, None] where TensorFlow's is [None, 2]: known_ints::moved returns None "
-    "when any input of the pack's Concat (the expanded tf.size(m)) has no known elements "
-    "instead of counting its elements as unknown (Rust fix)"
-)
-XFAIL = dict.fromkeys(("fill", "zeros_list", "reshape_list", "broadcast_to_list"), _PACKED_UNKNOWN)
+# A packed shape list keeps its constant items when another item is known only when the graph
+# runs (`[tf.size(m), 2]` is `[None, 2]`, src/graph/known_ints.rs `moved`): fill, zeros_list,
+# reshape_list and broadcast_to_list check it.
 
 INPUTS = (
     [1.0, -2.0, 3.0, 4.0, -5.0],
@@ -87,13 +81,7 @@ def _program(tf, body, inputs):
     return out, shapes, f.experimental_get_tracing_count()
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=XFAIL[n])) if n in XFAIL else n
-        for n in sorted(BODIES)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(BODIES))
 def test_value_sized(tf_oracle, name):
     assert_parity(tf_oracle, _program, (BODIES[name], INPUTS))
 
