@@ -207,8 +207,28 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         getattr(getattr(constant_values, "dtype", None), "name", None) == "string"
     )
     if not is_string:
+        _refuse_quantized_pad_value(tensor, mode, constant_values)
         constant_values = float(constant_values)
     return _core.pad(tensor, paddings, mode, constant_values)
+
+
+def _refuse_quantized_pad_value(tensor, mode, constant_values):
+    """TensorFlow pads with a nonzero value through PadV2, whose graph builder cannot convert
+    a Python number to a quantized type (eagerly it can): TypeError while tracing."""
+    dtype = getattr(tensor, "dtype", None)
+    if (
+        isinstance(constant_values, (int, float))
+        and constant_values != 0
+        and str(mode).upper() == "CONSTANT"
+        and getattr(dtype, "is_quantized", False)
+        and _core.graph_tracing()
+    ):
+        raise TypeError(
+            f"Expected {dtype.name} passed to parameter 'constant_values' of op 'PadV2', got "
+            f"{constant_values!r} of type '{type(constant_values).__name__}' instead. Error: "
+            f"Expected {dtype.name}, but got {constant_values!r} of type "
+            f"'{type(constant_values).__name__}'."
+        )
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002

@@ -82,8 +82,15 @@ named_binary!(add => Add, sub => Sub, mul => Mul, div => Div, maximum => Maximum
 
 /// A scalar of `like`'s dtype holding `value` (TensorFlow converts Python scalars this way).
 pub fn scalar_like(like: &Tensor, value: f64) -> Tensor {
+    let dtype = like.dtype();
+    // A quantized `like` gets its storage type's scalar under the quantized type.
+    let storage = dtype.storage();
     // A string `like` gets a float scalar, which the op it feeds then rejects by dtype.
-    crate::with_dtype!(like.dtype(), T => Tensor::scalar(T::from_f64(value)), else Tensor::scalar(value as f32))
+    let scalar = crate::with_dtype!(storage, T => Tensor::scalar(T::from_f64(value)), else Tensor::scalar(value as f32));
+    match dtype.is_quantized() {
+        true => quantized::retag(&scalar, dtype).unwrap_or(scalar),
+        false => scalar,
+    }
 }
 
 pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {

@@ -258,6 +258,12 @@ fn from_leaves(
             "Can't convert Python sequence with a value out of range for a double-precision float.",
         ));
     }
+    if dtype.is_quantized() {
+        // Numbers become the storage type's values under the quantized type (TensorFlow's
+        // `tf.constant(1, tf.qint8)`), so an op that refuses the type is what raises.
+        let storage = from_leaves(leaves, dims, Hint::Require(dtype.storage()), value)?;
+        return crate::ops::quantized::retag(&storage, dtype).py();
+    }
     let buffer = with_dtype!(dtype, T => T::wrap(leaves.iter().map(|l| l.to::<T>()).collect()), else {
         let strings: Option<Vec<TfString>> =
             leaves.iter().map(|l| if let Leaf::Str(s) = l { Some(s.clone()) } else { None }).collect();

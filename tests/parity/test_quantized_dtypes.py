@@ -84,6 +84,9 @@ def _storage_ops(tf, device, traced):
                     "boolean_mask": tf.boolean_mask(q, [True, False]),
                     "bitcast_base": tf.bitcast(q, d.as_numpy_dtype.fields[name][0].name),
                     "cast_float": tf.cast(q, tf.float32),
+                    "pad": tf.pad(q, [[1, 0], [0, 2]]),
+                    "pad_reflect": tf.pad(q, [[1, 1], [0, 0]], mode="REFLECT"),
+                    "pad_symmetric": tf.pad(q, [[0, 0], [1, 1]], mode="SYMMETRIC"),
                 }
 
             if traced:
@@ -145,6 +148,10 @@ def _refusals(tf, device, traced):
         w = tf.constant([1, 2], tf.qint32)
         ops = {
             "add": lambda: w + w,
+            "add_number": lambda: q + 1,
+            # Pads eagerly; traced, PadV2's graph builder cannot convert 3 to qint8.
+            "pad_value": lambda: tf.pad(q, [[0, 1], [1, 0]], constant_values=3),
+            "mul_number": lambda: 2 * w,
             "mul": lambda: q * q,
             "neg": lambda: -q,
             "abs": lambda: tf.abs(q),
