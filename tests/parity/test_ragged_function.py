@@ -417,3 +417,33 @@ def _traced_partitions(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_partitions_from_traced_ids(tf_oracle, device):
     assert_parity(tf_oracle, _traced_partitions, (device,), helpers=[_describe])
+
+
+def _shapes_through_functions(tf, device):
+    """A DynamicRaggedShape is a composite value: returned from and passed to tf.function,
+    flattened by tf.nest with expand_composites (TensorFlow's component order). Used to raise
+    TypeError on return."""
+    rt = tf.ragged.constant([[1, 2], [3]])
+
+    @tf.function
+    def shape_of(r):
+        return tf.experimental.DynamicRaggedShape.from_tensor(r)
+
+    @tf.function
+    def use(s):
+        return tf.ones(s), s[0], s.num_row_partitions
+
+    @tf.function
+    def of_traced(x):
+        return tf.shape(tf.RaggedTensor.from_row_lengths(x, [1, 2]))
+
+    with tf.device(device):
+        outs = [shape_of(rt), use(tf.shape(rt)), shape_of(tf.ones([2, 3]))]
+        outs += [of_traced(tf.constant([1.0, 2.0, 3.0]))]
+    flat = [tf.nest.flatten(o, expand_composites=True) for o in outs]
+    return [repr(o) for o in outs], flat
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dynamic_ragged_shape_through_functions(tf_oracle, device):
+    assert_parity(tf_oracle, _shapes_through_functions, (device,))

@@ -7,14 +7,16 @@ import numpy as np
 from ferroflow import _core
 from ferroflow import array_ops as _a
 from ferroflow import dtypes as _dtypes
+from ferroflow import type_spec as _type_spec
 from ferroflow.ragged.ragged_tensor import RaggedTensor
 from ferroflow.ragged.row_partition import RowPartition, static_int, static_value
 
 __all__ = ["DynamicRaggedShape"]
 
 
-class DynamicRaggedShape:
-    """Row partitions plus an inner shape.
+class DynamicRaggedShape(_type_spec.CompositeTensor):
+    """Row partitions plus an inner shape. A composite value (`DynamicRaggedShape.Spec`: each
+    partition's row splits and the inner shape), so it passes through `tf.function`.
 
     >>> import ferroflow as tf
     >>> tf.shape(tf.ragged.constant([[1, 2], [3]]))
@@ -193,6 +195,12 @@ class DynamicRaggedShape:
             out.extend(int(v) for v in inner[1:])
         return out
 
+    @property
+    def _type_spec(self):
+        return DynamicRaggedShape.Spec(
+            self.num_row_partitions, self._inner_shape.shape[0], self._dtype
+        )
+
     def _is_eager(self):
         return not _core.is_symbolic(self._inner_shape) and all(
             p._is_eager() for p in self._row_partitions
@@ -219,6 +227,50 @@ class DynamicRaggedShape:
         if not self._row_partitions:
             return flat
         return RaggedTensor._from_nested_row_partitions(flat, self._row_partitions)
+
+
+class _Spec(_type_spec.TypeSpec):
+    """A DynamicRaggedShape's type: how many row partitions, the inner shape's length (its
+    rank) and the dtype. Components, in TensorFlow's order (its ExtensionType's fields by
+    name): the inner shape, then each partition's row splits."""
+
+    __slots__ = ("_num_row_partitions", "_inner_rank", "_dtype")
+
+    def __init__(self, num_row_partitions, inner_rank, dtype):
+        self._num_row_partitions = int(num_row_partitions)
+        self._inner_rank = None if inner_rank is None else int(inner_rank)
+        self._dtype = _dtypes.as_dtype(dtype)
+
+    @property
+    def value_type(self):
+        return DynamicRaggedShape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def _component_specs(self):
+        from ferroflow.tensor_spec import TensorSpec
+
+        splits = tuple(TensorSpec([None], self._dtype) for _ in range(self._num_row_partitions))
+        return TensorSpec([self._inner_rank], self._dtype), splits
+
+    def _to_components(self, value):
+        splits = tuple(p.row_splits() for p in value._row_partitions)
+        return value._inner_shape, splits
+
+    def _from_components(self, components):
+        inner, splits = components
+        partitions = [RowPartition.from_row_splits(s, validate=False) for s in splits]
+        return DynamicRaggedShape(partitions, inner, dtype=self._dtype)
+
+    def _serialize(self):
+        return (self._num_row_partitions, self._inner_rank, self._dtype)
+
+
+DynamicRaggedShape.Spec = _Spec
+_Spec.__name__ = _Spec.__qualname__ = "DynamicRaggedShape.Spec"
 
 
 def ones(shape, dtype=_dtypes.float32, name=None, layout=None):
