@@ -313,6 +313,17 @@ mod tests {
         }
     }
 
+    /// Runs the test with ops and variables placed on the CPU: with a GPU present (lavapipe
+    /// in CI) placement would move them there, as copies, and the sharing tested is the host's.
+    fn on_cpu(test: impl FnOnce()) {
+        crate::device::push_device(Device::Cpu);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(test));
+        crate::device::pop_scope();
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
     fn borrowed(values: &[f32], deleted: &Arc<Mutex<Vec<f32>>>) -> (Tensor, *mut f32) {
         let data = Box::into_raw(values.to_vec().into_boxed_slice()).cast::<f32>();
         let owner = Producer { data, len: values.len(), deleted: deleted.clone() };
@@ -323,60 +334,64 @@ mod tests {
 
     #[test]
     fn borrowed_storage_reads_in_place_and_releases_once() {
-        let deleted = Arc::new(Mutex::new(Vec::new()));
-        let (t, data) = borrowed(&[1.0, 2.0, 3.0, 4.0], &deleted);
-        assert!(t.is_borrowed());
-        // The producer's later writes are seen: no copy was made.
-        // SAFETY: the memory is alive (the tensor holds its owner) and no borrow is live.
-        unsafe { *data = 10.0 };
-        assert_eq!(t.to_vec::<f32>().unwrap(), vec![10.0, 2.0, 3.0, 4.0]);
-        // Ops read it and allocate their outputs; reshapes and clones share it.
-        let y = ops::binary(BinaryOp::Add, &t, &t).unwrap();
-        assert!(!y.is_borrowed());
-        assert_eq!(y.to_vec::<f32>().unwrap(), vec![20.0, 4.0, 6.0, 8.0]);
-        let r = ops::reshape(&t, &[2, 2]).unwrap();
-        let c = t.clone();
-        drop(t);
-        assert_eq!(deleted.lock().unwrap().len(), 0);
-        assert_eq!(r.to_vec::<f32>().unwrap()[0], 10.0);
-        let copy = c.deep_copy_to(Device::cpu(0)).unwrap();
-        assert!(!copy.is_borrowed() && !copy.shares_storage(&c));
-        drop(c);
-        assert_eq!(deleted.lock().unwrap().len(), 0);
-        drop(r);
-        // The last handle gone: the deleter ran exactly once; the copy and the op's output live on.
-        assert_eq!(deleted.lock().unwrap().len(), 1);
-        assert_eq!(copy.to_vec::<f32>().unwrap(), vec![10.0, 2.0, 3.0, 4.0]);
-        drop((copy, y));
-        assert_eq!(deleted.lock().unwrap().len(), 1);
+        on_cpu(|| {
+            let deleted = Arc::new(Mutex::new(Vec::new()));
+            let (t, data) = borrowed(&[1.0, 2.0, 3.0, 4.0], &deleted);
+            assert!(t.is_borrowed());
+            // The producer's later writes are seen: no copy was made.
+            // SAFETY: the memory is alive (the tensor holds its owner) and no borrow is live.
+            unsafe { *data = 10.0 };
+            assert_eq!(t.to_vec::<f32>().unwrap(), vec![10.0, 2.0, 3.0, 4.0]);
+            // Ops read it and allocate their outputs; reshapes and clones share it.
+            let y = ops::binary(BinaryOp::Add, &t, &t).unwrap();
+            assert!(!y.is_borrowed());
+            assert_eq!(y.to_vec::<f32>().unwrap(), vec![20.0, 4.0, 6.0, 8.0]);
+            let r = ops::reshape(&t, &[2, 2]).unwrap();
+            let c = t.clone();
+            drop(t);
+            assert_eq!(deleted.lock().unwrap().len(), 0);
+            assert_eq!(r.to_vec::<f32>().unwrap()[0], 10.0);
+            let copy = c.deep_copy_to(Device::cpu(0)).unwrap();
+            assert!(!copy.is_borrowed() && !copy.shares_storage(&c));
+            drop(c);
+            assert_eq!(deleted.lock().unwrap().len(), 0);
+            drop(r);
+            // The last handle gone: the deleter ran exactly once; the copy and the op's output live on.
+            assert_eq!(deleted.lock().unwrap().len(), 1);
+            assert_eq!(copy.to_vec::<f32>().unwrap(), vec![10.0, 2.0, 3.0, 4.0]);
+            drop((copy, y));
+            assert_eq!(deleted.lock().unwrap().len(), 1);
+        });
     }
 
     #[test]
     fn borrowed_storage_is_never_written() {
-        let deleted = Arc::new(Mutex::new(Vec::new()));
-        let (mut t, data) = borrowed(&[1.0, 2.0], &deleted);
-        // The one in-place writer refuses borrowed storage, even when it holds the only handle.
-        let other = Tensor::from_slice(&[7.0f32, 8.0], &[2]).unwrap();
-        assert!(!t.overwrite_in_place(&other).unwrap());
-        // SAFETY: alive, as above.
-        assert_eq!(unsafe { *data }, 1.0);
-        // A variable shares the memory until its first write (as TensorFlow's), which copies.
-        let v = Variable::new(&t, "v", true, None, None).unwrap();
-        assert!(v.peek().shares_storage(&t));
-        v.assign(&other).unwrap();
-        assert!(!v.peek().is_borrowed());
-        assert_eq!(t.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
-        assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
-        drop(t);
-        assert_eq!(deleted.lock().unwrap().len(), 1);
-        assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
-        // Even as the storage's only holder, the variable's write goes elsewhere.
-        let (t, _) = borrowed(&[1.0, 2.0], &deleted);
-        let v = Variable::new(&t, "v", true, None, None).unwrap();
-        drop(t);
-        v.assign(&other).unwrap();
-        // Released unwritten: its first element was still 1.0 when the deleter ran.
-        assert_eq!(*deleted.lock().unwrap(), vec![1.0, 1.0]);
-        assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
+        on_cpu(|| {
+            let deleted = Arc::new(Mutex::new(Vec::new()));
+            let (mut t, data) = borrowed(&[1.0, 2.0], &deleted);
+            // The one in-place writer refuses borrowed storage, even when it holds the only handle.
+            let other = Tensor::from_slice(&[7.0f32, 8.0], &[2]).unwrap();
+            assert!(!t.overwrite_in_place(&other).unwrap());
+            // SAFETY: alive, as above.
+            assert_eq!(unsafe { *data }, 1.0);
+            // A variable shares the memory until its first write (as TensorFlow's), which copies.
+            let v = Variable::new(&t, "v", true, None, None).unwrap();
+            assert!(v.peek().shares_storage(&t));
+            v.assign(&other).unwrap();
+            assert!(!v.peek().is_borrowed());
+            assert_eq!(t.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+            assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
+            drop(t);
+            assert_eq!(deleted.lock().unwrap().len(), 1);
+            assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
+            // Even as the storage's only holder, the variable's write goes elsewhere.
+            let (t, _) = borrowed(&[1.0, 2.0], &deleted);
+            let v = Variable::new(&t, "v", true, None, None).unwrap();
+            drop(t);
+            v.assign(&other).unwrap();
+            // Released unwritten: its first element was still 1.0 when the deleter ran.
+            assert_eq!(*deleted.lock().unwrap(), vec![1.0, 1.0]);
+            assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
+        });
     }
 }
