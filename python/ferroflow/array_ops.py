@@ -208,6 +208,14 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     )
     if not is_string:
         _refuse_quantized_pad_value(tensor, mode, constant_values)
+        dtype = getattr(tensor, "dtype", None)
+        # TensorFlow pads with a zero through Pad (no conversion: a string tensor pads with
+        # b''), with anything else through PadV2, which converts the value to the tensor's
+        # dtype: a float for an integer tensor, a bool, None or an out-of-range number raise
+        # there (never truncated).
+        is_zero = isinstance(constant_values, (int, float)) and constant_values == 0
+        if dtype is not None and not is_zero and not isinstance(constant_values, _core.Tensor):
+            convert_to_tensor(constant_values, dtype=dtype)
         constant_values = float(constant_values)
     return _core.pad(tensor, paddings, mode, constant_values)
 

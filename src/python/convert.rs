@@ -57,7 +57,19 @@ enum Leaf {
 impl Leaf {
     fn fits(&self, d: DType) -> bool {
         match self {
-            Leaf::Bool(_) => !d.is_string(),
+            // TensorFlow's conversion takes a Python bool only for these dtypes (its fast
+            // path's table); `tf.constant(True, tf.int8)` is a TypeError there.
+            Leaf::Bool(_) => matches!(
+                d,
+                DType::Bool
+                    | DType::I32
+                    | DType::I64
+                    | DType::U64
+                    | DType::F16
+                    | DType::F32
+                    | DType::F64
+                    | DType::C128
+            ),
             Leaf::Int(_) => !d.is_bool() && !d.is_string(),
             Leaf::Float(_) => d.is_floating() || d.is_complex(),
             Leaf::Complex(..) => d.is_complex(),
