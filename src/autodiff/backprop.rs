@@ -64,8 +64,8 @@ pub(crate) fn run(
 
     let mut grads: HashMap<u64, Gradient> = HashMap::new();
     // Integer targets a source reaches: no gradient flows from them, except that a staged
-    // Cond or While producing one owes its floating inputs zeros (TensorFlow seeds every
-    // target, and its If/While gradients answer for all their inputs).
+    // While producing one owes its floating inputs zeros (TensorFlow seeds every target, and
+    // its While gradient answers for all its inputs; its If gradient gives None).
     let integer_targets: HashSet<u64> = targets
         .iter()
         .filter(|t| reached.contains(&t.id()) && !differentiable(t))

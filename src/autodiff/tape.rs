@@ -23,8 +23,9 @@ pub(crate) enum Backward {
     /// A variable read: the gradient passes through unchanged.
     Identity,
     Custom(GradFn),
-    /// A staged `Cond` or `While`: as TensorFlow's If and While gradients, it answers (with
-    /// zeros) for its floating inputs even when the target is one of its integer outputs.
+    /// A staged `While`: as TensorFlow's While gradient, it answers (with zeros) for its
+    /// floating inputs even when the target is one of its integer outputs (a `Cond` does not:
+    /// TensorFlow's If gradient gives None there).
     ControlFlow(GradFn),
 }
 
@@ -322,7 +323,7 @@ pub fn record_custom(inputs: &[&Tensor], outputs: &mut [Tensor], grad: GradFn) {
     record_by_hand(Backward::Custom(grad), inputs, outputs);
 }
 
-/// Records the outputs of a staged `Cond` or `While` (see `Backward::ControlFlow`).
+/// Records the outputs of a staged `While` (see `Backward::ControlFlow`).
 pub fn record_control_flow(inputs: &[&Tensor], outputs: &mut [Tensor], grad: GradFn) {
     record_by_hand(Backward::ControlFlow(grad), inputs, outputs);
 }

@@ -40,7 +40,8 @@ pub fn record_cond(branches: &[Arc<Graph>], inputs: &[Tensor], outputs: &mut [Te
         cond_gradient(&branches, &variables, sources, upstream)
     });
     let refs: Vec<&Tensor> = sources.iter().collect();
-    tape::record_control_flow(&refs, outputs, grad);
+    // TensorFlow's If gradient gives None for an integer target (only While's answers zeros).
+    tape::record_custom(&refs, outputs, grad);
 }
 
 /// Records `outputs` of a `While` on the tapes watching its inputs or the variables its body

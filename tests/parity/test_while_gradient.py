@@ -28,6 +28,7 @@ CASE_NAMES = [
     "unconnected",
     "identity_body",
     "closure_capture",
+    "cond_integer_target",
 ]
 
 
@@ -183,6 +184,18 @@ def _case(tf, name, device):
                 ta = ta.write(i, tf.reduce_sum(z) * k)
             s = ta.stack()
         return z, s, tape.gradient([z, s], [x, k])
+
+    def cond_integer_target(x, c, n):
+        # A staged Cond's integer output gives None (TensorFlow's If gradient), unlike a
+        # While's, which gives zeros.
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([x, c])
+            y, k = tf.cond(
+                n > 2,
+                lambda: (x * c, tf.cast(x, tf.int32)),
+                lambda: (x, tf.cast(x * 3.0, tf.int32)),
+            )
+        return tape.gradient(k, [x, c]), tape.gradient(y, [x, c])
 
     fn = locals()[name]
     with tf.device(device):
