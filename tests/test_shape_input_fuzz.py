@@ -3,10 +3,12 @@ ones, BroadcastTo and random ops take a shape computed from the call's data. Hos
 (negative sizes, several -1s, huge sizes, wrong lengths) must raise TensorFlow's typed errors
 when the graph runs, never crash, hang or return a tensor of another shape than asked."""
 
+import math
+
 import ferroflow as tf
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 ALLOWED = (tf.errors.InvalidArgumentError, tf.errors.ResourceExhaustedError, ValueError)
@@ -40,6 +42,11 @@ sizes = st.one_of(st.integers(-3, 8), st.sampled_from([-1, 2**31 - 1, -(2**31), 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(0, 12), shape=st.lists(sizes, min_size=0, max_size=4))
 def test_hostile_traced_shapes_raise_typed_errors(name, n, shape):
+    # Sizes that some machines can allocate and others cannot (a 16 GB fill ran, slowly, on a
+    # machine with 23 GB) make the outcome depend on the machine: left out.
+    allocated = [shape[0], 2] if name == "normal_list" and shape else shape
+    elements = math.prod(max(d, 1) for d in allocated)
+    assume(not 2**26 < elements < 2**40)
     x = tf.constant(np.arange(n, dtype=np.float32))
     s = tf.constant(np.array(shape, dtype=np.int32).reshape([len(shape)]))
     try:

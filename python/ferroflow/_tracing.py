@@ -17,6 +17,15 @@ def is_symbolic(value):
     return _core.is_symbolic(value)
 
 
+def staged(value):
+    """True for any tensor while tracing: TensorFlow's function sees every tensor (a constant,
+    an eager tensor it closes over) as a graph value, so `tf.cond`, `tf.switch_case` and
+    AutoGraph's `if`/`while` over one become graph nodes, never Python branches, even where
+    ferroflow knows the value. Gradients (a staged branch answers zeros for its inputs) and
+    random ops (one op drawing anew each iteration) depend on it."""
+    return isinstance(value, _core.Tensor) and tracing()
+
+
 # `tf.range` results made while tracing, by id, with their bounds: a staged `for` over one
 # computes its target as `start + index * delta` (as TensorFlow's AutoGraph does) instead of
 # gathering from the range, which tracing with example values may have made empty.

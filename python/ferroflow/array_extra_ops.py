@@ -392,11 +392,11 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         if len(rest) == 1 and default is None:
             return fn()
         pred = convert_to_tensor(pred, dtype=_dtypes.bool)
-        if _tracing.is_symbolic(pred):
+        if _tracing.staged(pred):
             return control_flow.cond(pred, fn, lambda: chain(rest[1:]))
         return fn() if bool(pred) else chain(rest[1:])
 
-    if default is None and pairs and all(not _tracing.is_symbolic(p) for p, _ in pairs):
+    if default is None and pairs and not _tracing.tracing():
         if not any(bool(convert_to_tensor(p, dtype=_dtypes.bool)) for p, _ in pairs):
             no_match()
     return chain(pairs)

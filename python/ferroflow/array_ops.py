@@ -203,6 +203,9 @@ def tile(input, multiples, name=None):  # noqa: A002
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    if str(mode).upper() in ("REFLECT", "SYMMETRIC"):
+        # TensorFlow's MirrorPad: constant_values is not read at all.
+        return _core.pad(tensor, paddings, mode, None)
     is_string = isinstance(constant_values, (str, bytes)) or (
         getattr(getattr(constant_values, "dtype", None), "name", None) == "string"
     )
@@ -213,10 +216,15 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         # b''), with anything else through PadV2, which converts the value to the tensor's
         # dtype: a float for an integer tensor, a bool, None or an out-of-range number raise
         # there (never truncated).
+        # The converted scalar itself is padded with: through a float, an int64 above 2**53
+        # would lose its low bits.
         is_zero = isinstance(constant_values, (int, float)) and constant_values == 0
-        if dtype is not None and not is_zero and not isinstance(constant_values, _core.Tensor):
-            convert_to_tensor(constant_values, dtype=dtype)
-        constant_values = float(constant_values)
+        if isinstance(constant_values, _core.Tensor) or is_zero:
+            pass
+        elif dtype is not None:
+            constant_values = convert_to_tensor(constant_values, dtype=dtype)
+        else:
+            constant_values = float(constant_values)
     return _core.pad(tensor, paddings, mode, constant_values)
 
 

@@ -12,7 +12,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         raise TypeError("true_fn must be callable.")
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
-    if _tracing.is_symbolic(pred):
+    if _tracing.tracing() and isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool")
+    if _tracing.staged(pred):
         from ferroflow import _tensor_array_graph
 
         return _tensor_array_graph.cond(pred, true_fn, false_fn)
@@ -38,7 +40,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
             None,
             f"The second input must be a scalar, but it has shape {branch_index.shape.as_list()}",
         )
-    if _tracing.is_symbolic(branch_index):
+    if _tracing.staged(branch_index):
         from ferroflow import _tensor_array_graph
 
         return _tensor_array_graph.switch_case(branch_index, branches)
@@ -78,10 +80,9 @@ def while_loop(
         raise ValueError("'loop_vars' must be provided.")
     if shape_invariants is None and _has_extension_types(loop_vars):
         return _while_over_components(cond, body, loop_vars, maximum_iterations)
-    if _tracing.tracing() and (
-        _tracing.is_symbolic(maximum_iterations)
-        or any(_tracing.is_symbolic(v) for v in nest.flatten(loop_vars))
-    ):
+    if _tracing.tracing():
+        # As TensorFlow's: inside a function the loop is one While node, whatever its
+        # variables' values (its gradient and its random ops depend on that).
         return _staged_while(cond, body, loop_vars, maximum_iterations, shape_invariants)
     # Eagerly too, loop variables become tensors (as TensorFlow's eager while_loop).
     loop_vars = nest.map_structure(_as_tensor, loop_vars)

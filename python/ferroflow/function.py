@@ -123,8 +123,7 @@ class Function:
             # tf.config.run_functions_eagerly: the Python function itself, no graph.
             return self._run_python(instance, args, kwargs or {})
         if _core.graph_tracing():
-            # Inside another function's trace: trace this body inline into that graph.
-            return self._run_python(instance, args, kwargs or {})
+            return self._run_nested(instance, args, kwargs or {})
         values = self._bind(instance, args, kwargs)
         if self._input_signature is not None:
             values = sig.python_values_as_tensors(values, self._input_signature)
@@ -141,6 +140,21 @@ class Function:
         elif concrete._core.specialised and not _same_dims(concrete, tensors):
             concrete = self._specialise(instance, values, key, tensors)
         return concrete._call_flat(tensors)
+
+    def _run_nested(self, instance, args, kwargs):
+        """Inside another function's trace this body is traced inline into that graph. As a
+        nested function is its own graph in TensorFlow, its tensor arguments are its own
+        inputs: `tf.gradients` and tapes inside it stop at them, and one tensor passed twice
+        is two inputs. Tapes of the caller see each input as an identity of what was passed."""
+        flat = nest.flatten((args, kwargs))
+        slots = [i for i, v in enumerate(flat) if isinstance(v, _core.Tensor)]
+        if slots:
+            passed = [flat[i] for i in slots]
+            for i, own in zip(slots, _core.record_custom(passed, passed, _pass_through)):
+                flat[i] = own
+            args, kwargs = nest.pack_sequence_as((args, kwargs), flat)
+        with _graph_tape.recording():
+            return self._run_python(instance, args, kwargs)
 
     def _concrete_for(self, instance, args, kwargs):
         if self._input_signature is not None and not args and not kwargs:
@@ -499,3 +513,8 @@ def _note_user_line(error, name):
         error.add_note(
             f'in user code:\n    File "{f.filename}", line {f.lineno}, in {name}\n        {f.line}'
         )
+
+
+def _pass_through(upstream):
+    """The backward function of a nested function's inputs: gradients pass unchanged."""
+    return list(upstream)

@@ -122,6 +122,7 @@ fn record(
         unknown_rank: Vec::new(),
         name: base.into(),
         device: None,
+        captured: false,
     };
     let types: Vec<TensorType> = dtypes
         .into_iter()

@@ -57,6 +57,10 @@ pub struct Node {
     pub name: String,
     /// The `tf.device` scope in force when the node was traced.
     pub device: Option<DeviceSpec>,
+    /// A `Const` holding a float eager tensor the function closes over (TensorFlow's captured
+    /// input): never folded, so that a tape watching that tensor when the graph runs
+    /// differentiates through the ops that read it, however the function was first traced.
+    pub captured: bool,
 }
 
 impl Node {

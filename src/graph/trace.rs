@@ -49,6 +49,9 @@ thread_local! {
     /// Some open frame has a value of unknown rank (a host call's result; cleared with
     /// `UNKNOWN_DIMS`): lets `has_unknown_rank` cost one thread-local read everywhere else.
     static UNKNOWN_RANK: Cell<bool> = const { Cell::new(false) };
+    /// The first tensor id of the outermost open trace: a tensor with a smaller id existed
+    /// before the trace began, so a traced function that reads it closes over it.
+    static FIRST_TRACED_ID: Cell<u64> = const { Cell::new(0) };
     /// The open trace's op-seed counter (TensorFlow's per-graph seeds for random ops that get
     /// only the global seed); reset when the outermost trace begins.
     static OP_SEEDS: Cell<i64> = const { Cell::new(0) };
@@ -131,6 +134,7 @@ pub fn next_op_seed() -> Option<i64> {
 pub fn begin() {
     if !open() {
         OP_SEEDS.with(|c| c.set(0));
+        FIRST_TRACED_ID.with(|c| c.set(crate::tensor::fresh_id()));
         super::deferred::take_shape_failure();
         super::deferred::forget_refined();
     }
@@ -309,6 +313,7 @@ fn push_node(
         unknown_rank: Vec::new(),
         name,
         device: crate::device::current_scope(),
+        captured: false,
     });
     frame.symbolic.push(symbolic);
     index
@@ -343,12 +348,14 @@ fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
         return v;
     }
     let mut outer = if depth > 0 { find(frames, depth - 1, t.id()) } else { None };
-    // An eager value a tape watches, first read inside a branch or loop body, enters the
-    // outermost graph as a constant and reaches the subgraph as a capture: the control-flow
-    // node then takes it as an input, so the tape's gradient reaches it (as TensorFlow's
-    // captured eager tensors). Other eager values stay constants of the subgraph, which keeps
-    // their values known there.
-    if outer.is_none() && depth > 0 && crate::autodiff::tape::watched(t.id()) {
+    let closed_over = closed_over(t);
+    // A float eager value the function closes over, or one a tape watches, first read inside
+    // a branch or loop body, enters the outermost graph as a constant and reaches the
+    // subgraph as a capture: the control-flow node then takes it as an input, so a tape's
+    // gradient reaches it (as TensorFlow's captured eager tensors), whether the tape is open
+    // while tracing or only when the graph runs. Other eager values (integers, constants made
+    // by the body) stay constants of the subgraph, which keeps their values known there.
+    if outer.is_none() && depth > 0 && (closed_over || crate::autodiff::tape::watched(t.id())) {
         outer = Some((0, resolve(frames, 0, t)));
     }
     let node = match outer {
@@ -369,19 +376,26 @@ fn resolve(frames: &mut [Frame], depth: usize, t: &Tensor) -> ValueRef {
         None => {
             // A lazy value's shape would run its kernel while the frames are held.
             let info = super::deferred::static_type(t);
-            push_node(
+            let node = push_node(
                 &mut frames[depth],
                 NodeKind::Const(t.clone()),
                 vec![],
                 vec![info],
                 "Const",
                 false,
-            )
+            );
+            frames[depth].graph.nodes[node].captured = closed_over;
+            node
         }
     };
     let v = ValueRef { node, output: 0 };
     frames[depth].values.insert(t.id(), v);
     v
+}
+
+/// A float eager tensor that existed before the outermost trace began (see `Node::captured`).
+fn closed_over(t: &Tensor) -> bool {
+    t.id() < FIRST_TRACED_ID.with(Cell::get) && crate::autodiff::tape::differentiable(t)
 }
 
 fn find(frames: &[Frame], depth: usize, id: u64) -> Option<(usize, ValueRef)> {

@@ -300,10 +300,20 @@ pub(crate) fn pad_dims(
             paddings.len()
         )));
     }
-    if constant.dtype != x.dtype || constant.dims.iter().any(|d| d.is_some_and(|d| d != 1)) {
-        return Err(Error::InvalidArgument(
-            "constant_values must be a scalar of the input's dtype [Op:PadV2]".into(),
-        ));
+    if constant.dtype != x.dtype {
+        return Err(Error::InvalidArgument(format!(
+            "cannot compute PadV2 as input #2(zero-based) was expected to be a {} tensor but is a {} tensor [Op:PadV2]",
+            x.dtype.name(),
+            constant.dtype.name()
+        )));
+    }
+    if !constant.dims.is_empty() {
+        let dims: Vec<String> =
+            constant.dims.iter().map(|d| d.map_or("?".into(), |d| d.to_string())).collect();
+        return Err(Error::InvalidArgument(format!(
+            "constant_values must be a scalar. Found: [{}] [Op:PadV2]",
+            dims.join(",")
+        )));
     }
     for (axis, (&(b, a), d)) in paddings.iter().zip(&x.dims).enumerate() {
         let Some(d) = *d else { continue };

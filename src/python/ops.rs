@@ -471,6 +471,9 @@ fn pad(
             Ok(0.0) => zero().py()?,
             _ => to_tensor(c, Hint::Require(DType::String))?,
         },
+        // A tensor is padded with as it is (PadV2 checks its dtype and rank), so no value
+        // passes through a float.
+        Some(c) if c.cast::<PyTensor>().is_ok() => t(c)?,
         Some(c) => ops::scalar_like(&x, c.extract::<f64>()?),
     };
     let flat = match paddings.cast::<PyTensor>() {

@@ -121,6 +121,7 @@ impl Decoder<'_> {
                 unknown_rank: node.unknown_rank.clone(),
                 name: node.name.clone(),
                 device: node.device.clone(),
+                captured: false,
             });
         }
         for v in &def.outputs {

@@ -7,6 +7,8 @@ beyond 64 bits for float dtypes (TensorFlow converts them; ferroflow raises Valu
 uint64, where TensorFlow 2.21 raises SystemError for -1 and 2**70 (a failure inside its
 conversion, not a refusal)."""
 
+import pytest
+
 from .harness import assert_parity
 
 DTYPES = [
@@ -54,3 +56,38 @@ def _pad_values(tf):
 
 def test_pad_constant_values(tf_oracle):
     assert_parity(tf_oracle, _pad_values)
+
+
+def _pad_exact(tf, device):
+    """Pad values an f64 cannot hold exactly (padded as 2**53 once), tensors as pad values
+    (a dtype or rank other than the input's is InvalidArgumentError), a traced tensor value,
+    and MirrorPad, which never reads constant_values."""
+    out = []
+    with tf.device(device):
+        for dtype, value in [
+            (tf.int64, 2**53 + 1),
+            (tf.int64, -(2**62) - 3),
+            (tf.uint64, 2**64 - 1),
+            (tf.int64, tf.constant(2**62 + 1, tf.int64)),
+            (tf.int64, tf.constant(1.0)),
+            (tf.int64, tf.constant(3, tf.int32)),
+            (tf.int64, tf.constant([3], tf.int64)),
+            (tf.float64, 2**53 + 1),
+        ]:
+            try:
+                out.append(tf.pad(tf.constant([1, 2], dtype), [[1, 1]], constant_values=value))
+            except Exception as e:  # noqa: BLE001 - the class is what is compared
+                out.append(type(e).__name__)
+
+        @tf.function
+        def traced(x, v):
+            return tf.pad(x, [[1, 1]], constant_values=v)
+
+        out.append(traced(tf.constant([1, 2], tf.int64), tf.constant(2**60 + 7, tf.int64)))
+        out.append(tf.pad(tf.constant([1, 2, 3]), [[1, 1]], "REFLECT", constant_values=1.5))
+    return out
+
+
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+def test_pad_values_exact(tf_oracle, device):
+    assert_parity(tf_oracle, _pad_exact, (device,))

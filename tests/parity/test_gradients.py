@@ -85,7 +85,11 @@ def test_softmax_gradient(tf):
     return three_ways(tf, tf.nn.softmax, [[1.0, 2.0, 3.0], [100.0, 0.0, -100.0]])
 
 
-@parity(helpers=[three_ways])
+# Near saturation the gradient 1 - tanh(x)**2 turns one float32 ulp of tanh(x) into about
+# 1e-7 absolute, and TensorFlow's own float32 tanh differs in that last bit between CPUs: for
+# tanh(5.0) it gave ferroflow's 0.9999093 on the machine earlier sessions ran on and 0.99990916
+# on an AMD EPYC with AVX-512. The tolerance is absolute: a few ulps times the test's weights.
+@parity(helpers=[three_ways], atol=2e-5)
 def test_sigmoid_and_tanh_gradient_saturated(tf):
     return three_ways(
         tf, lambda x: tf.stack([tf.sigmoid(x), tf.tanh(x)]), [-100.0, -5.0, 0.0, 5.0, 100.0]

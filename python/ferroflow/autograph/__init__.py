@@ -3,7 +3,8 @@
 tensor of the trace, and as plain Python otherwise.
 
 Pipeline: `loader` reads the function's source into an AST; `expressions` rewrites `not` and
-`super()`; `exits` rewrites `return`, `break` and `continue` into assignments; `converter`
+`super()`, and `calls` wraps each call so that the functions it reaches are converted too
+while tracing; `exits` rewrites `return`, `break` and `continue` into assignments; `converter`
 (with `analysis` and `liveness` to pick each statement's variables) turns each statement into
 a call to `operators`, which decides at run time between Python and staging, with
 `staged_values`' rules for the values that cross a staged statement; `loader` compiles the

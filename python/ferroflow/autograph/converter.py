@@ -8,7 +8,7 @@ Each converted statement turns into small functions defined in place: its branch
 import ast
 import collections
 
-from ferroflow.autograph import analysis, exits, expressions, liveness, templates
+from ferroflow.autograph import analysis, calls, exits, expressions, liveness, templates
 from ferroflow.autograph.analysis import LOOPS, SCOPES, own_scope_walk
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
@@ -28,7 +28,8 @@ def convert_function(node, filename="<unknown>"):
     node.decorator_list = []
     docstring = node.body[:1] if ast.get_docstring(node, clean=False) is not None else []
     body = node.body[len(docstring) :]
-    changed = expressions.convert_not(body)
+    changed = calls.wrap_calls(body)
+    changed = expressions.convert_not(body) or changed
     expressions.name_super_arguments(body, node)
     try:
         body = exits.rewrite_returns(body)

@@ -9,11 +9,13 @@ loop, also those an iteration reads before assigning them: TensorFlow's loop var
 
 from ferroflow import _tracing, control_flow, nest
 from ferroflow.autograph import staged_values
+from ferroflow.autograph.calls import converted_call
 from ferroflow.autograph.exits import RETVAL
 from ferroflow.autograph.staged_values import UNDEFINED, describe, loop_value
 
 __all__ = [
     "UNDEFINED",
+    "converted_call",
     "for_stmt",
     "if_stmt",
     "not_",
@@ -35,8 +37,8 @@ def read_names(readers):
 
 
 def not_(value):
-    """`not value`, or `tf.logical_not` of a symbolic tensor (cast to bool first)."""
-    if not _tracing.is_symbolic(value):
+    """`not value`, or `tf.logical_not` of a tensor while tracing (cast to bool first)."""
+    if not _tracing.staged(value):
         return not value
     from ferroflow import array_ops, dtypes
     from ferroflow import math as ff_math
@@ -54,8 +56,9 @@ def python_test(test, message):
 
 
 def if_stmt(test, body, orelse, get_state, set_state, names, required=()):
-    """`if test: body() else: orelse()`; `tf.cond` over the state when `test` is symbolic."""
-    if not _tracing.is_symbolic(test):
+    """`if test: body() else: orelse()`; `tf.cond` over the state when `test` is a tensor
+    while tracing (as TensorFlow's AutoGraph, even when its value is known)."""
+    if not _tracing.staged(test):
         if test:
             body()
         else:
@@ -96,7 +99,7 @@ def while_stmt(test, body, get_state, set_state, names, required=(), extra_test=
     """`while extra_test() and test(): body()`; `tf.while_loop` when the first test is
     symbolic. `extra_test` is the `not break_flag` of a loop holding `break`."""
     keep_going = _loop_test(test, extra_test)
-    if not _tracing.is_symbolic(keep_going):
+    if not _tracing.staged(keep_going):
         while keep_going:
             body()
             keep_going = _loop_test(test, extra_test)
@@ -385,7 +388,7 @@ def _loop_test(test, extra_test):
     if extra_test is None:
         return test()
     keep_going = extra_test()
-    if _tracing.is_symbolic(keep_going):
+    if _tracing.staged(keep_going):
         from ferroflow import math as ff_math
 
         return ff_math.logical_and(keep_going, test())

@@ -20,7 +20,7 @@ pub fn fold_constants(g: &mut Graph) -> usize {
             .inputs
             .iter()
             .map(|v| match &g.nodes[v.node].kind {
-                NodeKind::Const(t) => Some(t.clone()),
+                NodeKind::Const(t) if !g.nodes[v.node].captured => Some(t.clone()),
                 _ => None,
             })
             .collect();
