@@ -5,7 +5,7 @@ the printed forms."""
 
 import pytest
 
-from .harness import assert_parity
+from .harness import assert_parity, parity
 from .test_ragged import _describe
 
 DEVICES = ["CPU:0", "GPU:0"]
@@ -447,3 +447,25 @@ def _shapes_through_functions(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_dynamic_ragged_shape_through_functions(tf_oracle, device):
     assert_parity(tf_oracle, _shapes_through_functions, (device,))
+
+
+@parity
+def test_traced_ragged_equality_checks_dtypes_before_shapes(tf):
+    """Traced, a ragged `==`/`!=` against a tensor of another dtype is TensorFlow's TypeError
+    even where the shapes are incompatible too (ferroflow compared shapes first and answered
+    True for `!=`); eagerly the mismatch is an incompatible comparison (False/True)."""
+    r = tf.ragged.constant([[1, 2], [3]])
+    out = []
+    for fn in (
+        lambda: r == tf.ragged.constant([[1.0, 2.0], [3.0]]),
+        lambda: r != tf.constant([1.5, 2.0]),
+        lambda: r == tf.constant([1.5, 2.0]),
+        lambda: r == tf.ragged.constant([[1, 2], [3]]),
+    ):
+        for run in (fn, tf.function(fn)):
+            try:
+                value = run()
+                out.append(value.to_list() if hasattr(value, "to_list") else value)
+            except Exception as e:  # noqa: BLE001 - the class is what is compared
+                out.append(type(e).__name__)
+    return out

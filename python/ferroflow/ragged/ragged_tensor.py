@@ -975,9 +975,24 @@ def _operator(api, reflected=False):
 
 
 def _equality(api, incompatible):
+    op = "NotEqual" if incompatible else "Equal"
+
     def method(self, other):
         if other is None:
             return incompatible
+        other_dtype = getattr(other, "dtype", None)
+        if (
+            isinstance(other, (_core.Tensor, RaggedTensor))
+            and other_dtype != self.dtype
+            and _tracing.tracing()
+        ):
+            # A graph op's dtype check comes before any shape is compared: TypeError, which
+            # the comparison does not turn into False/True (eagerly it does, as
+            # InvalidArgumentError).
+            raise TypeError(
+                f"Input 'y' of '{op}' Op has type {other_dtype.name} that does not match type "
+                f"{self.dtype.name} of argument 'x'."
+            )
         try:
             return api(self, other)
         except (InvalidArgumentError, ValueError):
