@@ -209,6 +209,12 @@ impl Buffer {
         with_dtype!(dtype.storage(), T => T::wrap(vec![T::default(); len]), else Buffer::Str(vec![TfString::default(); len]))
     }
 
+    /// Appends `src`'s elements to this buffer's (its Vec grows by doubling, so appending
+    /// piece after piece is amortised linear); false when the element types differ.
+    pub fn extend_from(&mut self, src: &Buffer) -> bool {
+        with_movable!(self, d => extend_elements(d, src))
+    }
+
     /// Copies `src`'s elements into this buffer's allocation; false when dtype or length differ.
     pub fn copy_from(&mut self, src: &Buffer) -> bool {
         with_movable!(self, d => copy_elements(d, src))
@@ -236,6 +242,16 @@ fn copy_elements<T: Movable>(dst: &mut [T], src: &Buffer) -> bool {
             true
         }
         _ => false,
+    }
+}
+
+fn extend_elements<T: Movable>(dst: &mut Vec<T>, src: &Buffer) -> bool {
+    match T::unwrap_vec(src) {
+        Some(s) => {
+            dst.extend_from_slice(s);
+            true
+        }
+        None => false,
     }
 }
 

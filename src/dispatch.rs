@@ -56,6 +56,37 @@ pub fn apply(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     Ok(outputs)
 }
 
+/// `Concat` along axis 0 of `[buffer, rows]` when the caller holds the only handle to
+/// `buffer` (a graph value at its last reader, see `graph::executor`): the rows are appended
+/// to `buffer`'s own memory, which is how a TensorArray filled one row per loop iteration stays
+/// linear instead of copying everything written so far at each step. Only where nothing can
+/// tell the difference: host memory the op is placed on, no tape recording, no trace, no
+/// numerics check. Otherwise `buffer` comes back for the usual `apply`.
+pub(crate) fn append_in_place(
+    op: &Op,
+    buffer: Tensor,
+    rows: &Tensor,
+) -> std::result::Result<Result<Tensor>, Tensor> {
+    let applies = matches!(op, Op::Concat(crate::ops::shape_ops::Concat(0)))
+        && !tape::any_active()
+        && !trace::open()
+        && !crate::check_numerics::enabled()
+        && !buffer.dtype().is_quantized()
+        && buffer.device().is_cpu()
+        && rows.device() == buffer.device();
+    if !applies {
+        return Err(buffer);
+    }
+    let placement = match device::place(op.tf_name(), |i| gpu_can_run(op, &[&buffer, rows], i)) {
+        Ok(p) if p.device == buffer.device() => p,
+        Ok(_) => return Err(buffer),
+        Err(e) => return Ok(Err(e)),
+    };
+    let appended = buffer.append_rows_in_place(rows)?;
+    device::log(op.tf_name(), placement.device);
+    Ok(Ok(appended))
+}
+
 /// A deferred op's values, computed as an eager call would (placement included).
 pub(crate) fn execute_now(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     execute(op, inputs)

@@ -192,6 +192,40 @@ impl Tensor {
         }
     }
 
+    /// `self` with `rows` appended along axis 0, in `self`'s own memory when nothing else holds
+    /// it (a graph value at its last reader): filling an array row by row then costs amortised
+    /// O(row) per row instead of a copy of everything so far. Gives `self` back where that
+    /// does not apply (shared or non-host memory, other dtypes or trailing dims).
+    pub(crate) fn append_rows_in_place(self, rows: &Tensor) -> std::result::Result<Tensor, Tensor> {
+        let fits = self.dtype == rows.dtype
+            && !self.lazy
+            && !rows.lazy
+            && self.rank() >= 1
+            && rows.rank() == self.rank()
+            && self.shape.dims()[1..] == rows.shape.dims()[1..]
+            && matches!(&*rows.storage, Storage::Cpu(_) | Storage::Borrowed(_));
+        if !fits {
+            return Err(self);
+        }
+        let Tensor { storage, shape, dtype, id, lazy, cpu } = self;
+        let mut storage = match Arc::try_unwrap(storage) {
+            Ok(storage) => storage,
+            Err(shared) => return Err(Tensor { storage: shared, shape, dtype, id, lazy, cpu }),
+        };
+        let appended = match (&mut storage, rows.host()) {
+            (Storage::Cpu(buffer), Ok(extra)) => buffer.extend_from(extra),
+            _ => false,
+        };
+        let storage = Arc::new(storage);
+        if !appended {
+            return Err(Tensor { storage, shape, dtype, id, lazy, cpu });
+        }
+        let mut dims = shape.dims().to_vec();
+        dims[0] += rows.shape.dims()[0];
+        let shape = Shape::new(dims);
+        Ok(Tensor { storage, shape, dtype, id: fresh_id(), lazy: false, cpu })
+    }
+
     /// A deferred value whose shape is known only once its kernel runs.
     pub fn is_lazy(&self) -> bool {
         self.lazy

@@ -2,6 +2,12 @@
 //! gradient tapes behave as in eager mode), every intermediate dropped after its last reader.
 //! GPU ops only record into the device's pending batch, so one call submits its work together
 //! unless a condition must be read back.
+//!
+//! Values move rather than copy where they can: a node that is a value's last reader takes the
+//! graph's handle to it, a branch or loop body gets its inputs by value, and a loop's variables
+//! pass from one iteration to the next. A value held by nothing else can then be changed in
+//! place: a `Concat` that appends rows to such a value appends to its memory
+//! (`dispatch::append_in_place`), so a TensorArray written once per iteration stays linear.
 
 use super::fused;
 use super::ir::{Graph, Node, NodeKind};
@@ -25,6 +31,11 @@ pub enum Mode {
 }
 
 pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> {
+    run_owned(graph, inputs.to_vec(), mode)
+}
+
+/// `run`, taking the inputs: one the caller no longer holds can be changed in place.
+pub fn run_owned(graph: &Graph, inputs: Vec<Tensor>, mode: Mode) -> Result<Vec<Tensor>> {
     if inputs.len() != graph.num_inputs {
         return Err(Error::InvalidArgument(format!(
             "the graph takes {} inputs, got {}",
@@ -34,18 +45,28 @@ pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> 
     }
     let _quiet =
         (mode == Mode::Example).then(|| (trace::suspend(), crate::autodiff::tape::pause_all()));
+    let mut inputs: Vec<Option<Tensor>> = inputs.into_iter().map(Some).collect();
     let mut slots: Vec<Option<Tensor>> = vec![None; graph.plan.slots];
     for (i, node) in graph.nodes.iter().enumerate() {
+        let released = &graph.plan.release[i];
         let args = node
             .inputs
             .iter()
-            .map(|v| slots[graph.slot(*v)].clone().ok_or_else(|| missing(node)))
+            .enumerate()
+            .map(|(k, v)| {
+                let slot = graph.slot(*v);
+                // The last read of a value whose last reader this node is takes it.
+                let last = released.contains(&slot)
+                    && !node.inputs[k + 1..].iter().any(|w| graph.slot(*w) == slot);
+                let value = if last { slots[slot].take() } else { slots[slot].clone() };
+                value.ok_or_else(|| missing(node))
+            })
             .collect::<Result<Vec<Tensor>>>()?;
         let outputs = {
             let _scope = node.device.clone().map(DeviceScope::enter);
             // Traced nodes carry attributes the op constructors validated; a loaded graph's come
             // from a file, and a kernel's assertion on a bad one must not abort the process.
-            catch_unwind(AssertUnwindSafe(|| run_node(node, &args, inputs, mode)))
+            catch_unwind(AssertUnwindSafe(|| run_node(node, args, &mut inputs, mode)))
                 .unwrap_or_else(|_| Err(invalid_node(node)))?
         };
         check_dims(node, &outputs)?;
@@ -57,21 +78,20 @@ pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> 
             slots[s] = None;
         }
     }
-    graph
-        .outputs
-        .iter()
-        .map(|v| {
-            slots[graph.slot(*v)]
-                .clone()
-                .ok_or_else(|| Error::Internal("graph output missing".into()))
-        })
-        .collect()
+    let mut outputs = Vec::with_capacity(graph.outputs.len());
+    for (k, v) in graph.outputs.iter().enumerate() {
+        let slot = graph.slot(*v);
+        let again = graph.outputs[k + 1..].iter().any(|w| graph.slot(*w) == slot);
+        let value = if again { slots[slot].clone() } else { slots[slot].take() };
+        outputs.push(value.ok_or_else(|| Error::Internal("graph output missing".into()))?);
+    }
+    Ok(outputs)
 }
 
 /// One node on `args` as example evaluation during a trace (control flow's example outputs).
 pub(crate) fn eval_example(node: &Node, args: &[Tensor]) -> Result<Vec<Tensor>> {
     let _quiet = (trace::suspend(), crate::autodiff::tape::pause_all());
-    run_node(node, args, &[], Mode::Example)
+    run_node(node, args.to_vec(), &mut [], Mode::Example)
 }
 
 fn invalid_node(node: &Node) -> Error {
@@ -101,10 +121,28 @@ impl Drop for DeviceScope {
     }
 }
 
-fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> {
+fn run_node(
+    node: &Node,
+    mut args: Vec<Tensor>,
+    inputs: &mut [Option<Tensor>],
+    mode: Mode,
+) -> Result<Vec<Tensor>> {
+    if let NodeKind::Op(op @ Op::Concat(_)) = &node.kind {
+        if mode == Mode::Run && args.len() == 2 {
+            let rows = args.pop().ok_or_else(|| missing(node))?;
+            return match dispatch::append_in_place(op, args.remove(0), &rows) {
+                Ok(appended) => Ok(vec![appended?]),
+                Err(buffer) => dispatch::apply(op, &[&buffer, &rows]),
+            };
+        }
+    }
     let refs: Vec<&Tensor> = args.iter().collect();
     Ok(match &node.kind {
-        NodeKind::Placeholder(i) => vec![inputs[*i].clone()],
+        // Each input is read by its one placeholder (a second read is a damaged saved graph).
+        NodeKind::Placeholder(i) => {
+            let input = inputs.get_mut(*i).and_then(Option::take);
+            vec![input.ok_or_else(|| invalid_node(node))?]
+        }
         NodeKind::Const(t) => vec![t.clone()],
         // A host function runs (and goes on the tapes with its own backward function) when the
         // graph runs; inside a trace it is recorded like any stateful op.
@@ -167,20 +205,28 @@ fn run_node(node: &Node, args: &[Tensor], inputs: &[Tensor], mode: Mode) -> Resu
         }
         NodeKind::Cond(branches) => {
             let index = branch_index(&args[0], branches.len())?;
-            // Each branch's captured values follow the selector, branch after branch.
+            // Each branch's captured values follow the selector, branch after branch. The
+            // branch taken gets them by value; the others' are dropped first.
             let start = 1 + branches[..index].iter().map(|b| b.num_inputs).sum::<usize>();
-            run(&branches[index], &args[start..start + branches[index].num_inputs], mode)?
+            drop(refs);
+            let taken: Vec<Tensor> =
+                args.drain(..).skip(start).take(branches[index].num_inputs).collect();
+            run_owned(&branches[index], taken, mode)?
         }
         NodeKind::While { cond, body, loop_vars } => {
             let n = *loop_vars;
-            let (cond_captures, body_captures) = args[n..].split_at(cond.num_inputs - n);
-            let mut vars = args[..n].to_vec();
+            drop(refs);
+            let captures = args.split_off(n);
+            let (cond_captures, body_captures) = captures.split_at(cond.num_inputs - n);
+            let mut vars = args;
             loop {
                 let keep_going = run(cond, &[&vars[..], cond_captures].concat(), mode)?;
                 if branch_index(&keep_going[0], 2)? != 0 {
                     break;
                 }
-                vars = run(body, &[&vars[..], body_captures].concat(), mode)?;
+                // The iteration's values move into the body, which can then change them.
+                vars.extend_from_slice(body_captures);
+                vars = run_owned(body, vars, mode)?;
             }
             vars
         }

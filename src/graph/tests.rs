@@ -286,3 +286,43 @@ fn a_while_gradient_sums_a_capture_over_iterations() {
     let got: Vec<f32> = out.iter().map(|t| t.to_vec::<f32>().unwrap()[0]).collect();
     assert_eq!(got, vec![1.0, 1.0, 3.0]);
 }
+
+#[test]
+fn rows_append_in_place_only_to_memory_nothing_else_holds() {
+    let rows = Tensor::from_vec(vec![5.0f32, 6.0], crate::shape::Shape::new(vec![1, 2]));
+    let owned = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], crate::shape::Shape::new(vec![2, 2]));
+    let appended = owned.append_rows_in_place(&rows).unwrap();
+    assert_eq!(appended.dims(), &[3, 2]);
+    assert_eq!(appended.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    // Another handle sees the memory: it must not change under it.
+    let shared = appended.clone();
+    let back = appended.append_rows_in_place(&rows).unwrap_err();
+    assert!(back.shares_storage(&shared));
+    assert_eq!(shared.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    drop(shared);
+    // Rows of another width or dtype are not appended.
+    let wide = Tensor::from_vec(vec![0.0f32; 3], crate::shape::Shape::new(vec![1, 3]));
+    let back = back.append_rows_in_place(&wide).unwrap_err();
+    let ints = Tensor::from_vec(vec![1i32, 2], crate::shape::Shape::new(vec![1, 2]));
+    assert!(back.append_rows_in_place(&ints).is_err());
+}
+
+#[test]
+fn a_graph_appends_in_place_only_to_values_it_owns() {
+    let row = Tensor::from_vec(vec![9.0f32, 9.0], crate::shape::Shape::new(vec![1, 2]));
+    let g = traced(
+        |x| ops::concat(&[x, &row], 0).unwrap(),
+        &Tensor::from_vec(vec![0.0f32; 4], crate::shape::Shape::new(vec![2, 2])),
+    );
+    let _cpu = CpuScope::new();
+    // The caller keeps its input: the graph's concat must copy.
+    let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], crate::shape::Shape::new(vec![2, 2]));
+    let out = run(&g, std::slice::from_ref(&x), Mode::Run).unwrap();
+    assert_eq!(x.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(x.dims(), &[2, 2]);
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 9.0, 9.0]);
+    // Given away, it is appended to in place: same results.
+    let owned = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], crate::shape::Shape::new(vec![2, 2]));
+    let out = super::executor::run_owned(&g, vec![owned], Mode::Run).unwrap();
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 9.0, 9.0]);
+}

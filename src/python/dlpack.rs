@@ -11,8 +11,9 @@
 //! sharing that storage is dropped (a later write to a numpy source shows in the tensor). Strides
 //! must be compact and row-major, as TensorFlow requires ("Invalid strides array from DLPack").
 //! Where Rust cannot read the memory as typed elements (a pointer not aligned for the element
-//! type, which TensorFlow shares anyway; bool bytes other than 0 and 1) the elements are copied
-//! once and the deleter runs at once.
+//! type, which TensorFlow shares anyway; bools, whose bytes a producer could later set to
+//! values a Rust bool must never hold) the elements are copied once and the deleter runs at
+//! once: a later write to such a source does not show in the tensor, unlike TensorFlow's.
 //!
 //! The structs are DLPack's stable v0.8 ABI, declared here: the one crate (`dlpark`) pins its
 //! own pyo3 for its Python side and moves its API between 0.x releases; these four structs are
@@ -311,9 +312,10 @@ fn import(capsule: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let start = unsafe { (t.data as *const u8).add(t.byte_offset as usize) };
     let bytes: &[u8] = unsafe { std::slice::from_raw_parts(start, n * width) };
     let align = crate::with_dtype!(dtype, T => std::mem::align_of::<T>(), else width);
-    // Read in place when Rust may view the bytes as elements: aligned, and (bool) 0 or 1.
-    if start.addr().is_multiple_of(align) && (dtype != DType::Bool || bytes.iter().all(|&b| b <= 1))
-    {
+    // Read in place when Rust may view the bytes as elements: aligned, and not bool. A Rust
+    // bool must be 0 or 1 for as long as it is read, and the producer may write any byte to
+    // memory it shares later, so bools are always copied (any non-zero byte is true).
+    if start.addr().is_multiple_of(align) && dtype != DType::Bool {
         let owner: Box<dyn Send + Sync> = Box::new(consumed);
         // SAFETY: aligned valid elements that stay in place until `owner`, which the storage
         // holds, runs the producer's deleter.
