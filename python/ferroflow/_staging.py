@@ -56,7 +56,17 @@ def _pack(template, tensors):
 def cond(pred, true_fn, false_fn):
     pred = convert_to_tensor(pred)
     if pred.dtype.name != "bool":
-        raise TypeError(f"pred must be a bool tensor, got {pred.dtype.name}")
+        from ferroflow.control_flow import _tf_type_name
+        from ferroflow.errors import InvalidArgumentError
+
+        # TensorFlow's graph refuses it when the Switch node is built.
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Input 'pred' passed {_tf_type_name(pred.dtype)} expected bool while building NodeDef "
+            "'cond/switch_pred' using Op<name=Switch; signature=data:T, pred:bool -> "
+            "output_false:T, output_true:T; attr=T:type>",
+        )
     if pred.shape.rank != 0:
         raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.rank} for 'cond' (pred)")
     traced = [_trace_subgraph(fn) for fn in (true_fn, false_fn)]

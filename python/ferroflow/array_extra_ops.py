@@ -399,6 +399,14 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     if default is None and pairs and not _tracing.tracing():
         if not any(bool(convert_to_tensor(p, dtype=_dtypes.bool)) for p, _ in pairs):
             no_match()
+    elif default is None and pairs:
+        # Traced, the last branch stands in for the default, and TensorFlow's graph asserts
+        # when it runs that some predicate was true.
+        from ferroflow.check_ops import Assert
+
+        preds = stack([convert_to_tensor(p, dtype=_dtypes.bool) for p, _ in pairs])
+        message = "Input error: None of conditions evaluated as True:"
+        Assert(_math.reduce_any(preds), [message, preds])
     return chain(pairs)
 
 

@@ -219,7 +219,9 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         # The converted scalar itself is padded with: through a float, an int64 above 2**53
         # would lose its low bits.
         is_zero = isinstance(constant_values, (int, float)) and constant_values == 0
-        if isinstance(constant_values, _core.Tensor) or is_zero:
+        if is_zero:
+            constant_values = 0.0  # TensorFlow's Pad pads with +0, also for -0.0
+        elif isinstance(constant_values, _core.Tensor):
             pass
         elif dtype is not None:
             constant_values = convert_to_tensor(constant_values, dtype=dtype)

@@ -142,6 +142,7 @@ def _staged_while(cond, body, loop_vars, maximum_iterations, shape_invariants):
     component tensors (`_tensor_array_graph`)."""
     from ferroflow import _tensor_array_graph
 
+    cond = _bool_condition(cond)
     if _tensor_array_graph.has_tensor_arrays(loop_vars):
         return _tensor_array_graph.while_loop(
             cond, body, loop_vars, maximum_iterations, shape_invariants
@@ -149,6 +150,31 @@ def _staged_while(cond, body, loop_vars, maximum_iterations, shape_invariants):
     from ferroflow import _staging
 
     return _staging.while_loop(cond, body, loop_vars, maximum_iterations, shape_invariants)
+
+
+def _bool_condition(cond):
+    """`cond`, refusing a condition that is not a bool as TensorFlow's graph does (`LoopCond`
+    takes a bool; a staged loop would otherwise stop on any non-zero number)."""
+
+    def checked(*loop_vars):
+        keep_going = convert_to_tensor(cond(*loop_vars))
+        if keep_going.dtype.name != "bool":
+            from ferroflow.errors import InvalidArgumentError
+
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Input 'input' passed {_tf_type_name(keep_going.dtype)} expected bool while "
+                "building NodeDef 'while/LoopCond' using Op<name=LoopCond; "
+                "signature=input:bool -> output:bool>",
+            )
+        return keep_going
+
+    return checked
+
+
+def _tf_type_name(dtype):
+    return {"float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
 
 
 def _as_tensor(value):

@@ -193,3 +193,52 @@ def test_closure_capture_any_trace_order(tf_oracle, name, device):
 @pytest.mark.parametrize("name", WHILE_INTEGER)
 def test_while_integer_target(tf_oracle, name, device):
     assert_parity(tf_oracle, _while_integer, (name, device))
+
+
+def _refusals(tf, name, device):
+    def ag_while_int():
+        x = tf.constant(3)
+        n = tf.constant(0)
+        while x:
+            x -= 1
+            n += 1
+        return n
+
+    programs = {
+        "autograph_while_int": ag_while_int,
+        "while_loop_int": lambda: tf.while_loop(lambda i: 3 - i, lambda i: i + 1, [tf.constant(0)]),
+        "while_loop_float": lambda: tf.while_loop(
+            lambda i: 3.0 - i, lambda i: i + 1.0, [tf.constant(0.0)]
+        ),
+        "cond_int": lambda: tf.cond(tf.constant(1), lambda: 1, lambda: 2),
+        "case_no_true_predicate": lambda: tf.case(
+            [(tf.constant(False), lambda: tf.constant(1)), (tf.constant(False), lambda: 2)]
+        ),
+        "pad_negative_zero": lambda: (
+            1.0 / tf.pad(tf.constant([1.0]), [[1, 0]], constant_values=-0.0)
+        ),
+    }
+    with tf.device(device):
+        try:
+            return tf.function(programs[name])()
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return type(e).__name__
+
+
+REFUSALS = [
+    "autograph_while_int",
+    "while_loop_int",
+    "while_loop_float",
+    "cond_int",
+    "case_no_true_predicate",
+    "pad_negative_zero",
+]
+
+
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+@pytest.mark.parametrize("name", REFUSALS)
+def test_staged_conditions_refuse_what_tensorflow_refuses(tf_oracle, name, device):
+    """A loop condition that is not a bool raised in TensorFlow and stopped ferroflow's staged
+    loop at once (0 iterations); a traced tf.case with no true predicate returned its last
+    branch; a pad with -0.0 padded with -0.0 (TensorFlow's Pad pads with +0)."""
+    assert_parity(tf_oracle, _refusals, (name, device))

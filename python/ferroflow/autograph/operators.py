@@ -99,6 +99,11 @@ def while_stmt(test, body, get_state, set_state, names, required=(), extra_test=
     """`while extra_test() and test(): body()`; `tf.while_loop` when the first test is
     symbolic. `extra_test` is the `not break_flag` of a loop holding `break`."""
     keep_going = _loop_test(test, extra_test)
+    if _tracing.staged(keep_going) and keep_going.dtype.name != "bool":
+        raise ValueError(
+            f"condition of while loop expected to be `tf.bool` scalar, got {keep_going!r}; to "
+            "use as boolean Tensor, use `tf.cast`; to check for None, use `is not None`"
+        )
     if not _tracing.staged(keep_going):
         while keep_going:
             body()
