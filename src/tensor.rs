@@ -196,34 +196,35 @@ impl Tensor {
     /// it (a graph value at its last reader): filling an array row by row then costs amortised
     /// O(row) per row instead of a copy of everything so far. Gives `self` back where that
     /// does not apply (shared or non-host memory, other dtypes or trailing dims).
-    pub(crate) fn append_rows_in_place(self, rows: &Tensor) -> std::result::Result<Tensor, Tensor> {
+    pub(crate) fn append_rows_in_place(
+        mut self,
+        rows: &Tensor,
+    ) -> std::result::Result<Tensor, Tensor> {
         let fits = self.dtype == rows.dtype
             && !self.lazy
             && !rows.lazy
             && self.rank() >= 1
             && rows.rank() == self.rank()
-            && self.shape.dims()[1..] == rows.shape.dims()[1..]
-            && matches!(&*rows.storage, Storage::Cpu(_) | Storage::Borrowed(_));
-        if !fits {
+            && self.shape.dims()[1..] == rows.shape.dims()[1..];
+        let extra = match &*rows.storage {
+            Storage::Cpu(b) => b,
+            Storage::Borrowed(b) => b.buffer(),
+            _ => return Err(self),
+        };
+        // `get_mut` answers only for the one handle to the storage (rows sharing it included).
+        let appended = fits
+            && match Arc::get_mut(&mut self.storage) {
+                Some(Storage::Cpu(buffer)) => buffer.extend_from(extra),
+                _ => false,
+            };
+        if !appended {
             return Err(self);
         }
-        let Tensor { storage, shape, dtype, id, lazy, cpu } = self;
-        let mut storage = match Arc::try_unwrap(storage) {
-            Ok(storage) => storage,
-            Err(shared) => return Err(Tensor { storage: shared, shape, dtype, id, lazy, cpu }),
-        };
-        let appended = match (&mut storage, rows.host()) {
-            (Storage::Cpu(buffer), Ok(extra)) => buffer.extend_from(extra),
-            _ => false,
-        };
-        let storage = Arc::new(storage);
-        if !appended {
-            return Err(Tensor { storage, shape, dtype, id, lazy, cpu });
-        }
-        let mut dims = shape.dims().to_vec();
+        let mut dims = self.shape.dims().to_vec();
         dims[0] += rows.shape.dims()[0];
-        let shape = Shape::new(dims);
-        Ok(Tensor { storage, shape, dtype, id: fresh_id(), lazy: false, cpu })
+        self.shape = Shape::new(dims);
+        self.id = fresh_id();
+        Ok(self)
     }
 
     /// A deferred value whose shape is known only once its kernel runs.

@@ -174,7 +174,7 @@ def _bool_condition(cond):
 
 
 def _tf_type_name(dtype):
-    return {"float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
+    return {"float16": "half", "float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
 
 
 def _as_tensor(value):

@@ -21,7 +21,12 @@ import pytest
 
 from .harness import assert_parity
 
-NESTED = ["same_tensor_twice", "argument_from_outer_op", "outer_tape_through_nested"]
+NESTED = [
+    "same_tensor_twice",
+    "argument_from_outer_op",
+    "outer_tape_through_nested",
+    "dict_argument",
+]
 CLOSURE = ["plain", "cond", "while_loop", "traced_under_tape_first"]
 WHILE_INTEGER = ["gradients", "tape_inside", "tape_inside_cast", "tape_outside"]
 KNOWN_VALUE = ["while_loop", "cond", "switch_case", "case", "autograph_if", "autograph_while"]
@@ -46,7 +51,13 @@ def _nested(tf, name, device):
             return tape.gradient(y, a)
 
         @tf.function
+        def dict_gradient(d, scale=1.0):
+            return tf.gradients(d["a"] * d["b"][0] * scale, d["a"])[0]
+
+        @tf.function
         def outer(x):
+            if name == "dict_argument":
+                return dict_gradient({"b": [x], "a": x}, scale=2.0)
             if name == "same_tensor_twice":
                 return product_gradient(x, x), taped_square(x)
             if name == "argument_from_outer_op":
