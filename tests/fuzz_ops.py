@@ -96,6 +96,7 @@ MODULES = (
     ("tf.strings", tf.strings),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
     ("tf.experimental.dlpack", tf.experimental.dlpack),
+    ("tf.nn.experimental", tf.nn.experimental),
 )
 
 
@@ -3065,6 +3066,100 @@ def _dtype_class(g):
 @spec("tf.Tensor")
 def _tensor_class(g):
     return [g.junk() for _ in range(g.int_in(0, 2))], {}
+
+
+# --- tf.nn, the rest (issue 19: activations, losses, statistics, dropout variants) ----------
+
+
+@spec("tf.nn.silu", "tf.nn.crelu")
+def _nn_silu_crelu(g):
+    dims = g.dims()
+    x = g.tensor(FLOATS if g.p(0.85) else DTYPES, dims)
+    if g.p(0.5) and dims:
+        return [x], {"axis": g.axis(len(dims)) if not g.bad() else g.junk()}
+    return [x], {}
+
+
+@spec("tf.nn.log_poisson_loss", "tf.nn.weighted_cross_entropy_with_logits")
+def _nn_pair_losses(g):
+    dims = g.dims()
+    dtype = g.pick(FLOATS) if g.p(0.85) else g.pick(DTYPES)
+    a = g.tensor(dtype=dtype, dims=g.broadcast_dims(dims) if g.bad() else dims)
+    b = g.tensor(dtype=dtype, dims=dims)
+    return [a, b, g.number(FLOATS) if g.p(0.5) else g.flag()], {}
+
+
+@spec("tf.nn.sufficient_statistics", "tf.nn.weighted_moments")
+def _nn_statistics(g):
+    dims = g.dims(min_rank=1)
+    axes = [int(a) for a in g.rng.permutation(len(dims))[: g.int_in(1, len(dims))]]
+    if g.bad():
+        axes = g.axes(len(dims))
+    dtype = g.pick(FLOATS) if g.p(0.85) else g.pick(DTYPES)
+    x = g.tensor(dtype=dtype, dims=dims)
+    third = g.tensor(dtype=dtype, dims=g.broadcast_dims(dims)) if g.p(0.5) else g.number()
+    return [x, axes, third], {"keepdims": g.flag()}
+
+
+@spec("tf.nn.normalize_moments")
+def _nn_normalize_moments(g):
+    dims = g.dims()
+    dtype = g.pick(FLOATS) if g.p(0.9) else g.pick(DTYPES)
+    shift = None if g.p(0.5) else g.tensor(dtype=dtype, dims=dims)
+    return [g.number((dtype,)), g.tensor(dtype=dtype, dims=dims)] + [
+        g.tensor(dtype=dtype, dims=dims),
+        shift,
+    ], {}
+
+
+@spec("tf.nn.compute_average_loss", "tf.nn.scale_regularization_loss")
+def _nn_average_loss(g):
+    dims = g.dims(min_rank=0 if g.bad() else 1)
+    dtype = g.pick(FLOATS) if g.p(0.85) else g.pick(DTYPES)
+    x = g.tensor(dtype=dtype, dims=dims)
+    if g.p(0.5):
+        return [x], {}
+    kwargs = {"global_batch_size": g.int_in(-1, 5) if g.p(0.5) else g.number()}
+    if g.p(0.5):
+        kwargs["sample_weight"] = g.tensor(dtype=dtype, dims=g.broadcast_dims(dims))
+    return [x], kwargs
+
+
+@spec("tf.nn.batch_norm_with_global_normalization")
+def _nn_bn_global(g):
+    dims = g.dims(min_rank=1)
+    dtype = g.pick(FLOATS) if g.p(0.9) else g.pick(DTYPES)
+    c = [dims[-1]] if not g.bad() else g.dims(rank=1)
+    stats = [g.tensor(dtype=dtype, dims=c) for _ in range(4)]
+    return [g.tensor(dtype=dtype, dims=dims), *stats, g.number(FLOATS), g.flag()], {}
+
+
+@spec("tf.nn.local_response_normalization", "tf.nn.lrn")
+def _nn_lrn(g):
+    dims = g.dims(rank=4 if not g.bad() else g.int_in(0, 5))
+    x = g.tensor(FLOATS if g.p(0.85) else DTYPES, dims)
+    kwargs = {"depth_radius": g.int_in(0, 3), "bias": g.number(FLOATS), "beta": g.number(FLOATS)}
+    return [x], kwargs
+
+
+@spec("tf.nn.experimental.stateless_dropout", "tf.nn.experimental.general_dropout")
+def _nn_stateless_dropout(g):
+    dims = g.dims()
+    rate = g.pick((0.0, 0.1, 0.5, 0.9))
+    if g.bad():
+        rate = g.pick((1.0, -0.1, math.nan, "0.5", None, tf.constant([0.5])))
+    x = g.tensor(FLOATS if g.p(0.8) else DTYPES, dims)
+    kwargs = {}
+    if g.p(0.3):
+        kwargs["noise_shape"] = g.shape([1 if g.p(0.5) else d for d in dims])
+    seed = [g.int_in(0, 9), g.int_in(0, 9)] if not g.bad() else g.junk()
+    if g.p(0.5):
+        return [x, rate, seed], kwargs
+
+    def sampler(shape, dtype):
+        return tf.random.stateless_uniform(shape, [1, 2], dtype=dtype)
+
+    return [x, rate, sampler], kwargs
 
 
 # --- Tensor methods --------------------------------------------------------------------------

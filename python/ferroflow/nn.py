@@ -141,3 +141,32 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     ids_rank = _convert_to_tensor(ids).shape.rank
     axes = list(range(ids_rank, result.shape.rank))
     return clip_by_norm(result, max_norm, axes=axes)
+
+
+# Composed in their own modules (issue 19: the rest of tf.nn).
+import types as _types  # noqa: E402
+
+from ferroflow.array_ops import top_k  # noqa: E402, F401
+from ferroflow.nn_losses_extra import (  # noqa: E402, F401
+    batch_norm_with_global_normalization,
+    compute_average_loss,
+    crelu,
+    local_response_normalization,
+    log_poisson_loss,
+    lrn,
+    normalize_moments,
+    scale_regularization_loss,
+    silu,
+    sufficient_statistics,
+    swish,
+    weighted_cross_entropy_with_logits,
+    weighted_moments,
+)
+from ferroflow.nn_losses_extra import general_dropout as _general_dropout  # noqa: E402
+from ferroflow.nn_losses_extra import stateless_dropout as _stateless_dropout  # noqa: E402
+
+experimental = _types.ModuleType(
+    "ferroflow.nn.experimental", "`tf.nn.experimental`: dropout with a chosen random source."
+)
+experimental.general_dropout = _general_dropout
+experimental.stateless_dropout = _stateless_dropout
