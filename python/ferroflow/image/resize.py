@@ -1,0 +1,212 @@
+"""`tf.image.resize` and its relatives, as gathers and per-axis weight matrices.
+
+Bilinear and nearest (no antialiasing) gather the neighbouring rows and columns and
+interpolate (TensorFlow's ResizeBilinear / ResizeNearestNeighbor with half-pixel centres);
+bicubic, area and the ScaleAndTranslate kernels apply one [out, in] weight matrix per axis.
+Gradients follow from the composition."""
+
+import enum
+
+import ferroflow as tf
+
+from . import _kernels
+from ._checks import as_batch, at_least_3d, check, dims, dtype_refusal, is_tensor, without_gradient
+from .geometry import pad_to_bounding_box
+
+_RESIZABLE = (
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "int64",
+    "bfloat16",
+    "half",
+    "float32",
+    "float64",
+)
+
+
+class ResizeMethod(str, enum.Enum):
+    """Resampling methods of `tf.image.resize` (string values, as TensorFlow's)."""
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+    def __str__(self):
+        return self.value
+
+
+def _invalid(message):
+    return tf.errors.InvalidArgumentError(None, None, message)
+
+
+def _check_dtype(images):
+    if images.dtype.name not in _RESIZABLE and images.dtype.name != "float16":
+        allowed = ", ".join(_RESIZABLE).replace("float32", "float").replace("float64", "double")
+        raise dtype_refusal("images", images.dtype, allowed, "ResizeBilinear")
+
+
+def _check_sizes(images, size):
+    static = tf.get_static_value(size)
+    if static is not None and (static[0] <= 0 or static[1] <= 0):
+        raise _invalid("output dimensions must be positive")
+    if images.shape[1] == 0 or images.shape[2] == 0:
+        raise _invalid("input image must be of non-zero size")
+
+
+def _scale(in_size, out_size):
+    return tf.cast(in_size, tf.float32) / tf.cast(out_size, tf.float32)
+
+
+def _bilinear_axis(in_size, out_size):
+    pos = (tf.cast(tf.range(out_size), tf.float32) + 0.5) * _scale(in_size, out_size) - 0.5
+    base = tf.floor(pos)
+    lo = tf.maximum(tf.cast(base, tf.int32), 0)
+    hi = tf.minimum(tf.cast(tf.math.ceil(pos), tf.int32), tf.cast(in_size, tf.int32) - 1)
+    return lo, hi, pos - base
+
+
+def _resize_bilinear(images, height, width):
+    _, in_h, in_w, _ = dims(images)
+    images = tf.cast(images, tf.float32)
+    y0, y1, ly = _bilinear_axis(in_h, height)
+    x0, x1, lx = _bilinear_axis(in_w, width)
+    ly, lx = tf.reshape(ly, [1, -1, 1, 1]), tf.reshape(lx, [1, 1, -1, 1])
+
+    def row(y):
+        rows = tf.gather(images, y, axis=1)
+        left = tf.gather(rows, x0, axis=2)
+        return left + (tf.gather(rows, x1, axis=2) - left) * lx
+
+    top = row(y0)
+    return top + (row(y1) - top) * ly
+
+
+def _nearest_axis(in_size, out_size):
+    pos = tf.floor((tf.cast(tf.range(out_size), tf.float32) + 0.5) * _scale(in_size, out_size))
+    return tf.clip_by_value(tf.cast(pos, tf.int32), 0, tf.cast(in_size, tf.int32) - 1)
+
+
+def _resize_nearest(images, height, width):
+    _, in_h, in_w, _ = dims(images)
+    rows = tf.gather(images, _nearest_axis(in_h, height), axis=1)
+    return tf.gather(rows, _nearest_axis(in_w, width), axis=2)
+
+
+def _apply(images, weights_h, weights_w, factor=None):
+    """Rows, then columns (the order of TensorFlow's kernels), in float32."""
+    out = tf.einsum("nhwc,oh->nowc", tf.cast(images, tf.float32), weights_h)
+    out = tf.einsum("nowc,pw->nopc", out, weights_w)
+    return out if factor is None else out * factor
+
+
+def _resize_weights(method, antialias, images, height, width):
+    _, in_h, in_w, _ = dims(images)
+    if method == "bicubic" and not antialias:
+        return _apply(
+            images, _kernels.bicubic_weights(in_h, height), _kernels.bicubic_weights(in_w, width)
+        )
+    if method == "area":
+        sh, sw = _scale(in_h, height), _scale(in_w, width)
+        wh, ww = _kernels.area_weights(in_h, height) * sh, _kernels.area_weights(in_w, width) * sw
+
+        def area(images):
+            return _apply(images, wh, ww, 1.0 / (sh * sw))
+
+        # TensorFlow registers no gradient for ResizeArea.
+        return without_gradient("ResizeArea", area, tf.cast(images, tf.float32))
+    kernel = {"bilinear": "triangle", "bicubic": "keyscubic"}.get(method, method)
+    zero = tf.constant(0.0)
+    wh = _kernels.scale_and_translate_weights(
+        kernel, in_h, height, 1.0 / _scale(in_h, height), zero, antialias
+    )
+    ww = _kernels.scale_and_translate_weights(
+        kernel, in_w, width, 1.0 / _scale(in_w, width), zero, antialias
+    )
+    return _apply(images, wh, ww)
+
+
+def _method_name(method):
+    name = method.value if isinstance(method, ResizeMethod) else method
+    if name not in {m.value for m in ResizeMethod}:
+        raise ValueError(f"Resize method is not implemented: {method}")
+    return name
+
+
+def _aspect_size(images, size):
+    _, h, w, _ = dims(images)
+    fh = tf.cast(size[0], tf.float32) / tf.cast(h, tf.float32)
+    fw = tf.cast(size[1], tf.float32) / tf.cast(w, tf.float32)
+    factor = tf.minimum(fh, fw)
+    scaled_h = tf.cast(tf.round(factor * tf.cast(h, tf.float32)), tf.int32)
+    scaled_w = tf.cast(tf.round(factor * tf.cast(w, tf.float32)), tf.int32)
+    return tf.stack([scaled_h, scaled_w])
+
+
+def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False,
+           antialias=False, name=None):  # fmt: skip
+    """Resizes images to `size` = [new_height, new_width] with half-pixel centres.
+
+    The result is float32, except for `nearest`, which keeps the images' dtype.
+
+    >>> tf.image.resize(tf.ones([4, 4, 1]), [2, 2]).shape
+    TensorShape([2, 2, 1])
+    """
+    images = tf.convert_to_tensor(images, name="images")
+    if images.shape.rank is None:
+        raise ValueError("'images' contains no shape.")
+    if images.shape.rank not in (3, 4):
+        raise ValueError("'images' must have either 3 or 4 dimensions.")
+    batched = images.shape.rank == 4
+    if not batched:
+        images = tf.expand_dims(images, 0)
+    try:
+        size = tf.convert_to_tensor(size, tf.int32, name="size")
+    except (TypeError, ValueError):
+        raise ValueError("'size' must be a 1-D int32 Tensor") from None
+    if not size.shape.is_compatible_with([2]):
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+    if preserve_aspect_ratio:
+        size = _aspect_size(images, size)
+    method = _method_name(method)
+    _check_dtype(images)
+    _check_sizes(images, size)
+    static = tf.get_static_value(size)
+    height, width = (int(static[0]), int(static[1])) if static is not None else tf.unstack(size)
+    if method == "nearest":
+        out = _resize_nearest(images, height, width)
+    elif method == "bilinear" and not antialias:
+        out = _resize_bilinear(images, height, width)
+    else:
+        out = _resize_weights(method, antialias, images, height, width)
+    out = out if batched else tf.squeeze(out, axis=[0])
+    return tf.identity(out, name=name)
+
+
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+                    antialias=False):  # fmt: skip
+    """Resizes keeping the aspect ratio, then pads with zeros to the target size."""
+    image, batched = as_batch(image)
+    at_least_3d(image)
+    check(target_width > 0, "target_width must be > 0.")
+    check(target_height > 0, "target_height must be > 0.")
+    _, height, width, _ = dims(image)
+    f_h, f_w = tf.cast(height, tf.float32), tf.cast(width, tf.float32)
+    t_h, t_w = tf.cast(target_height, tf.float32), tf.cast(target_width, tf.float32)
+    ratio = tf.maximum(f_w / t_w, f_h / t_h)
+    new_h, new_w = f_h / ratio, f_w / ratio
+    size = [tf.cast(tf.floor(new_h), tf.int32), tf.cast(tf.floor(new_w), tf.int32)]
+    pad_h = tf.maximum(0, tf.cast(tf.floor((t_h - new_h) / 2), tf.int32))
+    pad_w = tf.maximum(0, tf.cast(tf.floor((t_w - new_w) / 2), tf.int32))
+    resized = resize(image, size, method, antialias=antialias)
+    if not is_tensor(target_height) and not is_tensor(target_width):
+        pad_h, pad_w = int(pad_h), int(pad_w)
+    padded = pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
+    return padded if batched else tf.squeeze(padded, axis=[0])
