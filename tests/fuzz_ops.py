@@ -1690,6 +1690,137 @@ def _extract_patches(g):
     return [g.tensor(dims=dims), sizes, strides, rates, padding], {}
 
 
+# --- tf.image (python/ferroflow/image/) -------------------------------------------------------
+# TensorFlow refuses a bool or complex image in convert_image_dtype (and what calls it), and a
+# non-tensor in total_variation / image_gradients / sobel_edges, with AttributeError.
+EAGER_REFUSALS.update(
+    {
+        f"tf.image.{n}": AttributeError
+        for n in (
+            "convert_image_dtype rgb_to_grayscale adjust_brightness adjust_contrast adjust_gamma "
+            "adjust_hue adjust_saturation psnr ssim ssim_multiscale total_variation "
+            "image_gradients sobel_edges"
+        ).split()
+    }
+)
+
+
+def _image(g, pool=REAL, channels=None, rank=None):
+    """An image [H, W, C] or batch [N, H, W, C]; when bad, another rank or dtype."""
+    rank = rank or g.pick((3, 4))
+    if g.bad():
+        rank = g.int_in(0, 5)
+    dims = g.dims(rank=rank)
+    if channels is not None and dims and not g.bad():
+        dims[-1] = channels
+    return g.tensor(pool, dims=dims)
+
+
+def _size(g):
+    if g.bad():
+        return g.pick(([0, 3], [-1, 2], [2], [[2, 2]], "ab", [2**31, 2], [1.5, 2]))
+    return [g.int_in(1, 7), g.int_in(1, 7)]
+
+
+@spec(
+    "tf.image.flip_left_right",
+    "tf.image.flip_up_down",
+    "tf.image.transpose",
+    "tf.image.per_image_standardization",
+    "tf.image.total_variation",
+)
+def _image_only(g):
+    return [_image(g)], {}
+
+
+@spec("tf.image.image_gradients", "tf.image.sobel_edges")
+def _image_batch(g):
+    return [_image(g, pool=FLOATS, rank=4)], {}
+
+
+@spec("tf.image.rot90")
+def _rot90(g):
+    return [_image(g)], {"k": g.int_in(-5, 5) if not g.bad() else g.junk()}
+
+
+@spec("tf.image.crop_to_bounding_box", "tf.image.pad_to_bounding_box")
+def _bounding_box(g):
+    offsets = [g.int_in(0, 2) if not g.bad() else g.pick((-1, 9, "a")) for _ in range(2)]
+    targets = [g.int_in(1, 5) if not g.bad() else g.pick((0, -1, 99, None)) for _ in range(2)]
+    return [_image(g), *offsets, *targets], {}
+
+
+@spec("tf.image.resize_with_crop_or_pad")
+def _crop_or_pad(g):
+    return [_image(g), g.int_in(0, 6), g.int_in(0, 6)], {}
+
+
+@spec("tf.image.central_crop")
+def _central_crop(g):
+    return [_image(g), g.pick((0.1, 0.5, 1.0, 0.0, 1.5, -1.0)) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.image.convert_image_dtype")
+def _convert_image_dtype(g):
+    return [_image(g), g.dtype(REAL)], {"saturate": g.flag()}
+
+
+@spec(
+    "tf.image.rgb_to_grayscale",
+    "tf.image.rgb_to_hsv",
+    "tf.image.hsv_to_rgb",
+    "tf.image.rgb_to_yiq",
+    "tf.image.yiq_to_rgb",
+    "tf.image.rgb_to_yuv",
+    "tf.image.yuv_to_rgb",
+)
+def _rgb(g):
+    return [_image(g, pool=FLOATS, channels=3)], {}
+
+
+@spec("tf.image.grayscale_to_rgb")
+def _gray(g):
+    return [_image(g, channels=1)], {}
+
+
+@spec("tf.image.adjust_brightness", "tf.image.adjust_hue", "tf.image.adjust_saturation")
+@spec("tf.image.adjust_contrast")
+def _adjust(g):
+    value = g.pick((0.0, 0.3, -0.5, 1.0, 2.0)) if not g.bad() else g.junk()
+    return [_image(g, channels=3), value], {}
+
+
+@spec("tf.image.adjust_gamma")
+def _adjust_gamma(g):
+    return [_image(g), g.pick((0.5, 1, 2.2, -1.0))], {"gain": g.pick((1, 0.5))}
+
+
+@spec("tf.image.psnr", "tf.image.ssim", "tf.image.ssim_multiscale")
+def _image_pair(g):
+    dims = g.dims(rank=4, max_dim=3)
+    dims[1:3] = [g.int_in(1, 24), g.int_in(1, 24)]
+    dtype = g.pick((tf.float32, tf.uint8))
+    return [g.tensor(dtype=dtype, dims=dims), g.tensor(dtype=dtype, dims=dims), 1.0], {}
+
+
+@spec("tf.image.resize")
+def _resize(g):
+    kwargs = {"antialias": g.flag(), "preserve_aspect_ratio": g.flag()}
+    method = g.pick(tuple(m.value for m in tf.image.ResizeMethod)) if not g.bad() else g.junk()
+    return [_image(g), _size(g), method], kwargs
+
+
+@spec("tf.image.resize_with_pad")
+def _resize_with_pad(g):
+    method = g.pick(("bilinear", "nearest", "bicubic", "area"))
+    return [_image(g), g.int_in(0, 7), g.int_in(0, 7), method], {"antialias": g.flag()}
+
+
+@spec("tf.image.ResizeMethod")
+def _resize_method(g):
+    return [g.pick(("bilinear", "nearest", "area")) if not g.bad() else g.junk()], {}
+
+
 @spec("tf.approx_top_k", "tf.math.approx_max_k", "tf.math.approx_min_k")
 def _approx_top_k(g):
     dims = g.dims(min_rank=1 if g.p(0.9) else 0)
@@ -3160,6 +3291,121 @@ def _nn_stateless_dropout(g):
         return tf.random.stateless_uniform(shape, [1, 2], dtype=dtype)
 
     return [x, rate, sampler], kwargs
+
+
+# --- tf.nn, the rest (issue 19: transposed/3-D convolutions, pooling and window ops) --------
+
+
+def _nn_image(g, rank):
+    dims = g.dims(rank=rank if not g.bad() else g.int_in(2, 6), max_dim=6)
+    dtype = g.pick((tf.float32, tf.float64, tf.bfloat16)) if g.p(0.85) else g.pick(DTYPES)
+    return dims, dtype, g.tensor(dtype=dtype, dims=dims)
+
+
+@spec(
+    "tf.nn.conv2d_transpose",
+    "tf.nn.conv1d_transpose",
+    "tf.nn.conv3d_transpose",
+    "tf.nn.conv_transpose",
+    "tf.nn.atrous_conv2d_transpose",
+)
+def _nn_conv_transpose(g):
+    rank = g.int_in(3, 5)
+    dims, dtype, x = _nn_image(g, rank)
+    c = dims[-1] if dims else 1
+    out_c = g.int_in(1, 3)
+    w = g.tensor(dtype=dtype, dims=[g.int_in(1, 3) for _ in range(rank - 2)] + [out_c, c])
+    stride = g.int_in(1, 3)
+    out = [dims[0] if dims else 1] + [d * stride for d in dims[1:-1]] + [out_c]
+    if g.bad():
+        out = g.pick((g.junk(), [d + 1 for d in out], out[:-1]))
+    padding = g.pick(("SAME", "VALID")) if not g.bad() else g.junk()
+    return [x, w, out, stride if g.p(0.7) else g.int_in(1, 3), padding], {}
+
+
+@spec("tf.nn.conv3d", "tf.nn.atrous_conv2d")
+def _nn_conv3d(g):
+    rank = g.pick((4, 5))
+    dims, dtype, x = _nn_image(g, rank)
+    c = dims[-1] if dims else 1
+    w = g.tensor(dtype=dtype, dims=[g.int_in(1, 3) for _ in range(rank - 2)] + [c, g.int_in(1, 3)])
+    strides = [1] + [g.int_in(1, 2) for _ in range(rank - 2)] + [1]
+    if g.bad():
+        strides = g.junk()
+    return [x, w, strides if rank == 5 else g.int_in(1, 3), g.pick(("SAME", "VALID"))], {}
+
+
+@spec("tf.nn.depthwise_conv2d_backprop_input", "tf.nn.depthwise_conv2d_backprop_filter")
+def _nn_depthwise_backprop(g):
+    dims, dtype, x = _nn_image(g, 4)
+    c = dims[-1] if dims else 1
+    fdims = [g.int_in(1, 3), g.int_in(1, 3), c, g.int_in(1, 2)]
+    dy = g.tensor(dtype=dtype, dims=[*dims[:-1], c * fdims[3]] if dims else [1])
+    # (input sizes, filter) suits backprop_input, (input, filter sizes) backprop_filter.
+    if g.p(0.5):
+        pair = [dims, g.tensor(dtype=dtype, dims=fdims)]
+    else:
+        pair = [x, fdims]
+    return [*pair, dy, [1, 1, 1, 1], "SAME"], {}
+
+
+@spec("tf.nn.max_pool3d", "tf.nn.avg_pool3d")
+def _nn_pool3d(g):
+    _, _, x = _nn_image(g, 5)
+    window = g.int_in(1, 3) if not g.bad() else g.junk()
+    return [x, window, g.int_in(1, 3), g.pick(("SAME", "VALID"))], {}
+
+
+@spec("tf.nn.pool")
+def _nn_pool(g):
+    rank = g.int_in(3, 5)
+    _, _, x = _nn_image(g, rank)
+    window = [g.int_in(1, 3) for _ in range(rank - 2)]
+    kwargs = {"padding": g.pick(("SAME", "VALID"))}
+    if g.p(0.5):
+        kwargs["dilations"] = [g.int_in(1, 3) for _ in range(rank - 2)]
+    elif g.p(0.5):
+        kwargs["strides"] = [g.int_in(1, 3) for _ in range(rank - 2)]
+    kind = g.pick(("MAX", "AVG")) if not g.bad() else g.junk()
+    return [x, window, kind], kwargs
+
+
+@spec("tf.nn.with_space_to_batch")
+def _nn_with_space_to_batch(g):
+    _, _, x = _nn_image(g, 4)
+    rate = [g.int_in(1, 3), g.int_in(1, 3)] if not g.bad() else g.junk()
+
+    def op(inp, num, padding):
+        return tf.nn.max_pool2d(inp, 2, 1, padding)
+
+    return [x, rate, g.pick(("SAME", "VALID")), op], {"filter_shape": [2, 2]}
+
+
+@spec("tf.nn.dilation2d", "tf.nn.erosion2d")
+def _nn_dilation2d(g):
+    dims, dtype, x = _nn_image(g, 4)
+    c = dims[-1] if dims else 1
+    f = g.tensor(dtype=dtype, dims=[g.int_in(1, 3), g.int_in(1, 3), c])
+    strides = [1, g.int_in(1, 2), g.int_in(1, 2), 1]
+    rates = [1, g.int_in(1, 2), g.int_in(1, 2), 1]
+    fmt = "NHWC" if not g.bad() else g.junk()
+    return [x, f, strides, g.pick(("SAME", "VALID")), fmt, rates], {}
+
+
+@spec("tf.nn.max_pool_with_argmax")
+def _nn_max_pool_with_argmax(g):
+    _, _, x = _nn_image(g, 4)
+    kwargs = {"include_batch_in_index": g.flag()}
+    if g.p(0.3):
+        kwargs["output_dtype"] = g.pick((tf.int32, tf.int64, tf.float32))
+    return [x, g.int_in(1, 3), g.int_in(1, 3), g.pick(("SAME", "VALID"))], kwargs
+
+
+@spec("tf.nn.depth_to_space", "tf.nn.space_to_depth")
+def _nn_depth_space(g):
+    _, _, x = _nn_image(g, 4)
+    block = g.int_in(2, 3) if not g.bad() else g.pick((1, 0, -2, "2", None))
+    return [x, block], {"data_format": "NHWC" if not g.bad() else g.pick(("NCHW", "HWC"))}
 
 
 # --- Tensor methods --------------------------------------------------------------------------

@@ -170,3 +170,26 @@ experimental = _types.ModuleType(
 )
 experimental.general_dropout = _general_dropout
 experimental.stateless_dropout = _stateless_dropout
+from ferroflow.array_extra_ops import space_to_batch  # noqa: E402, F401
+from ferroflow.nn_conv_extra import (  # noqa: E402, F401
+    atrous_conv2d,
+    atrous_conv2d_transpose,
+    conv1d_transpose,
+    conv2d_transpose,
+    conv3d,
+    conv3d_transpose,
+    conv_transpose,
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+)
+from ferroflow.nn_pool_extra import (  # noqa: E402, F401
+    avg_pool3d,
+    depth_to_space,
+    dilation2d,
+    erosion2d,
+    max_pool3d,
+    max_pool_with_argmax,
+    pool,
+    space_to_depth,
+    with_space_to_batch,
+)

@@ -157,14 +157,14 @@ def _same_pads(size, k, stride, dilation):
     return total // 2, total - total // 2
 
 
-def _conv3d(x, w, strides, padding, pads):
+def _conv3d(x, w, strides, padding, pads, dilations=(1, 1, 1)):
     """NDHWC conv3d with filter [KD, KH, KW, C, O]: one conv2d per filter plane over all output
     depths at once (depth folded into the batch), summed."""
     kd = int(w.shape[0])
-    sd = strides[0]
+    sd, dd = strides[0], dilations[0]
     depth = int(x.shape[1])
     if padding == "SAME":
-        before, after = _same_pads(depth, kd, sd, 1)
+        before, after = _same_pads(depth, kd, sd, dd)
     elif padding == "EXPLICIT":
         before, after = pads[0]
     else:
@@ -172,19 +172,26 @@ def _conv3d(x, w, strides, padding, pads):
     if before or after:
         x = pad(x, [[0, 0], [before, after], [0, 0], [0, 0], [0, 0]])
     depth += before + after
-    out_depth = (depth - kd) // sd + 1
+    effective = (kd - 1) * dd + 1
+    out_depth = (depth - effective) // sd + 1
     if out_depth <= 0:
         raise _invalid(
             f"Computed output size would be negative: {out_depth} [input_size: {depth}, "
-            f"effective_filter_size: {kd}, stride: {sd}]"
+            f"effective_filter_size: {effective}, stride: {sd}]"
         )
     dyn = _shape(x)
     plane_padding = padding if padding != "EXPLICIT" else [[0, 0], pads[1], pads[2], [0, 0]]
     total = None
     for j in range(kd):
-        xs = x[:, j : j + (out_depth - 1) * sd + 1 : sd]
+        xs = x[:, j * dd : j * dd + (out_depth - 1) * sd + 1 : sd]
         xs = reshape(xs, stack([-1, dyn[2], dyn[3], dyn[4]]))
-        y = conv2d(xs, w[j], [1, strides[1], strides[2], 1], plane_padding)
+        y = conv2d(
+            xs,
+            w[j],
+            [1, strides[1], strides[2], 1],
+            plane_padding,
+            dilations=[1, dilations[1], dilations[2], 1],
+        )
         total = y if total is None else total + y
     ys = _shape(total)
     return reshape(total, stack([-1, out_depth, ys[1], ys[2], ys[3]]))
