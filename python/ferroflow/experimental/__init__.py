@@ -2,7 +2,8 @@
 int4, int2 and their unsigned forms; DType objects without ferroflow tensors, see `dtypes`),
 the ragged shape classes `RowPartition` and `DynamicRaggedShape`, user-defined composite types
 (`ExtensionType`, see `extension_type`), the dispatchers of TensorFlow APIs for them, `Optional`,
-`dlpack` and the runtime switches (see `experimental_ops`)."""
+`dlpack`, the runtime switches (see `experimental_ops`) and TensorFlow's NumPy API
+`tf.experimental.numpy` (the subpackage `numpy`, imported last by `ferroflow/__init__.py`)."""
 
 from ferroflow.dtypes import (
     float4_e2m1fn,
@@ -68,8 +69,18 @@ __all__ = [
     "function_executor_type",
     "int2",
     "int4",
+    "numpy",
     "register_filesystem_plugin",
     "uint2",
     "uint4",
     "unregister_dispatch_for",
 ]
+
+
+def __getattr__(name):
+    # The `numpy` subpackage imports ferroflow as a whole, so it loads after the package.
+    if name == "numpy":
+        import importlib
+
+        return importlib.import_module("ferroflow.experimental.numpy")
+    raise AttributeError(f"module 'ferroflow.experimental' has no attribute {name!r}")
