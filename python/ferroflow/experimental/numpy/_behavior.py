@@ -24,13 +24,13 @@ def _operand_dtype(x):
         return x.as_numpy_dtype
     if isinstance(x, TensorShape):
         return np.int32
-    if isinstance(x, (list, tuple)):
-        raise ValueError(f"Cannot determine dtype.  Got sequence {x}.")
     return x
 
 
 def _promote(x, y):
-    dtype = _dtypes._np_result_type(_operand_dtype(x), _operand_dtype(y))
+    # TensorFlow flattens the operands first (nest.flatten): a list operand contributes its
+    # elements.
+    dtype = _dtypes._np_result_type(*[_operand_dtype(v) for v in _dtypes._flatten([x, y])])
     return [tf.cast(v, dtype) if is_ndarray(v) else tf.convert_to_tensor(v, dtype) for v in (x, y)]
 
 

@@ -44,6 +44,11 @@ def uniform(low=0.0, high=1.0, size=None):
     high = _asarray(high, dtype=dtype)
     if size is None:
         size = _tf.broadcast_static_shape(low.shape, high.shape).as_list()
+    elif _np.ndim(size) == 0:
+        # TensorFlow passes `size` on as the shape, which must be a vector.
+        raise _tf.errors.InvalidArgumentError(
+            None, None, "shape must be a vector of {int32,int64}, got shape []"
+        )
     if low.shape.rank == 0 and high.shape.rank == 0:
         return _tf.random.uniform(size, minval=low, maxval=high, dtype=dtype)
     # TensorFlow's random_uniform with tensor bounds: U[0, 1) scaled and shifted.
