@@ -96,6 +96,8 @@ MODULES = (
     ("tf.strings", tf.strings),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
     ("tf.experimental.dlpack", tf.experimental.dlpack),
+    ("tf.experimental.numpy", tf.experimental.numpy),
+    ("tf.experimental.numpy.random", tf.experimental.numpy.random),
     ("tf.nn.experimental", tf.nn.experimental),
 )
 
@@ -3408,6 +3410,396 @@ def _nn_depth_space(g):
     return [x, block], {"data_format": "NHWC" if not g.bad() else g.pick(("NCHW", "HWC"))}
 
 
+# --- tf.experimental.numpy (issue 19: python/ferroflow/experimental/numpy/) -------------------
+
+TNP = tf.experimental.numpy
+TNP_NAMES = sorted(n for n in dir(TNP) if not n.startswith("_"))
+# TensorFlow's numpy functions call NumPy methods of Tensor (`astype`, `ravel`) that exist only
+# after experimental_enable_numpy_behavior (AttributeError before, as in TensorFlow); isinf and
+# friends read `x.dtype` of whatever they get; moveaxis and compress assert on bad axes.
+EAGER_REFUSALS.update(
+    {f"tf.experimental.numpy.{n}": (AttributeError, AssertionError) for n in TNP_NAMES}
+)
+# diag_indices(n, ndim) repeats a tensor ndim times in a Python tuple, as TensorFlow's does.
+EAGER_REFUSALS["tf.experimental.numpy.diag_indices"] = MemoryError
+TNP_DTYPES = ("float32", "float64", "int32", "int64", "bool", "int8", "uint8", "complex64",
+              "float16", float, int, bool, np.float32, tf.float64, None)  # fmt: skip
+
+
+def _tnp_operand(g, dims=None, pool=DTYPES):
+    """A tensor, a nested list, a NumPy array or a Python scalar."""
+    choice = g.int_in(0, 9)
+    if choice <= 5:
+        return g.tensor(pool, dims)
+    value = g.array(g.pick(pool), g.dims(max_rank=2) if dims is None else dims)
+    if choice == 6:
+        return value
+    if choice == 7:
+        return value.tolist()
+    if g.bad():
+        return g.junk()
+    return g.pick((0, 1, -2, 2.5, True, -0.0, float("nan")))
+
+
+def _tnp_dtype(g):
+    return g.junk() if g.bad() else g.pick(TNP_DTYPES)
+
+
+def _tnp_unary(g):
+    return [_tnp_operand(g)], {}
+
+
+def _tnp_binary(g):
+    if g.p(0.6):
+        return list(g.pair()), {}
+    return [_tnp_operand(g), _tnp_operand(g)], {}
+
+
+def _tnp_reduce(g):
+    dims = g.dims()
+    kwargs = {"axis": g.axis(len(dims)) if g.p(0.6) else None}
+    if g.p(0.5):
+        kwargs["keepdims"] = g.flag()
+    return [g.tensor(dims=dims)], kwargs
+
+
+def _tnp_reduce_dtype(g):
+    args, kwargs = _tnp_reduce(g)
+    if g.p(0.3):
+        kwargs["dtype"] = _tnp_dtype(g)
+    return args, kwargs
+
+
+def _tnp_shape_arg(g):
+    return g.count() if g.p(0.3) else g.shape(g.dims(max_rank=3))
+
+
+def _tnp_creation(g):
+    kwargs = {"dtype": _tnp_dtype(g)} if g.p(0.6) else {}
+    return [_tnp_shape_arg(g)], kwargs
+
+
+def _tnp_like(g):
+    kwargs = {"dtype": _tnp_dtype(g)} if g.p(0.5) else {}
+    return [_tnp_operand(g)], kwargs
+
+
+def _tnp_matrix(g, min_rank=2):
+    return g.real_tensor(dims=g.dims(min_rank=min_rank, max_rank=4))
+
+
+def _tnp_number(g):
+    return g.junk() if g.bad() else g.pick((0, 1, 3, -2, 2.5, -1.5, 7, 0.0, 1e3))
+
+
+TNP_SPECS = {
+    "unary": _tnp_unary,
+    "binary": _tnp_binary,
+    "reduce": _tnp_reduce,
+    "reduce_dtype": _tnp_reduce_dtype,
+    "creation": _tnp_creation,
+    "like": _tnp_like,
+}
+TNP_FAMILIES = {
+    "unary": (
+        "abs absolute angle arccos arccosh arcsin arcsinh arctan arctanh around bitwise_not cbrt "
+        "ceil conj conjugate copy cos cosh deg2rad exp exp2 expm1 fabs fix floor imag iscomplex "
+        "iscomplexobj isfinite isinf isnan isneginf isposinf isreal isrealobj isscalar log log10 "
+        "log1p log2 logical_not negative positive rad2deg ravel real reciprocal round sign "
+        "signbit sin sinc sinh sqrt square tan tanh ndim shape size flatten asanyarray "
+        "ascontiguousarray atleast_1d atleast_2d atleast_3d nonzero transpose flipud fliplr "
+        "squeeze diagflat ptp count_nonzero"
+    ),
+    "binary": (
+        "add subtract multiply divide true_divide floor_divide mod remainder divmod power "
+        "float_power maximum minimum arctan2 hypot logaddexp logaddexp2 heaviside nextafter "
+        "equal not_equal greater greater_equal less less_equal logical_and logical_or "
+        "logical_xor bitwise_and bitwise_or bitwise_xor gcd lcm isclose allclose array_equal "
+        "dot matmul inner outer vdot kron cross polyval append broadcast_arrays"
+    ),
+    "reduce": "amax amin max min std all any argmax argmin",
+    "reduce_dtype": "sum prod mean var nansum nanprod nanmean cumsum cumprod",
+    "creation": "zeros ones empty",
+    "like": "zeros_like ones_like empty_like array asarray",
+}
+for _family, _names in TNP_FAMILIES.items():
+    spec(*(f"tf.experimental.numpy.{n}" for n in _names.split()))(TNP_SPECS[_family])
+
+
+@spec(*(f"tf.experimental.numpy.{n}" for n in
+        "bool_ complex128 complex64 float16 float32 float64 inexact int16 int32 int64 int8 "
+        "object_ string_ uint16 uint32 uint64 uint8 unicode_".split()))  # fmt: skip
+def _tnp_scalar_type(g):
+    return ([_tnp_number(g)] if g.p(0.8) else []), {}
+
+
+@spec(
+    "tf.experimental.numpy.finfo",
+    "tf.experimental.numpy.iinfo",
+    "tf.experimental.numpy.result_type",
+)
+def _tnp_dtype_query(g):
+    return [_tnp_dtype(g) if g.p(0.7) else _tnp_operand(g)], {}
+
+
+@spec("tf.experimental.numpy.promote_types", "tf.experimental.numpy.issubdtype")
+def _tnp_dtype_pair(g):
+    extra = (np.inexact, np.integer, np.floating, "number")
+    return [_tnp_dtype(g), g.pick(TNP_DTYPES[:-1] + extra)], {}
+
+
+@spec("tf.experimental.numpy.full")
+def _tnp_full(g):
+    return [_tnp_shape_arg(g), _tnp_number(g)], ({"dtype": _tnp_dtype(g)} if g.p(0.4) else {})
+
+
+@spec("tf.experimental.numpy.full_like")
+def _tnp_full_like(g):
+    return [_tnp_operand(g), _tnp_number(g)], ({"dtype": _tnp_dtype(g)} if g.p(0.4) else {})
+
+
+@spec("tf.experimental.numpy.eye", "tf.experimental.numpy.tri")
+def _tnp_eye(g):
+    args = [g.count(), g.count() if g.p(0.5) else None, g.int_in(-4, 4) if not g.bad() else 2**40]
+    return args, ({"dtype": _tnp_dtype(g)} if g.p(0.5) else {})
+
+
+@spec("tf.experimental.numpy.identity")
+def _tnp_identity(g):
+    return [g.count()], ({"dtype": _tnp_dtype(g)} if g.p(0.5) else {})
+
+
+@spec("tf.experimental.numpy.arange")
+def _tnp_arange(g):
+    args = [_tnp_number(g) for _ in range(g.int_in(1, 3))]
+    return args, ({"dtype": _tnp_dtype(g)} if g.p(0.3) else {})
+
+
+@spec(
+    "tf.experimental.numpy.linspace",
+    "tf.experimental.numpy.logspace",
+    "tf.experimental.numpy.geomspace",
+)
+def _tnp_space(g):
+    kwargs = {"endpoint": g.flag()} if g.p(0.4) else {}
+    return [_tnp_number(g), _tnp_number(g), g.count(8)], kwargs
+
+
+@spec("tf.experimental.numpy.meshgrid", "tf.experimental.numpy.ix_")
+def _tnp_grids(g):
+    args = [g.tensor(INTS + (tf.bool, tf.float32), [g.int_in(0, 4)]) for _ in range(g.int_in(0, 3))]
+    return args, ({"indexing": g.pick(("xy", "ij", "zz"))} if g.p(0.3) else {})
+
+
+@spec("tf.experimental.numpy.diag_indices")
+def _tnp_diag_indices(g):
+    return [g.count(), g.count(4)], {}
+
+
+@spec("tf.experimental.numpy.vander")
+def _tnp_vander(g):
+    return [g.tensor(dims=g.dims(max_rank=2))], ({"N": g.count()} if g.p(0.5) else {})
+
+
+@spec(
+    "tf.experimental.numpy.diag",
+    "tf.experimental.numpy.tril",
+    "tf.experimental.numpy.triu",
+)
+def _tnp_band(g):
+    return [g.tensor(dims=g.dims(max_rank=3))], {"k": g.int_in(-3, 3) if not g.bad() else 2**40}
+
+
+@spec("tf.experimental.numpy.diagonal", "tf.experimental.numpy.trace")
+def _tnp_diagonal(g):
+    t = _tnp_matrix(g)
+    rank = t.shape.rank
+    return [t, g.int_in(-3, 3)], {"axis1": g.axis(rank), "axis2": g.axis(rank)}
+
+
+@spec(
+    "tf.experimental.numpy.reshape",
+)
+def _tnp_reshape(g):
+    t = g.real_tensor()
+    n = int(np.prod(t.shape.as_list()))
+    return [t, g.pick(([n], [-1], [1, n], [n, -1], 0)) if not g.bad() else g.bad_shape()], {}
+
+
+@spec("tf.experimental.numpy.expand_dims", "tf.experimental.numpy.flip")
+def _tnp_axis(g):
+    t = g.real_tensor()
+    return [t, g.axis(t.shape.rank, extra=1)], {}
+
+
+@spec("tf.experimental.numpy.swapaxes")
+def _tnp_swapaxes(g):
+    t = g.real_tensor()
+    return [t, g.axis(t.shape.rank), g.axis(t.shape.rank)], {}
+
+
+@spec("tf.experimental.numpy.moveaxis")
+def _tnp_moveaxis(g):
+    t = g.real_tensor()
+    return [t, g.axis(t.shape.rank), g.axis(t.shape.rank)], {}
+
+
+@spec("tf.experimental.numpy.rot90")
+def _tnp_rot90(g):
+    t = _tnp_matrix(g)
+    return [t, g.int_in(-5, 5)], {}
+
+
+@spec("tf.experimental.numpy.roll")
+def _tnp_roll(g):
+    t = g.real_tensor()
+    return [t, g.int_in(-7, 7)], ({"axis": g.axis(t.shape.rank)} if g.p(0.5) else {})
+
+
+@spec("tf.experimental.numpy.pad")
+def _tnp_pad(g):
+    t = g.real_tensor(dims=g.dims(max_rank=3))
+    width = [[g.count(2), g.count(2)] for _ in range(t.shape.rank)]
+    return [t, width if not g.bad() else g.junk(), g.pick(("constant", "reflect", "symmetric"))], {}
+
+
+@spec(
+    "tf.experimental.numpy.split",
+    "tf.experimental.numpy.vsplit",
+    "tf.experimental.numpy.hsplit",
+    "tf.experimental.numpy.dsplit",
+)
+def _tnp_split(g):
+    t = g.real_tensor(dims=g.dims(min_rank=1))
+    sections = g.pick((1, 2, 3, [1], [1, 2], [2, 1])) if not g.bad() else g.bad_count()
+    return [t, sections], {}
+
+
+@spec(
+    "tf.experimental.numpy.stack",
+    "tf.experimental.numpy.hstack",
+    "tf.experimental.numpy.vstack",
+    "tf.experimental.numpy.dstack",
+    "tf.experimental.numpy.concatenate",
+)
+def _tnp_join(g):
+    dims = g.dims(max_rank=3)
+    return [[g.tensor(dims=dims) for _ in range(g.int_in(1, 3))]], {}
+
+
+@spec("tf.experimental.numpy.broadcast_to")
+def _tnp_broadcast_to(g):
+    dims = g.dims()
+    return [g.tensor(dims=g.broadcast_dims(dims)), g.shape(dims)], {}
+
+
+@spec("tf.experimental.numpy.tile", "tf.experimental.numpy.repeat")
+def _tnp_tile(g):
+    return [g.tensor(dims=g.dims(max_rank=3)), g.pick((2, [1, 2], [2], 0))], {}
+
+
+@spec("tf.experimental.numpy.where")
+def _tnp_where(g):
+    cond = g.real_tensor((tf.bool,))
+    if g.p(0.3):
+        return [cond], {}
+    return [cond, _tnp_operand(g, cond.shape.as_list()), _tnp_operand(g)], {}
+
+
+@spec("tf.experimental.numpy.select")
+def _tnp_select(g):
+    dims = g.dims(max_rank=2)
+    n = g.int_in(0, 2)
+    conds = [g.tensor((tf.bool,), dims) for _ in range(n)]
+    return [conds, [g.tensor(dims=dims) for _ in range(n)]], {}
+
+
+@spec("tf.experimental.numpy.compress")
+def _tnp_compress(g):
+    t = g.real_tensor(dims=g.dims(min_rank=1))
+    cond = [bool(v) for v in g.rng.random(g.int_in(0, 4)) < 0.5]
+    return [cond, t], ({"axis": g.axis(t.shape.rank)} if g.p(0.6) else {})
+
+
+@spec("tf.experimental.numpy.take", "tf.experimental.numpy.take_along_axis")
+def _tnp_take(g):
+    t = g.real_tensor(dims=g.dims(min_rank=1))
+    idx = g.tensor(INDEX, [g.int_in(0, 3)] * t.shape.rank)
+    return [t, idx, g.axis(t.shape.rank) if g.p(0.7) else None], {}
+
+
+@spec("tf.experimental.numpy.sort", "tf.experimental.numpy.argsort")
+def _tnp_sort(g):
+    t = g.real_tensor()
+    return [t], {"axis": g.axis(t.shape.rank) if g.p(0.8) else None}
+
+
+@spec("tf.experimental.numpy.average")
+def _tnp_average(g):
+    t = g.real_tensor(dims=g.dims(min_rank=1))
+    return [t], {"axis": g.axis(t.shape.rank) if g.p(0.5) else None, "returned": g.flag()}
+
+
+@spec("tf.experimental.numpy.clip")
+def _tnp_clip(g):
+    return [_tnp_operand(g), _tnp_number(g), _tnp_number(g)], {}
+
+
+@spec("tf.experimental.numpy.diff")
+def _tnp_diff(g):
+    t = g.real_tensor(dims=g.dims(min_rank=1))
+    return [t, g.count(3)], {"axis": g.axis(t.shape.rank)}
+
+
+@spec("tf.experimental.numpy.tensordot")
+def _tnp_tensordot(g):
+    a, b = g.pair()
+    return [a, b, g.pick((0, 1, 2, [[0], [0]]))], {}
+
+
+@spec("tf.experimental.numpy.einsum")
+def _tnp_einsum(g):
+    eq = g.pick(("ij,jk->ik", "i,i->", "ij->ji", "ii", "bij,bjk->bik", "i,j->ij", "x"))
+    return [eq, *(g.tensor(dims=g.dims(max_rank=3)) for _ in range(g.int_in(1, 2)))], {}
+
+
+@spec("tf.experimental.numpy.experimental_enable_numpy_behavior")
+def _tnp_enable(g):
+    # The switch is global: the fuzzer calls it only with bad modes, which change nothing.
+    return [], {"dtype_conversion_mode": g.pick(("bogus", "safe", "all", 3, None))}
+
+
+@spec("tf.experimental.numpy.random.seed")
+def _tnp_random_seed(g):
+    return [g.seed() if not g.bad() else g.junk()], {}
+
+
+@spec(
+    "tf.experimental.numpy.random.rand",
+    "tf.experimental.numpy.random.randn",
+)
+def _tnp_random_dims(g):
+    return [g.count(4) for _ in range(g.int_in(0, 3))], {}
+
+
+@spec(
+    "tf.experimental.numpy.random.random",
+    "tf.experimental.numpy.random.standard_normal",
+    "tf.experimental.numpy.random.uniform",
+    "tf.experimental.numpy.random.poisson",
+)
+def _tnp_random_size(g):
+    return [], {"size": g.pick((None, 3, (2, 2))) if not g.bad() else g.bad_shape()}
+
+
+@spec("tf.experimental.numpy.random.randint")
+def _tnp_randint(g):
+    return [g.int_in(-3, 3), g.int_in(4, 9)], {
+        "size": g.pick((None, 3, (2,))),
+        "dtype": _tnp_dtype(g),
+    }
+
+
 # --- Tensor methods --------------------------------------------------------------------------
 #
 # TENSOR_METHODS maps "Tensor.<name>" to a function taking (tensor, *args). Reflected operators
@@ -3481,6 +3873,7 @@ TENSOR_METHODS = {
         t.__dlpack__(*a, **k)
     ),
     "Tensor.__dlpack_device__": lambda t: t.__dlpack_device__(),
+    "Tensor.__round__": round,
 }
 
 
@@ -3539,6 +3932,16 @@ for _name in TENSOR_METHODS:
 def _tensor_unary(g):
     dims = [] if g.p(0.4) else g.dims()
     return [g.real_tensor(dims=dims)], {}
+
+
+# Tensor.__round__ is tf.experimental.numpy.around, which needs Tensor.astype (AttributeError
+# before experimental_enable_numpy_behavior, as in TensorFlow).
+EAGER_REFUSALS["Tensor.__round__"] = AttributeError
+
+
+@spec("Tensor.__round__")
+def _tensor_round(g):
+    return [g.real_tensor(), *([g.int_in(-2, 3)] if g.p(0.5) else [])], {}
 
 
 @spec("Tensor.__dlpack__", "Tensor.__dlpack_device__")

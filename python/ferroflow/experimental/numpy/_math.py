@@ -265,6 +265,14 @@ def _gcd(x1, x2):
         raise ValueError("Arguments to gcd must be integers.")
     x1, x2 = _broadcast(x1, x2)
     zero = tf.zeros_like(x2)
+    x1, x2 = tf.abs(x1), tf.abs(x2)
+    for x in (x1, x2):
+        # |most negative integer| overflows to itself, and Euclid's loop then never ends
+        # (TensorFlow's hangs); refuse it where the values are known.
+        if not tf.is_symbolic_tensor(x) and bool(tf.reduce_any(x < zero)):
+            raise tf.errors.InvalidArgumentError(
+                None, None, "gcd/lcm of the most negative integer of its dtype overflows"
+            )
 
     def body(a, b):
         nonzero = tf.not_equal(b, zero)
@@ -272,9 +280,7 @@ def _gcd(x1, x2):
         a, b = tf.where(nonzero, b, a), tf.where(nonzero, tf.math.floormod(a, b_safe), zero)
         return tf.where(a < b, b, a), tf.where(a < b, a, b)
 
-    value, _ = tf.while_loop(
-        lambda _, b: tf.reduce_any(tf.not_equal(b, zero)), body, (tf.abs(x1), tf.abs(x2))
-    )
+    value, _ = tf.while_loop(lambda _, b: tf.reduce_any(tf.not_equal(b, zero)), body, (x1, x2))
     return value
 
 
@@ -584,7 +590,10 @@ def diff(a, n=1, axis=-1):
         head[axis] = slice(1, None)
         tail[axis] = slice(None, -1)
         op = tf.not_equal if a.dtype == tf.bool else tf.subtract
-        for _ in range(n):
+        # After `size` differences the axis is empty and stays so: stop there (TensorFlow
+        # keeps looping n times, to the same result).
+        size = a.shape[axis]
+        for _ in range(n if size is None else min(n, size + 1)):
             a = op(a[tuple(head)], a[tuple(tail)])
         return a
 
