@@ -31,6 +31,7 @@ NAMESPACES = (
     "tf.autodiff",
     "tf.dtypes",
     "tf.experimental",
+    "tf.experimental.numpy",
     "tf.test",
     "tf.math",
     "tf.nn",
