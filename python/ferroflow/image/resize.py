@@ -73,20 +73,31 @@ def _bilinear_axis(in_size, out_size):
     return lo, hi, pos - base
 
 
+def _lerp_rows(a, b, weight, inner):
+    """a + (b - a) * weight, weight varying along axis 1 of [N, rows, inner...]: the weights are
+    spread over `inner` first (a small tensor) so the product broadcasts over leading axes only,
+    ferroflow's fast broadcast."""
+    n = tf.shape(a)[0]
+    spread = tf.reshape(
+        tf.broadcast_to(tf.reshape(weight, [-1, 1]), [tf.size(weight), inner]), [-1]
+    )
+    a, b = tf.reshape(a, [n, tf.size(spread)]), tf.reshape(b, [n, tf.size(spread)])
+    return a + (b - a) * spread
+
+
 def _resize_bilinear(images, height, width):
-    _, in_h, in_w, _ = dims(images)
+    batch, in_h, in_w, channels = dims(images)
     images = tf.cast(images, tf.float32)
     y0, y1, ly = _bilinear_axis(in_h, height)
     x0, x1, lx = _bilinear_axis(in_w, width)
-    ly, lx = tf.reshape(ly, [1, -1, 1, 1]), tf.reshape(lx, [1, 1, -1, 1])
-
-    def row(y):
-        rows = tf.gather(images, y, axis=1)
-        left = tf.gather(rows, x0, axis=2)
-        return left + (tf.gather(rows, x1, axis=2) - left) * lx
-
-    top = row(y0)
-    return top + (row(y1) - top) * ly
+    # Rows first, on the smaller tensor (TensorFlow lerps columns first: the two orders differ
+    # by rounding only, about an ulp).
+    top, bottom = tf.gather(images, y0, axis=1), tf.gather(images, y1, axis=1)
+    rows = tf.reshape(_lerp_rows(top, bottom, ly, in_w * channels), [batch, height, in_w, channels])
+    left, right = tf.gather(rows, x0, axis=2), tf.gather(rows, x1, axis=2)
+    flat = [batch * height, width, channels]
+    out = _lerp_rows(tf.reshape(left, flat), tf.reshape(right, flat), lx, channels)
+    return tf.reshape(out, [batch, height, width, channels])
 
 
 def _nearest_axis(in_size, out_size):
