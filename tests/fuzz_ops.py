@@ -3800,6 +3800,49 @@ def _tnp_randint(g):
     }
 
 
+# --- tf.nn, the rest (issue 19: CTC loss, label helpers and decoders) ------------------------
+
+
+def _nn_ctc_logits(g):
+    frames, batch, classes = g.int_in(1, 6), g.int_in(1, 3), g.int_in(2, 5)
+    dtype = g.pick((tf.float32, tf.float64)) if g.p(0.85) else g.pick(DTYPES)
+    return frames, batch, classes, g.tensor(dtype=dtype, dims=[frames, batch, classes])
+
+
+@spec("tf.nn.ctc_loss")
+def _nn_ctc_loss(g):
+    frames, batch, classes, logits = _nn_ctc_logits(g)
+    width = g.int_in(1, 4)
+    labels = g.indices([batch, width], classes)
+    label_length = [g.int_in(0, width) for _ in range(batch)]
+    logit_length = [g.int_in(0, frames) for _ in range(batch)]
+    if g.bad():
+        logit_length = g.pick((logit_length[:-1], [frames + 3] * batch, g.junk()))
+    kwargs = {"logits_time_major": g.flag()}
+    if g.p(0.5):
+        kwargs["blank_index"] = g.int_in(-classes, classes - 1)
+    return [labels, logits, label_length, logit_length], kwargs
+
+
+@spec("tf.nn.collapse_repeated", "tf.nn.ctc_unique_labels")
+def _nn_ctc_labels(g):
+    batch, width = g.int_in(1, 3), g.int_in(1, 5)
+    labels = g.indices([batch, width], 4) if not g.bad() else g.tensor()
+    if g.p(0.5):
+        return [labels], {}
+    lengths = [g.int_in(0, width) for _ in range(batch)]
+    return [labels, lengths if not g.bad() else g.junk()], {}
+
+
+@spec("tf.nn.ctc_greedy_decoder", "tf.nn.ctc_beam_search_decoder")
+def _nn_ctc_decoders(g):
+    frames, batch, _, logits = _nn_ctc_logits(g)
+    lengths = tf.constant([g.int_in(0, frames) for _ in range(batch)], tf.int32)
+    if g.bad():
+        lengths = g.pick((lengths[:-1], tf.fill([batch], frames + 1), g.junk()))
+    return [logits, lengths], {}
+
+
 # --- Tensor methods --------------------------------------------------------------------------
 #
 # TENSOR_METHODS maps "Tensor.<name>" to a function taking (tensor, *args). Reflected operators

@@ -182,6 +182,13 @@ from ferroflow.nn_conv_extra import (  # noqa: E402, F401
     depthwise_conv2d_backprop_filter,
     depthwise_conv2d_backprop_input,
 )
+from ferroflow.nn_ctc import (  # noqa: E402, F401
+    collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_unique_labels,
+)
 from ferroflow.nn_pool_extra import (  # noqa: E402, F401
     avg_pool3d,
     depth_to_space,
