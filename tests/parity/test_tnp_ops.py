@@ -92,3 +92,34 @@ def test_every_tnp_name_has_a_case():
         and n not in ("experimental_enable_numpy_behavior",)
     ]
     assert missing == []
+
+
+VARIABLE_EXPRESSIONS = [
+    "tnp.asarray(v)",
+    "tnp.sum(v)",
+    "tnp.add(v, 1)",
+    "tnp.transpose(v)",
+    "tnp.array_equal(v, v)",
+    "tnp.mean(v, axis=0)",
+    "tnp.result_type(v)",
+    "tnp.zeros_like(v)",
+    "tnp.size(v)",
+    "tnp.shape(v)",
+    "tnp.stack([v, v])",
+    "tnp.where(v > 2, v, 0)",
+    "tnp.full((2,), v[0, 0])",
+    "tf.function(lambda x: tnp.array_equal(x, x))(tf.constant([1, 2]))",
+    "tf.function(lambda x: tnp.array_equal(x, tnp.ones(3)))(tf.constant([1, 2]))",
+    "round(tf.constant(1.5))",
+]
+
+
+def _with_variable(tf, expression):
+    tnp = tf.experimental.numpy
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    return eval(expression, {"tf": tf, "tnp": tnp, "v": v})
+
+
+@pytest.mark.parametrize("expression", VARIABLE_EXPRESSIONS)
+def test_tnp_variables_and_functions(tf_oracle, expression):
+    assert_parity(tf_oracle, _with_variable, (expression,))

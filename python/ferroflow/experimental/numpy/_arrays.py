@@ -40,12 +40,22 @@ def same_dtype(tensor, dtype):
     return tf.as_dtype(dtype) == tensor.dtype
 
 
+def _cast_leaves(value, dtype):
+    """A nested sequence with its tensors cast to `dtype` (TensorFlow packs a list of tensors of
+    several dtypes into the one `array` asks for)."""
+    if isinstance(value, (list, tuple)):
+        return [_cast_leaves(v, dtype) for v in value]
+    if is_ndarray(value) and value.dtype != dtype:
+        return tf.cast(value, dtype)
+    return value
+
+
 def array_internal(val, dtype=None, copy=True, ndmin=0):
     """`tnp.array` once `dtype` is resolved."""
     result = val
     if not is_ndarray(result):
         dtype = tf.as_dtype(_dtypes.result_type_unary(result, dtype))
-        result = tf.convert_to_tensor(result, dtype_hint=dtype)
+        result = tf.convert_to_tensor(_cast_leaves(result, dtype), dtype_hint=dtype)
         result = tf.cast(result, dtype)
     elif dtype:
         result = tf.cast(result, tf.as_dtype(dtype))
