@@ -1701,7 +1701,9 @@ EAGER_REFUSALS.update(
         for n in (
             "convert_image_dtype rgb_to_grayscale adjust_brightness adjust_contrast adjust_gamma "
             "adjust_hue adjust_saturation psnr ssim ssim_multiscale total_variation "
-            "image_gradients sobel_edges"
+            "image_gradients sobel_edges random_brightness random_contrast random_hue "
+            "random_saturation stateless_random_brightness stateless_random_contrast "
+            "stateless_random_hue stateless_random_saturation"
         ).split()
     }
 )
@@ -1816,6 +1818,39 @@ def _resize(g):
 def _resize_with_pad(g):
     method = g.pick(("bilinear", "nearest", "bicubic", "area"))
     return [_image(g), g.int_in(0, 7), g.int_in(0, 7), method], {"antialias": g.flag()}
+
+
+def _image_seed(g):
+    """A stateful op's int seed or a stateless op's pair (each kind meets both)."""
+    return g.pick((None, 1, 42, (1, 2), [3, -4], (0, 0))) if not g.bad() else g.seed()
+
+
+@spec("tf.image.random_flip_left_right", "tf.image.random_flip_up_down")
+@spec("tf.image.stateless_random_flip_left_right", "tf.image.stateless_random_flip_up_down")
+def _random_flip(g):
+    return [_image(g)], {"seed": _image_seed(g)}
+
+
+@spec("tf.image.random_brightness", "tf.image.random_hue")
+@spec("tf.image.stateless_random_brightness", "tf.image.stateless_random_hue")
+def _random_delta(g):
+    delta = g.pick((0.0, 0.2, 0.5, -0.1, 0.7))
+    return [_image(g, channels=3), delta], {"seed": _image_seed(g)}
+
+
+@spec("tf.image.random_contrast", "tf.image.random_saturation")
+@spec("tf.image.stateless_random_contrast", "tf.image.stateless_random_saturation")
+def _random_factor(g):
+    lower, upper = g.pick(((0.2, 1.8), (0.0, 1.0), (1.0, 0.5), (-1.0, 1.0)))
+    return [_image(g, channels=3), lower, upper], {"seed": _image_seed(g)}
+
+
+@spec("tf.image.random_crop", "tf.image.stateless_random_crop")
+def _random_crop(g):
+    dims = g.dims(rank=g.pick((3, 4)))
+    image = g.tensor(REAL, dims=dims)
+    size = [g.int_in(0, 4) for _ in dims] if not g.bad() else g.junk()
+    return [image, size], {"seed": _image_seed(g)}
 
 
 @spec("tf.image.ResizeMethod")

@@ -31,6 +31,22 @@ from .geometry import (
     transpose,
 )
 from .quality import image_gradients, psnr, sobel_edges, ssim, ssim_multiscale, total_variation
+from .random_ops import (
+    random_brightness,
+    random_contrast,
+    random_crop,
+    random_flip_left_right,
+    random_flip_up_down,
+    random_hue,
+    random_saturation,
+    stateless_random_brightness,
+    stateless_random_contrast,
+    stateless_random_crop,
+    stateless_random_flip_left_right,
+    stateless_random_flip_up_down,
+    stateless_random_hue,
+    stateless_random_saturation,
+)
 from .resize import ResizeMethod, resize, resize_with_pad
 
 __all__ = [
@@ -52,6 +68,13 @@ __all__ = [
     "pad_to_bounding_box",
     "per_image_standardization",
     "psnr",
+    "random_brightness",
+    "random_contrast",
+    "random_crop",
+    "random_flip_left_right",
+    "random_flip_up_down",
+    "random_hue",
+    "random_saturation",
     "resize",
     "resize_with_crop_or_pad",
     "resize_with_pad",
@@ -63,6 +86,13 @@ __all__ = [
     "sobel_edges",
     "ssim",
     "ssim_multiscale",
+    "stateless_random_brightness",
+    "stateless_random_contrast",
+    "stateless_random_crop",
+    "stateless_random_flip_left_right",
+    "stateless_random_flip_up_down",
+    "stateless_random_hue",
+    "stateless_random_saturation",
     "total_variation",
     "transpose",
     "yiq_to_rgb",
