@@ -1549,6 +1549,90 @@ def _gelu(g):
     return [g.tensor()], {"approximate": g.flag()}
 
 
+# --- tf.math special functions and compositions (issue 19, tf.math family) ----------------
+@spec(
+    *(
+        f"tf.math.special.{n}"
+        for n in (
+            "bessel_i0 bessel_i0e bessel_i1 bessel_i1e bessel_j0 bessel_j1 bessel_k0 bessel_k0e "
+            "bessel_k1 bessel_k1e bessel_y0 bessel_y1 dawsn expint fresnel_cos fresnel_sin spence"
+        ).split()
+    )
+)
+@spec("tf.math.erfcinv", "tf.math.rint", "tf.math.softsign", "tf.nn.softsign",
+      "tf.math.log_sigmoid", "tf.math.reciprocal_no_nan", "tf.math.zero_fraction",
+      "tf.nn.zero_fraction", "tf.math.lbeta", "tf.math.invert_permutation",
+      "tf.math.softmax", "tf.math.log_softmax", "tf.math.softplus")  # fmt: skip
+def _math_special_unary(g):
+    return [g.tensor(pool=FLOATS if g.p(0.8) else DTYPES)], {}
+
+
+@spec(
+    *(
+        f"tf.math.{n}"
+        for n in (
+            "igamma igammac zeta polygamma xlogy xlog1py xdivy nextafter multiply_no_nan"
+        ).split()
+    )
+)
+def _math_special_binary(g):
+    return list(g.pair(FLOATS)), {}
+
+
+@spec("tf.math.betainc")
+def _math_betainc(g):
+    dims = g.dims()
+    dtype = g.dtype((tf.float32, tf.float64))
+    return [g.tensor(dtype=dtype, dims=dims if g.p(0.7) else []) for _ in range(3)], {}
+
+
+@spec("tf.math.bincount")
+def _math_bincount(g):
+    dims = g.dims(max_rank=2)
+    kwargs = {"minlength": g.count(6) if g.p(0.3) else None,
+              "maxlength": g.count(6) if g.p(0.3) else None,
+              "binary_output": g.flag(), "axis": g.pick([None, 0, -1])}  # fmt: skip
+    return [g.indices(dims, 6)], kwargs
+
+
+@spec("tf.math.confusion_matrix")
+def _math_confusion(g):
+    dims = [g.int_in(0, 5)]
+    return [g.indices(dims, 4), g.indices(dims, 4)], {"num_classes": g.pick([None, 4, 2])}
+
+
+@spec("tf.math.cumulative_logsumexp")
+def _math_cumulative_logsumexp(g):
+    dims = g.dims(min_rank=1)
+    kwargs = {"axis": g.axis(len(dims)), "exclusive": g.flag(), "reverse": g.flag()}
+    return [g.tensor(FLOATS, dims)], kwargs
+
+
+@spec("tf.math.in_top_k", "tf.nn.in_top_k")
+def _math_in_top_k(g):
+    rows, classes = g.int_in(0, 4), g.int_in(1, 5)
+    return [g.indices([rows], classes), g.tensor(FLOATS, [rows, classes]), g.count(5)], {}
+
+
+@spec("tf.math.polyval")
+def _math_polyval(g):
+    dims = g.dims()
+    coeffs = [g.tensor(FLOATS[2:3], dims) for _ in range(g.int_in(0, 3))]
+    return [coeffs, g.tensor(FLOATS[2:3], dims)], {}
+
+
+@spec("tf.math.reduce_euclidean_norm")
+def _math_euclidean_norm(g):
+    dims = g.dims()
+    return [g.tensor(dims=dims)], {"axis": g.axes(len(dims)), "keepdims": g.flag()}
+
+
+@spec("tf.math.accumulate_n")
+def _math_accumulate_n(g):
+    dims = g.dims()
+    return [[g.tensor(FLOATS, dims) for _ in range(g.int_in(0, 3))]], {}
+
+
 @spec("tf.nn.softmax", "tf.nn.log_softmax")
 def _softmax(g):
     dims = g.dims()
@@ -3876,6 +3960,65 @@ def _nn_ctc_decoders(g):
     if g.bad():
         lengths = g.pick((lengths[:-1], tf.fill([batch], frames + 1), g.junk()))
     return [logits, lengths], {}
+
+
+# --- tf.nn / tf.random, the rest (issue 19: candidate samplers and sampled losses) ----------
+
+
+def _sampler_classes(g, range_max):
+    batch, num_true = g.int_in(1, 3), g.int_in(1, 3)
+    classes = g.indices([batch, num_true], range_max, pool=(tf.int64,))
+    if g.bad():
+        classes = g.pick((g.tensor(), g.indices([batch, num_true], range_max + 3)))
+    return classes, num_true, batch
+
+
+@spec(
+    "tf.random.uniform_candidate_sampler",
+    "tf.random.log_uniform_candidate_sampler",
+    "tf.random.learned_unigram_candidate_sampler",
+)
+def _random_range_sampler(g):
+    range_max = g.int_in(1, 8)
+    classes, num_true, _ = _sampler_classes(g, range_max)
+    num_sampled = g.int_in(1, 6) if not g.bad() else g.int_in(-1, 12)
+    return [classes, num_true, num_sampled, g.flag(), range_max], {"seed": g.seed()}
+
+
+@spec("tf.random.fixed_unigram_candidate_sampler")
+def _random_fixed_unigram(g):
+    range_max = g.int_in(2, 8)
+    classes, num_true, _ = _sampler_classes(g, range_max)
+    reserved = g.int_in(0, 1)
+    unigrams = [float(g.int_in(1, 5)) for _ in range(range_max - reserved + (1 if g.bad() else 0))]
+    kwargs = {"unigrams": unigrams, "num_reserved_ids": reserved, "distortion": g.pick((1.0, 0.5))}
+    return [classes, num_true, g.int_in(1, 3), False, range_max], kwargs
+
+
+@spec("tf.random.all_candidate_sampler")
+def _random_all_sampler(g):
+    num_sampled = g.int_in(1, 8)
+    classes, num_true, _ = _sampler_classes(g, num_sampled)
+    return [classes, num_true, num_sampled, g.flag()], {}
+
+
+@spec("tf.nn.compute_accidental_hits")
+def _nn_accidental_hits(g):
+    classes, num_true, _ = _sampler_classes(g, 6)
+    sampled = g.indices([g.int_in(0, 5)], 6, pool=(tf.int64,)) if not g.bad() else g.tensor()
+    return [classes, sampled, num_true], {}
+
+
+@spec("tf.nn.nce_loss", "tf.nn.sampled_softmax_loss")
+def _nn_sampled_losses(g):
+    classes, dim = g.int_in(2, 8), g.int_in(1, 4)
+    labels, num_true, batch = _sampler_classes(g, classes)
+    weights = g.tensor(dtype=tf.float32, dims=[classes, dim])
+    biases = g.tensor(dtype=tf.float32, dims=[classes if not g.bad() else classes + 1])
+    inputs = g.tensor(dtype=tf.float32, dims=[batch, dim])
+    num_sampled = g.int_in(1, classes)
+    kwargs = {"num_true": num_true, "remove_accidental_hits": g.flag()}
+    return [weights, biases, labels, inputs, num_sampled, classes], kwargs
 
 
 # --- Tensor methods --------------------------------------------------------------------------

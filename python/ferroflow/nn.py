@@ -171,6 +171,17 @@ experimental = _types.ModuleType(
 experimental.general_dropout = _general_dropout
 experimental.stateless_dropout = _stateless_dropout
 from ferroflow.array_extra_ops import space_to_batch  # noqa: E402, F401
+from ferroflow.candidate_sampling import (  # noqa: E402, F401
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    nce_loss,
+    sampled_softmax_loss,
+)
+
+# tf.nn's aliases of tf.math names (issue 19's tf.math family).
+from ferroflow.math_compositions import in_top_k, softsign, zero_fraction  # noqa: E402, F401
 from ferroflow.nn_conv_extra import (  # noqa: E402, F401
     atrous_conv2d,
     atrous_conv2d_transpose,

@@ -38,12 +38,16 @@ from ferroflow.dtypes import enum_of as _enum
 __all__ = [
     "Algorithm",
     "Generator",
+    "all_candidate_sampler",
     "categorical",
     "create_rng_state",
     "experimental",
+    "fixed_unigram_candidate_sampler",
     "fold_in",
     "gamma",
     "get_global_generator",
+    "learned_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
     "normal",
     "poisson",
     "set_global_generator",
@@ -59,6 +63,7 @@ __all__ = [
     "stateless_uniform",
     "truncated_normal",
     "uniform",
+    "uniform_candidate_sampler",
 ]
 
 
@@ -387,3 +392,12 @@ experimental.set_global_generator = set_global_generator
 experimental.stateless_fold_in = fold_in
 experimental.stateless_split = split
 experimental.index_shuffle = _index_shuffle
+
+# Candidate samplers (also tf.nn's), in their own module.
+from ferroflow.candidate_sampling import (  # noqa: E402
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
