@@ -1937,6 +1937,27 @@ def _random_crop(g):
     return [image, size], {"seed": _image_seed(g)}
 
 
+@spec("tf.image.crop_and_resize")
+def _crop_and_resize(g):
+    dims = g.dims(rank=4)
+    image = g.tensor(REAL, dims=dims)
+    n = g.int_in(0, 3)
+    boxes = g.array(tf.float32, [n, 4]) if not g.bad() else g.tensor(FLOATS)
+    indices = [g.int_in(0, max(dims[0] - 1, 0)) for _ in range(n)] if not g.bad() else g.junk()
+    method = g.pick(("bilinear", "nearest")) if not g.bad() else g.junk()
+    return [image, boxes, indices, _size(g)], {"method": method}
+
+
+@spec("tf.image.draw_bounding_boxes")
+def _draw_bounding_boxes(g):
+    dims = g.dims(rank=4)
+    dims[-1] = g.pick((1, 3, 4)) if not g.bad() else g.int_in(0, 5)
+    images = g.tensor((tf.float32, tf.float16), dims=dims)
+    boxes = g.array(tf.float32, [dims[0], g.int_in(0, 3), 4]) if not g.bad() else g.tensor()
+    colors = g.pick((None, [[1.0, 0.0, 0.0, 1.0]], np.zeros((0, 4), np.float32)))
+    return [images, boxes, colors], {}
+
+
 @spec("tf.image.ResizeMethod")
 def _resize_method(g):
     return [g.pick(("bilinear", "nearest", "area")) if not g.bad() else g.junk()], {}
@@ -4019,6 +4040,25 @@ def _nn_sampled_losses(g):
     num_sampled = g.int_in(1, classes)
     kwargs = {"num_true": num_true, "remove_accidental_hits": g.flag()}
     return [weights, biases, labels, inputs, num_sampled, classes], kwargs
+
+
+# --- tf.nn, the rest (issue 19: sparse embedding lookups) -----------------------------------
+
+
+@spec("tf.nn.embedding_lookup_sparse", "tf.nn.safe_embedding_lookup_sparse")
+def _nn_embedding_lookup_sparse(g):
+    rows, width, vocab = g.int_in(1, 4), g.int_in(1, 3), g.int_in(1, 6)
+    dense = g.rng.integers(-1 if g.bad() else 0, vocab + (2 if g.bad() else 0), [rows, width])
+    keep = g.rng.random([rows, width]) < 0.6
+    indices = np.argwhere(keep)
+    ids = tf.sparse.SparseTensor(indices, dense[keep].astype(np.int64), [rows, width])
+    weights = None
+    if g.p(0.5):
+        values = g.rng.uniform(-0.5 if g.bad() else 0.1, 2.0, len(indices)).astype(np.float32)
+        weights = tf.sparse.SparseTensor(indices, values, [rows, width])
+    params = g.tensor(dtype=tf.float32, dims=[vocab, g.int_in(1, 3)])
+    combiner = g.pick(("mean", "sum", "sqrtn")) if not g.bad() else g.junk()
+    return [params, ids, weights], {"combiner": combiner}
 
 
 # --- Tensor methods --------------------------------------------------------------------------

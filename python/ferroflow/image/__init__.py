@@ -3,6 +3,7 @@ from ferroflow's ops (gathers, slices, einsum, convolutions, the stateless rando
 
 from ferroflow.nn_windows import extract_patches
 
+from .boxes import crop_and_resize, draw_bounding_boxes
 from .color import (
     adjust_brightness,
     adjust_contrast,
@@ -58,7 +59,9 @@ __all__ = [
     "adjust_saturation",
     "central_crop",
     "convert_image_dtype",
+    "crop_and_resize",
     "crop_to_bounding_box",
+    "draw_bounding_boxes",
     "extract_patches",
     "flip_left_right",
     "flip_up_down",
