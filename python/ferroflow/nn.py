@@ -200,6 +200,10 @@ from ferroflow.nn_ctc import (  # noqa: E402, F401
     ctc_loss,
     ctc_unique_labels,
 )
+from ferroflow.nn_embedding_extra import (  # noqa: E402, F401
+    embedding_lookup_sparse,
+    safe_embedding_lookup_sparse,
+)
 from ferroflow.nn_pool_extra import (  # noqa: E402, F401
     avg_pool3d,
     depth_to_space,
