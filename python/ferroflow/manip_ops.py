@@ -260,9 +260,15 @@ def broadcast_dynamic_shape(shape_x, shape_y):
                 f"[{','.join(map(str, ky))}] [Op:BroadcastArgs]",
             ) from None
         return _core.constant(list(dims), _dtypes.enum_of(sx.dtype))
-    rank = _math.maximum(_core.size(sx), _core.size(sy))
-    pad_x = concat([ones([rank - _core.size(sx)], sx.dtype), sx], 0)
-    pad_y = concat([ones([rank - _core.size(sy)], sy.dtype), sy], 0)
+    rank = _math.maximum(shape(sx)[0], shape(sy)[0])
+    pad_x = concat([ones([rank - shape(sx)[0]], sx.dtype), sx], 0)
+    pad_y = concat([ones([rank - shape(sy)[0]], sy.dtype), sy], 0)
+    from ferroflow.check_ops import Assert
+
+    compatible = _math.logical_or(
+        _math.equal(pad_x, pad_y), _math.logical_or(_math.equal(pad_x, 1), _math.equal(pad_y, 1))
+    )
+    Assert(_math.reduce_all(compatible), ["Incompatible shapes:", pad_x, "vs.", pad_y])
     return where(_math.equal(pad_x, 1), pad_y, pad_x)
 
 

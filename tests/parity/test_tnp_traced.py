@@ -71,3 +71,54 @@ def _traced_and_gradient(tf, expression, device):
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_tnp_traced_and_gradient(tf_oracle, expression, device):
     assert_parity(tf_oracle, _traced_and_gradient, (expression, device), rtol=2e-5, atol=2e-6)
+
+
+DYNAMIC = [
+    "tnp.diagonal(a)",
+    "tnp.diagonal(a, 2)",
+    "tnp.trace(a)",
+    "tnp.tril(a)",
+    "tnp.kron(a, a)",
+    "tnp.take_along_axis(a, tf.zeros([3, 1], tf.int32), 1)",
+    "tnp.diag(a)",
+    "tnp.diag(a[0], 1)",
+    "tnp.flip(a)",
+    "tnp.rot90(a)",
+    "tnp.atleast_3d(a)",
+    "tnp.tile(a, 2)",
+    "tnp.moveaxis(a, 0, 1)",
+    "tnp.swapaxes(a, 0, 1)",
+    "tnp.reshape(a, [-1])",
+    "tnp.split(a, 2, axis=1)",
+    "tnp.sum(a, axis=0)",
+    "tnp.average(a, axis=0, returned=True)",
+    "tnp.diff(a)",
+    "tnp.vander(a[0])",
+    "tnp.compress([True, False], a, axis=0)",
+    "tnp.repeat(a, 2)",
+    "tnp.size(a)",
+    "tnp.hstack([a, a])",
+    "tnp.var(a, ddof=1, axis=0, dtype='float32')",
+    "tnp.count_nonzero(a)",
+    "tnp.clip(a, tnp.zeros(4, dtype='float32'), 5.0)",
+    "tnp.broadcast_arrays(a, a[0])",
+    "tnp.nextafter(a, a[:1])",
+    "tf.broadcast_dynamic_shape(tf.shape(a), tf.shape(a[0]))",
+    "tf.broadcast_dynamic_shape(tf.shape(a), tf.shape(a[0, 1:]))",
+]
+
+
+def _dynamic_shapes(tf, expression):
+    import numpy as np
+
+    tnp = tf.experimental.numpy
+    f = tf.function(
+        lambda a: eval(expression, {"tf": tf, "tnp": tnp, "a": a}),
+        input_signature=[tf.TensorSpec([None, None], tf.float32)],
+    )
+    return f(tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4)))
+
+
+@pytest.mark.parametrize("expression", DYNAMIC)
+def test_tnp_unknown_dimensions(tf_oracle, expression):
+    assert_parity(tf_oracle, _dynamic_shapes, (expression,))

@@ -215,8 +215,8 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - NumPy's name
     """The Vandermonde matrix of the vector `x`: columns are powers of x."""
     x = asarray(x)
     if N is None:
-        N = x.shape[0]  # noqa: N806
-    if N < 0:
+        N = x.shape[0] if x.shape.rank and x.shape[0] is not None else tf.shape(x)[0]  # noqa: N806
+    if isinstance(N, int) and N < 0:
         raise ValueError("N must be nonnegative")
     if x.shape.rank != 1:
         raise ValueError("x must be a one-dimensional array")

@@ -91,20 +91,15 @@ def take_along_axis(arr, indices, axis):
         return take_along_axis(numpy_method(arr, "ravel")(), indices, 0)
     rank = arr.shape.rank
     axis = axis + rank if axis < 0 else axis
-    arr_shape = arr.shape.as_list()
-    ind_shape = indices.shape.as_list()
-    if len(ind_shape) != rank:
-        raise tf.errors.InvalidArgumentError(
-            None, None, "indices and arr must have the same number of dimensions"
-        )
-    other = [
-        1 if i == axis else np.broadcast_shapes((arr_shape[i],), (ind_shape[i],))[0]
-        for i in range(rank)
-    ]
-    arr = tf.broadcast_to(arr, [arr_shape[axis] if i == axis else d for i, d in enumerate(other)])
-    indices = tf.broadcast_to(
-        indices, [ind_shape[axis] if i == axis else d for i, d in enumerate(other)]
+    on_axis = tf.constant([i == axis for i in range(rank)])
+    arr_shape = tf.shape(arr)
+    ind_shape = tf.shape(indices)
+    one = tf.ones([rank], tf.int32)
+    other = tf.broadcast_dynamic_shape(
+        tf.where(on_axis, one, arr_shape), tf.where(on_axis, one, ind_shape)
     )
+    arr = tf.broadcast_to(arr, tf.where(on_axis, arr_shape, other))
+    indices = tf.broadcast_to(indices, tf.where(on_axis, ind_shape, other))
     size = tf.cast(arr_shape[axis], indices.dtype)
     indices = tf.where(indices < tf.zeros_like(indices), indices + size, indices)
     last = axis == rank - 1
@@ -112,8 +107,8 @@ def take_along_axis(arr, indices, axis):
         arr, indices = swapaxes(arr, axis, -1), swapaxes(indices, axis, -1)
     shape = tf.shape(indices)
     flat = tf.gather(
-        tf.reshape(arr, [-1, tf.shape(arr)[-1]]),
-        tf.reshape(indices, [-1, shape[-1]]),
+        tf.reshape(arr, tf.stack([-1, tf.shape(arr)[-1]])),
+        tf.reshape(indices, tf.stack([-1, shape[-1]])),
         batch_dims=1,
     )
     result = tf.reshape(flat, shape)
@@ -121,22 +116,27 @@ def take_along_axis(arr, indices, axis):
 
 
 def _diag_from_vector(v, k):
-    n = v.shape[0] + abs(k)
-    rows = np.arange(v.shape[0]) + max(-k, 0)
-    idx = np.stack([rows, rows + k], axis=1).astype(np.int64)
-    return tf.scatter_nd(tf.constant(idx.reshape(-1, 2)), v, [n, n])
+    """A square matrix with the vector `v` on its k-th diagonal (shapes may be dynamic)."""
+    length = tf.shape(v, out_type=tf.int64)[0]
+    positions = tf.range(length + abs(k), dtype=tf.int64)
+    rows, cols = tf.reshape(positions, [-1, 1]), tf.reshape(positions, [1, -1])
+    on = tf.equal(cols - rows, k)
+    # The element at (r, c) of the diagonal is v[min(r, c)].
+    index = tf.minimum(tf.minimum(rows, cols), tf.maximum(length - 1, 0))
+    return tf.where(on, tf.gather(v, index), tf.zeros_like(v[:1]))
 
 
 def _diagonal_last(a, offset):
-    """The offset diagonal of the last two axes, as the last axis."""
-    shape = a.shape.as_list()
+    """The offset diagonal of the last two axes, as the last axis (shapes may be dynamic: an
+    offset outside the matrix gives an empty diagonal)."""
+    shape = tf.shape(a, out_type=tf.int64)
     n, m = shape[-2], shape[-1]
-    if offset <= -n or offset >= m:
-        return tf.zeros(shape[:-2] + [0], a.dtype)
-    length = max(0, min(n + min(offset, 0), m - max(offset, 0)))
-    rows = np.arange(length) + max(-offset, 0)
-    flat = (rows * m + rows + offset).astype(np.int64)
-    return tf.gather(tf.reshape(a, shape[:-2] + [n * m]), flat, axis=-1)
+    length = tf.maximum(
+        tf.minimum(n + min(offset, 0), m - max(offset, 0)), tf.constant(0, tf.int64)
+    )
+    rows = tf.range(length, dtype=tf.int64) + max(-offset, 0)
+    flat = tf.reshape(a, tf.concat([shape[:-2], tf.reshape(n * m, [1])], 0))
+    return tf.gather(flat, rows * m + rows + offset, axis=-1)
 
 
 def diag(v, k=0):
@@ -149,6 +149,8 @@ def diag(v, k=0):
         if v.shape[0] == 0:
             return tf.zeros([abs(k), abs(k)], v.dtype)
         return _diag_from_vector(v, k)
+    if not tf.is_symbolic_tensor(v) and not -v.shape[0] < k < v.shape[1]:
+        return tf.zeros([0], v.dtype)
     return _diagonal_last(v, k)
 
 

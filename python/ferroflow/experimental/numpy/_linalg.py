@@ -75,13 +75,15 @@ def kron(a, b):
     a, b = promote(a, b)
     ra, rb = a.shape.rank, b.shape.rank
     if ra < rb:
-        a = tf.reshape(a, [1] * (rb - ra) + a.shape.as_list())
+        a = tf.reshape(a, tf.concat([tf.ones([rb - ra], tf.int32), tf.shape(a)], 0))
     if rb < ra:
-        b = tf.reshape(b, [1] * (ra - rb) + b.shape.as_list())
-    sa, sb = a.shape.as_list(), b.shape.as_list()
-    a2 = tf.reshape(a, [d for s in sa for d in (s, 1)])
-    b2 = tf.reshape(b, [d for s in sb for d in (1, s)])
-    return tf.reshape(a2 * b2, [x * y for x, y in zip(sa, sb)])
+        b = tf.reshape(b, tf.concat([tf.ones([ra - rb], tf.int32), tf.shape(b)], 0))
+    sa, sb = tf.shape(a), tf.shape(b)
+    # a's axes interleaved with ones, b's ones interleaved with its axes: the product
+    # broadcasts to [a0, b0, a1, b1, ...].
+    a2 = tf.reshape(a, tf.reshape(tf.stack([sa, tf.ones_like(sa)], axis=1), [-1]))
+    b2 = tf.reshape(b, tf.reshape(tf.stack([tf.ones_like(sb), sb], axis=1), [-1]))
+    return tf.reshape(a2 * b2, sa * sb)
 
 
 def _cross3(a, b):
@@ -99,6 +101,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         a = moveaxis(a, axis_a, -1)
         b = moveaxis(b, axis_b, -1)
         a_dim, b_dim = a.shape[-1], b.shape[-1]
+        if a_dim is None or b_dim is None:
+            raise NotImplementedError(
+                "tnp.cross of vectors whose length is unknown while tracing is not supported"
+            )
         for d in (a_dim, b_dim):
             if d not in (2, 3):
                 raise tf.errors.FailedPreconditionError(
