@@ -1958,6 +1958,16 @@ def _draw_bounding_boxes(g):
     return [images, boxes, colors], {}
 
 
+@spec("tf.image.extract_glimpse")
+def _extract_glimpse(g):
+    dims = g.dims(rank=4)
+    image = g.tensor(dtype=tf.float32, dims=dims)
+    offsets = g.array(tf.float32, [dims[0], 2]) if not g.bad() else g.tensor(FLOATS)
+    kwargs = {"centered": g.flag(), "normalized": g.flag()}
+    kwargs["noise"] = g.pick(("uniform", "gaussian", "zero")) if not g.bad() else g.junk()
+    return [image, _size(g), offsets], kwargs
+
+
 @spec("tf.image.ResizeMethod")
 def _resize_method(g):
     return [g.pick(("bilinear", "nearest", "area")) if not g.bad() else g.junk()], {}

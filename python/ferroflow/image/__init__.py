@@ -31,6 +31,7 @@ from .geometry import (
     rot90,
     transpose,
 )
+from .glimpse import extract_glimpse
 from .quality import image_gradients, psnr, sobel_edges, ssim, ssim_multiscale, total_variation
 from .random_ops import (
     random_brightness,
@@ -62,6 +63,7 @@ __all__ = [
     "crop_and_resize",
     "crop_to_bounding_box",
     "draw_bounding_boxes",
+    "extract_glimpse",
     "extract_patches",
     "flip_left_right",
     "flip_up_down",
