@@ -3570,6 +3570,16 @@ TNP_NAMES = sorted(n for n in dir(TNP) if not n.startswith("_"))
 EAGER_REFUSALS.update(
     {f"tf.experimental.numpy.{n}": (AttributeError, AssertionError) for n in TNP_NAMES}
 )
+# around/round (and Tensor.__round__, which is around) end with Tensor.astype, so they only
+# work after experimental_enable_numpy_behavior, which the fuzzer never turns on (it is global);
+# numpy.inexact is abstract.
+NEVER_SUCCEEDS |= {
+    "tf.experimental.numpy.around",
+    "tf.experimental.numpy.round",
+    "Tensor.__round__",
+    "tf.experimental.numpy.inexact",
+    "tf.experimental.numpy.experimental_enable_numpy_behavior",
+}
 # diag_indices(n, ndim) repeats a tensor ndim times in a Python tuple, as TensorFlow's does.
 EAGER_REFUSALS["tf.experimental.numpy.diag_indices"] = MemoryError
 TNP_DTYPES = ("float32", "float64", "int32", "int64", "bool", "int8", "uint8", "complex64",
