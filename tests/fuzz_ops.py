@@ -4081,6 +4081,17 @@ def _nn_embedding_lookup_sparse(g):
     return [params, ids, weights], {"combiner": combiner}
 
 
+# --- tf.nn, the rest (issue 19: isotonic regression) ----------------------------------------
+
+
+@spec("tf.nn.isotonic_regression")
+def _nn_isotonic_regression(g):
+    dims = g.dims(min_rank=1 if not g.bad() else 0)
+    x = g.tensor(FLOATS + INTS if g.p(0.9) else DTYPES, dims)
+    axis = g.axis(len(dims)) if dims and not g.bad() else g.pick((0, 5, -7, "a"))
+    return [x], {"decreasing": g.flag(), "axis": axis}
+
+
 # --- Tensor methods --------------------------------------------------------------------------
 #
 # TENSOR_METHODS maps "Tensor.<name>" to a function taking (tensor, *args). Reflected operators
