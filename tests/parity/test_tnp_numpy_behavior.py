@@ -17,14 +17,15 @@ def _restore_tensor():
     import ferroflow as tf
     from ferroflow.experimental.numpy import _dtypes
 
-    saved = dict(vars(tf.Tensor))
+    saved = {cls: dict(vars(cls)) for cls in (tf.Tensor, tf.Variable)}
     config = dict(vars(_dtypes._config))
     yield
-    for name in [n for n in vars(tf.Tensor) if n not in saved]:
-        delattr(tf.Tensor, name)
-    for name, value in saved.items():
-        if vars(tf.Tensor).get(name) is not value:
-            setattr(tf.Tensor, name, value)
+    for cls, attributes in saved.items():
+        for name in [n for n in vars(cls) if n not in attributes]:
+            delattr(cls, name)
+        for name, value in attributes.items():
+            if vars(cls).get(name) is not value:
+                setattr(cls, name, value)
     vars(_dtypes._config).clear()
     vars(_dtypes._config).update(config)
 
@@ -87,6 +88,16 @@ PROMOTION = [
     "tf.constant([1.0, 2.0]) @ t",
     "i @ i",
     "tf.add(i, tf.constant(1, tf.int32))",
+    "(i == None, i != None)",
+    "tf.constant(1, tf.int8) + np.int64(3)",
+    "tf.constant(1, tf.uint8) - 2",
+    "tf.constant(True) + tf.constant(1)",
+    "tf.constant([1, 2]) * [True, False]",
+    "tf.constant(2, tf.int16) ** 0.5",
+    "tf.constant(1) == 'a'",
+    "tf.Variable([1, 2]) + 1.5",
+    "1.5 * tf.Variable([1, 2])",
+    "tf.Variable([[1, 2], [3, 4]])[1]",
 ]
 
 INDEXING = [
@@ -194,4 +205,5 @@ def test_state_is_restored_between_tests():
     import ferroflow as tf
 
     assert not hasattr(tf.Tensor, "reshape")
+    assert tf.Variable([1, 2])[1].numpy() == 2
     assert (tf.constant(1) + 2).dtype == tf.int32

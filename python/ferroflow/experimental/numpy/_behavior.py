@@ -36,7 +36,8 @@ def _promote(x, y):
 
 def _promoting(original, reflected):
     def operator(self, other):
-        if not _dtypes._config.promotion:
+        # `tensor == None` is False before any promotion (TensorFlow's tensor_equals).
+        if not _dtypes._config.promotion or other is None:
             return original(self, other)
         if reflected:
             other, self = _promote(other, self)
@@ -128,6 +129,9 @@ def _enable_indexing():
         return numpy_style_getitem(self, key, original)
 
     tf.Tensor.__getitem__ = __getitem__
+    # A Variable keeps TensorFlow's own indexing (TensorFlow's getitem takes the NumPy path
+    # only for tensors).
+    tf.Variable.__getitem__ = lambda self, key: original(self.value(), key)
 
 
 def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode="legacy"):
