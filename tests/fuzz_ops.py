@@ -1968,6 +1968,21 @@ def _extract_glimpse(g):
     return [image, _size(g), offsets], kwargs
 
 
+@spec("tf.image.sample_distorted_bounding_box", "tf.image.stateless_sample_distorted_bounding_box")
+def _distorted_box(g):
+    size = [g.int_in(1, 40), g.int_in(1, 40), 3] if not g.bad() else g.tensor()
+    boxes = np.sort(g.rng.random((1, g.int_in(0, 3), 4)).astype(np.float32), axis=-1)
+    kwargs = {
+        "seed": (g.int_in(0, 9), g.int_in(-5, 5)),
+        "min_object_covered": g.pick((0.0, 0.1, 0.9, -1.0)),
+        "area_range": g.pick(((0.05, 1.0), (0.5, 0.6), (0.0, 1.0))),
+        "aspect_ratio_range": g.pick(((0.75, 1.33), (0.1, 10.0), (1.0,))),
+        "max_attempts": g.pick((1, 20, 0)),
+        "use_image_if_no_bounding_boxes": g.flag(),
+    }
+    return [size, boxes], kwargs
+
+
 @spec("tf.image.ResizeMethod")
 def _resize_method(g):
     return [g.pick(("bilinear", "nearest", "area")) if not g.bad() else g.junk()], {}
@@ -4090,6 +4105,24 @@ def _nn_isotonic_regression(g):
     x = g.tensor(FLOATS + INTS if g.p(0.9) else DTYPES, dims)
     axis = g.axis(len(dims)) if dims and not g.bad() else g.pick((0, 5, -7, "a"))
     return [x], {"decreasing": g.flag(), "axis": axis}
+
+
+# --- tf.random, the rest (issue 19: parameterized truncated normal) -------------------------
+
+
+@spec("tf.random.stateless_parameterized_truncated_normal")
+def _random_param_truncated_normal(g):
+    dims = g.dims(max_dim=4)
+    dtype = g.pick((tf.float32, tf.float64, tf.float16)) if not g.bad() else g.pick(FLOATS)
+    low = g.pick((-2.0, -1.0, 0.5, 3.0))
+    params = {
+        "means": tf.constant(g.pick((0.0, 1.0, -3.0)), dtype),
+        "stddevs": tf.constant(g.pick((1.0, 0.5, 2.0)), dtype),
+        "minvals": tf.constant(low, dtype),
+        "maxvals": tf.constant(low + g.pick((0.5, 2.0, 6.0)) * (-1 if g.bad() else 1), dtype),
+    }
+    seed = [g.int_in(0, 9), g.int_in(0, 9)] if not g.bad() else g.junk()
+    return [g.shape(dims), seed], params
 
 
 # --- Tensor methods --------------------------------------------------------------------------

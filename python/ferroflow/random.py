@@ -58,6 +58,7 @@ __all__ = [
     "stateless_categorical",
     "stateless_gamma",
     "stateless_normal",
+    "stateless_parameterized_truncated_normal",
     "stateless_poisson",
     "stateless_truncated_normal",
     "stateless_uniform",
@@ -401,3 +402,4 @@ from ferroflow.candidate_sampling import (  # noqa: E402
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
+from ferroflow.random_truncated import stateless_parameterized_truncated_normal  # noqa: E402
