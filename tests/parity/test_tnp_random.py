@@ -33,6 +33,13 @@ CALLS = [
     "seed(3)",
     "seed('x')",
     "seed(None)",
+    "standard_normal(size=tf.constant([2]))",
+    "poisson(2.0, tf.constant(3))",
+    "randint(5, 2, size=3)",
+    "randint(5, 5)",
+    "poisson(tf.constant([1.0, 2.0]), (3,))",
+    "uniform(2.0, 1.0, (3,))",
+    "rand(-1)",
 ]
 
 

@@ -6,6 +6,8 @@ import numpy as _np
 import ferroflow as _tf
 from ferroflow.experimental.numpy import _dtypes
 from ferroflow.experimental.numpy._arrays import asarray as _asarray
+from ferroflow.experimental.numpy._arrays import is_ndarray as _is_ndarray
+from ferroflow.experimental.numpy._arrays import numpy_method as _numpy_method
 
 
 def seed(s):
@@ -20,11 +22,15 @@ def seed(s):
 
 
 def _size(size):
+    """`size` as a shape: None is (), a scalar n is (n,). As TensorFlow's `isscalar`, a Tensor is
+    read through `Tensor.data` (AttributeError before experimental_enable_numpy_behavior)."""
     if size is None:
         return ()
-    if _np.ndim(size) == 0:
-        return (size,)
-    return size
+    if _is_ndarray(size):
+        scalar = _numpy_method(size, "data").shape.rank == 0
+    else:
+        scalar = _np.isscalar(size)
+    return (size,) if scalar else size
 
 
 def standard_normal(size=None):
