@@ -21,6 +21,7 @@ from .color import (
     yuv_to_rgb,
 )
 from .convert import convert_image_dtype
+from .distorted_box import sample_distorted_bounding_box, stateless_sample_distorted_bounding_box
 from .geometry import (
     central_crop,
     crop_to_bounding_box,
@@ -88,6 +89,7 @@ __all__ = [
     "rgb_to_yiq",
     "rgb_to_yuv",
     "rot90",
+    "sample_distorted_bounding_box",
     "sobel_edges",
     "ssim",
     "ssim_multiscale",
@@ -98,6 +100,7 @@ __all__ = [
     "stateless_random_flip_up_down",
     "stateless_random_hue",
     "stateless_random_saturation",
+    "stateless_sample_distorted_bounding_box",
     "total_variation",
     "transpose",
     "yiq_to_rgb",
