@@ -201,6 +201,24 @@ def test_numpy_behavior_traced(tf_oracle):
     assert_parity(tf_oracle, _traced)
 
 
+TRACED_INDEXING = ["x[i]", "x[:, i]", "x[..., i]", "x[i, ...]", "x[tf.reverse(i, [0])]"]
+
+
+def _traced_index(tf, expression):
+    import numpy as np
+
+    tnp = tf.experimental.numpy
+    tnp.experimental_enable_numpy_behavior()
+    f = tf.function(lambda x, i: eval(expression, {"tf": tf, "x": x, "i": i}))
+    x = tf.constant(np.arange(12.0, dtype=np.float32).reshape(3, 4))
+    return f(x, tf.constant([2, -1, 0]))
+
+
+@pytest.mark.parametrize("expression", TRACED_INDEXING)
+def test_numpy_indexing_traced(tf_oracle, expression):
+    assert_parity(tf_oracle, _traced_index, (expression,))
+
+
 def test_state_is_restored_between_tests():
     import ferroflow as tf
 

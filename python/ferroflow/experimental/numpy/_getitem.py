@@ -62,6 +62,8 @@ def numpy_style_getitem(tensor, key, basic_getitem):
     spec = key if isinstance(key, tuple) else _as_spec_tuple(key)
     if not any(_is_advanced(s) for s in spec):
         return basic_getitem(tensor, spec if isinstance(key, tuple) or len(spec) > 1 else key)
+    if any(isinstance(s, tf.Tensor) and tf.is_symbolic_tensor(s) for s in spec):
+        return _gather_traced(tensor, spec)
     np_key = []
     for s in spec:
         if _is_advanced(s):
@@ -79,3 +81,35 @@ def numpy_style_getitem(tensor, key, basic_getitem):
     except IndexError as err:
         raise tf.errors.InvalidArgumentError(None, None, str(err)) from None
     return tf.gather(tf.reshape(tensor, [-1]), tf.constant(selected))
+
+
+def _gather_traced(tensor, spec):
+    """`tensor[spec]` for an index tensor known only when the graph runs: one integer index
+    array with full slices (`:`) or `...` elsewhere, a gather along its axis."""
+    advanced = [i for i, s in enumerate(spec) if _is_advanced(s)]
+    plain = all(
+        s is Ellipsis or (isinstance(s, slice) and s == slice(None))
+        for i, s in enumerate(spec)
+        if i not in advanced
+    )
+    if len(advanced) != 1 or not plain or sum(s is Ellipsis for s in spec) > 1:
+        raise NotImplementedError(
+            "NumPy-style indexing with a traced index tensor supports one integer index array "
+            "among full slices and `...`"
+        )
+    position = advanced[0]
+    index = spec[position]
+    if not isinstance(index, tf.Tensor):
+        index = tf.constant(_as_numpy_index(index))
+    if index.dtype == tf.bool or not index.dtype.is_integer:
+        raise NotImplementedError("a traced NumPy-style index must be an integer tensor")
+    rank = tensor.shape.rank
+    if Ellipsis in spec[position + 1 :]:
+        axis = position
+    elif Ellipsis in spec[:position]:
+        axis = rank - (len(spec) - position)
+    else:
+        axis = position
+    size = tf.cast(tf.shape(tensor)[axis], index.dtype)
+    index = tf.where(index < tf.zeros_like(index), index + size, index)
+    return tf.gather(tensor, index, axis=axis)
