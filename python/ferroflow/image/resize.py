@@ -7,6 +7,8 @@ Gradients follow from the composition."""
 
 import enum
 
+import numpy as np
+
 import ferroflow as tf
 
 from . import _kernels
@@ -73,21 +75,81 @@ def _bilinear_axis(in_size, out_size):
     return lo, hi, pos - base
 
 
+def _spread(weight, inner):
+    """weight [rows] repeated over `inner` trailing elements: [rows * inner]."""
+    rows = tf.size(weight)
+    return tf.reshape(tf.broadcast_to(tf.reshape(weight, [-1, 1]), [rows, inner]), [-1])
+
+
+def _flat(a, size):
+    return tf.reshape(a, [tf.shape(a)[0], size])
+
+
 def _lerp_rows(a, b, weight, inner):
     """a + (b - a) * weight, weight varying along axis 1 of [N, rows, inner...]: the weights are
     spread over `inner` first (a small tensor) so the product broadcasts over leading axes only,
     ferroflow's fast broadcast."""
-    n = tf.shape(a)[0]
-    spread = tf.reshape(
-        tf.broadcast_to(tf.reshape(weight, [-1, 1]), [tf.size(weight), inner]), [-1]
-    )
-    a, b = tf.reshape(a, [n, tf.size(spread)]), tf.reshape(b, [n, tf.size(spread)])
+    spread = _spread(weight, inner)
+    a, b = _flat(a, tf.size(spread)), _flat(b, tf.size(spread))
     return a + (b - a) * spread
+
+
+def _adjoint_table(in_size, out_size):
+    """For each input position, the output positions that read it and their weights, padded to
+    one width ([in, K] indices and weights): the bilinear adjoint as K gathers, no scatter."""
+    scale = np.float32(in_size) / np.float32(out_size)
+    pos = (np.arange(out_size, dtype=np.float32) + np.float32(0.5)) * scale - np.float32(0.5)
+    base = np.floor(pos)
+    lo = np.maximum(base, 0).astype(np.int64)
+    hi = np.minimum(np.ceil(pos), in_size - 1).astype(np.int64)
+    lerp = pos - base
+    readers = [[] for _ in range(in_size)]
+    for o in range(out_size):
+        readers[lo[o]].append((o, np.float32(1) - lerp[o]))
+        readers[hi[o]].append((o, lerp[o]))
+    width = max(1, max(len(r) for r in readers))
+    index = np.zeros((in_size, width), np.int32)
+    weight = np.zeros((in_size, width), np.float32)
+    for i, r in enumerate(readers):
+        for k, (o, w) in enumerate(r):
+            index[i, k], weight[i, k] = o, w
+    return index, weight
+
+
+def _adjoint(grad, table, axis, lead, inner):
+    """Sum over k of grad gathered at table's k-th readers along `axis`, times their weights."""
+    index, weight = table
+    total = None
+    for k in range(index.shape[1]):
+        spread = _spread(tf.constant(weight[:, k]), inner)
+        part = tf.reshape(tf.gather(grad, index[:, k], axis=axis), [lead, -1]) * spread
+        total = part if total is None else total + part
+    return total
 
 
 def _resize_bilinear(images, height, width):
     batch, in_h, in_w, channels = dims(images)
     images = tf.cast(images, tf.float32)
+    static = all(isinstance(d, int) for d in (batch, in_h, in_w, channels, height, width))
+    if not static or batch * height * width * channels == 0:
+        return _bilinear_forward(images, height, width)
+
+    @tf.custom_gradient
+    def bilinear(images):
+        def grad(upstream):
+            # TensorFlow's ResizeBilinearGrad as gathers: the columns' adjoint, then the rows'.
+            rows = _adjoint(upstream, _adjoint_table(in_w, width), 2, batch * height, channels)
+            rows = tf.reshape(rows, [batch, height, in_w, channels])
+            out = _adjoint(rows, _adjoint_table(in_h, height), 1, batch, in_w * channels)
+            return tf.reshape(out, [batch, in_h, in_w, channels])
+
+        return _bilinear_forward(images, height, width), grad
+
+    return bilinear(images)
+
+
+def _bilinear_forward(images, height, width):
+    batch, in_h, in_w, channels = dims(images)
     y0, y1, ly = _bilinear_axis(in_h, height)
     x0, x1, lx = _bilinear_axis(in_w, width)
     # Rows first, on the smaller tensor (TensorFlow lerps columns first: the two orders differ
