@@ -4125,6 +4125,20 @@ def _random_param_truncated_normal(g):
     return [g.shape(dims), seed], params
 
 
+# --- tf.nn, the rest (issue 19: fractional pooling) -----------------------------------------
+
+
+@spec("tf.nn.fractional_max_pool", "tf.nn.fractional_avg_pool")
+def _nn_fractional_pool(g):
+    dims = g.dims(rank=4 if not g.bad() else g.int_in(2, 5), max_dim=6)
+    x = g.tensor((tf.float32, tf.float64, tf.int32, tf.int64) if g.p(0.9) else DTYPES, dims)
+    ratio = [1.0, g.pick((1.0, 1.5, 2.0)), g.pick((1.0, 1.44, 3.0)), 1.0]
+    if g.bad():
+        ratio = g.pick((0.5, [2.0, 1.5, 1.5, 1.0], "2", None, 1.5))
+    kwargs = {"pseudo_random": g.flag(), "overlapping": g.flag(), "seed": g.int_in(0, 5)}
+    return [x, ratio], kwargs
+
+
 # --- Tensor methods --------------------------------------------------------------------------
 #
 # TENSOR_METHODS maps "Tensor.<name>" to a function taking (tensor, *args). Reflected operators

@@ -204,6 +204,7 @@ from ferroflow.nn_embedding_extra import (  # noqa: E402, F401
     embedding_lookup_sparse,
     safe_embedding_lookup_sparse,
 )
+from ferroflow.nn_fractional import fractional_avg_pool, fractional_max_pool  # noqa: E402, F401
 from ferroflow.nn_isotonic import isotonic_regression  # noqa: E402, F401
 from ferroflow.nn_pool_extra import (  # noqa: E402, F401
     avg_pool3d,
