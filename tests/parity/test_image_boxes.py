@@ -5,7 +5,7 @@ extrapolation, dtypes, errors, and crop_and_resize's gradients (image and boxes)
 import numpy as np
 import pytest
 
-from ._image_cases import call_image_op
+from ._image_cases import run_case
 from .harness import assert_parity
 
 RNG = np.random.default_rng(5)
@@ -71,8 +71,7 @@ DRAW = [
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 @pytest.mark.parametrize("case", range(len(CASES) + len(DRAW)))
 def test_image_boxes(tf_oracle, case, device):
-    name, args, kwargs = (CASES + DRAW)[case]
-    assert_parity(tf_oracle, call_image_op, (name, args, kwargs, device), rtol=1e-5, atol=2e-6)
+    run_case(tf_oracle, CASES + DRAW, case, device, rtol=1e-5, atol=2e-6)
 
 
 def _crop_gradients(tf, image, boxes, idx, method):

@@ -4,7 +4,7 @@ float and uint8 images, one image and batches, gradients where TensorFlow has th
 import numpy as np
 import pytest
 
-from ._image_cases import call_image_op
+from ._image_cases import run_case
 from .harness import assert_parity
 
 RNG = np.random.default_rng(1)
@@ -54,8 +54,7 @@ CASES = [
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_image_color(tf_oracle, case, device):
-    name, args, kwargs = CASES[case]
-    assert_parity(tf_oracle, call_image_op, (name, args, kwargs, device), rtol=2e-5, atol=2e-6)
+    run_case(tf_oracle, CASES, case, device, rtol=2e-5, atol=2e-6)
 
 
 def _color_gradients(tf, name, args):

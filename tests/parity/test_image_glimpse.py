@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ._image_cases import call_image_op
+from ._image_cases import run_case
 from .harness import assert_parity
 
 IMG = np.arange(1.0, 1 + 2 * 7 * 9 * 2, dtype=np.float32).reshape(2, 7, 9, 2)
@@ -32,8 +32,7 @@ CASES += [
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_extract_glimpse(tf_oracle, case, device):
-    name, args, kwargs = CASES[case]
-    assert_parity(tf_oracle, call_image_op, (name, args, kwargs, device))
+    run_case(tf_oracle, CASES, case, device)
 
 
 def _noisy(tf, image, device):

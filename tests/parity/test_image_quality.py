@@ -4,7 +4,7 @@ MS-SSIM) against TensorFlow on the CPU and the GPU, with gradients."""
 import numpy as np
 import pytest
 
-from ._image_cases import call_image_op
+from ._image_cases import run_case
 from .harness import assert_parity
 
 RNG = np.random.default_rng(2)
@@ -38,8 +38,7 @@ CASES = [
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_image_quality(tf_oracle, case, device):
-    name, args, kwargs = CASES[case]
-    assert_parity(tf_oracle, call_image_op, (name, args, kwargs, device), rtol=1e-4, atol=1e-5)
+    run_case(tf_oracle, CASES, case, device, rtol=1e-4, atol=1e-5)
 
 
 def _gradients(tf, name, a, b, kwargs):

@@ -5,7 +5,7 @@ gradients."""
 import numpy as np
 import pytest
 
-from ._image_cases import call_image_op
+from ._image_cases import run_case
 from .harness import assert_parity
 
 RNG = np.random.default_rng(3)
@@ -49,8 +49,7 @@ CASES = [
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_image_resize(tf_oracle, case, device):
-    name, args, kwargs = CASES[case]
-    assert_parity(tf_oracle, call_image_op, (name, args, kwargs, device), rtol=1e-5, atol=2e-6)
+    run_case(tf_oracle, CASES, case, device, rtol=1e-5, atol=2e-6)
 
 
 def _resize_gradient(tf, image, size, method, antialias):
