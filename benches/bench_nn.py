@@ -3,7 +3,9 @@ stride 2, SAME: a 32x128x128x32 output), forward and forward + gradient to input
 eager and traced, ferroflow (CPU) against TensorFlow (CPU) in one run.
 
 ferroflow computes the transposed convolution as the input gradient of conv2d taken by a
-private tape, so the eager forward also runs the forward conv2d on a broadcast zero image."""
+private tape; eager calls run a cached trace of it, whose graph leaves out the forward conv2d
+the tape records (only its shape matters). The machine's load moves the absolute times a lot
+(other builds share its two cores): compare the ratios of one run."""
 
 import json
 import sys

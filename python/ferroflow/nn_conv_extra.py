@@ -123,11 +123,51 @@ def conv2d_transpose(
     dilations = _sequence(dilations, 2, channel_index, "dilations")
     x = convert_to_tensor(input)
     w = convert_to_tensor(filters, dtype=x.dtype)
+    if _tf.executing_eagerly() and _static_ints(output_shape) is not None:
+        # Eagerly, a cached trace: its graph drops the forward convolution the tape needs
+        # only for its shape (TensorFlow's Conv2DBackpropInput never runs it).
+        pads = padding if isinstance(padding, str) else tuple(tuple(p) for p in padding)
+        shape = _static_ints(output_shape)
+        key = (tuple(strides), pads, data_format, tuple(dilations), shape)
+        return _traced_transpose(key)(x, w)
+    return _transpose2d(x, w, output_shape, strides, padding, data_format, dilations)
 
+
+def _transpose2d(x, w, output_shape, strides, padding, data_format, dilations):
     def forward(image):
         return _w.conv2d(image, w, strides, padding, data_format, dilations)
 
     return _input_gradient(forward, output_shape, x.dtype, x)
+
+
+def _static_ints(values):
+    """`values` as a tuple of Python ints, or None when it is a tensor or holds one."""
+    if isinstance(values, _tf.Tensor):
+        return None
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        return None
+
+
+# Eager conv2d_transpose calls by (strides, padding, format, dilations, output shape).
+_TRACED = {}
+
+
+def _traced_transpose(key):
+    """The traced transposed convolution for `key`, made on first use."""
+    fn = _TRACED.get(key)
+    if fn is None:
+        strides, pads, data_format, dilations, shape = key
+        padding = pads if isinstance(pads, str) else [list(p) for p in pads]
+
+        def run(x, w):
+            return _transpose2d(
+                x, w, list(shape), list(strides), padding, data_format, list(dilations)
+            )
+
+        fn = _TRACED[key] = _tf.function(run)
+    return fn
 
 
 def conv1d_transpose(
