@@ -146,7 +146,8 @@ def _hsv_kernel(flt, adjust, op):
 
 def adjust_hue(image, delta, name=None):
     """Rotates the hue by `delta` (in [-1, 1]) turns."""
-    if not tf.is_tensor(delta) and (delta < -1 or delta > 1):
+    # TensorFlow checks the range eagerly only (a Python number or an eager tensor).
+    if tf.executing_eagerly() and (delta < -1 or delta > 1):
         raise ValueError("delta must be in the interval [-1, 1]")
     image, flt = _as_float(image)
     delta = tf.cast(delta, tf.float32)
