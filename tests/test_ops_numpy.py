@@ -157,6 +157,8 @@ UNARY = {
     "tanh": (tf.math.tanh, np.tanh, "any", FLOATS + COMPLEX),
     "sigmoid": (tf.math.sigmoid, lambda x: 1 / (1 + np.exp(-x)), "any", FLOATS + COMPLEX),
     "erf": (tf.math.erf, np_erf, "any", FLOATS),
+    "lgamma": (tf.math.lgamma, np.vectorize(math.lgamma, otypes=[np.float64]), "pos", FLOATS),
+    "erfc": (tf.math.erfc, np.vectorize(math.erfc, otypes=[np.float64]), "any", FLOATS),
     "floor": (tf.math.floor, np.floor, "quarters", FLOATS),
     "ceil": (tf.math.ceil, np.ceil, "quarters", FLOATS),
     "round": (tf.math.round, np.round, "quarters", FLOATS + INTS),

@@ -188,7 +188,48 @@ def is_strictly_increasing(x, name=None):
 
 
 # Composed in their own module, which builds on this one.
+# The special functions and the compositions of issue 19's tf.math family.
+from ferroflow import math_special as special  # noqa: E402, F401
+from ferroflow.math_compositions import (  # noqa: E402, F401
+    accumulate_n,
+    bincount,
+    confusion_matrix,
+    cumulative_logsumexp,
+    in_top_k,
+    invert_permutation,
+    lbeta,
+    log_sigmoid,
+    multiply_no_nan,
+    polyval,
+    reciprocal_no_nan,
+    reduce_euclidean_norm,
+    rint,
+    softsign,
+    zero_fraction,
+)
 from ferroflow.math_extra_ops import scalar_mul  # noqa: E402, F401
+from ferroflow.math_special import (  # noqa: E402, F401
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    betainc,
+    digamma,
+    erfc,
+    erfcinv,
+    erfinv,
+    igamma,
+    igammac,
+    lgamma,
+    ndtri,
+    nextafter,
+    polygamma,
+    xdivy,
+    xlog1py,
+    xlogy,
+    zeta,
+)
+from ferroflow.nn import log_softmax, softmax, softplus  # noqa: E402, F401
 from ferroflow.segment_ops import (  # noqa: E402, F401
     segment_max,
     segment_mean,

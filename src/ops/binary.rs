@@ -9,6 +9,7 @@ use crate::kernels::broadcast;
 use crate::ops::primitive::{
     self, input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
 };
+use crate::ops::special_fns as sf;
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 use crate::tstring::TfString;
@@ -42,12 +43,27 @@ pub enum BinaryOp {
     RightShift,
     /// Builds a complex number from real and imaginary parts.
     Complex,
+    /// The special functions of two arguments (`special_fns.rs`), computed in float64.
+    Igamma,
+    Igammac,
+    /// dP(a, x)/da, the gradient of `Igamma` with respect to `a`.
+    IgammaGradA,
+    Zeta,
+    Polygamma,
+    /// x * log(y), x * log1p(y) and x / y, each 0 where x is 0.
+    Xlogy,
+    Xlog1py,
+    Xdivy,
+    NextAfter,
 }
 
 use BinaryOp::*;
 
+/// The dtypes of TensorFlow's Igamma, Zeta, Polygamma and NextAfter kernels.
+const F32_F64: DTypeSet = DTypeSet::of(&[DType::F32, DType::F64]);
+
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 22] = [
+    pub const ALL: [BinaryOp; 31] = [
         Add,
         Sub,
         Mul,
@@ -70,6 +86,15 @@ impl BinaryOp {
         LeftShift,
         RightShift,
         Complex,
+        Igamma,
+        Igammac,
+        IgammaGradA,
+        Zeta,
+        Polygamma,
+        Xlogy,
+        Xlog1py,
+        Xdivy,
+        NextAfter,
     ];
 
     /// (TensorFlow op name, Python name, dtypes accepted).
@@ -98,11 +123,28 @@ impl BinaryOp {
             LeftShift => ("LeftShift", "left_shift", DTypeSet::INT),
             RightShift => ("RightShift", "right_shift", DTypeSet::INT),
             Complex => ("Complex", "complex", DTypeSet::of(&[DType::F32, DType::F64])),
+            Igamma => ("Igamma", "igamma", F32_F64),
+            Igammac => ("Igammac", "igammac", F32_F64),
+            IgammaGradA => ("IgammaGradA", "igamma_grad_a", F32_F64),
+            Zeta => ("Zeta", "zeta", F32_F64),
+            Polygamma => ("Polygamma", "polygamma", F32_F64),
+            Xlogy => ("Xlogy", "xlogy", DTypeSet::FLOAT),
+            Xlog1py => ("Xlog1py", "xlog1py", DTypeSet::FLOAT),
+            Xdivy => ("Xdivy", "xdivy", DTypeSet::FLOAT),
+            NextAfter => ("NextAfter", "nextafter", F32_F64),
         }
     }
 
     pub fn from_name(name: &str) -> Option<BinaryOp> {
         BinaryOp::ALL.iter().copied().find(|op| op.info().1 == name)
+    }
+
+    /// The float64 special functions: CPU kernels only, no fused form.
+    pub fn is_special(self) -> bool {
+        matches!(
+            self,
+            Igamma | Igammac | IgammaGradA | Zeta | Polygamma | Xlogy | Xlog1py | Xdivy | NextAfter
+        )
     }
 
     pub fn is_comparison(self) -> bool {
@@ -169,12 +211,31 @@ impl Primitive for BinaryOp {
             gpu: {
                 match self {
                     Complex => GpuKernel::CpuOnly("complex dtypes live on the CPU"),
+                    _ if self.is_special() => GpuKernel::CpuOnly(
+                        "special function: float64 series and continued fractions on the CPU",
+                    ),
                     _ => GpuKernel::Wgsl,
                 }
             },
             differentiable: matches!(
                 self,
-                Add | Sub | Mul | Div | FloorMod | Pow | Maximum | Minimum | Atan2 | Complex
+                Add | Sub
+                    | Mul
+                    | Div
+                    | FloorMod
+                    | Pow
+                    | Maximum
+                    | Minimum
+                    | Atan2
+                    | Complex
+                    | Igamma
+                    | Igammac
+                    | Zeta
+                    | Polygamma
+                    | Xlogy
+                    | Xlog1py
+                    | Xdivy
+                    | NextAfter
             ),
             fusable: true,
         }
@@ -405,8 +466,48 @@ pub fn cpu(op: BinaryOp, x: &Tensor, y: &Tensor) -> Result<Tensor> {
             bin(p, xs, q, ys, o, num_complex::Complex::new)?,
             return Err(bad())
         ),
+        _ => {
+            let f: fn(f64, f64) -> f64 = match op {
+                Igamma => sf::igamma,
+                Igammac => sf::igammac,
+                IgammaGradA => sf::igamma_grad_a,
+                Zeta => sf::zeta,
+                Polygamma => sf::polygamma,
+                Xlogy => sf::xlogy,
+                Xlog1py => sf::xlog1py,
+                Xdivy => sf::xdivy,
+                _ => libm::nextafter,
+            };
+            match_pair!(
+                x.buffer(),
+                y.buffer(),
+                p,
+                q,
+                [F16, BF16, F64],
+                bin(p, xs, q, ys, o, |a, b| via_f64(a, b, f))?,
+                match_pair!(
+                    x.buffer(),
+                    y.buffer(),
+                    p,
+                    q,
+                    [F32],
+                    // float32's neighbours are float32's own (nextafterf), the rest round once.
+                    bin(p, xs, q, ys, o, |a, b| if op == NextAfter {
+                        libm::nextafterf(a, b)
+                    } else {
+                        f(a as f64, b as f64) as f32
+                    })?,
+                    return Err(bad())
+                )
+            )
+        }
     };
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
+}
+
+/// A float64 function of two elements of one float type, rounded once.
+fn via_f64<T: Element>(a: T, b: T, f: fn(f64, f64) -> f64) -> T {
+    T::from_f64(f(a.to_f64(), b.to_f64()))
 }
 
 /// Whether `op` on integers needs the values of its second operand checked first.

@@ -4,6 +4,7 @@
 
 pub mod assert;
 pub mod batch_norm;
+pub mod betainc;
 pub mod binary;
 pub mod bitcast;
 pub mod broadcast_args;
@@ -36,6 +37,8 @@ pub mod shape_input;
 pub mod shape_ops;
 pub mod slicing;
 pub mod sort;
+pub mod special_fns;
+pub(crate) mod special_grads;
 pub mod split;
 pub mod static_shape;
 pub mod strings;

@@ -4,6 +4,7 @@
 //! its row here and implementing `Primitive` and `Decode` in its family file.
 
 use super::assert::Assert;
+use super::betainc::Betainc;
 use super::bitcast::Bitcast;
 use super::broadcast_args::BroadcastGradientArgs;
 use super::composite::Composite;
@@ -71,6 +72,8 @@ primitives! {
     Unary(UnaryOp),
     Binary(BinaryOp),
     Select(Select),
+    /// Inputs: a, b, x.
+    Betainc(Betainc),
     Cast(Cast),
     Reduce(Reduce),
     ArgReduce(ArgReduce),

@@ -6,7 +6,7 @@
 use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
-    assert, binary, bitcast, broadcast_args, cast, composite, creation, edit_distance,
+    assert, betainc, binary, bitcast, broadcast_args, cast, composite, creation, edit_distance,
     ensure_shape, host_call, index, matmul, nn, patches, random, reduce, segment, select,
     shape_input, shape_ops, sort, split, strings, unary,
 };
@@ -18,6 +18,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         unary::registry_examples(),
         binary::registry_examples(),
         select::registry_examples(),
+        betainc::registry_examples(),
         cast::registry_examples(),
         nn::registry_examples(),
         composite::registry_examples(),

@@ -12,6 +12,8 @@ use crate::kernels::parallel;
 use crate::ops::primitive::{
     input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
 };
+use crate::ops::special_fns as sf;
+use crate::ops::special_grads as sg;
 use crate::ops::{self, scalar_like, zeros_like, BinaryOp};
 use crate::tensor::Tensor;
 use crate::{match_buffer, with_all, with_complex, with_float, with_int, with_numeric, with_real};
@@ -451,6 +453,162 @@ unary_ops! {
             ops::neg(&ops::mul(&cg, &z)?)
         }),
     },
+    // The special functions (`special_fns.rs`): every float dtype computes in float64 and
+    // rounds once; gradients as TensorFlow's (`special_grads.rs`).
+    Lgamma {
+        tf: "Lgamma", python: "lgamma", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::lgamma)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::lgamma),
+    },
+    Digamma {
+        tf: "Digamma", python: "digamma", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::digamma)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::digamma),
+    },
+    Erfc {
+        tf: "Erfc", python: "erfc", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::erfc)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::erfc),
+    },
+    Erfinv {
+        tf: "Erfinv", python: "erfinv", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::erfinv)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::erfinv),
+    },
+    Ndtri {
+        tf: "Ndtri", python: "ndtri", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::ndtri)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::ndtri),
+    },
+    BesselI0 {
+        tf: "BesselI0", python: "bessel_i0", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_i0)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_i0),
+    },
+    BesselI0e {
+        tf: "BesselI0e", python: "bessel_i0e", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_i0e)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_i0e),
+    },
+    BesselI1 {
+        tf: "BesselI1", python: "bessel_i1", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_i1)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_i1),
+    },
+    BesselI1e {
+        tf: "BesselI1e", python: "bessel_i1e", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_i1e)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_i1e),
+    },
+    BesselK0 {
+        tf: "BesselK0", python: "bessel_k0", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_k0)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_k0),
+    },
+    BesselK0e {
+        tf: "BesselK0e", python: "bessel_k0e", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_k0e)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_k0e),
+    },
+    BesselK1 {
+        tf: "BesselK1", python: "bessel_k1", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_k1)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_k1),
+    },
+    BesselK1e {
+        tf: "BesselK1e", python: "bessel_k1e", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_k1e)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_k1e),
+    },
+    BesselJ0 {
+        tf: "BesselJ0", python: "bessel_j0", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_j0)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_j0),
+    },
+    BesselJ1 {
+        tf: "BesselJ1", python: "bessel_j1", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_j1)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_j1),
+    },
+    BesselY0 {
+        tf: "BesselY0", python: "bessel_y0", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_y0)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_y0),
+    },
+    BesselY1 {
+        tf: "BesselY1", python: "bessel_y1", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, bessel_y1), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::bessel_y1),
+    },
+    Dawsn {
+        tf: "Dawsn", python: "dawsn", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::dawsn)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::dawsn),
+    },
+    Expint {
+        tf: "Expint", python: "expint", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::expint)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::expint),
+    },
+    FresnelCos {
+        tf: "FresnelCos", python: "fresnel_cos", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::fresnel_cos)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::fresnel_cos),
+    },
+    FresnelSin {
+        tf: "FresnelSin", python: "fresnel_sin", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::fresnel_sin)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::fresnel_sin),
+    },
+    Spence {
+        tf: "Spence", python: "spence", dtypes: DTypeSet::FLOAT,
+        cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::spence)), else return Err(bad())),
+        gpu: [],
+        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        grad: Rule(sg::spence),
+    },
 }
 
 impl UnaryOp {
@@ -588,6 +746,15 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
                 U::Acosh => floats(&[1.5, 2.0, 3.0]),
                 U::Asin | U::Acos | U::Atanh => floats(&[-0.5, 0.1, 0.6]),
                 U::Sqrt | U::Rsqrt | U::Log | U::Log1p | U::Reciprocal => floats(&[0.5, 1.0, 4.0]),
+                U::Erfinv | U::Ndtri => floats(&[0.25, 0.5, 0.75]),
+                U::BesselK0
+                | U::BesselK0e
+                | U::BesselK1
+                | U::BesselK1e
+                | U::BesselY0
+                | U::BesselY1
+                | U::Expint
+                | U::Spence => floats(&[0.5, 1.5, 4.0]),
                 _ => Tensor::from_slice(&[-1.5f32, 0.3, 2.0, 0.75, -0.2, 1.25], &[2, 3]).unwrap(),
             };
             (crate::ops::registry::Op::Unary(op), vec![x])
@@ -607,6 +774,22 @@ fn one<T: num_traits::One>() -> T {
 #[inline(always)]
 pub(crate) fn sigmoid<T: FloatElem>(x: T) -> T {
     one::<T>() / (one::<T>() + (-x).exp())
+}
+
+/// Y1 of the element; TensorFlow's float32 (and half) kernels give NaN at 0, its float64 one
+/// -inf.
+fn bessel_y1<T: Element>(x: T) -> T {
+    if T::DTYPE != DType::F64 && x.to_f64() == 0.0 {
+        T::from_f64(f64::NAN)
+    } else {
+        via_f64(x, sf::bessel_y1)
+    }
+}
+
+/// A float64 element function applied to any float element (rounded once).
+#[inline(always)]
+fn via_f64<T: Element>(x: T, f: fn(f64) -> f64) -> T {
+    T::from_f64(f(x.to_f64()))
 }
 
 fn sigmoid_via_f32<T: Element>(x: T) -> T {

@@ -75,6 +75,13 @@ pub(crate) fn binary(
             (g.clone(), ops::mul(g, &ops::neg(&q)?)?)
         }
         Complex => (ops::unary(UnaryOp::Real, g)?, ops::unary(UnaryOp::Imag, g)?),
+        _ if op.is_special() => {
+            let (gx, gy) = crate::ops::special_grads::binary(op, x, y, g)?;
+            let (x_dims, y_dims) = (operand_dims(x), operand_dims(y));
+            let gx = gx.map(|gx| unbroadcast(&gx, x, &[y_dims])).transpose()?;
+            let gy = gy.map(|gy| unbroadcast(&gy, y, &[x_dims])).transpose()?;
+            return Ok(vec![gx, gy]);
+        }
         _ => return Ok(vec![None, None]),
     };
     let (x_dims, y_dims) = (operand_dims(x), operand_dims(y));
