@@ -83,6 +83,7 @@ FAR = (2**31 - 1, 2**31, -(2**31) - 1, 2**40)
 MODULES = (
     ("tf", tf),
     ("tf.math", tf.math),
+    ("tf.math.special", tf.math.special),
     ("tf.nn", tf.nn),
     ("tf.linalg", tf.linalg),
     ("tf.random", tf.random),
@@ -1582,8 +1583,8 @@ def _math_special_binary(g):
 @spec("tf.math.betainc")
 def _math_betainc(g):
     dims = g.dims()
-    dtype = g.dtype((tf.float32, tf.float64))
-    return [g.tensor(dtype=dtype, dims=dims if g.p(0.7) else []) for _ in range(3)], {}
+    pool = (tf.float32, tf.float64)
+    return [g.tensor(pool, dims if g.p(0.7) else []) for _ in range(3)], {}
 
 
 @spec("tf.math.bincount")
@@ -4137,6 +4138,31 @@ def _nn_fractional_pool(g):
         ratio = g.pick((0.5, [2.0, 1.5, 1.5, 1.0], "2", None, 1.5))
     kwargs = {"pseudo_random": g.flag(), "overlapping": g.flag(), "seed": g.int_in(0, 5)}
     return [x, ratio], kwargs
+
+
+# --- tf.nn, the rest (issue 19: legacy RNN cell wrappers) -----------------------------------
+
+
+class _FuzzCell(tf.keras.layers.Layer):
+    """A stateless cell for the wrappers: output and state are the input."""
+
+    state_size = 2
+    output_size = 2
+
+    def call(self, inputs, states):
+        return inputs, [inputs]
+
+
+@spec("tf.nn.RNNCellDropoutWrapper", "tf.nn.RNNCellResidualWrapper")
+def _nn_rnn_cell_wrappers(g):
+    if g.bad():
+        return [g.junk()], {"input_keep_prob": g.pick((1.5, -1.0, "a"))}
+    return [_FuzzCell()], {}
+
+
+@spec("tf.nn.RNNCellDeviceWrapper")
+def _nn_rnn_device_wrapper(g):
+    return [_FuzzCell() if not g.bad() else g.junk(), g.pick(("/cpu:0", "GPU:0"))], {}
 
 
 # --- Tensor methods --------------------------------------------------------------------------

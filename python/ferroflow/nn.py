@@ -217,3 +217,8 @@ from ferroflow.nn_pool_extra import (  # noqa: E402, F401
     space_to_depth,
     with_space_to_batch,
 )
+from ferroflow.nn_rnn_wrappers import (  # noqa: E402, F401
+    RNNCellDeviceWrapper,
+    RNNCellDropoutWrapper,
+    RNNCellResidualWrapper,
+)
