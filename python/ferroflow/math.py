@@ -1,5 +1,7 @@
 """`tf.math`: element-wise math, reductions, scans and comparisons."""
 
+import types as _types
+
 from ferroflow import _core, _dispatch
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import cast, convert_to_tensor, top_k  # noqa: F401 - tf.math API
@@ -189,7 +191,7 @@ def is_strictly_increasing(x, name=None):
 
 # Composed in their own module, which builds on this one.
 # The special functions and the compositions of issue 19's tf.math family.
-from ferroflow import math_special as special  # noqa: E402, F401
+from ferroflow import math_special as _math_special  # noqa: E402
 from ferroflow.math_compositions import (  # noqa: E402, F401
     accumulate_n,
     bincount,
@@ -244,3 +246,11 @@ from ferroflow.segment_ops import (  # noqa: E402, F401
     unsorted_segment_sum,
 )
 from ferroflow.top_level_more import approx_max_k, approx_min_k  # noqa: E402, F401
+
+# tf.math.special: exactly TensorFlow's seventeen names.
+special = _types.ModuleType("ferroflow.math.special", "Special functions: Bessel, Dawson, ...")
+for _name in (
+    "bessel_i0 bessel_i0e bessel_i1 bessel_i1e bessel_j0 bessel_j1 bessel_k0 bessel_k0e "
+    "bessel_k1 bessel_k1e bessel_y0 bessel_y1 dawsn expint fresnel_cos fresnel_sin spence"
+).split():
+    setattr(special, _name, getattr(_math_special, _name))
