@@ -122,6 +122,40 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 from ferroflow.top_level_more import approx_max_k, approx_min_k  # noqa: E402, F401
 
 
+def _div_layout(shards):
+    """Whether static shard sizes are the "div" layout (the first ``total % n`` shards one row
+    longer), where looking up the concatenation is TensorFlow's lookup."""
+    sizes = [_convert_to_tensor(s).shape[0] if hasattr(s, "shape") else None for s in shards]
+    if any(size is None for size in sizes):
+        return False
+    per, extras = divmod(sum(sizes), len(sizes))
+    # Fewer rows than shards: TensorFlow divides by zero rows per shard (an error).
+    return per > 0 and sizes == [per + 1] * extras + [per] * (len(sizes) - extras)
+
+
+def _div_lookup(shards, ids):
+    """TensorFlow's "div" lookup for any shard sizes: id -> (shard, row) from the total row count
+    alone, read from the concatenated shards; a row past its shard reads past the end (an
+    error on the CPU, zeros on the GPU, as TensorFlow's gather from that shard)."""
+    from ferroflow import cast, concat, gather, logical_and, maximum, shape, stack, where
+    from ferroflow.math import cumsum
+
+    shards = [_convert_to_tensor(s) for s in shards]
+    ids = _convert_to_tensor(ids)
+    n = len(shards)
+    sizes = stack([shape(s, out_type=ids.dtype)[0] for s in shards])
+    total = sum(shape(s, out_type=ids.dtype)[0] for s in shards)
+    per, extras = total // n, total % n
+    part = maximum(ids // (per + 1), (ids - extras) // per)
+    first = cast(part < extras, ids.dtype)
+    rows = first * (ids % (per + 1)) + (1 - first) * ((ids - extras) % per)
+    valid = logical_and(part >= 0, part < n)
+    part = where(valid, part, 0)
+    inside = logical_and(valid, logical_and(rows >= 0, rows < gather(sizes, part)))
+    index = where(inside, gather(cumsum(sizes, exclusive=True), part) + rows, total)
+    return gather(concat(shards, 0), index)
+
+
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """Rows `ids` of `params` (a tensor or variable, or a list of shards split along axis 0
     by TensorFlow's "div" strategy: consecutive ids per shard, in order). With `max_norm`,
@@ -132,10 +166,13 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     if isinstance(params, (list, tuple)):
         if not params:
             raise ValueError("`params` must have at least one element.")
-        table = params[0] if len(params) == 1 else concat(list(params), axis=0)
+        if len(params) > 1 and not _div_layout(params):
+            result = _div_lookup(list(params), ids)
+        else:
+            table = params[0] if len(params) == 1 else concat(list(params), axis=0)
+            result = gather(table, ids)
     else:
-        table = params
-    result = gather(table, ids)
+        result = gather(params, ids)
     if max_norm is None:
         return result
     ids_rank = _convert_to_tensor(ids).shape.rank

@@ -30,6 +30,9 @@ def _program(tf, device, case):
         "weighted_sum": lambda p: tf.nn.embedding_lookup_sparse(p, ids, weights, "sum"),
         "weighted_sqrtn": lambda p: tf.nn.embedding_lookup_sparse(p, ids, weights, "sqrtn"),
         "sharded": lambda p: tf.nn.embedding_lookup_sparse([p[:3], p[3:]], ids, weights),
+        # Not the "div" layout of 6 rows (2, 2, 2): id 3 is still the second shard's second row.
+        "uneven": lambda p: tf.nn.embedding_lookup_sparse([p[:3], p[3:5], p[5:]], ids, weights),
+        "uneven_dense": lambda p: tf.nn.embedding_lookup([p[:3], p[3:5], p[5:]], [[3, 2], [0, 4]]),
         "max_norm": lambda p: tf.nn.embedding_lookup_sparse(p, ids, None, max_norm=0.5),
         "safe": lambda p: tf.nn.safe_embedding_lookup_sparse(p, bad_ids),
         "safe_weights": lambda p: tf.nn.safe_embedding_lookup_sparse(p, ids, bad_weights),
@@ -56,6 +59,8 @@ CASES = [
     "weighted_sum",
     "weighted_sqrtn",
     "sharded",
+    "uneven",
+    "uneven_dense",
     "max_norm",
     "safe",
     "safe_weights",

@@ -62,6 +62,11 @@ def _sampled_losses(tf, device, num_true, remove_hits, sharded):
 
     def losses(weights, biases, inputs):
         table = [weights[:5], weights[5:]] if sharded else weights
+        if sharded == "uneven":
+            # Not the "div" layout of 12 rows (4, 4, 4): TensorFlow still maps id -> shard by
+            # 12 // 3 rows each (id 4 is the second shard's first row, not the first's last).
+            rows = tf.concat([weights, weights[:2] * 0.5], 0)
+            table = [rows[:5], rows[5:9], rows[9:]]
         common = dict(num_true=num_true, sampled_values=sampled)
         nce = tf.nn.nce_loss(
             table, biases, labels, inputs, 5, 10, remove_accidental_hits=remove_hits, **common
@@ -84,7 +89,8 @@ def _sampled_losses(tf, device, num_true, remove_hits, sharded):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
-    "num_true,remove_hits,sharded", [(1, False, False), (2, True, False), (1, True, True)]
+    "num_true,remove_hits,sharded",
+    [(1, False, False), (2, True, False), (1, True, True), (1, False, "uneven")],
 )
 def test_sampled_losses(tf_oracle, device, num_true, remove_hits, sharded):
     args = (device, num_true, remove_hits, sharded)
