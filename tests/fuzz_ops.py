@@ -96,6 +96,7 @@ MODULES = (
     ("tf.strings", tf.strings),
     ("tf.compat.v1.nn", tf.compat.v1.nn),
     ("tf.experimental.dlpack", tf.experimental.dlpack),
+    ("tf.signal", tf.signal),
 )
 
 
@@ -3310,8 +3311,9 @@ def _signal_nd(g):
 
 @spec("tf.signal.fftshift", "tf.signal.ifftshift")
 def _signal_shift(g):
-    x = g.tensor(dims=g.dims(min_rank=1))
-    rank = len(np.shape(x))
+    dims = g.dims(min_rank=1)
+    x = g.tensor(dims=dims)
+    rank = len(dims)
     axes = g.pick((None, g.int_in(-rank, max(rank - 1, 0)), list(range(rank))))
     return [x], {"axes": axes if not g.bad() else g.junk()}
 
@@ -3337,8 +3339,9 @@ def _signal_vorbis(g):
 
 @spec("tf.signal.frame")
 def _signal_frame(g):
-    x = g.tensor(dims=g.dims(min_rank=1, max_dim=12))
-    rank = len(np.shape(x)) or 1
+    dims = g.dims(min_rank=1, max_dim=12)
+    x = g.tensor(dims=dims)
+    rank = len(dims)
     kwargs = {"pad_end": g.flag(), "axis": g.int_in(-rank, rank - 1)}
     length = g.int_in(0, 6) if not g.bad() else g.junk()
     return [x, length, g.int_in(1, 5) if not g.bad() else 0], kwargs

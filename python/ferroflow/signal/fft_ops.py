@@ -15,6 +15,7 @@ from ferroflow import _core
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import convert_to_tensor, pad
 from ferroflow.backprop import custom_gradient
+from ferroflow.errors import InvalidArgumentError
 from ferroflow.framework_ops import get_static_value
 from ferroflow.manip_ops import roll
 
@@ -206,6 +207,10 @@ def _nd_wrapper(op_name, real, inverse):
         rank = len(x.shape)
         axes = list(range(rank)) if axes is None else [int(a) for a in np.reshape(axes, [-1])]
         _check_rank(x, len(axes))
+        if real and not axes:
+            raise InvalidArgumentError(
+                None, None, f"a real FFT needs at least one axis [Op:{op_name}]"
+            )
         axes_t = convert_to_tensor(axes, dtype=_dtypes.int32)
         positive = [a % rank if rank else a for a in axes]
         if fft_length is None:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ferroflow import math as _math
 from ferroflow.array_ops import convert_to_tensor, gather, pad, reshape, transpose
+from ferroflow.errors import InvalidArgumentError
 from ferroflow.framework_ops import get_static_value
 
 __all__ = ["frame", "overlap_and_add"]
@@ -47,6 +48,9 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         raise ValueError(f"Shape {signal.shape} must have rank at least 1")
     length_of_frame = _static_int(frame_length, "frame_length")
     step = _static_int(frame_step, "frame_step")
+    if step == 0:
+        # TensorFlow's graph divides by the step (its FloorDiv kernel's error).
+        raise InvalidArgumentError(None, None, "Integer division by zero [Op:FloorDiv]")
     axis = _static_int(axis, "axis")
     if not -rank <= axis < rank:
         raise IndexError("range object index out of range")

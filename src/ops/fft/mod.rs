@@ -142,6 +142,10 @@ impl Fft {
                 }
             },
         };
+        if self.real && axes.is_empty() {
+            // The real transforms halve their last axis: they need one.
+            return Err(self.error("a real FFT needs at least one axis".into()));
+        }
         let lens: Vec<Option<usize>> = match (self.real || self.rank.is_none(), lengths) {
             (false, _) => axes.iter().map(|&a| x.dims[a]).collect(),
             (true, None) => vec![None; axes.len()],
