@@ -95,6 +95,17 @@ const SIZED_BY_INPUT: &[&str] = &[
     "UnsortedSegmentMax",
     "UnsortedSegmentMin",
     "EditDistance",
+    // tf.signal: the transformed sizes are fft_length's values.
+    "RFFT",
+    "IRFFT",
+    "RFFT2D",
+    "IRFFT2D",
+    "RFFT3D",
+    "IRFFT3D",
+    "FFTND",
+    "IFFTND",
+    "RFFTND",
+    "IRFFTND",
 ];
 
 /// Ops whose output rank depends on an input dimension.
