@@ -100,6 +100,7 @@ MODULES = (
     ("tf.experimental.numpy", tf.experimental.numpy),
     ("tf.experimental.numpy.random", tf.experimental.numpy.random),
     ("tf.nn.experimental", tf.nn.experimental),
+    ("tf.signal", tf.signal),
 )
 
 
@@ -4379,6 +4380,139 @@ def _tensor_getitem(g):
     if len(items) == 1 and g.p(0.5):
         return [t, items[0]], {}
     return [t, tuple(items)], {}
+
+
+# --- tf.signal (issue 19, signal helper) --------------------------------------------------------
+
+SIGNAL_COMPLEX = ("fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d")
+SIGNAL_REAL = ("rfft", "rfft2d", "rfft3d", "irfft", "irfft2d", "irfft3d")
+SIGNAL_ND = ("fftnd", "ifftnd", "rfftnd", "irfftnd")
+
+
+@spec(*(f"tf.signal.{n}" for n in SIGNAL_COMPLEX))
+def _signal_complex(g):
+    return [g.tensor(pool=COMPLEX if not g.p(0.1) else FLOATS, dims=g.dims(max_dim=9))], {}
+
+
+@spec(*(f"tf.signal.{n}" for n in SIGNAL_REAL))
+def _signal_real(g):
+    pool = COMPLEX if g.p(0.5) else (tf.float32, tf.float64)
+    x = g.tensor(pool=pool, dims=g.dims(max_dim=9))
+    rank = g.int_in(0, 3)
+    lengths = [g.int_in(0, 12) for _ in range(rank)] if not g.bad() else g.junk()
+    return [x], {"fft_length": lengths} if g.p(0.6) else {}
+
+
+@spec(*(f"tf.signal.{n}" for n in SIGNAL_ND))
+def _signal_nd(g):
+    pool = COMPLEX if g.p(0.5) else (tf.float32, tf.float64)
+    dims = g.dims(min_rank=1, max_rank=3, max_dim=7)
+    kwargs = {}
+    if g.p(0.5):
+        count = g.int_in(1, len(dims))
+        kwargs["axes"] = [g.int_in(-len(dims), len(dims) - 1) for _ in range(count)]
+    if g.p(0.4):
+        kwargs["fft_length"] = [g.int_in(0, 9) for _ in range(len(kwargs.get("axes", dims)))]
+    if g.p(0.3):
+        kwargs["norm"] = g.pick(("backward", "forward", "ortho", "bogus"))
+    return [g.tensor(pool=pool, dims=dims)], kwargs
+
+
+@spec("tf.signal.fftshift", "tf.signal.ifftshift")
+def _signal_shift(g):
+    dims = g.dims(min_rank=1)
+    x = g.tensor(dims=dims)
+    rank = len(dims)
+    axes = g.pick((None, g.int_in(-rank, max(rank - 1, 0)), list(range(rank))))
+    return [x], {"axes": axes if not g.bad() else g.junk()}
+
+
+@spec("tf.signal.hann_window", "tf.signal.hamming_window")
+def _signal_raised_cosine(g):
+    n = g.int_in(0, 40) if not g.bad() else g.junk()
+    return [n], {"periodic": g.flag(), "dtype": g.dtype(pool=(tf.float32, tf.float64))}
+
+
+@spec("tf.signal.kaiser_window", "tf.signal.kaiser_bessel_derived_window")
+def _signal_kaiser(g):
+    n = g.int_in(0, 40) if not g.bad() else g.junk()
+    beta = g.pick((0.0, 1.5, 12.0, 40.0)) if not g.bad() else g.junk()
+    return [n], {"beta": beta, "dtype": g.dtype(pool=(tf.float32, tf.float64))}
+
+
+@spec("tf.signal.vorbis_window")
+def _signal_vorbis(g):
+    n = g.int_in(0, 40) if not g.bad() else g.junk()
+    return [n], {"dtype": g.dtype(pool=(tf.float32, tf.float64))}
+
+
+@spec("tf.signal.frame")
+def _signal_frame(g):
+    dims = g.dims(min_rank=1, max_dim=12)
+    x = g.tensor(dims=dims)
+    rank = len(dims)
+    kwargs = {"pad_end": g.flag(), "axis": g.int_in(-rank, rank - 1)}
+    length = g.int_in(0, 6) if not g.bad() else g.junk()
+    return [x, length, g.int_in(1, 5) if not g.bad() else 0], kwargs
+
+
+@spec("tf.signal.overlap_and_add")
+def _signal_overlap_and_add(g):
+    x = g.tensor(pool=FLOATS + INTS, dims=g.dims(min_rank=2, max_rank=4, max_dim=6))
+    return [x, g.int_in(1, 7) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.signal.stft", "tf.signal.mdct")
+def _signal_stft(g):
+    x = g.tensor(pool=(tf.float32, tf.float64), dims=g.dims(min_rank=1, max_rank=3, max_dim=40))
+    length = g.pick((4, 8, 12, 16, 6)) if not g.bad() else g.junk()
+    if g.p(0.5):
+        return [x, length], {"pad_end": g.flag()}
+    return [x, length, g.int_in(1, 8)], {"pad_end": g.flag()}
+
+
+@spec("tf.signal.inverse_stft")
+def _signal_inverse_stft(g):
+    x = g.tensor(pool=COMPLEX, dims=g.dims(min_rank=2, max_rank=3, max_dim=9))
+    return [x, g.pick((4, 8, 16)), g.int_in(1, 8)], {"fft_length": g.pick((None, 8, 16))}
+
+
+@spec("tf.signal.inverse_mdct")
+def _signal_inverse_mdct(g):
+    dims = g.dims(min_rank=2, max_rank=3, max_dim=5)
+    dims[-1] = g.pick((2, 4, 6, 8)) if not g.bad() else dims[-1]
+    return [g.tensor(pool=(tf.float32, tf.float64), dims=dims)], {"norm": g.pick((None, "ortho"))}
+
+
+@spec("tf.signal.inverse_stft_window_fn")
+def _signal_inverse_window(g):
+    return [g.int_in(1, 8) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.signal.dct", "tf.signal.idct")
+def _signal_dct(g):
+    x = g.tensor(pool=(tf.float32, tf.float64), dims=g.dims(min_rank=1, max_dim=9))
+    kwargs = {"type": g.pick((1, 2, 3, 4)) if not g.bad() else g.junk()}
+    if g.p(0.3):
+        kwargs["norm"] = g.pick((None, "ortho", "bogus"))
+    if g.p(0.3):
+        kwargs["n"] = g.int_in(0, 10)
+    return [x], kwargs
+
+
+@spec("tf.signal.linear_to_mel_weight_matrix")
+def _signal_mel(g):
+    kwargs = {"num_mel_bins": g.int_in(0, 30), "num_spectrogram_bins": g.int_in(2, 80)}
+    kwargs["sample_rate"] = g.pick((8000, 16000, 100))
+    kwargs["lower_edge_hertz"] = g.pick((0.0, 20.0, 125.0, -1.0))
+    kwargs["upper_edge_hertz"] = g.pick((50.0, 3800.0, 8000.0))
+    kwargs["dtype"] = g.dtype(pool=(tf.float32, tf.float64))
+    return [], kwargs
+
+
+@spec("tf.signal.mfccs_from_log_mel_spectrograms")
+def _signal_mfccs(g):
+    return [g.tensor(pool=(tf.float32, tf.float64), dims=g.dims(min_rank=1, max_dim=9))], {}
 
 
 # --- resolving and checking the table --------------------------------------------------------

@@ -27,6 +27,7 @@ from ferroflow import (
     random,
     saved_model,
     sets,
+    signal,
     sparse,
     strings,
     test,

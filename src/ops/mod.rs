@@ -15,6 +15,7 @@ pub mod creation;
 pub mod edit_distance;
 pub mod einsum;
 pub mod ensure_shape;
+pub mod fft;
 pub mod host_call;
 pub mod index;
 mod index_decl;

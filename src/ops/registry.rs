@@ -10,6 +10,7 @@ use super::broadcast_args::BroadcastGradientArgs;
 use super::composite::Composite;
 use super::edit_distance::EditDistance;
 use super::ensure_shape::EnsureShape;
+use super::fft::Fft;
 use super::host_call::HostCall;
 use super::matmul::MatMulAttrs;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
@@ -133,6 +134,9 @@ primitives! {
     ShapeFromInput(ShapeFromInput),
     /// A host function called when the node runs (`tf.py_function`, `tf.numpy_function`).
     HostCall(HostCall),
+    /// tf.signal's FFT family (FFT ... IRFFTND). Inputs: the signal, then fft_length (real
+    /// and N-D ops), then axes (N-D ops).
+    Fft(Fft),
 }
 
 impl Op {

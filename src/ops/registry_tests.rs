@@ -7,7 +7,7 @@ use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
     assert, betainc, binary, bitcast, broadcast_args, cast, composite, creation, edit_distance,
-    ensure_shape, host_call, index, matmul, nn, patches, random, reduce, segment, select,
+    ensure_shape, fft, host_call, index, matmul, nn, patches, random, reduce, segment, select,
     shape_input, shape_ops, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
@@ -41,6 +41,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         assert::registry_examples(),
         split::registry_examples(),
         strings::registry_examples(),
+        fft::registry_examples(),
     ]
     .concat()
 }
@@ -95,6 +96,17 @@ const SIZED_BY_INPUT: &[&str] = &[
     "UnsortedSegmentMax",
     "UnsortedSegmentMin",
     "EditDistance",
+    // tf.signal: the transformed sizes are fft_length's values.
+    "RFFT",
+    "IRFFT",
+    "RFFT2D",
+    "IRFFT2D",
+    "RFFT3D",
+    "IRFFT3D",
+    "FFTND",
+    "IFFTND",
+    "RFFTND",
+    "IRFFTND",
 ];
 
 /// Ops whose output rank depends on an input dimension.
