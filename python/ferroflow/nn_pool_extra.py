@@ -10,6 +10,8 @@ their gradients go to that element only, as TensorFlow's."""
 import collections
 import operator
 
+import numpy as np
+
 import ferroflow as _tf
 from ferroflow import nn_windows as _w
 from ferroflow.array_ops import convert_to_tensor
@@ -307,15 +309,40 @@ def _windows(x, kernel, strides, rates, padding):
     return patches, inside, (oh, ow, top, left)
 
 
-def _first_max(values, inside):
-    """(the first maximum over axis 3 among the inside taps, its tap index), differentiable to
-    that element only."""
-    lowest = _tf.constant(values.dtype.min, values.dtype)
-    candidates = _tf.where(inside, values, lowest)
-    arg = _tf.math.argmax(candidates, axis=3, output_type=_tf.int32)
+def _pick(values, arg):
+    """``values[..., arg, :]`` along axis 3, differentiable to the picked taps only."""
     chosen = _tf.one_hot(arg, values.shape[3], on_value=True, off_value=False, axis=3)
-    picked = _tf.where(chosen, candidates, _tf.zeros([], values.dtype))
-    return _tf.reduce_sum(picked, axis=3), arg
+    return _tf.reduce_sum(_tf.where(chosen, values, _tf.zeros([], values.dtype)), axis=3)
+
+
+def _first_max(values, inside, above_lowest=False):
+    """(the maximum over axis 3 among the inside taps, its tap index) as TensorFlow's kernels
+    scan a window: a tap replaces the running maximum only when strictly greater, so NaN taps
+    are skipped and ties keep the first. MaxPoolWithArgmax starts from the first inside tap
+    (kept even when NaN or -inf); Dilation2D (`above_lowest`) starts from the dtype's lowest
+    value (a window of -inf gives lowest, with tap 0). Differentiable to the chosen tap only."""
+    dtype = values.dtype
+    low = _tf.constant(-np.inf if dtype.is_floating else dtype.min, dtype)
+    valid = _tf.logical_and(inside, _tf.equal(values, values))  # NaN taps never win
+    if above_lowest:
+        valid = _tf.logical_and(valid, values > _tf.constant(dtype.min, dtype))
+    key = _tf.where(valid, values, low)
+    hit = _tf.logical_and(valid, _tf.equal(key, _tf.reduce_max(key, axis=3, keepdims=True)))
+    found = _tf.reduce_any(hit, axis=3)
+    arg = _tf.math.argmax(_tf.cast(hit, _tf.int32), axis=3, output_type=_tf.int32)
+    if not above_lowest:
+        first = _tf.math.argmax(
+            _tf.cast(_tf.broadcast_to(inside, _tf.shape(values)), _tf.int32),
+            axis=3,
+            output_type=_tf.int32,
+        )
+        first_value = _pick(values, first)
+        nan_first = _tf.not_equal(first_value, first_value)
+        arg = _tf.where(_tf.logical_or(_tf.logical_not(found), nan_first), first, arg)
+    picked = _pick(values, arg)
+    if above_lowest:
+        picked = _tf.where(found, picked, _tf.constant(dtype.min, dtype))
+    return picked, arg
 
 
 def dilation2d(input, filters, strides, padding, data_format, dilations, name=None):  # noqa: A002
@@ -338,7 +365,7 @@ def dilation2d(input, filters, strides, padding, data_format, dilations, name=No
     kernel = f.shape.as_list()[:2]
     patches, inside, _ = _windows(x, kernel, step, rates, padding)
     taps = _tf.reshape(f, [1, 1, 1, kernel[0] * kernel[1], f.shape[2]])
-    y, _ = _first_max(patches + taps, inside)
+    y, _ = _first_max(patches + taps, inside, above_lowest=True)
     return y
 
 

@@ -142,6 +142,37 @@ def test_window_maxima_ties(tf_oracle, device):
     assert_parity(tf_oracle, _ties, (device,))
 
 
+def _non_finite(tf, device):
+    """-inf and NaN in windows, as TensorFlow's kernels scan them: MaxPoolWithArgmax keeps its
+    first inside tap (even NaN or -inf; padding never wins), Dilation2D only takes values
+    above the dtype's lowest (NaN skipped, a window of -inf gives lowest)."""
+    import numpy as np
+
+    inf, nan = np.inf, np.nan
+    x = tf.constant([[[[nan], [1.0], [-inf]], [[3.0], [-inf], [-inf]], [[-inf], [-inf], [-inf]]]])
+    f = tf.zeros([2, 2, 1])
+    with tf.device(device):
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([x, f])
+            same = tf.nn.max_pool_with_argmax(x, 2, 2, "SAME")
+            wide = tf.nn.max_pool_with_argmax(x, 3, 1, "SAME", include_batch_in_index=True)
+            dilated = tf.nn.dilation2d(x, f, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1])
+            eroded = tf.nn.erosion2d(-x, f, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1])
+        return (
+            same,
+            wide,
+            tape.gradient(tf.reduce_sum(wide.output), x),
+            dilated,
+            eroded,
+            tape.gradient(dilated[0, :2, :2], [x, f]),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_window_maxima_non_finite(tf_oracle, device):
+    assert_parity(tf_oracle, _non_finite, (device,))
+
+
 def _integers(tf):
     x = tf.reshape(tf.constant([3, -1, 4, 1, -5, 9, 2, 6, 5, 3, -5, 8, 9, 7, 9, 3]), [1, 4, 4, 1])
     return (
