@@ -99,6 +99,11 @@ def _pool3d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     if first:
         x = _tf.transpose(x, [0, 2, 3, 4, 1])
     n, depth, height, width, channels = x.shape.as_list()
+    if kind == "MAX":
+        # TensorFlow's kernel starts from the lowest value and takes only greater ones: NaN
+        # is skipped and a window of -inf gives lowest.
+        lowest = _tf.constant(x.dtype.min, x.dtype)
+        x = _tf.where(x > lowest, x, lowest)
     planes = _tf.reshape(x, [-1, height, width, channels])
     pooled = _w._pool2d(kind, planes, [kh, kw], [sh, sw], padding, "NHWC")
     ph, pw = pooled.shape[1], pooled.shape[2]

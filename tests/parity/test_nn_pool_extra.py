@@ -145,7 +145,8 @@ def test_window_maxima_ties(tf_oracle, device):
 def _non_finite(tf, device):
     """-inf and NaN in windows, as TensorFlow's kernels scan them: MaxPoolWithArgmax keeps its
     first inside tap (even NaN or -inf; padding never wins), Dilation2D only takes values
-    above the dtype's lowest (NaN skipped, a window of -inf gives lowest)."""
+    above the dtype's lowest (NaN skipped, a window of -inf gives lowest), and so does
+    MaxPool3D."""
     import numpy as np
 
     inf, nan = np.inf, np.nan
@@ -158,7 +159,10 @@ def _non_finite(tf, device):
             wide = tf.nn.max_pool_with_argmax(x, 3, 1, "SAME", include_batch_in_index=True)
             dilated = tf.nn.dilation2d(x, f, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1])
             eroded = tf.nn.erosion2d(-x, f, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1])
+            cube = tf.nn.max_pool3d(tf.reshape(x[:, :2, :2], [1, 2, 2, 1, 1]), 2, 1, "SAME")
         return (
+            cube,
+            tape.gradient(cube, x),
             same,
             wide,
             tape.gradient(tf.reduce_sum(wide.output), x),
