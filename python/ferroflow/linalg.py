@@ -75,6 +75,7 @@ from ferroflow.linalg_ops import (  # noqa: E402, F401 - tf.linalg API
     tensor_diag_part,
     trace,
     triangular_solve,
+    tridiagonal_matmul,
 )
 from ferroflow.math import l2_normalize  # noqa: E402, F401 - tf.linalg API
 from ferroflow.math_extra_ops import global_norm  # noqa: E402, F401 - tf.linalg API

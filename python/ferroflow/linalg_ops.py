@@ -29,6 +29,7 @@ from ferroflow.array_ops import (
 )
 from ferroflow.array_ops import range as _range
 from ferroflow.array_ops import shape as _shape
+from ferroflow.backprop import custom_gradient
 from ferroflow.control_flow import cond, while_loop
 from ferroflow.linalg import matmul, norm
 from ferroflow.math import abs as _abs
@@ -163,7 +164,16 @@ def lu(input, output_idx_type=_dt.int32, name=None):  # noqa: A002
             f"Value passed to parameter 'output_idx_type' has DataType {index.name} not in "
             "list of allowed values: int32, int64"
         )
-    packed, p = _op("Lu", [_t(input)], index_i64=index == _dt.int64)
+    @custom_gradient
+    def factor(x):
+        def no_gradient(*upstream):
+            # TensorFlow registers no gradient for Lu: asking for one is its error.
+            raise LookupError("gradient registry has no entry for: Lu")
+
+        packed, p = _op("Lu", [x], index_i64=index == _dt.int64)
+        return (packed, p), no_gradient
+
+    packed, p = factor(_t(input))
     return Lu(packed, p)
 
 
@@ -367,6 +377,27 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
     return t / cast(n, t.dtype), n
 
 
+def _three_diagonals(diagonals, diagonals_format):
+    if diagonals_format == "compact":
+        d = _t(diagonals)
+        return d[..., 0, :], d[..., 1, :], d[..., 2, :]
+    if diagonals_format == "sequence":
+        return tuple(_t(d) for d in diagonals)
+    if diagonals_format == "matrix":
+        raise NotImplementedError("ferroflow's tridiagonal ops take 'compact' or 'sequence'")
+    raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
+
+
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """The product of tridiagonal matrices (given by their three diagonals) and ``rhs``."""
+    sup, main, sub = _three_diagonals(diagonals, diagonals_format)
+    rhs = _t(rhs, main.dtype)
+    zero = zeros_like(rhs[..., :1, :])
+    up = concat([rhs[..., 1:, :], zero], axis=-2)
+    down = concat([zero, rhs[..., :-1, :]], axis=-2)
+    return sup[..., None] * up + main[..., None] * rhs + sub[..., None] * down
+
+
 def expm(input, name=None):  # noqa: A002
     """The matrix exponential by scaling and squaring with Padé approximants (TensorFlow's
     algorithm and thresholds)."""
@@ -459,5 +490,5 @@ __all__ = [
     "eig", "eigh", "eigvals", "eigvalsh", "expm", "inv", "logdet", "lstsq", "lu",
     "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matrix_rank", "matrix_transpose",
     "normalize", "pinv", "qr", "set_diag", "slogdet", "solve", "svd", "tensor_diag",
-    "tensor_diag_part", "trace", "triangular_solve",
+    "tensor_diag_part", "trace", "triangular_solve", "tridiagonal_matmul",
 ]  # fmt: skip

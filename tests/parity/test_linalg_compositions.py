@@ -30,6 +30,12 @@ def _compositions(tf, x, c, v, device):
             "normalize": tf.linalg.normalize(v),
             "normalize_axis": tf.linalg.normalize(x, axis=-1),
             "l2_normalize": tf.linalg.l2_normalize(v, axis=-1),
+            "tridiagonal_matmul": tf.linalg.tridiagonal_matmul(
+                tf.stack([v[..., :3], v[..., 1:], v[..., :3] * 2.0], axis=-2), x[..., :3, :]
+            ),
+            "tridiagonal_matmul_seq": tf.linalg.tridiagonal_matmul(
+                (v[0, :3], v[0, 1:], v[1, :3]), x[0, :, :2], diagonals_format="sequence"
+            ),
         }
         out["traced"] = tf.function(
             lambda t: tf.linalg.band_part(t, 1, 1) + tf.linalg.trace(t)[..., None, None]
