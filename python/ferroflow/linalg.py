@@ -57,6 +57,7 @@ from ferroflow.linalg_ops import (  # noqa: E402, F401 - tf.linalg API
     expm,
     inv,
     logdet,
+    logm,
     lstsq,
     lu,
     lu_matrix_inverse,
@@ -76,6 +77,7 @@ from ferroflow.linalg_ops import (  # noqa: E402, F401 - tf.linalg API
     trace,
     triangular_solve,
     tridiagonal_matmul,
+    tridiagonal_solve,
 )
 from ferroflow.math import l2_normalize  # noqa: E402, F401 - tf.linalg API
 from ferroflow.math_extra_ops import global_norm  # noqa: E402, F401 - tf.linalg API

@@ -35,6 +35,7 @@ from ferroflow.linalg import matmul, norm
 from ferroflow.math import abs as _abs
 from ferroflow.math import (
     cast,
+    conj,
     floor,
     is_finite,
     log,
@@ -164,6 +165,7 @@ def lu(input, output_idx_type=_dt.int32, name=None):  # noqa: A002
             f"Value passed to parameter 'output_idx_type' has DataType {index.name} not in "
             "list of allowed values: int32, int64"
         )
+
     @custom_gradient
     def factor(x):
         def no_gradient(*upstream):
@@ -398,6 +400,70 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
     return sup[..., None] * up + main[..., None] * rhs + sub[..., None] * down
 
 
+def tridiagonal_solve(
+    diagonals,
+    rhs,
+    diagonals_format="compact",
+    transpose_rhs=False,
+    conjugate_rhs=False,
+    name=None,
+    partial_pivoting=True,
+    perturb_singular=False,
+):
+    """Solves tridiagonal systems (given by their three diagonals) by pivoted LU of the dense
+    matrices: TensorFlow's solutions and its error for a singular matrix."""
+    if not partial_pivoting or perturb_singular:
+        raise NotImplementedError(
+            "ferroflow's tridiagonal_solve supports partial_pivoting=True without perturb_singular"
+        )
+    sup, main, sub = _three_diagonals(diagonals, diagonals_format)
+    m = main.shape[-1]
+    i, j = _indices(m, m)
+    dense = where(
+        j == i + 1,
+        sup[..., :, None],
+        where(
+            j == i,
+            main[..., :, None],
+            where(j == i - 1, sub[..., :, None], zeros_like(main[..., :, None])),
+        ),
+    )
+    b = _t(rhs, main.dtype)
+    vector = b.shape.rank == main.shape.rank
+    if vector:
+        b = b[..., None]
+    elif transpose_rhs:
+        b = matrix_transpose(b, conjugate=conjugate_rhs)
+    elif conjugate_rhs:
+        b = conj(b)
+    # A singular system gives NaN (TensorFlow's kernel does not raise): solve a harmless
+    # stand-in there and mask it.
+    singular = (slogdet(dense).sign == 0)[..., None, None]
+    eye_n = eye(m, dtype=dense.dtype)
+    x = solve(where(singular, eye_n, dense), b)
+    x = where(singular, _t(float("nan"), x.dtype), x)
+    return x[..., 0] if vector else x
+
+
+def logm(input, name=None):  # noqa: A002
+    """The principal matrix logarithm of complex matrices, from their eigendecomposition
+    (diagonalizable matrices)."""
+    x = _t(input)
+    if x.dtype not in (_dt.complex64, _dt.complex128):
+        message = (
+            f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: "
+            "complex64, complex128"
+        )
+        from ferroflow import _tracing
+        from ferroflow.errors import InvalidArgumentError
+
+        if _tracing.tracing():
+            raise TypeError(message)
+        raise InvalidArgumentError(None, None, message)
+    e, v = eig(x)
+    return matmul(v * log(e)[..., None, :], inv(v))
+
+
 def expm(input, name=None):  # noqa: A002
     """The matrix exponential by scaling and squaring with Padé approximants (TensorFlow's
     algorithm and thresholds)."""
@@ -490,5 +556,6 @@ __all__ = [
     "eig", "eigh", "eigvals", "eigvalsh", "expm", "inv", "logdet", "lstsq", "lu",
     "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matrix_rank", "matrix_transpose",
     "normalize", "pinv", "qr", "set_diag", "slogdet", "solve", "svd", "tensor_diag",
-    "tensor_diag_part", "trace", "triangular_solve", "tridiagonal_matmul",
+    "tensor_diag_part", "trace", "triangular_solve", "tridiagonal_matmul", "tridiagonal_solve",
+    "logm",
 ]  # fmt: skip

@@ -16,6 +16,7 @@ pub mod einsum;
 pub mod ensure_shape;
 pub mod host_call;
 pub mod index;
+pub mod linalg;
 mod index_decl;
 pub mod math;
 pub mod matmul;

@@ -10,6 +10,7 @@ use super::composite::Composite;
 use super::edit_distance::EditDistance;
 use super::ensure_shape::EnsureShape;
 use super::host_call::HostCall;
+use super::linalg::LinalgOp;
 use super::matmul::MatMulAttrs;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
@@ -130,6 +131,8 @@ primitives! {
     ShapeFromInput(ShapeFromInput),
     /// A host function called when the node runs (`tf.py_function`, `tf.numpy_function`).
     HostCall(HostCall),
+    /// `tf.linalg` decompositions and solvers (one TensorFlow name per variant).
+    Linalg(LinalgOp),
 }
 
 impl Op {

@@ -7,7 +7,7 @@ use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
     assert, binary, bitcast, broadcast_args, cast, composite, creation, edit_distance,
-    ensure_shape, host_call, index, matmul, nn, patches, random, reduce, segment, select,
+    ensure_shape, host_call, index, linalg, matmul, nn, patches, random, reduce, segment, select,
     shape_input, shape_ops, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
@@ -40,6 +40,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         assert::registry_examples(),
         split::registry_examples(),
         strings::registry_examples(),
+        linalg::registry_examples(),
     ]
     .concat()
 }

@@ -1045,7 +1045,8 @@ fn raw_op(
 ) -> PyResult<Vec<PyT>> {
     use crate::ops::primitive::Decode;
     let known = crate::ops::segment::Segment::names().contains(&name)
-        || ["Bitcast", "RandomIndexShuffle", "EditDistance"].contains(&name);
+        || ["Bitcast", "RandomIndexShuffle", "EditDistance"].contains(&name)
+        || crate::ops::linalg::LinalgOp::names().contains(&name);
     if !known {
         return Err(PyValueError::new_err(format!("{name} is not a raw op")));
     }
