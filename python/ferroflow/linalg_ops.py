@@ -40,6 +40,7 @@ from ferroflow.math import (
     is_finite,
     log,
     logical_and,
+    logical_not,
     logical_or,
     maximum,
     real,
@@ -94,7 +95,12 @@ def slogdet(input, name=None):  # noqa: A002
 def logdet(matrix, name=None):
     """log det of Hermitian positive definite matrices, from their Cholesky factor."""
     chol = cholesky(matrix)
-    return 2.0 * reduce_sum(log(real(diag_part(chol))), axis=[-1])
+    d = diag_part(chol)
+    # TensorFlow's math_ops.real is the identity on real tensors (no Real op, no complex
+    # gradient).
+    if d.dtype.is_complex:
+        d = real(d)
+    return 2.0 * reduce_sum(log(d), axis=[-1])
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
@@ -438,7 +444,8 @@ def tridiagonal_solve(
         b = conj(b)
     # A singular system gives NaN (TensorFlow's kernel does not raise): solve a harmless
     # stand-in there and mask it.
-    singular = (slogdet(dense).sign == 0)[..., None, None]
+    sign = slogdet(dense).sign
+    singular = logical_or(sign == 0, logical_not(is_finite(sign)))[..., None, None]
     eye_n = eye(m, dtype=dense.dtype)
     x = solve(where(singular, eye_n, dense), b)
     x = where(singular, _t(float("nan"), x.dtype), x)
