@@ -47,8 +47,7 @@ pub(crate) fn push_rows<T: Scalar>(out: &mut Vec<T>, m: MatRef<'_, T>) {
 /// output), concatenated per output in batch order.
 pub(crate) fn per_matrix<T, U, F>(
     data: &[T],
-    rows: usize,
-    cols: usize,
+    (count, rows, cols): (usize, usize, usize),
     outputs: usize,
     f: F,
 ) -> Result<Vec<Vec<U>>>
@@ -59,7 +58,8 @@ where
 {
     let size = rows * cols;
     let parts: Vec<Vec<Vec<U>>> = if size == 0 {
-        Vec::new()
+        // Empty matrices still have outputs (an empty matrix's determinant is 1).
+        (0..count).map(|_| f(view(data, rows, cols))).collect::<Result<_>>()?
     } else {
         data.par_chunks(size).map(|m| f(view(m, rows, cols))).collect::<Result<_>>()?
     };
@@ -165,17 +165,20 @@ fn lu_phase<T: Scalar>(m: MatRef<'_, T>) -> (Complex<f64>, f64) {
     for i in 0..n {
         let d = Element::to_c128(u[(i, i)]);
         let a = d.norm();
-        log_abs += a.ln();
         if a == 0.0 {
+            // A zero pivot: the determinant is a signed zero (later pivots may be NaN).
             zero = true;
-        } else if a.is_finite() {
+            break;
+        }
+        log_abs += a.ln();
+        if a.is_finite() {
             phase *= d / a;
         } else {
             phase *= d;
         }
     }
     if zero {
-        phase *= 0.0;
+        return (phase * 0.0, f64::NEG_INFINITY);
     }
     (phase, log_abs)
 }

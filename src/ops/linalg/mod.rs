@@ -327,7 +327,7 @@ impl Primitive for LinalgOp {
             out_types[k].dims.iter().map(|d| d.unwrap_or(0)).collect()
         };
         let x = inputs[0];
-        let (_, rows, cols) = kernels::batch_of(x);
+        let (count, rows, cols) = kernels::batch_of(x);
         match self {
             LinalgOp::MatrixSolve { adjoint } => solve(x, inputs[1], *adjoint, dims(0)),
             LinalgOp::MatrixTriangularSolve { lower, adjoint } => {
@@ -337,7 +337,7 @@ impl Primitive for LinalgOp {
                 let compute_v = *compute_v;
                 let single = matches!(x.dtype(), DType::F32 | DType::C64);
                 let outs = with_linalg!(x.buffer(), d => {
-                    per_matrix(d, rows, cols, 2, |m| kernels::eig(m, compute_v, single))?
+                    per_matrix(d, (count, rows, cols), 2, |m| kernels::eig(m, compute_v, single))?
                 }, else return Err(Error::unsupported_dtype("Eig", x.dtype())));
                 Ok(outs
                     .into_iter()
@@ -387,7 +387,7 @@ impl Primitive for LinalgOp {
                 let op = self.clone();
                 let n_out = out_types.len();
                 with_linalg!(x.buffer(), d => {
-                    let outs = per_matrix(d, rows, cols, n_out, |m| match &op {
+                    let outs = per_matrix(d, (count, rows, cols), n_out, |m| match &op {
                         LinalgOp::Cholesky => kernels::cholesky(m),
                         LinalgOp::MatrixInverse { adjoint } => kernels::inverse(m, *adjoint),
                         LinalgOp::MatrixDeterminant => kernels::determinant(m),
