@@ -1,7 +1,9 @@
 //! TensorFlow's gradient rules for the decompositions (`tensorflow/python/ops/linalg_grad.py`),
 //! written with ops so they run on any device and differentiate again.
 
-use super::matrix::{adjoint, band_part, diag, diag_part, eye_like, mm, real_as, safe_reciprocal, set_diag};
+use super::matrix::{
+    adjoint, band_part, diag, diag_part, eye_like, mm, real_as, safe_reciprocal, set_diag,
+};
 use super::LinalgOp;
 use crate::dispatch::apply;
 use crate::error::{Error, Result};
@@ -131,7 +133,8 @@ pub(super) fn gradient(
             } else {
                 neg(&mm(&grad_b, c, false, true)?)?
             };
-            let grad_a = if *lower { band_part(&grad_a, -1, 0)? } else { band_part(&grad_a, 0, -1)? };
+            let grad_a =
+                if *lower { band_part(&grad_a, -1, 0)? } else { band_part(&grad_a, 0, -1)? };
             // Sum over the batch dims each operand was broadcast along.
             let batch = |t: &Tensor| {
                 let mut d = static_dims(t);
@@ -169,10 +172,19 @@ pub(super) fn gradient(
                 let diag_grad_part = diag(&diag_part(&real_as(&vgv, vgv.dtype())?)?)?;
                 let mid = add(
                     &diag(&grad_e)?,
-                    &mul(&f, &sub(&vgv, &mm(&mm(&vt, v, false, false)?, &diag_grad_part, false, false)?)?)?,
+                    &mul(
+                        &f,
+                        &sub(
+                            &vgv,
+                            &mm(&mm(&vt, v, false, false)?, &diag_grad_part, false, false)?,
+                        )?,
+                    )?,
                 )?;
-                run(LinalgOp::MatrixSolve { adjoint: false }, &[&vt, &mm(&mid, &vt, false, false)?])?
-                    .remove(0)
+                run(
+                    LinalgOp::MatrixSolve { adjoint: false },
+                    &[&vt, &mm(&mid, &vt, false, false)?],
+                )?
+                .remove(0)
             } else {
                 let v = run(LinalgOp::Eig { compute_v: true }, &[a])?.remove(1);
                 let vt = adjoint(&v)?;
@@ -184,7 +196,9 @@ pub(super) fn gradient(
             };
             Ok(vec![Some(real_as(&g, a.dtype())?)])
         }
-        LinalgOp::Qr { .. } => Ok(vec![Some(qr_grad(a, &outputs[0], &outputs[1], &grad(0)?, &grad(1)?)?)]),
+        LinalgOp::Qr { .. } => {
+            Ok(vec![Some(qr_grad(a, &outputs[0], &outputs[1], &grad(0)?, &grad(1)?)?)])
+        }
         LinalgOp::Svd { compute_uv, full_matrices } => {
             Ok(vec![Some(svd_grad(a, outputs, &grad(0)?, upstream, *compute_uv, *full_matrices)?)])
         }

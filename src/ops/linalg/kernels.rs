@@ -267,7 +267,8 @@ pub(crate) fn qr<T: Scalar>(m: MatRef<'_, T>, full: bool) -> Result<Vec<Vec<T>>>
     if p == 0 {
         // faer needs a non-empty matrix: Q is the identity's first columns, R is empty.
         let qc = if full { rows } else { p };
-        let q = Mat::<T>::from_fn(rows, qc, |i, j| if i == j { T::one_impl() } else { T::zero_impl() });
+        let q =
+            Mat::<T>::from_fn(rows, qc, |i, j| if i == j { T::one_impl() } else { T::zero_impl() });
         let rr = if full { rows } else { p };
         return Ok(vec![row_major(q.as_ref()), vec![T::zero_impl(); rr * cols]]);
     }
@@ -279,12 +280,21 @@ pub(crate) fn qr<T: Scalar>(m: MatRef<'_, T>, full: bool) -> Result<Vec<Vec<T>>>
     };
     // faer stores R's strictly lower part as zeros already; copy R explicitly so nothing of
     // the Householder vectors leaks.
-    let r = Mat::<T>::from_fn(r.nrows(), r.ncols(), |i, j| if j >= i { r[(i, j)] } else { T::zero_impl() });
+    let r =
+        Mat::<T>::from_fn(
+            r.nrows(),
+            r.ncols(),
+            |i, j| if j >= i { r[(i, j)] } else { T::zero_impl() },
+        );
     Ok(vec![row_major(q.as_ref()), row_major(r.as_ref())])
 }
 
 /// Singular values (descending), and U, V when `compute_uv` (`full`: square U and V).
-pub(crate) fn svd<T: Scalar>(m: MatRef<'_, T>, compute_uv: bool, full: bool) -> Result<Vec<Vec<T>>> {
+pub(crate) fn svd<T: Scalar>(
+    m: MatRef<'_, T>,
+    compute_uv: bool,
+    full: bool,
+) -> Result<Vec<Vec<T>>> {
     let (rows, cols) = m.shape();
     let p = rows.min(cols);
     let failed = || Error::InvalidArgument("SVD decomposition was not successful.".into());
@@ -296,12 +306,16 @@ pub(crate) fn svd<T: Scalar>(m: MatRef<'_, T>, compute_uv: bool, full: bool) -> 
     let (uc, vc) = if full { (rows, cols) } else { (p, p) };
     if p == 0 {
         let eye = |n: usize, k: usize| {
-            row_major(Mat::<T>::from_fn(n, k, |i, j| if i == j { T::one_impl() } else { T::zero_impl() }).as_ref())
+            row_major(
+                Mat::<T>::from_fn(n, k, |i, j| if i == j { T::one_impl() } else { T::zero_impl() })
+                    .as_ref(),
+            )
         };
         return Ok(vec![Vec::new(), eye(rows, uc), eye(cols, vc)]);
     }
     let svd = if full { m.svd() } else { m.thin_svd() }.map_err(|_| failed())?;
-    let s = svd.S().column_vector().iter().map(|x| T::from_real_impl(&T::real_part_impl(x))).collect();
+    let s =
+        svd.S().column_vector().iter().map(|x| T::from_real_impl(&T::real_part_impl(x))).collect();
     Ok(vec![s, row_major(svd.U()), row_major(svd.V())])
 }
 
@@ -318,14 +332,13 @@ pub(crate) fn eigh<T: Scalar>(m: MatRef<'_, T>, compute_v: bool) -> Result<Vec<V
                 .into(),
         )
     };
-    let finite = (0..n).all(|i| {
-        (0..=i).all(|j| Element::to_c128(m[(i, j)]).is_finite())
-    });
+    let finite = (0..n).all(|i| (0..=i).all(|j| Element::to_c128(m[(i, j)]).is_finite()));
     if !finite {
         return Err(failed());
     }
     let evd = m.self_adjoint_eigen(Side::Lower).map_err(|_| failed())?;
-    let e = evd.S().column_vector().iter().map(|x| T::from_real_impl(&T::real_part_impl(x))).collect();
+    let e =
+        evd.S().column_vector().iter().map(|x| T::from_real_impl(&T::real_part_impl(x))).collect();
     let v = if compute_v { row_major(evd.U()) } else { Vec::new() };
     Ok(vec![e, v])
 }
@@ -341,8 +354,7 @@ pub(crate) fn eig<T: Scalar>(
     if n == 0 {
         return Ok(vec![Vec::new(), Vec::new()]);
     }
-    let data: Vec<Complex<f64>> =
-        (0..n * n).map(|k| Element::to_c128(m[(k / n, k % n)])).collect();
+    let data: Vec<Complex<f64>> = (0..n * n).map(|k| Element::to_c128(m[(k / n, k % n)])).collect();
     let (e, v) = if single { eig_f32(n, &data, compute_v)? } else { eig_f64(n, &data, compute_v)? };
     Ok(vec![e, v])
 }

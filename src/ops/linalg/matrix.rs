@@ -31,7 +31,8 @@ fn matrix_dims(x: &Tensor) -> Result<(usize, usize)> {
 
 /// A constant bool `[m, n]` mask from a predicate on (row, column).
 fn mask(m: usize, n: usize, keep: impl Fn(i64, i64) -> bool) -> Tensor {
-    let data: Vec<bool> = (0..m * n).map(|k| keep((k / n.max(1)) as i64, (k % n.max(1)) as i64)).collect();
+    let data: Vec<bool> =
+        (0..m * n).map(|k| keep((k / n.max(1)) as i64, (k % n.max(1)) as i64)).collect();
     Tensor::from_vec(data, Shape(vec![m, n]))
 }
 

@@ -26,25 +26,43 @@ use serde_json::Value;
 pub enum LinalgOp {
     /// The lower Cholesky factor (NaN where the matrix is not positive definite).
     Cholesky,
-    MatrixInverse { adjoint: bool },
+    MatrixInverse {
+        adjoint: bool,
+    },
     MatrixDeterminant,
     /// Outputs: sign, log |det|.
     LogMatrixDeterminant,
     /// Inputs: matrix, right-hand sides.
-    MatrixSolve { adjoint: bool },
+    MatrixSolve {
+        adjoint: bool,
+    },
     /// Inputs: matrix, right-hand sides (batch dims broadcast).
-    MatrixTriangularSolve { lower: bool, adjoint: bool },
+    MatrixTriangularSolve {
+        lower: bool,
+        adjoint: bool,
+    },
     /// Outputs: q, r.
-    Qr { full_matrices: bool },
+    Qr {
+        full_matrices: bool,
+    },
     /// Outputs: s, u, v (u and v empty without `compute_uv`).
-    Svd { compute_uv: bool, full_matrices: bool },
+    Svd {
+        compute_uv: bool,
+        full_matrices: bool,
+    },
     /// Outputs: e (ascending), v (empty without `compute_v`).
-    SelfAdjointEigV2 { compute_v: bool },
+    SelfAdjointEigV2 {
+        compute_v: bool,
+    },
     /// Outputs (complex): e, v (empty without `compute_v`).
-    Eig { compute_v: bool },
+    Eig {
+        compute_v: bool,
+    },
     /// Outputs: the packed LU factors and the row permutation (int32, or int64 with
     /// `index_i64`).
-    Lu { index_i64: bool },
+    Lu {
+        index_i64: bool,
+    },
 }
 
 const NAMES: [&str; 11] = [
@@ -105,10 +123,9 @@ impl LinalgOp {
     /// A matrix operand: rank at least 2, square where the op needs it.
     fn matrix<'a>(&self, x: &'a TensorType, k: usize, square: bool) -> Result<&'a TensorType> {
         if x.rank() < 2 {
-            return Err(self.error(&format!(
-                "Input tensor {k} must have rank >= 2, got {}",
-                x.rank()
-            )));
+            return Err(
+                self.error(&format!("Input tensor {k} must have rank >= 2, got {}", x.rank()))
+            );
         }
         let r = x.rank();
         if square {
@@ -323,9 +340,8 @@ impl Primitive for LinalgOp {
     fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         let types: Vec<TensorType> = inputs.iter().map(|t| TensorType::of(t)).collect();
         let out_types = self.infer(&types)?;
-        let dims = |k: usize| -> Vec<usize> {
-            out_types[k].dims.iter().map(|d| d.unwrap_or(0)).collect()
-        };
+        let dims =
+            |k: usize| -> Vec<usize> { out_types[k].dims.iter().map(|d| d.unwrap_or(0)).collect() };
         let x = inputs[0];
         let (count, rows, cols) = kernels::batch_of(x);
         match self {
@@ -344,8 +360,10 @@ impl Primitive for LinalgOp {
                     .enumerate()
                     .map(|(k, o)| {
                         if single {
-                            let narrow: Vec<Complex<f32>> =
-                                o.into_iter().map(|z| Complex::new(z.re as f32, z.im as f32)).collect();
+                            let narrow: Vec<Complex<f32>> = o
+                                .into_iter()
+                                .map(|z| Complex::new(z.re as f32, z.im as f32))
+                                .collect();
                             tensor(narrow, dims(k))
                         } else {
                             tensor(o, dims(k))
@@ -572,7 +590,8 @@ fn triangular_solve(
 pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
     use crate::ops::registry::Op;
     let spd = Tensor::from_slice(&[4.0f64, 2.0, 2.0, 3.0], &[2, 2]).unwrap();
-    let gen = Tensor::from_slice(&[1.0f64, 2.0, 0.0, 3.0, 4.0, 1.0, 0.5, 1.0, 2.0], &[3, 3]).unwrap();
+    let gen =
+        Tensor::from_slice(&[1.0f64, 2.0, 0.0, 3.0, 4.0, 1.0, 0.5, 1.0, 2.0], &[3, 3]).unwrap();
     let tall = Tensor::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 7.0], &[3, 2]).unwrap();
     let rhs = Tensor::from_slice(&[1.0f64, 0.0, 2.0, 1.0, 0.0, 3.0], &[3, 2]).unwrap();
     let one = |op: LinalgOp, x: &Tensor| (Op::Linalg(op), vec![x.clone()]);
