@@ -1469,6 +1469,97 @@ def _matvec(g):
     return [g.tensor(dtype=dtype, dims=batch + a_dims), g.tensor(dtype=dtype, dims=b_dims)], kwargs
 
 
+# --- tf.linalg decompositions, solvers and matrix compositions (linalg helper) ---
+LINALG_FLOATS = (tf.float32, tf.float64, tf.complex64, tf.complex128)
+
+
+def _square(g, extra=0):
+    n = g.int_in(0, 4)
+    dims = g.dims(max_rank=2, max_dim=3) + [n, n + (1 if g.bad() else 0) + extra]
+    return g.tensor(dtype=g.pick(LINALG_FLOATS), dims=dims)
+
+
+@spec(
+    "tf.linalg.cholesky", "tf.linalg.inv", "tf.linalg.det", "tf.linalg.slogdet",
+    "tf.linalg.logdet", "tf.linalg.eigh", "tf.linalg.eigvalsh", "tf.linalg.eig",
+    "tf.linalg.eigvals", "tf.linalg.lu", "tf.linalg.expm", "tf.linalg.trace",
+    "tf.linalg.diag_part", "tf.linalg.adjoint", "tf.linalg.matrix_transpose",
+    "tf.linalg.pinv", "tf.linalg.matrix_rank", "tf.linalg.tensor_diag_part", "tf.linalg.logm",
+)  # fmt: skip
+def _linalg_square(g):
+    return [_square(g)], {}
+
+
+@spec("tf.linalg.qr", "tf.linalg.svd")
+def _linalg_rect(g):
+    dims = g.dims(max_rank=2, max_dim=3) + [g.int_in(0, 4), g.int_in(0, 4)]
+    kwargs = {"full_matrices": g.p(0.5)}
+    return [g.tensor(dtype=g.pick(LINALG_FLOATS), dims=dims)], kwargs
+
+
+@spec(
+    "tf.linalg.solve", "tf.linalg.triangular_solve", "tf.linalg.cholesky_solve",
+    "tf.linalg.lstsq",
+)  # fmt: skip
+def _linalg_solve(g):
+    dtype = g.pick(LINALG_FLOATS)
+    n, k = g.int_in(0, 4), g.int_in(0, 3)
+    batch = g.dims(max_rank=1, max_dim=3)
+    a = g.tensor(dtype=dtype, dims=batch + [n, n])
+    b = g.tensor(dtype=dtype, dims=batch + [n + (1 if g.bad() else 0), k])
+    return [a, b], {}
+
+
+@spec("tf.linalg.lu_solve", "tf.linalg.lu_matrix_inverse", "tf.linalg.lu_reconstruct")
+def _linalg_lu_helpers(g):
+    n = g.int_in(1, 4)
+    dtype = g.pick((tf.float32, tf.float64))
+    # A well-conditioned matrix (random arrays hold NaN and huge values): the helpers' inputs
+    # are LU factors, which only an invertible matrix has.
+    shift = g.int_in(0, 3)
+    lu, p = tf.linalg.lu(
+        tf.constant(np.roll(4 * np.eye(n) + np.tril(np.ones((n, n))), shift, 0), dtype)
+    )
+    return [lu, p] + ([g.tensor(dtype=dtype, dims=[n, 2])] if g.p(0.4) else []), {}
+
+
+@spec("tf.linalg.band_part")
+def _linalg_band_part(g):
+    return [g.tensor(dims=g.dims(min_rank=2)), g.int_in(-1, 3), g.int_in(-1, 3)], {}
+
+
+@spec("tf.linalg.diag", "tf.linalg.tensor_diag")
+def _linalg_diag(g):
+    return [g.tensor(dims=g.dims(min_rank=1, max_rank=3))], {}
+
+
+@spec("tf.linalg.set_diag")
+def _linalg_set_diag(g):
+    m, n = g.int_in(0, 4), g.int_in(0, 4)
+    dtype = g.pick(NUMERIC)
+    return [g.tensor(dtype=dtype, dims=[m, n]), g.tensor(dtype=dtype, dims=[min(m, n)])], {}
+
+
+@spec("tf.linalg.cross")
+def _linalg_cross(g):
+    dtype = g.pick((tf.float32, tf.float64, tf.int32))
+    dims = g.dims(max_rank=2, max_dim=3) + [3]
+    return [g.tensor(dtype=dtype, dims=dims), g.tensor(dtype=dtype, dims=dims)], {}
+
+
+@spec("tf.linalg.tridiagonal_matmul", "tf.linalg.tridiagonal_solve")
+def _linalg_tridiagonal_matmul(g):
+    dtype = g.pick((tf.float32, tf.float64, tf.complex64))
+    m, n = g.int_in(1, 4), g.int_in(0, 3)
+    diagonals = g.tensor(dtype=dtype, dims=[3, m])
+    return [diagonals, g.tensor(dtype=dtype, dims=[m + (1 if g.bad() else 0), n])], {}
+
+
+@spec("tf.linalg.normalize", "tf.linalg.l2_normalize")
+def _linalg_normalize(g):
+    return [g.tensor(dtype=g.pick((tf.float32, tf.float64)))], {}
+
+
 @spec("tf.tensordot")
 def _tensordot(g):
     dtype = g.pick(NUMERIC)

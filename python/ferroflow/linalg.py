@@ -40,5 +40,45 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, name=None):
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a, False, adjoint_a), -1)
 
 
+# --- decompositions, solvers and matrix compositions (ferroflow.linalg_ops) ---
+from ferroflow.linalg_ops import (  # noqa: E402, F401 - tf.linalg API
+    adjoint,
+    band_part,
+    cholesky,
+    cholesky_solve,
+    cross,
+    det,
+    diag,
+    diag_part,
+    eig,
+    eigh,
+    eigvals,
+    eigvalsh,
+    expm,
+    inv,
+    logdet,
+    logm,
+    lstsq,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
+    matrix_rank,
+    matrix_transpose,
+    normalize,
+    pinv,
+    qr,
+    set_diag,
+    slogdet,
+    solve,
+    svd,
+    tensor_diag,
+    tensor_diag_part,
+    trace,
+    triangular_solve,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
+from ferroflow.math import l2_normalize  # noqa: E402, F401 - tf.linalg API
 from ferroflow.math_extra_ops import global_norm  # noqa: E402, F401 - tf.linalg API
 from ferroflow.matrix_functions import matrix_square_root as sqrtm  # noqa: E402, F401

@@ -19,6 +19,7 @@ pub mod fft;
 pub mod host_call;
 pub mod index;
 mod index_decl;
+pub mod linalg;
 pub mod math;
 pub mod matmul;
 pub mod nn;

@@ -12,6 +12,7 @@ use super::edit_distance::EditDistance;
 use super::ensure_shape::EnsureShape;
 use super::fft::Fft;
 use super::host_call::HostCall;
+use super::linalg::LinalgOp;
 use super::matmul::MatMulAttrs;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
@@ -137,6 +138,8 @@ primitives! {
     /// tf.signal's FFT family (FFT ... IRFFTND). Inputs: the signal, then fft_length (real
     /// and N-D ops), then axes (N-D ops).
     Fft(Fft),
+    /// `tf.linalg` decompositions and solvers (one TensorFlow name per variant).
+    Linalg(LinalgOp),
 }
 
 impl Op {

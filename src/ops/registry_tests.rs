@@ -7,8 +7,8 @@ use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
     assert, betainc, binary, bitcast, broadcast_args, cast, composite, creation, edit_distance,
-    ensure_shape, fft, host_call, index, matmul, nn, patches, random, reduce, segment, select,
-    shape_input, shape_ops, sort, split, strings, unary,
+    ensure_shape, fft, host_call, index, linalg, matmul, nn, patches, random, reduce, segment,
+    select, shape_input, shape_ops, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -42,6 +42,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         split::registry_examples(),
         strings::registry_examples(),
         fft::registry_examples(),
+        linalg::registry_examples(),
     ]
     .concat()
 }

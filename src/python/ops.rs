@@ -1046,7 +1046,8 @@ fn raw_op(
     use crate::ops::primitive::Decode;
     let known = crate::ops::segment::Segment::names().contains(&name)
         || ["Bitcast", "RandomIndexShuffle", "EditDistance", "Betainc"].contains(&name)
-        || crate::ops::fft::Fft::names().contains(&name);
+        || crate::ops::fft::Fft::names().contains(&name)
+        || crate::ops::linalg::LinalgOp::names().contains(&name);
     if !known {
         return Err(PyValueError::new_err(format!("{name} is not a raw op")));
     }
