@@ -156,7 +156,14 @@ def add_n(inputs, name=None):
 
 @_dispatch.add_dispatch_support(kind="unary")
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    return _core.clip_by_value(t, clip_value_min, clip_value_max)
+    """``maximum(minimum(t, max), min)``, as TensorFlow composes it: where the minimum is
+    above the maximum, the result is the minimum (the kernel alone would give the maximum)."""
+    clipped = _core.clip_by_value(t, clip_value_min, clip_value_max)
+    clipped = maximum(clipped, cast(clip_value_min, clipped.dtype))
+    if hasattr(t, "shape"):
+        # TensorFlow refuses bounds that broadcast `t` to a larger shape.
+        clipped.shape.merge_with(t.shape)
+    return clipped
 
 
 @_dispatch.add_dispatch_support(kind="binary")

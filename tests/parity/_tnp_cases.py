@@ -133,6 +133,10 @@ case("clip", MI, 0, 4)
 case("clip", M, None, 0.5)
 case("clip", MI, -1, None)
 case("clip", M, None, None)
+# A minimum above the maximum gives the minimum (TensorFlow's minimum, then maximum).
+case("clip", M, 1.0, -1.0)
+case("clip", MI, T([4, 4, 4], "int32"), T([0, 9, -9], "int32"))
+case("clip", T([1.0, 5.0]), T([[0.0], [2.0]]), 4.0)  # bounds may not widen `a`: ValueError
 case("clip", V, T([0.0, 0.0, 0.0, -1.0]), 1)
 case("isclose", M, M64)
 case("isclose", NAN, NAN, equal_nan=True)
