@@ -15,7 +15,9 @@ _ITERATIONS = 64
 
 
 def _cdf(x):
-    return 0.5 * (1.0 + _tf.math.erf(x / 1.4142135623730951))
+    # erfc keeps the lower tail's relative precision (1 + erf(x) is 0 in float64 below about
+    # -8.3, which put every draw of an interval there on its lower bound).
+    return 0.5 * _tf.math.erfc(-x / 1.4142135623730951)
 
 
 def stateless_parameterized_truncated_normal(

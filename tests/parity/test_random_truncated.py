@@ -89,6 +89,21 @@ def test_distribution(mean, std, low, high):
     assert np.max(np.abs(model - empirical)) < 0.01
 
 
+@pytest.mark.parametrize("low,high", [(-10.0, -9.0), (9.0, 10.0), (-30.0, -29.0)])
+def test_far_tail_intervals(low, high):
+    """Intervals many deviations from the mean: the draws spread over the interval with the
+    truncated normal's mean (1 + erf underflowed there and put every draw on a bound)."""
+    draw = tf.random.stateless_parameterized_truncated_normal(
+        [20000], [1, 2], means=0.0, stddevs=1.0, minvals=low, maxvals=high
+    ).numpy()
+    assert draw.min() >= low and draw.max() <= high
+    grid = np.linspace(low, high, 200001)
+    weight = np.exp(-0.5 * (grid**2 - np.min(grid**2)))
+    expected = float((grid * weight).sum() / weight.sum())
+    assert abs(draw.mean() - expected) < 0.01
+    assert np.std(draw) > 0.01
+
+
 def test_seeds_change_draws():
     draw = tf.random.stateless_parameterized_truncated_normal
     assert not np.array_equal(draw([8], [1, 2]).numpy(), draw([8], [1, 3]).numpy())
