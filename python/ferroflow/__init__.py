@@ -298,6 +298,7 @@ from ferroflow.variables import (
 # Last: the ragged dispatch handlers that wrap APIs imported above (see ragged_dispatch.py).
 from ferroflow.ragged import ragged_dispatch as _ragged_dispatch  # noqa: F401
 
+# isort: split
 # tf.experimental.numpy needs the whole package; importing it sets Tensor.__round__ as
 # TensorFlow's import does.
 from ferroflow.experimental import numpy as _experimental_numpy  # noqa: E402, F401

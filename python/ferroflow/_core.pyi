@@ -87,6 +87,8 @@ class Tensor:
     def __neg__(self) -> Tensor: ...
     def __pos__(self) -> Tensor: ...
     def __abs__(self) -> Tensor: ...
+    # Set by tf.experimental.numpy at import, as importing TensorFlow does.
+    def __round__(self, decimals: int = 0) -> Tensor: ...
     def __invert__(self) -> Tensor:
         """Logical NOT for bool tensors, bitwise NOT for integer ones."""
     def __lt__(self, other: object, /) -> Tensor: ...
@@ -376,6 +378,18 @@ def conv2d(
     explicit: _IntsLike | None = None,
 ) -> Tensor:
     """NHWC convolution; `padding_name` is SAME, VALID or EXPLICIT (with four pads)."""
+
+def conv2d_backprop_input(
+    input_sizes: _IntsLike,
+    filters: _TensorLike,
+    out_backprop: _TensorLike,
+    strides: _IntsLike,
+    dilations: _IntsLike,
+    padding_name: str,
+    explicit: _IntsLike | None = None,
+) -> Tensor:
+    """NHWC Conv2DBackpropInput: the input gradient of a convolution of an image of
+    `input_sizes`, without running the convolution."""
 
 def depthwise_conv2d(
     x: _TensorLike,

@@ -123,13 +123,18 @@ def conv2d_transpose(
     dilations = _sequence(dilations, 2, channel_index, "dilations")
     x = convert_to_tensor(input)
     w = convert_to_tensor(filters, dtype=x.dtype)
-    if _tf.executing_eagerly() and _static_ints(output_shape) is not None:
-        # Eagerly, a cached trace: its graph drops the forward convolution the tape needs
-        # only for its shape (TensorFlow's Conv2DBackpropInput never runs it).
-        pads = padding if isinstance(padding, str) else tuple(tuple(p) for p in padding)
-        shape = _static_ints(output_shape)
-        key = (tuple(strides), pads, data_format, tuple(dilations), shape)
-        return _traced_transpose(key)(x, w)
+    sizes = _static_ints(output_shape)
+    if sizes is None and _tf.executing_eagerly():
+        sizes = _static_ints(_output_shape(output_shape).numpy().tolist())
+    if sizes is not None and len(sizes) == 4:
+        # TensorFlow's Conv2DBackpropInput itself: no forward convolution runs.
+        try:
+            return _w.conv2d_backprop_input(sizes, w, x, strides, padding, data_format, dilations)
+        except InvalidArgumentError as e:
+            if "Size of out_backprop" not in str(e):
+                raise
+            # TensorFlow 2.21's CPU (oneDNN) kernel refuses with AbortedError.
+            raise _tf.errors.AbortedError(None, None, str(e)) from None
     return _transpose2d(x, w, output_shape, strides, padding, data_format, dilations)
 
 
@@ -148,26 +153,6 @@ def _static_ints(values):
         return tuple(operator.index(v) for v in values)
     except TypeError:
         return None
-
-
-# Eager conv2d_transpose calls by (strides, padding, format, dilations, output shape).
-_TRACED = {}
-
-
-def _traced_transpose(key):
-    """The traced transposed convolution for `key`, made on first use."""
-    fn = _TRACED.get(key)
-    if fn is None:
-        strides, pads, data_format, dilations, shape = key
-        padding = pads if isinstance(pads, str) else [list(p) for p in pads]
-
-        def run(x, w):
-            return _transpose2d(
-                x, w, list(shape), list(strides), padding, data_format, list(dilations)
-            )
-
-        fn = _TRACED[key] = _tf.function(run)
-    return fn
 
 
 def conv1d_transpose(

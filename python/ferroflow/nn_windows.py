@@ -111,6 +111,28 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _back(y, first)
 
 
+def conv2d_backprop_input(
+    input_sizes, filters, out_backprop, strides, padding, data_format="NHWC", dilations=None
+):
+    """TensorFlow's Conv2DBackpropInput: the input gradient of `conv2d` for an image of
+    `input_sizes` (four ints, in `data_format`'s order), without running the convolution."""
+    first = _channels_first(data_format, "NHWC", "NCHW")
+    name_, explicit = _padding(padding, first)
+    sizes = [int(d) for d in input_sizes]
+    if first and len(sizes) == 4:
+        sizes = [sizes[0], sizes[2], sizes[3], sizes[1]]
+    y = _core.conv2d_backprop_input(
+        sizes,
+        filters,
+        _nhwc(out_backprop, first),
+        _pair(strides, "strides", first),
+        _pair(dilations, "dilations", first),
+        name_,
+        explicit,
+    )
+    return _back(y, first)
+
+
 def _depthwise_strides(strides, channels_first):
     """[rows, cols] from the native op's list of 4 strides (batch and depth entries 1)."""
     if not isinstance(strides, (list, tuple)):

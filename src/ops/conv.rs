@@ -189,6 +189,34 @@ pub(crate) fn conv2d_backprop_input(
     apply1(&Op::PatchesGrad(PatchesGrad { spec, image: [rows, cols] }), &[&grad_cols])
 }
 
+/// `tf.nn.conv2d_transpose`: TensorFlow's Conv2DBackpropInput called for itself, the gradient
+/// `g` of a convolution of an image of `input_sizes` by `f`. The composite reads its image input
+/// for the shape only, so zeros stand in for it; no forward convolution runs.
+pub fn conv2d_input_gradient(
+    input_sizes: &[i64],
+    f: &Tensor,
+    g: &Tensor,
+    w: &Window,
+    p: &Padding,
+) -> Result<Tensor> {
+    let op = "Conv2DBackpropInput";
+    if input_sizes.len() != 4 || input_sizes.iter().any(|&d| d < 0) {
+        return Err(Error::InvalidArgument(format!(
+            "input_sizes must be 4 non-negative sizes [batch, rows, cols, channels], got {input_sizes:?} [Op:{op}]"
+        )));
+    }
+    let x = zeros(input_sizes, g.dtype())?;
+    let spec = conv_spec(&x, f, w, p)?;
+    let expected = [x.dims()[0], spec.out[0], spec.out[1], f.dims()[3]];
+    if g.dims() != expected {
+        return Err(Error::InvalidArgument(format!(
+            "Conv2DSlowBackpropInput: Size of out_backprop doesn't match computed: actual = {:?}, computed = {expected:?} [Op:{op}]",
+            g.dims()
+        )));
+    }
+    composite(Composite::Conv2DBackpropInput { window: *w, padding: p.clone() }, &[&x, f, g])
+}
+
 /// Conv2DBackpropFilter: the gradient `g` of a convolution of `x`, as a filter shaped like `f`.
 pub(crate) fn conv2d_backprop_filter(
     x: &Tensor,

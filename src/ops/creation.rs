@@ -185,7 +185,8 @@ pub fn range_len(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<usize
         return Err(Error::InvalidArgument("Requires delta != 0 [Op:Range]".into()));
     }
     let (s, l) = (approx(start), approx(limit));
-    let empty_ok = exact(start) == exact(limit) || s == l;
+    // Integers compare exactly; floats by value (`exact` truncates them: 0.5 and -0.4 are both 0).
+    let empty_ok = if dtype.is_integer() { exact(start) == exact(limit) } else { s == l };
     if !empty_ok && ((sign > 0.0) != ascending) {
         let rel = if sign > 0.0 {
             "start <= limit when delta > 0"

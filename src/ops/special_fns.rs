@@ -66,11 +66,12 @@ const B2K_OVER_FACT: [f64; 12] = [
 /// The Hurwitz zeta function sum_k (q + k)^-x, with Cephes' domain: NaN for x < 1, +inf at
 /// x = 1 and at the poles q = 0, -1, ...; NaN for other q <= 0 unless x is an integer.
 pub fn zeta(x: f64, q: f64) -> f64 {
-    if x.is_nan() || q.is_nan() {
-        return f64::NAN;
-    }
+    // TensorFlow's (Eigen's) zeta answers the pole x = 1 before looking at q, even a NaN q.
     if x == 1.0 {
         return f64::INFINITY;
+    }
+    if x.is_nan() || q.is_nan() {
+        return f64::NAN;
     }
     if x < 1.0 {
         return f64::NAN;
@@ -131,7 +132,8 @@ pub fn zeta(x: f64, q: f64) -> f64 {
 
 /// The polygamma function psi^(n)(x): n must be a non-negative integer (else NaN).
 pub fn polygamma(n: f64, x: f64) -> f64 {
-    if n.is_nan() || x.is_nan() || n != n.floor() || n < 0.0 {
+    // x = -inf is NaN in TensorFlow's polygamma, where zeta alone would give an infinity.
+    if n.is_nan() || x.is_nan() || x == f64::NEG_INFINITY || n != n.floor() || n < 0.0 {
         return f64::NAN;
     }
     if n == 0.0 {

@@ -66,6 +66,28 @@ fn conv2d(
     wrap(py, conv::conv2d(&x, &filters, &w, &padding(padding_name, explicit)?).py()?)
 }
 
+/// `tf.nn.conv2d_transpose` (NHWC): the input gradient of a convolution, without running it.
+#[pyfunction]
+#[pyo3(signature = (input_sizes, filters, out_backprop, strides, dilations, padding_name, explicit=None))]
+#[allow(clippy::too_many_arguments)]
+fn conv2d_backprop_input(
+    py: Python<'_>,
+    input_sizes: &Bound<'_, PyAny>,
+    filters: &Bound<'_, PyAny>,
+    out_backprop: &Bound<'_, PyAny>,
+    strides: &Bound<'_, PyAny>,
+    dilations: &Bound<'_, PyAny>,
+    padding_name: &str,
+    explicit: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let g = to_tensor(out_backprop, Hint::Infer)?;
+    let filters = to_tensor(filters, Hint::Prefer(g.dtype()))?;
+    let sizes = int_list(input_sizes)?;
+    let w = window([1, 1], strides, dilations)?;
+    let p = padding(padding_name, explicit)?;
+    wrap(py, conv::conv2d_input_gradient(&sizes, &filters, &g, &w, &p).py()?)
+}
+
 #[pyfunction]
 #[pyo3(signature = (x, filter, strides, dilations, padding_name, explicit=None))]
 fn depthwise_conv2d(
@@ -121,6 +143,7 @@ fn extract_patches(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conv2d, m)?)?;
+    m.add_function(wrap_pyfunction!(conv2d_backprop_input, m)?)?;
     m.add_function(wrap_pyfunction!(depthwise_conv2d, m)?)?;
     m.add_function(wrap_pyfunction!(pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(extract_patches, m)?)?;

@@ -162,6 +162,11 @@ def _edge_cases(tf, dtype):
     out["tri_zero_diag"] = tf.linalg.triangular_solve(
         tf.constant([[0.0, 0.0], [1.0, 1.0]], dt), tf.ones([2, 1], dt)
     )
+    # NaN everywhere in the first column: TensorFlow's Q is all NaN and R NaN above its
+    # diagonal (ferroflow's QR panicked on NaN).
+    nan_first = tf.constant([[[float("nan")], [-13430.5], [-1.0], [4125.5]]], dt)
+    out["qr_nan_full"] = tf.linalg.qr(nan_first, full_matrices=True)
+    out["qr_nan_thin"] = tf.linalg.qr(nan_first)
     out["tri_broadcast"] = tf.linalg.triangular_solve(
         tf.eye(2, batch_shape=[3], dtype=dt), tf.ones([2, 1], dt)
     )

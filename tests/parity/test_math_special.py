@@ -170,11 +170,8 @@ def _binary(tf, name, xs, ys, dtype, device):
     nan, inf = float("nan"), float("inf")
     xs = xs + [nan, 1.0, inf, 1.0, 2.0]
     ys = ys + [1.0, nan, 1.0, inf, -inf]
-    if name in ("zeta", "polygamma"):
-        # Known differences, not yet fixed in special_fns.rs: TensorFlow's zeta(1, NaN) is +inf
-        # (its pole test comes before the NaN test) and polygamma(2, -inf) is NaN; ferroflow
-        # gives NaN and -inf.
-        xs, ys = xs[:13] + xs[14:16], ys[:13] + ys[14:16]
+    # TensorFlow's zeta(1, NaN) is +inf (its pole test comes before the NaN test) and
+    # polygamma(2, -inf) is NaN: both points are among these edges.
     with tf.device(device):
         x, y = tf.constant(xs, getattr(tf, dtype)), tf.constant(ys, getattr(tf, dtype))
         grid = f(tf.reshape(x[:4], [4, 1]), y[4:7])

@@ -111,6 +111,11 @@ pub(crate) fn cholesky<T: Scalar>(m: MatRef<'_, T>) -> Result<Vec<Vec<T>>> {
     Ok(vec![out])
 }
 
+/// Whether every entry of `m` is finite (no NaN, no infinity).
+fn all_finite<T: Scalar>(m: MatRef<'_, T>) -> bool {
+    (0..m.nrows()).all(|i| (0..m.ncols()).all(|j| Element::to_c128(m[(i, j)]).is_finite()))
+}
+
 /// Whether the LU factorisation's U has a zero (or non-finite) pivot: the matrix is singular
 /// for TensorFlow's solvers.
 fn singular<T: Scalar>(u: MatRef<'_, T>) -> bool {
@@ -271,6 +276,15 @@ pub(crate) fn qr<T: Scalar>(m: MatRef<'_, T>, full: bool) -> Result<Vec<Vec<T>>>
             Mat::<T>::from_fn(rows, qc, |i, j| if i == j { T::one_impl() } else { T::zero_impl() });
         let rr = if full { rows } else { p };
         return Ok(vec![row_major(q.as_ref()), vec![T::zero_impl(); rr * cols]]);
+    }
+    if !all_finite(m) {
+        // faer's Householder QR panics on NaN/inf. TensorFlow's (Eigen's) reflectors turn
+        // NaN from there on: Q all NaN, R NaN on and above its diagonal. (When only later
+        // columns hold the NaN, Eigen keeps the leading columns finite; not reproduced.)
+        let nan = T::from_f64_impl(f64::NAN);
+        let (qc, rr) = if full { (rows, rows) } else { (p, p) };
+        let r = Mat::<T>::from_fn(rr, cols, |i, j| if j >= i { nan } else { T::zero_impl() });
+        return Ok(vec![vec![nan; rows * qc], row_major(r.as_ref())]);
     }
     let qr = m.qr();
     let (q, r) = if full {
