@@ -139,7 +139,7 @@ impl BinaryOp {
         BinaryOp::ALL.iter().copied().find(|op| op.info().1 == name)
     }
 
-    /// The float64 special functions: CPU kernels only, no fused form.
+    /// The special functions of two arguments (`special_fns.rs`; gradients in `special_grads.rs`).
     pub fn is_special(self) -> bool {
         matches!(
             self,
@@ -203,15 +203,18 @@ impl Primitive for BinaryOp {
         rule(*self, &inputs[0], &inputs[1], &outputs[0], g)
     }
 
-    /// Every op but `Complex` has an expression (bitwise ones for integers and bool only, the
-    /// rest for float32 and more): the backend's dtype check does the rest.
+    /// Every op but `Complex` and the series-based special functions (igamma, igammac, zeta,
+    /// polygamma) has an expression (bitwise ones for integers and bool only, the rest for
+    /// float32 and more): the backend's dtype check does the rest.
     /// TensorFlow registers no gradient for comparisons, bitwise ops and FloorDiv.
     fn decisions(&self) -> Decisions {
         Decisions {
             gpu: {
                 match self {
                     Complex => GpuKernel::CpuOnly("complex dtypes live on the CPU"),
-                    _ if self.is_special() => GpuKernel::CpuOnly(
+                    // xlogy, xlog1py, xdivy and nextafter have float32 kernels
+                    // (shaders/special_funcs.wgsl).
+                    Igamma | Igammac | IgammaGradA | Zeta | Polygamma => GpuKernel::CpuOnly(
                         "special function: float64 series and continued fractions on the CPU",
                     ),
                     _ => GpuKernel::Wgsl,

@@ -453,97 +453,85 @@ unary_ops! {
             ops::neg(&ops::mul(&cg, &z)?)
         }),
     },
-    // The special functions (`special_fns.rs`): every float dtype computes in float64 and
-    // rounds once; gradients as TensorFlow's (`special_grads.rs`).
+    // The special functions (`special_fns.rs`): on the CPU every float dtype computes in
+    // float64 and rounds once; the GPU's float32 kernels are `shaders/special_funcs.wgsl`;
+    // gradients as TensorFlow's (`special_grads.rs`).
     Lgamma {
         tf: "Lgamma", python: "lgamma", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::lgamma)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_lgamma(a)"],
         grad: Rule(sg::lgamma),
     },
     Digamma {
         tf: "Digamma", python: "digamma", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::digamma)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_digamma(a)"],
         grad: Rule(sg::digamma),
     },
     Erfc {
         tf: "Erfc", python: "erfc", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::erfc)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_erfc(a)"],
         grad: Rule(sg::erfc),
     },
     Erfinv {
         tf: "Erfinv", python: "erfinv", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::erfinv)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_erfinv(a)"],
         grad: Rule(sg::erfinv),
     },
     Ndtri {
         tf: "Ndtri", python: "ndtri", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::ndtri)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_ndtri(a)"],
         grad: Rule(sg::ndtri),
     },
     BesselI0 {
         tf: "BesselI0", python: "bessel_i0", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_i0)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_i0(a)"],
         grad: Rule(sg::bessel_i0),
     },
     BesselI0e {
         tf: "BesselI0e", python: "bessel_i0e", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_i0e)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_i0e(a)"],
         grad: Rule(sg::bessel_i0e),
     },
     BesselI1 {
         tf: "BesselI1", python: "bessel_i1", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_i1)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_i1(a)"],
         grad: Rule(sg::bessel_i1),
     },
     BesselI1e {
         tf: "BesselI1e", python: "bessel_i1e", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_i1e)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_i1e(a)"],
         grad: Rule(sg::bessel_i1e),
     },
     BesselK0 {
         tf: "BesselK0", python: "bessel_k0", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_k0)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_k(a, 0u, false)"],
         grad: Rule(sg::bessel_k0),
     },
     BesselK0e {
         tf: "BesselK0e", python: "bessel_k0e", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_k0e)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_k(a, 0u, true)"],
         grad: Rule(sg::bessel_k0e),
     },
     BesselK1 {
         tf: "BesselK1", python: "bessel_k1", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_k1)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_k(a, 1u, false)"],
         grad: Rule(sg::bessel_k1),
     },
     BesselK1e {
         tf: "BesselK1e", python: "bessel_k1e", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_k1e)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_k(a, 1u, true)"],
         grad: Rule(sg::bessel_k1e),
     },
     BesselJ0 {
@@ -577,15 +565,13 @@ unary_ops! {
     Dawsn {
         tf: "Dawsn", python: "dawsn", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::dawsn)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_dawsn(a)"],
         grad: Rule(sg::dawsn),
     },
     Expint {
         tf: "Expint", python: "expint", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::expint)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_expint(a)"],
         grad: Rule(sg::expint),
     },
     FresnelCos {
@@ -605,8 +591,7 @@ unary_ops! {
     Spence {
         tf: "Spence", python: "spence", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::spence)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_spence(a)"],
         grad: Rule(sg::spence),
     },
 }

@@ -17,6 +17,9 @@ const FUNCS: &str = include_str!("../../../shaders/elementwise_funcs.wgsl");
 const FUNCS_64: &str = include_str!("../../../shaders/elementwise_funcs_64.wgsl");
 const FUNCS_F16: &str = include_str!("../../../shaders/elementwise_funcs_f16.wgsl");
 const INTEGER_FUNCS: &str = include_str!("../../../shaders/integer_funcs.wgsl");
+/// tf.math's special functions (`special_*`): only kernels whose expression calls one include
+/// them, so every other kernel's shader stays small.
+const SPECIAL_FUNCS: &str = include_str!("../../../shaders/special_funcs.wgsl");
 
 /// The integer division and power helpers for one width: `floordiv_32`, `pow_64`, ...
 fn integer_funcs(bits: u32) -> String {
@@ -83,6 +86,10 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             Maximum => Some(("max_f(a, b)", dtype)),
             Minimum => Some(("min_f(a, b)", dtype)),
             Atan2 => Some(("atan2(a, b)", dtype)),
+            Xlogy => Some(("special_xlogy(a, b)", dtype)),
+            Xlog1py => Some(("special_xlog1py(a, b)", dtype)),
+            Xdivy => Some(("special_xdivy(a, b)", dtype)),
+            NextAfter => Some(("special_nextafter(a, b)", dtype)),
             _ => None,
         },
         DType::I32 => match op {
@@ -289,6 +296,8 @@ pub fn run_program(
     let n = operands.len();
     let uses = |d: DType| out_dtype == d || operands.iter().any(|x| x.dtype == d);
     let (wide, half) = (uses(DType::I64) || uses(DType::U64), uses(DType::F16));
+    let calls_special = expr.contains("special_") || program.funcs.contains("special_");
+    let special = if calls_special { SPECIAL_FUNCS } else { "" };
     let expr =
         if half && out_dtype == DType::F16 { format!("to_f16({expr})") } else { expr.into() };
     let source = || {
@@ -299,7 +308,7 @@ pub fn run_program(
                 ("OUT", n.to_string()),
                 ("OUT_T", wgsl_type(out_dtype).to_string()),
                 ("PARAMS", (n + 1).to_string()),
-                ("FUNCS", funcs(wide, half) + &program.funcs),
+                ("FUNCS", funcs(wide, half) + special + &program.funcs),
                 ("LOADS", loads.clone()),
                 ("EXPR", expr.clone()),
             ],
