@@ -937,6 +937,8 @@ def _binary_assertion(g):
     dtype = g.pick(REAL)
     x = g.tensor(dims=dims, dtype=dtype)
     y = g.tensor(dims=g.broadcast_dims(dims), dtype=dtype) if not g.bad() else g.junk()
+    if g.p(0.3):
+        y = x  # random operands are almost never near (assert_near) or equal
     kwargs = {"summarize": g.pick((None, 0, 2, -1))} if g.p(0.3) else {}
     if g.p(0.2):
         kwargs["message"] = "fuzz"
@@ -1654,7 +1656,7 @@ def _gelu(g):
 )
 @spec("tf.math.erfcinv", "tf.math.rint", "tf.math.softsign", "tf.nn.softsign",
       "tf.math.log_sigmoid", "tf.math.reciprocal_no_nan", "tf.math.zero_fraction",
-      "tf.nn.zero_fraction", "tf.math.lbeta", "tf.math.invert_permutation",
+      "tf.nn.zero_fraction", "tf.math.lbeta",
       "tf.math.softmax", "tf.math.log_softmax", "tf.math.softplus")  # fmt: skip
 def _math_special_unary(g):
     return [g.tensor(pool=FLOATS if g.p(0.8) else DTYPES)], {}
@@ -1976,7 +1978,30 @@ def _adjust_gamma(g):
     return [_image(g), g.pick((0.5, 1, 2.2, -1.0))], {"gain": g.pick((1, 0.5))}
 
 
-@spec("tf.image.psnr", "tf.image.ssim", "tf.image.ssim_multiscale")
+@spec("tf.math.invert_permutation")
+def _invert_permutation(g):
+    if g.p(0.6):
+        n = g.int_in(0, 6)
+        perm = tf.random.shuffle(tf.range(n, dtype=g.pick((tf.int32, tf.int64))))
+        return [perm], {}
+    return [g.tensor(pool=DTYPES)], {}
+
+
+@spec("tf.image.ssim_multiscale")
+def _image_pair_multiscale(g):
+    # Two scales of a 3x3 filter fit images from 6 pixels; TensorFlow's five default scales of
+    # an 11x11 filter need 161.
+    args, _ = _image_pair(g)
+    if g.p(0.6):
+        size = g.int_in(6, 12)
+        dims = [g.int_in(1, 2), size, size, g.int_in(1, 3)]
+        dtype = g.pick((tf.float32, tf.uint8))
+        args = [g.tensor(dtype=dtype, dims=dims), g.tensor(dtype=dtype, dims=dims), 1.0]
+        return args, {"power_factors": (0.5, 0.5), "filter_size": 3}
+    return args, {}
+
+
+@spec("tf.image.psnr", "tf.image.ssim")
 def _image_pair(g):
     dims = g.dims(rank=4, max_dim=3)
     dims[1:3] = [g.int_in(1, 24), g.int_in(1, 24)]
@@ -3989,7 +4014,19 @@ def _tnp_compress(g):
     return [cond, t], ({"axis": g.axis(t.shape.rank)} if g.p(0.6) else {})
 
 
-@spec("tf.experimental.numpy.take", "tf.experimental.numpy.take_along_axis")
+@spec("tf.experimental.numpy.take_along_axis")
+def _tnp_take_along_axis(g):
+    t = g.real_tensor(dims=g.dims(min_rank=1))
+    axis, rank = g.axis(t.shape.rank), t.shape.rank
+    if type(axis) is int and -rank <= axis < rank and g.p(0.7):
+        # In-range indices shaped like the array (axis may also be out of range or junk).
+        idx = tf.random.uniform(t.shape, 0, t.shape[axis] or 1, dtype=tf.int64)
+    else:
+        idx = g.tensor(INDEX)
+    return [t, idx, axis], {}
+
+
+@spec("tf.experimental.numpy.take")
 def _tnp_take(g):
     t = g.real_tensor(dims=g.dims(min_rank=1))
     idx = g.tensor(INDEX, [g.int_in(0, 3)] * t.shape.rank)
@@ -4028,6 +4065,11 @@ def _tnp_tensordot(g):
 @spec("tf.experimental.numpy.einsum")
 def _tnp_einsum(g):
     eq = g.pick(("ij,jk->ik", "i,i->", "ij->ji", "ii", "bij,bjk->bik", "i,j->ij", "x"))
+    if g.p(0.6):
+        # Operands shaped as the equation asks, every index one size.
+        n, dtype = g.int_in(0, 4), g.pick((tf.float32, tf.float64, tf.int32))
+        terms = eq.split("->")[0].split(",")
+        return [eq, *(g.tensor(dims=[n] * len(term), dtype=dtype) for term in terms)], {}
     return [eq, *(g.tensor(dims=g.dims(max_rank=3)) for _ in range(g.int_in(1, 2)))], {}
 
 

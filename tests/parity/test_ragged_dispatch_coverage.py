@@ -202,8 +202,22 @@ def test_tensorflow_lists_ragged_apis(tensorflow_table):
     assert len(names) > 200
 
 
+# Issue 19's APIs whose ragged handlers are not written yet (each needs its own rule, not a map
+# over values: TensorFlow resizes each ragged image, bincounts rows, converts ragged ids to
+# sparse ones). Listed in the issue's note; a ragged call of one raises instead of answering.
+NOT_YET = {
+    "image.resize (api, RaggedTensor)",
+    "math.bincount (api, RaggedTensor)",
+    "nn.embedding_lookup_sparse (api, RaggedTensor)",
+    "nn.safe_embedding_lookup_sparse (api, RaggedTensor)",
+    "nn.experimental.stateless_dropout (api, RaggedTensor)",
+}
+
+
 def test_every_ragged_api_dispatches(tensorflow_table):
     absent, undispatched = _missing(tensorflow_table)
+    assert NOT_YET <= set(undispatched), sorted(NOT_YET - set(undispatched))
+    undispatched = [u for u in undispatched if u not in NOT_YET]
     assert not undispatched, "ferroflow does not dispatch on:\n" + "\n".join(undispatched)
     unexpected = sorted(set(absent) - ABSENT)
     assert not unexpected, f"ferroflow lacks these APIs (not in ABSENT): {unexpected}"

@@ -52,8 +52,10 @@ def _id(case):
 def test_tnp_call(tf_oracle, case, device):
     name, args, kwargs = case
     # Float32 kernels of the two frameworks may differ by an ulp or so in transcendental
-    # functions (exp2, cbrt, logaddexp go through pow/exp/log).
-    assert_parity(tf_oracle, _call, (name, args, kwargs, device), rtol=2e-6, atol=1e-6)
+    # functions (exp2, cbrt, logaddexp go through pow/exp/log). On the GPU, WGSL's atan2
+    # builtin (lavapipe's) is good to about 5e-6 relative: the float32 bound is 1e-5.
+    rtol = 1e-5 if device == "GPU:0" and name == "arctan2" else 2e-6
+    assert_parity(tf_oracle, _call, (name, args, kwargs, device), rtol=rtol, atol=1e-6)
 
 
 def _constants(tf):

@@ -835,11 +835,26 @@ def _register():
         sparse_ops,
         strings,
     )
+    from ferroflow import image as image_
     from ferroflow import math as math_
 
     elementwise = {
         "unary": [
             bitwise.invert,
+            # Issue 19's elementwise names that TensorFlow's ragged dispatch maps over values.
+            image_.adjust_brightness,
+            image_.adjust_gamma,
+            image_.convert_image_dtype,
+            image_.random_brightness,
+            image_.stateless_random_brightness,
+            math_.erfcinv,
+            math_.log_sigmoid,
+            math_.nextafter,
+            math_.reciprocal_no_nan,
+            math_.rint,
+            math_.softsign,
+            nn.silu,
+            nn.swish,
             cast_ops.saturate_cast,
             check_ops.check_numerics,
             dtypes.cast,
@@ -860,6 +875,7 @@ def _register():
             strings.upper,
         ],
         "binary": [
+            math_.multiply_no_nan,
             dtypes.complex,
             math_extra_ops.realdiv,
             math_extra_ops.scalar_mul,
