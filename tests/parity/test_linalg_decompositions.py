@@ -167,6 +167,12 @@ def _edge_cases(tf, dtype):
     nan_first = tf.constant([[[float("nan")], [-13430.5], [-1.0], [4125.5]]], dt)
     out["qr_nan_full"] = tf.linalg.qr(nan_first, full_matrices=True)
     out["qr_nan_thin"] = tf.linalg.qr(nan_first)
+    # A full QR of a tall matrix: R is [M, N] with zero rows below (faer's R has min(M, N)
+    # rows, and the kernel built a tensor too short). Q's last columns are any orthonormal
+    # completion: compared by shape.
+    tall = tf.reshape(tf.range(8, dtype=dt), [4, 2]) + tf.eye(4, 2, dtype=dt)
+    q, r = tf.linalg.qr(tall, full_matrices=True)
+    out["qr_full_tall"] = (q.shape, q[:, :2], r)
     out["tri_broadcast"] = tf.linalg.triangular_solve(
         tf.eye(2, batch_shape=[3], dtype=dt), tf.ones([2, 1], dt)
     )

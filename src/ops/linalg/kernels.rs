@@ -277,30 +277,40 @@ pub(crate) fn qr<T: Scalar>(m: MatRef<'_, T>, full: bool) -> Result<Vec<Vec<T>>>
         let rr = if full { rows } else { p };
         return Ok(vec![row_major(q.as_ref()), vec![T::zero_impl(); rr * cols]]);
     }
-    if !all_finite(m) {
-        // faer's Householder QR panics on NaN/inf. TensorFlow's (Eigen's) reflectors turn
-        // NaN from there on: Q all NaN, R NaN on and above its diagonal. (When only later
-        // columns hold the NaN, Eigen keeps the leading columns finite; not reproduced.)
+    // faer's Householder QR asserts on NaN/inf, and on finite entries whose norms overflow
+    // (complex64 near 1e38). TensorFlow's (Eigen's) reflectors turn NaN from there on: Q all
+    // NaN, R NaN on and above its diagonal. (When only later columns hold the NaN, Eigen keeps
+    // the leading columns finite; not reproduced.)
+    let nan_factors = || {
         let nan = T::from_f64_impl(f64::NAN);
         let (qc, rr) = if full { (rows, rows) } else { (p, p) };
         let r = Mat::<T>::from_fn(rr, cols, |i, j| if j >= i { nan } else { T::zero_impl() });
-        return Ok(vec![vec![nan; rows * qc], row_major(r.as_ref())]);
-    }
-    let qr = m.qr();
-    let (q, r) = if full {
-        (qr.compute_Q(), qr.R().to_owned())
-    } else {
-        (qr.compute_thin_Q(), qr.thin_R().to_owned())
+        vec![vec![nan; rows * qc], row_major(r.as_ref())]
     };
-    // faer stores R's strictly lower part as zeros already; copy R explicitly so nothing of
-    // the Householder vectors leaks.
-    let r =
-        Mat::<T>::from_fn(
-            r.nrows(),
-            r.ncols(),
-            |i, j| if j >= i { r[(i, j)] } else { T::zero_impl() },
-        );
-    Ok(vec![row_major(q.as_ref()), row_major(r.as_ref())])
+    if !all_finite(m) {
+        return Ok(nan_factors());
+    }
+    let factored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let qr = m.qr();
+        let (q, r) = if full {
+            (qr.compute_Q(), qr.R().to_owned())
+        } else {
+            (qr.compute_thin_Q(), qr.thin_R().to_owned())
+        };
+        // faer stores R's strictly lower part as zeros already; copy R explicitly so nothing
+        // of the Householder vectors leaks. faer's R has min(M, N) rows; TensorFlow's full R
+        // has M (zero rows below).
+        let rr = if full { rows } else { p };
+        let r = Mat::<T>::from_fn(rr, cols, |i, j| {
+            if j >= i && i < r.nrows() {
+                r[(i, j)]
+            } else {
+                T::zero_impl()
+            }
+        });
+        vec![row_major(q.as_ref()), row_major(r.as_ref())]
+    }));
+    Ok(factored.unwrap_or_else(|_| nan_factors()))
 }
 
 /// Singular values (descending), and U, V when `compute_uv` (`full`: square U and V).
