@@ -107,6 +107,7 @@ impl Fft {
 
     /// The transformed axes and their lengths, from the input's rank and dims and the known
     /// values of `fft_length` and `axes` (None where unknown).
+    #[allow(clippy::type_complexity)] // (axes, lengths) read once by two callers
     fn plan(
         &self,
         x: &TensorType,
