@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 
 def best_time(fn, repeat=7, number=None, min_seconds=0.2):
     """Best per-call time in seconds over `repeat` rounds of `number` calls."""
@@ -86,3 +88,21 @@ def report(title, rows, unit):
             f"{speedup(ff, np_):>9}{speedup(ff, tf_):>9}"
         )
     print("  (vs np / vs tf: ferroflow's speed relative to numpy / TensorFlow; >1 is faster)")
+
+
+def eager_and_traced_rows(tf, programs, numpy_fn, mine, theirs, rtol, atol):
+    """Report rows (name, ferroflow ms, numpy ms, TensorFlow ms) for eager calls and for
+    tf.function calls of each `(program, arrays)`; checks each program against `numpy_fn`
+    where that returns a reference."""
+    eager_rows, fn_rows = [], []
+    for name, (program, arrays) in programs.items():
+        expected = numpy_fn(name, arrays)
+        np_time = None
+        if expected is not None:
+            got = program(*[tf.constant(a) for a in arrays]).numpy()
+            np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
+            np_time = best_time(lambda n=name, a=arrays: numpy_fn(n, a), repeat=3) * 1e3
+        tf_times = theirs.get(name)
+        for rows, mode in ((eager_rows, "eager"), (fn_rows, "function")):
+            rows.append((name, mine[name][mode] * 1e3, np_time, tf_times and tf_times[mode] * 1e3))
+    return eager_rows, fn_rows

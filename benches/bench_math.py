@@ -9,7 +9,7 @@ import math
 import sys
 
 import numpy as np
-from _harness import best_time, report, run_tensorflow
+from _harness import best_time, eager_and_traced_rows, report, run_tensorflow
 
 VALUES = 10_000_000
 SEGMENTS = 10_000
@@ -76,21 +76,9 @@ def main():
     tf.config.set_visible_devices([], "GPU")
     theirs = run_tensorflow(__file__) or {}
     mine = _timings(tf)
-    eager_rows, fn_rows = [], []
-    for name, (program, arrays) in _programs(tf).items():
-        expected = _numpy(name, arrays)
-        np_time = None
-        if expected is not None:
-            got = program(*[tf.constant(v) for v in arrays]).numpy()
-            np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-2)
-            np_time = best_time(lambda n=name, v=arrays: _numpy(n, v), repeat=3) * 1e3
-        tf_times = theirs.get(name)
-        eager_rows.append(
-            (name, mine[name]["eager"] * 1e3, np_time, tf_times and tf_times["eager"] * 1e3)
-        )
-        fn_rows.append(
-            (name, mine[name]["function"] * 1e3, np_time, tf_times and tf_times["function"] * 1e3)
-        )
+    eager_rows, fn_rows = eager_and_traced_rows(
+        tf, _programs(tf), _numpy, mine, theirs, rtol=1e-3, atol=1e-2
+    )
     report("tf.math: segment_sum and special functions, eager", eager_rows, "ms")
     report("the same inside tf.function", fn_rows, "ms")
 

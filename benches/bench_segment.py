@@ -8,7 +8,7 @@ import json
 import sys
 
 import numpy as np
-from _harness import best_time, report, run_tensorflow
+from _harness import best_time, eager_and_traced_rows, report, run_tensorflow
 
 ROWS = 1_000_000
 SEGMENTS = 1000
@@ -121,21 +121,9 @@ def main():
     tf.config.set_visible_devices([], "GPU")
     theirs = run_tensorflow(__file__) or {}
     mine = _timings(tf)
-    eager_rows, fn_rows = [], []
-    for name, (program, arrays) in _programs(tf).items():
-        expected = _numpy(name, arrays)
-        np_time = None
-        if expected is not None:
-            got = program(*[tf.constant(a) for a in arrays]).numpy()
-            np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
-            np_time = best_time(lambda n=name, a=arrays: _numpy(n, a), repeat=3) * 1e3
-        tf_times = theirs.get(name)
-        eager_rows.append(
-            (name, mine[name]["eager"] * 1e3, np_time, tf_times and tf_times["eager"] * 1e3)
-        )
-        fn_rows.append(
-            (name, mine[name]["function"] * 1e3, np_time, tf_times and tf_times["function"] * 1e3)
-        )
+    eager_rows, fn_rows = eager_and_traced_rows(
+        tf, _programs(tf), _numpy, mine, theirs, rtol=1e-4, atol=1e-4
+    )
     report(f"segment reductions over {ROWS} float32 values and friends, eager", eager_rows, "ms")
     report("the same inside tf.function", fn_rows, "ms")
 
