@@ -66,12 +66,17 @@ demo: build
 # cores) for no test that differs. The tests compile our crate unoptimised: its tests run in
 # about a second either way, and opt-level 1 (the dev profile's, which keeps Python test runs
 # of a dev build quick) took 608 s to compile here against 67 s. Dependencies stay optimised.
+# python-test passes the same profile to the cargo it runs (tests/test_saved_model.py builds a Rust
+# example), so that it reuses rust-test's artifacts instead of compiling the crate a third time.
+RUST_TEST_ENV := CARGO_PROFILE_DEV_OPT_LEVEL=0 CARGO_PROFILE_DEV_DEBUG=false
 rust-test: gpu-runtime
-	$(TEST_ENV) CARGO_PROFILE_DEV_OPT_LEVEL=0 CARGO_PROFILE_DEV_DEBUG=false cargo test
+	$(TEST_ENV) $(RUST_TEST_ENV) cargo test
 
+# Clippy runs with the default features (plus python, which only adds code) and with none; no
+# code is compiled only without python, so a third run with the default features alone checked
+# nothing new.
 lint: $(STAMP)
 	cargo fmt --check
-	cargo clippy --all-targets -- -D warnings
 	cargo clippy --all-targets --no-default-features -- -D warnings
 	cargo clippy --all-targets --features python -- -D warnings
 	$(VENV)/bin/ruff check python tests benches examples tools
@@ -89,7 +94,8 @@ gpu-runtime:
 # One pytest worker per core: most tests are short and single-threaded.
 PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 python-test: build gpu-runtime tf-oracle
-	$(TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q -n $(PYTEST_WORKERS)
+	$(TEST_ENV) $(RUST_TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q \
+		-n $(PYTEST_WORKERS)
 
 ## Everything CI runs. Each stage's wall time is printed at the end, so that a CI log shows where
 ## the run's minutes went (the full run must stay under 30 minutes on CI's 2 cores).

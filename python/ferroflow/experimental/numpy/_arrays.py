@@ -74,6 +74,7 @@ def array(val, dtype=None, copy=True, ndmin=0):
     """A new Tensor of `val` (a Tensor, NumPy array, nested sequence or scalar); Python floats
     become float64 and ints int64, as in NumPy.
 
+    >>> import ferroflow.experimental.numpy as tnp
     >>> tnp.array([1, 2.5]).dtype
     tf.float64
     """

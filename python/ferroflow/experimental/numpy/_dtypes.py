@@ -107,6 +107,7 @@ def _np_result_type(*values):
 def result_type(*arrays_and_dtypes):
     """The dtype NumPy's promotion gives these arrays, scalars and dtypes, as a ferroflow DType.
 
+    >>> import ferroflow.experimental.numpy as tnp
     >>> tnp.result_type(1, 2.0)
     tf.float64
     """
@@ -138,6 +139,7 @@ def result_type_binary(t1, t2):
 def promote_types(type1, type2):
     """NumPy's `promote_types` of two dtypes (ferroflow DTypes, NumPy types or names).
 
+    >>> import ferroflow.experimental.numpy as tnp
     >>> tnp.promote_types("int32", "float32")
     dtype('float64')
     """
