@@ -155,7 +155,11 @@ def _edge_cases(tf, dtype):
     out["inv_empty"] = tf.linalg.inv(empty)
     out["det_empty"] = tf.linalg.det(empty)
     out["chol_empty"] = tf.linalg.cholesky(empty)
-    out["nonpd"] = tf.linalg.cholesky(tf.constant([[1.0, 2.0], [2.0, 1.0]], dt))
+    # On a non-positive-definite input TensorFlow fills the lower triangle with
+    # NaN and leaves the strictly-upper triangle unwritten (uninitialised memory,
+    # a different value on every run), so only the lower triangle is defined.
+    nonpd = tf.linalg.cholesky(tf.constant([[1.0, 2.0], [2.0, 1.0]], dt))
+    out["nonpd"] = tf.linalg.band_part(nonpd, -1, 0)
     singular = tf.constant([[1.0, 2.0], [2.0, 4.0]], dt)
     out["det_singular"] = tf.linalg.det(singular)
     out["slogdet_singular"] = tf.linalg.slogdet(singular)
