@@ -299,6 +299,10 @@ from ferroflow.variables import (
 from ferroflow.ragged import ragged_dispatch as _ragged_dispatch  # noqa: F401
 
 # isort: split
+# tf.linalg.LinearOperator*: adds the classes to tf.linalg and dispatches its functions on them.
+from ferroflow import linalg_operators as _linalg_operators  # noqa: E402, F401
+
+# isort: split
 # tf.experimental.numpy needs the whole package; importing it sets Tensor.__round__ as
 # TensorFlow's import does.
 from ferroflow.experimental import numpy as _experimental_numpy  # noqa: E402, F401
