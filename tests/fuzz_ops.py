@@ -1562,6 +1562,32 @@ def _linalg_normalize(g):
     return [g.tensor(dtype=g.pick((tf.float32, tf.float64)))], {}
 
 
+# --- tf.linalg leftovers: banded and tridiagonal eigen solvers (linalg-leftovers helper) ---
+@spec("tf.linalg.banded_triangular_solve")
+def _linalg_banded_triangular_solve(g):
+    dtype = g.pick((tf.float32, tf.float64, tf.complex64, tf.float16))
+    k, m = g.int_in(0, 4), g.int_in(0, 4)
+    batch = g.dims(max_rank=1, max_dim=3)
+    bands = g.tensor(dtype=dtype, dims=batch + [k, m])
+    rhs = g.tensor(dtype=dtype, dims=batch + [m + (1 if g.bad() else 0), g.int_in(0, 3)])
+    return [bands, rhs], {"lower": g.p(0.5), "adjoint": g.p(0.5)}
+
+
+@spec("tf.linalg.eigh_tridiagonal")
+def _linalg_eigh_tridiagonal(g):
+    dtype = g.pick((tf.float32, tf.float64, tf.complex128))
+    n = g.int_in(0, 5)
+    alpha = g.tensor(dtype=dtype, dims=[n])
+    beta = g.tensor(dtype=dtype, dims=[max(n - 1, 0)])
+    kwargs = {"eigvals_only": g.p(0.5)}
+    if n > 1 and g.p(0.5):
+        if g.p(0.5):
+            kwargs.update(select="i", select_range=[g.int_in(0, n - 1), n - 1])
+        else:
+            kwargs.update(select="v", select_range=[-1.0, 1.0])
+    return [alpha, beta], kwargs
+
+
 @spec("tf.tensordot")
 def _tensordot(g):
     dtype = g.pick(NUMERIC)

@@ -41,6 +41,9 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, name=None):
 
 
 # --- decompositions, solvers and matrix compositions (ferroflow.linalg_ops) ---
+from ferroflow import linalg_experimental as experimental  # noqa: E402, F401
+from ferroflow.linalg_band_solvers import banded_triangular_solve  # noqa: E402, F401
+from ferroflow.linalg_eigh_tridiagonal import eigh_tridiagonal  # noqa: E402, F401
 from ferroflow.linalg_ops import (  # noqa: E402, F401 - tf.linalg API
     adjoint,
     band_part,

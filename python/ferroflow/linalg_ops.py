@@ -32,6 +32,7 @@ from ferroflow.array_ops import shape as _shape
 from ferroflow.backprop import custom_gradient
 from ferroflow.control_flow import cond, while_loop
 from ferroflow.linalg import matmul, norm
+from ferroflow.linalg_diagonals import diag, diag_part, set_diag  # noqa: F401 - tf.linalg API
 from ferroflow.math import abs as _abs
 from ferroflow.math import (
     cast,
@@ -250,10 +251,25 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
 
 
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
-    """Least squares by the (regularised) normal equations and Cholesky (``fast=True``)."""
-    if not fast:
-        raise NotImplementedError("tf.linalg.lstsq(fast=False) is not implemented in ferroflow")
+    """Least squares by the (regularised) normal equations and Cholesky (``fast=True``), or the
+    minimum-norm solution, robust for rank-deficient matrices (``fast=False``, which ignores
+    ``l2_regularizer`` as TensorFlow's kernel does)."""
     a, b = _t(matrix), _t(rhs)
+    if not fast:
+        from ferroflow.linalg_band_solvers import lstsq_minimum_norm
+
+        if a.dtype == _dt.complex128 and l2_regularizer != 0:
+            raise NotImplementedError(
+                "matrix_solve_ls is currently disabled for complex128 and l2_regularizer != 0 "
+                "due to poor accuracy."
+            )
+        if b.dtype != a.dtype or a.shape[-2] != b.shape[-2]:
+            from ferroflow.errors import InvalidArgumentError
+
+            raise InvalidArgumentError(
+                None, None, "Input matrix and rhs are incompatible. [Op:MatrixSolveLs]"
+            )
+        return lstsq_minimum_norm(a, b)
     m, n = a.shape[-2], a.shape[-1]
     reg = _t(l2_regularizer, a.dtype)
     if m >= n:
@@ -299,46 +315,6 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     up = cast(_t(num_upper), _dt.int64)
     keep = logical_and(logical_or(lo < 0, i - j <= lo), logical_or(up < 0, j - i <= up))
     return where(keep, x, zeros_like(x))
-
-
-def _main_diagonal_only(k):
-    if isinstance(k, (list, tuple)) or int(k) != 0:
-        raise NotImplementedError("ferroflow's diagonal ops support only k=0 (the main diagonal)")
-
-
-def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
-    """The main diagonal of each matrix: ``[..., min(M, N)]``."""
-    _main_diagonal_only(k)
-    x = _t(input)
-    m, n = x.shape[-2], x.shape[-1]
-    i, j = _indices(m, n)
-    on = reduce_sum(where(i == j, x, zeros_like(x)), axis=-1)
-    return on[..., : min(m, n)]
-
-
-def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
-    """Square matrices with ``diagonal`` on their main diagonal."""
-    _main_diagonal_only(k)
-    if num_rows not in (-1, None) or num_cols not in (-1, None) or padding_value != 0:
-        raise NotImplementedError("ferroflow's tf.linalg.diag supports only the default sizes")
-    d = _t(diagonal)
-    n = d.shape[-1]
-    i, j = _indices(n, n)
-    col = expand_dims(d, -1)
-    return where(i == j, col, zeros_like(col))
-
-
-def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002
-    """``input`` with its main diagonal replaced by ``diagonal``."""
-    _main_diagonal_only(k)
-    x = _t(input)
-    d = _t(diagonal, x.dtype)
-    m, n = x.shape[-2], x.shape[-1]
-    if m > n:
-        pad = zeros_like(d[..., :1])
-        d = concat([d] + [pad] * (m - n), axis=-1)
-    i, j = _indices(m, n)
-    return where(i == j, expand_dims(d, -1), x)
 
 
 def trace(x, name=None):
