@@ -297,6 +297,7 @@ from ferroflow.variables import (
 # isort: split
 # Last: the ragged dispatch handlers that wrap APIs imported above (see ragged_dispatch.py).
 from ferroflow.ragged import ragged_dispatch as _ragged_dispatch  # noqa: F401
+from ferroflow.ragged import ragged_dispatch_numeric as _ragged_dispatch_numeric  # noqa: F401
 
 # isort: split
 # tf.linalg.LinearOperator*: adds the classes to tf.linalg and dispatches its functions on them.

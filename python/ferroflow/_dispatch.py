@@ -29,6 +29,7 @@ for the wrapper).
 import functools
 import inspect
 import sys
+from types import ModuleType
 
 from ferroflow import _core
 
@@ -246,13 +247,25 @@ def install(api):
         return _INSTALLED[api]
     wrapped = add_dispatch_support(api)
     _INSTALLED[api] = wrapped
-    for name, module in list(sys.modules.items()):
-        if module is None or not (name == "ferroflow" or name.startswith("ferroflow.")):
-            continue
+    for module in _ferroflow_modules():
         for attr, value in list(vars(module).items()):
             if value is api:
                 setattr(module, attr, wrapped)
     return wrapped
+
+
+def _ferroflow_modules():
+    """ferroflow's imported modules, and the namespaces built as module objects inside them
+    (e.g. `tf.nn.experimental`, which is no file and so not in `sys.modules`)."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "ferroflow" or name.startswith("ferroflow.")):
+            continue
+        found[id(module)] = module
+        for value in list(vars(module).values()):
+            if isinstance(value, ModuleType) and value.__name__.startswith("ferroflow."):
+                found.setdefault(id(value), value)
+    return list(found.values())
 
 
 def elementwise_apis(kind):

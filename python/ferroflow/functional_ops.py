@@ -86,25 +86,56 @@ def _signature_dtype(spec):
     return _dtypes.as_dtype(getattr(spec, "dtype", spec))
 
 
-def _as_output(value, dtype, step=None):
+def _as_output(value, dtype, step=None, shape=None):
     """A result of `fn` as TensorFlow's TensorArray write takes it: converted preferring the
-    signature's dtype, which it must then have. In a staged loop (`step`: its counter) a
-    mismatch fails when an iteration runs, as TensorFlow's graph write does (a loop that runs
-    no iteration raises nothing)."""
+    signature's dtype, which it must then have, and of a shape compatible with the signature's
+    `shape` (a ValueError when the static shapes disagree, as TensorFlow's map_fn raises). In a
+    staged loop (`step`: its counter) a mismatch only the run can see fails when an iteration
+    runs, as TensorFlow's graph write does (a loop that runs no iteration raises nothing)."""
     value = convert_to_tensor(value, dtype_hint=dtype)
+    if shape is not None and not shape.is_compatible_with(value.shape):
+        raise ValueError(f"Incompatible shape for value ({value.shape}), expected ({shape})")
     if value.dtype != dtype:
         message = (
             f"TensorArray dtype is {dtype.name} but Op is trying to write dtype {value.dtype.name} "
         )
         if step is None:
             raise errors.InvalidArgumentError(None, None, message)
+        _fail_when_run(step, message)
         from ferroflow.array_ops import cast
-        from ferroflow.check_ops import Assert
-        from ferroflow.math import less
 
-        Assert(less(step, 0), [message])  # the counter is never negative: fails if run
         value = cast(value, dtype)
+    if step is not None and shape is not None and shape.rank is not None:
+        _check_shape_when_run(step, value, shape)
     return value
+
+
+def _fail_when_run(step, message, ok=None):
+    """An assertion that fails when the staged iteration `step` runs (unless `ok` holds)."""
+    from ferroflow.check_ops import Assert
+    from ferroflow.math import less, logical_or
+
+    never = less(step, 0)  # the counter is never negative
+    Assert(never if ok is None else logical_or(never, ok), [message])
+
+
+def _check_shape_when_run(step, value, shape):
+    """The dimensions `shape` fixes that `value` leaves to the run: checked when it runs."""
+    from ferroflow.array_ops import gather
+    from ferroflow.array_ops import shape as shape_of
+    from ferroflow.math import equal, reduce_all
+
+    known = [i for i, d in enumerate(shape.as_list()) if d is not None]
+    unknown = [i for i in known if value.shape.as_list()[i] is None]
+    if not unknown:
+        return
+    wanted = [shape.as_list()[i] for i in unknown]
+    got = gather(shape_of(value), unknown)
+    message = (
+        "Tried to set a tensor with incompatible shape at a list index. Item element shape: "
+        f"{value.shape} list shape: {shape}"
+    )
+    _fail_when_run(step, message, reduce_all(equal(got, wanted)))
 
 
 def _check_structure(expected, got):
@@ -136,11 +167,15 @@ def map_fn(
         # (An empty input in a trace too: TensorFlow's graph stacks no element with the
         # shape the traced body writes.)
         return _staged_map(fn, structure, flat, signature, out_structure, dtypes, infer_shape)
+    specs = nest.flatten(out_structure)
     results = []
     for i in range(n):
         out = fn(_item(structure, flat, i))
         _check_structure(out_structure, out)
-        values = [_as_output(v, d) for v, d in zip(nest.flatten(out), dtypes)]
+        values = [
+            _as_output(v, d, shape=_element_shape(s))
+            for v, d, s in zip(nest.flatten(out), dtypes, specs)
+        ]
         results.append(nest.pack_sequence_as(out_structure, values))
     if not results:
         # TensorFlow's eager TensorArray stacks no element as shape [0] unless the signature
@@ -178,7 +213,10 @@ def _staged_map(fn, structure, flat, signature, out_structure, dtypes, infer_sha
     def body(i, arrays):
         out = fn(_gathered(structure, flat, i))
         _check_structure(out_structure, out)
-        values = [_as_output(v, d, i) for v, d in zip(nest.flatten(out), dtypes)]
+        values = [
+            _as_output(v, d, i, _element_shape(s))
+            for v, d, s in zip(nest.flatten(out), dtypes, specs)
+        ]
         return i + 1, [a.write(i, v) for a, v in zip(arrays, values)]
 
     if _core.is_symbolic(n):

@@ -32,6 +32,14 @@ CASES = {
     "map_spec": (
         "tf.map_fn(lambda v: v[:2], x, fn_output_signature=tf.TensorSpec([2], tf.float32))"
     ),
+    # A signature's shape binds the results (a ValueError when fn's static shape disagrees,
+    # an InvalidArgumentError when only the run shows it); once ignored silently.
+    "map_spec_shape_mismatch": (
+        "tf.map_fn(lambda v: v, x, fn_output_signature=tf.TensorSpec([2], tf.float32))"
+    ),
+    "map_spec_partial": (
+        "tf.map_fn(lambda v: v[:2], x, fn_output_signature=tf.TensorSpec([None], tf.float32))"
+    ),
     "map_signature_mismatch": "tf.map_fn(lambda v: v * 2.0, x, fn_output_signature=tf.int32)",
     "map_structure_mismatch": "tf.map_fn(lambda v: (v, v), x)",
     "map_structure_signature": (

@@ -44,6 +44,11 @@ def _names(tf):
         "m42": tf.reshape(tf.range(8.0), [4, 2]),
         "m223": tf.reshape(tf.range(12.0), [2, 2, 3]),
         "b4": tf.RaggedTensor.from_row_lengths(tf.ones([3, 2, 1]), [1, 2]),
+        "ids": tf.ragged.constant([[1, 2], [3], [0, 1, 2], []]),
+        "fw": tf.ragged.constant([[0.5, 1.0], [2.0], [1.0, 1.0, 3.0], []]),
+        "images": tf.ragged.constant(
+            [[[[1.0], [2.0]], [[3.0], [4.0]]], [[[5.0]]], [[[6.0], [7.0], [8.0]]]], ragged_rank=2
+        ),
     }
 
 
@@ -259,6 +264,37 @@ bincount_dense_weights: tf.sparse.bincount(ints, weights=[1.0, 2.0, 3.0], axis=-
 bincount_bad_axis: tf.sparse.bincount(ints, axis=1)
 """)
 
+# Issue 19's numerical APIs with a ragged version (ragged/ragged_dispatch_numeric.py).
+NUMERIC = _cases("""
+math_bincount_all: tf.math.bincount(rows)
+math_bincount_rows: tf.math.bincount(rows, axis=-1)
+math_bincount_bounds: tf.math.bincount(rows, axis=-1, minlength=9, dtype=tf.float32)
+math_bincount_binary: tf.math.bincount(rows, axis=-1, maxlength=3, binary_output=True)
+math_bincount_weights: tf.math.bincount(rows, fw, axis=-1)
+math_bincount_weights_all: tf.math.bincount(nested, nested * 2)
+math_bincount_dense_weights: tf.math.bincount(rows, weights=[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+math_bincount_floats: tf.math.bincount(rt, axis=-1)
+math_bincount_empty: tf.math.bincount(tf.ragged.constant([[], []], dtype=tf.int32), axis=-1)
+math_bincount_negative: tf.math.bincount(rows - 5, axis=-1)
+math_bincount_bad_axis: tf.math.bincount(rows, axis=1)
+stateless_dropout: tf.nn.experimental.stateless_dropout(rt, 0.5, seed=[1, 2])
+stateless_dropout_noise_shape: tf.nn.experimental.stateless_dropout(rt, 0.5, [1, 2], None, [4, 1])
+resize: tf.image.resize(images, [2, 3])
+resize_nearest: tf.image.resize(images, [3, 2], method="nearest")
+resize_uniform: tf.image.resize(tf.RaggedTensor.from_row_lengths(m223[..., None], [1, 1]), [1, 1])
+resize_aspect: tf.image.resize(images, [4, 3], preserve_aspect_ratio=True)
+resize_rank: tf.image.resize(rt, [2, 2])
+lookup_sparse: tf.nn.embedding_lookup_sparse(m42, ids, None)
+lookup_sparse_sum: tf.nn.embedding_lookup_sparse(m42, ids[::2] - 1, None, "sum")
+lookup_sparse_sqrtn: tf.nn.embedding_lookup_sparse(m42, ids, fw, "sqrtn")
+lookup_sparse_dense_weights: tf.nn.embedding_lookup_sparse(m42, ids, [1.0] * 6)
+lookup_sparse_combiner: tf.nn.embedding_lookup_sparse(m42, ids, None, "max")
+safe_lookup_sparse: tf.nn.safe_embedding_lookup_sparse(m42, ids)
+safe_lookup_sparse_default: tf.nn.safe_embedding_lookup_sparse(m42, ids - 2, default_id=3)
+safe_lookup_sparse_weights: tf.nn.safe_embedding_lookup_sparse(m42, ids, fw - 2.0)
+safe_lookup_sparse_sum: tf.nn.safe_embedding_lookup_sparse(m42, ids, fw - 2.0, "sum")
+""")
+
 # APIs TensorFlow composes of dispatching ones (no ragged handler of their own).
 COMPOSED = _cases("""
 logsumexp_rows: tf.math.reduce_logsumexp(rt, axis=1)
@@ -292,6 +328,9 @@ EAGER_ONLY = {
     "elementwise-assert_near_fails",
     "gather_math-matmul_2d_ragged",
     "gather_math-matmul_operator",
+    # ferroflow maps a batch of known size image by image with static shapes, so a result of
+    # the wrong size is a ValueError at trace time; TensorFlow's graph finds it when it runs.
+    "numeric-resize_aspect",
 }
 
 # ferroflow's GPU gather at an out-of-range index gives zeros (TensorFlow's GPU kernel does
@@ -305,6 +344,7 @@ def _all_cases():
         "shapes": SHAPES,
         "gather_math": GATHER_MATH,
         "composed": COMPOSED,
+        "numeric": NUMERIC,
     }
     return [(f"{g}-{n}", e) for g, cases in groups.items() for n, e in cases.items()]
 
@@ -366,3 +406,27 @@ GRADIENTS = {
 @pytest.mark.parametrize("name", sorted(GRADIENTS))
 def test_ragged_dispatch_gradient(tf_oracle, name, traced, device):
     assert_parity(tf_oracle, _gradient, (GRADIENTS[name], traced, device), rtol=1e-5, atol=1e-5)
+
+
+def _numeric_unknown_rows(tf, device):
+    """Ragged resize and bincount inside a tf.function whose ragged input's row count is left
+    to the call (a staged loop over the images)."""
+    images = tf.ragged.constant(
+        [[[[1.0], [2.0]], [[3.0], [4.0]]], [[[5.0]]], [[[6.0], [7.0], [8.0]]]], ragged_rank=2
+    )
+    spec = tf.RaggedTensorSpec([None, None, None, 1], tf.float32, ragged_rank=2)
+    resize = tf.function(lambda im: tf.image.resize(im, [2, 3]), input_signature=[spec])
+    ints = tf.RaggedTensorSpec([None, None], tf.int32)
+    bincount = tf.function(lambda r: tf.math.bincount(r, axis=-1), input_signature=[ints])
+    with tf.device(device):
+        return [
+            resize(images),
+            resize(images[:0]),
+            bincount(tf.ragged.constant([[1, 2], [3]])),
+            bincount(tf.ragged.constant([[], []], dtype=tf.int32)),
+        ]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numeric_unknown_rows(tf_oracle, device):
+    assert_parity(tf_oracle, _numeric_unknown_rows, (device,))

@@ -656,16 +656,7 @@ def sparse_bincount(
     values = convert_to_tensor_or_ragged_tensor(values)
     if weights is not None and not isinstance(weights, SparseTensor):
         weights = convert_to_tensor_or_ragged_tensor(weights)
-    if weights is not None and binary_output:
-        raise ValueError(
-            "Arguments `binary_output` and `weights` are mutually exclusive. Please specify "
-            "only one."
-        )
-    axis = 0 if axis is None else axis
-    if axis not in [0, -1]:
-        raise ValueError(
-            f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported."
-        )
+    axis = _bincount_axis(weights, binary_output, axis)
     options = dict(minlength=minlength, maxlength=maxlength, binary_output=binary_output)
     if axis == 0:
         if weights is not None:
@@ -680,6 +671,21 @@ def sparse_bincount(
         sparse_weights = None if weights is None else weights.to_sparse()
         return sparse_ops.bincount(values.to_sparse(), sparse_weights, axis=-1, **options)
     return sparse_ops.bincount(values, weights, axis=-1 if axis == -1 else 0, **options)
+
+
+def _bincount_axis(weights, binary_output, axis):
+    """The axis a ragged bincount counts along (0 or -1), after TensorFlow's argument checks."""
+    if weights is not None and binary_output:
+        raise ValueError(
+            "Arguments `binary_output` and `weights` are mutually exclusive. Please specify "
+            "only one."
+        )
+    axis = 0 if axis is None else axis
+    if axis not in [0, -1]:
+        raise ValueError(
+            f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported."
+        )
+    return axis
 
 
 def _ragged_weights(values, weights):
