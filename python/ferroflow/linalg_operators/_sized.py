@@ -27,10 +27,10 @@ def shape_arg(value, what):
     from ferroflow.array_ops import convert_to_tensor
 
     refuse_ref(value, what)
-    if isinstance(value, (list, tuple)) and not value:
-        return convert_to_tensor(value, dtype=_dtypes.int32)
     if isinstance(value, TensorShape):
         value = value.as_list()
+    if isinstance(value, (list, tuple)) and not value:
+        return convert_to_tensor(value, dtype=_dtypes.int32)
     return convert_to_tensor(value)
 
 

@@ -172,3 +172,61 @@ def combined_non_singular_hint(a, b):
     if a.is_non_singular is False or b.is_non_singular is False:
         return False
     return a.is_non_singular and b.is_non_singular
+
+
+# --- constructor plumbing shared by the operators -----------------------------------------------
+
+_HINT_NAMES = ("is_non_singular", "is_self_adjoint", "is_positive_definite", "is_square")
+
+
+def parameters_of(arguments):
+    """An operator's ``parameters``: its constructor's arguments, from ``locals()`` taken as
+    the constructor's first statement."""
+    return {k: v for k, v in arguments.items() if k not in ("self", "__class__")}
+
+
+def hints_of(arguments):
+    """The four ``is_*`` hints among ``arguments`` (a constructor's ``locals()``)."""
+    return {k: arguments[k] for k in _HINT_NAMES}
+
+
+def checked_operators(operators):
+    """(the operators as a list, their common dtype) for Composition and BlockDiag:
+    ValueError when empty, TypeError when the dtypes differ."""
+    from ferroflow.check_ops import assert_proper_iterable
+
+    assert_proper_iterable(operators)
+    operators = list(operators)
+    if not operators:
+        raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
+    dtype = operators[0].dtype
+    if any(op.dtype != dtype for op in operators):
+        found = "   ".join(str((o.name, o.dtype)) for o in operators)
+        raise TypeError(f"Expected all operators to have the same dtype.  Found {found}")
+    return operators, dtype
+
+
+def reduce_operators(operators, method, combine):
+    """``combine`` folded over each operator's ``method()`` (a product of determinants...)."""
+    result = getattr(operators[0], method)()
+    for op in operators[1:]:
+        result = combine(result, getattr(op, method)())
+    return result
+
+
+def broadcast_batch_shape(operators):
+    """The static batch shape all ``operators`` broadcast to."""
+    batch = operators[0].batch_shape
+    for op in operators[1:]:
+        batch = broadcast_static_shape(batch, op.batch_shape)
+    return batch
+
+
+def broadcast_batch_shape_tensor(operators):
+    """The dynamic batch shape all ``operators`` broadcast to."""
+    from ferroflow.array_ops import shape, zeros
+
+    batch = zeros(operators[0].batch_shape_tensor())
+    for op in operators[1:]:
+        batch = batch + zeros(op.batch_shape_tensor())
+    return shape(batch)

@@ -383,14 +383,7 @@ class LinearOperator(Module, CompositeTensor, metaclass=abc.ABCMeta):
     def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
         """``X`` with ``A X = rhs`` (``A^H`` with ``adjoint``, ``rhs^H`` with
         ``adjoint_arg``); an operator ``rhs`` gives an operator."""
-        if self.is_non_singular is False:
-            raise NotImplementedError(
-                "Exact solve not implemented for an operator that is expected to be singular."
-            )
-        if self.is_square is False:
-            raise NotImplementedError(
-                "Exact solve not implemented for an operator that is expected to not be square."
-            )
+        self._check_solvable()
         if isinstance(rhs, LinearOperator):
             left = self.adjoint() if adjoint else self
             right = rhs.adjoint() if adjoint_arg else rhs
@@ -402,6 +395,17 @@ class LinearOperator(Module, CompositeTensor, metaclass=abc.ABCMeta):
             self.shape, -1 if adjoint else -2, rhs.shape, -1 if adjoint_arg else -2
         )
         return self._solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _check_solvable(self):
+        """NotImplementedError for an operator hinted singular or non-square."""
+        if self.is_non_singular is False:
+            raise NotImplementedError(
+                "Exact solve not implemented for an operator that is expected to be singular."
+            )
+        if self.is_square is False:
+            raise NotImplementedError(
+                "Exact solve not implemented for an operator that is expected to not be square."
+            )
 
     def _linop_solve(self, left_operator, right_operator):
         if hasattr(right_operator, "_ones_diag") and not hasattr(right_operator, "multiplier"):
@@ -591,10 +595,8 @@ def _assert_dims_compatible(op_shape, op_axis, arg_shape, arg_axis):
     if op_shape.rank is None or arg_shape.rank is None:
         return
     if arg_shape.rank < -arg_axis:
-        raise ValueError(
-            f"Index out of range using input dim {arg_shape.rank}; input has only "
-            f"{arg_shape.rank} dims"
-        )
+        # TensorFlow indexes the argument's static shape: IndexError.
+        raise IndexError("list index out of range")
     a, b = op_shape.dims[op_axis], arg_shape.dims[arg_axis]
     if a is not None and b is not None and a != b:
         raise ValueError(f"Dimensions {a} and {b} are not compatible")

@@ -80,25 +80,9 @@ class LinearOperatorBlockDiag(LinearOperator):
         is_square=True,
         name=None,
     ):
-        from ferroflow.check_ops import assert_proper_iterable
-
-        parameters = dict(
-            operators=operators,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
-        assert_proper_iterable(operators)
-        operators = list(operators)
-        if not operators:
-            raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
+        parameters = _util.parameters_of(locals())
+        operators, dtype = _util.checked_operators(operators)
         self._operators = operators
-        dtype = operators[0].dtype
-        if any(op.dtype != dtype for op in operators):
-            found = "   ".join(str((o.name, o.dtype)) for o in operators)
-            raise TypeError(f"Expected all operators to have the same dtype.  Found {found}")
         is_non_singular = _sum_hint(
             operators,
             "is_non_singular",
@@ -119,15 +103,7 @@ class LinearOperatorBlockDiag(LinearOperator):
         )
         if name is None:
             name = "_ds_".join(op.name for op in operators)
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_of(locals()))
 
     @property
     def operators(self):
@@ -152,24 +128,14 @@ class LinearOperatorBlockDiag(LinearOperator):
         matrix = TensorShape(
             [total(self._block_range_dimensions()), total(self._block_domain_dimensions())]
         )
-        batch = self.operators[0].batch_shape
-        for op in self.operators[1:]:
-            batch = _util.broadcast_static_shape(batch, op.batch_shape)
-        return batch.concatenate(matrix)
+        return _util.broadcast_batch_shape(self.operators).concatenate(matrix)
 
     def _shape_tensor(self):
-        from ferroflow.array_ops import concat, shape, stack, zeros
+        from ferroflow.array_ops import concat, stack
 
-        matrix = stack(
-            [
-                sum(self._block_range_dimension_tensors()),
-                sum(self._block_domain_dimension_tensors()),
-            ]
-        )
-        batch = zeros(self.operators[0].batch_shape_tensor())
-        for op in self.operators[1:]:
-            batch = batch + zeros(op.batch_shape_tensor())
-        return concat([shape(batch), matrix], 0)
+        rows = sum(self._block_range_dimension_tensors())
+        matrix = stack([rows, sum(self._block_domain_dimension_tensors())])
+        return concat([_util.broadcast_batch_shape_tensor(self.operators), matrix], 0)
 
     def _blockwise(self, make, **hints):
         return LinearOperatorBlockDiag(operators=[make(op) for op in self.operators], **hints)
@@ -326,27 +292,14 @@ class LinearOperatorBlockDiag(LinearOperator):
         return self._vector_call(x, dims, dim, self.matmul, adjoint)
 
     def _determinant(self):
-        result = self.operators[0].determinant()
-        for op in self.operators[1:]:
-            result = result * op.determinant()
-        return result
+        return _util.reduce_operators(self.operators, "determinant", lambda a, b: a * b)
 
     def _log_abs_determinant(self):
-        result = self.operators[0].log_abs_determinant()
-        for op in self.operators[1:]:
-            result = result + op.log_abs_determinant()
-        return result
+        return _util.reduce_operators(self.operators, "log_abs_determinant", lambda a, b: a + b)
 
     def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
         """``A^-1 @ rhs``; ``rhs`` may be a list of blocks (the result then is a list)."""
-        if self.is_non_singular is False:
-            raise NotImplementedError(
-                "Exact solve not implemented for an operator that is expected to be singular."
-            )
-        if self.is_square is False:
-            raise NotImplementedError(
-                "Exact solve not implemented for an operator that is expected to not be square."
-            )
+        self._check_solvable()
         if isinstance(rhs, LinearOperator):
             return self._operator_arg(
                 rhs, adjoint, adjoint_arg, "solve `LinearOperatorBlockDiag`", self._linop_solve
@@ -394,10 +347,7 @@ class LinearOperatorBlockDiag(LinearOperator):
             raise NotImplementedError(
                 "`trace` not implemented for an operator whose blocks are not square."
             )
-        result = self.operators[0].trace()
-        for op in self.operators[1:]:
-            result = result + op.trace()
-        return result
+        return _util.reduce_operators(self.operators, "trace", lambda a, b: a + b)
 
     def _to_dense(self):
         from ferroflow.array_ops import concat, shape, zeros

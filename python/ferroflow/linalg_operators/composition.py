@@ -48,25 +48,9 @@ class LinearOperatorComposition(LinearOperator):
         is_square=None,
         name=None,
     ):
-        from ferroflow.check_ops import assert_proper_iterable
-
-        parameters = dict(
-            operators=operators,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
-        assert_proper_iterable(operators)
-        operators = list(operators)
-        if not operators:
-            raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
+        parameters = _util.parameters_of(locals())
+        operators, dtype = _util.checked_operators(operators)
         self._operators = operators
-        dtype = operators[0].dtype
-        if any(op.dtype != dtype for op in operators):
-            found = "   ".join(str((o.name, o.dtype)) for o in operators)
-            raise TypeError(f"Expected all operators to have the same dtype.  Found {found}")
         if all(op.is_non_singular for op in operators):
             if is_non_singular is False:
                 raise ValueError(
@@ -98,15 +82,7 @@ class LinearOperatorComposition(LinearOperator):
                 is_positive_definite = True
         if name is None:
             name = "_o_".join(op.name for op in operators)
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_of(locals()))
 
     @property
     def operators(self):
@@ -122,26 +98,16 @@ class LinearOperatorComposition(LinearOperator):
             ):
                 raise ValueError(f"Dimensions {domain} and {op.range_dimension} are not compatible")
             domain = op.domain_dimension
-        batch = self.operators[0].batch_shape
-        for op in self.operators[1:]:
-            batch = _util.broadcast_static_shape(batch, op.batch_shape)
-        return batch.concatenate(
-            TensorShape([self.operators[0].range_dimension, self.operators[-1].domain_dimension])
-        )
+        first, last = self.operators[0], self.operators[-1]
+        matrix = TensorShape([first.range_dimension, last.domain_dimension])
+        return _util.broadcast_batch_shape(self.operators).concatenate(matrix)
 
     def _shape_tensor(self):
-        from ferroflow.array_ops import concat, shape, stack, zeros
+        from ferroflow.array_ops import concat, stack
 
-        batch = zeros(self.operators[0].batch_shape_tensor())
-        for op in self.operators[1:]:
-            batch = batch + zeros(op.batch_shape_tensor())
-        dims = stack(
-            [
-                self.operators[0].range_dimension_tensor(),
-                self.operators[-1].domain_dimension_tensor(),
-            ]
-        )
-        return concat([shape(batch), dims], 0)
+        first, last = self.operators[0], self.operators[-1]
+        dims = stack([first.range_dimension_tensor(), last.domain_dimension_tensor()])
+        return concat([_util.broadcast_batch_shape_tensor(self.operators), dims], 0)
 
     def _linop_cholesky(self):
         from ferroflow.array_ops import expand_dims
@@ -175,16 +141,10 @@ class LinearOperatorComposition(LinearOperator):
         return result
 
     def _determinant(self):
-        result = self.operators[0].determinant()
-        for op in self.operators[1:]:
-            result = result * op.determinant()
-        return result
+        return _util.reduce_operators(self.operators, "determinant", lambda a, b: a * b)
 
     def _log_abs_determinant(self):
-        result = self.operators[0].log_abs_determinant()
-        for op in self.operators[1:]:
-            result = result + op.log_abs_determinant()
-        return result
+        return _util.reduce_operators(self.operators, "log_abs_determinant", lambda a, b: a + b)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         order = list(reversed(self.operators)) if adjoint else self.operators

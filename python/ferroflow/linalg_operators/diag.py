@@ -27,14 +27,7 @@ class LinearOperatorDiag(LinearOperator):
         is_square=None,
         name="LinearOperatorDiag",
     ):
-        parameters = dict(
-            diag=diag,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.parameters_of(locals())
         self._diag = _util.convert_nonref_to_tensor(diag)
         self._check_diag(self._diag)
         if not self._diag.dtype.is_complex:
@@ -43,14 +36,9 @@ class LinearOperatorDiag(LinearOperator):
             is_self_adjoint = True
         if is_square is False:
             raise ValueError("Only square diagonal operators currently supported.")
+        is_square = True
         super().__init__(
-            dtype=self._diag.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=True,
-            parameters=parameters,
-            name=name,
+            dtype=self._diag.dtype, parameters=parameters, name=name, **_util.hints_of(locals())
         )
 
     def _check_diag(self, diag):

@@ -34,14 +34,7 @@ class LinearOperatorFullMatrix(LinearOperator):
         is_square=None,
         name="LinearOperatorFullMatrix",
     ):
-        parameters = dict(
-            matrix=matrix,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.parameters_of(locals())
         self._matrix = _util.convert_nonref_to_tensor(matrix)
         if self._matrix.dtype not in _ALLOWED:
             raise TypeError(
@@ -53,13 +46,7 @@ class LinearOperatorFullMatrix(LinearOperator):
                 f"Argument `matrix` must have at least 2 dimensions. Received: {self._matrix}."
             )
         super().__init__(
-            dtype=self._matrix.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
+            dtype=self._matrix.dtype, parameters=parameters, name=name, **_util.hints_of(locals())
         )
 
     @property

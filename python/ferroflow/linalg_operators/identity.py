@@ -74,17 +74,7 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
         assert_proper_shapes=False,
         name="LinearOperatorIdentity",
     ):
-        parameters = dict(
-            num_rows=num_rows,
-            batch_shape=batch_shape,
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            assert_proper_shapes=assert_proper_shapes,
-            name=name,
-        )
+        parameters = _util.parameters_of(locals())
         dtype = _dtypes.as_dtype(dtype or _dtypes.float32)
         self._assert_proper_shapes = assert_proper_shapes
         for hint, word in (
@@ -95,15 +85,7 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
         ):
             if not hint:
                 raise ValueError(f"An identity operator is always {word}.")
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_of(locals()))
         refuse_ref(num_rows, "num_rows")
         refuse_ref(batch_shape, "batch_shape")
         self._init_num_rows(num_rows)
@@ -221,18 +203,9 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
         assert_proper_shapes=False,
         name="LinearOperatorScaledIdentity",
     ):
+        parameters = _util.parameters_of(locals())
         from ferroflow.math import cast
 
-        parameters = dict(
-            num_rows=num_rows,
-            multiplier=multiplier,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            assert_proper_shapes=assert_proper_shapes,
-            name=name,
-        )
         self._assert_proper_shapes = assert_proper_shapes
         self._multiplier = _util.convert_nonref_to_tensor(multiplier)
         if not self._multiplier.dtype.is_complex:
@@ -244,12 +217,9 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
         refuse_ref(num_rows, "num_rows")
         super().__init__(
             dtype=self._multiplier.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
             parameters=parameters,
             name=name,
+            **_util.hints_of(locals()),
         )
         self._init_num_rows(num_rows)
         self._num_rows_cast_to_dtype = cast(self._num_rows, self.dtype)

@@ -41,18 +41,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         is_square=None,
         name="LinearOperatorLowRankUpdate",
     ):
-        parameters = dict(
-            base_operator=base_operator,
-            u=u,
-            diag_update=diag_update,
-            v=v,
-            is_diag_update_positive=is_diag_update_positive,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.parameters_of(locals())
         dtype = base_operator.dtype
         if diag_update is None:
             if is_diag_update_positive is False:
@@ -89,15 +78,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
             None if diag_update is None else _util.convert_nonref_to_tensor(diag_update)
         )
         self._base_operator = base_operator
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_of(locals()))
         self._set_diag_operator(is_diag_update_positive)
         self._is_diag_update_positive = is_diag_update_positive
         self._check_shapes()

@@ -28,27 +28,15 @@ class LinearOperatorLowerTriangular(LinearOperator):
         is_square=None,
         name="LinearOperatorLowerTriangular",
     ):
-        parameters = dict(
-            tril=tril,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.parameters_of(locals())
         if is_square is False:
             raise ValueError("Only square lower triangular operators supported at this time.")
         self._tril = _util.convert_nonref_to_tensor(tril)
         if self._tril.shape.rank is not None and self._tril.shape.rank < 2:
             raise ValueError(f"Argument tril must have at least 2 dimensions.  Found: {self._tril}")
+        is_square = True
         super().__init__(
-            dtype=self._tril.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=True,
-            parameters=parameters,
-            name=name,
+            dtype=self._tril.dtype, parameters=parameters, name=name, **_util.hints_of(locals())
         )
 
     @property

@@ -1,6 +1,7 @@
 """`tf.linalg.LinearOperatorZeros`: a (batch of) zero matrix that stores only its shape."""
 
 from ferroflow import dtypes as _dtypes
+from ferroflow.linalg_operators import _util
 from ferroflow.linalg_operators._sized import SizedOperator, refuse_ref
 from ferroflow.linalg_operators.base import make_composite_tensor
 from ferroflow.tensor_shape import TensorShape
@@ -31,18 +32,7 @@ class LinearOperatorZeros(SizedOperator):
         assert_proper_shapes=False,
         name="LinearOperatorZeros",
     ):
-        parameters = dict(
-            num_rows=num_rows,
-            num_columns=num_columns,
-            batch_shape=batch_shape,
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            assert_proper_shapes=assert_proper_shapes,
-            name=name,
-        )
+        parameters = _util.parameters_of(locals())
         dtype = _dtypes.as_dtype(dtype or _dtypes.float32)
         self._assert_proper_shapes = assert_proper_shapes
         if not is_self_adjoint and is_square:
@@ -51,15 +41,7 @@ class LinearOperatorZeros(SizedOperator):
             raise ValueError("A zero operator is always singular.")
         if is_positive_definite:
             raise ValueError("A zero operator is always not positive-definite.")
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_of(locals()))
         refuse_ref(num_rows, "num_rows")
         refuse_ref(num_columns, "num_columns")
         refuse_ref(batch_shape, "batch_shape")

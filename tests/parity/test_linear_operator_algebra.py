@@ -1,0 +1,343 @@
+"""tf.linalg operators against TensorFlow: the hint and shape errors of each constructor and
+method, the operator algebra (which class `matmul`/`solve`/`inverse`/`cholesky`/`adjoint`
+return, with which hints), the tf.linalg functions that dispatch on operators, block-wise
+arguments, batch slicing, variables and tf.function boundaries."""
+
+import numpy as np
+import pytest
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _errors_program(tf):
+    la = tf.linalg
+    m = tf.constant([[2.0, 1.0], [0.5, 3.0]])
+    wide = tf.ones([2, 3])
+    d = tf.constant([1.0, 2.0])
+    full = la.LinearOperatorFullMatrix(m)
+    pd = la.LinearOperatorFullMatrix(m, is_self_adjoint=True, is_positive_definite=True)
+    cases = {
+        "pd_singular": lambda: la.LinearOperatorFullMatrix(
+            m, is_positive_definite=True, is_non_singular=False
+        ),
+        "nonsingular_nonsquare": lambda: la.LinearOperatorFullMatrix(
+            m, is_non_singular=True, is_square=False
+        ),
+        "selfadjoint_nonsquare": lambda: la.LinearOperatorFullMatrix(
+            m, is_self_adjoint=True, is_square=False
+        ),
+        "square_hint_false": lambda: la.LinearOperatorFullMatrix(m, is_square=False).is_square,
+        "wide_square": lambda: la.LinearOperatorFullMatrix(wide, is_square=True).is_square,
+        "full_int": lambda: la.LinearOperatorFullMatrix([[1, 2], [3, 4]]),
+        "full_vector": lambda: la.LinearOperatorFullMatrix([1.0, 2.0]),
+        "diag_not_self_adjoint": lambda: la.LinearOperatorDiag(d, is_self_adjoint=False),
+        "diag_not_square": lambda: la.LinearOperatorDiag(d, is_square=False),
+        "diag_scalar": lambda: la.LinearOperatorDiag(1.0),
+        "identity_not_pd": lambda: la.LinearOperatorIdentity(3, is_positive_definite=False),
+        "identity_negative": lambda: la.LinearOperatorIdentity(-1),
+        "identity_float": lambda: la.LinearOperatorIdentity(2.5),
+        "identity_vector": lambda: la.LinearOperatorIdentity([2]),
+        "identity_batch_negative": lambda: la.LinearOperatorIdentity(3, batch_shape=[-1]),
+        "identity_batch_scalar": lambda: la.LinearOperatorIdentity(3, batch_shape=2),
+        "identity_variable": lambda: la.LinearOperatorIdentity(tf.Variable(3)),
+        "scaled_not_square": lambda: la.LinearOperatorScaledIdentity(3, 1.0, is_square=False),
+        "scaled_not_sa": lambda: la.LinearOperatorScaledIdentity(3, 1.0, is_self_adjoint=False),
+        "tril_not_square": lambda: la.LinearOperatorLowerTriangular(m, is_square=False),
+        "tril_vector": lambda: la.LinearOperatorLowerTriangular(d),
+        "composition_empty": lambda: la.LinearOperatorComposition([]),
+        "composition_dtypes": lambda: la.LinearOperatorComposition(
+            [full, la.LinearOperatorIdentity(2, dtype=tf.float64)]
+        ),
+        "composition_singular_hint": lambda: la.LinearOperatorComposition(
+            [pd, pd], is_non_singular=False
+        ),
+        "composition_aat_not_sa": lambda: la.LinearOperatorComposition(
+            [pd, pd], is_self_adjoint=False
+        ),
+        "composition_shapes": lambda: (
+            la.LinearOperatorComposition(
+                [la.LinearOperatorFullMatrix(wide), la.LinearOperatorFullMatrix(wide)]
+            ).shape
+        ),
+        "adjoint_contradiction": lambda: la.LinearOperatorAdjoint(pd, is_non_singular=False),
+        "adjoint_square": lambda: la.LinearOperatorAdjoint(pd, is_square=False),
+        "inversion_singular": lambda: la.LinearOperatorInversion(
+            la.LinearOperatorFullMatrix(m, is_non_singular=False)
+        ),
+        "inversion_nonsquare": lambda: la.LinearOperatorInversion(full, is_square=False),
+        "zeros_nonsingular": lambda: la.LinearOperatorZeros(3, is_non_singular=True),
+        "zeros_rect_square": lambda: la.LinearOperatorZeros(2, 3),
+        "zeros_not_sa": lambda: la.LinearOperatorZeros(3, is_self_adjoint=False),
+        "zeros_assert": lambda: la.LinearOperatorZeros(3).assert_non_singular(),
+        "zeros_pd": lambda: la.LinearOperatorZeros(3).assert_positive_definite(),
+        "lru_diag_positive": lambda: la.LinearOperatorLowRankUpdate(
+            pd, tf.ones([2, 1]), is_diag_update_positive=False
+        ),
+        "lru_shapes": lambda: la.LinearOperatorLowRankUpdate(pd, tf.ones([3, 1])),
+        "lru_diag_shape": lambda: la.LinearOperatorLowRankUpdate(
+            pd, tf.ones([2, 1]), diag_update=tf.ones([2])
+        ),
+        "lru_pd_hint": lambda: la.LinearOperatorLowRankUpdate(
+            pd, tf.ones([2, 1]), is_positive_definite=False
+        ),
+        "lru_sa_hint": lambda: la.LinearOperatorLowRankUpdate(
+            pd, tf.ones([2, 1]), is_self_adjoint=False
+        ),
+        "block_empty": lambda: la.LinearOperatorBlockDiag([]),
+        "block_dtypes": lambda: la.LinearOperatorBlockDiag(
+            [full, la.LinearOperatorIdentity(2, dtype=tf.float64)]
+        ),
+        "block_pd_hint": lambda: la.LinearOperatorBlockDiag([pd, pd], is_positive_definite=False),
+        "matmul_dims": lambda: full.matmul(tf.ones([3, 1])),
+        "matmul_dtype": lambda: full.matmul(tf.ones([2, 1], tf.float64)),
+        "matmul_rank1": lambda: full.matmul(tf.ones([2])),
+        "matvec_dims": lambda: full.matvec(tf.ones([3])),
+        "solve_dims": lambda: full.solve(tf.ones([3, 1])),
+        "solvevec_dtype": lambda: full.solvevec(tf.ones([2], tf.float64)),
+        "add_dtype": lambda: full.add_to_tensor(tf.ones([2, 2], tf.float64)),
+        "det_nonsquare": lambda: la.LinearOperatorFullMatrix(wide, is_square=False).determinant(),
+        "logdet_nonsquare": lambda: la.LinearOperatorFullMatrix(wide).log_abs_determinant(),
+        "solve_nonsquare": lambda: la.LinearOperatorFullMatrix(wide).solve(tf.ones([2, 1])),
+        "solve_singular": lambda: la.LinearOperatorFullMatrix(m, is_non_singular=False).solve(m),
+        "inverse_nonsquare": lambda: la.LinearOperatorFullMatrix(wide).inverse(),
+        "cholesky_no_hints": lambda: full.cholesky(),
+        "eigvals_not_sa": lambda: full.eigvals(),
+        "operator_dims": lambda: full.matmul(la.LinearOperatorIdentity(3)),
+        "operator_solve_dims": lambda: full.solve(la.LinearOperatorIdentity(3)),
+        "block_blocks_differ": lambda: la.LinearOperatorBlockDiag([pd, pd]).matmul(
+            la.LinearOperatorBlockDiag([la.LinearOperatorIdentity(4)])
+        ),
+        "logdet_not_pd": lambda: la.logdet(full),
+        "solve_tensor_operator": lambda: la.solve(m, full),
+        "matmul_transpose": lambda: tf.matmul(full, m, transpose_a=True),
+        "diag_assert_singular": lambda: la.LinearOperatorDiag([1.0, 0.0]).assert_non_singular(),
+        "diag_assert_pd": lambda: la.LinearOperatorDiag([1.0, -1.0]).assert_positive_definite(),
+        "scaled_assert_singular": lambda: la.LinearOperatorScaledIdentity(
+            2, 0.0
+        ).assert_non_singular(),
+        "full_assert_sa": lambda: full.assert_self_adjoint(),
+        "full_assert_singular": lambda: la.LinearOperatorFullMatrix(
+            tf.ones([2, 2])
+        ).assert_non_singular(),
+        "pd_assert_pd": lambda: la.LinearOperatorFullMatrix(
+            tf.constant([[1.0, 2.0], [2.0, 1.0]]), is_self_adjoint=True
+        ).assert_positive_definite(),
+        "identity_proper_shapes": lambda: la.LinearOperatorIdentity(
+            3, assert_proper_shapes=True
+        ).matmul(tf.ones([3, 1])),
+    }
+    out = {}
+    for name, fn in cases.items():
+        try:
+            value = fn()
+            out[name] = value if isinstance(value, (bool, type(None))) else "ok"
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            out[name] = type(e).__name__
+    return out
+
+
+def test_errors(tf_oracle):
+    _assert_ran(tf_oracle, _errors_program)
+
+
+def _describe_result(tf, value):
+    """A result's class, hints and dense form (or the class of what it raised)."""
+    if not isinstance(value, tf.linalg.LinearOperator):
+        return value
+    hints = [value.is_non_singular, value.is_self_adjoint, value.is_positive_definite]
+    return [type(value).__name__, hints, value.is_square, value.to_dense()]
+
+
+def _algebra_program(tf, device, dtype):
+    la = tf.linalg
+    with tf.device(device):
+        m = tf.constant([[2.0, 1.0, 0.0], [0.5, 3.0, 0.2], [0.1, 0.3, 4.0]], dtype)
+        spd = tf.matmul(m, m, adjoint_b=True)
+        d = tf.constant([1.5, 2.0, 3.0], dtype)
+        x = tf.reshape(tf.range(6, dtype=dtype), [3, 2]) / 4.0
+        full = la.LinearOperatorFullMatrix(m)
+        pd = la.LinearOperatorFullMatrix(spd, is_self_adjoint=True, is_positive_definite=True)
+        diag = la.LinearOperatorDiag(d)
+        diag_pd = la.LinearOperatorDiag(d, is_positive_definite=True)
+        scaled = la.LinearOperatorScaledIdentity(3, tf.constant(2.0, dtype))
+        ident = la.LinearOperatorIdentity(3, dtype=dtype)
+        zeros = la.LinearOperatorZeros(3, dtype=dtype)
+        tril = la.LinearOperatorLowerTriangular(m, is_non_singular=True)
+        block = la.LinearOperatorBlockDiag(
+            [la.LinearOperatorFullMatrix(m[:2, :2]), la.LinearOperatorDiag(d[:1])]
+        )
+        block_pd = la.LinearOperatorBlockDiag(
+            [
+                la.LinearOperatorFullMatrix(
+                    spd[:2, :2], is_self_adjoint=True, is_positive_definite=True
+                ),
+                la.LinearOperatorDiag(d[:1], is_positive_definite=True),
+            ]
+        )
+        results = {
+            "diag@diag": lambda: diag @ diag_pd,
+            "diag@scaled": lambda: diag.matmul(scaled),
+            "diag@tril": lambda: diag.matmul(tril),
+            "diag@full": lambda: diag.matmul(full),
+            "diag_adj@full_adj": lambda: diag.matmul(full, adjoint=True, adjoint_arg=True),
+            "scaled@scaled": lambda: scaled.matmul(scaled),
+            "scaled@diag": lambda: scaled.matmul(diag),
+            "scaled@full": lambda: scaled.matmul(full),
+            "ident@full": lambda: ident.matmul(full),
+            "full@ident": lambda: full.matmul(ident),
+            "zeros@full": lambda: zeros.matmul(full),
+            "full@zeros": lambda: full.matmul(zeros),
+            "tril@diag": lambda: tril.matmul(diag),
+            "tril@full": lambda: tril.matmul(full),
+            "block@block": lambda: block.matmul(block),
+            "block.solve(block)": lambda: block.solve(block),
+            "diag.solve(diag)": lambda: diag.solve(diag_pd),
+            "diag.solve(scaled)": lambda: diag.solve(scaled),
+            "diag.solve(tril)": lambda: diag.solve(tril),
+            "scaled.solve(diag)": lambda: scaled.solve(diag),
+            "scaled.solve(scaled)": lambda: scaled.solve(scaled),
+            "full.solve(full)": lambda: full.solve(full),
+            "full.solve(ident)": lambda: full.solve(ident),
+            "ident.solve(full)": lambda: ident.solve(full),
+            "inv.solve(full)": lambda: full.inverse().solve(full),
+            "pd.solve(pd)": lambda: pd.solve(pd),
+            "diag.inverse": lambda: diag.inverse(),
+            "diag_pd.cholesky": lambda: diag_pd.cholesky(),
+            "scaled.inverse": lambda: scaled.inverse(),
+            "scaled_pd.cholesky": lambda: la.LinearOperatorScaledIdentity(
+                3, tf.constant(4.0, dtype), is_positive_definite=True
+            ).cholesky(),
+            "pd.cholesky": lambda: pd.cholesky(),
+            "block_pd.cholesky": lambda: block_pd.cholesky(),
+            "block.inverse": lambda: block.inverse(),
+            "block.adjoint": lambda: block.adjoint(),
+            "tril_composition.cholesky": lambda: la.LinearOperatorComposition(
+                [
+                    la.LinearOperatorLowerTriangular(-m, is_self_adjoint=False),
+                    la.LinearOperatorLowerTriangular(-m, is_self_adjoint=False).adjoint(),
+                ],
+                is_self_adjoint=True,
+                is_positive_definite=True,
+            ).cholesky(),
+            "pd_pair": lambda: la.LinearOperatorComposition([pd, pd]),
+            "adjoint.adjoint": lambda: full.adjoint().adjoint(),
+            "inversion.inverse": lambda: la.LinearOperatorInversion(full).inverse(),
+            "lru_pd": lambda: la.LinearOperatorLowRankUpdate(
+                diag_pd, x, diag_update=tf.constant([1.0, 2.0], dtype)
+            ),
+            "lru_pd_inverse": lambda: la.LinearOperatorLowRankUpdate(diag_pd, x).inverse(),
+            "lru_pd_cholesky": lambda: la.LinearOperatorLowRankUpdate(diag_pd, x).cholesky(),
+            "la.adjoint": lambda: la.adjoint(full),
+            "la.inv": lambda: la.inv(diag),
+            "la.inv_adjoint": lambda: la.inv(full, adjoint=True),
+            "la.cholesky": lambda: la.cholesky(pd),
+            "la.det": lambda: la.det(full),
+            "la.logdet": lambda: la.logdet(pd),
+            "la.trace": lambda: la.trace(diag),
+            "la.diag_part": lambda: la.diag_part(full),
+            "tf.matmul(op, x)": lambda: tf.matmul(full, x),
+            "tf.matmul(x, op)": lambda: tf.matmul(tf.transpose(x), full),
+            "tf.matmul(op, op)": lambda: tf.matmul(full, diag),
+            "la.matmul adjoints": lambda: la.matmul(full, x, adjoint_a=True),
+            "x @ op": lambda: tf.transpose(x) @ full,
+            "la.solve": lambda: la.solve(full, x),
+            "block.matmul(list)": lambda: block.matmul([x[:2], x[2:]]),
+            "block.matvec(list)": lambda: block.matvec([x[:2, 0], x[2:, 0]]),
+            "block.solve(list)": lambda: block.solve([x[:2], x[2:]]),
+            "block.solvevec(list)": lambda: block.solvevec([x[:2, 0], x[2:, 0]]),
+            "block.solve(list, adjoint)": lambda: block.solve([x[:2], x[2:]], adjoint=True),
+            "block.matmul(tensor)": lambda: block.matmul(x),
+        }
+        out = {}
+        for name, fn in results.items():
+            try:
+                out[name] = _describe_result(tf, fn())
+            except Exception as e:  # noqa: BLE001 - the class is what is compared
+                out[name] = type(e).__name__
+        return out
+
+
+def _assert_ran(oracle, program, *args, **kwargs):
+    from .harness import assert_parity
+
+    expected = assert_parity(oracle, program, *args, **kwargs)
+    assert expected[0] != "raised", expected
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_algebra(tf_oracle, device, dtype):
+    rtol = 2e-5 if dtype == "float32" else 1e-12
+    _assert_ran(
+        tf_oracle,
+        _algebra_program,
+        (device, dtype),
+        helpers=[_describe_result],
+        rtol=rtol,
+        atol=rtol,
+    )
+
+
+def _composite_program(tf, values):
+    la = tf.linalg
+    out = {}
+    v = tf.Variable(values["d"])
+    op = la.LinearOperatorDiag(v)
+    out["trainable"] = [w.shape.as_list() for w in op.trainable_variables]
+    out["parameters"] = sorted(op.parameters)
+    out["names"] = [
+        op.name,
+        op.adjoint().name,
+        la.LinearOperatorInversion(la.LinearOperatorFullMatrix(values["m"])).name,
+        la.LinearOperatorComposition([op, op]).name,
+        la.LinearOperatorBlockDiag([op, op]).name,
+    ]
+
+    @tf.function
+    def loss_fn(o, x):
+        return tf.reduce_sum(o.solvevec(x) ** 2), o.to_dense()
+
+    with tf.GradientTape() as tape:
+        loss, dense = loss_fn(op, tf.constant(values["x"]))
+    out["loss"] = loss
+    out["dense"] = dense
+    out["grad"] = tape.gradient(loss, v)
+
+    @tf.function
+    def make(d):
+        return la.LinearOperatorDiag(d).inverse()
+
+    made = make(tf.constant(values["d"]))
+    out["returned"] = [type(made).__name__, made.to_dense()]
+    lru = la.LinearOperatorLowRankUpdate(
+        la.LinearOperatorDiag(values["d"], is_positive_definite=True), values["u"]
+    )
+    out["lru_traced"] = tf.function(lambda o: (o.to_dense(), o.log_abs_determinant()))(lru)
+    block = la.LinearOperatorBlockDiag(
+        [la.LinearOperatorFullMatrix(values["m"]), la.LinearOperatorIdentity(2)]
+    )
+    out["block_traced"] = tf.function(lambda o: o.matvec(tf.ones([5])))(block)
+    batch = la.LinearOperatorFullMatrix(values["batch"])
+    out["slices"] = [
+        batch[0].to_dense(),
+        batch[1:].to_dense(),
+        batch[..., 0].shape.as_list(),
+        la.LinearOperatorIdentity(2, batch_shape=[4, 3])[1:, 0].shape.as_list(),
+        la.LinearOperatorDiag(values["bd"])[:, None].to_dense(),
+        la.LinearOperatorComposition([batch, la.LinearOperatorDiag(values["d"])])[1].to_dense(),
+    ]
+    out["flat"] = [t.shape.as_list() for t in tf.nest.flatten(lru, expand_composites=True)]
+    return out
+
+
+def test_composite(tf_oracle):
+    rng = np.random.default_rng(1)
+    values = {
+        "d": np.array([1.0, 2.0, 4.0], np.float32),
+        "x": np.array([1.0, -1.0, 0.5], np.float32),
+        "m": (rng.standard_normal((3, 3)) + 3 * np.eye(3)).astype(np.float32),
+        "u": rng.standard_normal((3, 2)).astype(np.float32),
+        "batch": rng.standard_normal((2, 3, 3)).astype(np.float32),
+        "bd": rng.standard_normal((2, 3)).astype(np.float32),
+    }
+    _assert_ran(tf_oracle, _composite_program, (values,), rtol=1e-5)
