@@ -1588,6 +1588,117 @@ def _linalg_eigh_tridiagonal(g):
     return [alpha, beta], kwargs
 
 
+# --- tf.linalg.LinearOperator and its first subclasses (linear operator helper) ---
+# tf.linalg.LinearOperator is abstract: calling it is TypeError by design.
+NEVER_SUCCEEDS |= {"tf.linalg.LinearOperator"}
+# Given a non-operator where an operator belongs (or None as a diagonal or multiplier),
+# TensorFlow reads its hints, dtype or shape anyway: AttributeError, which ferroflow keeps.
+EAGER_REFUSALS.update(
+    {
+        f"tf.linalg.LinearOperator{name}": AttributeError
+        for name in (
+            "Adjoint",
+            "Inversion",
+            "Composition",
+            "BlockDiag",
+            "LowRankUpdate",
+            "ScaledIdentity",
+            "Diag",
+            "LowerTriangular",
+        )
+    }
+)
+
+
+def _linop_hints(g):
+    """Random is_* hints (contradictions included: each raises ValueError)."""
+    names = ("is_non_singular", "is_self_adjoint", "is_positive_definite", "is_square")
+    return {name: g.pick((None, None, True, False)) for name in names if g.p(0.3)}
+
+
+def _linop_tensor(g, trailing, dtype=None):
+    dims = g.dims(max_rank=1, max_dim=3) + trailing
+    return g.tensor(dtype=dtype or g.pick(LINALG_FLOATS), dims=dims)
+
+
+def _linop(g, n=None, dtype=None):
+    """A small valid operator (full, diagonal or identity) of size n: an argument of the
+    operators built from operators."""
+    n = g.int_in(0, 3) if n is None else n
+    dtype = dtype or g.pick((tf.float32, tf.float64))
+    batch = g.dims(max_rank=1, max_dim=2)
+    choice = g.int_in(0, 2)
+    if choice == 0:
+        matrix = g.rng.standard_normal(batch + [n, n]) + 2 * np.eye(n)
+        return tf.linalg.LinearOperatorFullMatrix(tf.constant(matrix, dtype))
+    if choice == 1:
+        return tf.linalg.LinearOperatorDiag(tf.constant(g.rng.uniform(1, 2, batch + [n]), dtype))
+    return tf.linalg.LinearOperatorIdentity(n, dtype=dtype)
+
+
+@spec("tf.linalg.LinearOperator")
+def _linop_base(g):
+    return [g.pick(LINALG_FLOATS)], _linop_hints(g)
+
+
+@spec("tf.linalg.LinearOperatorFullMatrix", "tf.linalg.LinearOperatorLowerTriangular")
+def _linop_matrix(g):
+    n = g.int_in(0, 3)
+    trailing = [n, n + (1 if g.bad() else 0)] if g.p(0.8) else [n]
+    return [_linop_tensor(g, trailing)], _linop_hints(g)
+
+
+@spec("tf.linalg.LinearOperatorDiag")
+def _linop_diag(g):
+    return [_linop_tensor(g, [g.int_in(0, 3)] if not g.bad() else [])], _linop_hints(g)
+
+
+@spec("tf.linalg.LinearOperatorIdentity", "tf.linalg.LinearOperatorZeros")
+def _linop_sized(g):
+    kwargs = _linop_hints(g)
+    if g.p(0.4):
+        kwargs["batch_shape"] = g.dims(max_rank=2, max_dim=3) if not g.bad() else g.junk()
+    if g.p(0.4):
+        kwargs["dtype"] = g.dtype(pool=(tf.float32, tf.float64))
+    kwargs["assert_proper_shapes"] = g.p(0.3)
+    return [g.int_in(0, 3) if not g.bad() else g.junk()], kwargs
+
+
+@spec("tf.linalg.LinearOperatorScaledIdentity")
+def _linop_scaled(g):
+    multiplier = _linop_tensor(g, []) if not g.bad() else g.junk()
+    return [g.int_in(0, 3) if not g.bad() else g.junk(), multiplier], _linop_hints(g)
+
+
+@spec("tf.linalg.LinearOperatorAdjoint", "tf.linalg.LinearOperatorInversion")
+def _linop_wrapped(g):
+    return [_linop(g) if not g.bad() else g.junk()], _linop_hints(g)
+
+
+@spec("tf.linalg.LinearOperatorComposition", "tf.linalg.LinearOperatorBlockDiag")
+def _linop_list(g):
+    dtype = g.pick((tf.float32, tf.float64))
+    n = g.int_in(0, 3)
+    operators = [_linop(g, n=n if g.p(0.8) else None, dtype=dtype) for _ in range(g.int_in(0, 3))]
+    return [operators if not g.bad() else g.junk()], _linop_hints(g)
+
+
+@spec("tf.linalg.LinearOperatorLowRankUpdate")
+def _linop_low_rank(g):
+    dtype = g.pick((tf.float32, tf.float64))
+    n, k = g.int_in(1, 3), g.int_in(1, 2)
+    base = _linop(g, n=n, dtype=dtype)
+    u = g.tensor(dtype=dtype, dims=[n + (1 if g.bad() else 0), k])
+    kwargs = _linop_hints(g)
+    if g.p(0.4):
+        kwargs["diag_update"] = g.tensor(dtype=dtype, dims=[k])
+    if g.p(0.3):
+        kwargs["v"] = g.tensor(dtype=dtype, dims=[n, k])
+    if g.p(0.3):
+        kwargs["is_diag_update_positive"] = g.pick((None, True, False))
+    return [base, u], kwargs
+
+
 @spec("tf.tensordot")
 def _tensordot(g):
     dtype = g.pick(NUMERIC)
