@@ -307,6 +307,22 @@ def _composite_program(tf, values):
     def make(d):
         return la.LinearOperatorDiag(d).inverse()
 
+    diag = tf.constant(values["d"])
+    u = tf.constant(values["u"])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([diag, u])
+        target = la.LinearOperatorLowRankUpdate(
+            la.LinearOperatorDiag(diag, is_positive_definite=True), u
+        )
+        target_loss = tf.reduce_sum(target.to_dense() ** 2)
+    grad_op = tape.gradient(target_loss, target)
+    out["operator_grad"] = [
+        type(grad_op).__name__,
+        type(grad_op.base_operator).__name__,
+        grad_op.base_operator.diag,
+        grad_op.u,
+    ]
+    out["operator_grad_none"] = tape.gradient(target_loss, la.LinearOperatorDiag(diag))
     made = make(tf.constant(values["d"]))
     out["returned"] = [type(made).__name__, made.to_dense()]
     lru = la.LinearOperatorLowRankUpdate(

@@ -578,6 +578,21 @@ class LinearOperator(Module, CompositeTensor, metaclass=abc.ABCMeta):
     def _experimental_parameter_ndims_to_matrix_ndims(self):
         return ()
 
+    # A gradient with respect to an operator is an operator of the same class whose tensor
+    # parameters are the gradients (TensorFlow's _LinearOperatorGradient).
+
+    def _gradient_components(self):
+        return _flat_params(self)
+
+    def _with_gradient_components(self, grads):
+        if all(g is None for g in grads):
+            return None
+        from ferroflow.array_ops import zeros_like
+
+        leaves = _flat_params(self)
+        grads = [zeros_like(c) if g is None else g for c, g in zip(leaves, grads)]
+        return _rebuilt(self, iter(grads))
+
     def __getitem__(self, slices):
         from ferroflow.linalg_operators._slicing import batch_slice
 
@@ -742,6 +757,33 @@ def _spec_recursively(value):
     if isinstance(value, dict):
         return type(value)((k, _spec_recursively(v)) for k, v in value.items())
     return value
+
+
+def _param_values(op):
+    """The operator's tensor (and operator) parameters by name, sorted, variables kept."""
+    keys = sorted(op._type_spec._param_specs)
+    return keys, _extract_attrs(op, tuple(keys))
+
+
+def _flat_params(value):
+    """The tensors (variables kept) in an operator's parameters, nested operators walked."""
+    if isinstance(value, LinearOperator):
+        keys, params = _param_values(value)
+        return [leaf for key in keys for leaf in _flat_params(params[key])]
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _flat_params(item)]
+    return [value]
+
+
+def _rebuilt(value, leaves):
+    """``value`` (an operator, a list, a tensor) with its tensors taken from ``leaves``."""
+    if isinstance(value, LinearOperator):
+        keys, params = _param_values(value)
+        new = {key: _rebuilt(params[key], leaves) for key in keys}
+        return value._type_spec._from_components(new)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_rebuilt(item, leaves) for item in value)
+    return next(leaves)
 
 
 def _read_variables(value):
