@@ -342,6 +342,24 @@ def _composite_program(tf, values):
         la.LinearOperatorDiag(values["bd"])[:, None].to_dense(),
         la.LinearOperatorComposition([batch, la.LinearOperatorDiag(values["d"])])[1].to_dense(),
     ]
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None, None], tf.float32)])
+    def unknown(x):
+        op = la.LinearOperatorFullMatrix(x)
+        ident = la.LinearOperatorIdentity(tf.shape(x)[-1])
+        return [
+            op.to_dense(),
+            op.shape_tensor(),
+            op.batch_shape_tensor(),
+            op.matmul(x, adjoint=True),
+            op.solve(tf.ones([3, 1])),
+            op.determinant(),
+            ident.matmul(x),
+            ident.to_dense(),
+            la.LinearOperatorComposition([op, op]).shape_tensor(),
+        ]
+
+    out["unknown_shapes"] = unknown(tf.constant(values["batch"]))
     out["flat"] = [t.shape.as_list() for t in tf.nest.flatten(lru, expand_composites=True)]
     return out
 

@@ -79,15 +79,19 @@ def broadcast_matrix_batch_dims(batch_matrices):
     batch = mats[0].shape[:-2]
     for m in mats[1:]:
         batch = broadcast_static_shape(batch, m.shape[:-2])
-    out = []
-    for m in mats:
-        if m.shape[:-2] == batch:
-            out.append(m)
-        elif batch.is_fully_defined():
-            out.append(broadcast_to(m, concat([batch.as_list(), shape(m)[-2:]], 0)))
-        else:
-            out.append(m)
-    return out
+    if batch.is_fully_defined():
+        return [
+            m
+            if m.shape[:-2] == batch
+            else broadcast_to(m, concat([batch.as_list(), shape(m)[-2:]], 0))
+            for m in mats
+        ]
+    from ferroflow.manip_ops import broadcast_dynamic_shape
+
+    dynamic = shape(mats[0])[:-2]
+    for m in mats[1:]:
+        dynamic = broadcast_dynamic_shape(dynamic, shape(m)[:-2])
+    return [broadcast_to(m, concat([dynamic, shape(m)[-2:]], 0)) for m in mats]
 
 
 def matrix_solve_with_broadcast(matrix, rhs, adjoint=False):
