@@ -1699,6 +1699,93 @@ def _linop_low_rank(g):
     return [base, u], kwargs
 
 
+# --- tf.linalg structured operators (linalg-leftovers helper) ---
+# Given junk where operators belong, or None where a tensor belongs, TensorFlow reads their
+# dtype, shape or hints: AttributeError, which ferroflow keeps.
+EAGER_REFUSALS.update(
+    {
+        f"tf.linalg.LinearOperator{name}": AttributeError
+        for name in (
+            "Kronecker",
+            "BlockLowerTriangular",
+            "Circulant",
+            "Circulant2D",
+            "Circulant3D",
+            "Toeplitz",
+            "Tridiag",
+            "Householder",
+            "Permutation",
+        )
+    }
+)
+
+
+@spec("tf.linalg.LinearOperatorKronecker")
+def _linop_kronecker(g):
+    dtype = g.pick((tf.float32, tf.float64))
+    operators = [_linop(g, dtype=dtype) for _ in range(g.int_in(0, 3))]
+    return [operators if not g.bad() else g.junk()], _linop_hints(g)
+
+
+@spec(
+    "tf.linalg.LinearOperatorCirculant",
+    "tf.linalg.LinearOperatorCirculant2D",
+    "tf.linalg.LinearOperatorCirculant3D",
+)
+def _linop_circulant(g):
+    spectrum = _linop_tensor(g, g.dims(min_rank=1, max_rank=3, max_dim=3))
+    kwargs = _linop_hints(g)
+    if g.p(0.5):
+        kwargs["input_output_dtype"] = g.pick(LINALG_FLOATS)
+    return [spectrum], kwargs
+
+
+@spec("tf.linalg.LinearOperatorToeplitz")
+def _linop_toeplitz(g):
+    n = g.int_in(0, 4)
+    dtype = g.pick(LINALG_FLOATS)
+    col = _linop_tensor(g, [n], dtype)
+    row = _linop_tensor(g, [n + (1 if g.bad() else 0)], dtype)
+    return [col, row], _linop_hints(g)
+
+
+@spec("tf.linalg.LinearOperatorTridiag")
+def _linop_tridiag(g):
+    n = g.int_in(1, 4)
+    fmt = g.pick(("compact", "matrix", "sequence"))
+    dtype = g.pick((tf.float32, tf.float64))
+    if fmt == "compact":
+        diagonals = _linop_tensor(g, [3, n], dtype)
+    elif fmt == "matrix":
+        diagonals = _linop_tensor(g, [n, n], dtype)
+    else:
+        diagonals = [g.tensor(dtype=dtype, dims=[n]) for _ in range(3)]
+    return [diagonals], dict(_linop_hints(g), diagonals_format=fmt if not g.bad() else "x")
+
+
+@spec("tf.linalg.LinearOperatorHouseholder")
+def _linop_householder(g):
+    return [_linop_tensor(g, [g.int_in(0, 4)] if not g.bad() else [])], _linop_hints(g)
+
+
+@spec("tf.linalg.LinearOperatorPermutation")
+def _linop_permutation(g):
+    n = g.int_in(0, 4)
+    perm = g.rng.permutation(n) if not g.bad() else g.rng.integers(-1, n + 1, n)
+    kwargs = _linop_hints(g)
+    if g.p(0.5):
+        kwargs["dtype"] = g.pick(LINALG_FLOATS)
+    return [tf.constant(perm, g.pick((tf.int32, tf.int64)))], kwargs
+
+
+@spec("tf.linalg.LinearOperatorBlockLowerTriangular")
+def _linop_block_lower_triangular(g):
+    dtype = g.pick((tf.float32, tf.float64))
+    n = g.int_in(1, 3)
+    rows = [[_linop(g, n=n, dtype=dtype) for _ in range(i + 1)] for i in range(g.int_in(0, 3))]
+    return [rows if not g.bad() else g.junk()], _linop_hints(g)
+
+
 @spec("tf.tensordot")
 def _tensordot(g):
     dtype = g.pick(NUMERIC)

@@ -368,7 +368,14 @@ def _three_diagonals(diagonals, diagonals_format):
     if diagonals_format == "sequence":
         return tuple(_t(d) for d in diagonals)
     if diagonals_format == "matrix":
-        raise NotImplementedError("ferroflow's tridiagonal ops take 'compact' or 'sequence'")
+        d = _t(diagonals)
+        m1, m2 = d.shape[-1], d.shape[-2]
+        if m1 and m2 and m1 != m2:
+            raise ValueError(
+                f"Expected last two dimensions of diagonals to be same, got {m1} and {m2}"
+            )
+        d = diag_part(d, k=(-1, 1), padding_value=0.0, align="LEFT_RIGHT")
+        return d[..., 0, :], d[..., 1, :], d[..., 2, :]
     raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
 
 

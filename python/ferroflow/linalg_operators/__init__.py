@@ -45,3 +45,6 @@ def _export():
 
 
 _export()
+
+# The structured operators (Kronecker, circulant, Toeplitz, ...) export themselves.
+from ferroflow.linalg_operators import _structured  # noqa: E402, F401
