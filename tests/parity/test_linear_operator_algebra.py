@@ -122,6 +122,10 @@ def _errors_program(tf):
         "pd_assert_pd": lambda: la.LinearOperatorFullMatrix(
             tf.constant([[1.0, 2.0], [2.0, 1.0]]), is_self_adjoint=True
         ).assert_positive_definite(),
+        "slice_no_batch": lambda: la.LinearOperatorDiag(d)[0],
+        "slice_out_of_range": lambda: la.LinearOperatorDiag(tf.ones([2, 2]))[5],
+        "convert": lambda: tf.convert_to_tensor(full),
+        "add_number": lambda: full + 1.0,
         "identity_proper_shapes": lambda: la.LinearOperatorIdentity(
             3, assert_proper_shapes=True
         ).matmul(tf.ones([3, 1])),
@@ -360,6 +364,8 @@ def _composite_program(tf, values):
         ]
 
     out["unknown_shapes"] = unknown(tf.constant(values["batch"]))
+    same = tf.identity(lru)
+    out["identity"] = [type(same).__name__, same.to_dense()]
     out["flat"] = [t.shape.as_list() for t in tf.nest.flatten(lru, expand_composites=True)]
     return out
 

@@ -1,8 +1,8 @@
 """The tf.linalg functions that accept an operator (TensorFlow's `dispatch_for_types`
 registrations in linear_operator.py): `tf.linalg.adjoint(op)` is `op.adjoint()`, and so on."""
 
-from ferroflow import _dispatch, linalg, linalg_ops
-from ferroflow.linalg_operators.base import LinearOperator
+from ferroflow import _dispatch, array_ops, linalg, linalg_ops
+from ferroflow.linalg_operators.base import LinearOperator, _flat_params, _rebuilt
 
 
 def _adjoint(matrix, name=None):
@@ -62,8 +62,15 @@ def _trace(x, name=None):
     return x.trace(name)
 
 
+def _identity(input, name=None):  # noqa: A002
+    """An operator of the same class over the identities of its tensors (as TensorFlow's
+    identity of a composite)."""
+    return _rebuilt(input, iter([array_ops.identity(t) for t in _flat_params(input)]))
+
+
 def install():
     for api, handler in (
+        (array_ops.identity, _identity),
         (linalg_ops.adjoint, _adjoint),
         (linalg_ops.cholesky, _cholesky),
         (linalg_ops.diag_part, _diag_part),

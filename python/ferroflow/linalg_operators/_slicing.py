@@ -51,6 +51,13 @@ def _sanitize(slices, intended, deficient):
         elif slc is None:
             pass
         else:
+            if not -len(intended) <= idx < len(intended):
+                from ferroflow.errors import InvalidArgumentError
+
+                # TensorFlow indexes the batch shape tensor: a strided slice out of bounds.
+                raise InvalidArgumentError(
+                    None, None, f"slice index {idx} of dimension 0 out of bounds."
+                )
             broadcast = intended[idx] > deficient[idx]
             if isinstance(slc, slice):
                 slc = (
