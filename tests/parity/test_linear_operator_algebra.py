@@ -364,6 +364,24 @@ def _composite_program(tf, values):
         ]
 
     out["unknown_shapes"] = unknown(tf.constant(values["batch"]))
+    traces = []
+
+    @tf.function
+    def dense(o):
+        traces.append(type(o).__name__)
+        return o.to_dense()
+
+    for o in [
+        la.LinearOperatorDiag([1.0, 2.0]),
+        la.LinearOperatorDiag([3.0, 4.0]),
+        la.LinearOperatorDiag([3.0, 4.0], is_positive_definite=True),
+        la.LinearOperatorDiag([3.0, 4.0, 5.0]),
+        la.LinearOperatorIdentity(2),
+        la.LinearOperatorIdentity(2),
+        la.LinearOperatorIdentity(3),
+    ]:
+        dense(o)
+    out["traces"] = traces
     same = tf.identity(lru)
     out["identity"] = [type(same).__name__, same.to_dense()]
     out["flat"] = [t.shape.as_list() for t in tf.nest.flatten(lru, expand_composites=True)]

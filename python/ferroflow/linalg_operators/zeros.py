@@ -14,7 +14,8 @@ class LinearOperatorZeros(SizedOperator):
     """The ``num_rows x num_columns`` zero matrix (optionally a batch, ``batch_shape``).
 
     >>> import ferroflow as tf
-    >>> tf.linalg.LinearOperatorZeros(2, 3, is_square=False).to_dense().numpy()
+    >>> op = tf.linalg.LinearOperatorZeros(2, 3, is_square=False, is_self_adjoint=False)
+    >>> op.to_dense().numpy()
     array([[0., 0., 0.],
            [0., 0., 0.]], dtype=float32)
     """
