@@ -79,6 +79,17 @@ def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
     a = convert_to_tensor(bands)
     b = convert_to_tensor(rhs)
     _check_dtypes(op, a, b, _BANDED_DTYPES)
+    if a.dtype == _dt.float16:
+        from ferroflow.errors import NotFoundError
+
+        # The op accepts half, but TensorFlow's CPU build registers no half kernel.
+        raise NotFoundError(
+            None,
+            None,
+            "Could not find device for node: {{node BandedTriangularSolve}} = "
+            f"BandedTriangularSolve[T=DT_HALF, adjoint={str(bool(adjoint)).lower()}, "
+            f"lower={str(bool(lower)).lower()}]",
+        )
     for i, t in enumerate((a, b)):
         if t.shape.rank < 2:
             raise _op_error(op, f"In[{i}] ndims must be >= 2: {t.shape.rank}")
@@ -109,13 +120,9 @@ def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
     _check_invertible(a[..., 0, :] if lower else a[..., k - 1, :])
     band = (-(k - 1), 0) if lower else (0, k - 1)
     dense = diag(a, k=band, num_rows=m, num_cols=m, align="LEFT_RIGHT")
-    half = a.dtype == _dt.float16
-    if half:
-        dense, b = cast(dense, _dt.float32), cast(b, _dt.float32)
     from ferroflow.linalg_ops import triangular_solve
 
-    x = triangular_solve(dense, b, lower=bool(lower), adjoint=bool(adjoint))
-    return cast(x, _dt.float16) if half else x
+    return triangular_solve(dense, b, lower=bool(lower), adjoint=bool(adjoint))
 
 
 def _pinv_solve(a, b):

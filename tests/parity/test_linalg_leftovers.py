@@ -188,6 +188,10 @@ def _errors(tf):
         "banded_int": lambda: bts(tf.ones([2, 4], "int32"), tf.ones([4, 1], "int32")),
         "banded_singular": lambda: bts(tf.zeros([2, 4]), tf.ones([4, 1])),
         "banded_batch": lambda: bts(tf.ones([3, 2, 4]), tf.ones([2, 4, 1])),
+        "banded_half": lambda: bts(tf.ones([2, 4], "float16"), tf.ones([4, 1], "float16")),
+        "banded_complex": lambda: bts(
+            tf.complex(bands + 1.0, bands * 0.5), tf.complex(tf.ones([4, 2]), 1.0), adjoint=True
+        ),
         "eig_dtypes": lambda: eig(three, tf.ones([2], "float64")),
         "eig_select": lambda: eig(three, two, select="x"),
         "eig_index": lambda: eig(three, two, select="i", select_range=[2, 1]),
