@@ -399,3 +399,59 @@ def test_composite(tf_oracle):
         "bd": rng.standard_normal((2, 3)).astype(np.float32),
     }
     _assert_ran(tf_oracle, _composite_program, (values,), rtol=1e-5)
+
+
+def _subclass_program(tf, matrix):
+    """A user's subclass defining only _shape and _matmul: every other method is the base
+    class's dense default."""
+
+    class Scaled(tf.linalg.LinearOperator):
+        def __init__(self, m, **hints):
+            self._m = tf.convert_to_tensor(m)
+            super().__init__(dtype=self._m.dtype, parameters=dict(m=m), **hints)
+
+        def _shape(self):
+            return self._m.shape
+
+        def _matmul(self, x, adjoint=False, adjoint_arg=False):
+            return tf.linalg.matmul(2.0 * self._m, x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+
+    x = tf.ones([3, 2], tf.float64)
+    methods = {
+        "dense": lambda o: o.to_dense(),
+        "solve": lambda o: o.solve(x),
+        "solve_adj": lambda o: o.solve(x, adjoint=True),
+        "det": lambda o: o.determinant(),
+        "logdet": lambda o: o.log_abs_determinant(),
+        "trace": lambda o: o.trace(),
+        "diag": lambda o: o.diag_part(),
+        "cond": lambda o: o.cond(),
+        "eigvals": lambda o: o.eigvals(),
+        "inverse": lambda o: o.inverse().to_dense(),
+        "cholesky": lambda o: o.cholesky().to_dense(),
+        "adjoint": lambda o: o.adjoint().to_dense(),
+        "assert_ns": lambda o: o.assert_non_singular(),
+        "assert_pd": lambda o: o.assert_positive_definite(),
+        "assert_sa": lambda o: o.assert_self_adjoint(),
+        "matvec": lambda o: o.matvec(x[:, 0]),
+        "traced": lambda o: tf.function(lambda p: p.to_dense())(o),
+    }
+    spd = tf.matmul(matrix, matrix, transpose_b=True)
+    out = {}
+    for name, op in {
+        "plain": Scaled(matrix),
+        "spd": Scaled(spd, is_self_adjoint=True, is_positive_definite=True),
+    }.items():
+        results = {}
+        for key, fn in methods.items():
+            try:
+                results[key] = fn(op)
+            except Exception as e:  # noqa: BLE001 - the class is what is compared
+                results[key] = type(e).__name__
+        out[name] = results
+    return out
+
+
+def test_subclass_defaults(tf_oracle):
+    matrix = np.array([[2.0, 1.0, 0.0], [0.5, 3.0, 0.2], [0.1, 0.3, 4.0]], np.float64)
+    _assert_ran(tf_oracle, _subclass_program, (matrix,), rtol=1e-10, atol=1e-12)

@@ -569,10 +569,9 @@ class LinearOperator(Module, CompositeTensor, metaclass=abc.ABCMeta):
 
     @property
     def _type_spec(self):
-        raise NotImplementedError(
-            f"{type(self).__name__} is not a composite tensor: decorate it with "
-            "make_composite_tensor."
-        )
+        # Replaced by make_composite_tensor; an undecorated subclass has none, and crossing a
+        # tf.function boundary then fails with AttributeError, as in TensorFlow.
+        return None
 
     @property
     def _experimental_parameter_ndims_to_matrix_ndims(self):
