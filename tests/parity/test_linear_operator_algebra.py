@@ -382,6 +382,25 @@ def _composite_program(tf, values):
     ]:
         dense(o)
     out["traces"] = traces
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    def proper(x):
+        return [
+            la.LinearOperatorIdentity(3, assert_proper_shapes=True).matmul(x),
+            la.LinearOperatorScaledIdentity(3, 2.0, assert_proper_shapes=True).solve(x),
+        ]
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+    def sized(n):
+        return la.LinearOperatorIdentity(n, assert_proper_shapes=True).to_dense()
+
+    checks = []
+    for fn, arg in [(proper, tf.ones([3, 2])), (proper, tf.ones([4, 2])), (sized, -1)]:
+        try:
+            checks.append(fn(arg))
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            checks.append(type(e).__name__)
+    out["proper_shapes"] = checks
     same = tf.identity(lru)
     out["identity"] = [type(same).__name__, same.to_dense()]
     out["flat"] = [t.shape.as_list() for t in tf.nest.flatten(lru, expand_composites=True)]
