@@ -14,7 +14,6 @@ from ferroflow import _core
 from ferroflow import dtypes as _dt
 from ferroflow.array_ops import (
     argsort,
-    concat,
     convert_to_tensor,
     expand_dims,
     eye,
@@ -33,15 +32,17 @@ from ferroflow.backprop import custom_gradient
 from ferroflow.control_flow import cond, while_loop
 from ferroflow.linalg import matmul, norm
 from ferroflow.linalg_diagonals import diag, diag_part, set_diag  # noqa: F401 - tf.linalg API
+from ferroflow.linalg_tridiagonal import (  # noqa: F401 - tf.linalg API
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
 from ferroflow.math import abs as _abs
 from ferroflow.math import (
     cast,
-    conj,
     floor,
     is_finite,
     log,
     logical_and,
-    logical_not,
     logical_or,
     maximum,
     real,
@@ -359,80 +360,6 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
     t = _t(tensor)
     n = norm(t, ord=ord, axis=axis, keepdims=True)
     return t / cast(n, t.dtype), n
-
-
-def _three_diagonals(diagonals, diagonals_format):
-    if diagonals_format == "compact":
-        d = _t(diagonals)
-        return d[..., 0, :], d[..., 1, :], d[..., 2, :]
-    if diagonals_format == "sequence":
-        return tuple(_t(d) for d in diagonals)
-    if diagonals_format == "matrix":
-        d = _t(diagonals)
-        m1, m2 = d.shape[-1], d.shape[-2]
-        if m1 and m2 and m1 != m2:
-            raise ValueError(
-                f"Expected last two dimensions of diagonals to be same, got {m1} and {m2}"
-            )
-        d = diag_part(d, k=(-1, 1), padding_value=0.0, align="LEFT_RIGHT")
-        return d[..., 0, :], d[..., 1, :], d[..., 2, :]
-    raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
-
-
-def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
-    """The product of tridiagonal matrices (given by their three diagonals) and ``rhs``."""
-    sup, main, sub = _three_diagonals(diagonals, diagonals_format)
-    rhs = _t(rhs, main.dtype)
-    zero = zeros_like(rhs[..., :1, :])
-    up = concat([rhs[..., 1:, :], zero], axis=-2)
-    down = concat([zero, rhs[..., :-1, :]], axis=-2)
-    return sup[..., None] * up + main[..., None] * rhs + sub[..., None] * down
-
-
-def tridiagonal_solve(
-    diagonals,
-    rhs,
-    diagonals_format="compact",
-    transpose_rhs=False,
-    conjugate_rhs=False,
-    name=None,
-    partial_pivoting=True,
-    perturb_singular=False,
-):
-    """Solves tridiagonal systems (given by their three diagonals) by pivoted LU of the dense
-    matrices: TensorFlow's solutions and its error for a singular matrix."""
-    if not partial_pivoting or perturb_singular:
-        raise NotImplementedError(
-            "ferroflow's tridiagonal_solve supports partial_pivoting=True without perturb_singular"
-        )
-    sup, main, sub = _three_diagonals(diagonals, diagonals_format)
-    m = main.shape[-1]
-    i, j = _indices(m, m)
-    dense = where(
-        j == i + 1,
-        sup[..., :, None],
-        where(
-            j == i,
-            main[..., :, None],
-            where(j == i - 1, sub[..., :, None], zeros_like(main[..., :, None])),
-        ),
-    )
-    b = _t(rhs, main.dtype)
-    vector = b.shape.rank == main.shape.rank
-    if vector:
-        b = b[..., None]
-    elif transpose_rhs:
-        b = matrix_transpose(b, conjugate=conjugate_rhs)
-    elif conjugate_rhs:
-        b = conj(b)
-    # A singular system gives NaN (TensorFlow's kernel does not raise): solve a harmless
-    # stand-in there and mask it.
-    sign = slogdet(dense).sign
-    singular = logical_or(sign == 0, logical_not(is_finite(sign)))[..., None, None]
-    eye_n = eye(m, dtype=dense.dtype)
-    x = solve(where(singular, eye_n, dense), b)
-    x = where(singular, _t(float("nan"), x.dtype), x)
-    return x[..., 0] if vector else x
 
 
 def logm(input, name=None):  # noqa: A002

@@ -173,6 +173,9 @@ def _errors(tf):
     bts = tf.linalg.banded_triangular_solve
     eig = tf.linalg.eigh_tridiagonal
     three, two = tf.ones([3]), tf.ones([2])
+    tri_mm, tri_solve = tf.linalg.tridiagonal_matmul, tf.linalg.tridiagonal_solve
+    seq = (tf.ones([3]) * 0.5, tf.ones([4]) * 3.0, tf.ones([3]) * 0.25)
+    dense = tf.reshape(tf.range(16.0), [4, 4]) + 10.0 * tf.eye(4)
     cases = {
         "part_order": lambda: tf.linalg.diag_part(x, k=(2, 1)),
         "part_bound": lambda: tf.linalg.diag_part(x, k=5),
@@ -197,6 +200,17 @@ def _errors(tf):
         "eig_index": lambda: eig(three, two, select="i", select_range=[2, 1]),
         "eig_interval": lambda: eig(three, two, select="v", select_range=[2.0, 1.0]),
         "lstsq_rows": lambda: tf.linalg.lstsq(x, tf.ones([4, 1]), fast=False),
+        "tri_matmul_batch": lambda: tri_mm(tf.ones([2, 3, 4]), tf.ones([3, 2, 4, 2])),
+        "tri_matmul_length": lambda: tri_mm(seq, tf.ones([4, 2]), diagonals_format="sequence"),
+        "tri_matmul_dtype": lambda: tri_mm(tf.ones([3, 4]), tf.ones([4, 2], "float64")),
+        "tri_matmul_matrix": lambda: tri_mm(dense, tf.ones([4, 2]), diagonals_format="matrix"),
+        "tri_solve_batch": lambda: tri_solve(tf.ones([2, 3, 4]), tf.ones([1, 4, 2])),
+        "tri_solve_rank": lambda: tri_solve(tf.ones([2, 3, 4]), tf.ones([3, 2, 4, 2])),
+        "tri_solve_padded": lambda: tri_solve(seq, tf.ones([4, 1]), diagonals_format="sequence"),
+        "tri_solve_matrix": lambda: tri_solve(dense, tf.ones([4, 1]), diagonals_format="matrix"),
+        "tri_solve_conj_vector": lambda: tri_solve(
+            tf.complex(dense, 1.0), tf.complex(tf.ones([4]), 2.0), "matrix", conjugate_rhs=True
+        ),
     }
     out = {}
     for name, fn in cases.items():
