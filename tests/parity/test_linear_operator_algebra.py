@@ -401,6 +401,12 @@ def _composite_program(tf, values):
         except Exception as e:  # noqa: BLE001 - the class is what is compared
             checks.append(type(e).__name__)
     out["proper_shapes"] = checks
+    ds = tf.data.Dataset.from_tensors(batch).map(lambda o: o.inverse())
+    out["dataset"] = [o.to_dense() for o in ds]
+    try:
+        out["dataset_slices"] = [o.to_dense() for o in tf.data.Dataset.from_tensor_slices(batch)]
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        out["dataset_slices"] = type(e).__name__
     same = tf.identity(lru)
     out["identity"] = [type(same).__name__, same.to_dense()]
     out["flat"] = [t.shape.as_list() for t in tf.nest.flatten(lru, expand_composites=True)]

@@ -703,7 +703,9 @@ class _LinearOperatorSpec(BatchableTypeSpec):
     def _batch(self, batch_size):
         return self._map_specs(lambda spec: spec._batch(batch_size))
 
-    def _unbatch(self, *_):
+    def _unbatch(self, batch_size):
+        # TensorFlow's signature: its tf.data calls `_unbatch()`, so unbatching an operator
+        # (Dataset.from_tensor_slices(op)) is a TypeError there, and here too.
         return self._map_specs(lambda spec: spec._unbatch())
 
 
