@@ -157,8 +157,10 @@ def _gradient_program(tf, cases, params, device):
                 n = int(op.shape[-1])
                 x = tf.reshape(tf.range(2 * n * 2, dtype=op.dtype), [2, n, 2]) / 7.0 - 0.5
                 loss = tf.reduce_sum(op.matmul(x) ** 2)
+                loss = loss + tf.reduce_sum(op.trace() * op.diag_part()[..., 0])
                 if case != "zeros":
                     loss = loss + tf.reduce_sum(op.solve(x, adjoint=True))
+                    loss = loss + tf.reduce_sum(op.log_abs_determinant())
             out[case] = {k: tape.gradient(loss, v) for k, v in p.items()}
     return out
 
