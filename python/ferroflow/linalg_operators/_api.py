@@ -41,12 +41,7 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint
         raise ValueError("Sparse methods not supported at this time.")
     if not isinstance(a, LinearOperator):
         # x @ A = (A^H @ x^H)^H
-        product = b.matmul(a, adjoint=not adjoint_b, adjoint_arg=not adjoint_a)
-        return (
-            linalg_ops.adjoint(product)
-            if not isinstance(product, LinearOperator)
-            else (product.adjoint())
-        )
+        return linalg_ops.adjoint(b.matmul(a, adjoint=not adjoint_b, adjoint_arg=not adjoint_a))
     return a.matmul(b, adjoint=adjoint_a, adjoint_arg=adjoint_b)
 
 
