@@ -107,6 +107,15 @@ def _errors_program(tf):
         "block_blocks_differ": lambda: la.LinearOperatorBlockDiag([pd, pd]).matmul(
             la.LinearOperatorBlockDiag([la.LinearOperatorIdentity(4)])
         ),
+        "block_tuple": lambda: la.LinearOperatorBlockDiag(
+            [pd, la.LinearOperatorDiag([1.0])]
+        ).matmul((tf.ones([2, 1]), tf.ones([1, 1]))),
+        "block_nested_lists": lambda: la.LinearOperatorBlockDiag(
+            [pd, la.LinearOperatorDiag([1.0])]
+        ).matvec([[1.0, 2.0], [3.0]]),
+        "block_ambiguous": lambda: la.LinearOperatorBlockDiag([pd, pd]).matmul(
+            [[1.0, 2.0], [3.0, 4.0]]
+        ),
         "logdet_not_pd": lambda: la.logdet(full),
         "solve_tensor_operator": lambda: la.solve(m, full),
         "matmul_transpose": lambda: tf.matmul(full, m, transpose_a=True),

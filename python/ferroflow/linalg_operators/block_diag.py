@@ -208,17 +208,17 @@ class LinearOperatorBlockDiag(LinearOperator):
         return combine(left, right)
 
     def _checked_blocks(self, blocks, block_dims, axis):
-        """The blocks as tensors (operators kept), each checked against its block's size."""
+        """The blocks as tensors (operators kept), each checked against its block's size.
+        As TensorFlow, the caller's list is converted in place (a tuple: TypeError)."""
         from ferroflow.array_ops import convert_to_tensor
 
-        out = []
-        for dim, block in zip(block_dims, blocks):
+        for i, (dim, block) in enumerate(zip(block_dims, blocks)):
             if not isinstance(block, LinearOperator):
                 block = convert_to_tensor(block)
                 self._check_input_dtype(block)
                 _assert_dims_compatible(TensorShape([dim]), 0, block.shape, axis)
-            out.append(block)
-        return out
+                blocks[i] = block
+        return blocks
 
     def _checked_tensor(self, x, dim, axis):
         from ferroflow.array_ops import convert_to_tensor
