@@ -489,3 +489,38 @@ def _subclass_program(tf, matrix):
 def test_subclass_defaults(tf_oracle):
     matrix = np.array([[2.0, 1.0, 0.0], [0.5, 3.0, 0.2], [0.1, 0.3, 4.0]], np.float64)
     _assert_ran(tf_oracle, _subclass_program, (matrix,), rtol=1e-10, atol=1e-12)
+
+
+def _complex_program(tf, c):
+    la = tf.linalg
+    m = tf.constant(c)
+    ops = {
+        "diag": la.LinearOperatorDiag(m[0]),
+        "full": la.LinearOperatorFullMatrix(m),
+        "scaled": la.LinearOperatorScaledIdentity(3, m[0, 0]),
+        "tril": la.LinearOperatorLowerTriangular(m),
+        "lru": la.LinearOperatorLowRankUpdate(
+            la.LinearOperatorFullMatrix(m), m[:, :2], diag_update=m[1, :2]
+        ),
+        "adjoint": la.LinearOperatorAdjoint(la.LinearOperatorFullMatrix(m)),
+    }
+    out = {}
+    for name, op in ops.items():
+        out[name] = [
+            op.to_dense(),
+            op.adjoint().to_dense(),
+            op.determinant(),
+            op.log_abs_determinant(),
+            op.trace(),
+            op.solve(m, adjoint=True),
+            op.matmul(m, adjoint=True, adjoint_arg=True),
+            op.matvec(m[0], adjoint=True),
+            [op.is_self_adjoint, op.adjoint().is_self_adjoint, type(op.inverse()).__name__],
+        ]
+    return out
+
+
+def test_complex(tf_oracle):
+    rng = np.random.default_rng(2)
+    c = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    _assert_ran(tf_oracle, _complex_program, (c.astype(np.complex128),), rtol=1e-10, atol=1e-12)
