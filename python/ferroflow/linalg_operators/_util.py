@@ -5,6 +5,7 @@ and the rules that combine two operators' `is_*` hints."""
 from ferroflow import _core
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import broadcast_to, convert_to_tensor
+from ferroflow.manip_ops import broadcast_static_shape
 from ferroflow.variables import Variable
 
 
@@ -39,29 +40,6 @@ def convert_nonref_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 def static_dims(shape):
     """The dims of a TensorShape as a list (None for an unknown rank)."""
     return None if shape.rank is None else list(shape.dims)
-
-
-def broadcast_static_shape(a, b):
-    """Broadcasts two TensorShapes (ValueError when incompatible, as TensorFlow)."""
-    from ferroflow.tensor_shape import TensorShape
-
-    if a.rank is None or b.rank is None:
-        return TensorShape(None)
-    da, db = list(a.dims), list(b.dims)
-    n = max(len(da), len(db))
-    da = [1] * (n - len(da)) + da
-    db = [1] * (n - len(db)) + db
-    out = []
-    for x, y in zip(da, db):
-        if x == 1:
-            out.append(y)
-        elif y == 1 or y == x:
-            out.append(x)
-        elif x is None or y is None:
-            out.append(None)
-        else:
-            raise ValueError(f"Incompatible shapes for broadcasting. Two shapes are: {a} and {b}")
-    return TensorShape(out)
 
 
 def broadcast_matrix_batch_dims(batch_matrices):
