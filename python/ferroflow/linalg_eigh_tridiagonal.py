@@ -1,7 +1,7 @@
 """`tf.linalg.eigh_tridiagonal`: eigenvalues of a Hermitian tridiagonal matrix by TensorFlow's
-bisection on Sturm sequence counts (the same starting interval, tolerance and stopping rule,
-so a coarse ``tol`` gives TensorFlow's coarse values), eigenvectors from the dense Hermitian
-eigendecomposition.
+bisection (the same starting interval, tolerance, midpoints and stopping rule, so a coarse
+``tol`` gives TensorFlow's coarse values) on eigenvalue counts taken from the dense Hermitian
+eigendecomposition, which also gives the eigenvectors.
 
 *Departure:* TensorFlow's eigenvectors come from inverse iteration started at a seeded random
 vector; each is defined up to a sign (a phase for complex ``beta``), which ferroflow takes from
@@ -16,10 +16,10 @@ from ferroflow.array_ops import (
     concat,
     convert_to_tensor,
     gather,
-    ones,
     stack,
     where,
     zeros,
+    zeros_like,
 )
 from ferroflow.array_ops import range as _range
 from ferroflow.control_flow import while_loop
@@ -29,30 +29,39 @@ from ferroflow.math import (
 from ferroflow.math import (
     cast,
     conj,
-    equal,
+    is_finite,
     logical_and,
     maximum,
     minimum,
     real,
+    reduce_all,
     reduce_max,
     reduce_min,
+    reduce_sum,
     sqrt,
     square,
 )
 
 
-def _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, x):
-    """How many eigenvalues lie below each ``x`` (TensorFlow's Sturm recurrence)."""
-    n = alpha.shape[0]
-    one = ones([], _dt.int32)
-    q = alpha[0] - x
-    count = where(q < 0, broadcast_to(one, x.shape), zeros(x.shape, _dt.int32))
-    q = where(equal(alpha[0], x), alpha0_perturbation, q)
-    for i in range(1, n):
-        q = alpha[i] - beta_sq[i - 1] / q - x
-        low = q <= pivmin
-        count = where(low, count + 1, count)
-        q = where(low, minimum(q, -pivmin), q)
+def _counter(alpha, beta):
+    """``count(x)``: how many eigenvalues are at most each ``x``. TensorFlow counts the
+    negative pivots of ``T - x I`` (a Sturm sequence, sequential in ``n``); ferroflow counts the
+    dense decomposition's eigenvalues, one op whatever ``n``. The two differ only for ``x``
+    within rounding of an eigenvalue, where the bisection's midpoints are equally good."""
+    from ferroflow.linalg_ops import eigvalsh
+
+    dense = _dense(alpha, beta)
+    # TensorFlow's result for non-finite input is undefined (its bisection gives NaN or junk);
+    # the decomposition, which would refuse it, gets a finite stand-in.
+    dense = where(is_finite(_abs(dense)), dense, zeros_like(dense))
+    values = eigvalsh(dense)
+    if values.dtype.is_complex:
+        values = real(values)
+
+    def count(x):
+        below = cast(values[None, :] <= x[..., None], _dt.int32)
+        return reduce_sum(below, axis=-1)
+
     return count
 
 
@@ -74,6 +83,7 @@ def _select_counts(select, select_range, n):
 
 def _eigenvalues(alpha, beta, select, select_range, tol):
     n = alpha.shape[0]
+    count = _counter(alpha, beta)
     if alpha.dtype.is_complex:
         alpha = real(alpha)
         beta_sq = real(conj(beta) * beta)
@@ -90,7 +100,6 @@ def _eigenvalues(alpha, beta, select, select_range, tol):
     one = np.ones([], dtype=alpha.dtype.as_numpy_dtype)
     safemin = np.maximum(one / finfo.max, (one + finfo.eps) * finfo.tiny)
     pivmin = safemin * maximum(one, reduce_max(beta_sq))
-    alpha0_perturbation = square(finfo.eps * beta_abs[0])
     abs_tol = finfo.eps * t_norm
     if tol:
         abs_tol = maximum(tol, abs_tol)
@@ -104,22 +113,20 @@ def _eigenvalues(alpha, beta, select, select_range, tol):
     else:
         lower = value_range[0] - norm_slack - 2 * fudge * pivmin
         upper = value_range[1] + norm_slack + fudge * pivmin
-        first = _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, lower)
-        last = _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, upper)
+        first = count(lower[None])[0]
+        last = count(upper[None])[0]
         target_counts = _range(first, last)
     upper = minimum(upper, finfo.max)
     lower = maximum(lower, finfo.min)
     shape = target_counts.shape
     lower, upper = broadcast_to(lower, shape), broadcast_to(upper, shape)
-    pivmin = broadcast_to(pivmin, shape)
-    alpha0_perturbation = broadcast_to(alpha0_perturbation, shape)
 
     def more(i, lower, upper):
         return logical_and(i < max_it, abs_tol < reduce_max(upper - lower))
 
     def step(i, lower, upper):
         mid = 0.5 * lower + 0.5 * upper
-        counts = _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, mid)
+        counts = count(mid)
         lower = where(counts <= target_counts, mid, lower)
         upper = where(counts > target_counts, mid, upper)
         return i + 1, lower, upper
@@ -163,5 +170,10 @@ def eigh_tridiagonal(
         return eigvals
     from ferroflow.linalg_ops import eigh
 
-    _, vectors = eigh(_dense(alpha, beta))
+    dense = _dense(alpha, beta)
+    finite = is_finite(_abs(dense))
+    _, vectors = eigh(where(finite, dense, zeros_like(dense)))
+    # Non-finite input: TensorFlow's inverse iteration gives NaN vectors.
+    nan = convert_to_tensor(float("nan"), dtype=vectors.dtype)
+    vectors = where(reduce_all(finite), vectors, nan)
     return eigvals, gather(vectors, counts, axis=1)

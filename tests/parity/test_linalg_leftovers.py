@@ -199,6 +199,7 @@ def _errors(tf):
         "eig_select": lambda: eig(three, two, select="x"),
         "eig_index": lambda: eig(three, two, select="i", select_range=[2, 1]),
         "eig_interval": lambda: eig(three, two, select="v", select_range=[2.0, 1.0]),
+        "eig_nan": lambda: eig(tf.constant([float("nan"), 1.0, 2.0]), two, eigvals_only=False),
         "lstsq_rows": lambda: tf.linalg.lstsq(x, tf.ones([4, 1]), fast=False),
         "tri_matmul_batch": lambda: tri_mm(tf.ones([2, 3, 4]), tf.ones([3, 2, 4, 2])),
         "tri_matmul_length": lambda: tri_mm(seq, tf.ones([4, 2]), diagonals_format="sequence"),
