@@ -296,7 +296,13 @@ def _composite_program(tf, values):
     out = {}
     v = tf.Variable(values["d"])
     op = la.LinearOperatorDiag(v)
-    out["trainable"] = [w.shape.as_list() for w in op.trainable_variables]
+    m = tf.Variable(values["m"])
+    composed = la.LinearOperatorComposition([la.LinearOperatorFullMatrix(m), op])
+    out["trainable"] = [w.shape.as_list() for w in composed.trainable_variables]
+    out["flat_variables"] = [
+        type(t).__name__.endswith("Variable") for t in tf.nest.flatten(op, expand_composites=True)
+    ]
+    out["full_variable"] = la.LinearOperatorFullMatrix(m).to_dense()
     out["parameters"] = sorted(op.parameters)
     out["names"] = [
         op.name,

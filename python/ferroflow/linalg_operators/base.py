@@ -682,8 +682,9 @@ class _LinearOperatorSpec(BatchableTypeSpec):
         return self._param_specs
 
     def _to_components(self, value):
-        attrs = _extract_attrs(value, tuple(self._param_specs))
-        return {k: _read_variables(v) for k, v in attrs.items()}
+        # Variables stay variables (found by Module.trainable_variables and
+        # nest.flatten(expand_composites=True)); a tf.function call reads them.
+        return _extract_attrs(value, tuple(self._param_specs))
 
     def _from_components(self, components):
         return self.value_type(**dict(self._non_tensor_params, **components))
@@ -785,14 +786,3 @@ def _rebuilt(value, leaves):
     if isinstance(value, (list, tuple)):
         return type(value)(_rebuilt(item, leaves) for item in value)
     return next(leaves)
-
-
-def _read_variables(value):
-    """Components are tensors: a variable parameter is read (ferroflow has no VariableSpec)."""
-    from ferroflow.variables import Variable
-
-    if isinstance(value, Variable):
-        return value.read_value()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_read_variables(v) for v in value)
-    return value

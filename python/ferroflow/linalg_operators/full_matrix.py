@@ -72,9 +72,8 @@ class LinearOperatorFullMatrix(LinearOperator):
         return self._dense_solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _to_dense(self):
-        from ferroflow.array_ops import convert_to_tensor
-
-        return convert_to_tensor(self._matrix)
+        # The matrix itself, a variable included (as TensorFlow).
+        return self._matrix
 
     @property
     def _composite_tensor_fields(self):
