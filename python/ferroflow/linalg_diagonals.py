@@ -5,6 +5,8 @@ Each op is a gather through a constant index table built from the static shapes 
 select with the padding value, so it runs on every device and differentiates through its parts
 (the gradients are TensorFlow's: a diagonal op's adjoint is the matching diagonal op)."""
 
+import functools
+
 import numpy as np
 
 from ferroflow import dtypes as _dt
@@ -71,28 +73,32 @@ def _check_bounds(op, x, lo, hi):
 
 
 def _diag_len(d, rows, cols):
-    return min(rows + min(0, d), cols - max(0, d))
+    """The length of diagonal(s) ``d`` (an int or an int array) of a rows x cols matrix."""
+    return np.minimum(rows + np.minimum(0, d), cols - np.maximum(0, d))
 
 
 def _offset(d, max_len, rows, cols, left_super, left_sub):
-    """Where diagonal ``d`` starts in its padded row (TensorFlow's ComputeOffset)."""
-    left = (left_super and d >= 0) or (left_sub and d <= 0)
-    return 0 if left else max_len - _diag_len(d, rows, cols)
+    """Where diagonal(s) ``d`` start in their padded rows (TensorFlow's ComputeOffset)."""
+    left = (left_super & (d >= 0)) | (left_sub & (d <= 0))
+    return np.where(left, 0, max_len - _diag_len(d, rows, cols))
 
 
+def _frozen(array):
+    """A read-only copy: the tables are cached and shared between calls."""
+    array = np.array(array, dtype=np.int64 if array.dtype != bool else bool)
+    array.setflags(write=False)
+    return array
+
+
+@functools.lru_cache(maxsize=256)
 def _part_table(lo, hi, rows, cols, aligns):
     """Flat matrix indices of each padded diagonal row (hi first) and where they are real."""
-    max_len = max([0] + [_diag_len(d, rows, cols) for d in range(lo, hi + 1)])
-    index = np.zeros((hi - lo + 1, max_len), np.int64)
-    valid = np.zeros((hi - lo + 1, max_len), bool)
-    for r, d in enumerate(range(hi, lo - 1, -1)):
-        offset = _offset(d, max_len, rows, cols, *aligns)
-        for t in range(max_len):
-            n = t - offset
-            if 0 <= n < _diag_len(d, rows, cols):
-                index[r, t] = (n - min(0, d)) * cols + n + max(0, d)
-                valid[r, t] = True
-    return index, valid, max_len
+    max_len = int(max(0, _diag_len(np.arange(lo, hi + 1), rows, cols).max()))
+    d = np.arange(hi, lo - 1, -1)[:, None]
+    n = np.arange(max_len)[None, :] - _offset(d, max_len, rows, cols, *aligns)
+    valid = (n >= 0) & (n < _diag_len(d, rows, cols))
+    index = np.where(valid, (n - np.minimum(0, d)) * cols + n + np.maximum(0, d), 0)
+    return _frozen(index), _frozen(valid), max_len
 
 
 def _select(source, index, valid, padding):
@@ -162,19 +168,17 @@ def _diag_sizes(op, lo, hi, max_len, num_rows, num_cols):
     return num_rows, num_cols
 
 
+@functools.lru_cache(maxsize=256)
 def _matrix_table(lo, hi, max_len, rows, cols, aligns):
     """For each matrix entry: its flat index in the ``[num_diags, max_len]`` diagonals, and
     whether it lies in the band."""
-    index = np.zeros((rows, cols), np.int64)
-    valid = np.zeros((rows, cols), bool)
-    for i in range(rows):
-        for j in range(cols):
-            d = j - i
-            if lo <= d <= hi:
-                offset = _offset(d, max_len, rows, cols, *aligns)
-                index[i, j] = (hi - d) * max_len + min(i, j) + offset
-                valid[i, j] = True
-    return index, valid
+    i = np.arange(rows)[:, None]
+    j = np.arange(cols)[None, :]
+    d = j - i
+    valid = (d >= lo) & (d <= hi)
+    offset = _offset(d, max_len, rows, cols, *aligns)
+    index = np.where(valid, (hi - d) * max_len + np.minimum(i, j) + offset, 0)
+    return _frozen(index), _frozen(valid)
 
 
 def _diagonals_flat(op, diagonal, lo, hi):
@@ -237,7 +241,7 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa
     if x.shape.rank < 2:
         raise _error(op, f"input must be at least 2-dim, received shape: {x.shape}")
     rows, cols = _check_bounds(op, x, lo, hi)
-    max_len = max([0] + [_diag_len(dd, rows, cols) for dd in range(lo, hi + 1)])
+    max_len = int(max(0, _diag_len(np.arange(lo, hi + 1), rows, cols).max()))
     expected = list(x.shape[:-2]) + ([max_len] if lo == hi else [hi - lo + 1, max_len])
     if list(d.shape) != expected:
         raise _error(
