@@ -33,6 +33,8 @@ def _summary(tf, op, x):
         "algebra": (type(op.inverse()).__name__, type(op.adjoint()).__name__),
         "inverse_dense": op.inverse().to_dense(),
         "adjoint_dense": op.adjoint().to_dense(),
+        "sliced": op[-1].to_dense() if op.batch_shape.rank else None,
+        "through_function": tf.function(lambda o: o.matmul(x))(op),
     }
 
 

@@ -372,6 +372,25 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         for op in self._diagonal_operators:
             op.assert_non_singular()
 
+    def __getitem__(self, slices):
+        """Batch slicing: each block sliced against the operator's batch shape (the package's
+        slicer maps one list level; the blocks are a list of lists)."""
+        import collections.abc
+
+        from ferroflow.linalg_operators._slicing import _slice_param
+
+        if not isinstance(slices, collections.abc.Sequence):
+            slices = (slices,)
+        slices = list(slices)
+        if len(slices) == 1 and slices[0] is Ellipsis:
+            rows = self.operators
+        else:
+            if not self.batch_shape.is_fully_defined():
+                raise NotImplementedError("Slicing an operator needs static batch shapes.")
+            batch = self.batch_shape.as_list()
+            rows = [[_slice_param(op, 0, slices, batch) for op in row] for row in self.operators]
+        return LinearOperatorBlockLowerTriangular(**dict(self.parameters, operators=rows))
+
     @property
     def _composite_tensor_fields(self):
         return ("operators",)
