@@ -91,13 +91,22 @@ class LinearOperator(Module, CompositeTensor, metaclass=abc.ABCMeta):
                 raise ValueError("A self-adjoint matrix is always square.")
             is_square = True
         self._is_square_set_or_implied_by_hints = is_square
-        self._graph_parents = [] if graph_parents is None else list(graph_parents)
+        self._graph_parents = []
+        if graph_parents is not None:
+            self._set_graph_parents(graph_parents)
         self._dtype = _dtypes.as_dtype(dtype) if dtype else dtype
         self._is_non_singular = is_non_singular
         self._is_self_adjoint = is_self_adjoint
         self._is_positive_definite = is_positive_definite
         self._parameters = parameters
         self._name = name or type(self).__name__
+
+    def _set_graph_parents(self, graph_parents):
+        """Deprecated in TensorFlow and unused; each must still be a tensor (ValueError)."""
+        for i, t in enumerate(graph_parents):
+            if t is None or not (_util.is_ref(t) or _core.is_tensor(t)):
+                raise ValueError(f"Graph parent item {i} is not a Tensor; {t}.")
+        self._graph_parents = list(graph_parents)
 
     @contextlib.contextmanager
     def _name_scope(self, name=None):
