@@ -489,6 +489,13 @@ def _subclass_program(tf, matrix):
             except Exception as e:  # noqa: BLE001 - the class is what is compared
                 results[key] = type(e).__name__
         out[name] = results
+    parents = []
+    for graph_parents in ([matrix], [1.0]):
+        try:
+            parents.append(len(Scaled(matrix, graph_parents=graph_parents).graph_parents))
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            parents.append(type(e).__name__)
+    out["graph_parents"] = parents
     return out
 
 
