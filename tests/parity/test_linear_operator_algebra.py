@@ -422,6 +422,17 @@ def _composite_program(tf, values):
         out["dataset_slices"] = [o.to_dense() for o in tf.data.Dataset.from_tensor_slices(batch)]
     except Exception as e:  # noqa: BLE001 - the class is what is compared
         out["dataset_slices"] = type(e).__name__
+    signed = tf.function(
+        lambda o: o.inverse().to_dense(),
+        input_signature=[la.LinearOperatorDiag([1.0, 2.0])._type_spec],
+    )
+    signed_out = [signed(la.LinearOperatorDiag([4.0, 8.0]))]
+    for other in (la.LinearOperatorDiag([4.0, 8.0, 1.0]), la.LinearOperatorIdentity(2)):
+        try:
+            signed_out.append(signed(other))
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            signed_out.append(type(e).__name__)
+    out["input_signature"] = signed_out
     same = tf.identity(lru)
     out["identity"] = [type(same).__name__, same.to_dense()]
     out["flat"] = [t.shape.as_list() for t in tf.nest.flatten(lru, expand_composites=True)]
