@@ -379,6 +379,26 @@ def _composite_program(tf, values):
         ]
 
     out["unknown_shapes"] = unknown(tf.constant(values["batch"]))
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([None, 3, 3], tf.float32),
+            tf.TensorSpec([None, 3], tf.float32),
+        ]
+    )
+    def sliced(m, d):
+        full = la.LinearOperatorFullMatrix(m)
+        comp = la.LinearOperatorComposition([full, la.LinearOperatorDiag(d)])
+        i = tf.constant(1)
+        return [
+            full[1].to_dense(),
+            full[1:].to_dense(),
+            comp[1].to_dense(),
+            comp[:1].to_dense(),
+            comp[..., i].to_dense(),
+        ]
+
+    out["unknown_slices"] = sliced(tf.constant(values["batch"]), tf.constant(values["d"][None]))
     traces = []
 
     @tf.function

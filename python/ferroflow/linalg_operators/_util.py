@@ -206,9 +206,9 @@ def broadcast_batch_shape(operators):
 
 def broadcast_batch_shape_tensor(operators):
     """The dynamic batch shape all ``operators`` broadcast to."""
-    from ferroflow.array_ops import shape, zeros
+    from ferroflow.manip_ops import broadcast_dynamic_shape
 
-    batch = zeros(operators[0].batch_shape_tensor())
+    batch = operators[0].batch_shape_tensor()
     for op in operators[1:]:
-        batch = batch + zeros(op.batch_shape_tensor())
-    return shape(batch)
+        batch = broadcast_dynamic_shape(batch, op.batch_shape_tensor())
+    return batch

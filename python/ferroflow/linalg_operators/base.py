@@ -506,14 +506,17 @@ class LinearOperator(Module, CompositeTensor, metaclass=abc.ABCMeta):
 
     def _to_dense(self):
         array_ops = _ops()[0]
-        if self.batch_shape.is_fully_defined():
-            batch_shape = self.batch_shape.as_list()
-        else:
-            batch_shape = self.batch_shape_tensor()
         n = self.domain_dimension
         if n is None:
             n = self.domain_dimension_tensor()
-        return self.matmul(array_ops.eye(n, batch_shape=batch_shape, dtype=self.dtype))
+        if self.batch_shape.is_fully_defined():
+            eye = array_ops.eye(n, batch_shape=self.batch_shape.as_list(), dtype=self.dtype)
+        else:
+            # A batch of identities whose batch shape is known only when the graph runs.
+            square = array_ops.eye(n, dtype=self.dtype)
+            dims = array_ops.concat([self.batch_shape_tensor(), array_ops.shape(square)], 0)
+            eye = array_ops.broadcast_to(square, dims)
+        return self.matmul(eye)
 
     def to_dense(self, name="to_dense"):
         """The dense matrix, a tensor of shape ``batch_shape + [M, N]``."""
