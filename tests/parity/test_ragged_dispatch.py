@@ -285,7 +285,7 @@ resize_uniform: tf.image.resize(tf.RaggedTensor.from_row_lengths(m223[..., None]
 resize_aspect: tf.image.resize(images, [4, 3], preserve_aspect_ratio=True)
 resize_rank: tf.image.resize(rt, [2, 2])
 lookup_sparse: tf.nn.embedding_lookup_sparse(m42, ids, None)
-lookup_sparse_sum: tf.nn.embedding_lookup_sparse(m42, ids[::2] - 1, None, "sum")
+lookup_sparse_sum: tf.nn.embedding_lookup_sparse(m42, ids[::2], None, "sum")
 lookup_sparse_sqrtn: tf.nn.embedding_lookup_sparse(m42, ids, fw, "sqrtn")
 lookup_sparse_dense_weights: tf.nn.embedding_lookup_sparse(m42, ids, [1.0] * 6)
 lookup_sparse_combiner: tf.nn.embedding_lookup_sparse(m42, ids, None, "max")
