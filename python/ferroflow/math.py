@@ -175,6 +175,12 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``x / sqrt(max(sum(x**2, axis), epsilon))``, as TensorFlow computes it."""
     axis = dim if axis is None and dim is not None else axis
     x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        # TensorFlow normalizes the real and imaginary parts by the modulus norm.
+        re, im = real(x), imag(x)
+        square_sum = reduce_sum(square(re) + square(im), axis, keepdims=True)
+        inv_norm = rsqrt(maximum(square_sum, cast(epsilon, re.dtype)))
+        return complex(re * inv_norm, im * inv_norm)
     square_sum = reduce_sum(square(x), axis, keepdims=True)
     return x * rsqrt(maximum(square_sum, cast(epsilon, x.dtype)))
 
