@@ -1485,7 +1485,7 @@ def _square(g, extra=0):
     "tf.linalg.cholesky", "tf.linalg.inv", "tf.linalg.det", "tf.linalg.slogdet",
     "tf.linalg.logdet", "tf.linalg.eigh", "tf.linalg.eigvalsh", "tf.linalg.eig",
     "tf.linalg.eigvals", "tf.linalg.lu", "tf.linalg.expm", "tf.linalg.trace",
-    "tf.linalg.diag_part", "tf.linalg.adjoint", "tf.linalg.matrix_transpose",
+    "tf.linalg.adjoint", "tf.linalg.matrix_transpose",
     "tf.linalg.pinv", "tf.linalg.matrix_rank", "tf.linalg.tensor_diag_part", "tf.linalg.logm",
 )  # fmt: skip
 def _linalg_square(g):
@@ -1530,16 +1530,9 @@ def _linalg_band_part(g):
     return [g.tensor(dims=g.dims(min_rank=2)), g.int_in(-1, 3), g.int_in(-1, 3)], {}
 
 
-@spec("tf.linalg.diag", "tf.linalg.tensor_diag")
+@spec("tf.linalg.tensor_diag")
 def _linalg_diag(g):
     return [g.tensor(dims=g.dims(min_rank=1, max_rank=3))], {}
-
-
-@spec("tf.linalg.set_diag")
-def _linalg_set_diag(g):
-    m, n = g.int_in(0, 4), g.int_in(0, 4)
-    dtype = g.pick(NUMERIC)
-    return [g.tensor(dtype=dtype, dims=[m, n]), g.tensor(dtype=dtype, dims=[min(m, n)])], {}
 
 
 @spec("tf.linalg.cross")
@@ -1563,6 +1556,49 @@ def _linalg_normalize(g):
 
 
 # --- tf.linalg leftovers: banded and tridiagonal eigen solvers (linalg-leftovers helper) ---
+def _diag_band(g):
+    """``k`` (an int or a (lo, hi) band, sometimes reversed) and an alignment."""
+    lo = g.int_in(-3, 3)
+    k = lo if g.p(0.4) else (lo, lo + g.int_in(-1 if g.bad() else 0, 2))
+    align = g.pick(("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"))
+    return {"k": k, "align": align if not g.bad() else "UP"}
+
+
+@spec("tf.linalg.diag_part")
+def _linalg_diag_part(g):
+    kwargs = _diag_band(g)
+    if g.p(0.3):
+        kwargs["padding_value"] = g.int_in(-2, 2)
+    return [g.tensor(dims=g.dims(min_rank=2, max_rank=4, max_dim=4))], kwargs
+
+
+@spec("tf.linalg.diag")
+def _linalg_diag_k(g):
+    kwargs = _diag_band(g)
+    for key in ("num_rows", "num_cols"):
+        if g.p(0.3):
+            kwargs[key] = g.int_in(-1, 6)
+    if g.p(0.3):
+        kwargs["padding_value"] = g.int_in(-2, 2)
+    return [g.tensor(dims=g.dims(min_rank=1, max_rank=3, max_dim=4))], kwargs
+
+
+@spec("tf.linalg.set_diag")
+def _linalg_set_diag(g):
+    m, n = g.int_in(0, 4), g.int_in(0, 4)
+    dtype = g.pick(NUMERIC)
+    kwargs = _diag_band(g) if g.p(0.5) else {}
+    k = kwargs.get("k", 0)
+    lo, hi = (k, k) if isinstance(k, int) else k
+    if not (-m < lo < n or lo == 0) or not (-m < hi < n or hi == 0) or lo > hi:
+        return [g.tensor(dtype=dtype, dims=[m, n]), g.tensor(dtype=dtype, dims=[1])], kwargs
+    length = max([0] + [min(m + min(0, d), n - max(0, d)) for d in range(lo, hi + 1)])
+    dims = [length] if lo == hi else [hi - lo + 1, length]
+    if g.bad():
+        dims[-1] += 1
+    return [g.tensor(dtype=dtype, dims=[m, n]), g.tensor(dtype=dtype, dims=dims)], kwargs
+
+
 @spec("tf.linalg.banded_triangular_solve")
 def _linalg_banded_triangular_solve(g):
     dtype = g.pick((tf.float32, tf.float64, tf.complex64, tf.float16))
