@@ -137,7 +137,9 @@ def _circulant(tf, kernels, x, xc, io, device):
             tape.watch(k1)
             op = classes[0](tf.signal.fft(k1), input_output_dtype=io)
             y = tf.reduce_sum(op.matmul(x[..., :4, :]) ** 2)
-        out["grad"] = tape.gradient(y, k1)
+            # A complex determinant: the gradient of a complex product conjugates.
+            z = tf.math.real(tf.reduce_sum(classes[0](tf.signal.fft(k1)).determinant()))
+        out["grad"] = tape.gradient([y, z], k1)
         out["errors"] = _errors_of({
             "rank": lambda: classes[1](spectra[0][0]),
             "self_adjoint": lambda: classes[0](tf.ones([3]), is_self_adjoint=False),
@@ -257,11 +259,14 @@ def _householder(tf, v, x, device):
         return out
 
 
-@pytest.mark.parametrize("dtype, device", _cases(["float32", "float64"]))
+@pytest.mark.parametrize("dtype, device", _cases(["float32", "float64", "complex64"]))
 def test_householder(tf_oracle, dtype, device):
     rng = np.random.default_rng(4)
-    _run(tf_oracle, _householder, rng.standard_normal((2, 4)).astype(dtype),
-         rng.standard_normal((2, 4, 3)).astype(dtype), device)  # fmt: skip
+    v = rng.standard_normal((2, 4)) + (
+        1j * rng.standard_normal((2, 4)) if "complex" in dtype else 0
+    )
+    x = rng.standard_normal((2, 4, 3))
+    _run(tf_oracle, _householder, v.astype(dtype), x.astype(dtype), device)
 
 
 def _permutation(tf, x, device):

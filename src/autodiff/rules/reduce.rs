@@ -36,7 +36,13 @@ pub(crate) fn reduce(
             let count = ops::reduce_sum(&indicators, Some(&axes_i64), true)?;
             ops::mul(&ops::div(&indicators, &count)?, &g_kept)?
         }
-        ReduceOp::Prod => ops::mul(&product_of_others(x, axes)?, &g_kept)?,
+        ReduceOp::Prod => {
+            // TensorFlow's ProdGrad conjugates the other factors (complex inputs).
+            let others = product_of_others(x, axes)?;
+            let others =
+                if x.dtype().is_complex() { ops::unary(UnaryOp::Conj, &others)? } else { others };
+            ops::mul(&others, &g_kept)?
+        }
         ReduceOp::All | ReduceOp::Any => return Ok(None),
     };
     Ok(Some(grad))
