@@ -10,7 +10,15 @@ import functools
 import numpy as np
 
 from ferroflow import dtypes as _dt
-from ferroflow.array_ops import broadcast_to, convert_to_tensor, gather, reshape, where
+from ferroflow.array_ops import (
+    broadcast_to,
+    concat,
+    convert_to_tensor,
+    gather,
+    reshape,
+    shape,
+    where,
+)
 from ferroflow.backprop import stop_gradient
 from ferroflow.errors import InvalidArgumentError
 
@@ -60,9 +68,24 @@ def _alignment(op, align):
     return align.startswith("LEFT"), align.endswith("LEFT")
 
 
+def _with_tail(x, drop, tail):
+    """``x`` with its last ``drop`` dims replaced by ``tail``; batch dims known only when the
+    graph runs (a traced batch of unknown size) are read from ``tf.shape``."""
+    rank = x.shape.rank
+    batch = x.shape[: rank - drop]
+    if batch.is_fully_defined():
+        return batch.as_list() + list(tail)
+    return concat([shape(x)[: rank - drop], np.asarray(tail, np.int32)], 0)
+
+
 def _check_bounds(op, x, lo, hi):
     """The matrix's (rows, cols), once ``lo`` and ``hi`` are inside it."""
     rows, cols = x.shape[-2], x.shape[-1]
+    if rows is None or cols is None:
+        # The index tables are built from the sizes (see the module's docstring).
+        raise NotImplementedError(
+            f"ferroflow's diagonal ops need the matrices' sizes when traced; got {x.shape}"
+        )
     for which, d in (("lower", lo), ("upper", hi)):
         if not (-rows < d < cols or d == 0):
             raise _error(
@@ -104,7 +127,7 @@ def _part_table(lo, hi, rows, cols, aligns):
 def _select(source, index, valid, padding):
     """``source[..., index]`` where ``valid``, else ``padding`` (gradients skip the padding)."""
     if source.shape[-1] == 0:
-        return broadcast_to(padding, list(source.shape[:-1]) + list(index.shape))
+        return broadcast_to(padding, _with_tail(source, 1, index.shape))
     picked = gather(source, index, axis=-1)
     return where(valid, picked, padding)
 
@@ -139,7 +162,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     index, valid, _ = _part_table(lo, hi, rows, cols, aligns)
     if lo == hi:
         index, valid = index[0], valid[0]
-    flat = reshape(x, list(x.shape[:-2]) + [rows * cols])
+    flat = reshape(x, _with_tail(x, 2, [rows * cols]))
     return _select(flat, index, valid, _padding(padding_value, x.dtype))
 
 
@@ -182,17 +205,20 @@ def _matrix_table(lo, hi, max_len, rows, cols, aligns):
 
 
 def _diagonals_flat(op, diagonal, lo, hi):
-    """``diagonal`` as ``[..., num_diags * max_len]``, its batch shape and ``max_len``."""
+    """``diagonal`` as ``[..., num_diags * max_len]``, and ``max_len``."""
     rank = diagonal.shape.rank
     if rank < 1:
         raise _error(op, f"diagonal must be at least 1-dim, received shape: {diagonal.shape}")
+    max_len = diagonal.shape[-1]
+    if max_len is None:
+        raise NotImplementedError(
+            f"ferroflow's diagonal ops need the diagonals' length when traced; got {diagonal.shape}"
+        )
     if lo == hi:
-        batch, max_len = list(diagonal.shape[:-1]), diagonal.shape[-1]
-        return reshape(diagonal, batch + [max_len]), batch, max_len
+        return diagonal, max_len
     if rank < 2 or diagonal.shape[-2] != hi - lo + 1:
-        return None, None, None
-    batch, max_len = list(diagonal.shape[:-2]), diagonal.shape[-1]
-    return reshape(diagonal, batch + [(hi - lo + 1) * max_len]), batch, max_len
+        return None, None
+    return reshape(diagonal, _with_tail(diagonal, 2, [(hi - lo + 1) * max_len])), max_len
 
 
 def diag(
@@ -218,7 +244,7 @@ def diag(
         padding_value = bool(padding_value)
     lo, hi = _band(op, k)
     aligns = _alignment(op, align)
-    flat, batch, max_len = _diagonals_flat(op, d, lo, hi)
+    flat, max_len = _diagonals_flat(op, d, lo, hi)
     if flat is None:
         raise _error(
             op,
@@ -243,7 +269,7 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa
     rows, cols = _check_bounds(op, x, lo, hi)
     max_len = int(max(0, _diag_len(np.arange(lo, hi + 1), rows, cols).max()))
     expected = list(x.shape[:-2]) + ([max_len] if lo == hi else [hi - lo + 1, max_len])
-    if list(d.shape) != expected:
+    if not d.shape.is_compatible_with(expected):
         raise _error(
             op,
             "Either first dimensions of diagonal don't match input.shape[:-2], or "
@@ -251,7 +277,7 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa
             f"[lower_diag_index:upper_diag_index].\nInput shape: {list(x.shape)}\n"
             f"Diagonal shape: {list(d.shape)}\nExpected diagonal shape: {expected}",
         )
-    flat, _, _ = _diagonals_flat(op, d, lo, hi)
+    flat, _ = _diagonals_flat(op, d, lo, hi)
     index, valid = _matrix_table(lo, hi, max_len, rows, cols, aligns)
     if flat.shape[-1] == 0:
         return x

@@ -224,3 +224,32 @@ def _errors(tf):
 
 def test_errors(tf_oracle):
     assert_parity(tf_oracle, _errors)
+
+
+def _diagonals_unknown_batch(tf, device):
+    """The diagonal ops in a tf.function whose batch size is left to the call (once a
+    TypeError: the index tables were built with the batch's static size)."""
+    m = tf.TensorSpec([None, 3, 4], tf.float32)
+    v = tf.TensorSpec([None, 3], tf.float32)
+    band = tf.TensorSpec([None, 2, 3], tf.float32)
+    part = tf.function(
+        lambda x: [tf.linalg.diag_part(x), tf.linalg.diag_part(x, k=(-1, 1), padding_value=9)],
+        input_signature=[m],
+    )
+    make = tf.function(
+        lambda d, b: [tf.linalg.diag(d), tf.linalg.diag(b, k=(0, 1), num_cols=4)],
+        input_signature=[v, band],
+    )
+    # (A band's set_diag is left out: TensorFlow's graph shape function refuses it whenever
+    # the batch size is unknown, "Shapes must be equal rank".)
+    put = tf.function(lambda x, d: tf.linalg.set_diag(x, d, k=1), input_signature=[m, v])
+    x = tf.reshape(tf.range(24.0), [2, 3, 4])
+    b = tf.reshape(tf.range(12.0), [2, 2, 3])
+    with tf.device(device):
+        d = x[:, 1, :3]
+        return [part(x), part(x[:0]), make(x[:, 0, :3], b), put(x, d), put(x[:0], d[:0])]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_diagonals_unknown_batch(tf_oracle, device):
+    assert_parity(tf_oracle, _diagonals_unknown_batch, (device,))
