@@ -88,6 +88,7 @@ MODULES = (
     ("tf.linalg", tf.linalg),
     ("tf.random", tf.random),
     ("tf.image", tf.image),
+    ("tf.io", tf.io),
     ("tf.debugging", tf.debugging),
     ("tf.bitwise", tf.bitwise),
     ("tf.sparse", tf.sparse),
@@ -4906,6 +4907,151 @@ def _signal_mel(g):
 @spec("tf.signal.mfccs_from_log_mel_spectrograms")
 def _signal_mfccs(g):
     return [g.tensor(pool=(tf.float32, tf.float64), dims=g.dims(min_rank=1, max_dim=9))], {}
+
+
+# --- tf.image / tf.io image codecs (issue 19: codecs helper) ---------------------------------
+# Valid files of every format, cut short, bit-flipped or replaced by junk: a decoder must give
+# an image or InvalidArgumentError, never crash.
+# As convert_image_dtype (which they call), TensorFlow refuses a string or complex image with
+# AttributeError.
+EAGER_REFUSALS.update(
+    {
+        f"tf.image.{n}": AttributeError
+        for n in "adjust_jpeg_quality random_jpeg_quality stateless_random_jpeg_quality "
+        "decode_image".split()
+    }
+)
+_CODEC_FILES = []
+
+
+def _codec_files():
+    if not _CODEC_FILES:
+        from parity import _codec_files as files
+
+        img = (np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3) * 3).astype(np.uint8)
+        palette = bytes([0, 0, 0, 255, 0, 0, 0, 255, 0, 9, 9, 9])
+        _CODEC_FILES.extend(
+            [
+                tf.io.encode_png(img).numpy(),
+                tf.io.encode_png(img.astype(np.uint16) * 257).numpy(),
+                tf.io.encode_jpeg(img).numpy(),
+                tf.io.encode_jpeg(img[..., :1], progressive=True).numpy(),
+                files.gif(
+                    3, 2, palette, [(0, 0, 3, 2, [0, 1, 2, 3, 2, 1], 3), (1, 0, 2, 1, [1, 2], None)]
+                ),
+                files.bmp(2, 2, 24, [bytes(6) + b"\0\0", bytes(range(6)) + b"\0\0"]),
+                files.webp_solid(3, 2, (9, 8, 7, 6), True),
+            ]
+        )
+    return _CODEC_FILES
+
+
+def _image_bytes(g):
+    if g.bad():
+        return g.strings(dims=g.pick(([], [2])))
+    blob = bytearray(g.pick(_codec_files()))
+    mode = g.pick(("whole", "cut", "flip", "flips"))
+    if mode == "cut":
+        blob = blob[: g.int_in(0, len(blob))]
+    elif mode in ("flip", "flips"):
+        for _ in range(1 if mode == "flip" else g.int_in(2, 20)):
+            k = g.int_in(0, len(blob) - 1)
+            blob[k] ^= 1 << g.int_in(0, 7)
+    return bytes(blob)
+
+
+def _codec_channels(g):
+    return g.pick((0, 1, 3, 4)) if not g.bad() else g.pick((2, -1, 5))
+
+
+@spec("tf.image.decode_png", "tf.image.decode_webp")
+def _decode_png(g):
+    dtype = g.pick((tf.uint8, tf.uint16)) if not g.bad() else g.dtype()
+    return [_image_bytes(g)], {"channels": _codec_channels(g), "dtype": dtype}
+
+
+@spec("tf.image.decode_gif", "tf.image.is_jpeg")
+def _decode_gif(g):
+    return [_image_bytes(g)], {}
+
+
+@spec("tf.image.decode_bmp")
+def _decode_bmp(g):
+    return [_image_bytes(g)], {"channels": _codec_channels(g)}
+
+
+@spec("tf.image.extract_jpeg_shape")
+def _extract_jpeg_shape(g):
+    return [_image_bytes(g)], {
+        "output_type": g.pick((tf.int32, tf.int64)) if not g.bad() else g.dtype()
+    }
+
+
+@spec("tf.image.decode_image")
+def _decode_image(g):
+    dtype = g.pick((tf.uint8, tf.uint16, tf.float32, tf.float16)) if not g.bad() else g.dtype()
+    return [_image_bytes(g)], {
+        "channels": g.pick((None, 0, 1, 3, 4)),
+        "dtype": dtype,
+        "expand_animations": g.flag(),
+    }
+
+
+def _jpeg_options(g):
+    return {
+        "channels": _codec_channels(g),
+        "ratio": g.pick((1, 2, 4, 8)) if not g.bad() else g.pick((0, 3, 16)),
+        "fancy_upscaling": g.flag(),
+        "try_recover_truncated": g.flag(),
+        "acceptable_fraction": g.pick((1.0, 0.5, 0.0)),
+        "dct_method": g.pick(("", "INTEGER_FAST", "INTEGER_ACCURATE")) if not g.bad() else "FLOAT",
+    }
+
+
+@spec("tf.image.decode_jpeg")
+def _decode_jpeg(g):
+    return [_image_bytes(g)], _jpeg_options(g)
+
+
+@spec("tf.image.decode_and_crop_jpeg")
+def _decode_and_crop_jpeg(g):
+    window = [g.int_in(-1, 4), g.int_in(-1, 4), g.int_in(0, 5), g.int_in(0, 5)]
+    return [_image_bytes(g), window if not g.bad() else g.junk()], _jpeg_options(g)
+
+
+@spec("tf.image.encode_png")
+def _encode_png(g):
+    image = _image(g, pool=(tf.uint8, tf.uint16), channels=g.pick((1, 2, 3, 4)))
+    return [image], {"compression": g.pick((-1, 0, 6, 9)) if not g.bad() else g.pick((10, -2))}
+
+
+@spec("tf.image.encode_jpeg")
+def _encode_jpeg(g):
+    image = _image(g, pool=(tf.uint8,), channels=g.pick((1, 3)), rank=3)
+    return [image], {
+        "format": g.pick(("", "rgb", "grayscale")) if not g.bad() else "cmyk",
+        "quality": g.pick((0, 50, 95, 100)) if not g.bad() else g.pick((-1, 101)),
+        "progressive": g.flag(),
+        "optimize_size": g.flag(),
+        "chroma_downsampling": g.flag(),
+        "density_unit": g.pick(("in", "cm")) if not g.bad() else "mm",
+        "x_density": g.pick((1, 300, 65535)),
+        "y_density": g.pick((1, 72)),
+        "xmp_metadata": g.pick(("", "<x/>")),
+    }
+
+
+@spec("tf.image.adjust_jpeg_quality")
+def _adjust_jpeg_quality(g):
+    image = _image(g, pool=(tf.uint8, tf.float32), channels=g.pick((1, 3)), rank=3)
+    return [image, g.pick((0, 40, 100)) if not g.bad() else g.pick((-1, 101))], {}
+
+
+@spec("tf.image.random_jpeg_quality", "tf.image.stateless_random_jpeg_quality")
+def _random_jpeg_quality(g):
+    image = _image(g, pool=(tf.uint8, tf.float32), channels=g.pick((1, 3)), rank=3)
+    low, high = g.pick(((10, 90), (0, 100), (50, 50), (-1, 5), (80, 20)))
+    return [image, low, high], {"seed": _image_seed(g)}
 
 
 # --- resolving and checking the table --------------------------------------------------------

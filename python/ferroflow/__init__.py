@@ -18,6 +18,7 @@ from ferroflow import (
     experimental,
     graph_util,
     image,
+    io,
     keras,
     linalg,
     math,

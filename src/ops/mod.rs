@@ -9,6 +9,7 @@ pub mod binary;
 pub mod bitcast;
 pub mod broadcast_args;
 pub mod cast;
+pub mod codecs;
 pub mod composite;
 pub mod conv;
 pub mod creation;

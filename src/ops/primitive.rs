@@ -197,6 +197,26 @@ pub fn from_attrs<T: DeserializeOwned>(name: &str, attrs: &Attrs) -> Result<T> {
     })
 }
 
+/// Attributes of an externally tagged enum whose variant names are the op names: the
+/// variant's fields (the name says which variant).
+pub fn variant_attrs<T: Serialize>(value: &T) -> Attrs {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => match map.into_iter().next() {
+            Some((_, Value::Object(fields))) => fields,
+            _ => Attrs::new(),
+        },
+        _ => Attrs::new(),
+    }
+}
+
+/// The inverse of `variant_attrs`: the variant `name` with these fields.
+pub fn from_variant<T: DeserializeOwned>(name: &str, attrs: &Attrs) -> Result<T> {
+    let tagged = Value::Object(Map::from_iter([(name.to_string(), Value::Object(attrs.clone()))]));
+    serde_json::from_value(tagged).map_err(|e| {
+        Error::DataLoss(format!("the attributes of a saved {name} node are invalid: {e}"))
+    })
+}
+
 /// The attribute-less decoding of a type whose one name is `name`.
 pub fn expect_name(name: &str, expected: &str) -> Result<()> {
     if name == expected {

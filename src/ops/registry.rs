@@ -7,6 +7,7 @@ use super::assert::Assert;
 use super::betainc::Betainc;
 use super::bitcast::Bitcast;
 use super::broadcast_args::BroadcastGradientArgs;
+use super::codecs::CodecOp;
 use super::composite::Composite;
 use super::edit_distance::EditDistance;
 use super::ensure_shape::EnsureShape;
@@ -140,6 +141,8 @@ primitives! {
     Fft(Fft),
     /// `tf.linalg` decompositions and solvers (one TensorFlow name per variant).
     Linalg(LinalgOp),
+    /// Image codecs (`tf.io.decode_*`/`encode_*`; one TensorFlow name per variant).
+    Codecs(CodecOp),
 }
 
 impl Op {

@@ -6,9 +6,9 @@
 use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
-    assert, betainc, binary, bitcast, broadcast_args, cast, composite, creation, edit_distance,
-    ensure_shape, fft, host_call, index, linalg, matmul, nn, patches, random, reduce, segment,
-    select, shape_input, shape_ops, sort, split, strings, unary,
+    assert, betainc, binary, bitcast, broadcast_args, cast, codecs, composite, creation,
+    edit_distance, ensure_shape, fft, host_call, index, linalg, matmul, nn, patches, random,
+    reduce, segment, select, shape_input, shape_ops, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -20,6 +20,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         select::registry_examples(),
         betainc::registry_examples(),
         cast::registry_examples(),
+        codecs::registry_examples(),
         nn::registry_examples(),
         composite::registry_examples(),
         reduce::registry_examples(),

@@ -1047,6 +1047,7 @@ fn raw_op(
     let known = crate::ops::segment::Segment::names().contains(&name)
         || ["Bitcast", "RandomIndexShuffle", "EditDistance", "Betainc"].contains(&name)
         || crate::ops::fft::Fft::names().contains(&name)
+        || crate::ops::codecs::CodecOp::names().contains(&name)
         || crate::ops::linalg::LinalgOp::names().contains(&name);
     if !known {
         return Err(PyValueError::new_err(format!("{name} is not a raw op")));

@@ -3,7 +3,9 @@ from ferroflow's ops (gathers, slices, einsum, convolutions, the stateless rando
 
 from ferroflow.nn_windows import extract_patches
 
+from . import codecs as _codecs
 from .boxes import crop_and_resize, draw_bounding_boxes
+from .codecs import *  # noqa: F403 - the codecs' __all__ is tf.image's too
 from .color import (
     adjust_brightness,
     adjust_contrast,
@@ -105,4 +107,4 @@ __all__ = [
     "transpose",
     "yiq_to_rgb",
     "yuv_to_rgb",
-]
+] + _codecs.__all__

@@ -18,12 +18,12 @@ use crate::buffer::Buffer;
 use crate::dtype::{DType, DTypeSet};
 use crate::error::{Error, Result};
 use crate::ops::primitive::{
-    broadcast, input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
+    broadcast, from_variant, input, variant_attrs, Arity, Attrs, Decisions, Decode, GpuKernel,
+    Primitive, TensorType,
 };
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::tstring::TfString;
-use serde_json::Value;
 
 /// A string primitive with its attributes. The variant names are TensorFlow's op names.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -262,13 +262,7 @@ impl Primitive for StringOp {
 
     /// The variant's fields (the name says which variant).
     fn attrs(&self) -> Attrs {
-        match serde_json::to_value(self) {
-            Ok(Value::Object(map)) => match map.into_iter().next() {
-                Some((_, Value::Object(fields))) => fields,
-                _ => Attrs::new(),
-            },
-            _ => Attrs::new(),
-        }
+        variant_attrs(self)
     }
 
     fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
@@ -601,13 +595,7 @@ impl Decode for StringOp {
     }
 
     fn decode(name: &str, attrs: &Attrs) -> Result<Self> {
-        let tagged = Value::Object(serde_json::Map::from_iter([(
-            name.to_string(),
-            Value::Object(attrs.clone()),
-        )]));
-        serde_json::from_value(tagged).map_err(|e| {
-            Error::DataLoss(format!("the attributes of a saved {name} node are invalid: {e}"))
-        })
+        from_variant(name, attrs)
     }
 }
 

@@ -1,0 +1,7 @@
+"""`tf.io`: the image codecs (the same functions as under `tf.image`)."""
+
+from ferroflow.image import codecs as _codecs
+
+# tf.image's JPEG-quality augmentations are not in tf.io.
+__all__ = [n for n in _codecs.__all__ if "quality" not in n]
+globals().update({n: getattr(_codecs, n) for n in __all__})
