@@ -14,6 +14,7 @@ use super::fft::Fft;
 use super::host_call::HostCall;
 use super::linalg::LinalgOp;
 use super::matmul::MatMulAttrs;
+use super::nms::Nms;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
 use super::random::index_shuffle::RandomIndexShuffle;
@@ -21,6 +22,7 @@ use super::random::{RandomSpec, RngSkip, RngState, StatelessSpec};
 use super::reduce::{ArgReduce, Cumulative, Reduce};
 use super::segment::Segment;
 use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
+use super::sobol::SobolSample;
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
 use super::split::Split;
 use super::strings::StringOp;
@@ -140,6 +142,10 @@ primitives! {
     Fft(Fft),
     /// `tf.linalg` decompositions and solvers (one TensorFlow name per variant).
     Linalg(LinalgOp),
+    /// The non-max-suppression family (one TensorFlow name per variant).
+    Nms(Nms),
+    /// Inputs: dim, num_results, skip.
+    SobolSample(SobolSample),
 }
 
 impl Op {
