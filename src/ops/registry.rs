@@ -22,8 +22,8 @@ use super::random::{RandomSpec, RngSkip, RngState, StatelessSpec};
 use super::reduce::{ArgReduce, Cumulative, Reduce};
 use super::segment::Segment;
 use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
-use super::sobol::SobolSample;
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
+use super::sobol::SobolSample;
 use super::split::Split;
 use super::strings::StringOp;
 use super::{

@@ -331,9 +331,7 @@ impl Nms {
         let op = self.name();
         let threshold = |k: usize| T::of(scalar_f32(inputs[k]));
         let similarity = threshold(3);
-        if !matches!(self, Nms::WithOverlaps)
-            && !(similarity >= T::of(0.0) && similarity <= T::of(1.0))
-        {
+        if !matches!(self, Nms::WithOverlaps) && !(T::of(0.0)..=T::of(1.0)).contains(&similarity) {
             return Err(invalid(op, "iou_threshold must be in [0, 1]"));
         }
         let sigma = if matches!(self, Nms::V5 { .. }) { threshold(5) } else { T::of(0.0) };
