@@ -72,13 +72,16 @@ fn class_nms(l: &Layout, boxes: &[f32], scores: &[f32], class: usize, out: &mut 
     }
 }
 
+/// One image's boxes, scores, classes and valid detections.
+type ImageOutput = (Vec<f32>, Vec<f32>, Vec<f32>, i32);
+
 /// Runs the kernel on float32 boxes `[batch, boxes, q, 4]` and scores `[batch, boxes, classes]`.
 pub(crate) fn combined_nms(l: &Layout, boxes: &[f32], scores: &[f32]) -> Combined {
     let size_per_class = l.per_class.min(l.boxes);
     let max_total = l.per_class.saturating_mul(l.classes).min(i32::MAX as usize);
     let per_image = if l.pad_per_class { l.total.min(max_total) } else { l.total };
     let empty = Pick { index: -1, score: f32::NEG_INFINITY, class: -1, corners: [0.0; 4] };
-    let images: Vec<(Vec<f32>, Vec<f32>, Vec<f32>, i32)> = (0..l.batch)
+    let images: Vec<ImageOutput> = (0..l.batch)
         .into_par_iter()
         .map(|b| {
             let image_boxes = &boxes[b * l.boxes * l.q * 4..(b + 1) * l.boxes * l.q * 4];

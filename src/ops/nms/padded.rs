@@ -7,6 +7,7 @@
 //! (IoU with an epsilon in the union, masks applied by multiplication).
 
 use super::greedy::{maxi, mini};
+use std::cmp::Ordering::{Equal, Less};
 
 /// The options of one call.
 pub(crate) struct Options {
@@ -129,7 +130,9 @@ pub(crate) fn padded_nms(
     if !o.canonicalized {
         // TensorFlow decides the corner order from the first box of the first image alone.
         let first = boxes[0][0];
-        let (swap_y, swap_x) = (!(first[0] <= first[2]), !(first[1] <= first[3]));
+        // Swapped unless the first corner is <= the second (a NaN swaps, as TensorFlow's cond).
+        let ordered = |a: f32, b: f32| matches!(a.partial_cmp(&b), Some(Less | Equal));
+        let (swap_y, swap_x) = (!ordered(first[0], first[2]), !ordered(first[1], first[3]));
         for b in boxes.iter_mut().flatten() {
             if swap_y {
                 b.swap(0, 2);
@@ -145,8 +148,7 @@ pub(crate) fn padded_nms(
             let mut order: Vec<usize> = (0..n).collect();
             if !o.sorted_input {
                 // top_k's order: descending, lower index first among equals.
-                order
-                    .sort_by(|&a, &b| s[b].partial_cmp(&s[a]).unwrap_or(std::cmp::Ordering::Equal));
+                order.sort_by(|&a, &b| s[b].partial_cmp(&s[a]).unwrap_or(Equal));
             }
             order
         })
