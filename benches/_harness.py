@@ -106,3 +106,18 @@ def eager_and_traced_rows(tf, programs, numpy_fn, mine, theirs, rtol, atol):
         for rows, mode in ((eager_rows, "eager"), (fn_rows, "function")):
             rows.append((name, mine[name][mode] * 1e3, np_time, tf_times and tf_times[mode] * 1e3))
     return eager_rows, fn_rows
+
+
+def eager_and_traced_timings(tf, programs, repeat=5):
+    """Best times in seconds, ``{name: {"eager": ..., "function": ...}}``, of each
+    ``name: (program, arrays)`` called on the arrays as constants, eagerly and as a
+    tf.function (the program returns one tensor)."""
+    out = {}
+    for name, (program, arrays) in programs.items():
+        args = [tf.constant(a) for a in arrays]
+        traced = tf.function(program)
+        out[name] = {
+            "eager": best_time(lambda p=program, a=args: p(*a).numpy(), repeat=repeat),
+            "function": best_time(lambda f=traced, a=args: f(*a).numpy(), repeat=repeat),
+        }
+    return out

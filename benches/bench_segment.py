@@ -8,7 +8,12 @@ import json
 import sys
 
 import numpy as np
-from _harness import best_time, eager_and_traced_rows, report, run_tensorflow
+from _harness import (
+    eager_and_traced_rows,
+    eager_and_traced_timings,
+    report,
+    run_tensorflow,
+)
 
 ROWS = 1_000_000
 SEGMENTS = 1000
@@ -80,15 +85,7 @@ def _programs(tf):
 
 
 def _timings(tf):
-    out = {}
-    for name, (program, arrays) in _programs(tf).items():
-        args = [tf.constant(a) for a in arrays]
-        traced = tf.function(program)
-        out[name] = {
-            "eager": best_time(lambda p=program, a=args: p(*a).numpy(), repeat=5),
-            "function": best_time(lambda f=traced, a=args: f(*a).numpy(), repeat=5),
-        }
-    return out
+    return eager_and_traced_timings(tf, _programs(tf), repeat=5)
 
 
 def tensorflow_half():

@@ -2367,6 +2367,67 @@ def _resize_method(g):
     return [g.pick(("bilinear", "nearest", "area")) if not g.bad() else g.junk()], {}
 
 
+# --- tf.image non-max suppression and tf.math.sobol_sample (nms helper) ----------------------
+
+
+def _nms_boxes(g, lead=()):
+    """Boxes with lead dims, n boxes, and scores of the matching shape (invalid when bad)."""
+    n = g.int_in(0, 12)
+    boxes = g.array(tf.float32, [*lead, n, 4]) if not g.bad() else g.tensor(FLOATS)
+    scores = g.array(tf.float32, [*lead, n]) if not g.bad() else g.tensor(FLOATS)
+    return boxes, scores, n
+
+
+@spec(
+    "tf.image.non_max_suppression",
+    "tf.image.non_max_suppression_with_scores",
+    "tf.image.non_max_suppression_overlaps",
+)
+def _nms(g):
+    boxes, scores, n = _nms_boxes(g)
+    if g.p(0.3) and not g.bad():
+        boxes = g.array(tf.float32, [n, n])
+    kwargs = {"score_threshold": g.pick((float("-inf"), 0.0, 0.5, float("nan")))}
+    if g.p(0.2):
+        # Only non_max_suppression_with_scores takes it; the others refuse it (TypeError).
+        kwargs["soft_nms_sigma"] = g.pick((0.0, 0.5, -1.0))
+    return [boxes, scores, g.integer(g.int_in(-1, 15)), g.pick((0.0, 0.5, 1.0, 1.5))], kwargs
+
+
+@spec("tf.image.non_max_suppression_padded")
+def _nms_padded(g):
+    boxes, scores, _ = _nms_boxes(g, lead=(g.int_in(1, 2),) if g.p(0.5) else ())
+    kwargs = {
+        "pad_to_max_output_size": g.flag(),
+        "sorted_input": g.flag(),
+        "canonicalized_coordinates": g.flag(),
+        "tile_size": g.pick((1, 4, 512, 0)),
+    }
+    return [boxes, scores, g.integer(g.int_in(0, 15)), g.pick((0.0, 0.5, 1.0))], kwargs
+
+
+@spec("tf.image.combined_non_max_suppression")
+def _combined_nms(g):
+    batch, n, classes = g.int_in(0, 2), g.int_in(0, 8), g.int_in(1, 4)
+    q = g.pick((1, classes))
+    boxes = g.array(tf.float32, [batch, n, q, 4]) if not g.bad() else g.tensor(FLOATS)
+    scores = g.array(tf.float32, [batch, n, classes]) if not g.bad() else g.tensor(FLOATS)
+    kwargs = {"pad_per_class": g.flag(), "clip_boxes": g.flag()}
+    args = [boxes, scores, g.integer(g.int_in(0, 6)), g.integer(g.int_in(0, 10))]
+    return args + [g.pick((0.0, 0.5, 1.0, 2.0))], kwargs
+
+
+@spec("tf.image.generate_bounding_box_proposals")
+def _bbox_proposals(g):
+    return [g.tensor(FLOATS), g.tensor(FLOATS), g.tensor(FLOATS), g.tensor(FLOATS)], {}
+
+
+@spec("tf.math.sobol_sample")
+def _sobol_sample(g):
+    args = [g.integer(g.int_in(-1, 50)), g.integer(g.int_in(-1, 20)), g.integer(g.int_in(-1, 99))]
+    return args, {"dtype": g.pick((tf.float32, tf.float64)) if not g.bad() else g.junk()}
+
+
 @spec("tf.approx_top_k", "tf.math.approx_max_k", "tf.math.approx_min_k")
 def _approx_top_k(g):
     dims = g.dims(min_rank=1 if g.p(0.9) else 0)

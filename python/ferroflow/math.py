@@ -223,6 +223,7 @@ from ferroflow.math_compositions import (  # noqa: E402, F401
     zero_fraction,
 )
 from ferroflow.math_extra_ops import scalar_mul  # noqa: E402, F401
+from ferroflow.math_sobol import sobol_sample  # noqa: E402, F401
 from ferroflow.math_special import (  # noqa: E402, F401
     bessel_i0,
     bessel_i0e,

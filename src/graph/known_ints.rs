@@ -26,6 +26,8 @@ pub fn wanted(op: &Op) -> bool {
             | Op::Concat(_)
             | Op::Segment(_)
             | Op::EditDistance(_)
+            | Op::Nms(_)
+            | Op::SobolSample(_)
     )
 }
 

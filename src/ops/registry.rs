@@ -15,6 +15,7 @@ use super::fft::Fft;
 use super::host_call::HostCall;
 use super::linalg::LinalgOp;
 use super::matmul::MatMulAttrs;
+use super::nms::Nms;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
 use super::random::index_shuffle::RandomIndexShuffle;
@@ -23,6 +24,7 @@ use super::reduce::{ArgReduce, Cumulative, Reduce};
 use super::segment::Segment;
 use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
+use super::sobol::SobolSample;
 use super::split::Split;
 use super::strings::StringOp;
 use super::{
@@ -143,6 +145,10 @@ primitives! {
     Linalg(LinalgOp),
     /// Image codecs (`tf.io.decode_*`/`encode_*`; one TensorFlow name per variant).
     Codecs(CodecOp),
+    /// The non-max-suppression family (one TensorFlow name per variant).
+    Nms(Nms),
+    /// Inputs: dim, num_results, skip.
+    SobolSample(SobolSample),
 }
 
 impl Op {

@@ -7,8 +7,8 @@ use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
     assert, betainc, binary, bitcast, broadcast_args, cast, codecs, composite, creation,
-    edit_distance, ensure_shape, fft, host_call, index, linalg, matmul, nn, patches, random,
-    reduce, segment, select, shape_input, shape_ops, sort, split, strings, unary,
+    edit_distance, ensure_shape, fft, host_call, index, linalg, matmul, nms, nn, patches, random,
+    reduce, segment, select, shape_input, shape_ops, sobol, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -44,6 +44,8 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         strings::registry_examples(),
         fft::registry_examples(),
         linalg::registry_examples(),
+        nms::registry_examples(),
+        sobol::registry_examples(),
     ]
     .concat()
 }
@@ -74,6 +76,10 @@ fn every_name_has_a_test_table_entry() {
 
 /// Ops whose output sizes depend on input values.
 const VALUE_SIZED: &[&str] = &[
+    // Non-max suppression selects as many boxes as the data allow.
+    "NonMaxSuppressionV3",
+    "NonMaxSuppressionV5",
+    "NonMaxSuppressionWithOverlaps",
     "Range",
     "Where",
     "Unique",
@@ -98,6 +104,10 @@ const SIZED_BY_INPUT: &[&str] = &[
     "UnsortedSegmentMax",
     "UnsortedSegmentMin",
     "EditDistance",
+    "NonMaxSuppressionV4",
+    "CombinedNonMaxSuppression",
+    "NonMaxSuppressionPaddedV2",
+    "SobolSample",
     // tf.signal: the transformed sizes are fft_length's values.
     "RFFT",
     "IRFFT",

@@ -1034,7 +1034,7 @@ fn string_op(
 }
 
 /// A primitive by TensorFlow name for the ops Python calls by name (segment reductions,
-/// Bitcast, RandomIndexShuffle, EditDistance),
+/// Bitcast, RandomIndexShuffle, EditDistance, non-max suppression, SobolSample),
 /// its attributes as a JSON object, as saved graphs hold them.
 #[pyfunction]
 fn raw_op(
@@ -1048,7 +1048,9 @@ fn raw_op(
         || ["Bitcast", "RandomIndexShuffle", "EditDistance", "Betainc"].contains(&name)
         || crate::ops::fft::Fft::names().contains(&name)
         || crate::ops::codecs::CodecOp::names().contains(&name)
-        || crate::ops::linalg::LinalgOp::names().contains(&name);
+        || crate::ops::linalg::LinalgOp::names().contains(&name)
+        || crate::ops::nms::Nms::names().contains(&name)
+        || name == "SobolSample";
     if !known {
         return Err(PyValueError::new_err(format!("{name} is not a raw op")));
     }

@@ -35,6 +35,14 @@ from .geometry import (
     transpose,
 )
 from .glimpse import extract_glimpse
+from .nms import (
+    combined_non_max_suppression,
+    generate_bounding_box_proposals,
+    non_max_suppression,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
+)
+from .nms import non_max_suppression_with_overlaps as non_max_suppression_overlaps
 from .quality import image_gradients, psnr, sobel_edges, ssim, ssim_multiscale, total_variation
 from .random_ops import (
     random_brightness,
@@ -63,6 +71,7 @@ __all__ = [
     "adjust_saturation",
     "central_crop",
     "convert_image_dtype",
+    "combined_non_max_suppression",
     "crop_and_resize",
     "crop_to_bounding_box",
     "draw_bounding_boxes",
@@ -70,9 +79,14 @@ __all__ = [
     "extract_patches",
     "flip_left_right",
     "flip_up_down",
+    "generate_bounding_box_proposals",
     "grayscale_to_rgb",
     "hsv_to_rgb",
     "image_gradients",
+    "non_max_suppression",
+    "non_max_suppression_overlaps",
+    "non_max_suppression_padded",
+    "non_max_suppression_with_scores",
     "pad_to_bounding_box",
     "per_image_standardization",
     "psnr",
