@@ -1,5 +1,6 @@
-"""GPU speed: matmul GFLOP/s (1024..4096), elementwise throughput, the cost of one small op,
-readback latency, and 1000 queued small ops (shows that submission is batched).
+"""GPU speed: matmul GFLOP/s (1024..4096), elementwise throughput, an FFT of 2^20 complex64
+values, the cost of one small op, readback latency, and 1000 queued small ops (shows that
+submission is batched).
 
 Runs on GPU:0 (set FERROFLOW_ALLOW_SOFTWARE_GPU=1 to count lavapipe, which is slower than the
 CPU kernels: its figures only show that the path works). The CPU columns are ferroflow's own
@@ -32,6 +33,22 @@ def torch_matmul_gflops(n):
         torch.cuda.synchronize()
 
     return 2 * n**3 / best_time(run, repeat=5) / 1e9
+
+
+def torch_fft_ms(n):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    z = torch.randn(n, dtype=torch.complex64, device="cuda")
+
+    def run():
+        torch.fft.fft(z)
+        torch.cuda.synchronize()
+
+    return best_time(run, repeat=5) * 1e3
 
 
 def main():
@@ -80,6 +97,22 @@ def main():
         c = tf.constant(x)
         ew_cpu = n / best_time(lambda: c + c) / 1e9
     print(f"  {'add, 10M float32':<28}{ew:>10.3g} Gelem/s (CPU kernels {ew_cpu:.3g})")
+
+    n = 1 << 20
+    z = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    with tf.device("GPU:0"):
+        g = tf.constant(z)
+        fft_gpu = gpu_time(lambda: tf.signal.fft(g)) * 1e3
+        err = np.abs(tf.signal.fft(g).numpy() - np.fft.fft(z)).max() / np.sqrt(n)
+    with tf.device("CPU:0"):
+        c = tf.constant(z)
+        fft_cpu = best_time(lambda: tf.signal.fft(c)) * 1e3
+    torch_fft = torch_fft_ms(n)
+    torch_text = "" if torch_fft is None else f", torch {torch_fft:.3g} ms"
+    print(
+        f"  {'fft 2^20 complex64':<28}{fft_gpu:>10.3g} ms (CPU kernels {fft_cpu:.3g} ms"
+        f"{torch_text}; max err/sqrt(n) {err:.1e})"
+    )
 
     with tf.device("GPU:0"):
         s = tf.constant(1.0) * 1.0

@@ -16,6 +16,9 @@ pub fn supports_dtype(device: usize, dtype: DType) -> bool {
         DType::F32 | DType::I32 | DType::U32 | DType::Bool => true,
         DType::I64 | DType::U64 => adapters::details_say(device, |d| d.shader_int64),
         DType::F16 => adapters::details_say(device, |d| d.shader_f16),
+        // Pairs of float32 (re, im). Only the kernels that say so take them: `kernels::supported`
+        // sends every other op with a complex operand to the CPU.
+        DType::C64 => true,
         _ => false,
     }
 }
@@ -23,7 +26,7 @@ pub fn supports_dtype(device: usize, dtype: DType) -> bool {
 /// Bytes per element on the device.
 pub fn element_bytes(dtype: DType) -> u64 {
     match dtype {
-        DType::I64 | DType::U64 => 8,
+        DType::I64 | DType::U64 | DType::C64 => 8,
         DType::F16 => 2,
         _ => 4,
     }
@@ -52,6 +55,7 @@ fn encode(buffer: &Buffer) -> Option<Vec<u8>> {
         Buffer::I64(v) => bytemuck::cast_slice(v).to_vec(),
         Buffer::U64(v) => bytemuck::cast_slice(v).to_vec(),
         Buffer::Bool(v) => v.iter().flat_map(|&b| u32::from(b).to_le_bytes()).collect(),
+        Buffer::C64(v) => v.iter().flat_map(|c| [c.re, c.im]).flat_map(f32::to_le_bytes).collect(),
         _ => return None,
     };
     bytes.resize(bytes.len().next_multiple_of(4), 0);
@@ -71,6 +75,14 @@ fn decode(bytes: &[u8], dtype: DType, len: usize) -> Result<Buffer> {
         DType::I64 => Buffer::I64(longs().map(i64::from_le_bytes).collect()),
         DType::F16 => Buffer::F16(halves().map(half::f16::from_bits).collect()),
         DType::U64 => Buffer::U64(longs().map(u64::from_le_bytes).collect()),
+        DType::C64 => Buffer::C64(
+            longs()
+                .map(|c| {
+                    let half = |k: usize| f32::from_le_bytes([c[k], c[k + 1], c[k + 2], c[k + 3]]);
+                    num_complex::Complex32::new(half(0), half(4))
+                })
+                .collect(),
+        ),
         other => return Err(Error::Internal(format!("{other} tensors do not live on the GPU"))),
     })
 }

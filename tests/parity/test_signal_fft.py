@@ -1,7 +1,8 @@
 """tf.signal's Fourier transforms against TensorFlow: FFT/IFFT 1-3D (complex64/complex128),
 RFFT/IRFFT 1-3D with fft_length cropping and padding, power-of-two, mixed-radix and prime
-lengths, odd and even, batched and empty, on CPU:0 and GPU:0 (complex FFTs run on the host
-there: the GPU stores no complex elements), traced, with TensorFlow's gradients and errors.
+lengths, odd and even, batched and empty, on CPU:0 and GPU:0 (float32/complex64 with lengths
+whose prime factors are at most 13 run the WGSL Stockham kernels there, the rest the host's),
+traced, with TensorFlow's gradients and errors.
 TensorFlow 2.21's CPU build has no FFTND kernels (NotFoundError), so the N-D ops are checked
 against numpy."""
 
@@ -249,3 +250,39 @@ def test_large_prime_and_mixed_radix_lengths_match_numpy():
             tf.signal.fft(z).numpy(), np.fft.fft(z_np), atol=1e-8 * np.sqrt(n)
         )
         np.testing.assert_allclose(tf.signal.ifft(z).numpy(), np.fft.ifft(z_np), atol=1e-12)
+
+
+def _gpu_ran(tf, value):
+    return value.device.endswith("GPU:0")
+
+
+def test_gpu_kernels_run_and_match_numpy():
+    """The WGSL kernels (not the host's by soft placement) give float32-accurate transforms of
+    long mixed-radix signals along every axis, and lengths with a prime factor above 13 still
+    answer (on the host)."""
+    import ferroflow as tf
+
+    rng = np.random.default_rng(2)
+    with tf.device("GPU:0"):
+        for shape, axes in [([2**16], [0]), ([3, 4 * 3 * 5 * 7 * 11 * 13], [1]), ([17, 64], [1])]:
+            z = rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)
+            zt = tf.constant(z.astype(np.complex64))
+            n = shape[axes[0]]
+            bound = 2e-6 * np.sqrt(n) * np.log2(n)
+            y = tf.signal.fft(zt)
+            assert _gpu_ran(tf, y)
+            np.testing.assert_allclose(y.numpy(), np.fft.fft(z), atol=bound)
+            np.testing.assert_allclose(tf.signal.ifft(zt).numpy(), np.fft.ifft(z), atol=bound / n)
+        grid = rng.uniform(-1, 1, [6, 10, 12]) + 1j * rng.uniform(-1, 1, [6, 10, 12])
+        y = tf.signal.fft3d(tf.constant(grid.astype(np.complex64)))
+        assert _gpu_ran(tf, y)
+        np.testing.assert_allclose(y.numpy(), np.fft.fftn(grid), atol=1e-4)
+        x = rng.uniform(-1, 1, [4, 6, 1000])
+        spectrum = tf.signal.rfft2d(tf.constant(x.astype(np.float32)))
+        assert _gpu_ran(tf, spectrum)
+        np.testing.assert_allclose(spectrum.numpy(), np.fft.rfft2(x), atol=1e-3)
+        back = tf.signal.irfft2d(spectrum, [6, 1000])
+        assert _gpu_ran(tf, back)
+        np.testing.assert_allclose(back.numpy(), x, atol=1e-5)
+        prime = tf.signal.fft(tf.constant(rng.uniform(-1, 1, [2, 17]).astype(np.complex64)))
+        assert not _gpu_ran(tf, prime)

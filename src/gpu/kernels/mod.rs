@@ -4,6 +4,7 @@
 //! with the same message as always, so validation lives in one place.
 
 mod elementwise;
+mod fft;
 pub mod fused;
 mod indexing;
 mod layout;
@@ -63,6 +64,15 @@ impl From<Tensor> for GpuInput {
 /// Whether visible GPU `device` has kernels for `op` on these inputs' dtypes.
 pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
     let holds = |dtype| supports_dtype(device, dtype);
+    if inputs.iter().any(|t| t.dtype().is_complex()) {
+        // Complex elements are pairs of float32, which only these kernels read; every other
+        // kernel takes its elements for 4- or 8-byte scalars, so the op runs on the CPU.
+        return match op {
+            Op::Fft(f) => holds(DType::C64) && fft::supports(f, inputs),
+            Op::Reshape(_) => inputs.iter().all(|t| holds(t.dtype())),
+            _ => false,
+        };
+    }
     let widen = |d: DType| if d == DType::F16 && widens_f16(op) { DType::F32 } else { d };
     if !inputs.iter().all(|t| holds(t.dtype())) {
         return false;
@@ -123,6 +133,7 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
             dtype(0) == dtype(1) && dtype(0).is_some_and(|d| patches::supports(d, true))
         }
         Op::Segment(s) => segment::supports(*s, inputs),
+        Op::Fft(f) => fft::supports(f, inputs),
         _ => false,
     }
 }
@@ -159,6 +170,11 @@ pub fn run(op: &Op, inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tens
     // Ids are checked (or read back, sorted) before anything moves.
     if let Op::Segment(s) = op {
         return segment::run(*s, inputs, device);
+    }
+    if let Op::Fft(f) = op {
+        // Only the signal moves: the kernels' plan reads fft_length and axes on the host.
+        let Some(x) = to_gpu(inputs[0], device)? else { return Ok(None) };
+        return Ok(fft::run(f, &x, inputs)?.map(|t| vec![t]));
     }
     let mut moved = Vec::with_capacity(inputs.len());
     for t in inputs {

@@ -5,8 +5,9 @@
 //! `fft_length` (the Python wrappers pad first); the real forward op keeps the last axis'
 //! n/2+1 non-negative frequencies. Batched over every other axis.
 //!
-//! GPU: CPU-only. The GPU backend stores 4- and 8-byte real and integer elements only, so a
-//! complex tensor never lives on the GPU and the op runs on the host by soft placement.
+//! GPU: complex64/float32 transforms whose lengths factor into primes up to 13 run as
+//! Stockham passes in WGSL (`gpu/kernels/fft.rs`); float64/complex128 and other lengths run
+//! here by soft placement.
 
 mod kernel;
 
@@ -57,9 +58,6 @@ const TF_NAMES: [(&str, Fft); 16] = {
         ("IRFFTND", f(true, true, None)),
     ]
 };
-
-const CPU_ONLY: &str = "complex tensors are not stored on the GPU (its storage holds 4- and \
-                        8-byte real and integer elements), so FFTs run on the host";
 
 impl Fft {
     /// The op of this family with `rank` axes (None: N-D).
@@ -230,51 +228,7 @@ impl Primitive for Fft {
 
     fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         let x = inputs[0];
-        let types: Vec<TensorType> = inputs.iter().map(|t| TensorType::of(t)).collect();
-        self.check_dtype(x.dtype()).map_err(crate::ops::segment::eager_error)?;
-        let values: Vec<Option<Vec<Option<i64>>>> = inputs
-            .iter()
-            .enumerate()
-            .map(|(k, t)| match (k, t.dtype()) {
-                (1.., DType::I32) => Some(
-                    t.to_vec::<i32>()
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|v| Some(v as i64))
-                        .collect(),
-                ),
-                _ => None,
-            })
-            .collect();
-        let out = self.infer_with_values(&types, &values)?.remove(0);
-        let (axes, lens) = self
-            .plan(
-                &types[0],
-                values.get(1).and_then(|v| v.as_deref()),
-                values.get(2).and_then(|v| v.as_deref()),
-            )?
-            .ok_or_else(|| Error::Internal("FFT axes unknown on the host".into()))?;
-        let lens: Vec<usize> = lens.into_iter().map(|n| n.unwrap_or(0)).collect();
-        let dims: Vec<usize> = out.dims.iter().map(|d| d.unwrap_or(0)).collect();
-        let nonempty = x.num_elements() > 0;
-        // The fixed-rank real ops crop only (their Python wrappers pad), as TensorFlow's kernels.
-        for (i, (&a, &n)) in axes.iter().zip(&lens).enumerate() {
-            let last = i + 1 == axes.len();
-            let need = if self.real && self.inverse && last { n / 2 + 1 } else { n };
-            if self.real && self.rank.is_some() && nonempty && x.dims()[a] < need {
-                return Err(self.error(format!(
-                    "Input dimension {a} must have length of at least {need} but got: {}",
-                    x.dims()[a]
-                )));
-            }
-            // TensorFlow's DUCC kernels abort the process on a zero length with data.
-            if n == 0 && nonempty {
-                return Err(
-                    self.error(format!("fft_length[{i}] must be positive for a non-empty input"))
-                );
-            }
-        }
-        let shape = Shape(dims);
+        let HostPlan { axes, lens, shape } = self.host_plan(inputs)?;
         let t = match x.dtype() {
             DType::F32 | DType::C64 => self.run::<f32>(x, &axes, &lens, shape)?,
             _ => self.run::<f64>(x, &axes, &lens, shape)?,
@@ -284,7 +238,7 @@ impl Primitive for Fft {
 
     fn decisions(&self) -> Decisions {
         Decisions {
-            gpu: GpuKernel::CpuOnly(CPU_ONLY),
+            gpu: GpuKernel::Wgsl,
             // TensorFlow registers gradients for FFT/IFFT 1-3D and RFFT/IRFFT 1-2D only.
             differentiable: matches!(
                 (self.real, self.rank),
@@ -350,6 +304,58 @@ impl Primitive for Fft {
 }
 
 impl Fft {
+    /// The transformed axes, their lengths and the output shape, for inputs whose values are
+    /// on hand, after every check the kernels need (the CPU's errors; the GPU kernel declines
+    /// where this fails, so the CPU reports it).
+    pub(crate) fn host_plan(&self, inputs: &[&Tensor]) -> Result<HostPlan> {
+        let x = inputs[0];
+        let types: Vec<TensorType> = inputs.iter().map(|t| TensorType::of(t)).collect();
+        self.check_dtype(x.dtype()).map_err(crate::ops::segment::eager_error)?;
+        let values: Vec<Option<Vec<Option<i64>>>> = inputs
+            .iter()
+            .enumerate()
+            .map(|(k, t)| match (k, t.dtype()) {
+                (1.., DType::I32) => Some(
+                    t.to_vec::<i32>()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|v| Some(v as i64))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
+        let out = self.infer_with_values(&types, &values)?.remove(0);
+        let (axes, lens) = self
+            .plan(
+                &types[0],
+                values.get(1).and_then(|v| v.as_deref()),
+                values.get(2).and_then(|v| v.as_deref()),
+            )?
+            .ok_or_else(|| Error::Internal("FFT axes unknown on the host".into()))?;
+        let lens: Vec<usize> = lens.into_iter().map(|n| n.unwrap_or(0)).collect();
+        let dims: Vec<usize> = out.dims.iter().map(|d| d.unwrap_or(0)).collect();
+        let nonempty = x.num_elements() > 0;
+        // The fixed-rank real ops crop only (their Python wrappers pad), as TensorFlow's kernels.
+        for (i, (&a, &n)) in axes.iter().zip(&lens).enumerate() {
+            let last = i + 1 == axes.len();
+            let need = if self.real && self.inverse && last { n / 2 + 1 } else { n };
+            if self.real && self.rank.is_some() && nonempty && x.dims()[a] < need {
+                return Err(self.error(format!(
+                    "Input dimension {a} must have length of at least {need} but got: {}",
+                    x.dims()[a]
+                )));
+            }
+            // TensorFlow's DUCC kernels abort the process on a zero length with data.
+            if n == 0 && nonempty {
+                return Err(
+                    self.error(format!("fft_length[{i}] must be positive for a non-empty input"))
+                );
+            }
+        }
+        Ok(HostPlan { axes, lens, shape: Shape(dims) })
+    }
+
     fn run<T: Precision>(
         &self,
         x: &Tensor,
@@ -369,6 +375,14 @@ impl Fft {
             (true, true) => Tensor::from_vec(kernel::real_inverse(array, axes, lens), shape),
         })
     }
+}
+
+/// What an FFT primitive does to its input: the transformed axes (in order), their lengths
+/// (`fft_length`, or the input's sizes), and the output's shape.
+pub(crate) struct HostPlan {
+    pub axes: Vec<usize>,
+    pub lens: Vec<usize>,
+    pub shape: Shape,
 }
 
 /// float32/complex64 or float64/complex128 elements, read as complex numbers.
