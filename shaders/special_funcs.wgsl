@@ -653,3 +653,223 @@ fn special_bessel_k(x: f32, nu: u32, scaled: bool) -> f32 {
     let e = exp_f(-0.5 * x);
     return ke * e * e;
 }
+
+// The Bessel functions J0, J1, Y0 and Y1 by Cephes' single precision algorithms (j0f, j1f,
+// y0f, y1f, as Eigen's float32 kernels): polynomials in x^2 with the zeros factored out up to
+// 2, above it modulus and phase in q = 1 / x, M(q) cos(x + P(q)). The phase is added as
+// cos(x) cos(p) - sin(x) sin(p) so that x itself is reduced exactly (precise_math's reduction,
+// exact for |x| up to 2^24 pi / 2): the error is then 2e-7 of the modulus, absolute.
+fn special_j0_small(z: f32) -> f32 {
+    var p = -6.068350350393235e-08;
+    p = p * z + 6.388945720783375e-06;
+    p = p * z - 3.969646342510940e-04;
+    p = p * z + 1.332913422519003e-02;
+    p = p * z - 1.729150680240724e-01;
+    return (z - 5.78318596294678452118) * p;
+}
+
+fn special_j1_small(x: f32) -> f32 {
+    let z = x * x;
+    var p = -4.878788132172128e-09;
+    p = p * z + 6.009061827883699e-07;
+    p = p * z - 4.541343896997497e-05;
+    p = p * z + 1.937383947804541e-03;
+    p = p * z - 3.405537384615824e-02;
+    return (z - 14.6819706421238932572) * x * p;
+}
+
+// The modulus M(q) sqrt(q) and the phase q P(q^2) of order 0 (nu = 0) or 1, q = 1 / x.
+struct SpecialBesselWave {
+    modulus: f32,
+    phase: f32,
+}
+
+fn special_bessel_wave(x: f32, nu: u32) -> SpecialBesselWave {
+    let q = 1.0 / x;
+    let w = q * q;
+    var m: f32;
+    var p: f32;
+    if (nu == 0u) {
+        m = -6.838999669318810e-02;
+        m = m * q + 1.864949361379502e-01;
+        m = m * q - 2.145007480346739e-01;
+        m = m * q + 1.197549369473540e-01;
+        m = m * q - 3.560281861530129e-03;
+        m = m * q - 4.969382655296620e-02;
+        m = m * q - 3.355424622293709e-06;
+        m = m * q + 7.978845717621440e-01;
+        p = 3.242077816988247e+01;
+        p = p * w - 3.630592630518434e+01;
+        p = p * w + 1.756221482109099e+01;
+        p = p * w - 4.974978466280903e+00;
+        p = p * w + 1.001973420681837e+00;
+        p = p * w - 1.939906941791308e-01;
+        p = p * w + 6.490598792654666e-02;
+        p = p * w - 1.249992184872738e-01;
+    } else {
+        m = 6.913942741265801e-02;
+        m = m * q - 2.284801500053359e-01;
+        m = m * q + 3.138238455499697e-01;
+        m = m * q - 2.102302420403875e-01;
+        m = m * q + 5.435364690523026e-03;
+        m = m * q + 1.493389585089498e-01;
+        m = m * q + 4.976029650847191e-06;
+        m = m * q + 7.978845453073848e-01;
+        p = -4.497014141919556e+01;
+        p = p * w + 5.073465654089319e+01;
+        p = p * w - 2.485774108720340e+01;
+        p = p * w + 7.222973196770240e+00;
+        p = p * w - 1.544842782180211e+00;
+        p = p * w + 3.503787691653334e-01;
+        p = p * w - 1.637986776941202e-01;
+        p = p * w + 3.749989509080821e-01;
+    }
+    // 1 / sqrt(x) rather than sqrt(q): q is subnormal for the largest x.
+    let quarter = select(0.7853981633974483, 2.356194490192345, nu == 1u);
+    return SpecialBesselWave(m / sqrt(x), q * p - quarter);
+}
+
+// cos(x + p) (sine = false) or sin(x + p) for x > 2 and a small phase p.
+fn special_bessel_trig(x: f32, p: f32, sine: bool) -> f32 {
+    let cx = cos_f(x);
+    let sx = sin_f(x);
+    let cp = cos_f(p);
+    let sp = sin_f(p);
+    return select(cx * cp - sx * sp, sx * cp + cx * sp, sine);
+}
+
+// J0 (nu = 0) and J1 (odd) of the first kind: NaN at +-inf as TensorFlow.
+fn special_bessel_j(x: f32, nu: u32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return nan(); }
+    let a = abs(x);
+    if (a <= 2.0) {
+        if (nu == 0u) {
+            let z = a * a;
+            return select(special_j0_small(z), 1.0 - 0.25 * z, a < 1.0e-3);
+        }
+        return special_j1_small(x);
+    }
+    let wave = special_bessel_wave(a, nu);
+    let v = wave.modulus * special_bessel_trig(a, wave.phase, false);
+    return select(v, -v, nu == 1u && x < 0.0);
+}
+
+// Y0 and Y1 of the second kind: -inf for x <= 0 (TensorFlow's domain), NaN at +inf.
+fn special_bessel_y(x: f32, nu: u32) -> f32 {
+    if (is_nan(x) || x == special_inf()) { return nan(); }
+    // The CPU's (and TensorFlow's) float32 y1 is NaN at +-0, y0 -inf.
+    if (special_is_zero(x)) { return select(-special_inf(), nan(), nu == 1u); }
+    if (x <= 0.0) { return -special_inf(); }
+    if (x <= 2.0) {
+        let z = x * x;
+        if (nu == 0u) {
+            var p = 9.454583683980369e-08;
+            p = p * z - 9.413212653797057e-06;
+            p = p * z + 5.344486707214273e-04;
+            p = p * z - 1.584289289821316e-02;
+            p = p * z + 1.707584643733568e-01;
+            let j0 = select(special_j0_small(z), 1.0 - 0.25 * z, x < 1.0e-3);
+            return (z - 0.43221455686510834878) * p + 0.6366197723675813 * log_f(x) * j0;
+        }
+        var p = 8.061978323326852e-09;
+        p = p * z - 9.496460629917016e-07;
+        p = p * z + 6.719543806674249e-05;
+        p = p * z - 2.641785726447862e-03;
+        p = p * z + 4.202369946500099e-02;
+        let w = (z - 4.66539330185668857532) * x * p;
+        // -2 / (pi x) apart, so that it stays finite down to the subnormals.
+        return w + 0.6366197723675813 * special_j1_small(x) * log_f(x) - 0.6366197723675813 / x;
+    }
+    let wave = special_bessel_wave(x, nu);
+    return wave.modulus * special_bessel_trig(x, wave.phase, true);
+}
+
+// x^2 modulo 4 for x >= 1 (so that pi/2 x^2 is a phase in [0, 2 pi)), on the integers: with
+// x = M 2^e (M of 24 bits), M^2 is formed exactly in two u32 words and its bits below
+// 2^(2 - 2e) are kept; only their conversion rounds. (A float32 split of x into halves is
+// reassembled into x * x by shader compilers that reassociate, e.g. Mesa's.)
+fn special_square_mod4(x: f32) -> f32 {
+    let bits = bitcast<u32>(x);
+    let e = i32((bits >> 23u) & 0xffu) - 150;
+    if (e >= 1) { return 0.0; }
+    let m = (bits & 0x7fffffu) | 0x800000u;
+    let hi16 = m >> 16u;
+    let lo16 = m & 0xffffu;
+    let mid = 2u * hi16 * lo16;
+    let sq = lo16 * lo16;
+    var lo = sq + (mid << 16u);
+    var hi = hi16 * hi16 + (mid >> 16u) + select(0u, 1u, lo < sq);
+    let k = u32(2 - 2 * e);
+    if (k >= 32u) {
+        hi = hi & ((1u << (k - 32u)) - 1u);
+    } else {
+        hi = 0u;
+        lo = lo & ((1u << k) - 1u);
+    }
+    return ldexp(f32(hi) * 4294967296.0 + f32(lo), 2 * e);
+}
+
+// The Fresnel integrals C(x) (sine = false) and S(x), odd, by Cephes' single precision
+// fresnlf (as Eigen): polynomials in x^4 below x^2 = 2.5625, above it
+// 1/2 + (f sin - g cos) / (pi x) and 1/2 - (f cos + g sin) / (pi x) with the auxiliary
+// functions f, g in 1 / (pi x^2) and the phase pi/2 x^2 reduced exactly. Past 1e10 they are
+// 1/2 to float32 (Cephes stops at 36974, 1e-5 early).
+fn special_fresnel(x: f32, sine: bool) -> f32 {
+    if (is_nan(x)) { return x; }
+    let a = abs(x);
+    var v: f32;
+    let x2 = a * a;
+    if (x2 < 2.5625) {
+        let t = x2 * x2;
+        if (sine) {
+            var p = 1.647629463788700e-09;
+            p = p * t - 1.522754752581096e-07;
+            p = p * t + 8.424748808502400e-06;
+            p = p * t - 3.120693124703272e-04;
+            p = p * t + 7.244727626597022e-03;
+            p = p * t - 9.228055941124598e-02;
+            p = p * t + 5.235987735681432e-01;
+            // x^3 p multiplied from the largest factor so a subnormal result rounds once.
+            v = ((a * p) * a) * a;
+        } else {
+            var p = 1.416802502367354e-08;
+            p = p * t - 1.157231412229871e-06;
+            p = p * t + 5.387223446683264e-05;
+            p = p * t - 1.604381798862293e-03;
+            p = p * t + 2.818489036795073e-02;
+            p = p * t - 2.467398198317899e-01;
+            p = p * t + 9.999999760004487e-01;
+            v = a * p;
+        }
+    } else if (a > 1.0e10) {
+        v = 0.5;
+    } else {
+        let pi = 3.141592653589793;
+        let r = 1.0 / (pi * x2);
+        let u = r * r;
+        var f = -1.903009855649792e+12;
+        f = f * u + 1.355942388050252e+11;
+        f = f * u - 4.158143148511033e+09;
+        f = f * u + 7.343848463587323e+07;
+        f = f * u - 8.732356681548485e+05;
+        f = f * u + 8.560515466275470e+03;
+        f = f * u - 1.032877601091159e+02;
+        f = f * u + 2.999401847870011e+00;
+        f = 1.0 - u * f;
+        var g = -1.860843997624650e+11;
+        g = g * u + 1.278350673393208e+10;
+        g = g * u - 3.779387713202229e+08;
+        g = g * u + 6.492611570598858e+06;
+        g = g * u - 7.787789623358162e+04;
+        g = g * u + 8.602931494734327e+02;
+        g = g * u - 1.493439396592284e+01;
+        g = g * u + 9.999841934744914e-01;
+        g = r * g;
+        let phase = 1.5707963267948966 * special_square_mod4(a);
+        let c = cos_f(phase);
+        let s = sin_f(phase);
+        let d = pi * a;
+        v = select(0.5 + (f * s - g * c) / d, 0.5 - (f * c + g * s) / d, sine);
+    }
+    return select(v, -v, x < 0.0);
+}

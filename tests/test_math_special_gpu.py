@@ -39,6 +39,12 @@ def _digamma_atol(x):
     return ULP2 * np.maximum(1.0, 2 * np.log1p(np.abs(x.astype(np.float64))))
 
 
+def _bessel_atol(x):
+    return BESSEL_ATOL * np.minimum(1.0, 0.8 / np.sqrt(np.abs(x.astype(np.float64)) + 1e-30))
+
+
+BESSEL_ATOL = 3e-7
+
 _GAMMA_GRID = _grid(np.linspace(-20, 20, 10000), _logs(-40, 30), np.arange(-30, 31) + 0.5, EDGES)
 
 UNARY = {
@@ -75,6 +81,19 @@ UNARY = {
         )
         for k in ("k0", "k0e", "k1", "k1e")
     },
+    # J and Y by Cephes' float32 modulus and phase above 2: absolute error of float32 ulps of the
+    # modulus sqrt(2 / (pi x)) (zeros of J and Y lie everywhere there; Y0 has one at 0.89).
+    # Past 1e6 the phase carries precise_math's cos/sin reduction error (1e-12 x): not tested.
+    **{
+        f"bessel_{k}": (
+            _grid(np.linspace(-50, 50, 10000), _logs(-40, 6), EDGES[:-2]),
+            _bessel_atol,
+        )
+        for k in ("j0", "j1", "y0", "y1")
+    },
+    # Cephes' float32 fresnlf: 1.1e-6 relative at most.
+    "fresnel_cos": (_grid(np.linspace(-20, 20, 10000), _logs(-40, 38), EDGES), 0.0),
+    "fresnel_sin": (_grid(np.linspace(-20, 20, 10000), _logs(-40, 38), EDGES), 0.0),
     "bessel_i0": (_grid(np.linspace(-100, 100, 10000), _logs(-30, 2), EDGES), 0.0),
     "bessel_i1": (_grid(np.linspace(-100, 100, 10000), _logs(-30, 2), EDGES), 0.0),
     "bessel_i0e": (_grid(np.linspace(-100, 100, 10000), _logs(-30, 38), EDGES), 0.0),

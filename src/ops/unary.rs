@@ -537,29 +537,25 @@ unary_ops! {
     BesselJ0 {
         tf: "BesselJ0", python: "bessel_j0", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_j0)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_j(a, 0u)"],
         grad: Rule(sg::bessel_j0),
     },
     BesselJ1 {
         tf: "BesselJ1", python: "bessel_j1", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_j1)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_j(a, 1u)"],
         grad: Rule(sg::bessel_j1),
     },
     BesselY0 {
         tf: "BesselY0", python: "bessel_y0", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::bessel_y0)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_y(a, 0u)"],
         grad: Rule(sg::bessel_y0),
     },
     BesselY1 {
         tf: "BesselY1", python: "bessel_y1", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, bessel_y1), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_bessel_y(a, 1u)"],
         grad: Rule(sg::bessel_y1),
     },
     Dawsn {
@@ -577,15 +573,13 @@ unary_ops! {
     FresnelCos {
         tf: "FresnelCos", python: "fresnel_cos", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::fresnel_cos)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_fresnel(a, false)"],
         grad: Rule(sg::fresnel_cos),
     },
     FresnelSin {
         tf: "FresnelSin", python: "fresnel_sin", dtypes: DTypeSet::FLOAT,
         cpu: |x, b, bad| with_float!(b, v => un(v, |a| via_f64(a, sf::fresnel_sin)), else return Err(bad())),
-        gpu: [],
-        cpu_only: "special function: float64 series and continued fractions on the CPU",
+        gpu: [F32 => "special_fresnel(a, true)"],
         grad: Rule(sg::fresnel_sin),
     },
     Spence {
