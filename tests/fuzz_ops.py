@@ -2417,6 +2417,10 @@ def _combined_nms(g):
     return args + [g.pick((0.0, 0.5, 1.0, 2.0))], kwargs
 
 
+# TensorFlow's CPU build has no GenerateBoundingBoxProposals kernel: NotFoundError, always.
+NEVER_SUCCEEDS |= {"tf.image.generate_bounding_box_proposals"}
+
+
 @spec("tf.image.generate_bounding_box_proposals")
 def _bbox_proposals(g):
     return [g.tensor(FLOATS), g.tensor(FLOATS), g.tensor(FLOATS), g.tensor(FLOATS)], {}
@@ -2845,8 +2849,15 @@ def _variable(g):
 
 @spec("tf.IndexedSlices")
 def _indexed_slices(g):
+    # Consistent slices (one index per row of values) most of the time: reading inconsistent
+    # ones through (nest.flatten with expand_composites) is ValueError, as in TensorFlow.
     values = g.tensor()
-    indices = g.junk() if g.bad() else g.tensor(pool=(tf.int32, tf.int64))
+    rows = list(np.shape(values))[:1] if isinstance(values, (tf.Tensor, np.ndarray)) else []
+    rows = rows or [1]
+    if g.bad():
+        indices = g.pick((g.junk(), g.tensor(pool=(tf.int32, tf.int64))))
+    else:
+        indices = g.tensor(pool=(tf.int32, tf.int64), dims=rows)
     return [values, indices], {}
 
 

@@ -355,7 +355,26 @@ pub(crate) fn max_pool_composed(x: &Tensor, w: &Window, padding: &Padding) -> Re
             x.dtype()
         )));
     }
+    let x = &at_least_lowest(x)?;
     reduce_max(&pooled_windows(x, w, padding, PatchFill::Lowest, op)?.0, Some(&[3]), false)
+}
+
+/// `x` with NaN and everything below the dtype's lowest value (-inf) raised to that value:
+/// TensorFlow's CPU MaxPool starts each window at the lowest and takes only greater values,
+/// so NaN never propagates and a window of -inf pools to the lowest finite value. (Its
+/// MaxPoolGrad scans differently, from the window's first tap, NaN included: `max_pool_grad`
+/// keeps that rule and reads the original `x`.)
+fn at_least_lowest(x: &Tensor) -> Result<Tensor> {
+    let lowest = match x.dtype() {
+        DType::F16 => -65504.0,
+        DType::BF16 => -3.389_531_389_251_535_5e38,
+        DType::F32 => f64::from(f32::MIN),
+        DType::F64 => f64::MIN,
+        _ => return Ok(x.clone()),
+    };
+    let lowest = scalar_like(x, lowest);
+    let raised = binary(BinaryOp::Maximum, x, &lowest)?;
+    select(&unary(UnaryOp::IsNan, x)?, &lowest, &raised)
 }
 
 /// MaxPoolGrad: `g` (pooled) routed to each window's first maximum in `x`.

@@ -177,6 +177,33 @@ def test_window_maxima_non_finite(tf_oracle, device):
     assert_parity(tf_oracle, _non_finite, (device,))
 
 
+def _max_pool_non_finite(tf, device, dtype):
+    """MaxPool (2-D and 1-D, its gradient too) over NaN and -inf, as TensorFlow's CPU kernel:
+    only values above the dtype's lowest count, so NaN never propagates and a window of -inf
+    or NaN pools to the lowest finite value (once NaN-propagating here, silently)."""
+    import numpy as np
+
+    inf, nan = np.inf, np.nan
+    rows = [[nan, 1.0, -inf, -inf], [2.0, nan, -inf, -inf], [0.5, -1.0, nan, nan], [3, inf, nan, 1]]
+    x = tf.constant(np.array(rows, dtype).reshape(1, 4, 4, 1))
+    with tf.device(device):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            out = [
+                tf.nn.max_pool2d(x, 2, 2, "VALID"),
+                tf.nn.max_pool2d(x, 3, 1, "SAME"),
+                tf.nn.max_pool1d(tf.reshape(x, [1, 16, 1]), 2, 2, "VALID"),
+            ]
+            loss = tf.add_n([tf.reduce_sum(tf.where(o > -1e30, o, 0.0)) for o in out[:2]])
+        return out, tape.gradient(loss, x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_pool_non_finite(tf_oracle, device, dtype):
+    assert_parity(tf_oracle, _max_pool_non_finite, (device, dtype))
+
+
 def _integers(tf):
     x = tf.reshape(tf.constant([3, -1, 4, 1, -5, 9, 2, 6, 5, 3, -5, 8, 9, 7, 9, 3]), [1, 4, 4, 1])
     return (
