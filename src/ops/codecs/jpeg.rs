@@ -64,9 +64,18 @@ struct MemSource {
     /// (its "already inserted" test compares the advanced pointer), which loops forever on
     /// some corrupt progressive files; past a bound we raise instead.
     fake_eois: u32,
+    /// Calls to `fill_input_buffer`. libjpeg's readers keep the position in locals and sync it
+    /// to the source only now and then; asked for more while the source still holds stale
+    /// bytes, TensorFlow's source answers "go on" without moving, and the reader re-reads the
+    /// same bytes. On a file that ends inside a run of 0xFF bytes (`next_marker`'s
+    /// unsynced fill loop) that never ends, so the calls are bounded too.
+    fills: u32,
 }
 
 const MAX_FAKE_EOIS: u32 = 64;
+/// The whole input is in the buffer from the start, so every call means the data ended; a
+/// decoder that really recovers needs a few per scan.
+const MAX_FILLS: u32 = 1024;
 
 unsafe extern "C-unwind" fn error_exit(_cinfo: &mut jpeg_common_struct) {
     resume_unwind(Box::new(Fatal));
@@ -104,7 +113,10 @@ unsafe extern "C-unwind" fn init_source(cinfo: &mut jpeg_decompress_struct) {
 /// asked for more means the data ended early.
 unsafe extern "C-unwind" fn fill_input_buffer(cinfo: &mut jpeg_decompress_struct) -> boolean {
     let src = &mut *(cinfo.src as *mut MemSource);
-    if src.public.bytes_in_buffer == 0 && src.public.next_input_byte == src.data {
+    src.fills += 1;
+    if src.fills > MAX_FILLS
+        || (src.public.bytes_in_buffer == 0 && src.public.next_input_byte == src.data)
+    {
         resume_unwind(Box::new(Fatal));
     } else if src.public.bytes_in_buffer != 0 {
         src.recover as boolean
@@ -160,6 +172,7 @@ impl Decompressor {
                 len: data.len(),
                 recover,
                 fake_eois: 0,
+                fills: 0,
             });
             src.public.init_source = Some(init_source);
             src.public.fill_input_buffer = Some(fill_input_buffer);

@@ -580,12 +580,6 @@ mod tests {
 
     /// Truncated and bit-flipped inputs are errors or images, never panics or overruns.
     #[test]
-    // Ignored: built unoptimised (CI's rust-test profile, opt-level 0) this test and the next
-    // spin forever inside a try_recover_truncated decode, while the same decodes terminate in
-    // the opt-level-1 and release builds the Python suite runs (test_image_codecs' corrupt-file
-    // cases). An optimisation-dependent loop points at undefined behaviour in the libjpeg glue
-    // (unwinding through C frames?); open in issue 19's note until found.
-    #[ignore = "hangs when built at opt-level 0; see the comment above"]
     fn corrupt_inputs_never_panic() {
         let pixels: Vec<u8> = (0..16 * 16 * 3).map(|i| (i * 7 % 256) as u8).collect();
         let ef = jpeg::EncodeFlags { quality: 80, progressive: true, ..Default::default() };
@@ -613,7 +607,6 @@ mod tests {
 
     /// A cut progressive file on which TensorFlow's recovering source loops forever: an error.
     #[test]
-    #[ignore = "hangs when built at opt-level 0; see corrupt_inputs_never_panic"]
     fn recovering_a_corrupt_progressive_file_terminates() {
         let hex = "ffd8ffe000104a46494600010101012c012c0000ffdb0043000201010101010201010102020202020403\
                    020202020504040304060506060605060606070908060709070606080b08090a0a0a0a0a06080b0c0b\
