@@ -5,7 +5,8 @@
 // without bound near its zeros, and log(x) near 1 loses most digits), where TensorFlow's CPU
 // and CUDA kernels are accurate to an ulp or two. These follow Cephes' float32 routines:
 // a Cody-Waite range reduction with the constant split so the leading products are exact,
-// then a minimax polynomial. sin/cos/tan hold their accuracy for |x| up to 2.6e7.
+// then a minimax polynomial; sin/cos/tan hold their accuracy over all float32 (see
+// reduce_quarter_turns).
 
 const LN2_HI: f32 = 0.693359375;
 const LN2_LO: f32 = -2.12194440e-4;
@@ -71,27 +72,108 @@ fn log_f(x: f32) -> f32 {
     return log_normal(x);
 }
 
-// x = quadrant * pi/2 + rest, rest in [-pi/4, pi/4]. pi/2 is split in four parts (to 2e-21),
-// the first three of 12 bits, and the quadrant j in two halves of 12 bits, so every product
-// of a half with a 12-bit part is exact and each subtraction cancels exactly: the rest keeps
-// its digits near multiples of pi/2 and for |x| up to 2^24 pi/2 (no fused fma needed).
+// x = quadrant * pi/2 + rest, rest in [-pi/4, pi/4]. Small arguments use Cody-Waite: pi/2 split
+// in four parts (to 2e-21), the first three of 12 bits, and the quadrant j (below 2^12 here)
+// times a 12-bit part is exact, so each subtraction cancels exactly. Larger ones are reduced
+// on the integers (Payne-Hanek): float32 Cody-Waite past there needs products split in halves,
+// which shader compilers reassociate back into one rounded product (Mesa's did: 1e-4 errors
+// from 1e7 on), and loses the quadrant past 2^24.
 struct QuarterTurns {
     rest: f32,
     quadrant: u32,
 }
 
 fn reduce_quarter_turns(x: f32) -> QuarterTurns {
+    if (abs(x) >= 4096.0) { return reduce_quarter_turns_large(x); }
     let j = round(x * 0.63661977236758134);
-    let j_hi = bitcast<f32>(bitcast<u32>(j) & 0xfffff000u);
-    let j_lo = j - j_hi;
-    var r = x - j_hi * 1.57080078125;
-    r = r - j_lo * 1.57080078125;
-    r = r - j_hi * -4.453584551811218e-06;
-    r = r - j_lo * -4.453584551811218e-06;
-    r = r - j_hi * -8.706138032721356e-10;
-    r = r - j_lo * -8.706138032721356e-10;
+    var r = x - j * 1.57080078125;
+    r = r - j * -4.453584551811218e-06;
+    r = r - j * -8.706138032721356e-10;
     r = r - j * 6.223371969669989e-14;
     return QuarterTurns(r, u32(i32(j) & 3));
+}
+
+// 2/pi in binary, 32 bits a word from the point on: enough for float32's largest exponent.
+const TWO_OVER_PI_BITS = array<u32, 8>(
+    0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u,
+    0xDB629599u, 0x3C439041u, 0xFE5163ABu, 0xDEBBC561u,
+);
+
+// The 64-bit product of two u32s as (low, high), from 16-bit halves.
+fn mul_wide(a: u32, b: u32) -> vec2<u32> {
+    let p0 = (a & 0xffffu) * (b & 0xffffu);
+    let p1 = (a & 0xffffu) * (b >> 16u);
+    let p2 = (a >> 16u) * (b & 0xffffu);
+    let p3 = (a >> 16u) * (b >> 16u);
+    let mid = (p0 >> 16u) + (p1 & 0xffffu) + (p2 & 0xffffu);
+    return vec2<u32>((p0 & 0xffffu) | (mid << 16u), p3 + (p1 >> 16u) + (p2 >> 16u) + (mid >> 16u));
+}
+
+// Bits n..n+31 of a little-endian multi-word integer (zero past its end).
+fn bits_at(q: ptr<function, array<u32, 8>>, n: u32) -> u32 {
+    let w = n / 32u;
+    let b = n % 32u;
+    // WGSL takes shift amounts modulo 32: a zero shift must not shift the next word in.
+    return ((*q)[w] >> b) | select((*q)[w + 1u] << (32u - b), 0u, b == 0u);
+}
+
+// |x| = M 2^e with a 24-bit M; x 2/pi mod 4 = M 2^e (2/pi) keeps only the bits of 2/pi from
+// about 2^-(e - 2) on (the earlier ones make multiples of 4), so four words of them from there,
+// times M exactly (160 bits), give the quadrant and 64 bits of the fraction. No float32 input
+// lies closer than 2^-30 or so to a multiple of pi/2 (relative to 1), so those 64 bits keep
+// at least 24 significant ones.
+fn reduce_quarter_turns_large(x: f32) -> QuarterTurns {
+    let bits = bitcast<u32>(x);
+    let biased = (bits >> 23u) & 0xffu;
+    if (biased == 0xffu) { return QuarterTurns(bitcast<f32>(0x7fc00000u), 0u); }
+    let m = (bits & 0x7fffffu) | 0x800000u;
+    let e = i32(biased) - 150;
+    let first = u32(max(e - 2, 0)) / 32u;
+    var table = TWO_OVER_PI_BITS;
+    var q = array<u32, 8>(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    // q = m * (table[first..first + 4] as one 128-bit integer, the first word highest).
+    var carry = 0u;
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        let p = mul_wide(m, table[first + 3u - k]);
+        let low = p.x + carry;
+        q[k] = low;
+        carry = p.y + u32(low < p.x);
+    }
+    q[4] = carry;
+    // q * 2^(e - 32 (first + 4)) is x 2/pi modulo 4: the point sits n bits up in q, with
+    // n between 95 (first = (e - 2) / 32 makes 32 first + 128 - e at least 95) and 139.
+    let n = u32(32 * i32(first) + 128 - e);
+    var hi = bits_at(&q, n - 32u);
+    var lo = bits_at(&q, n - 64u);
+    var quadrant = bits_at(&q, n) & 3u;
+    var negative = false;
+    if (hi >= 0x80000000u) {
+        // Past one half: the nearest quarter turn is the next one, and the rest negative.
+        quadrant = (quadrant + 1u) & 3u;
+        negative = true;
+        lo = ~lo + 1u;
+        hi = ~hi + u32(lo == 0u);
+    }
+    // Normalise the 64-bit fraction so that its top bit is set, then scale back.
+    var shift = 0u;
+    if (hi == 0u) {
+        hi = lo;
+        lo = 0u;
+        shift = 32u;
+    }
+    let z = countLeadingZeros(hi);
+    if (z > 0u) {
+        hi = (hi << z) | (lo >> (32u - z));
+        lo = lo << z;
+    }
+    let top = f32(hi & 0xffffff00u);
+    let rest = f32(hi & 0xffu) + f32(lo) * 2.3283064365386963e-10;
+    // (top + rest) pi/2 with pi/2 in two parts: the rounding of the leading product is all.
+    var r = top * 1.5707963705062866 + (rest * 1.5707963705062866 + top * -4.371139000186243e-08);
+    r = ldexp(r, -i32(32u + shift + z));
+    if (negative) { r = -r; }
+    if (x < 0.0) { return QuarterTurns(-r, (4u - quadrant) & 3u); }
+    return QuarterTurns(r, quadrant);
 }
 
 fn sin_poly(r: f32) -> f32 {

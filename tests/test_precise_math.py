@@ -35,13 +35,24 @@ def near_multiples(step, count):
     )
 
 
+def near_multiples_large():
+    """float32 values at and one ulp around k * pi/2 for k from 1e3 to 1e37."""
+    centres = (np.floor(np.geomspace(1e3, 1e37, 400)) * (np.pi / 2)).astype(F32)
+    return np.concatenate(
+        [centres, np.nextafter(centres, F32(np.inf)), -np.nextafter(centres, F32(-np.inf))]
+    )
+
+
 TRIG_INPUTS = np.concatenate(
     [
         near_multiples(np.pi / 2, 40),
         np.linspace(-100, 100, 2001, dtype=F32),
         np.array([1e-30, -1e-30, 1e-7, 3.0, 1000.5, -2047.25], F32),
-        # Large arguments (positional encodings reach them): the reduction must stay exact.
-        np.array([1e4, -3e4, 1e5, 123456.7, 7.7e5, -1e6, 1e7], F32),
+        # Large arguments (positional encodings reach them): the reduction must stay exact,
+        # up to float32's largest values, and next to multiples of pi/2 there too.
+        np.array([1e4, -3e4, 1e5, 123456.7, 7.7e5, -1e6, 1e7, 6484471.5, 3.4e38], F32),
+        np.geomspace(4e3, 3.4e38, 3000).astype(F32) * np.resize(F32([1, -1]), 3000),
+        near_multiples_large(),
     ]
 )
 EXP_INPUTS = np.concatenate(
