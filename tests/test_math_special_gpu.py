@@ -1,7 +1,8 @@
-"""The float32 GPU kernels of tf.math's special functions (shaders/special_funcs.wgsl) against
-ferroflow's CPU kernels, which compute in float64 and round once: dense grids over each
-function's domain and its edges. The GPU must run the op itself (the placement log says so),
-not hand it back to the CPU."""
+"""The float32 GPU kernels of tf.math's special functions (shaders/special_funcs.wgsl and, for
+zeta, polygamma, igamma and igammac, shaders/special_series.wgsl) against ferroflow's CPU
+kernels, which compute in float64 and round once: dense grids over each function's domain and
+its edges. The GPU must run the op itself (the placement log says so), not hand it back to the
+CPU. IgammaGradA (igamma's gradient in a) stays on the CPU."""
 
 import ferroflow as tf
 import numpy as np
@@ -200,3 +201,96 @@ def test_float16_and_fused_chains(name):
             results[device] = (half.numpy().astype(np.float32), tf.function(chain)(*t).numpy())
     np.testing.assert_allclose(results["GPU:0"][0], results["CPU:0"][0], rtol=1e-3)
     np.testing.assert_allclose(results["GPU:0"][1], results["CPU:0"][1], rtol=1e-5, atol=1e-6)
+
+
+def _series_pairs(name):
+    """(first, second) operands over each series function's domain, its edges and, for the
+    incomplete gamma functions, the transition region x ~ a."""
+    rng = np.random.default_rng(7)
+    if name in ("igamma", "igammac"):
+        a_pool = np.concatenate(
+            [
+                np.logspace(-3, 4, 400),
+                np.linspace(0.01, 50, 200),
+                [1e-40, 1e-20, 1e30, np.inf, np.nan, 0.0, -1.0, 1.0, 2.0, 0.5],
+            ]
+        )
+        x_pool = np.concatenate(
+            [
+                np.logspace(-30, 4, 400),
+                np.linspace(0, 100, 200),
+                [0.0, -0.0, 1e-40, 1e30, np.inf, -np.inf, -1.0, np.nan, 1.0, 1.5],
+            ]
+        )
+        a_near = np.logspace(-3, 4, 4000)
+        spread = np.minimum(0.5, 3 / np.sqrt(a_near))
+        x_near = np.abs(a_near * (1 + rng.normal(0, 1, a_near.size) * spread))
+        first = np.concatenate([rng.choice(a_pool, 6000), a_near])
+        second = np.concatenate([rng.choice(x_pool, 6000), x_near])
+    elif name == "zeta":
+        x_pool = np.concatenate(
+            [
+                np.linspace(1, 60, 300),
+                1 + np.logspace(-7, 0, 50),
+                [1e30, 3e38, np.inf, -np.inf, np.nan, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 100.0],
+            ]
+        )
+        q_pool = np.concatenate(
+            [
+                np.logspace(-3, 4, 200),
+                -np.logspace(-3, 3, 100),
+                np.arange(-10, 11),
+                np.arange(-10, 10) + 0.5,
+                [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e30],
+            ]
+        )
+        first, second = rng.choice(x_pool, 10000), rng.choice(q_pool, 10000)
+    else:
+        n_pool = np.concatenate([np.arange(0, 41), [0.5, -1.0, 2.5, np.nan, np.inf, 171.0, 200.0]])
+        x_pool = np.concatenate(
+            [
+                np.logspace(-3, 4, 300),
+                -np.logspace(-3, 4, 300),
+                np.arange(-10, 11),
+                np.arange(-10, 10) + 0.5,
+                [0.0, -0.0, np.inf, -np.inf, np.nan, 33.0, 1e-40],
+            ]
+        )
+        first, second = rng.choice(n_pool, 10000), rng.choice(x_pool, 10000)
+    return first.astype(np.float32), second.astype(np.float32)
+
+
+def _igammac_atol(a):
+    # Not float32's doing: for a < 1e-6 the CPU (as TensorFlow, in float64 too) takes Q = 1 - P,
+    # which holds Q only to float64's 1e-16 absolute (it even gives -4.4e-16 at a = 1e-20,
+    # x = 2.5e-12, where Q = 2.6e-19; the GPU computes Q directly there).
+    return np.where(a < 1e-6, 5e-15, 0.0)
+
+
+SERIES = {"igamma": 0.0, "igammac": _igammac_atol, "zeta": 0.0, "polygamma": 0.0}
+
+
+@pytest.mark.parametrize("name", sorted(SERIES))
+def test_series_gpu_matches_cpu(capfd, name):
+    x, y = _series_pairs(name)
+    on_gpu, log = _placed_on_gpu(capfd, name, x[:4], y[:4])
+    assert on_gpu, log
+    cpu, gpu = _run(name, "CPU:0", x, y), _run(name, "GPU:0", x, y)
+    bad = _compare(cpu, gpu, SERIES[name], x)
+    assert bad.size == 0, [(x[i], y[i], cpu[i], gpu[i]) for i in bad[:10]]
+
+
+def test_igamma_gradient_on_gpu():
+    # The gradient in x runs on the GPU; the one in a is IgammaGradA, a CPU kernel.
+    a = np.array([0.5, 1.0, 2.0, 3.5, 10.0, 150.0], np.float32)
+    x = np.array([0.3, 1.0, 3.0, 2.0, 12.0, 140.0], np.float32)
+    results = {}
+    for device in ("CPU:0", "GPU:0"):
+        with tf.device(device):
+            ta, tx = tf.constant(a), tf.constant(x)
+            with tf.GradientTape() as tape:
+                tape.watch([ta, tx])
+                y = tf.math.igamma(ta, tx) + tf.math.igammac(ta, tx) * 2.0
+            results[device] = [g.numpy() for g in tape.gradient(y, [ta, tx])]
+    for cpu, gpu in zip(results["CPU:0"], results["GPU:0"]):
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-5)

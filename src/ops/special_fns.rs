@@ -84,6 +84,12 @@ pub fn zeta(x: f64, q: f64) -> f64 {
         if x != x.floor() {
             return f64::NAN;
         }
+        // At a negative half-integer q the terms of an odd x cancel in pairs,
+        // (q + k)^-x = -(-q - k)^-x, leaving zeta(x, 1 - q): summed, they left only rounding
+        // (polygamma(16, -3.5) came out -53 instead of -164).
+        if q - q.floor() == 0.5 && x % 2.0 == 1.0 {
+            return zeta(x, 1.0 - q);
+        }
     }
     if q == f64::INFINITY {
         return 0.0;

@@ -20,6 +20,10 @@ const INTEGER_FUNCS: &str = include_str!("../../../shaders/integer_funcs.wgsl");
 /// tf.math's special functions (`special_*`): only kernels whose expression calls one include
 /// them, so every other kernel's shader stays small.
 const SPECIAL_FUNCS: &str = include_str!("../../../shaders/special_funcs.wgsl");
+/// The series-based ones (zeta, polygamma, the incomplete gamma functions), after
+/// `SPECIAL_FUNCS` whose lgamma and digamma they use: only their kernels include them.
+const SPECIAL_SERIES: &str = include_str!("../../../shaders/special_series.wgsl");
+const SERIES_NAMES: [&str; 3] = ["special_zeta", "special_polygamma", "special_igamma"];
 
 /// The integer division and power helpers for one width: `floordiv_32`, `pow_64`, ...
 fn integer_funcs(bits: u32) -> String {
@@ -90,6 +94,10 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             Xlog1py => Some(("special_xlog1py(a, b)", dtype)),
             Xdivy => Some(("special_xdivy(a, b)", dtype)),
             NextAfter => Some(("special_nextafter(a, b)", dtype)),
+            Zeta => Some(("special_zeta(a, b)", dtype)),
+            Polygamma => Some(("special_polygamma(a, b)", dtype)),
+            Igamma => Some(("special_igamma(a, b)", dtype)),
+            Igammac => Some(("special_igammac(a, b)", dtype)),
             _ => None,
         },
         DType::I32 => match op {
@@ -297,7 +305,12 @@ pub fn run_program(
     let uses = |d: DType| out_dtype == d || operands.iter().any(|x| x.dtype == d);
     let (wide, half) = (uses(DType::I64) || uses(DType::U64), uses(DType::F16));
     let calls_special = expr.contains("special_") || program.funcs.contains("special_");
-    let special = if calls_special { SPECIAL_FUNCS } else { "" };
+    let calls_series = SERIES_NAMES.iter().any(|f| expr.contains(f) || program.funcs.contains(f));
+    let special = match (calls_special, calls_series) {
+        (_, true) => format!("{SPECIAL_FUNCS}{SPECIAL_SERIES}"),
+        (true, false) => SPECIAL_FUNCS.to_string(),
+        _ => String::new(),
+    };
     let expr =
         if half && out_dtype == DType::F16 { format!("to_f16({expr})") } else { expr.into() };
     let source = || {
@@ -308,7 +321,7 @@ pub fn run_program(
                 ("OUT", n.to_string()),
                 ("OUT_T", wgsl_type(out_dtype).to_string()),
                 ("PARAMS", (n + 1).to_string()),
-                ("FUNCS", funcs(wide, half) + special + &program.funcs),
+                ("FUNCS", funcs(wide, half) + &special + &program.funcs),
                 ("LOADS", loads.clone()),
                 ("EXPR", expr.clone()),
             ],
