@@ -99,16 +99,6 @@ const TWO_OVER_PI_BITS = array<u32, 8>(
     0xDB629599u, 0x3C439041u, 0xFE5163ABu, 0xDEBBC561u,
 );
 
-// The 64-bit product of two u32s as (low, high), from 16-bit halves.
-fn mul_wide(a: u32, b: u32) -> vec2<u32> {
-    let p0 = (a & 0xffffu) * (b & 0xffffu);
-    let p1 = (a & 0xffffu) * (b >> 16u);
-    let p2 = (a >> 16u) * (b & 0xffffu);
-    let p3 = (a >> 16u) * (b >> 16u);
-    let mid = (p0 >> 16u) + (p1 & 0xffffu) + (p2 & 0xffffu);
-    return vec2<u32>((p0 & 0xffffu) | (mid << 16u), p3 + (p1 >> 16u) + (p2 >> 16u) + (mid >> 16u));
-}
-
 // Bits n..n+31 of a little-endian multi-word integer (zero past its end).
 fn bits_at(q: ptr<function, array<u32, 8>>, n: u32) -> u32 {
     let w = n / 32u;

@@ -8,20 +8,6 @@
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<storage, read> p: array<u32>;
 
-// The 64-bit product of two u32 as (low, high): WGSL has no 64-bit integers.
-fn mul_wide(a: u32, b: u32) -> vec2<u32> {
-    let a_lo = a & 0xffffu;
-    let a_hi = a >> 16u;
-    let b_lo = b & 0xffffu;
-    let b_hi = b >> 16u;
-    let ll = a_lo * b_lo;
-    let lh = a_lo * b_hi;
-    let hl = a_hi * b_lo;
-    let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-    let hi = a_hi * b_hi + (lh >> 16u) + (hl >> 16u) + (mid >> 16u);
-    return vec2<u32>(a * b, hi);
-}
-
 fn philox(counter: vec4<u32>) -> vec4<u32> {
     var c = counter;
     var k = vec2<u32>(p[1], p[2]);

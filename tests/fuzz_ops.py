@@ -47,6 +47,7 @@ import tempfile
 import time
 import traceback
 import warnings
+from pathlib import Path
 
 import ferroflow as tf
 import numpy as np
@@ -4994,6 +4995,7 @@ EAGER_REFUSALS.update(
     }
 )
 _CODEC_FILES = []
+_JXL_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "jxl"
 
 
 def _codec_files():
@@ -5014,6 +5016,7 @@ def _codec_files():
                 files.bmp(2, 2, 24, [bytes(6) + b"\0\0", bytes(range(6)) + b"\0\0"]),
                 files.webp_solid(3, 2, (9, 8, 7, 6), True),
             ]
+            + [p.read_bytes() for p in sorted(_JXL_FIXTURES.glob("*_lossless.jxl"))[:2]]
         )
     return _CODEC_FILES
 
@@ -5039,6 +5042,12 @@ def _codec_channels(g):
 @spec("tf.image.decode_png", "tf.image.decode_webp")
 def _decode_png(g):
     dtype = g.pick((tf.uint8, tf.uint16)) if not g.bad() else g.dtype()
+    return [_image_bytes(g)], {"channels": _codec_channels(g), "dtype": dtype}
+
+
+@spec("tf.image.decode_jxl")
+def _decode_jxl(g):
+    dtype = tf.uint8 if not g.bad() else g.dtype()
     return [_image_bytes(g)], {"channels": _codec_channels(g), "dtype": dtype}
 
 

@@ -115,6 +115,18 @@ class ConcreteFunction:
         return fill_template(self._output_template, self.outputs, _output_description)
 
     @property
+    def output_shapes(self):
+        """The shape of each output, in the outputs' structure (unknown for a `None`)."""
+        return nest.map_structure(
+            lambda x: getattr(x, "shape", TensorShape(None)), self.structured_outputs
+        )
+
+    @property
+    def output_dtypes(self):
+        """The dtype of each output, in the outputs' structure."""
+        return nest.map_structure(lambda x: getattr(x, "dtype", None), self.structured_outputs)
+
+    @property
     def structured_input_signature(self):
         return self._structured_inputs
 

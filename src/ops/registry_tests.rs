@@ -95,6 +95,7 @@ const VALUE_SIZED: &[&str] = &[
     "DecodeBmp",
     "DecodeWebP",
     "DecodeImage",
+    "DecodeJxl",
     "StringNGrams",
     "UnsortedSegmentJoin",
     "SegmentSum",

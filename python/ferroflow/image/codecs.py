@@ -1,8 +1,8 @@
 """Image codecs (`tf.io.decode_*`/`encode_*`, also under `tf.image`): thin wrappers over the
-Rust primitives DecodeJpeg, DecodePng, ..., EncodeJpegVariableQuality (`ops/codecs/`), which
-run on the host whatever the device scope (soft placement), and the compositions TensorFlow
-writes in Python (`decode_image`'s dtype conversion, `is_jpeg`, `adjust_jpeg_quality` and the
-random JPEG qualities)."""
+Rust primitives DecodeJpeg, DecodePng, DecodeJxl, ..., EncodeJpegVariableQuality
+(`ops/codecs/`), which run on the host whatever the device scope (soft placement), and the
+compositions TensorFlow writes in Python (`decode_image`'s dtype conversion, `is_jpeg`,
+`adjust_jpeg_quality` and the random JPEG qualities)."""
 
 import json as _json
 
@@ -19,6 +19,7 @@ __all__ = [
     "decode_gif",
     "decode_image",
     "decode_jpeg",
+    "decode_jxl",
     "decode_png",
     "decode_webp",
     "encode_jpeg",
@@ -118,8 +119,16 @@ def decode_webp(contents, channels=0, dtype=_dtypes.uint8, name=None):
     return _op("DecodeWebP", [_contents(contents)], channels=int(channels), dtype=dtype)
 
 
+def decode_jxl(contents, channels=0, dtype=_dtypes.uint8, name=None):
+    """Decodes a JPEG XL image to uint8 `[height, width, channels]` (an animation's last
+    frame); `channels` 0 takes the file's, any other must equal it (1, 3 or 4). PNG, JPEG and
+    BMP bytes decode as under the other decode ops."""
+    dtype = _dtypes.as_dtype(dtype).name
+    return _op("DecodeJxl", [_contents(contents)], channels=int(channels), dtype=dtype)
+
+
 def decode_image(contents, channels=None, dtype=_dtypes.uint8, name=None, expand_animations=True):
-    """Decodes a BMP, GIF, JPEG, PNG or WebP image, whichever the bytes hold.
+    """Decodes a BMP, GIF, JPEG, JPEG XL, PNG or WebP image, whichever the bytes hold.
 
     `dtype` float32 gives [0, 1]; other dtypes go through uint16 and `convert_image_dtype`.
     GIF and WebP are 4-D unless `expand_animations` is False (then the first frame).

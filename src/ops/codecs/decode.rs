@@ -6,7 +6,7 @@
 
 use super::jpeg::JpegFlags;
 use super::png::Samples;
-use super::{bmp, gif, jpeg, png, webp};
+use super::{bmp, gif, jpeg, jxl, png, webp};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
@@ -27,6 +27,7 @@ enum Format {
     Gif,
     Bmp,
     WebP,
+    Jxl,
     Unknown,
 }
 
@@ -41,6 +42,8 @@ fn sniff(data: &[u8]) -> Format {
         Format::Bmp
     } else if data.starts_with(b"RIFF") && data.len() > 12 && &data[8..12] == b"WEBP" {
         Format::WebP
+    } else if jxl::has_signature(data) {
+        Format::Jxl
     } else {
         Format::Unknown
     }
@@ -77,6 +80,7 @@ pub fn decode(data: &[u8], r: &Request) -> Result<Tensor> {
         Format::Gif => decode_gif(data, r),
         Format::Bmp => decode_bmp(data, r),
         Format::WebP => decode_webp(data, r),
+        Format::Jxl => decode_jxl(data, r),
         Format::Unknown => Err(invalid(
             "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.",
             op,
@@ -167,6 +171,7 @@ fn decode_gif(data: &[u8], r: &Request) -> Result<Tensor> {
         }
         "DecodePng" | "DecodeJpeg" => vec![h, w, c],
         "DecodeImage" if !r.expand_animations => vec![h, w, c],
+        "DecodeJxl" => return Err(invalid("Bad op type DecodeJxl", op)),
         _ => vec![frames, h, w, c],
     };
     from_u8(pixels, dims, r.dtype)
@@ -214,4 +219,15 @@ fn decode_webp(data: &[u8], r: &Request) -> Result<Tensor> {
         webp::decode(data, r.channels, r.expand_animations).map_err(|m| invalid(m, op))?;
     let dims = if r.expand_animations { vec![frames, h, w, c] } else { vec![h, w, c] };
     Ok(Tensor::from_vec(pixels, Shape::new(dims)))
+}
+
+/// Every decode op decodes JPEG XL the same way: 3-D uint8 (DecodeGif's too), the crop of
+/// DecodeAndCropJpeg ignored, as TensorFlow's kernel does.
+fn decode_jxl(data: &[u8], r: &Request) -> Result<Tensor> {
+    let op = r.op;
+    if r.dtype != DType::U8 {
+        return Err(invalid("JXL only supports uint8 for dtype", op));
+    }
+    let (pixels, dims) = jxl::decode(data, r.channels).map_err(|m| invalid(m, op))?;
+    Ok(Tensor::from_vec(pixels, Shape::new(dims.to_vec())))
 }

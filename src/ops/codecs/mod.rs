@@ -1,12 +1,14 @@
 //! Image codecs (`tf.io.decode_*`, `tf.io.encode_*`): one primitive per TensorFlow op name,
 //! on the host (bytes never go to the GPU), not differentiable. JPEG is libjpeg-turbo's code
-//! (`jpeg.rs`), PNG, GIF and WebP pure-Rust crates (`png.rs`, `gif.rs`, `webp.rs`), BMP
+//! (`jpeg.rs`), PNG, GIF, WebP and JPEG XL pure-Rust crates (`png.rs`, `gif.rs`, `webp.rs`,
+//! `jxl.rs`), BMP
 //! TensorFlow's own reader (`bmp.rs`); `decode.rs` holds the rules every decode op shares.
 
 mod bmp;
 mod decode;
 mod gif;
 mod jpeg;
+mod jxl;
 mod png;
 mod webp;
 
@@ -55,6 +57,11 @@ pub enum CodecOp {
         dtype: DType,
         expand_animations: bool,
     },
+    /// Decodes JPEG XL, and PNG, JPEG and BMP as the other decode ops (not GIF).
+    DecodeJxl {
+        channels: i64,
+        dtype: DType,
+    },
     /// Input: uint8 or uint16 images `[..., height, width, channels]`; one string per image.
     EncodePng {
         compression: i64,
@@ -87,6 +94,7 @@ const NAMES: &[&str] = &[
     "DecodeBmp",
     "DecodeWebP",
     "DecodeImage",
+    "DecodeJxl",
     "EncodePng",
     "EncodeJpeg",
     "EncodeJpegVariableQuality",
@@ -183,6 +191,12 @@ impl CodecOp {
                 r.expand_animations = *expand_animations;
                 r.channels = check_channels(*channels, op)?;
             }
+            DecodeJxl { channels, dtype } => {
+                if *dtype != DType::U8 {
+                    return Err(attr_error("dtype", dtype.name(), "uint8", op));
+                }
+                r.channels = check_channels(*channels, op)?;
+            }
             DecodeBmp { channels } => r.channels = check_channels(*channels, op)?,
             DecodeGif {} => {}
             _ => return Err(Error::Internal(format!("{op} is not a decode op"))),
@@ -211,6 +225,7 @@ impl Primitive for CodecOp {
             DecodeBmp { .. } => "DecodeBmp",
             DecodeWebP { .. } => "DecodeWebP",
             DecodeImage { .. } => "DecodeImage",
+            DecodeJxl { .. } => "DecodeJxl",
             EncodePng { .. } => "EncodePng",
             EncodeJpeg { .. } => "EncodeJpeg",
             EncodeJpegVariableQuality {} => "EncodeJpegVariableQuality",
@@ -550,6 +565,10 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
             DecodeImage { channels: 1, dtype: DType::F32, expand_animations: false },
             vec![jpg.clone()],
         ),
+        ex(
+            DecodeJxl { channels: 0, dtype: DType::U8 },
+            vec![scalar(include_bytes!("../../../tests/fixtures/jxl/rgba_lossless.jxl").to_vec())],
+        ),
         ex(EncodePng { compression: 3 }, vec![image.clone()]),
         ex(
             EncodeJpeg {
@@ -601,6 +620,25 @@ mod tests {
                 g[bit / 8] ^= 1 << (bit % 8);
                 let _ = jpeg::decode(&g, &flags());
                 let _ = png::decode(&g, 3, true);
+            }
+        }
+    }
+
+    /// Truncated and bit-flipped JPEG XL files are errors or images, never panics.
+    #[test]
+    fn corrupt_jxl_never_panics() {
+        let file = include_bytes!("../../../tests/fixtures/jxl/rgba_lossy.jxl");
+        let (pixels, dims) = jxl::decode(file, 0).unwrap();
+        assert_eq!(dims, [37, 53, 4]);
+        assert_eq!(pixels.len(), 37 * 53 * 4);
+        for cut in (0..file.len()).step_by(11) {
+            assert!(jxl::decode(&file[..cut], 0).is_err());
+        }
+        for bit in (0..file.len() * 8).step_by(17) {
+            let mut g = file.to_vec();
+            g[bit / 8] ^= 1 << (bit % 8);
+            if let Ok((pixels, [h, w, c])) = jxl::decode(&g, 0) {
+                assert_eq!(pixels.len(), h * w * c);
             }
         }
     }
