@@ -1,15 +1,18 @@
 """Image codecs: decode_jpeg of a 1024x768 RGB image (4:2:0, quality 90; both DCT methods, and
-ratio 2), decode_png of the same image, and encode_jpeg / encode_png, ferroflow against
-TensorFlow (run in its own interpreter, FERROFLOW_TF_PYTHON) on the same bytes. Prints the
-times and ferroflow's speed ratio."""
+ratio 2), decode_png of the same image, decode_jxl of it (lossy, libjxl's `cjxl -d 1`, kept in
+benches/data), and encode_jpeg / encode_png, ferroflow against TensorFlow (run in its own
+interpreter, FERROFLOW_TF_PYTHON) on the same bytes. Prints the times and ferroflow's speed
+ratio."""
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 from _harness import best_time, report, run_tensorflow
 
 HEIGHT, WIDTH = 768, 1024
+JXL_PATH = Path(__file__).resolve().parent / "data" / "codecs_1024x768_d1.jxl"
 
 
 def _image():
@@ -21,6 +24,7 @@ def _image():
 
 def _timings(tf, jpeg, png):
     image = tf.constant(_image())
+    jxl = JXL_PATH.read_bytes()
     cases = {
         "decode_jpeg": lambda: tf.io.decode_jpeg(jpeg),
         "decode_jpeg INTEGER_ACCURATE": lambda: tf.io.decode_jpeg(
@@ -28,6 +32,7 @@ def _timings(tf, jpeg, png):
         ),
         "decode_jpeg ratio=2": lambda: tf.io.decode_jpeg(jpeg, ratio=2),
         "decode_png": lambda: tf.io.decode_png(png),
+        "decode_jxl": lambda: tf.io.decode_jxl(jxl),
         "encode_jpeg q90": lambda: tf.io.encode_jpeg(image, quality=90),
         "encode_png": lambda: tf.io.encode_png(image),
     }
