@@ -6,8 +6,23 @@
 
 use jxl::api::{
     check_signature, Event, ExtraChannel, JxlColorType, JxlDataFormat, JxlDecoder,
-    JxlDecoderOptions, JxlOutputBuffer, JxlPixelFormat, JxlSignature,
+    JxlDecoderOptions, JxlOutputBuffer, JxlParallelRunner, JxlParallelRunnerFun, JxlPixelFormat,
+    JxlSignature,
 };
+use rayon::prelude::*;
+
+/// jxl-rs decodes groups of the image in parallel on rayon's pool (the CPU kernels' pool).
+struct RayonRunner;
+
+impl JxlParallelRunner for RayonRunner {
+    fn run(&mut self, num: usize, fun: &JxlParallelRunnerFun<'_>) -> jxl::error::Result<()> {
+        (0..num).into_par_iter().try_for_each(fun)
+    }
+
+    fn num_threads(&self) -> usize {
+        rayon::current_num_threads()
+    }
+}
 
 /// The most samples (pixels times channels) an image may have: a header can claim any size,
 /// and nothing is allocated before this is checked.
@@ -39,8 +54,9 @@ fn decode_unguarded(data: &[u8], channels: usize) -> Result<(Vec<u8>, [usize; 3]
             let stride = *w * *c;
             [JxlOutputBuffer::new(buf, *h, stride)]
         });
-        let event =
-            decoder.process(&mut input, output.as_mut().map(|o| &mut o[..]), None).map_err(
+        let event = decoder
+            .process(&mut input, output.as_mut().map(|o| &mut o[..]), Some(&mut RayonRunner))
+            .map_err(
                 |_| if decoder.basic_info().is_none() { header_error() } else { image_error() },
             )?;
         match event {
