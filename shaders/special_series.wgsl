@@ -113,6 +113,8 @@ fn sr_ldexp(v: f32, n: i32) -> f32 {
 
 // v 2^n + w 2^k as one scaled value.
 fn sr_scaled_add(a: SrScaled, b: SrScaled) -> SrScaled {
+    if (b.v == 0.0) { return a; }
+    if (a.v == 0.0) { return b; }
     let n = max(a.n, b.n);
     let da = max(a.n - n, -120);
     let db = max(b.n - n, -120);
@@ -133,7 +135,9 @@ fn sr_neg_x_log(a: f32, x: f32) -> vec2<f32> {
 // non-integer q and an integer x (the callers' domain). Terms are summed in units of the
 // largest one, |r|^-x for the r = q + k nearest 0, until q + k passes max(10, x), then the
 // Euler-Maclaurin tail; or earlier when the terms fall geometrically below float32's rounding.
-// `f64_inf` says which signs of term overflow float64 (the CPU's sum is then +-inf or NaN).
+// Far below 0 the terms are Euler-Maclaurin tails too.
+// `pos_inf` and `neg_inf` say which signs of term overflow float64 (the CPU's sum is then
+// +-inf or NaN).
 struct SrZeta {
     value: SrScaled,
     pos_inf: bool,
@@ -159,6 +163,21 @@ fn sr_zeta(x: f32, q0: f32) -> SrZeta {
     // In double-float: for odd x, the terms on either side of 0 cancel (exactly in pairs at
     // half-integer q), and float32 partial sums would keep their rounding.
     var sum = vec2<f32>(0.0, 0.0);
+    if (q < 0.0) {
+        // The terms of |q + k| >= reach, k < m, are T(b0) - T(-q + 1) with b0 = -q - m + 1
+        // and T(b) = sum_(j >= 0) (b + j)^-x (no loop of -q steps: some GPUs cut loops at
+        // 65535 iterations). For x > 1e4 they are 0 next to the terms near 0.
+        let reach = select(stop, 10.0, x > 1.0e4);
+        let m = max(floor(-q - reach) + 1.0, 0.0);
+        if (m > 0.0 && x <= 1.0e4) {
+            let near = sr_zeta_tail(x, -q - m + 1.0);
+            let far = sr_zeta_tail(x, 1.0 - q);
+            let part = sr_scaled_add(near, SrScaled(-far.v, far.n));
+            let v = ldexp(part.v, clamp(part.n - nref, -120, 120));
+            sum = vec2<f32>(select(v, -v, odd), 0.0);
+        }
+        a = q + m;
+    }
     loop {
         if (a >= stop) {
             break;
@@ -185,9 +204,20 @@ fn sr_zeta(x: f32, q0: f32) -> SrZeta {
         }
         a = a + 1.0;
     }
-    // sum_(k >= 0) (a + k)^-x = a^-x (a / (x - 1) + 1/2 + sum_j B_2j / (2j)! x (x + 1) ...
-    // (x + 2j - 2) a^(1 - 2j)), a = m 2^e with a / (x - 1) kept as m / (x - 1) 2^e.
-    let w = sr_exp(sr_neg_x_log(a, x));
+    out.value.v = sum.x + sum.y;
+    out.value = sr_scaled_add(out.value, sr_zeta_tail(x, a));
+    return out;
+}
+
+// sum_(k >= 0) (a + k)^-x for a >= max(10, x) by Euler-Maclaurin: a^-x (a / (x - 1) + 1/2 +
+// sum_j B_2j / (2j)! x (x + 1) ... (x + 2j - 2) a^(1 - 2j)), with a = m 2^e and a / (x - 1)
+// kept as m / (x - 1) 2^e.
+fn sr_zeta_tail(x: f32, a: f32) -> SrScaled {
+    let y = sr_neg_x_log(a, x);
+    if (y.x < -1.5e4) {
+        return SrScaled(0.0, 0);
+    }
+    let w = sr_exp(y);
     let parts = frexp(a);
     let lead = parts.fract / (x - 1.0);
     var bern = array<f32, 12>(
@@ -207,9 +237,7 @@ fn sr_zeta(x: f32, q0: f32) -> SrZeta {
         fac = fac * ((k + 1.0) * (k + 2.0) / (a * a));
         k = k + 2.0;
     }
-    let tail = SrScaled(w.v * (lead + ldexp(c, -parts.exp)), w.n + parts.exp);
-    out.value = sr_scaled_add(out.value, tail);
-    return out;
+    return SrScaled(w.v * (lead + ldexp(c, -parts.exp)), w.n + parts.exp);
 }
 
 fn sr_is_negative(x: f32) -> bool {
@@ -331,16 +359,18 @@ fn sr_igamma_series(a: f32, x: f32) -> f32 {
     let pre = sr_gamma_prefix(a, x);
     var ap = a;
     var term = 1.0;
-    var sum = 1.0;
-    for (var i = 0; i < 4000; i = i + 1) {
+    // In double-float: near x = a there are some 6 sqrt(a) terms, whose float32 partial sums
+    // drifted by 1e-5 from a = 3e6 on.
+    var sum = vec2<f32>(1.0, 0.0);
+    for (var i = 0; i < 60000; i = i + 1) {
         ap = ap + 1.0;
         term = term * (x / ap);
-        sum = sum + term;
-        if (term < sum * 3.0e-9) {
+        sum = sr_add(sum, vec2<f32>(term, 0.0));
+        if (term < sum.x * 3.0e-9) {
             break;
         }
     }
-    return sr_ldexp(pre.v * sum, pre.n);
+    return sr_ldexp(pre.v * (sum.x + sum.y), pre.n);
 }
 
 // Q(a, x) by its continued fraction (x >= a + 1), modified Lentz, times
@@ -352,7 +382,7 @@ fn sr_igammac_fraction(a: f32, x: f32) -> f32 {
     var c = 1.0 / tiny;
     var d = 1.0 / b;
     var h = d;
-    for (var i = 1.0; i < 4000.0; i = i + 1.0) {
+    for (var i = 1.0; i < 60000.0; i = i + 1.0) {
         let an = -i * (i - a);
         b = b + 2.0;
         d = an * d + b;
@@ -412,4 +442,117 @@ fn special_igammac(a: f32, x: f32) -> f32 {
     if (a < 1.0 && x < 1.5) { return sr_igammac_small(a, x); }
     if (x < a + 1.0) { return 1.0 - sr_igamma_series(a, x); }
     return sr_igammac_fraction(a, x);
+}
+
+// ln x - psi(a) for a >= 10 without the cancellation of two logarithms of size ln a near
+// x = a: ln(x / a) + (ln a - psi(a)), the latter by its asymptotic series.
+fn sr_log_minus_digamma(x: f32, a: f32) -> f32 {
+    let d = x - a;
+    var l = log_f(x) - log_f(a);
+    if (abs(d) <= 0.5 * a) {
+        l = log1p_f(d / a);
+    }
+    let z = 1.0 / (a * a);
+    return l + (0.5 / a + z * (1.0 / 12.0 - z * (1.0 / 120.0 - z / 252.0)));
+}
+
+// Q's continued fraction in Cephes' form (x^a e^-x / Gamma(a) factored out) and its derivative
+// in a, carried through the recurrences, rescaled together as they grow.
+fn sr_igammac_fraction_da(a: f32, x: f32) -> vec2<f32> {
+    let big = 1.8446744e19;
+    var y = 1.0 - a;
+    var z = x + 2.0 - a;
+    var c = 0.0;
+    var pkm2 = 1.0;
+    var qkm2 = x;
+    var pkm1 = x + 1.0;
+    var qkm1 = z * x;
+    var dpkm2 = 0.0;
+    var dqkm2 = 0.0;
+    var dpkm1 = 0.0;
+    var dqkm1 = -x;
+    var ans = pkm1 / qkm1;
+    var dans = (dpkm1 - ans * dqkm1) / qkm1;
+    for (var i = 0; i < 60000; i = i + 1) {
+        c = c + 1.0;
+        y = y + 1.0;
+        z = z + 2.0;
+        let yc = y * c;
+        let pk = pkm1 * z - pkm2 * yc;
+        let qk = qkm1 * z - qkm2 * yc;
+        let dpk = dpkm1 * z - pkm1 - dpkm2 * yc + pkm2 * c;
+        let dqk = dqkm1 * z - qkm1 - dqkm2 * yc + qkm2 * c;
+        var t = 1.0;
+        if (qk != 0.0) {
+            let r = pk / qk;
+            let dr = (dpk - r * dqk) / qk;
+            t = abs((dr - dans) / dr);
+            ans = r;
+            dans = dr;
+        }
+        pkm2 = pkm1;
+        pkm1 = pk;
+        qkm2 = qkm1;
+        qkm1 = qk;
+        dpkm2 = dpkm1;
+        dpkm1 = dpk;
+        dqkm2 = dqkm1;
+        dqkm1 = dqk;
+        if (abs(pk) > big) {
+            pkm2 = pkm2 / big;
+            pkm1 = pkm1 / big;
+            qkm2 = qkm2 / big;
+            qkm1 = qkm1 / big;
+            dpkm2 = dpkm2 / big;
+            dpkm1 = dpkm1 / big;
+            dqkm2 = dqkm2 / big;
+            dqkm1 = dqkm1 / big;
+        }
+        if (t <= 1.0e-7) {
+            break;
+        }
+    }
+    return vec2<f32>(ans, dans);
+}
+
+// dP(a, x)/da (TensorFlow's IgammaGradA) as the CPU and Eigen compute it: for x > 1 and x > a,
+// minus the derivative of Q's continued fraction, elsewhere P's series differentiated term by
+// term; the prefactor x^a e^-x / Gamma(a + 1) as for P, ln x - psi without cancellation.
+fn special_igamma_grad_a(a: f32, x: f32) -> f32 {
+    if (sr_igamma_domain(a, x)) { return nan(); }
+    if (special_is_zero(x) || x == special_inf()) { return 0.0; }
+    let pre = sr_gamma_prefix(a, x);
+    if (x > 1.0 && x > a) {
+        // Far below float32's range (the fraction's x (x + 2 - a) would overflow first).
+        if (pre.n < -300) { return -0.0; }
+        let f = sr_igammac_fraction_da(a, x);
+        // a (ln x - psi(a)) = a (ln x - psi(a + 1)) + 1: finite for the tiniest a.
+        var alm = a * (log_f(x) - special_digamma(a + 1.0)) + 1.0;
+        if (a >= 10.0) {
+            alm = a * sr_log_minus_digamma(x, a);
+        }
+        return -sr_ldexp(pre.v * (f.x * alm + a * f.y), pre.n);
+    }
+    var r = a;
+    var c = 1.0;
+    var ans = 1.0;
+    var dc = 0.0;
+    var dans = 0.0;
+    for (var i = 0; i < 60000; i = i + 1) {
+        r = r + 1.0;
+        let term = x / r;
+        dc = term * dc - x / (r * r) * c;
+        dans = dans + dc;
+        c = c * term;
+        ans = ans + c;
+        if (abs(dc) <= 3.0e-9 * abs(dans)) {
+            break;
+        }
+    }
+    // ln x - psi(a + 1), psi(a + 1) = psi(a) + 1 / a.
+    var lm = log_f(x) - special_digamma(a + 1.0);
+    if (a >= 10.0) {
+        lm = sr_log_minus_digamma(x, a) - 1.0 / a;
+    }
+    return sr_ldexp(pre.v * (ans * lm + dans), pre.n);
 }

@@ -2,7 +2,8 @@
 zeta, polygamma, igamma and igammac, shaders/special_series.wgsl) against ferroflow's CPU
 kernels, which compute in float64 and round once: dense grids over each function's domain and
 its edges. The GPU must run the op itself (the placement log says so), not hand it back to the
-CPU. IgammaGradA (igamma's gradient in a) stays on the CPU."""
+CPU. IgammaGradA (igamma's gradient in a, tf.raw_ops only) is reached through a gradient
+tape."""
 
 import ferroflow as tf
 import numpy as np
@@ -126,11 +127,24 @@ def _run(name, device, *args):
         return f(*[tf.constant(a) for a in args]).numpy()
 
 
+def _igamma_grad_a(device, a, x):
+    with tf.device(device):
+        ta = tf.constant(a)
+        with tf.GradientTape() as tape:
+            tape.watch(ta)
+            y = tf.math.igamma(ta, tf.constant(x))
+        return tape.gradient(y, ta).numpy()
+
+
+def _run_any(name, device, *args):
+    return _igamma_grad_a(device, *args) if name == "igamma_grad_a" else _run(name, device, *args)
+
+
 def _placed_on_gpu(capfd, name, *args):
     tf.debugging.set_log_device_placement(True)
     try:
         capfd.readouterr()
-        _run(name, "GPU:0", *args)
+        _run_any(name, "GPU:0", *args)
         log = capfd.readouterr().err
     finally:
         tf.debugging.set_log_device_placement(False)
@@ -207,7 +221,7 @@ def _series_pairs(name):
     """(first, second) operands over each series function's domain, its edges and, for the
     incomplete gamma functions, the transition region x ~ a."""
     rng = np.random.default_rng(7)
-    if name in ("igamma", "igammac"):
+    if name in ("igamma", "igammac", "igamma_grad_a"):
         a_pool = np.concatenate(
             [
                 np.logspace(-3, 4, 400),
@@ -241,7 +255,7 @@ def _series_pairs(name):
                 -np.logspace(-3, 3, 100),
                 np.arange(-10, 11),
                 np.arange(-10, 10) + 0.5,
-                [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e30],
+                [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e30, -99999.5, -123456.7],
             ]
         )
         first, second = rng.choice(x_pool, 10000), rng.choice(q_pool, 10000)
@@ -253,7 +267,7 @@ def _series_pairs(name):
                 -np.logspace(-3, 4, 300),
                 np.arange(-10, 11),
                 np.arange(-10, 10) + 0.5,
-                [0.0, -0.0, np.inf, -np.inf, np.nan, 33.0, 1e-40],
+                [0.0, -0.0, np.inf, -np.inf, np.nan, 33.0, 1e-40, -99999.3, -999999.3],
             ]
         )
         first, second = rng.choice(n_pool, 10000), rng.choice(x_pool, 10000)
@@ -267,7 +281,13 @@ def _igammac_atol(a):
     return np.where(a < 1e-6, 5e-15, 0.0)
 
 
-SERIES = {"igamma": 0.0, "igammac": _igammac_atol, "zeta": 0.0, "polygamma": 0.0}
+SERIES = {
+    "igamma": 0.0,
+    "igammac": _igammac_atol,
+    "igamma_grad_a": 0.0,
+    "zeta": 0.0,
+    "polygamma": 0.0,
+}
 
 
 @pytest.mark.parametrize("name", sorted(SERIES))
@@ -275,13 +295,13 @@ def test_series_gpu_matches_cpu(capfd, name):
     x, y = _series_pairs(name)
     on_gpu, log = _placed_on_gpu(capfd, name, x[:4], y[:4])
     assert on_gpu, log
-    cpu, gpu = _run(name, "CPU:0", x, y), _run(name, "GPU:0", x, y)
+    cpu, gpu = _run_any(name, "CPU:0", x, y), _run_any(name, "GPU:0", x, y)
     bad = _compare(cpu, gpu, SERIES[name], x)
     assert bad.size == 0, [(x[i], y[i], cpu[i], gpu[i]) for i in bad[:10]]
 
 
 def test_igamma_gradient_on_gpu():
-    # The gradient in x runs on the GPU; the one in a is IgammaGradA, a CPU kernel.
+    # Both gradients run on the GPU (the one in a through IgammaGradA).
     a = np.array([0.5, 1.0, 2.0, 3.5, 10.0, 150.0], np.float32)
     x = np.array([0.3, 1.0, 3.0, 2.0, 12.0, 140.0], np.float32)
     results = {}

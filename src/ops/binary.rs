@@ -203,8 +203,8 @@ impl Primitive for BinaryOp {
         rule(*self, &inputs[0], &inputs[1], &outputs[0], g)
     }
 
-    /// Every op but `Complex` and `IgammaGradA` has an expression (bitwise ones for integers and bool only, the rest for
-    /// float32 and more): the backend's dtype check does the rest.
+    /// Every op but `Complex` has an expression (bitwise ones for integers and bool only, the
+    /// rest for float32 and more): the backend's dtype check does the rest.
     /// TensorFlow registers no gradient for comparisons, bitwise ops and FloorDiv.
     fn decisions(&self) -> Decisions {
         Decisions {
@@ -212,11 +212,8 @@ impl Primitive for BinaryOp {
                 match self {
                     Complex => GpuKernel::CpuOnly("complex dtypes live on the CPU"),
                     // xlogy, xlog1py, xdivy and nextafter have float32 kernels
-                    // (shaders/special_funcs.wgsl); zeta, polygamma, igamma and igammac too
-                    // (shaders/special_series.wgsl).
-                    IgammaGradA => GpuKernel::CpuOnly(
-                        "special function: float64 series differentiated term by term on the CPU",
-                    ),
+                    // (shaders/special_funcs.wgsl); zeta, polygamma, igamma, igammac and
+                    // IgammaGradA too (shaders/special_series.wgsl).
                     _ => GpuKernel::Wgsl,
                 }
             },

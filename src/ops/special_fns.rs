@@ -249,8 +249,10 @@ pub fn igammac(a: f64, x: f64) -> f64 {
     }
 }
 
-/// dP(a, x)/da, TensorFlow's `IgammaGradA`: the power series of P differentiated term by
-/// term (each term x^(a+n) e^-x / Gamma(a+n+1) times ln x - psi(a+n+1)).
+/// dP(a, x)/da, TensorFlow's `IgammaGradA`, as Eigen computes it: for x > 1 and x > a, minus
+/// the derivative of Q's continued fraction (Cephes' form, differentiated along its
+/// recurrences); elsewhere the power series of P differentiated term by term. (The series alone
+/// cancels for x >> a: at a = 1, x = 40 it gave -7.5e-16 for -1.8e-17.)
 pub fn igamma_grad_a(a: f64, x: f64) -> f64 {
     if let Some(v) = igamma_domain(a, x) {
         return v;
@@ -258,23 +260,69 @@ pub fn igamma_grad_a(a: f64, x: f64) -> f64 {
     if x == 0.0 || x == f64::INFINITY {
         return 0.0;
     }
-    let lx = x.ln();
-    let mut sum = 0.0;
-    let mut log_term = a * lx - x - lgamma(a + 1.0);
-    let mut psi = digamma(a + 1.0);
-    let mut n = 0.0;
-    loop {
-        let t = log_term.exp() * (lx - psi);
-        sum += t;
-        let past_peak = a + n > x;
-        if (past_peak && t.abs() <= EPS * sum.abs()) || n > 1e6 {
+    if x > 1.0 && x > a {
+        let (ans, dans) = igammac_fraction_da(a, x);
+        let ax = igamma_prefactor(a, x).exp();
+        return -(ax * (ans * (x.ln() - digamma(a)) + dans));
+    }
+    // P = x^a e^-x / Gamma(a + 1) sum_n c_n, c_n = x^n / ((a + 1) ... (a + n)).
+    let (mut r, mut c, mut ans, mut dc, mut dans) = (a, 1.0, 1.0, 0.0, 0.0);
+    for _ in 0..100_000 {
+        r += 1.0;
+        let term = x / r;
+        dc = term * dc - x / (r * r) * c;
+        dans += dc;
+        c *= term;
+        ans += c;
+        if dc.abs() <= EPS * dans.abs() {
             break;
         }
-        n += 1.0;
-        log_term += lx - (a + n).ln();
-        psi += 1.0 / (a + n);
     }
-    sum
+    let ax = (a * x.ln() - x - lgamma(a + 1.0)).exp();
+    ax * (ans * (x.ln() - digamma(a + 1.0)) + dans)
+}
+
+/// Q's continued fraction (Cephes' `igamc`, x^a e^-x / Gamma(a) factored out) and its
+/// derivative in a, both carried through the recurrences.
+fn igammac_fraction_da(a: f64, x: f64) -> (f64, f64) {
+    const BIG: f64 = 4.503_599_627_370_496e15;
+    let (mut y, mut z, mut c) = (1.0 - a, x + 2.0 - a, 0.0);
+    let (mut pkm2, mut qkm2, mut pkm1, mut qkm1) = (1.0, x, x + 1.0, z * x);
+    let (mut dpkm2, mut dqkm2, mut dpkm1, mut dqkm1) = (0.0, 0.0, 0.0, -x);
+    let mut ans = pkm1 / qkm1;
+    let mut dans = (dpkm1 - ans * dqkm1) / qkm1;
+    for _ in 0..100_000 {
+        c += 1.0;
+        y += 1.0;
+        z += 2.0;
+        let yc = y * c;
+        let pk = pkm1 * z - pkm2 * yc;
+        let qk = qkm1 * z - qkm2 * yc;
+        let dpk = dpkm1 * z - pkm1 - dpkm2 * yc + pkm2 * c;
+        let dqk = dqkm1 * z - qkm1 - dqkm2 * yc + qkm2 * c;
+        let mut t = 1.0;
+        if qk != 0.0 {
+            let r = pk / qk;
+            let dr = (dpk - r * dqk) / qk;
+            t = ((dr - dans) / dr).abs();
+            ans = r;
+            dans = dr;
+        }
+        (pkm2, pkm1, dpkm2, dpkm1) = (pkm1, pk, dpkm1, dpk);
+        (qkm2, qkm1, dqkm2, dqkm1) = (qkm1, qk, dqkm1, dqk);
+        if pk.abs() > BIG {
+            for v in [&mut pkm2, &mut pkm1, &mut qkm2, &mut qkm1] {
+                *v /= BIG;
+            }
+            for v in [&mut dpkm2, &mut dpkm1, &mut dqkm2, &mut dqkm1] {
+                *v /= BIG;
+            }
+        }
+        if t <= EPS {
+            break;
+        }
+    }
+    (ans, dans)
 }
 
 /// The regularized incomplete beta function I_x(a, b): NaN outside a, b > 0 and 0 <= x <= 1.
@@ -796,6 +844,8 @@ mod tests {
         assert!(close(zeta(2.0, 1.0), PI * PI / 6.0, 1e-15));
         assert!(close(igamma(1.0, 2.0), 1.0 - (-2.0f64).exp(), 1e-14));
         assert!(close(igammac(1.0, 42.0), (-42.0f64).exp(), 1e-13));
+        // dP/da for x >> a, where P's series cancels (TensorFlow's float64 value).
+        assert!(close(igamma_grad_a(1.0, 40.0), -1.822_756_07e-17, 1e-8));
         assert!(close(betainc(2.0, 3.0, 0.4), 0.5248, 1e-13));
         assert!(close(erfinv(libm::erf(0.3)), 0.3, 1e-15));
         assert!(close(ndtri(0.975), 1.959_963_984_540_054, 1e-14));

@@ -72,6 +72,8 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
     match dtype {
         // The CPU rounds the quotient to float16 before flooring it.
         DType::F16 if op == FloorDiv => Some(("floor(f32(to_f16(a / b)))", DType::F16)),
+        // Ops TensorFlow has no float16 kernel for (zeta, igamma, ...) leave the CPU's error.
+        DType::F16 if !op.info().2.contains(DType::F16) => None,
         DType::F16 => binary_expr(op, DType::F32).map(as_f16),
         DType::F32 => match op {
             Equal => cmp("select(0u, 1u, a == b && !unordered(a, b))"),
@@ -98,6 +100,7 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             Polygamma => Some(("special_polygamma(a, b)", dtype)),
             Igamma => Some(("special_igamma(a, b)", dtype)),
             Igammac => Some(("special_igammac(a, b)", dtype)),
+            IgammaGradA => Some(("special_igamma_grad_a(a, b)", dtype)),
             _ => None,
         },
         DType::I32 => match op {
