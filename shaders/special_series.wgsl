@@ -9,7 +9,8 @@
 // (hi + lo, a vec2) by error-free transforms, and the exponential returns v 2^n with v near 1,
 // applied last so that results down to the subnormals round once.
 
-// A zero the compiler cannot see (p[1], the rank, is below 2^16). Error-free transforms need
+// A zero the compiler cannot see (p[1], the elementwise template's rank, is below 2^16; every
+// kernel that includes this file is generated from that template). Error-free transforms need
 // their roundings to happen as written; shader compilers may apply inexact algebra
 // ((a + b) - a to b, a b + a c to a (b + c)) to float operations, which an XOR with an unknown
 // value blocks.
