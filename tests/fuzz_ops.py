@@ -3926,7 +3926,6 @@ def _nn_image(g, rank):
     "tf.nn.conv1d_transpose",
     "tf.nn.conv3d_transpose",
     "tf.nn.conv_transpose",
-    "tf.nn.atrous_conv2d_transpose",
 )
 def _nn_conv_transpose(g):
     rank = g.int_in(3, 5)
@@ -3940,6 +3939,26 @@ def _nn_conv_transpose(g):
         out = g.pick((g.junk(), [d + 1 for d in out], out[:-1]))
     padding = g.pick(("SAME", "VALID")) if not g.bad() else g.junk()
     return [x, w, out, stride if g.p(0.7) else g.int_in(1, 3), padding], {}
+
+
+@spec("tf.nn.atrous_conv2d_transpose")
+def _nn_atrous_conv2d_transpose(g):
+    # Stride 1 dilated by `rate`: SAME keeps the spatial sizes, VALID grows them by the
+    # dilated kernel's extent less one.
+    dims, dtype, x = _nn_image(g, 4)
+    c = dims[-1] if dims else 1
+    out_c, rate = g.int_in(1, 3), g.int_in(1, 3)
+    kh, kw = g.int_in(1, 3), g.int_in(1, 3)
+    w = g.tensor(dtype=dtype, dims=[kh, kw, out_c, c])
+    padding = g.pick(("SAME", "VALID"))
+    spatial = dims[1:-1] if len(dims) == 4 else [1, 1]
+    if padding == "VALID":
+        spatial = [d + (k - 1) * rate for d, k in zip(spatial, (kh, kw))]
+    out = [dims[0] if dims else 1] + spatial + [out_c]
+    if g.bad():
+        out = g.pick((g.junk(), [d + 1 for d in out], out[:-1]))
+        padding = g.pick((padding, g.junk()))
+    return [x, w, out, rate if not g.bad() else g.int_in(-1, 3), padding], {}
 
 
 @spec("tf.nn.conv3d", "tf.nn.atrous_conv2d")
