@@ -42,6 +42,18 @@ NAMESPACES = (
     "tf.io",
     "tf.data",
     "tf.keras",
+    # Issue 20's Keras namespaces.
+    "tf.keras.layers",
+    "tf.keras.ops",
+    "tf.keras.losses",
+    "tf.keras.metrics",
+    "tf.keras.optimizers",
+    "tf.keras.callbacks",
+    "tf.keras.utils",
+    "tf.keras.applications",
+    "tf.keras.backend",
+    "tf.keras.mixed_precision",
+    "tf.keras.constraints",
 )
 
 _DUMP = """

@@ -12,6 +12,7 @@ import re as _re
 import numpy as _np
 
 import ferroflow as _tf
+from ferroflow.keras import _identifiers
 
 _EPSILON = 1e-7  # Keras' backend.epsilon()
 
@@ -209,18 +210,6 @@ def deserialize(config, custom_objects=None):
 def get(identifier):
     """The regularizer for ``identifier``; None stays None, callables come back as they are
     (a class is instantiated with no arguments)."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        if identifier == "l1_l2":
-            return _l1_l2_default()
-        obj = ALL_OBJECTS_DICT.get(identifier, None)
-    else:
-        obj = identifier
-    if callable(obj):
-        if _inspect.isclass(obj):
-            obj = obj()
-        return obj
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+    if isinstance(identifier, str) and identifier == "l1_l2":
+        return _l1_l2_default()
+    return _identifiers.resolve(identifier, ALL_OBJECTS_DICT, deserialize, "regularizer")

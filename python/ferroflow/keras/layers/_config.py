@@ -95,11 +95,11 @@ def serialize_regularizer(regularizer):
 
 
 def get_constraint(identifier):
-    """A weight constraint: None, or any callable ``constraint(weight) -> weight`` (applied
-    after each optimizer step)."""
-    if identifier is None or callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret constraint identifier: {identifier}")
+    """A weight constraint (applied after each optimizer step): None, a name or config of
+    `tf.keras.constraints`, or any callable ``constraint(weight) -> weight``."""
+    from ferroflow.keras import constraints
+
+    return constraints.get(identifier)
 
 
 def serialize_constraint(constraint):
