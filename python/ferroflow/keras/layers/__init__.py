@@ -2,6 +2,7 @@
 reshaping, merging, convolution and pooling layers."""
 
 from ferroflow.keras.layers.activation import Activation
+from ferroflow.keras.layers.activation_layers import ELU, Identity, LeakyReLU, ReLU, Softmax
 from ferroflow.keras.layers.batch_normalization import BatchNormalization
 from ferroflow.keras.layers.conv import Conv1D, Conv2D
 from ferroflow.keras.layers.dense import Dense
@@ -37,21 +38,26 @@ __all__ = [
     "Conv2D",
     "Dense",
     "Dropout",
+    "ELU",
     "Embedding",
     "Flatten",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "Identity",
     "Input",
     "InputLayer",
     "InputSpec",
     "Lambda",
     "Layer",
     "LayerNormalization",
+    "LeakyReLU",
     "MaxPooling1D",
     "MaxPooling2D",
+    "ReLU",
     "Reshape",
+    "Softmax",
     "add",
     "concatenate",
 ]
