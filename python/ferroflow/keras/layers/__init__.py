@@ -15,6 +15,18 @@ from ferroflow.keras.layers.lambda_layer import Lambda
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.layer_normalization import LayerNormalization
 from ferroflow.keras.layers.merging import Add, Concatenate, add, concatenate
+from ferroflow.keras.layers.merging_elementwise import (
+    Average,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    average,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from ferroflow.keras.layers.pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -30,6 +42,7 @@ from ferroflow.keras.layers.reshape import Reshape
 __all__ = [
     "Activation",
     "Add",
+    "Average",
     "AveragePooling1D",
     "AveragePooling2D",
     "BatchNormalization",
@@ -55,9 +68,18 @@ __all__ = [
     "LeakyReLU",
     "MaxPooling1D",
     "MaxPooling2D",
+    "Maximum",
+    "Minimum",
+    "Multiply",
     "ReLU",
     "Reshape",
     "Softmax",
+    "Subtract",
     "add",
+    "average",
     "concatenate",
+    "maximum",
+    "minimum",
+    "multiply",
+    "subtract",
 ]
