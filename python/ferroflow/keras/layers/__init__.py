@@ -37,6 +37,7 @@ from ferroflow.keras.layers.pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from ferroflow.keras.layers.repeat_permute import Permute, RepeatVector
 from ferroflow.keras.layers.reshape import Reshape
 
 __all__ = [
@@ -71,7 +72,9 @@ __all__ = [
     "Maximum",
     "Minimum",
     "Multiply",
+    "Permute",
     "ReLU",
+    "RepeatVector",
     "Reshape",
     "Softmax",
     "Subtract",
