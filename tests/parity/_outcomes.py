@@ -12,3 +12,12 @@ def error_classes(calls):
         except Exception as e:  # noqa: BLE001 - the class is what is compared
             out.append(type(e).__name__)
     return out
+
+
+def output_and_gradient(tf, fn, t):
+    """``fn(t)`` and the gradient of ``sum(fn(t) ** 2)`` with respect to ``t``."""
+    with tf.GradientTape() as tape:
+        tape.watch(t)
+        y = fn(t)
+        loss = tf.reduce_sum(y * y)
+    return y, tape.gradient(loss, t)

@@ -3,7 +3,7 @@ and gradients, symbolic shapes, configs, and argument and input-rank errors."""
 
 import pytest
 
-from ._outcomes import error_classes
+from ._outcomes import error_classes, output_and_gradient
 from .harness import assert_parity
 
 DEVICES = ["CPU:0", "GPU:0"]
@@ -23,18 +23,13 @@ def _values(tf, device):
             (L.Permute((3, 2, 1)), x4),
             (L.Permute([1, 2, 3]), x4),
         ):
-            t = tf.constant(x)
-            with tf.GradientTape() as tape:
-                tape.watch(t)
-                y = layer(t)
-                loss = tf.reduce_sum(y)
-            out.append((y, tape.gradient(tf.reduce_sum(y * y), t), loss))
+            out.append(output_and_gradient(tf, layer, tf.constant(x)))
     return out
 
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_values_and_gradients(tf_oracle, device):
-    assert_parity(tf_oracle, _values, (device,), rtol=0, atol=0)
+    assert_parity(tf_oracle, _values, (device,), rtol=0, atol=0, helpers=[output_and_gradient])
 
 
 def _shapes_configs_errors(tf):

@@ -10,8 +10,8 @@ def clear_session(free_memory=True):
     counters behind automatic names start again, so the next `Dense` layer is ``dense`` again,
     and likewise for input tensors, losses, metrics and optimizers. With `free_memory`, runs
     Python's garbage collector, freeing what only old models and layers held."""
+    from ferroflow.keras import _naming as loss_naming
     from ferroflow.keras.layers import layer
-    from ferroflow.keras.losses import _naming as loss_naming
     from ferroflow.keras.optimizers import _naming as optimizer_naming
 
     layer.reset_names()

@@ -39,6 +39,7 @@ from ferroflow.keras.layers.pooling import (
 )
 from ferroflow.keras.layers.repeat_permute import Permute, RepeatVector
 from ferroflow.keras.layers.reshape import Reshape
+from ferroflow.keras.layers.zero_padding import ZeroPadding1D, ZeroPadding2D, ZeroPadding3D
 
 __all__ = [
     "Activation",
@@ -78,6 +79,9 @@ __all__ = [
     "Reshape",
     "Softmax",
     "Subtract",
+    "ZeroPadding1D",
+    "ZeroPadding2D",
+    "ZeroPadding3D",
     "add",
     "average",
     "concatenate",

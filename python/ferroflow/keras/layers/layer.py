@@ -18,9 +18,9 @@ from ferroflow import dtypes as _dtypes
 from ferroflow import nest
 from ferroflow.array_ops import cast, convert_to_tensor, is_tensor, shape
 from ferroflow.keras import _call_context
+from ferroflow.keras._naming import to_snake_case
 from ferroflow.keras.layers import _config
 from ferroflow.keras.layers.input_spec import assert_input_compatibility
-from ferroflow.module import camel_to_snake
 from ferroflow.train.trackable import AutoTrackable
 from ferroflow.variables import Variable
 
@@ -162,7 +162,8 @@ class Layer(AutoTrackable):
                 f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}"
             )
         if name is None:
-            name = unique_name(camel_to_snake(type(self).__name__))
+            # Keras's snake case ("Conv2D" -> "conv2d"), not tf.Module's ("conv2_d").
+            name = unique_name(to_snake_case(type(self).__name__))
         if not isinstance(name, str) or "/" in name:
             raise ValueError(
                 "Argument `name` must be a string and cannot contain character `/`. "

@@ -1,7 +1,7 @@
 """`tf.keras.losses.Loss`: the base class of the losses (Keras 3 semantics)."""
 
+from ferroflow.keras._naming import auto_name
 from ferroflow.keras.losses import _backend as K
-from ferroflow.keras.losses._naming import auto_name
 from ferroflow.keras.losses._tensor_notes import get_keras_mask
 from ferroflow.keras.losses.reduction import reduce_weighted_values, standardize_reduction
 from ferroflow.name_scope import name_scope

@@ -1,8 +1,8 @@
 """`tf.keras.metrics.Metric`: the base class of the stateful metrics (Keras 3 semantics)."""
 
 from ferroflow import array_ops, dtypes
+from ferroflow.keras._naming import auto_name
 from ferroflow.keras.losses import _backend as K
-from ferroflow.keras.losses._naming import auto_name
 from ferroflow.name_scope import name_scope
 from ferroflow.train.trackable import AutoTrackable
 from ferroflow.variables import Variable, VariableAggregation, VariableSynchronization

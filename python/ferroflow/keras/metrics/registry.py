@@ -2,8 +2,8 @@
 
 import inspect
 
+from ferroflow.keras._naming import to_snake_case
 from ferroflow.keras._serialization import serialize_object
-from ferroflow.keras.losses._naming import to_snake_case
 from ferroflow.keras.metrics import (
     accuracy_metrics,
     hinge_metrics,

@@ -2,17 +2,12 @@
 unique by a process-wide counter ("adam", "adam_1", ...)."""
 
 import collections
-import re
+
+from ferroflow.keras._naming import to_snake_case
 
 __all__ = ["auto_name", "reset_names", "to_snake_case"]
 
 _uids = collections.defaultdict(int)
-
-
-def to_snake_case(name):
-    name = re.sub(r"\W+", "", name)
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def auto_name(prefix):

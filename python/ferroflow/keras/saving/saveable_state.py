@@ -8,19 +8,13 @@ not have, in name order with private ones last (Sequential and functional models
 (``dense``, ``dense_1``...) and a nested container ``container``, ``container_1``... Each
 saveable is saved once, at the first path that reaches it."""
 
-import re
 import warnings
 
 import numpy as np
 
+from ferroflow.keras._naming import to_snake_case
+
 __all__ = ["VarsStore", "load_state", "save_state"]
-
-
-def to_snake_case(name):
-    """Keras's snake case of a class name ("InputLayer" -> "input_layer")."""
-    name = re.sub(r"\W+", "", name)
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class VarsStore:

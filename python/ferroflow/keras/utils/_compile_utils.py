@@ -9,7 +9,7 @@ from ferroflow import dtypes as _dtypes
 from ferroflow import math as tf_math
 from ferroflow.keras import losses as losses_module
 from ferroflow.keras import metrics as metrics_module
-from ferroflow.keras.losses._naming import to_snake_case
+from ferroflow.keras._naming import to_snake_case
 
 __all__ = ["CompileLoss", "CompileMetrics", "get_loss", "get_metric", "get_object_name"]
 

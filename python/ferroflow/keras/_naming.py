@@ -1,4 +1,5 @@
-"""Keras' default object names: the class name in snake case, made unique with ``_1``, ``_2``..."""
+"""Keras' default object names: the class name in snake case ("Conv2D" -> "conv2d"), made
+unique with ``_1``, ``_2``..."""
 
 import collections
 import re
