@@ -5,6 +5,7 @@ from ferroflow.keras.layers.activation import Activation
 from ferroflow.keras.layers.activation_layers import ELU, Identity, LeakyReLU, ReLU, Softmax
 from ferroflow.keras.layers.batch_normalization import BatchNormalization
 from ferroflow.keras.layers.conv import Conv1D, Conv2D
+from ferroflow.keras.layers.cropping import Cropping1D, Cropping2D, Cropping3D
 from ferroflow.keras.layers.dense import Dense
 from ferroflow.keras.layers.dropout import Dropout
 from ferroflow.keras.layers.embedding import Embedding
@@ -51,6 +52,9 @@ __all__ = [
     "Concatenate",
     "Conv1D",
     "Conv2D",
+    "Cropping1D",
+    "Cropping2D",
+    "Cropping3D",
     "Dense",
     "Dropout",
     "ELU",

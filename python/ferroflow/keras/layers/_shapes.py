@@ -12,6 +12,7 @@ __all__ = [
     "standardize_data_format",
     "standardize_padding",
     "standardize_tuple",
+    "spatial_pairs",
     "validate_reshape_shape",
 ]
 
@@ -47,6 +48,33 @@ def standardize_tuple(value, n, name, allow_zero=False):
             f"{error_msg}, including values {unqualified} that do not satisfy `value {req_msg}`"
         )
     return tuple(int(v) for v in value_tuple)
+
+
+_ORDINALS = ("1st", "2nd", "3rd")
+
+
+def spatial_pairs(value, rank, name):
+    """``value`` (ZeroPadding's ``padding``, Cropping's ``cropping``) as ``rank`` (before,
+    after) pairs, checked as Keras 3 checks it: an int, one int per axis, or a pair per axis."""
+    if rank == 1:
+        return (standardize_tuple(value, 2, name, allow_zero=True),)
+    if isinstance(value, int):
+        if name == "cropping" and value < 0:
+            raise ValueError(f"`cropping` cannot be negative. Received: cropping={value}.")
+        return ((value, value),) * rank
+    if not hasattr(value, "__len__"):
+        raise ValueError(
+            f"`{name}` should be either an int, a tuple of {rank} ints, or a tuple of "
+            f"{rank} tuples of 2 ints. Received: {name}={value}."
+        )
+    if len(value) != rank:
+        if rank == 2:
+            raise ValueError(f"`{name}` should have two elements. Received: {name}={value}.")
+        raise ValueError(f"`{name}` should have {rank} elements. Received: {value}.")
+    return tuple(
+        standardize_tuple(v, 2, f"{_ORDINALS[i]} entry of {name}", allow_zero=True)
+        for i, v in enumerate(value)
+    )
 
 
 def standardize_padding(value, allow_causal=False):
