@@ -40,6 +40,7 @@ from ferroflow.keras.layers.pooling import (
 )
 from ferroflow.keras.layers.repeat_permute import Permute, RepeatVector
 from ferroflow.keras.layers.reshape import Reshape
+from ferroflow.keras.layers.up_sampling import UpSampling1D, UpSampling2D, UpSampling3D
 from ferroflow.keras.layers.zero_padding import ZeroPadding1D, ZeroPadding2D, ZeroPadding3D
 
 __all__ = [
@@ -83,6 +84,9 @@ __all__ = [
     "Reshape",
     "Softmax",
     "Subtract",
+    "UpSampling1D",
+    "UpSampling2D",
+    "UpSampling3D",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "ZeroPadding3D",

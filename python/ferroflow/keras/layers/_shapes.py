@@ -8,6 +8,7 @@ import numpy as np
 __all__ = [
     "conv_output_shape",
     "pooling_output_shape",
+    "positive_int",
     "reshape_output_shape",
     "standardize_data_format",
     "standardize_padding",
@@ -51,6 +52,17 @@ def standardize_tuple(value, n, name, allow_zero=False):
 
 
 _ORDINALS = ("1st", "2nd", "3rd")
+
+
+def positive_int(value, name):
+    """``value`` if it is a positive int (not a bool): TypeError or ValueError otherwise."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"Expected an integer value for `{name}`, got {type(value)}.")
+    if value <= 0:
+        raise ValueError(
+            f"Argument `{name}` should be a positive integer. Received: {name}={value}"
+        )
+    return value
 
 
 def spatial_pairs(value, rank, name):

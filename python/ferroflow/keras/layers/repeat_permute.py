@@ -2,6 +2,7 @@
 `tf.keras.layers.Permute` (the non-batch axes reordered), with Keras 3's argument checks."""
 
 import ferroflow as _tf
+from ferroflow.keras.layers._shapes import positive_int
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
 
@@ -13,11 +14,7 @@ class RepeatVector(Layer):
 
     def __init__(self, n, **kwargs):
         super().__init__(**kwargs)
-        if not isinstance(n, int) or isinstance(n, bool):
-            raise TypeError(f"Expected an integer value for `n`, got {type(n)}.")
-        if n <= 0:
-            raise ValueError(f"Argument `n` should be a positive integer. Received: n={n}")
-        self.n = n
+        self.n = positive_int(n, "n")
         self.input_spec = InputSpec(ndim=2)
         self.built = True
 
