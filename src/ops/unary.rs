@@ -146,6 +146,14 @@ fn conj(x: &Tensor) -> Result<Tensor> {
     crate::autodiff::conj(x)
 }
 
+/// `grad` with zeros where the upstream `g` is zero: TensorFlow's SqrtGrad, RsqrtGrad and
+/// ReciprocalGrad kernels return 0 there, so an infinite local derivative (at 0, or at an
+/// infinite output) times a zero upstream is 0, not NaN (e.g. a unit-normalised zero vector).
+fn zero_where_upstream_zero(g: &Tensor, grad: Tensor) -> Result<Tensor> {
+    let zero = ops::equal(g, &c(g, 0.0))?;
+    ops::select(&zero, &zeros_like(&grad)?, &grad)
+}
+
 /// 1 - x^2, the radicand of the inverse sine and cosine's derivatives.
 fn one_minus_square(x: &Tensor) -> Result<Tensor> {
     ops::sub(&c(x, 1.0), &ops::square(x)?)
@@ -194,14 +202,17 @@ unary_ops! {
         cpu: |x, b, bad| inexact!(b, bad, |a| a.sqrt()),
         fused: |a| a.sqrt(),
         gpu: [F32 => "sqrt_f(a)"],
-        grad: Rule(|_, y, g| ops::div(&ops::mul(g, &c(g, 0.5))?, &conj(y)?)),
+        grad: Rule(|_, y, g| zero_where_upstream_zero(g, ops::div(&ops::mul(g, &c(g, 0.5))?, &conj(y)?)?)),
     },
     Rsqrt {
         tf: "Rsqrt", python: "rsqrt", dtypes: DTypeSet::INEXACT,
         cpu: |x, b, bad| inexact!(b, bad, |a| Num::div(Num::one(), a.sqrt())),
         fused: |a| Num::div(Num::one(), a.sqrt()),
         gpu: [F32 => "rsqrt_f(a)"],
-        grad: Rule(|_, y, g| chain(g, &ops::mul(&ops::mul(y, &ops::square(y)?)?, &c(y, -0.5))?)),
+        grad: Rule(|_, y, g| {
+            let d = ops::mul(&ops::mul(y, &ops::square(y)?)?, &c(y, -0.5))?;
+            zero_where_upstream_zero(g, chain(g, &d)?)
+        }),
     },
     Exp {
         tf: "Exp", python: "exp", dtypes: DTypeSet::INEXACT,
@@ -359,7 +370,7 @@ unary_ops! {
         cpu: |x, b, bad| with_numeric!(b, v => un(v, |a| Num::div(Num::one(), a)), else return Err(bad())),
         fused: |a| Num::div(Num::one(), a),
         gpu: [F32 => "1.0 / a"],
-        grad: Rule(|_, y, g| ops::neg(&chain(g, &ops::square(y)?)?)),
+        grad: Rule(|_, y, g| zero_where_upstream_zero(g, ops::neg(&chain(g, &ops::square(y)?)?)?)),
     },
     LogicalNot {
         tf: "LogicalNot", python: "logical_not", dtypes: DTypeSet::BOOL,

@@ -232,3 +232,22 @@ def test_complex_abs_gradient(tf):
         dtype: three_ways(tf, tf.abs, tf.constant([3 + 4j, 1 - 1j, 0j, -2j], dtype))
         for dtype in (tf.complex64, tf.complex128)
     }
+
+
+@parity(helpers=[three_ways])
+def test_masked_sqrt_rsqrt_reciprocal_gradient_is_zero(tf):
+    # tf.where(x > 0, sqrt(x), 0) at x = 0 sends a zero upstream into an infinite derivative:
+    # TensorFlow's SqrtGrad, RsqrtGrad and ReciprocalGrad give 0 there, not NaN (a silent NaN
+    # in ferroflow before, e.g. through UnitNormalization of a zero vector).
+    def masked(x):
+        safe = x > 0
+        return tf.stack(
+            [
+                tf.where(safe, tf.sqrt(x), 0.0),
+                tf.where(safe, tf.math.rsqrt(x), 0.0),
+                tf.where(safe, tf.math.reciprocal(x), 0.0),
+                tf.minimum(tf.math.rsqrt(tf.square(x)), 1e12),
+            ]
+        )
+
+    return three_ways(tf, masked, [0.0, 0.25, 4.0, -0.0])

@@ -40,11 +40,13 @@ from ferroflow.keras.layers.pooling import (
 )
 from ferroflow.keras.layers.repeat_permute import Permute, RepeatVector
 from ferroflow.keras.layers.reshape import Reshape
+from ferroflow.keras.layers.unit_normalization import ActivityRegularization, UnitNormalization
 from ferroflow.keras.layers.up_sampling import UpSampling1D, UpSampling2D, UpSampling3D
 from ferroflow.keras.layers.zero_padding import ZeroPadding1D, ZeroPadding2D, ZeroPadding3D
 
 __all__ = [
     "Activation",
+    "ActivityRegularization",
     "Add",
     "Average",
     "AveragePooling1D",
@@ -84,6 +86,7 @@ __all__ = [
     "Reshape",
     "Softmax",
     "Subtract",
+    "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
     "UpSampling3D",
