@@ -146,12 +146,20 @@ fn conj(x: &Tensor) -> Result<Tensor> {
     crate::autodiff::conj(x)
 }
 
-/// `grad` with zeros where the upstream `g` is zero: TensorFlow's SqrtGrad, RsqrtGrad and
-/// ReciprocalGrad kernels return 0 there, so an infinite local derivative (at 0, or at an
-/// infinite output) times a zero upstream is 0, not NaN (e.g. a unit-normalised zero vector).
-fn zero_where_upstream_zero(g: &Tensor, grad: Tensor) -> Result<Tensor> {
-    let zero = ops::equal(g, &c(g, 0.0))?;
-    ops::select(&zero, &zeros_like(&grad)?, &grad)
+/// `g` times the local derivative `d`, 0 where `g` is 0 and `d` is not finite: TensorFlow's
+/// SqrtGrad, RsqrtGrad and ReciprocalGrad return 0 wherever the upstream is 0, so an infinite
+/// derivative (at 0, or at an infinite output) times a zero upstream is 0, not NaN (e.g.
+/// `tf.where(x > 0, tf.sqrt(x), 0)` at 0). Only the non-finite derivatives are masked, so the
+/// result stays linear in `g` with slope `d` wherever `d` is finite (forward mode
+/// differentiates this rule with respect to a zero `g`).
+fn chain_zero_upstream_safe(g: &Tensor, d: &Tensor) -> Result<Tensor> {
+    if d.dtype().is_complex() {
+        return chain(g, d);
+    }
+    let zero_upstream = ops::equal(g, &c(g, 0.0))?;
+    let infinite = ops::logical_not(&ops::unary(UnaryOp::IsFinite, d)?)?;
+    let mask = ops::logical_and(&zero_upstream, &infinite)?;
+    chain(g, &ops::select(&mask, &zeros_like(d)?, d)?)
 }
 
 /// 1 - x^2, the radicand of the inverse sine and cosine's derivatives.
@@ -202,7 +210,10 @@ unary_ops! {
         cpu: |x, b, bad| inexact!(b, bad, |a| a.sqrt()),
         fused: |a| a.sqrt(),
         gpu: [F32 => "sqrt_f(a)"],
-        grad: Rule(|_, y, g| zero_where_upstream_zero(g, ops::div(&ops::mul(g, &c(g, 0.5))?, &conj(y)?)?)),
+        grad: Rule(|_, y, g| {
+            let d = ops::div(&c(y, 0.5), y)?;
+            chain_zero_upstream_safe(g, &d)
+        }),
     },
     Rsqrt {
         tf: "Rsqrt", python: "rsqrt", dtypes: DTypeSet::INEXACT,
@@ -211,7 +222,7 @@ unary_ops! {
         gpu: [F32 => "rsqrt_f(a)"],
         grad: Rule(|_, y, g| {
             let d = ops::mul(&ops::mul(y, &ops::square(y)?)?, &c(y, -0.5))?;
-            zero_where_upstream_zero(g, chain(g, &d)?)
+            chain_zero_upstream_safe(g, &d)
         }),
     },
     Exp {
@@ -370,7 +381,7 @@ unary_ops! {
         cpu: |x, b, bad| with_numeric!(b, v => un(v, |a| Num::div(Num::one(), a)), else return Err(bad())),
         fused: |a| Num::div(Num::one(), a),
         gpu: [F32 => "1.0 / a"],
-        grad: Rule(|_, y, g| zero_where_upstream_zero(g, ops::neg(&chain(g, &ops::square(y)?)?)?)),
+        grad: Rule(|_, y, g| chain_zero_upstream_safe(g, &ops::neg(&ops::square(y)?)?)),
     },
     LogicalNot {
         tf: "LogicalNot", python: "logical_not", dtypes: DTypeSet::BOOL,
