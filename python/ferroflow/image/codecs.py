@@ -40,6 +40,12 @@ def _contents(contents):
     return tf.convert_to_tensor(contents, dtype=tf.string)
 
 
+def _decode_with_dtype(op, contents, channels, dtype):
+    """A decode op whose attributes are `channels` and an output `dtype`."""
+    dtype = _dtypes.as_dtype(dtype).name
+    return _op(op, [_contents(contents)], channels=int(channels), dtype=dtype)
+
+
 def _jpeg_attrs(
     channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method
 ):
@@ -99,8 +105,7 @@ def decode_and_crop_jpeg(
 
 def decode_png(contents, channels=0, dtype=_dtypes.uint8, name=None):
     """Decodes a PNG (or JPEG, or one-frame GIF) image to uint8 or uint16 `[h, w, channels]`."""
-    dtype = _dtypes.as_dtype(dtype).name
-    return _op("DecodePng", [_contents(contents)], channels=int(channels), dtype=dtype)
+    return _decode_with_dtype("DecodePng", contents, channels, dtype)
 
 
 def decode_gif(contents, name=None):
@@ -115,16 +120,14 @@ def decode_bmp(contents, channels=0, name=None):
 
 def decode_webp(contents, channels=0, dtype=_dtypes.uint8, name=None):
     """Decodes a WebP image to uint8 `[frames, height, width, channels]`."""
-    dtype = _dtypes.as_dtype(dtype).name
-    return _op("DecodeWebP", [_contents(contents)], channels=int(channels), dtype=dtype)
+    return _decode_with_dtype("DecodeWebP", contents, channels, dtype)
 
 
 def decode_jxl(contents, channels=0, dtype=_dtypes.uint8, name=None):
     """Decodes a JPEG XL image to uint8 `[height, width, channels]` (an animation's last
     frame); `channels` 0 takes the file's, any other must equal it (1, 3 or 4). PNG, JPEG and
     BMP bytes decode as under the other decode ops."""
-    dtype = _dtypes.as_dtype(dtype).name
-    return _op("DecodeJxl", [_contents(contents)], channels=int(channels), dtype=dtype)
+    return _decode_with_dtype("DecodeJxl", contents, channels, dtype)
 
 
 def decode_image(contents, channels=None, dtype=_dtypes.uint8, name=None, expand_animations=True):
