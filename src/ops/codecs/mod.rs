@@ -204,7 +204,7 @@ impl CodecOp {
         Ok(r)
     }
 
-    fn is_decode(&self) -> bool {
+    pub(crate) fn is_decode(&self) -> bool {
         !matches!(
             self,
             EncodePng { .. }
