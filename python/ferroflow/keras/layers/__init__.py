@@ -3,18 +3,22 @@ reshaping, merging, convolution and pooling layers."""
 
 from ferroflow.keras.layers.activation import Activation
 from ferroflow.keras.layers.activation_layers import ELU, Identity, LeakyReLU, ReLU, Softmax
+from ferroflow.keras.layers.attention import AdditiveAttention, Attention
 from ferroflow.keras.layers.batch_normalization import BatchNormalization
 from ferroflow.keras.layers.conv import Conv1D, Conv2D
 from ferroflow.keras.layers.cropping import Cropping1D, Cropping2D, Cropping3D
 from ferroflow.keras.layers.dense import Dense
 from ferroflow.keras.layers.dropout import Dropout
+from ferroflow.keras.layers.einsum_dense import EinsumDense
 from ferroflow.keras.layers.embedding import Embedding
 from ferroflow.keras.layers.flatten import Flatten
+from ferroflow.keras.layers.grouped_query_attention import GroupQueryAttention
 from ferroflow.keras.layers.input_layer import Input, InputLayer
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.lambda_layer import Lambda
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.layer_normalization import LayerNormalization
+from ferroflow.keras.layers.masking import Masking
 from ferroflow.keras.layers.merging import Add, Concatenate, add, concatenate
 from ferroflow.keras.layers.merging_elementwise import (
     Average,
@@ -28,6 +32,7 @@ from ferroflow.keras.layers.merging_elementwise import (
     multiply,
     subtract,
 )
+from ferroflow.keras.layers.multi_head_attention import MultiHeadAttention
 from ferroflow.keras.layers.pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -40,6 +45,7 @@ from ferroflow.keras.layers.pooling import (
 )
 from ferroflow.keras.layers.repeat_permute import Permute, RepeatVector
 from ferroflow.keras.layers.reshape import Reshape
+from ferroflow.keras.layers.reversible_embedding import ReversibleEmbedding
 from ferroflow.keras.layers.unit_normalization import ActivityRegularization, UnitNormalization
 from ferroflow.keras.layers.up_sampling import UpSampling1D, UpSampling2D, UpSampling3D
 from ferroflow.keras.layers.zero_padding import ZeroPadding1D, ZeroPadding2D, ZeroPadding3D
@@ -48,6 +54,8 @@ __all__ = [
     "Activation",
     "ActivityRegularization",
     "Add",
+    "AdditiveAttention",
+    "Attention",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
@@ -61,12 +69,14 @@ __all__ = [
     "Dense",
     "Dropout",
     "ELU",
+    "EinsumDense",
     "Embedding",
     "Flatten",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GroupQueryAttention",
     "Identity",
     "Input",
     "InputLayer",
@@ -79,11 +89,13 @@ __all__ = [
     "MaxPooling2D",
     "Maximum",
     "Minimum",
+    "MultiHeadAttention",
     "Multiply",
     "Permute",
     "ReLU",
     "RepeatVector",
     "Reshape",
+    "ReversibleEmbedding",
     "Softmax",
     "Subtract",
     "UnitNormalization",

@@ -1,0 +1,207 @@
+"""`tf.keras.layers.GroupQueryAttention` (class `GroupedQueryAttention`, as in Keras 3):
+``num_query_heads`` query heads share ``num_key_value_heads`` key and value heads. Unlike
+`MultiHeadAttention` it takes the query mask from ``query_mask`` (Keras's call fills it from
+``query._keras_mask``) and attaches no mask to its output."""
+
+import math
+
+import ferroflow as _tf
+from ferroflow.keras.layers import _attention_masks as _masks
+from ferroflow.keras.layers.activation_layers import Softmax
+from ferroflow.keras.layers.dropout import Dropout
+from ferroflow.keras.layers.einsum_dense import EinsumDense
+from ferroflow.keras.layers.multi_head_attention import (
+    _AttentionBase,
+    _check_flash_attention,
+    _check_sliding_window,
+)
+
+__all__ = ["GroupQueryAttention", "GroupedQueryAttention"]
+
+
+class GroupedQueryAttention(_AttentionBase):
+    """Grouped-query attention (Ainslie et al., 2023): heads of size ``head_dim``; each of
+    the ``num_key_value_heads`` key/value heads serves ``num_query_heads //
+    num_key_value_heads`` query heads. The output has the query's feature size."""
+
+    def __init__(
+        self,
+        head_dim,
+        num_query_heads,
+        num_key_value_heads,
+        dropout=0.0,
+        use_bias=True,
+        sliding_window=None,
+        flash_attention=None,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        use_gate=False,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.head_dim = head_dim
+        self.num_query_heads = num_query_heads
+        self.num_key_value_heads = num_key_value_heads
+        if num_query_heads % num_key_value_heads != 0:
+            raise ValueError("`num_query_heads` must be divisible by `num_key_value_heads`.")
+        self.num_repeats = num_query_heads // num_key_value_heads
+        self.dropout = dropout
+        self.use_bias = use_bias
+        self.use_gate = use_gate
+        _check_sliding_window(sliding_window)
+        self.sliding_window = sliding_window
+        _check_flash_attention(flash_attention)
+        self._init_weights_config(
+            kernel_initializer,
+            bias_initializer,
+            kernel_regularizer,
+            bias_regularizer,
+            activity_regularizer,
+            kernel_constraint,
+            bias_constraint,
+        )
+        self.seed = seed
+        self._inverse_sqrt_head_dim = 1.0 / math.sqrt(float(head_dim))
+
+    def _dense(self, equation, heads, bias_axes, name, input_shape, **extra):
+        layer = EinsumDense(
+            equation,
+            output_shape=(None, heads, self.head_dim) if heads else (None, self.feature_dim),
+            bias_axes=bias_axes if self.use_bias else None,
+            name=name,
+            **extra,
+            **self._common_kwargs(),
+        )
+        layer.build(input_shape)
+        return self._sublayer(layer)
+
+    def build(self, query_shape, value_shape, key_shape=None):
+        key_shape = value_shape if key_shape is None else key_shape
+        self.feature_dim = query_shape[-1]
+        q_heads, kv_heads = self.num_query_heads, self.num_key_value_heads
+        self._query_dense = self._dense("bqm,muh->bquh", q_heads, "uh", "query", query_shape)
+        self._key_dense = self._dense("bkm,mvh->bkvh", kv_heads, "vh", "key", key_shape)
+        if self.use_gate:
+            self._gate_dense = self._dense(
+                "bqm,muh->bquh", q_heads, "uh", "gate", query_shape, activation="sigmoid"
+            )
+        self._value_dense = self._dense("bkm,mvh->bkvh", kv_heads, "vh", "value", value_shape)
+        self._softmax = self._sublayer(Softmax(axis=-1, dtype=self.dtype))
+        self._dropout_layer = self._sublayer(
+            Dropout(rate=self.dropout, dtype=self.dtype, seed=self.seed)
+        )
+        self._output_dense = self._dense(
+            "bquh,uhm->bqm", None, "m", "attention_output", (None, None, q_heads, self.head_dim)
+        )
+        self.built = True
+
+    def _compute_attention(self, query, key, value, attention_mask, training, return_scores):
+        if not (self.dropout > 0.0 or return_scores or query.shape.rank != 4):
+            if attention_mask is not None:
+                for _ in range(4 - attention_mask.shape.rank):
+                    attention_mask = _tf.expand_dims(attention_mask, -3)
+                attention_mask = _tf.cast(attention_mask, _tf.bool)
+            output = _masks.dot_product_attention(
+                query, key, value, attention_mask, self._inverse_sqrt_head_dim
+            )
+            return output, None
+        query = query * _tf.cast(self._inverse_sqrt_head_dim, query.dtype)
+        scores = _tf.einsum("bquh,bkuh->buqk", query, key)
+        scores = self._masked_softmax(scores, attention_mask, 1)
+        dropped = self._dropout_layer(scores, training=training) if self.dropout > 0 else scores
+        return _tf.einsum("buqk,bkuh->bquh", dropped, value), scores
+
+    def call(
+        self,
+        query,
+        value,
+        key=None,
+        query_mask=None,
+        value_mask=None,
+        key_mask=None,
+        attention_mask=None,
+        return_attention_scores=False,
+        training=None,
+        use_causal_mask=False,
+    ):
+        value = self._as_input(value)
+        key = value if key is None else self._as_input(key)
+        if query_mask is None:
+            query_mask = _masks.get_keras_mask(query)
+        if value_mask is None:
+            value_mask = _masks.get_keras_mask(value)
+        if key_mask is None and key is not value:
+            key_mask = _masks.get_keras_mask(key)
+        if attention_mask is not None:
+            attention_mask = _tf.convert_to_tensor(attention_mask)
+        attention_mask = _masks.attention_mask_from(
+            query,
+            value,
+            query_mask,
+            value_mask,
+            key_mask,
+            attention_mask,
+            use_causal_mask,
+            self.sliding_window,
+            cast_explicit_mask=False,
+        )
+        if self.use_gate:
+            gate = self._gate_dense(query)
+        projected_query = self._query_dense(query)
+        projected_key = _tf.repeat(self._key_dense(key), self.num_repeats, axis=2)
+        projected_value = _tf.repeat(self._value_dense(value), self.num_repeats, axis=2)
+        output, scores = self._compute_attention(
+            projected_query,
+            projected_key,
+            projected_value,
+            attention_mask,
+            training,
+            return_attention_scores,
+        )
+        if self.use_gate:
+            output = output * gate
+        output = self._output_dense(output)
+        if return_attention_scores:
+            return output, scores
+        return output
+
+    def compute_output_shape(self, query_shape, value_shape, key_shape=None):
+        key_shape = value_shape if key_shape is None else key_shape
+        if query_shape[-1] != value_shape[-1]:
+            raise ValueError(
+                "The last dimension of `query_shape` and `value_shape` must be equal, but are "
+                f"{query_shape[-1]}, {value_shape[-1]}. Received: query_shape={query_shape}, "
+                f"value_shape={value_shape}"
+            )
+        if tuple(value_shape[1:-1]) != tuple(key_shape[1:-1]):
+            raise ValueError(
+                "All dimensions of `value` and `key`, except the last one, must be equal. "
+                f"Received: value_shape={value_shape} and key_shape={key_shape}"
+            )
+        return query_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("activity_regularizer", None)
+        return {
+            **config,
+            "head_dim": self.head_dim,
+            "num_query_heads": self.num_query_heads,
+            "num_key_value_heads": self.num_key_value_heads,
+            "use_bias": self.use_bias,
+            "use_gate": self.use_gate,
+            "sliding_window": self.sliding_window,
+            "dropout": self.dropout,
+            **self._weights_config(),
+            "seed": self.seed,
+        }
+
+
+GroupQueryAttention = GroupedQueryAttention
