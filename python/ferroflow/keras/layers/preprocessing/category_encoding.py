@@ -1,0 +1,61 @@
+"""Keras 3's `CategoryEncoding`: integer features as one-hot, multi-hot or count vectors."""
+
+from ferroflow.array_ops import convert_to_tensor
+from ferroflow.keras.layers.layer import Layer
+from ferroflow.keras.layers.preprocessing._encoding import encode_categorical
+
+__all__ = ["CategoryEncoding"]
+
+
+class CategoryEncoding(Layer):
+    """Encodes integer features in ``[0, num_tokens)`` as `one_hot`, `multi_hot` or `count`
+    vectors (`count` optionally weighted by ``count_weights``)."""
+
+    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+        super().__init__(**kwargs)
+        if output_mode == "binary":
+            output_mode = "multi_hot"
+        if output_mode not in ("count", "one_hot", "multi_hot"):
+            raise ValueError(f"Unknown arg for output_mode: {output_mode}")
+        if num_tokens is None:
+            raise ValueError(
+                "num_tokens must be set to use this layer. If the number of tokens is not "
+                "known beforehand, use the IntegerLookup layer instead."
+            )
+        if num_tokens < 1:
+            raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
+        if sparse:
+            raise NotImplementedError(
+                "ferroflow's `CategoryEncoding` does not support `sparse=True`."
+            )
+        self.num_tokens = num_tokens
+        self.output_mode = output_mode
+        self.sparse = sparse
+        self.built = True
+
+    def call(self, inputs, count_weights=None):
+        if count_weights is not None:
+            if self.output_mode != "count":
+                raise ValueError(
+                    "`count_weights` is not used when `output_mode` is not `'count'`. "
+                    f"Received `count_weights={count_weights}`."
+                )
+            count_weights = convert_to_tensor(count_weights, dtype=self.compute_dtype)
+        inputs = convert_to_tensor(inputs)
+        return encode_categorical(
+            inputs, self.output_mode, self.num_tokens, self.compute_dtype, count_weights
+        )
+
+    def compute_output_shape(self, input_shape):
+        if input_shape is not None and len(input_shape) == 0:
+            return (self.num_tokens,)
+        if self.output_mode == "one_hot":
+            if input_shape[-1] != 1 or len(input_shape) == 1:
+                return tuple(input_shape) + (self.num_tokens,)
+            return tuple(input_shape[:-1]) + (self.num_tokens,)
+        return tuple(input_shape[:-1]) + (self.num_tokens,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"num_tokens": self.num_tokens, "output_mode": self.output_mode})
+        return config
