@@ -1,6 +1,7 @@
 """The outputs of an operation called on `KerasTensor`s: their shapes and dtypes.
 
-Keras infers them with the framework's own shape rules, and so does ferroflow: the operation
+A layer with a `compute_output_spec` method (Keras 3's name) says them itself. Otherwise Keras
+infers them with the framework's own shape rules, and so does ferroflow: the operation
 runs once inside a trace whose placeholders have the symbolic shapes (None kept), and each
 output's static dims are what the ops' declared shape rules (`Primitive::infer`) say -- the
 rules `tf.function` uses. Where that cannot answer (the layer still has to build its weights,
@@ -133,6 +134,12 @@ def _by_zeros(operation, call_args, kwargs):
 def output_keras_tensors(operation, call_args, kwargs):
     """`KerasTensor`s for the outputs of ``operation(*call_args, **kwargs)``."""
     keras_tensor = _keras_tensor_type()
+    stated = getattr(operation, "compute_output_spec", None)
+    if stated is not None:
+        # A layer that states its outputs, as Keras 3's `compute_output_spec` does, is not
+        # run: Keras's functional shapes are what that method says (EinsumDense keeps the
+        # None of its `output_shape`, MultiHeadAttention's scores are (B, heads, T, T)).
+        return stated(*call_args, **kwargs)
     found = _abstract(operation, call_args, kwargs) or _by_zeros(operation, call_args, kwargs)
     outputs, dims = found
     flat = nest.flatten(outputs)

@@ -201,6 +201,12 @@ class EinsumDense(Layer):
         )
         return tuple(output_shape)
 
+    def compute_output_spec(self, inputs, training=None):
+        """The functional API's output: `compute_output_shape`'s, None sizes kept."""
+        from ferroflow.keras.layers.input_layer import KerasTensor
+
+        return KerasTensor(self.compute_output_shape(tuple(inputs.shape)), dtype=self.dtype)
+
     def get_config(self):
         config = super().get_config()
         config.pop("activity_regularizer", None)

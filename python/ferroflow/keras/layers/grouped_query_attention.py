@@ -172,6 +172,10 @@ class GroupedQueryAttention(_AttentionBase):
             return output, scores
         return output
 
+    def _scores_shape(self, query_shape, value_shape, key_shape):
+        kv_len = (value_shape if key_shape is None else key_shape)[1]
+        return (query_shape[0], self.num_query_heads, query_shape[1], kv_len)
+
     def compute_output_shape(self, query_shape, value_shape, key_shape=None):
         key_shape = value_shape if key_shape is None else key_shape
         if query_shape[-1] != value_shape[-1]:

@@ -99,6 +99,22 @@ class _AttentionBase(Layer):
             self.built = True
         return super().__call__(query, value, key, *args, **kwargs)
 
+    def compute_output_spec(
+        self, query, value, key=None, *args, return_attention_scores=False, **kwargs
+    ):
+        """The functional API's outputs, as Keras 3 states them (the layer is built from the
+        symbolic shapes); the scores' shape is `_scores_shape`'s."""
+        from ferroflow.keras.layers.input_layer import KerasTensor
+
+        shapes = [_shape_of(x) for x in (query, value, key)]
+        if not self.built:
+            self.build(*shapes)
+            self.built = True
+        output = KerasTensor(self.compute_output_shape(*shapes), dtype=self.dtype)
+        if not return_attention_scores:
+            return output
+        return output, KerasTensor(self._scores_shape(*shapes), dtype=self.dtype)
+
     def _sublayer(self, layer):
         """Tracks ``layer`` (held in a private attribute) and names its weights' paths under
         this layer's, as Keras's name scopes do (``multi_head_attention/query/kernel``)."""
@@ -387,6 +403,10 @@ class MultiHeadAttention(_AttentionBase):
         if return_attention_scores:
             return output, scores
         return output
+
+    def _scores_shape(self, query_shape, value_shape, key_shape):
+        # Keras 3 states (B, heads, T, T) whatever the key's length and attention axes.
+        return (query_shape[0], self._num_heads, query_shape[1], query_shape[1])
 
     def compute_output_shape(self, query_shape, value_shape, key_shape=None):
         query_shape, value_shape = tuple(query_shape), tuple(value_shape)
