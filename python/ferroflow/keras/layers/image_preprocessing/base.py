@@ -1,0 +1,244 @@
+"""Keras 3's `BaseImagePreprocessingLayer`: a layer that draws a random *transformation*
+(`get_random_transformation`) and then applies it (`transform_images`, `transform_labels`,
+`transform_segmentation_masks`) to a batch (rank 4) or a single image (rank 3), or to a dict
+of them keyed ``images``/``labels``/``segmentation_masks``.
+
+Random draws come from a per-layer `tf.random.Generator` (seeded by ``seed``), so a traced
+function or a `tf.data.Dataset.map` draws new numbers on every call, as Keras's
+`SeedGenerator` does. The numbers are not Keras's own stream: the tests compare the
+transformation given the same drawn parameters, and the distributions."""
+
+import ferroflow as tf
+from ferroflow.keras.layers._shapes import standardize_data_format
+from ferroflow.keras.layers.layer import Layer
+
+__all__ = ["BaseImagePreprocessingLayer", "back_to_dtype", "saturate_cast"]
+
+
+def saturate_cast(x, dtype):
+    """``x`` cast to ``dtype``, clipped to an integer dtype's range first."""
+    dtype = tf.as_dtype(dtype)
+    if dtype.is_integer:
+        x = tf.clip_by_value(x, float(dtype.min), float(dtype.max))
+    return tf.cast(x, dtype)
+
+
+def back_to_dtype(results, dtype):
+    """Float results returned in the input's dtype: rounded and saturated when integer."""
+    if results.dtype == dtype:
+        return results
+    if dtype.is_integer:
+        results = tf.round(results)
+    return saturate_cast(results, dtype)
+
+
+class BaseImagePreprocessingLayer(Layer):
+    """Base of the image preprocessing layers: ``factor`` handling (a number ``f`` means
+    ``(-f, f)`` clipped to ``_FACTOR_BOUNDS``; a pair is sorted), ``data_format``, the
+    ``training`` gate and the dispatch over images, labels and segmentation masks."""
+
+    _USE_BASE_FACTOR = True
+    _FACTOR_BOUNDS = (-1, 1)
+
+    def __init__(self, factor=None, bounding_box_format=None, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.bounding_box_format = bounding_box_format
+        self.data_format = standardize_data_format(data_format)
+        if self._USE_BASE_FACTOR:
+            self._set_factor(factor or 0.0)
+        elif factor is not None:
+            raise ValueError(
+                f"Layer {type(self).__name__} does not take a `factor` argument. "
+                f"Received: factor={factor}"
+            )
+
+    # --- random numbers -------------------------------------------------------------------
+
+    def _seeded(self, seed):
+        """Keeps ``seed`` (for the config) and makes the layer's generator; random layers
+        call this in `__init__`, outside any traced function."""
+        self.seed = seed
+        if seed is None:
+            self._generator = tf.random.Generator.from_non_deterministic_state()
+        else:
+            self._generator = tf.random.Generator.from_seed(seed)
+
+    def _uniform(self, shape, minval=0.0, maxval=1.0, dtype="float32", seed=None):
+        """Uniform numbers in ``[minval, maxval)``: from the layer's generator, or, when the
+        caller passes an integer ``seed`` to `get_random_transformation`, a stateless draw."""
+        dtype = tf.as_dtype(dtype)
+        if seed is not None:
+            if not isinstance(seed, int):
+                raise ValueError(
+                    f"`seed` must be None or an integer in ferroflow. Received: seed={seed}"
+                )
+            return tf.random.stateless_uniform(shape, [seed, 0], minval, maxval, dtype=dtype)
+        return self._generator.uniform(shape, minval, maxval, dtype=dtype)
+
+    # --- factors --------------------------------------------------------------------------
+
+    def _set_factor(self, factor):
+        low, high = self._FACTOR_BOUNDS
+        message = (
+            "The `factor` argument should be a number (or a list of two numbers) in the range "
+            f"[{low}, {high}]. Received: factor={factor}"
+        )
+        if isinstance(factor, (tuple, list)):
+            if len(factor) != 2 or factor[0] > high or factor[1] < low:
+                raise ValueError(message)
+            lower, upper = sorted(factor)
+        elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            if factor < low or factor > high:
+                raise ValueError(message)
+            factor = abs(factor)
+            lower, upper = max(-factor, low), factor
+        else:
+            raise ValueError(message)
+        self.factor = (lower, upper)
+
+    # --- shapes ---------------------------------------------------------------------------
+
+    @property
+    def _height_axis(self):
+        return -2 if self.data_format == "channels_first" else -3
+
+    @property
+    def _width_axis(self):
+        return -1 if self.data_format == "channels_first" else -2
+
+    def _height_width(self, images):
+        """The (static when known, else dynamic) height and width of ``images``."""
+        static = images.shape.as_list()
+        dynamic = tf.shape(images)
+        h, w = static[self._height_axis], static[self._width_axis]
+        return (
+            h if h is not None else dynamic[self._height_axis],
+            w if w is not None else dynamic[self._width_axis],
+        )
+
+    @staticmethod
+    def _batch_size(images):
+        if images.shape.rank == 3:
+            return 1
+        size = images.shape[0]
+        return size if size is not None else tf.shape(images)[0]
+
+    @staticmethod
+    def _images_of(data):
+        return data["images"] if isinstance(data, dict) else data
+
+    def _is_batched(self, images):
+        rank = images.shape.rank
+        if rank == 3:
+            return False
+        if rank == 4:
+            return True
+        raise ValueError(
+            "Expected image tensor to have rank 3 (single image) or 4 (batch of images). "
+            f"Received: data.shape={tuple(images.shape.as_list())}"
+        )
+
+    # --- transformations ------------------------------------------------------------------
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        """The random parameters of one call (None for deterministic layers)."""
+        return None
+
+    def _transform_images(self, images, transformation, interpolation):
+        raise NotImplementedError()
+
+    def transform_images(self, images, transformation, training=True):
+        """``images`` (a batch) transformed by ``transformation`` when ``training``."""
+        images = tf.cast(images, self.compute_dtype)
+        if training:
+            images = self._transform_images(images, transformation, self.interpolation)
+        return images
+
+    def transform_labels(self, labels, transformation, training=True):
+        return labels
+
+    def transform_segmentation_masks(self, segmentation_masks, transformation, training=True):
+        if training:
+            segmentation_masks = self._transform_images(
+                segmentation_masks, transformation, "nearest"
+            )
+        return segmentation_masks
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        raise NotImplementedError(
+            f"ferroflow's {type(self).__name__} does not transform bounding boxes yet."
+        )
+
+    def _apply(self, method, value, transformation, training, batched):
+        if batched:
+            return method(value, transformation, training=training)
+        out = method(tf.expand_dims(value, 0), transformation, training=training)
+        return tf.squeeze(out, 0)
+
+    def call(self, data, training=True):
+        transformation = self.get_random_transformation(data, training=training)
+        if not isinstance(data, dict):
+            batched = self._is_batched(data)
+            return self._apply(self.transform_images, data, transformation, training, batched)
+        data = dict(data)
+        batched = self._is_batched(data["images"])
+        data["images"] = self._apply(
+            self.transform_images, data["images"], transformation, training, batched
+        )
+        if "bounding_boxes" in data:
+            if not self.bounding_box_format:
+                raise ValueError(
+                    "You passed an input with a 'bounding_boxes' key, but you didn't specify a "
+                    "bounding box format. Pass a `bounding_box_format` argument to your "
+                    f"{type(self).__name__} layer, e.g. `bounding_box_format='xyxy'`."
+                )
+            data["bounding_boxes"] = self.transform_bounding_boxes(
+                data["bounding_boxes"], transformation, training=training
+            )
+        if "labels" in data:
+            data["labels"] = self._apply(
+                self.transform_labels, data["labels"], transformation, training, batched
+            )
+        if "segmentation_masks" in data:
+            data["segmentation_masks"] = self._apply(
+                self.transform_segmentation_masks,
+                data["segmentation_masks"],
+                transformation,
+                training,
+                batched,
+            )
+        return data
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def compute_output_spec(self, inputs, training=None):
+        """The functional API's output, as Keras states it: `compute_output_shape`'s shape
+        in the layer's compute dtype (images), each entry's own for a dict."""
+        from ferroflow.keras.layers.input_layer import KerasTensor
+
+        if isinstance(inputs, dict):
+            return {
+                key: KerasTensor(tuple(v.shape), dtype=v.dtype) for key, v in inputs.items()
+            }
+        shape = self.compute_output_shape(tuple(inputs.shape))
+        return KerasTensor(shape, dtype=self.compute_dtype)
+
+    # --- value ranges ---------------------------------------------------------------------
+
+    @staticmethod
+    def _transform_value_range(images, original_range, target_range, dtype="float32"):
+        """``images`` mapped linearly from ``original_range`` to ``target_range``."""
+        if tuple(original_range) == tuple(target_range):
+            return images
+        images = tf.cast(images, dtype)
+        lo, hi = (tf.cast(v, dtype) for v in original_range)
+        new_lo, new_hi = (tf.cast(v, dtype) for v in target_range)
+        return (images - lo) / (hi - lo) * (new_hi - new_lo) + new_lo
+
+    def get_config(self):
+        config = super().get_config()
+        config["data_format"] = self.data_format
+        if self.bounding_box_format is not None:
+            config["bounding_box_format"] = self.bounding_box_format
+        return config

@@ -1,0 +1,270 @@
+"""`tf.keras.layers.RandomFlip`, `RandomRotation`, `RandomZoom` and `RandomTranslation`:
+random geometric augmentations of image batches (flips, or projective warps drawn per image
+and applied as TensorFlow's ``ImageProjectiveTransformV3`` applies them)."""
+
+import ferroflow as tf
+from ferroflow.keras.layers.image_preprocessing import _affine
+from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
+
+__all__ = ["RandomFlip", "RandomRotation", "RandomTranslation", "RandomZoom"]
+
+HORIZONTAL = "horizontal"
+VERTICAL = "vertical"
+HORIZONTAL_AND_VERTICAL = "horizontal_and_vertical"
+
+
+class RandomFlip(BaseImagePreprocessingLayer):
+    """Flips each image horizontally and/or vertically (``mode``) with probability 1/2 while
+    training; the identity (cast to the layer's dtype) at inference."""
+
+    _USE_BASE_FACTOR = False
+
+    def __init__(self, mode=HORIZONTAL_AND_VERTICAL, seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._seeded(seed)
+        self.mode = mode
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        images = self._images_of(data)
+        shape = [self._batch_size(images), 1, 1, 1]
+        return {"flips": self._uniform(shape, seed=seed) <= 0.5}
+
+    def transform_images(self, images, transformation, training=True):
+        images = tf.cast(images, self.compute_dtype)
+        if not training or transformation is None:
+            return images
+        flips = transformation["flips"]
+        if self.mode in (HORIZONTAL, HORIZONTAL_AND_VERTICAL):
+            images = tf.where(flips, tf.reverse(images, [4 + self._width_axis]), images)
+        if self.mode in (VERTICAL, HORIZONTAL_AND_VERTICAL):
+            images = tf.where(flips, tf.reverse(images, [4 + self._height_axis]), images)
+        return images
+
+    def transform_segmentation_masks(self, segmentation_masks, transformation, training=True):
+        return self.transform_images(segmentation_masks, transformation, training=training)
+
+    def get_config(self):
+        return {**super().get_config(), "seed": self.seed, "mode": self.mode}
+
+
+def _check_modes(fill_mode, interpolation):
+    if fill_mode not in _affine.FILL_MODES:
+        raise NotImplementedError(
+            f"Unknown `fill_mode` {fill_mode}. Expected of one {_affine.FILL_MODES}."
+        )
+    if interpolation not in _affine.INTERPOLATIONS:
+        raise NotImplementedError(
+            f"Unknown `interpolation` {interpolation}. Expected of one {_affine.INTERPOLATIONS}."
+        )
+
+
+class _AffineLayer(BaseImagePreprocessingLayer):
+    """A random warp: subclasses turn their drawn parameters into ``[batch, 8]`` rows."""
+
+    def _warp_settings(self, fill_mode, interpolation, fill_value, seed):
+        _check_modes(fill_mode, interpolation)
+        self.fill_mode = fill_mode
+        self.interpolation = interpolation
+        self.fill_value = fill_value
+        self._seeded(seed)
+
+    def _matrix(self, transformation, images):
+        raise NotImplementedError()
+
+    def _transform_images(self, images, transformation, interpolation):
+        if transformation is None:
+            return images
+        matrix = self._matrix(transformation, images)
+        channels_first = self.data_format == "channels_first"
+        if channels_first:
+            images = tf.transpose(images, [0, 2, 3, 1])
+        out = _affine.affine_transform(
+            images, matrix, interpolation, self.fill_mode, self.fill_value
+        )
+        return tf.transpose(out, [0, 3, 1, 2]) if channels_first else out
+
+    def _warp_config(self):
+        return {
+            "fill_mode": self.fill_mode,
+            "interpolation": self.interpolation,
+            "seed": self.seed,
+            "fill_value": self.fill_value,
+        }
+
+
+class RandomRotation(_AffineLayer):
+    """Rotates each image by a random angle of ``factor`` (fractions of a full turn) about its
+    centre while training."""
+
+    def __init__(
+        self,
+        factor,
+        fill_mode="reflect",
+        interpolation="bilinear",
+        seed=None,
+        fill_value=0.0,
+        data_format=None,
+        **kwargs,
+    ):
+        super().__init__(factor=factor, data_format=data_format, **kwargs)
+        self._warp_settings(fill_mode, interpolation, fill_value, seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        images = self._images_of(data)
+        batch = self._batch_size(images)
+        angle = self._uniform([batch], self.factor[0] * 360.0, self.factor[1] * 360.0, seed=seed)
+        return {"angle": angle}
+
+    def _matrix(self, transformation, images):
+        angle = transformation["angle"]
+        zeros, ones = tf.zeros_like(angle), tf.ones_like(angle)
+        height, width = self._height_width(images)
+        return _affine.affine_matrix(angle, zeros, zeros, ones, zeros, zeros, height, width)
+
+    def get_config(self):
+        warp = self._warp_config()
+        # Keras's own key order for this layer.
+        keys = ("fill_mode", "fill_value", "interpolation", "seed")
+        return {**super().get_config(), "factor": self.factor, **{k: warp[k] for k in keys}}
+
+
+class _FactorPairLayer(_AffineLayer):
+    """Zoom and translation factors: a number ``f`` (``(-f, f)``) or a pair, each within
+    ``_LIMITS``."""
+
+    _USE_BASE_FACTOR = False
+    _OPEN_LOWER = False
+
+    def _factor_pair(self, factor, name):
+        if isinstance(factor, (tuple, list)):
+            if len(factor) != 2:
+                raise ValueError(self._FACTOR_VALIDATION_ERROR + f"Received: {name}={factor}")
+            self._check_factor_range(factor[0])
+            self._check_factor_range(factor[1])
+            return tuple(sorted(factor))
+        if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            self._check_factor_range(factor)
+            return (-abs(factor), abs(factor))
+        raise ValueError(self._FACTOR_VALIDATION_ERROR + f"Received: {name}={factor}")
+
+    def _check_factor_range(self, number):
+        too_low = number <= -1.0 if self._OPEN_LOWER else number < -1.0
+        if number > 1.0 or too_low:
+            raise ValueError(self._FACTOR_VALIDATION_ERROR + f"Received: input_number={number}")
+
+
+class RandomZoom(_FactorPairLayer):
+    """Zooms each image by random factors (``1 + factor``, per axis; ``width_factor=None``
+    keeps the aspect ratio) about its centre while training."""
+
+    _FACTOR_VALIDATION_ERROR = (
+        "The `height_factor` and `width_factor` arguments should be a number (or a list of two "
+        "numbers) in the range (-1.0, 1.0]. "
+    )
+    _OPEN_LOWER = True
+
+    def __init__(
+        self,
+        height_factor,
+        width_factor=None,
+        fill_mode="reflect",
+        interpolation="bilinear",
+        seed=None,
+        fill_value=0.0,
+        data_format=None,
+        **kwargs,
+    ):
+        super().__init__(data_format=data_format, **kwargs)
+        self.height_factor = height_factor
+        self.height_lower, self.height_upper = self._factor_pair(height_factor, "height_factor")
+        self.width_factor = width_factor
+        if width_factor is not None:
+            self.width_lower, self.width_upper = self._factor_pair(width_factor, "width_factor")
+        self._warp_settings(fill_mode, interpolation, fill_value, seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        shape = [self._batch_size(self._images_of(data)), 1]
+        height_zoom = self._uniform(
+            shape, 1.0 + self.height_lower, 1.0 + self.height_upper, seed=seed
+        )
+        width_zoom = height_zoom
+        if self.width_factor is not None:
+            width_zoom = self._uniform(
+                shape, 1.0 + self.width_lower, 1.0 + self.width_upper, seed=seed
+            )
+        return {"height_zoom": height_zoom, "width_zoom": width_zoom}
+
+    def _matrix(self, transformation, images):
+        height, width = self._height_width(images)
+        zx = tf.cast(transformation["width_zoom"], "float32")
+        zy = tf.cast(transformation["height_zoom"], "float32")
+        x_offset = (tf.cast(width, "float32") - 1.0) / 2.0 * (1.0 - zx)
+        y_offset = (tf.cast(height, "float32") - 1.0) / 2.0 * (1.0 - zy)
+        zeros = tf.zeros_like(zx)
+        return tf.concat([zx, zeros, x_offset, zeros, zy, y_offset, zeros, zeros], axis=1)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "height_factor": self.height_factor,
+            "width_factor": self.width_factor,
+            **self._warp_config(),
+        }
+
+
+class RandomTranslation(_FactorPairLayer):
+    """Shifts each image by random fractions of its height and width while training."""
+
+    _FACTOR_VALIDATION_ERROR = (
+        "The `factor` argument should be a number (or a list of two numbers) in the range "
+        "[-1.0, 1.0]. "
+    )
+
+    def __init__(
+        self,
+        height_factor,
+        width_factor,
+        fill_mode="reflect",
+        interpolation="bilinear",
+        seed=None,
+        fill_value=0.0,
+        data_format=None,
+        **kwargs,
+    ):
+        super().__init__(data_format=data_format, **kwargs)
+        self.height_factor = height_factor
+        self.height_lower, self.height_upper = self._factor_pair(height_factor, "height_factor")
+        self.width_factor = width_factor
+        self.width_lower, self.width_upper = self._factor_pair(width_factor, "width_factor")
+        self._warp_settings(fill_mode, interpolation, fill_value, seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        images = self._images_of(data)
+        shape = [self._batch_size(images), 1]
+        height, width = self._height_width(images)
+        dy = self._uniform(shape, self.height_lower, self.height_upper, seed=seed)
+        dx = self._uniform(shape, self.width_lower, self.width_upper, seed=seed)
+        dy = dy * tf.cast(height, dy.dtype)
+        dx = dx * tf.cast(width, dx.dtype)
+        return {"translations": tf.cast(tf.concat([dx, dy], axis=1), "float32")}
+
+    def _matrix(self, transformation, images):
+        t = transformation["translations"]
+        ones, zeros = tf.ones_like(t[:, :1]), tf.zeros_like(t[:, :1])
+        return tf.concat([ones, zeros, -t[:, :1], zeros, ones, -t[:, 1:], zeros, zeros], axis=1)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "height_factor": self.height_factor,
+            "width_factor": self.width_factor,
+            **self._warp_config(),
+        }

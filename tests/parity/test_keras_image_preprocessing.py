@@ -1,0 +1,228 @@
+"""Keras 3's image preprocessing layers against Keras under TensorFlow 2.21 on both devices:
+the deterministic layers (Resizing with every interpolation and aspect-ratio mode,
+CenterCrop, AutoContrast), the random layers with their random parameters pinned (a factor
+``(a, a)``, or the transformation dict passed to `transform_images`) in every fill mode and
+interpolation, inference-mode identities, dtypes, statistics of the random draws (new
+numbers per call of a traced function and per element of `tf.data.Dataset.map`), configs,
+argument errors, symbolic shapes and a small `fit`."""
+
+import pytest
+
+from ._outcomes import error_classes
+from .harness import assert_parity
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _deterministic(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, (2, 7, 9, 3)).astype("float32")
+    x_first = x.transpose(0, 3, 1, 2)
+    out = []
+    with tf.device(device):
+        t = tf.constant(x)
+        for interpolation in ["bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"]:
+            for kwargs in [{}, {"crop_to_aspect_ratio": True}, {"pad_to_aspect_ratio": True}]:
+                for size in [(4, 5), (10, 4), (3, 12)]:
+                    out.append(L.Resizing(*size, interpolation=interpolation, **kwargs)(t))
+        out.append(L.Resizing(4, 5, pad_to_aspect_ratio=True, fill_value=2.0)(t[0]))
+        out.append(L.Resizing(4, 5, antialias=True)(t))
+        out.append(L.Resizing(4, 5)(tf.constant((x * 255).astype("uint8"))))
+        out.append(
+            L.Resizing(4, 5, crop_to_aspect_ratio=True, data_format="channels_first")(x_first)
+        )
+        for size in [(3, 4), (7, 9), (8, 4), (10, 12)]:
+            out.append(L.CenterCrop(*size)(t))
+        out.append(L.CenterCrop(3, 4, data_format="channels_first")(x_first[0]))
+        out.append(L.AutoContrast(value_range=(0, 1))(t))
+        out.append(L.AutoContrast()(tf.constant(np.full((1, 2, 2, 1), 7.0, "float32"))))
+        for fill_mode in ["reflect", "wrap", "constant", "nearest"]:
+            for interpolation in ["bilinear", "nearest"]:
+                warp = {"fill_mode": fill_mode, "interpolation": interpolation}
+                for a in [0.13, -0.4, 0.7]:
+                    out.append(L.RandomRotation((a, a), fill_value=0.5, **warp)(t))
+                for zh, zw in [(-0.5, 0.3), (0.6, -0.2)]:
+                    out.append(L.RandomZoom((zh, zh), (zw, zw), **warp)(t))
+                for th, tw in [(0.3, -0.45), (-0.9, 0.77), (1.0, 0.5)]:
+                    out.append(L.RandomTranslation((th, th), (tw, tw), **warp)(t))
+        out.append(L.RandomRotation((0.2, 0.2), data_format="channels_first")(x_first))
+        out.append(L.RandomZoom((0.5, 0.5))(t[1]))
+        out.append(L.RandomBrightness((0.2, 0.2), value_range=(0, 1))(t))
+        out.append(L.RandomGrayscale(1.0)(t))
+        out.append(L.RandomInvert((1.0, 1.0), value_range=(0, 1))(t))
+        flips = tf.constant([True, False], shape=(2, 1, 1, 1))
+        for mode in ["horizontal", "vertical", "horizontal_and_vertical"]:
+            out.append(L.RandomFlip(mode).transform_images(t, {"flips": flips}))
+        factors = tf.constant([1.3, 0.6], shape=(2, 1, 1, 1))
+        out.append(
+            L.RandomContrast(0.5, value_range=(0, 1)).transform_images(
+                t, {"contrast_factor": factors}
+            )
+        )
+        solarize = {
+            "additions": tf.constant([0.1, 30.0], shape=(2, 1, 1, 1)),
+            "thresholds": tf.constant([120.0, 200.0], shape=(2, 1, 1, 1)),
+        }
+        out.append(L.Solarization(value_range=(0, 1)).transform_images(t, solarize))
+        # Inference: every random layer is the identity (some cast to float32).
+        u8 = tf.constant((x * 255).astype("uint8"))
+        for layer in [
+            L.RandomFlip(),
+            L.RandomRotation(0.3),
+            L.RandomZoom(0.3),
+            L.RandomTranslation(0.2, 0.2),
+            L.RandomContrast(0.5),
+            L.RandomBrightness(0.5),
+            L.RandomCrop(4, 5),
+            L.RandomInvert(),
+            L.Solarization(0.5, 0.5),
+            L.RandomGrayscale(),
+        ]:
+            out.append(layer(u8, training=False))
+        out.append(L.RandomCrop(10, 5)(t))
+        out.append(L.RandomCrop(7, 9)(t))
+        # A factor of 0 draws nothing that changes the image.
+        out.append(L.RandomRotation(0.0)(t))
+        out.append(L.RandomTranslation(0.0, 0.0)(t))
+        out.append(L.RandomContrast(0.0, value_range=(0, 1))(t))
+        # Dict inputs: images transformed, labels untouched, masks by nearest.
+        masks = tf.constant(rng.integers(0, 3, (2, 7, 9, 1)).astype("float32"))
+        result = L.RandomZoom((0.4, 0.4))(
+            {"images": t, "labels": tf.constant([[1.0], [2.0]]), "segmentation_masks": masks}
+        )
+        out.append(result)
+        out.append(L.Resizing(4, 5)({"images": t[0], "segmentation_masks": masks[0]}))
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_deterministic_transforms(tf_oracle, device):
+    assert_parity(tf_oracle, _deterministic, (device,), rtol=1e-5, atol=2e-6)
+
+
+def _random_statistics(tf):
+    """Properties of the draws that hold for TensorFlow's Keras and ferroflow alike."""
+    import numpy as np
+
+    L = tf.keras.layers
+    x = np.arange(64 * 4 * 4, dtype="float32").reshape(64, 4, 4, 1)
+    out = []
+    flipped = L.RandomFlip("horizontal", seed=3)(x).numpy()
+    changed = np.any(flipped != x, axis=(1, 2, 3))
+    mirrored = np.all(flipped == x[:, :, ::-1], axis=(1, 2, 3))
+    out.append((bool(np.all(changed == mirrored)), 10 < changed.sum() < 54))
+    layer = L.RandomRotation(0.25, fill_mode="constant", seed=1)
+    one = tf.constant(np.ones((64, 5, 5, 1), "float32"))
+    step = tf.function(lambda v: layer(v, training=True))
+    first, second = step(one).numpy(), step(one).numpy()
+    out.append(bool(np.any(first != second)))
+    bright = L.RandomBrightness(0.2, value_range=(0, 1), seed=2)
+    ds = tf.data.Dataset.from_tensor_slices(np.full((64, 2, 2, 1), 0.5, "float32")).map(bright)
+    values = np.array([float(v[0, 0, 0]) for v in ds.as_numpy_iterator()])
+    out.append((bool(np.all((values >= 0.3) & (values <= 0.7))), len(set(values.tolist())) > 32))
+    contrast = L.RandomContrast((0.2, 0.2), value_range=(-10, 10), seed=4)
+    ramp = tf.constant(np.tile(np.array([-1.0, 1.0], "float32"), (256, 1, 1)).reshape(256, 1, 2, 1))
+    scale = contrast(ramp).numpy()[:, 0, 1, 0]
+    out.append((bool(scale.min() >= 0.8 and scale.max() <= 1.2), bool(scale.std() > 0.05)))
+    crop = L.RandomCrop(2, 2, seed=5)
+    crops = np.stack([crop(x[:1]).numpy()[0, 0, 0, 0] for _ in range(40)])
+    out.append(set(crops.tolist()) <= {0.0, 1.0, 2.0, 4.0, 5.0, 6.0, 8.0, 9.0, 10.0})
+    out.append(len(set(crops.tolist())) > 3)
+    return out
+
+
+def test_random_draws(tf_oracle):
+    assert_parity(tf_oracle, _random_statistics, ())
+
+
+def _configs_and_errors(tf):
+    L = tf.keras.layers
+    out = []
+    for layer in (
+        L.Resizing(3, 4, interpolation="nearest", crop_to_aspect_ratio=True),
+        L.CenterCrop(2, 3, data_format="channels_first"),
+        L.RandomFlip("vertical", seed=1),
+        L.RandomRotation((-0.1, 0.3), fill_mode="wrap", seed=2),
+        L.RandomZoom(0.2, (-0.1, 0.1), interpolation="nearest"),
+        L.RandomTranslation(0.1, 0.2, fill_mode="constant", fill_value=1.0),
+        L.RandomContrast(0.4),
+        L.RandomBrightness((-0.2, 0.1), value_range=(1, 0)),
+        L.RandomCrop(3, 3, seed=4),
+        L.AutoContrast(value_range=(1, 0)),
+        L.Solarization(0.3, (0.2, 0.5)),
+        L.RandomGrayscale(0.3),
+        L.RandomInvert(0.4),
+    ):
+        config = layer.get_config()
+        back = type(layer).from_config(config)
+        out.append((type(layer).__name__, layer.name, config, back.get_config() == config))
+    out += error_classes(
+        [
+            lambda: L.Resizing(3, 4, interpolation="cubic")(tf.ones((1, 5, 5, 1))),
+            lambda: L.Resizing(3, 4, fill_mode="reflect")(tf.ones((1, 5, 5, 1))),
+            lambda: L.Resizing(3, 4, crop_to_aspect_ratio=True, pad_to_aspect_ratio=True)(
+                tf.ones((1, 5, 5, 1))
+            ),
+            lambda: L.Resizing(3, 4)(tf.ones((5, 5))),
+            lambda: L.RandomRotation(1.5),
+            lambda: L.RandomRotation(0.2, fill_mode="mirror"),
+            lambda: L.RandomRotation(0.2, interpolation="bicubic"),
+            lambda: L.RandomZoom(-1.0),
+            lambda: L.RandomZoom((0.1, 0.2, 0.3)),
+            lambda: L.RandomTranslation(1.2, 0.1),
+            lambda: L.RandomTranslation(0.1, "a"),
+            lambda: L.RandomContrast(1.5),
+            lambda: L.RandomBrightness(0.2, value_range=(0, 1, 2)),
+            lambda: L.RandomFlip()(tf.ones((2, 2))),
+            lambda: L.Solarization(1.5),
+            lambda: L.RandomGrayscale(2.0),
+            lambda: L.CenterCrop(2, 2, data_format="nchw"),
+            lambda: L.RandomFlip()({"images": tf.ones((1, 3, 3, 1)), "bounding_boxes": {}}),
+        ]
+    )
+    inputs = tf.keras.Input((8, 6, 3))
+    shapes = []
+    for layer in (L.Resizing(4, 5), L.CenterCrop(3, 2), L.RandomCrop(5, 5), L.RandomFlip()):
+        shapes.append(tuple(layer(inputs).shape))
+    out.append(shapes)
+    return out
+
+
+def test_configs_errors_and_shapes(tf_oracle):
+    assert_parity(tf_oracle, _configs_and_errors, (), helpers=[error_classes])
+
+
+def _in_models(tf):
+    import numpy as np
+
+    L = tf.keras.layers
+    model = tf.keras.Sequential(
+        [
+            tf.keras.Input((6, 6, 1)),
+            L.Resizing(4, 4),
+            L.RandomFlip(seed=1),
+            L.RandomRotation(0.1, seed=2),
+            L.RandomZoom(0.1, seed=3),
+            L.Flatten(),
+            L.Dense(1, kernel_initializer="ones"),
+        ]
+    )
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.linspace(0, 1, 8 * 36, dtype="float32").reshape(8, 6, 6, 1)
+    history = model.fit(x, np.zeros((8, 1), "float32"), epochs=1, verbose=0)
+    # Inference skips the random layers: only Resizing and the (trained) Dense act.
+    predicted = model.predict(x, verbose=0)
+    expected = model.layers[-1](L.Flatten()(L.Resizing(4, 4)(x)))
+    ds = tf.data.Dataset.from_tensor_slices(x).batch(4).map(L.Resizing(3, 3))
+    return [
+        sorted(history.history),
+        np.allclose(predicted, expected, atol=1e-5),
+        [b.shape for b in ds],
+    ]
+
+
+def test_in_models_and_datasets(tf_oracle):
+    assert_parity(tf_oracle, _in_models, ())
