@@ -296,3 +296,39 @@ def _configs_names_shapes(tf):
 
 def test_configs_names_shapes_and_errors(tf_oracle):
     assert_parity(tf_oracle, _configs_names_shapes, rtol=0, atol=0, helpers=[error_classes])
+
+
+def _transformer_fit(tf, path):
+    import numpy as np
+
+    L = tf.keras.layers
+    inputs = tf.keras.Input((8, 16))
+    h = L.MultiHeadAttention(2, 8)(inputs, inputs, use_causal_mask=True)
+    h = L.LayerNormalization()(L.Add()([inputs, h]))
+    f = L.Dense(16)(L.Dense(32, activation="relu")(h))
+    h = L.LayerNormalization()(L.Add()([h, f]))
+    outputs = L.Dense(1)(L.GlobalAveragePooling1D()(h))
+    model = tf.keras.Model(inputs, outputs)
+    rng = np.random.default_rng(11)
+    model.set_weights(
+        [rng.standard_normal(w.shape).astype(np.float32) * 0.3 for w in model.get_weights()]
+    )
+    x = rng.standard_normal((12, 8, 16)).astype(np.float32)
+    y = rng.standard_normal((12, 1)).astype(np.float32)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse")
+    history = model.fit(x, y, batch_size=4, epochs=3, shuffle=False, verbose=0)
+    model.save(path)
+    loaded = tf.keras.models.load_model(path)
+    return (
+        [(w.path, tuple(w.shape)) for w in model.weights],
+        history.history["loss"],
+        model.get_weights(),
+        model.predict(x, verbose=0),
+        loaded.predict(x, verbose=0),
+    )
+
+
+def test_transformer_block_fit_and_save(tf_oracle, tmp_path):
+    assert_parity(
+        tf_oracle, _transformer_fit, (str(tmp_path / "block.keras"),), rtol=1e-5, atol=1e-6
+    )

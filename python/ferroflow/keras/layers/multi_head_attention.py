@@ -82,6 +82,9 @@ def attention_equations(rank, attn_axes):
     return f"{source},{target}->{product}", f"{product},{source}->{target}", len(product)
 
 
+_SHAPE_KEYS = ("query_shape", "value_shape", "key_shape")
+
+
 def _shape_of(x):
     return None if x is None else tuple(_tf.TensorShape(x.shape).as_list())
 
@@ -95,9 +98,31 @@ class _AttentionBase(Layer):
 
         if not self.built and not _symbolic.any_symbolic([query, value, key]):
             query = self._as_input(query)
-            self.build(_shape_of(query), _shape_of(self._as_input(value)), _shape_of(key))
-            self.built = True
+            self._build_from_shapes(
+                _shape_of(query), _shape_of(self._as_input(value)), _shape_of(key)
+            )
         return super().__call__(query, value, key, *args, **kwargs)
+
+    def _build_from_shapes(self, query_shape, value_shape, key_shape):
+        """`build`, remembering the shapes for the saved ``build_config``."""
+        shapes = {"query_shape": query_shape, "value_shape": value_shape}
+        if key_shape is not None:
+            shapes["key_shape"] = key_shape
+        object.__setattr__(self, "_build_shapes", shapes)
+        self.build(query_shape, value_shape, key_shape)
+        self.built = True
+
+    def get_build_config(self):
+        """Keras 3's ``build_config`` of a layer built from several shapes."""
+        shapes = self.__dict__.get("_build_shapes")
+        return None if shapes is None else {"shapes_dict": dict(shapes)}
+
+    def build_from_config(self, config):
+        shapes = config.get("shapes_dict")
+        if shapes:
+            self._build_from_shapes(
+                *(tuple(shapes[k]) if shapes.get(k) else None for k in _SHAPE_KEYS)
+            )
 
     def compute_output_spec(
         self, query, value, key=None, *args, return_attention_scores=False, **kwargs
@@ -108,8 +133,7 @@ class _AttentionBase(Layer):
 
         shapes = [_shape_of(x) for x in (query, value, key)]
         if not self.built:
-            self.build(*shapes)
-            self.built = True
+            self._build_from_shapes(*shapes)
         output = KerasTensor(self.compute_output_shape(*shapes), dtype=self.dtype)
         if not return_attention_scores:
             return output
