@@ -15,7 +15,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyEllipsis, PyList, PySlice, PyTuple};
 
-#[pyclass(name = "Tensor", module = "ferroflow", frozen, weakref)]
+// `dict`: TensorFlow's eager tensors take attributes (Keras attaches `_keras_mask` to outputs).
+#[pyclass(name = "Tensor", module = "ferroflow", frozen, weakref, dict)]
 pub struct PyTensor {
     pub inner: Tensor,
 }

@@ -34,6 +34,7 @@ from ferroflow.keras.layers.lambda_layer import Lambda
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.layer_normalization import LayerNormalization
 from ferroflow.keras.layers.masking import Masking
+from ferroflow.keras.layers.masking import Masking
 from ferroflow.keras.layers.merging import Add, Concatenate, add, concatenate
 from ferroflow.keras.layers.merging_elementwise import (
     Average,
@@ -118,6 +119,7 @@ __all__ = [
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "Masking",
     "MaxPooling1D",
     "MaxPooling2D",
     "Maximum",

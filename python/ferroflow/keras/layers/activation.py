@@ -14,6 +14,7 @@ class Activation(Layer):
         from ferroflow.keras import activations
 
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.activation = activations.get(activation)
         self.built = True
 

@@ -15,6 +15,7 @@ class _ShapePreserving(Layer):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.built = True
 
     def compute_output_shape(self, input_shape):

@@ -74,6 +74,7 @@ class BatchNormalization(Layer):
         from ferroflow.keras import initializers, regularizers
 
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.axis = int(axis)
         # One replica: synchronised statistics are the local ones.
         self.synchronized = synchronized

@@ -1,5 +1,6 @@
 """`tf.keras.layers.Dense`: ``activation(inputs @ kernel + bias)`` over the last axis."""
 
+from ferroflow.array_ops import cast
 from ferroflow.keras.layers import _config
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
@@ -42,6 +43,7 @@ class Dense(Layer):
                 "and `quantization_config` as None."
             )
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.supports_masking = True
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -81,6 +83,9 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs, training=None):
+        if not inputs.dtype.is_floating:
+            # Keras's `ops.matmul` promotes integer and bool inputs to the kernel's float type.
+            inputs = cast(inputs, self.kernel.dtype)
         if inputs.shape.rank == 2:
             outputs = inputs @ self.kernel
         else:

@@ -48,6 +48,7 @@ class Dropout(Layer):
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True
         if not 0 <= rate <= 1:
             raise ValueError(
                 "Invalid value received for argument `rate`. Expected a float value between "

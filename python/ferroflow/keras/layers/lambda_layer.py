@@ -129,6 +129,7 @@ class Lambda(Layer):
         self.function = function
         self.arguments = dict(arguments or {})
         self.mask = mask
+        self.supports_masking = mask is not None
         self._output_shape = output_shape
         try:
             parameters = inspect.signature(function).parameters
@@ -145,6 +146,12 @@ class Lambda(Layer):
         if self._fn_expects_training_arg:
             kwargs["training"] = training
         return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs, mask=None):
+        """``mask`` called on the inputs and their mask when callable, else ``mask`` itself."""
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
 
     def get_config(self):
         config = super().get_config()

@@ -19,7 +19,7 @@ from ferroflow import nest
 from ferroflow.array_ops import cast, convert_to_tensor, is_tensor, shape
 from ferroflow.keras import _call_context
 from ferroflow.keras._naming import to_snake_case
-from ferroflow.keras.layers import _config
+from ferroflow.keras.layers import _config, _masking
 from ferroflow.keras.layers.input_spec import assert_input_compatibility
 from ferroflow.train.trackable import AutoTrackable
 from ferroflow.variables import Variable
@@ -256,6 +256,7 @@ class Layer(AutoTrackable):
         if _symbolic.any_symbolic(inputs):
             return _symbolic.symbolic_call(self, inputs, args, kwargs)
         inputs = nest.map_structure(self._as_input, inputs)
+        args, previous_mask = _masking.masks_for_call(self, inputs, args, kwargs)
         if self._first_call_specs is None:
             self._first_call_specs = nest.map_structure(_spec_of, inputs)
         assert_input_compatibility(self.input_spec, inputs, self._name)
@@ -268,6 +269,7 @@ class Layer(AutoTrackable):
                 self._clear_losses()
             outputs = self.call(inputs, *args, **kwargs)
             self._add_activity_losses(outputs)
+        _masking.attach_output_masks(self, inputs, outputs, previous_mask)
         return outputs
 
     def _resolve_training(self, args, kwargs):
@@ -291,7 +293,8 @@ class Layer(AutoTrackable):
 
     def _as_input(self, value):
         """A call's input as a tensor: variables are read, arrays and Python numbers
-        converted, and floating inputs cast to the layer's dtype (Keras's autocast)."""
+        converted, and floating inputs cast to the layer's dtype (Keras's autocast); a cast
+        input keeps its mask."""
         if isinstance(value, Variable):
             value = value.value()
         elif isinstance(value, (np.ndarray, np.generic)):
@@ -305,8 +308,30 @@ class Layer(AutoTrackable):
             and value.dtype.is_floating
             and value.dtype != self._dtype
         ):
+            mask = _masking.get_keras_mask(value)
             value = cast(value, self._dtype)
+            if mask is not None:
+                _masking.set_keras_mask(value, mask)
         return value
+
+    # --- masks ----------------------------------------------------------------------------
+
+    @property
+    def supports_masking(self):
+        """Whether calls attach `compute_mask`'s result to the outputs; by default, whether
+        the class overrides `compute_mask` (as in Keras 3)."""
+        value = self.__dict__.get("_supports_masking")
+        if value is None:
+            value = type(self).compute_mask is not Layer.compute_mask
+        return value
+
+    @supports_masking.setter
+    def supports_masking(self, value):
+        object.__setattr__(self, "_supports_masking", bool(value))
+
+    def compute_mask(self, inputs, previous_mask):
+        """The outputs' mask: by default the mask of the first input, unchanged."""
+        return previous_mask
 
     def compute_output_shape(self, input_shape):
         """The output shape for an input of shape ``input_shape`` (layers that can say so

@@ -51,6 +51,7 @@ class LayerNormalization(Layer):
                 stacklevel=2,
             )
         super().__init__(**kwargs)
+        self.supports_masking = True
         if isinstance(axis, (list, tuple)):
             self.axis = list(axis)
         elif isinstance(axis, int):

@@ -1,10 +1,28 @@
 """Merge layers: `Add` sums a list of tensors element-wise, `Concatenate` joins them along an
 axis; `add` and `concatenate` are their functional forms."""
 
-from ferroflow.array_ops import concat, expand_dims
+from ferroflow.array_ops import concat, expand_dims, ones_like, zeros_like
 from ferroflow.keras.layers.layer import Layer
+from ferroflow.math import logical_or, reduce_any
 
 __all__ = ["Add", "Concatenate", "Merge", "add", "concatenate"]
+
+
+def _checked_masks(inputs, mask):
+    """``mask`` as a list of one mask per input (None when no mask at all), or Keras's
+    ValueError."""
+    if mask is None:
+        return None
+    if not isinstance(mask, (tuple, list)):
+        raise ValueError(f"`mask` should be a list. Received: mask={mask}")
+    if not isinstance(inputs, (tuple, list)):
+        raise ValueError(f"`inputs` should be a list. Received: inputs={inputs}")
+    if len(mask) != len(inputs):
+        raise ValueError(
+            "The lists `inputs` and `mask` should have the same length. Received: "
+            f"inputs={inputs} of length {len(inputs)}, and mask={mask} of length {len(mask)}"
+        )
+    return list(mask)
 
 
 def _is_shape(value):
@@ -21,10 +39,21 @@ class Merge(Layer):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True
         self._reshape_required = False
 
     def _merge_function(self, inputs):
         raise NotImplementedError
+
+    def compute_mask(self, inputs, mask=None):
+        """A position is kept where any input keeps it; unmasked inputs make no mask."""
+        mask = _checked_masks(inputs, mask)
+        if mask is None or any(m is None for m in mask):
+            return None
+        output = mask[0]
+        for m in mask[1:]:
+            output = logical_or(output, m)
+        return output
 
     @staticmethod
     def _elementwise_output_shape(shape1, shape2):
@@ -141,6 +170,22 @@ class Concatenate(Merge):
 
     def _merge_function(self, inputs):
         return concat(list(inputs), self.axis)
+
+    def compute_mask(self, inputs, mask=None):
+        """Each input's mask widened to the input's shape (all true for an unmasked one),
+        joined along ``axis`` and reduced over the last axis, as Keras 3 does."""
+        mask = _checked_masks(inputs, mask)
+        if mask is None or all(m is None for m in mask):
+            return None
+        widened = []
+        for x, m in zip(inputs, mask):
+            if m is None:
+                widened.append(ones_like(x, dtype="bool"))
+            elif len(m.shape) < len(x.shape):
+                widened.append(logical_or(expand_dims(m, -1), zeros_like(x, dtype="bool")))
+            else:
+                widened.append(m)
+        return reduce_any(concat(widened, self.axis), axis=-1)
 
     def compute_output_shape(self, input_shape):
         if not isinstance(input_shape, (tuple, list)) or not _is_shape(input_shape[0]):

@@ -14,6 +14,7 @@ class UnitNormalization(Layer):
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True
         if isinstance(axis, (list, tuple)):
             self.axis = list(axis)
         elif isinstance(axis, int):
@@ -57,6 +58,7 @@ class ActivityRegularization(Layer):
         from ferroflow.keras import regularizers
 
         super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)
+        self.supports_masking = True
         self.l1 = l1
         self.l2 = l2
         self.built = True

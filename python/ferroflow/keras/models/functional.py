@@ -12,6 +12,7 @@ from ferroflow import nest
 from ferroflow.array_ops import cast, convert_to_tensor, expand_dims, is_tensor, squeeze
 from ferroflow.keras import _symbolic
 from ferroflow.keras.layers import serialization
+from ferroflow.keras.layers._masking import get_keras_mask, set_keras_mask
 from ferroflow.keras.layers.input_layer import Input, KerasTensor
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.models.model import Model
@@ -142,6 +143,10 @@ class Functional(Model):
 
     def call(self, inputs, training=None, mask=None):
         flat_inputs = self._standardize_inputs(inputs)
+        if mask is not None:
+            for x, m in zip(flat_inputs, nest.flatten(mask)):
+                if m is not None:
+                    set_keras_mask(x, m)
         computed = {id(x): y for x, y in zip(self._inputs, flat_inputs)}
         for depth in sorted(self._nodes_by_depth, reverse=True):
             for node in self._nodes_by_depth[depth]:
@@ -180,8 +185,14 @@ class Functional(Model):
                 f'Layer "{self.name}" expects {len(self._inputs)} input(s), but it received '
                 f"{len(flat)} input tensors. Inputs received: {inputs}"
             )
-        flat = [_as_dtype(x, ref.dtype) for x, ref in zip(flat, self._inputs)]
-        return [self._adjust_rank(i, x) for i, x in enumerate(flat)]
+        standardized = []
+        for i, (x, ref) in enumerate(zip(flat, self._inputs)):
+            y = self._adjust_rank(i, _as_dtype(x, ref.dtype))
+            mask = get_keras_mask(x)
+            if mask is not None and y is not x:
+                set_keras_mask(y, mask)  # a cast or reshaped input keeps its mask
+            standardized.append(y)
+        return standardized
 
     def _adjust_rank(self, index, x):
         if x is None:  # an optional input left out

@@ -4,6 +4,7 @@ otherwise on the first call, from the shape of the data."""
 
 from ferroflow.keras import _symbolic
 from ferroflow.keras.layers import serialization
+from ferroflow.keras.layers._masking import set_keras_mask
 from ferroflow.keras.layers.input_layer import InputLayer, KerasTensor
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.models.model import Model
@@ -169,6 +170,8 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         if self._functional is not None:
             return self._functional.call(inputs, training=training, mask=mask)
+        if mask is not None:
+            set_keras_mask(inputs, mask)  # the layers below pass it on (Layer.__call__)
         for layer in self.layers:
             kwargs = {}
             if training is not None and _symbolic.accepts_call_argument(layer, "training"):
