@@ -226,3 +226,100 @@ def _in_models(tf):
 
 def test_in_models_and_datasets(tf_oracle):
     assert_parity(tf_oracle, _in_models, ())
+
+
+def _color_and_audio(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 255, (2, 7, 9, 3)).astype("float32")
+    audio = rng.normal(size=(2, 3000)).astype("float32")
+    out = []
+    with tf.device(device):
+        t = tf.constant(x)
+        first = tf.transpose(t, [0, 3, 1, 2])
+        out.append(L.Equalization()(t))
+        out.append(L.Equalization(value_range=(0, 1), bins=16)(t / 255))
+        out.append(L.Equalization()(tf.ones((1, 3, 3, 2))))
+        out.append(L.Equalization(data_format="channels_first")(first))
+        out.append(L.Equalization()(t, training=False))
+        out.append(L.RandomHue(0.5).transform_images(t, {"factor": tf.constant([0.2, -0.3])}))
+        out.append(L.RandomSaturation(0.5).transform_images(t, {"factor": tf.constant([0.2, 3.0])}))
+        factor = tf.constant([0.2, 0.7], shape=(2, 1, 1, 1))
+        out.append(L.RandomColorDegeneration(0.5).transform_images(t, {"factor": factor}))
+        out.append(L.RandomPosterization((3, 3))(t))
+        shifts = {"shift_factor": tf.constant([2, 5], "uint8")}
+        out.append(L.RandomPosterization(6).transform_images(t, shifts))
+        sharpness = {"factor": tf.constant([0.2, 0.9])}
+        out.append(L.RandomSharpness(0.5).transform_images(t, sharpness))
+        out.append(
+            L.RandomSharpness(0.5, data_format="channels_first").transform_images(first, sharpness)
+        )
+        out.append(L.RandomColorJitter(brightness_factor=0.2, hue_factor=0.2)(t, training=False))
+        out.append(L.RandomColorJitter(brightness_factor=(0.1, 0.1))(t))
+        out.append(
+            L.MelSpectrogram(
+                fft_length=256, sequence_stride=128, num_mel_bins=20, sampling_rate=8000
+            )(audio)
+        )
+        out.append(
+            L.MelSpectrogram(
+                fft_length=512,
+                sequence_length=400,
+                sequence_stride=160,
+                num_mel_bins=40,
+                power_to_db=False,
+                window="hamming",
+                mag_exp=1.0,
+            )(audio)
+        )
+        out.append(
+            L.MelSpectrogram(
+                fft_length=256,
+                sequence_stride=100,
+                num_mel_bins=16,
+                window=None,
+                ref_power=2.0,
+                top_db=20.0,
+            )(audio[0])
+        )
+    out.append(
+        L.MelSpectrogram(fft_length=64, sequence_stride=16).compute_output_shape((None, 200))
+    )
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_color_and_audio(tf_oracle, device):
+    assert_parity(tf_oracle, _color_and_audio, (device,), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_stft_spectrogram_against_numpy(device):
+    # Keras's STFTSpectrogram needs SciPy, which the TensorFlow oracle lacks: its kernels
+    # are checked against NumPy's real FFT of the windowed frames instead.
+    import ferroflow as tf
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    signal = rng.normal(size=(2, 300, 2)).astype("float32")
+    frame, step, fft = 48, 16, 64
+    hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(frame) / (frame - 1))
+    starts = range(0, 300 - frame + 1, step)
+    frames = np.stack([signal[:, s : s + frame, :] for s in starts], axis=1)  # b, t, frame, c
+    spectrum = np.fft.rfft(frames * hann[:, None], n=fft, axis=2) / np.sqrt(np.sum(hann**2))
+    # Keras's layout: [batch, frames, channels * bins], channel-major.
+    expected = np.transpose(spectrum, (0, 1, 3, 2)).reshape(2, len(starts), -1)
+    with tf.device(device):
+        layer = tf.keras.layers.STFTSpectrogram
+        real = layer(mode="real", frame_length=frame, frame_step=step, fft_length=fft)(signal)
+        imag = layer(mode="imag", frame_length=frame, frame_step=step, fft_length=fft)(signal)
+        magnitude = layer(mode="magnitude", frame_length=frame, frame_step=step, fft_length=fft)
+        magnitude = magnitude(signal)
+    np.testing.assert_allclose(real.numpy(), expected.real, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(imag.numpy(), expected.imag, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(magnitude.numpy(), np.abs(expected), rtol=1e-4, atol=1e-4)
+    built = layer(frame_length=32)
+    built.build((None, 100, 1))
+    assert [w.path.split("/")[-1] for w in built.weights] == ["real_kernel", "imag_kernel"]

@@ -218,9 +218,7 @@ class BaseImagePreprocessingLayer(Layer):
         from ferroflow.keras.layers.input_layer import KerasTensor
 
         if isinstance(inputs, dict):
-            return {
-                key: KerasTensor(tuple(v.shape), dtype=v.dtype) for key, v in inputs.items()
-            }
+            return {key: KerasTensor(tuple(v.shape), dtype=v.dtype) for key, v in inputs.items()}
         shape = self.compute_output_shape(tuple(inputs.shape))
         return KerasTensor(shape, dtype=self.compute_dtype)
 
