@@ -1,0 +1,73 @@
+"""`keras.ops.image`: colour-space conversions (the other Keras image ops are not yet
+written; see `__all__`)."""
+
+import ferroflow as tf
+from ferroflow.keras.ops._dtypes import lazy_op as _op
+from ferroflow.keras.ops._dtypes import result_type
+from ferroflow.keras.ops._dtypes import standardize_dtype as _std
+from ferroflow.keras.ops.core import convert_to_tensor
+
+__all__ = ["hsv_to_rgb", "rgb_to_grayscale", "rgb_to_hsv"]
+
+
+def _data_format(data_format):
+    return (data_format or "channels_last").lower()
+
+
+def _channels_last(images, data_format, fn):
+    images = convert_to_tensor(images)
+    if len(images.shape) not in (3, 4):
+        raise ValueError(
+            "Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
+            f"Received input with shape: images.shape={images.shape}"
+        )
+    if _data_format(data_format) == "channels_first":
+        rank = len(images.shape)
+        moved = tf.transpose(images, [*range(rank - 3), rank - 2, rank - 1, rank - 3])
+        out = fn(moved)
+        return tf.transpose(out, [*range(rank - 3), rank - 1, rank - 3, rank - 2])
+    return fn(images)
+
+
+def rgb_to_grayscale(images, data_format=None):
+    """Luma of RGB images (weights 0.2989, 0.587, 0.114), computed in float and cast back to
+    the input dtype; one-channel images are returned unchanged."""
+    images = convert_to_tensor(images)
+    axis = -1 if _data_format(data_format) == "channels_last" else -3
+    if len(images.shape) not in (3, 4):
+        raise ValueError(
+            "Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
+            f"Received input with shape: images.shape={images.shape}"
+        )
+    if images.shape[axis] not in (1, 3):
+        raise ValueError(
+            "Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received input with "
+            f"shape: images.shape={images.shape}"
+        )
+    if images.shape[axis] == 1:
+        return tf.identity(images)
+    dtype = images.dtype
+    x = tf.cast(images, result_type(dtype, float))
+    weights = convert_to_tensor([0.2989, 0.587, 0.114], dtype=x.dtype)
+    gray = tf.expand_dims(tf.tensordot(x, weights, axes=(axis, -1)), axis=axis)
+    return tf.cast(gray, dtype)
+
+
+def _float_only(fn, name):
+    def convert(images, data_format=None):
+        images = convert_to_tensor(images)
+        if not images.dtype.is_floating:
+            raise ValueError(
+                "Invalid images dtype: expected float dtype. Received: "
+                f"images.dtype={_std(images.dtype)}"
+            )
+        return _channels_last(images, data_format, fn)
+
+    convert.__name__ = name
+    return convert
+
+
+rgb_to_hsv = _float_only(_op("image.rgb_to_hsv"), "rgb_to_hsv")
+rgb_to_hsv.__doc__ = "RGB float images as HSV."
+hsv_to_rgb = _float_only(_op("image.hsv_to_rgb"), "hsv_to_rgb")
+hsv_to_rgb.__doc__ = "HSV float images as RGB."
