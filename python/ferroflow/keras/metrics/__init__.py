@@ -33,7 +33,28 @@ from ferroflow.keras.metrics.accuracy_metrics import (
     sparse_top_k_categorical_accuracy,
     top_k_categorical_accuracy,
 )
+from ferroflow.keras.metrics.auc_metric import AUC
+from ferroflow.keras.metrics.confusion_metrics import (
+    FalseNegatives,
+    FalsePositives,
+    Precision,
+    PrecisionAtRecall,
+    Recall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+    TrueNegatives,
+    TruePositives,
+)
+from ferroflow.keras.metrics.correlation_metrics import (
+    ConcordanceCorrelation,
+    PearsonCorrelation,
+    concordance_correlation,
+    pearson_correlation,
+)
+from ferroflow.keras.metrics.f_score_metrics import F1Score, FBetaScore
 from ferroflow.keras.metrics.hinge_metrics import CategoricalHinge, Hinge, SquaredHinge
+from ferroflow.keras.metrics.iou_metrics import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
 from ferroflow.keras.metrics.metric import Metric
 from ferroflow.keras.metrics.probabilistic_metrics import (
     BinaryCrossentropy,
@@ -42,6 +63,7 @@ from ferroflow.keras.metrics.probabilistic_metrics import (
     Poisson,
     SparseCategoricalCrossentropy,
 )
+from ferroflow.keras.metrics.r2_score import R2Score
 from ferroflow.keras.metrics.reduction_metrics import Mean, MeanMetricWrapper, Sum
 from ferroflow.keras.metrics.registry import deserialize, get, serialize
 from ferroflow.keras.metrics.regression_metrics import (
@@ -63,14 +85,22 @@ msle = MSLE = mean_squared_logarithmic_error
 logcosh = log_cosh
 
 __all__ = [
+    "AUC",
     "Accuracy",
     "BinaryAccuracy",
     "BinaryCrossentropy",
+    "BinaryIoU",
     "CategoricalAccuracy",
     "CategoricalCrossentropy",
     "CategoricalHinge",
+    "ConcordanceCorrelation",
     "CosineSimilarity",
+    "F1Score",
+    "FBetaScore",
+    "FalseNegatives",
+    "FalsePositives",
     "Hinge",
+    "IoU",
     "KLD",
     "KLDivergence",
     "LogCoshError",
@@ -81,18 +111,31 @@ __all__ = [
     "Mean",
     "MeanAbsoluteError",
     "MeanAbsolutePercentageError",
+    "MeanIoU",
     "MeanMetricWrapper",
     "MeanSquaredError",
     "MeanSquaredLogarithmicError",
     "Metric",
+    "OneHotIoU",
+    "OneHotMeanIoU",
+    "PearsonCorrelation",
     "Poisson",
+    "Precision",
+    "PrecisionAtRecall",
+    "R2Score",
+    "Recall",
+    "RecallAtPrecision",
     "RootMeanSquaredError",
+    "SensitivityAtSpecificity",
     "SparseCategoricalAccuracy",
     "SparseCategoricalCrossentropy",
     "SparseTopKCategoricalAccuracy",
+    "SpecificityAtSensitivity",
     "SquaredHinge",
     "Sum",
     "TopKCategoricalAccuracy",
+    "TrueNegatives",
+    "TruePositives",
     "binary_accuracy",
     "binary_crossentropy",
     "binary_focal_crossentropy",
@@ -100,6 +143,7 @@ __all__ = [
     "categorical_crossentropy",
     "categorical_focal_crossentropy",
     "categorical_hinge",
+    "concordance_correlation",
     "deserialize",
     "get",
     "hinge",
@@ -117,6 +161,7 @@ __all__ = [
     "mean_squared_logarithmic_error",
     "mse",
     "msle",
+    "pearson_correlation",
     "poisson",
     "serialize",
     "sparse_categorical_accuracy",

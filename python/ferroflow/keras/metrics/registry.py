@@ -6,8 +6,14 @@ from ferroflow.keras._naming import to_snake_case
 from ferroflow.keras._serialization import serialize_object
 from ferroflow.keras.metrics import (
     accuracy_metrics,
+    auc_metric,
+    confusion_metrics,
+    correlation_metrics,
+    f_score_metrics,
     hinge_metrics,
+    iou_metrics,
     probabilistic_metrics,
+    r2_score,
     regression_metrics,
 )
 from ferroflow.keras.metrics.metric import Metric
@@ -16,7 +22,18 @@ from ferroflow.keras.metrics.reduction_metrics import Mean, MeanMetricWrapper, S
 __all__ = ["ALL_OBJECTS", "ALL_OBJECTS_DICT", "deserialize", "get", "serialize"]
 
 ALL_OBJECTS = [Metric, Mean, Sum, MeanMetricWrapper]
-for _module in (regression_metrics, hinge_metrics, probabilistic_metrics, accuracy_metrics):
+for _module in (
+    regression_metrics,
+    hinge_metrics,
+    probabilistic_metrics,
+    accuracy_metrics,
+    confusion_metrics,
+    auc_metric,
+    correlation_metrics,
+    f_score_metrics,
+    iou_metrics,
+    r2_score,
+):
     ALL_OBJECTS += [
         obj for obj in (getattr(_module, name) for name in _module.__all__) if inspect.isclass(obj)
     ]
