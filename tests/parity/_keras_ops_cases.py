@@ -13,10 +13,10 @@ def run_cases(tf, device, cases):
     def convert(a):
         if isinstance(a, np.ndarray):
             return tf.constant(a)
-        if isinstance(a, tuple) and len(a) == 2 and a[0] == "np":
+        if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str) and a[0] == "np":
             return a[1]
-        if isinstance(a, list):
-            return [convert(v) for v in a]
+        if isinstance(a, list | tuple):
+            return type(a)(convert(v) for v in a)
         return a
 
     out = []
