@@ -323,3 +323,88 @@ def test_stft_spectrogram_against_numpy(device):
     built = layer(frame_length=32)
     built.build((None, 100, 1))
     assert [w.path.split("/")[-1] for w in built.weights] == ["real_kernel", "imag_kernel"]
+
+
+def _warps_mixes_and_composites(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 255, (2, 7, 9, 3)).astype("float32")
+    labels = tf.constant([[1.0, 0.0], [0.0, 1.0]])
+    out = []
+    with tf.device(device):
+        t = tf.constant(x)
+        shear = {"shear_factor": tf.constant([[0.3, -0.2], [-0.6, 0.1]])}
+        for fill_mode in ["reflect", "constant"]:
+            for interpolation in ["bilinear", "nearest"]:
+                layer = L.RandomShear(0.5, 0.5, fill_mode=fill_mode, interpolation=interpolation)
+                out.append(layer.transform_images(t, shear))
+        corners = np.array([[[0.0, 0.0], [8.0, 0.0], [0.0, 6.0], [8.0, 6.0]]] * 2, "float32")
+        moves = np.array(
+            [
+                [[0.1, -0.2], [0.05, 0.1], [-0.1, 0.2], [0.2, -0.1]],
+                [[-0.1, 0.1], [0.15, -0.05], [0.1, 0.0], [-0.2, 0.1]],
+            ],
+            "float32",
+        )
+        perspective = {
+            "apply_perspective": tf.constant([True, False]),
+            "start_points": tf.constant(corners),
+            "end_points": tf.constant(corners + corners * moves),
+        }
+        for interpolation in ["bilinear", "nearest"]:
+            layer = L.RandomPerspective(interpolation=interpolation, fill_value=3.0)
+            out.append(layer.transform_images(t, perspective))
+        blur = {
+            "should_apply_blur": tf.constant([True, False]),
+            "blur_factor": tf.constant([0.8, 1.5]),
+        }
+        out.append(L.RandomGaussianBlur(kernel_size=3).transform_images(t, blur))
+        out.append(
+            L.RandomGaussianBlur(kernel_size=(5, 3), value_range=(0, 100)).transform_images(t, blur)
+        )
+        masks = np.zeros((2, 7, 9, 3), bool)
+        masks[0, 2:5, 3:7] = True
+        masks[1, 0:2, :] = True
+        erase = {
+            "apply_erasing": tf.constant([True, True]),
+            "batch_masks": tf.constant(masks),
+            "fill_value": tf.fill([2, 7, 9, 3], 7.0),
+        }
+        out.append(L.RandomErasing(fill_value=7.0).transform_images(t, erase))
+        mix = {"mix_weight": tf.constant([0.3, 0.8]), "permutation_order": tf.constant([1, 0])}
+        out.append(L.MixUp().transform_images(t, mix))
+        out.append(L.MixUp().transform_labels(labels, mix))
+        cut = {**mix, "batch_masks": tf.constant(masks)}
+        out.append(L.CutMix().transform_images(t, cut))
+        out.append(L.CutMix().transform_labels(labels, cut))
+        pipeline = L.Pipeline([L.Resizing(4, 4), L.RandomFlip(), L.CenterCrop(3, 3)])
+        out.append(pipeline(t, training=False))
+        boxes = {"boxes": tf.ones((2, 5, 4)), "labels": tf.ones((2, 5))}
+        for count in (3, 6):
+            layer = L.MaxNumBoundingBoxes(count, bounding_box_format="xyxy")
+            out.append(layer({"images": t, "bounding_boxes": boxes}))
+        out.append(L.RandAugment()(t, training=False))
+        out.append(L.AugMix()(t, training=False))
+        for layer in (
+            L.RandAugment(seed=1),
+            L.AugMix(seed=1),
+            L.RandomErasing(),
+            L.MixUp(),
+            L.CutMix(),
+            L.RandomPerspective(),
+            L.RandomShear(0.2),
+            L.RandomGaussianBlur(),
+        ):
+            y = layer(t)
+            config = layer.get_config()
+            config.pop("name")
+            out.append((y.shape, y.dtype, config))
+    out.append(L.Pipeline([L.Resizing(4, 4), L.CenterCrop(3, 3)], name="p").get_config())
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_warps_mixes_and_composites(tf_oracle, device):
+    assert_parity(tf_oracle, _warps_mixes_and_composites, (device,), rtol=1e-5, atol=1e-4)

@@ -17,6 +17,7 @@ __all__ = [
     "Equalization",
     "RandomColorDegeneration",
     "RandomColorJitter",
+    "RandomGaussianBlur",
     "RandomHue",
     "RandomPosterization",
     "RandomSaturation",
@@ -297,5 +298,113 @@ class RandomColorJitter(BaseImagePreprocessingLayer):
             "contrast_factor": self.contrast_factor,
             "saturation_factor": self.saturation_factor,
             "hue_factor": self.hue_factor,
+            "seed": self.seed,
+        }
+
+
+def _gaussian_kernel(kernel_size, sigma, channels, dtype):
+    """Keras's separable Gaussian kernel ``[k0, k1, channels, 1]`` (its reshape of the
+    ``y x x`` outer product included)."""
+
+    def one_d(size, s):
+        x = tf.range(size, dtype=dtype) - (size - 1) / 2
+        kernel = tf.exp(-0.5 * (x / s) ** 2)
+        return kernel / tf.reduce_sum(kernel)
+
+    kx = one_d(float(kernel_size[0]), sigma[0])
+    ky = one_d(float(kernel_size[1]), sigma[1])
+    kernel = tf.reshape(tf.tensordot(ky, kx, axes=0), [kernel_size[0], kernel_size[1], 1, 1])
+    return tf.tile(kernel, [1, 1, channels, 1])
+
+
+class RandomGaussianBlur(_ColorLayer):
+    """Blurs each image with a Gaussian kernel (``kernel_size``, a random ``sigma`` shared by
+    the batch) with probability drawn from ``factor``, while training."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(
+        self,
+        factor=1.0,
+        kernel_size=3,
+        sigma=1.0,
+        value_range=(0, 255),
+        data_format=None,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.kernel_size = self._odd_pair(kernel_size, "kernel_size")
+        self.sigma = self._bounded_pair(sigma, "sigma")
+        self.value_range = value_range
+        self._seeded(seed)
+
+    @staticmethod
+    def _odd_pair(size, name):
+        message = f"{name} must be an odd number. Received: {name}={size}"
+        if isinstance(size, (tuple, list)):
+            if len(size) != 2:
+                raise ValueError(
+                    f"The `{name}` argument should be a number (or a list of two numbers) "
+                    f"Received: {name}={size}"
+                )
+            if size[0] % 2 == 0 or size[1] % 2 == 0:
+                raise ValueError(message)
+            return tuple(size)
+        if isinstance(size, (int, float)) and not isinstance(size, bool):
+            if size % 2 == 0:
+                raise ValueError(message)
+            return (size, size)
+        raise ValueError(message)
+
+    def _bounded_pair(self, factor, name):
+        low, high = self._FACTOR_BOUNDS
+        message = (
+            f"The `{name}` argument should be a number (or a list of two numbers) in the range "
+            f"[{low}, {high}]. Received: factor={factor}"
+        )
+        if isinstance(factor, (tuple, list)):
+            if len(factor) != 2 or factor[0] > high or factor[1] < low:
+                raise ValueError(message)
+            return tuple(sorted(factor))
+        if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            if factor < low or factor > high:
+                raise ValueError(message)
+            return (max(-abs(factor), low), abs(factor))
+        raise ValueError(message)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        batch = _batch_of(self, self._images_of(data))
+        probability = self._uniform([batch], self.factor[0], self.factor[1], seed=seed)
+        threshold = self._uniform([batch], 0.0, 1.0, seed=seed)
+        sigma = self._uniform([2], self.sigma[0], self.sigma[1], self.compute_dtype, seed)
+        return {"should_apply_blur": threshold < probability, "blur_factor": sigma + 1e-6}
+
+    def transform_images(self, images, transformation=None, training=True):
+        images = tf.cast(images, self.compute_dtype)
+        if not training or transformation is None:
+            return images
+        sigma = tf.cast(transformation["blur_factor"], images.dtype)
+
+        def blur(x):
+            kernel = _gaussian_kernel(self.kernel_size, sigma, tf.shape(x)[-1], x.dtype)
+            return tf.nn.depthwise_conv2d(x, kernel, [1, 1, 1, 1], "SAME")
+
+        blurred = _channels_last(self, images, blur)
+        apply = tf.reshape(transformation["should_apply_blur"], [-1, 1, 1, 1])
+        images = tf.where(apply, blurred, images)
+        return tf.clip_by_value(images, self.value_range[0], self.value_range[1])
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "factor": self.factor,
+            "kernel_size": self.kernel_size,
+            "sigma": self.sigma,
+            "value_range": self.value_range,
             "seed": self.seed,
         }

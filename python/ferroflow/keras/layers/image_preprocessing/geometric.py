@@ -6,7 +6,15 @@ import ferroflow as tf
 from ferroflow.keras.layers.image_preprocessing import _affine
 from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
 
-__all__ = ["RandomFlip", "RandomRotation", "RandomTranslation", "RandomZoom"]
+__all__ = [
+    "RandomFlip",
+    "RandomPerspective",
+    "RandomRotation",
+    "RandomShear",
+    "RandomTranslation",
+    "RandomZoom",
+    "homography",
+]
 
 HORIZONTAL = "horizontal"
 VERTICAL = "vertical"
@@ -267,4 +275,157 @@ class RandomTranslation(_FactorPairLayer):
             "height_factor": self.height_factor,
             "width_factor": self.width_factor,
             **self._warp_config(),
+        }
+
+
+class RandomShear(_AffineLayer):
+    """Shears each image along x and y by random factors (with a random sign) while
+    training."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_VALIDATION_ERROR = (
+        "The `factor` argument should be a number (or a list of two numbers) in the range "
+        "[0, 1.0]. "
+    )
+
+    def __init__(
+        self,
+        x_factor=0.0,
+        y_factor=0.0,
+        interpolation="bilinear",
+        fill_mode="reflect",
+        fill_value=0.0,
+        data_format=None,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(data_format=data_format, **kwargs)
+        self.x_factor = self._factor_pair(x_factor, "x_factor")
+        self.y_factor = self._factor_pair(y_factor, "y_factor")
+        self._warp_settings(fill_mode, interpolation, fill_value, seed)
+
+    def _factor_pair(self, factor, name):
+        message = self._FACTOR_VALIDATION_ERROR + f"Received: {name}={factor}"
+        if isinstance(factor, (tuple, list)):
+            if len(factor) != 2:
+                raise ValueError(message)
+            for number in factor:
+                self._check_factor_range(number)
+            return tuple(sorted(factor))
+        if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            self._check_factor_range(factor)
+            return (-abs(factor), abs(factor))
+        raise ValueError(message)
+
+    def _check_factor_range(self, number):
+        if number > 1.0 or number < 0.0:
+            raise ValueError(self._FACTOR_VALIDATION_ERROR + f"Received: input_number={number}")
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        shape = [self._batch_size(self._images_of(data)), 1]
+        dtype = self.compute_dtype
+        invert = self._uniform(shape, 0, 1, dtype, seed=seed)
+        sign = tf.where(invert > 0.5, -tf.ones_like(invert), tf.ones_like(invert))
+        shear_y = self._uniform(shape, self.y_factor[0], self.y_factor[1], dtype, seed=seed)
+        shear_x = self._uniform(shape, self.x_factor[0], self.x_factor[1], dtype, seed=seed)
+        return {"shear_factor": tf.concat([shear_x, shear_y], axis=1) * sign}
+
+    def _matrix(self, transformation, images):
+        shear = tf.cast(transformation["shear_factor"], "float32")
+        ones, zeros = tf.ones_like(shear[:, 0]), tf.zeros_like(shear[:, 0])
+        return tf.stack([ones, shear[:, 0], zeros, shear[:, 1], ones, zeros, zeros, zeros], 1)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "x_factor": self.x_factor,
+            "y_factor": self.y_factor,
+            **self._warp_config(),
+        }
+
+
+def homography(start_points, end_points):
+    """The ``[batch, 8]`` projective rows taking ``end_points`` to ``start_points`` (four
+    ``(x, y)`` corners each), by solving Keras's 8x8 linear system."""
+    start = tf.cast(start_points, "float32")
+    end = tf.cast(end_points, "float32")
+    rows = []
+    for i in range(4):
+        sx, sy = start[:, i, 0], start[:, i, 1]
+        ex, ey = end[:, i, 0], end[:, i, 1]
+        one, zero = tf.ones_like(ex), tf.zeros_like(ex)
+        rows.append(tf.stack([ex, ey, one, zero, zero, zero, -sx * ex, -sx * ey], -1))
+        rows.append(tf.stack([zero, zero, zero, ex, ey, one, -sy * ex, -sy * ey], -1))
+    coefficients = tf.stack(rows, axis=1)
+    target = tf.reshape(start, [-1, 8, 1])
+    return tf.reshape(tf.linalg.solve(coefficients, target), [-1, 8])
+
+
+class RandomPerspective(_AffineLayer):
+    """Moves each image's corners by random fractions (up to ``scale / 2``) of the image
+    size and warps the image accordingly (constant fill), with probability drawn from
+    ``factor``, while training."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(
+        self,
+        factor=1.0,
+        scale=1.0,
+        interpolation="bilinear",
+        fill_value=0.0,
+        seed=None,
+        data_format=None,
+        **kwargs,
+    ):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.scale = scale
+        if scale < 0.0 or scale > 1.0:
+            raise ValueError(
+                "The `scale` argument should be a number in the range [0,1]. "
+                f"Received: scale={scale}"
+            )
+        self._warp_settings("constant", interpolation, fill_value, seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        images = self._images_of(data)
+        batch = self._batch_size(images)
+        height = images.shape[self._height_axis]
+        width = images.shape[self._width_axis]
+        probability = self._uniform([batch], self.factor[0], self.factor[1], seed=seed)
+        threshold = self._uniform([batch], 0.0, 1.0, seed=seed)
+        dtype = self.compute_dtype
+        factor = self._uniform([batch, 4, 2], -0.5 * self.scale, 0.5 * self.scale, dtype, seed)
+        corners = [[0.0, 0.0], [width - 1, 0.0], [0.0, height - 1], [width - 1, height - 1]]
+        start = tf.repeat(tf.constant([corners], dtype=dtype), batch, axis=0)
+        return {
+            "apply_perspective": threshold < probability,
+            "start_points": start,
+            "end_points": start + start * factor,
+        }
+
+    def _matrix(self, transformation, images):
+        return homography(transformation["start_points"], transformation["end_points"])
+
+    def _transform_images(self, images, transformation, interpolation):
+        if transformation is None:
+            return images
+        warped = super()._transform_images(images, transformation, interpolation)
+        apply = tf.reshape(transformation["apply_perspective"], [-1, 1, 1, 1])
+        return tf.where(apply, warped, images)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "factor": self.factor,
+            "scale": self.scale,
+            "interpolation": self.interpolation,
+            "fill_value": self.fill_value,
+            "seed": self.seed,
         }
