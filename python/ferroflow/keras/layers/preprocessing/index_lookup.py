@@ -312,19 +312,31 @@ class IndexLookup(PreprocessingLayer):
         self._document_counts = collections.Counter()
         self._num_documents = 0
 
-    def _rows(self, data):
-        """``data``'s tokens as lists of keys, one list a row (its leading axis)."""
-        if _is_ragged(data):
-            return [[self._key(t) for t in np.ravel(row)] for row in data.to_list()]
-        values = to_numpy(data)
-        if values.ndim == 0:
-            values = values.reshape(1, 1)
-        elif values.ndim == 1:
-            values = values.reshape(1, -1)
-        values = values.reshape(values.shape[0], -1)
-        if self._string_keys:
-            return [list(row) for row in values]
-        return [[int(v) for v in row] for row in values]
+    def _flat_rows(self, data):
+        """``data``'s tokens as one list of keys, and the row starts (rows along its leading
+        axis) as a list of ``rows + 1`` offsets."""
+        if _is_ragged(data) and data.ragged_rank == 1:
+            flat = to_numpy(data.flat_values).reshape(-1)
+            splits = to_numpy(data.row_splits).tolist()
+        elif _is_ragged(data):
+            rows = [np.ravel(np.asarray(row, dtype=object)) for row in data.to_list()]
+            flat = np.concatenate(rows) if rows else np.zeros([0], object)
+            splits = np.concatenate([[0], np.cumsum([r.size for r in rows])]).tolist()
+        else:
+            values = to_numpy(data)
+            if values.ndim < 2:
+                values = values.reshape(1, -1)
+            flat = values.reshape(-1)
+            width = flat.size // max(values.shape[0], 1)
+            splits = list(range(0, flat.size + 1, width)) if width else [0] * (len(values) + 1)
+        return self._keys(flat), splits
+
+    def _keys(self, flat):
+        """A 1-D numpy array of tokens as a list of dict keys."""
+        keys = flat.tolist()
+        if flat.dtype == object and self._string_keys:
+            return keys  # already bytes: a string tensor's values
+        return [self._key(t) for t in keys]
 
     def update_state(self, data):
         if self._has_input_vocabulary:
@@ -333,13 +345,12 @@ class IndexLookup(PreprocessingLayer):
                 "`vocabulary` argument or `set_vocabulary()` method."
             )
         data = self._as_tensor(data, self.vocabulary_dtype)
-        rows = self._rows(data)
-        for row in rows:
-            self._token_counts.update(row)
+        flat, splits = self._flat_rows(data)
+        self._token_counts.update(flat)
         if self.output_mode == "tf_idf":
-            for row in rows:
-                self._document_counts.update(set(row))
-            self._num_documents += len(rows)
+            for begin, end in zip(splits[:-1], splits[1:]):
+                self._document_counts.update(set(flat[begin:end]))
+            self._num_documents += len(splits) - 1
 
     def finalize_state(self):
         if self._has_input_vocabulary or not self._token_counts:
@@ -381,10 +392,8 @@ class IndexLookup(PreprocessingLayer):
         flat = values.reshape(-1)
         oov_default = self._oov_start_index() if self.num_oov_indices == 1 else -1
         get = self._index.get
-        if self._string_keys:
-            out = np.fromiter((get(t, oov_default) for t in flat), np.int64, flat.size)
-        else:
-            out = np.fromiter((get(int(t), oov_default) for t in flat), np.int64, flat.size)
+        out = np.array([get(t, oov_default) for t in self._keys(flat)], np.int64)
+        out = out.reshape(flat.shape)
         if self.mask_token is not None:
             mask_value = 0 if self.output_mode == "int" else DROPPED
             out[flat == self._key(self.mask_token)] = mask_value
