@@ -61,9 +61,12 @@ def standardize_dtype(dtype):
         return _PYTHON[dtype]
     if isinstance(dtype, str) and dtype in ("int", "float"):
         return "int64" if dtype == "int" else "float32"
-    if hasattr(dtype, "name") and not isinstance(dtype, str | np.dtype):
-        return tf_dtypes.as_dtype(dtype).name
-    return tf_dtypes.as_dtype(np.dtype(dtype) if not isinstance(dtype, str) else dtype).name
+    try:
+        if hasattr(dtype, "name") and not isinstance(dtype, str | np.dtype):
+            return tf_dtypes.as_dtype(dtype).name
+        return tf_dtypes.as_dtype(np.dtype(dtype) if not isinstance(dtype, str) else dtype).name
+    except TypeError as e:
+        raise ValueError(f"Invalid dtype: {dtype}") from e
 
 
 @functools.lru_cache(512)
