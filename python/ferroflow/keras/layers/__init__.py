@@ -3,16 +3,54 @@ reshaping, merging, convolution and pooling layers."""
 
 from ferroflow.keras.layers.activation import Activation
 from ferroflow.keras.layers.activation_layers import ELU, Identity, LeakyReLU, ReLU, Softmax
+from ferroflow.keras.layers.adaptive_pooling import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+)
 from ferroflow.keras.layers.attention import AdditiveAttention, Attention
 from ferroflow.keras.layers.audio_preprocessing import MelSpectrogram, STFTSpectrogram
 from ferroflow.keras.layers.batch_normalization import BatchNormalization
-from ferroflow.keras.layers.conv import Conv1D, Conv2D
+from ferroflow.keras.layers.conv import (
+    Conv1D,
+    Conv2D,
+    Conv3D,
+    Convolution1D,
+    Convolution2D,
+    Convolution3D,
+)
+from ferroflow.keras.layers.conv_transpose import (
+    Conv1DTranspose,
+    Conv2DTranspose,
+    Conv3DTranspose,
+    Convolution1DTranspose,
+    Convolution2DTranspose,
+    Convolution3DTranspose,
+)
 from ferroflow.keras.layers.cropping import Cropping1D, Cropping2D, Cropping3D
 from ferroflow.keras.layers.dense import Dense
+from ferroflow.keras.layers.depthwise_conv import DepthwiseConv1D, DepthwiseConv2D
 from ferroflow.keras.layers.dropout import Dropout
 from ferroflow.keras.layers.einsum_dense import EinsumDense
 from ferroflow.keras.layers.embedding import Embedding
 from ferroflow.keras.layers.flatten import Flatten
+from ferroflow.keras.layers.global_pooling import (
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
+)
 from ferroflow.keras.layers.grouped_query_attention import GroupQueryAttention
 from ferroflow.keras.layers.image_preprocessing import (
     AugMix,
@@ -52,7 +90,6 @@ from ferroflow.keras.layers.lambda_layer import Lambda
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.layer_normalization import LayerNormalization
 from ferroflow.keras.layers.masking import Masking
-from ferroflow.keras.layers.masking import Masking
 from ferroflow.keras.layers.merging import Add, Concatenate, add, concatenate
 from ferroflow.keras.layers.merging_elementwise import (
     Average,
@@ -70,12 +107,16 @@ from ferroflow.keras.layers.multi_head_attention import MultiHeadAttention
 from ferroflow.keras.layers.pooling import (
     AveragePooling1D,
     AveragePooling2D,
-    GlobalAveragePooling1D,
-    GlobalAveragePooling2D,
-    GlobalMaxPooling1D,
-    GlobalMaxPooling2D,
+    AveragePooling3D,
+    AvgPool1D,
+    AvgPool2D,
+    AvgPool3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPool3D,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
 )
 from ferroflow.keras.layers.preprocessing import (
     CategoryEncoding,
@@ -106,6 +147,12 @@ from ferroflow.keras.layers.rnn import (
     StackedRNNCells,
     TimeDistributed,
 )
+from ferroflow.keras.layers.separable_conv import (
+    SeparableConv1D,
+    SeparableConv2D,
+    SeparableConvolution1D,
+    SeparableConvolution2D,
+)
 from ferroflow.keras.layers.unit_normalization import ActivityRegularization, UnitNormalization
 from ferroflow.keras.layers.up_sampling import UpSampling1D, UpSampling2D, UpSampling3D
 from ferroflow.keras.layers.zero_padding import ZeroPadding1D, ZeroPadding2D, ZeroPadding3D
@@ -113,6 +160,12 @@ from ferroflow.keras.layers.zero_padding import ZeroPadding1D, ZeroPadding2D, Ze
 __all__ = [
     "Activation",
     "ActivityRegularization",
+    "AdaptiveAveragePooling1D",
+    "AdaptiveAveragePooling2D",
+    "AdaptiveAveragePooling3D",
+    "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D",
+    "AdaptiveMaxPooling3D",
     "Add",
     "AdditiveAttention",
     "Attention",
@@ -121,21 +174,37 @@ __all__ = [
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
+    "AveragePooling3D",
+    "AvgPool1D",
+    "AvgPool2D",
+    "AvgPool3D",
     "BatchNormalization",
     "Bidirectional",
     "CategoryEncoding",
     "CenterCrop",
     "Concatenate",
     "Conv1D",
+    "Conv1DTranspose",
     "Conv2D",
+    "Conv2DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
     "ConvLSTM1D",
     "ConvLSTM2D",
     "ConvLSTM3D",
+    "Convolution1D",
+    "Convolution1DTranspose",
+    "Convolution2D",
+    "Convolution2DTranspose",
+    "Convolution3D",
+    "Convolution3DTranspose",
     "Cropping1D",
     "Cropping2D",
     "Cropping3D",
     "CutMix",
     "Dense",
+    "DepthwiseConv1D",
+    "DepthwiseConv2D",
     "Discretization",
     "Dropout",
     "ELU",
@@ -147,8 +216,16 @@ __all__ = [
     "GRUCell",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D",
+    "GlobalAvgPool1D",
+    "GlobalAvgPool2D",
+    "GlobalAvgPool3D",
+    "GlobalMaxPool1D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPool3D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GlobalMaxPooling3D",
     "GroupQueryAttention",
     "HashedCrossing",
     "Hashing",
@@ -165,8 +242,12 @@ __all__ = [
     "LeakyReLU",
     "Masking",
     "MaxNumBoundingBoxes",
+    "MaxPool1D",
+    "MaxPool2D",
+    "MaxPool3D",
     "MaxPooling1D",
     "MaxPooling2D",
+    "MaxPooling3D",
     "Maximum",
     "MelSpectrogram",
     "Minimum",
@@ -204,6 +285,10 @@ __all__ = [
     "Resizing",
     "ReversibleEmbedding",
     "STFTSpectrogram",
+    "SeparableConv1D",
+    "SeparableConv2D",
+    "SeparableConvolution1D",
+    "SeparableConvolution2D",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",

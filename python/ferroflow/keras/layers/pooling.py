@@ -1,7 +1,7 @@
-"""Pooling layers: `MaxPooling2D` and `AveragePooling2D` (and their 1-D forms) through
-`tf.nn.max_pool2d` / `tf.nn.avg_pool2d`, and the global average and max poolings."""
+"""Pooling layers: `MaxPooling1D/2D/3D` and `AveragePooling1D/2D/3D` (and their `MaxPool*` /
+`AvgPool*` aliases) through `tf.nn.max_pool` / `tf.nn.avg_pool`."""
 
-from ferroflow.array_ops import cast, expand_dims, where, zeros_like
+from ferroflow.keras.layers._conv_ops import tf_data_format
 from ferroflow.keras.layers._shapes import (
     pooling_output_shape,
     standardize_data_format,
@@ -9,25 +9,32 @@ from ferroflow.keras.layers._shapes import (
 )
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
-from ferroflow.math import reduce_max, reduce_mean, reduce_sum
-from ferroflow.nn import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from ferroflow.nn import avg_pool, avg_pool3d, max_pool, max_pool3d
 
 __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
-    "GlobalAveragePooling1D",
-    "GlobalAveragePooling2D",
-    "GlobalMaxPooling1D",
-    "GlobalMaxPooling2D",
+    "AveragePooling3D",
+    "AvgPool1D",
+    "AvgPool2D",
+    "AvgPool3D",
+    "BasePooling",
+    "MaxPool1D",
+    "MaxPool2D",
+    "MaxPool3D",
     "MaxPooling1D",
     "MaxPooling2D",
+    "MaxPooling3D",
 ]
 
+# `tf.nn.max_pool` / `avg_pool` take 1-D and 2-D windows; 3-D ones have their own ops.
 _POOL_OPS = {
-    (1, "max"): max_pool1d,
-    (1, "average"): avg_pool1d,
-    (2, "max"): max_pool2d,
-    (2, "average"): avg_pool2d,
+    (1, "max"): max_pool,
+    (1, "average"): avg_pool,
+    (2, "max"): max_pool,
+    (2, "average"): avg_pool,
+    (3, "max"): max_pool3d,
+    (3, "average"): avg_pool3d,
 }
 
 
@@ -61,17 +68,12 @@ class BasePooling(Layer):
     def call(self, inputs):
         # Keras checks the window fits the input before pooling.
         self.compute_output_shape(inputs.shape.as_list())
-        channels_last = self.data_format == "channels_last"
-        if len(self.pool_size) == 1:
-            data_format = "NWC" if channels_last else "NCW"
-        else:
-            data_format = "NHWC" if channels_last else "NCHW"
         return self._pool(
             inputs,
             list(self.pool_size),
             list(self.strides),
             str(self.padding).upper(),
-            data_format=data_format,
+            data_format=tf_data_format(len(self.pool_size), self.data_format),
         )
 
     def compute_output_shape(self, input_shape):
@@ -139,83 +141,36 @@ class AveragePooling2D(BasePooling):
         )
 
 
-class BaseGlobalPooling(Layer):
-    """Reduces all spatial axes (kept as size 1 with ``keepdims``)."""
+class MaxPooling3D(BasePooling):
+    """The maximum over ``pool_size`` windows of depth, rows and columns."""
 
-    _reduce = None
-
-    def __init__(self, pool_dimensions, data_format=None, keepdims=False, **kwargs):
-        super().__init__(**kwargs)
-        self.data_format = standardize_data_format(data_format)
-        self.keepdims = keepdims
-        self.input_spec = InputSpec(ndim=pool_dimensions + 2)
-        self.built = True
-
-    def call(self, inputs):
-        rank = len(inputs.shape)
-        if self.data_format == "channels_last":
-            axes = list(range(1, rank - 1))
-        else:
-            axes = list(range(2, rank))
-        return type(self)._reduce(inputs, axes, keepdims=self.keepdims)
-
-    def compute_output_shape(self, input_shape):
-        input_shape = tuple(input_shape)
-        spatial = len(input_shape) - 2
-        if self.data_format == "channels_last":
-            if self.keepdims:
-                return (input_shape[0], *(1,) * spatial, input_shape[-1])
-            return (input_shape[0], input_shape[-1])
-        if self.keepdims:
-            return (input_shape[0], input_shape[1], *(1,) * spatial)
-        return (input_shape[0], input_shape[1])
-
-    def get_config(self):
-        return {**super().get_config(), "data_format": self.data_format, "keepdims": self.keepdims}
+    def __init__(
+        self,
+        pool_size=(2, 2, 2),
+        strides=None,
+        padding="valid",
+        data_format=None,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(pool_size, strides, 3, "max", padding, data_format, name=name, **kwargs)
 
 
-class GlobalAveragePooling1D(BaseGlobalPooling):
-    """The mean over the steps axis (over the unmasked steps when given a ``mask`` of shape
-    ``(batch, steps)``)."""
+class AveragePooling3D(BasePooling):
+    """The average over ``pool_size`` windows of depth, rows and columns."""
 
-    _reduce = reduce_mean
-
-    def __init__(self, data_format=None, keepdims=False, **kwargs):
-        super().__init__(1, data_format=data_format, keepdims=keepdims, **kwargs)
-
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return super().call(inputs)
-        channels_last = self.data_format == "channels_last"
-        steps_axis = 1 if channels_last else 2
-        chosen = cast(expand_dims(mask, 2 if channels_last else 1), "bool")
-        weights = cast(chosen, inputs.dtype)
-        total = reduce_sum(where(chosen, inputs, zeros_like(inputs)), steps_axis, self.keepdims)
-        return total / reduce_sum(weights, steps_axis, self.keepdims)
+    def __init__(
+        self, pool_size, strides=None, padding="valid", data_format=None, name=None, **kwargs
+    ):
+        super().__init__(
+            pool_size, strides, 3, "average", padding, data_format, name=name, **kwargs
+        )
 
 
-class GlobalAveragePooling2D(BaseGlobalPooling):
-    """The mean over rows and columns."""
-
-    _reduce = reduce_mean
-
-    def __init__(self, data_format=None, keepdims=False, **kwargs):
-        super().__init__(2, data_format=data_format, keepdims=keepdims, **kwargs)
-
-
-class GlobalMaxPooling1D(BaseGlobalPooling):
-    """The maximum over the steps axis."""
-
-    _reduce = reduce_max
-
-    def __init__(self, data_format=None, keepdims=False, **kwargs):
-        super().__init__(1, data_format=data_format, keepdims=keepdims, **kwargs)
-
-
-class GlobalMaxPooling2D(BaseGlobalPooling):
-    """The maximum over rows and columns."""
-
-    _reduce = reduce_max
-
-    def __init__(self, data_format=None, keepdims=False, **kwargs):
-        super().__init__(2, data_format=data_format, keepdims=keepdims, **kwargs)
+# Keras exports each class under both names.
+MaxPool1D = MaxPooling1D
+MaxPool2D = MaxPooling2D
+MaxPool3D = MaxPooling3D
+AvgPool1D = AveragePooling1D
+AvgPool2D = AveragePooling2D
+AvgPool3D = AveragePooling3D
