@@ -24,10 +24,15 @@ def _deterministic(tf, device):
     out = []
     with tf.device(device):
         t = tf.constant(x)
-        for interpolation in ["bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"]:
-            for kwargs in [{}, {"crop_to_aspect_ratio": True}, {"pad_to_aspect_ratio": True}]:
-                for size in [(4, 5), (10, 4), (3, 12)]:
-                    out.append(L.Resizing(*size, interpolation=interpolation, **kwargs)(t))
+        sizes = [(4, 5), (10, 4), (3, 12)]
+        for i, interpolation in enumerate(
+            ["bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"]
+        ):
+            for j, kwargs in enumerate(
+                [{}, {"crop_to_aspect_ratio": True}, {"pad_to_aspect_ratio": True}]
+            ):
+                size = sizes[(i + j) % 3]
+                out.append(L.Resizing(*size, interpolation=interpolation, **kwargs)(t))
         out.append(L.Resizing(4, 5, pad_to_aspect_ratio=True, fill_value=2.0)(t[0]))
         out.append(L.Resizing(4, 5, antialias=True)(t))
         out.append(L.Resizing(4, 5)(tf.constant((x * 255).astype("uint8"))))
@@ -39,15 +44,20 @@ def _deterministic(tf, device):
         out.append(L.CenterCrop(3, 4, data_format="channels_first")(x_first[0]))
         out.append(L.AutoContrast(value_range=(0, 1))(t))
         out.append(L.AutoContrast()(tf.constant(np.full((1, 2, 2, 1), 7.0, "float32"))))
+        angles = [0.13, -0.4, 0.7]
+        zooms = [(-0.5, 0.3), (0.6, -0.2), (0.9, 0.9)]
+        shifts = [(0.3, -0.45), (-0.9, 0.77), (1.0, 0.5)]
+        case = 0
         for fill_mode in ["reflect", "wrap", "constant", "nearest"]:
             for interpolation in ["bilinear", "nearest"]:
+                # One rotation, zoom and shift per fill mode and interpolation, cycling
+                # through the parameters (enough to reach every folding branch).
                 warp = {"fill_mode": fill_mode, "interpolation": interpolation}
-                for a in [0.13, -0.4, 0.7]:
-                    out.append(L.RandomRotation((a, a), fill_value=0.5, **warp)(t))
-                for zh, zw in [(-0.5, 0.3), (0.6, -0.2)]:
-                    out.append(L.RandomZoom((zh, zh), (zw, zw), **warp)(t))
-                for th, tw in [(0.3, -0.45), (-0.9, 0.77), (1.0, 0.5)]:
-                    out.append(L.RandomTranslation((th, th), (tw, tw), **warp)(t))
+                a, (zh, zw), (th, tw) = angles[case % 3], zooms[case % 3], shifts[case % 3]
+                case += 1
+                out.append(L.RandomRotation((a, a), fill_value=0.5, **warp)(t))
+                out.append(L.RandomZoom((zh, zh), (zw, zw), **warp)(t))
+                out.append(L.RandomTranslation((th, th), (tw, tw), **warp)(t))
         out.append(L.RandomRotation((0.2, 0.2), data_format="channels_first")(x_first))
         out.append(L.RandomZoom((0.5, 0.5))(t[1]))
         out.append(L.RandomBrightness((0.2, 0.2), value_range=(0, 1))(t))
@@ -139,6 +149,8 @@ def test_random_draws(tf_oracle):
 
 
 def _configs_and_errors(tf):
+    import numpy as np
+
     L = tf.keras.layers
     out = []
     for layer in (
@@ -183,6 +195,24 @@ def _configs_and_errors(tf):
             lambda: L.RandomFlip()({"images": tf.ones((1, 3, 3, 1)), "bounding_boxes": {}}),
         ]
     )
+    t = tf.constant(np.random.default_rng(3).uniform(0, 255, (2, 7, 9, 3)).astype("float32"))
+    out.append(L.RandAugment()(t, training=False))
+    out.append(L.AugMix()(t, training=False))
+    for layer in (
+        L.RandAugment(seed=1),
+        L.AugMix(seed=1),
+        L.RandomErasing(),
+        L.MixUp(),
+        L.CutMix(),
+        L.RandomPerspective(),
+        L.RandomShear(0.2),
+        L.RandomGaussianBlur(),
+    ):
+        y = layer(t)
+        config = layer.get_config()
+        config.pop("name")
+        out.append((y.shape, y.dtype, config))
+    out.append(L.Pipeline([L.Resizing(4, 4), L.CenterCrop(3, 3)], name="p").get_config())
     inputs = tf.keras.Input((8, 6, 3))
     shapes = []
     for layer in (L.Resizing(4, 5), L.CenterCrop(3, 2), L.RandomCrop(5, 5), L.RandomFlip()):
@@ -385,23 +415,6 @@ def _warps_mixes_and_composites(tf, device):
         for count in (3, 6):
             layer = L.MaxNumBoundingBoxes(count, bounding_box_format="xyxy")
             out.append(layer({"images": t, "bounding_boxes": boxes}))
-        out.append(L.RandAugment()(t, training=False))
-        out.append(L.AugMix()(t, training=False))
-        for layer in (
-            L.RandAugment(seed=1),
-            L.AugMix(seed=1),
-            L.RandomErasing(),
-            L.MixUp(),
-            L.CutMix(),
-            L.RandomPerspective(),
-            L.RandomShear(0.2),
-            L.RandomGaussianBlur(),
-        ):
-            y = layer(t)
-            config = layer.get_config()
-            config.pop("name")
-            out.append((y.shape, y.dtype, config))
-    out.append(L.Pipeline([L.Resizing(4, 4), L.CenterCrop(3, 3)], name="p").get_config())
     return out
 
 
