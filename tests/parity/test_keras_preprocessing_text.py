@@ -127,3 +127,36 @@ def _pipelines(tf, texts):
 
 def test_pipelines_and_models(tf_oracle):
     assert_parity(tf_oracle, _pipelines, (TEXTS,), rtol=1e-5, atol=1e-6)
+
+
+def _keras_file_round_trip(tf, path, texts):
+    import zipfile
+
+    import numpy as np
+
+    L = tf.keras.layers
+    ids = L.TextVectorization(output_sequence_length=4)
+    ids.adapt(texts)
+    weights = L.TextVectorization(output_mode="tf_idf", max_tokens=6)
+    weights.adapt(texts)
+    lookup = L.StringLookup(vocabulary=["cat", "dog"], output_mode="multi_hot")
+    norm = L.Normalization()
+    norm.adapt(np.array([[1.0, 2.0], [3.0, 6.0]], np.float32))
+    text = tf.keras.Input(shape=(1,), dtype="string")
+    numbers = tf.keras.Input(shape=(2,))
+    symbolic = [ids(text), weights(text), lookup(text), norm(numbers)]
+    model = tf.keras.Model([text, numbers], symbolic)
+    model.save(path)
+    loaded = tf.keras.models.load_model(path)
+    x = [tf.constant([["the cat"], ["an unseen dog"]]), tf.constant([[1.0, 1.0], [0.0, 2.0]])]
+    members = sorted(n for n in zipfile.ZipFile(path).namelist() if n.startswith("assets/"))
+    return (
+        [(tuple(s.shape), tf.as_dtype(s.dtype).name) for s in symbolic],
+        members,
+        loaded(x),
+        [layer.get_vocabulary() for layer in loaded.layers if hasattr(layer, "get_vocabulary")],
+    )
+
+
+def test_keras_file_round_trip(tf_oracle, tmp_path):
+    assert_parity(tf_oracle, _keras_file_round_trip, (str(tmp_path / "m.keras"), TEXTS), rtol=1e-6)

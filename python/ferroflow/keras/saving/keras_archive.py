@@ -15,7 +15,7 @@ import json
 import os
 import zipfile
 
-from ferroflow.keras.saving import file_utils, saveable_state, weight_files
+from ferroflow.keras.saving import assets, file_utils, saveable_state, weight_files
 from ferroflow.keras.saving.serialization_lib import (
     ObjectSharingScope,
     deserialize_keras_object,
@@ -61,6 +61,7 @@ def save_model(model, filepath, include_optimizer=True):
         archive.writestr(METADATA_FILENAME, json.dumps(_metadata()))
         archive.writestr(CONFIG_FILENAME, json.dumps(config))
         archive.writestr(WEIGHTS_NPZ, weight_files.encode_npz(arrays))
+        assets.write_assets(model, archive)
     file_utils.write_bytes(filepath, buffer.getvalue())
 
 
@@ -124,16 +125,18 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     with _open_archive(filepath) as archive:
         config = _read_config(archive, filepath)
         arrays = _read_weights(archive, filepath)
-    if not compile:
-        config["compile_config"] = None
-    with ObjectSharingScope():
-        model = deserialize_keras_object(config, custom_objects, safe_mode=safe_mode)
-    if not saveable_state.is_saveable(model):
-        raise ValueError(
-            f"The `.keras` archive {filepath} does not hold a model: its config describes "
-            f"{type(model).__name__} {model!r}."
-        )
-    saveable_state.load_state(model, arrays)
+        if not compile:
+            config["compile_config"] = None
+        with ObjectSharingScope():
+            model = deserialize_keras_object(config, custom_objects, safe_mode=safe_mode)
+        if not saveable_state.is_saveable(model):
+            raise ValueError(
+                f"The `.keras` archive {filepath} does not hold a model: its config describes "
+                f"{type(model).__name__} {model!r}."
+            )
+        saveable_state.load_state(model, arrays)
+        # As in Keras, after the variables (a TF-IDF vocabulary reads its weights from them).
+        assets.read_assets(model, archive)
     return model
 
 

@@ -10,7 +10,7 @@ from ferroflow import _tracing
 from ferroflow.array_ops import convert_to_tensor, ensure_shape, is_tensor
 from ferroflow.keras.layers.layer import Layer
 
-__all__ = ["PreprocessingLayer", "adapt_batches", "host_call", "to_numpy"]
+__all__ = ["PreprocessingLayer", "adapt_batches", "host_call", "keras_tensor", "to_numpy"]
 
 
 def _is_dataset(data):
@@ -52,6 +52,15 @@ def host_call(fn, inputs, dtype):
 
     out = numpy_function(fn, list(inputs), dtype, stateful=False)
     return ensure_shape(out, inputs[0].shape)
+
+
+def keras_tensor(shape, dtype):
+    """The functional API's output of a layer that states it (Keras's `compute_output_spec`:
+    these layers are not run on symbolic inputs, so a layer without its vocabulary yet can
+    be part of a model)."""
+    from ferroflow.keras.layers.input_layer import KerasTensor
+
+    return KerasTensor(tuple(shape), dtype=dtype)
 
 
 class PreprocessingLayer(Layer):

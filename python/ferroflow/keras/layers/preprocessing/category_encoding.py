@@ -2,6 +2,7 @@
 
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.keras.layers.layer import Layer
+from ferroflow.keras.layers.preprocessing._base import keras_tensor
 from ferroflow.keras.layers.preprocessing._encoding import encode_categorical
 
 __all__ = ["CategoryEncoding"]
@@ -54,6 +55,9 @@ class CategoryEncoding(Layer):
                 return tuple(input_shape) + (self.num_tokens,)
             return tuple(input_shape[:-1]) + (self.num_tokens,)
         return tuple(input_shape[:-1]) + (self.num_tokens,)
+
+    def compute_output_spec(self, inputs, count_weights=None):
+        return keras_tensor(self.compute_output_shape(inputs.shape), self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()

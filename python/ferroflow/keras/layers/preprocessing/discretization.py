@@ -7,7 +7,12 @@ import numpy as np
 from ferroflow import dtypes as _dtypes
 from ferroflow import manip_ops
 from ferroflow.array_ops import cast, convert_to_tensor, reshape, shape
-from ferroflow.keras.layers.preprocessing._base import PreprocessingLayer, adapt_batches, to_numpy
+from ferroflow.keras.layers.preprocessing._base import (
+    PreprocessingLayer,
+    adapt_batches,
+    keras_tensor,
+    to_numpy,
+)
 from ferroflow.keras.layers.preprocessing._encoding import encode_categorical
 from ferroflow.keras.layers.preprocessing.index_lookup import _validate_choice
 
@@ -151,6 +156,9 @@ class Discretization(PreprocessingLayer):
         if input_shape and len(input_shape) >= 2:
             return (input_shape[0],) + tuple(input_shape[2:]) + (depth,)
         return (depth,)
+
+    def compute_output_spec(self, inputs):
+        return keras_tensor(self.compute_output_shape(inputs.shape), self.output_dtype)
 
     def get_config(self):
         return {

@@ -16,6 +16,7 @@ from ferroflow.array_ops import (
     zeros_like,
 )
 from ferroflow.keras.layers.layer import Layer
+from ferroflow.keras.layers.preprocessing._base import keras_tensor
 from ferroflow.keras.layers.preprocessing._encoding import encode_categorical
 from ferroflow.keras.layers.preprocessing.index_lookup import _map_values, _validate_choice
 
@@ -112,6 +113,9 @@ class Hashing(Layer):
             return (self.num_bins,)
         return tuple(input_shape[:-1]) + (self.num_bins,)
 
+    def compute_output_spec(self, inputs):
+        return keras_tensor(self.compute_output_shape(inputs.shape), self.dtype)
+
     def get_config(self):
         config = super().get_config()
         config.update(
@@ -193,6 +197,10 @@ class HashedCrossing(Layer):
         if input_shape[0] and input_shape[0][-1] != 1:
             return tuple(input_shape[0]) + (self.num_bins,)
         return tuple(input_shape[0])[:-1] + (self.num_bins,)
+
+    def compute_output_spec(self, inputs):
+        shapes = tuple(tuple(x.shape) for x in inputs)
+        return keras_tensor(self.compute_output_shape(shapes), self.dtype)
 
     def get_config(self):
         return {

@@ -18,7 +18,12 @@ from ferroflow.array_ops import (
     squeeze,
     where,
 )
-from ferroflow.keras.layers.preprocessing._base import PreprocessingLayer, host_call, to_numpy
+from ferroflow.keras.layers.preprocessing._base import (
+    PreprocessingLayer,
+    host_call,
+    keras_tensor,
+    to_numpy,
+)
 from ferroflow.keras.layers.preprocessing._encoding import DROPPED, encode_categorical
 
 __all__ = ["IntegerLookup", "StringLookup"]
@@ -299,6 +304,35 @@ class IndexLookup(PreprocessingLayer):
     def _set_idf(self, weights):
         self.idf_weights = convert_to_tensor(np.asarray(weights, np.float32))
 
+    # --- saving -------------------------------------------------------------------------------
+
+    def save_own_variables(self, store):
+        """Keras's variables of a lookup: the IDF weights in `tf_idf` mode, else none."""
+        if self.output_mode == "tf_idf":
+            store["idf_weights"] = to_numpy(self.idf_weights)
+
+    def load_own_variables(self, store):
+        if self.output_mode == "tf_idf":
+            self._set_idf(store["idf_weights"])
+
+    def save_assets(self, dir_path):
+        """Writes a learned vocabulary (special tokens included) to ``vocabulary.txt``."""
+        if self.input_vocabulary is not None:
+            return
+        with open(os.path.join(dir_path, "vocabulary.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(str(w) for w in self.get_vocabulary(include_special_tokens=True)))
+
+    def load_assets(self, dir_path):
+        if self.input_vocabulary is not None:
+            return
+        with open(os.path.join(dir_path, "vocabulary.txt"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        while lines and lines[-1] == "":
+            lines.pop()
+        values = lines if self._string_keys else [int(line) for line in lines]
+        weights = to_numpy(self.idf_weights) if self.output_mode == "tf_idf" else None
+        self.set_vocabulary(values, idf_weights=weights)
+
     # --- adapt --------------------------------------------------------------------------------
 
     def _adapt_convert(self, data):
@@ -482,6 +516,11 @@ class IndexLookup(PreprocessingLayer):
                 return input_shape[:-1] + (depth,)
             return input_shape + (depth,)
         return input_shape[:-1] + (depth,)
+
+    def compute_output_spec(self, inputs):
+        # Keras says int64 in "int" mode even when `invert` gives tokens, and floatx else.
+        dtype = "int64" if self.output_mode == "int" else "float32"
+        return keras_tensor(self.compute_output_shape(inputs.shape), dtype)
 
     def get_config(self):
         config = super().get_config()

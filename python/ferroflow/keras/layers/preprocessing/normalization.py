@@ -179,6 +179,21 @@ class Normalization(Layer):
         self.mean = cast(reshape(self.adapt_mean, self._broadcast_shape), self.dtype)
         self.variance = cast(reshape(self.adapt_variance, self._broadcast_shape), self.dtype)
 
+    def load_own_variables(self, store):
+        """Keras's loading: the adapted mean, variance and count, then the derived state."""
+        for i, variable in enumerate(self._own_weights):
+            variable.assign(store[str(i)])
+        self.finalize_state()
+
+    def get_build_config(self):
+        if self._build_input_shape:
+            return {"input_shape": list(self._build_input_shape)}
+        return None
+
+    def build_from_config(self, config):
+        if config:
+            self.build(config["input_shape"])
+
     def call(self, inputs):
         if self.mean is None:
             raise ValueError("You must call `.build(input_shape)` on the layer before using it.")

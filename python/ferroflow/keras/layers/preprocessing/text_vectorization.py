@@ -4,7 +4,11 @@ by a `StringLookup` with the mask token ``""`` -- index sequences padded or cut 
 ``output_sequence_length``, or multi-hot, count or TF-IDF vectors."""
 
 from ferroflow.array_ops import concat, convert_to_tensor, pad, shape, squeeze
-from ferroflow.keras.layers.preprocessing._base import PreprocessingLayer, adapt_batches
+from ferroflow.keras.layers.preprocessing._base import (
+    PreprocessingLayer,
+    adapt_batches,
+    keras_tensor,
+)
 from ferroflow.keras.layers.preprocessing.index_lookup import (
     StringLookup,
     _as_list,
@@ -158,6 +162,18 @@ class TextVectorization(PreprocessingLayer):
         """Sets the vocabulary (and the IDF weights in `tf_idf` mode) directly."""
         self._lookup_layer.set_vocabulary(vocabulary, idf_weights=idf_weights)
 
+    def save_own_variables(self, store):
+        self._lookup_layer.save_own_variables(store)
+
+    def load_own_variables(self, store):
+        self._lookup_layer.load_own_variables(store)
+
+    def save_assets(self, dir_path):
+        self._lookup_layer.save_assets(dir_path)
+
+    def load_assets(self, dir_path):
+        self._lookup_layer.load_assets(dir_path)
+
     # --- calls --------------------------------------------------------------------------------
 
     def _preprocess(self, inputs):
@@ -225,6 +241,10 @@ class TextVectorization(PreprocessingLayer):
         else:
             input_shape = tuple(input_shape) + (None,)
         return self._lookup_layer.compute_output_shape(input_shape)
+
+    def compute_output_spec(self, inputs):
+        dtype = "int64" if self._output_mode == "int" else "float32"
+        return keras_tensor(self.compute_output_shape(inputs.shape), dtype)
 
     def get_config(self):
         config = super().get_config()
