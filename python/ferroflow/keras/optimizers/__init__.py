@@ -2,21 +2,37 @@
 schedules, updating ferroflow variables eagerly or inside a `tf.function`."""
 
 from ferroflow.keras.optimizers import schedules
+from ferroflow.keras.optimizers.adadelta import Adadelta
+from ferroflow.keras.optimizers.adafactor import Adafactor
 from ferroflow.keras.optimizers.adagrad import Adagrad
 from ferroflow.keras.optimizers.adam import Adam
+from ferroflow.keras.optimizers.adamax import Adamax
 from ferroflow.keras.optimizers.adamw import AdamW
+from ferroflow.keras.optimizers.ftrl import Ftrl
+from ferroflow.keras.optimizers.lamb import Lamb
+from ferroflow.keras.optimizers.lion import Lion
+from ferroflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from ferroflow.keras.optimizers.nadam import Nadam
 from ferroflow.keras.optimizers.optimizer import Optimizer
 from ferroflow.keras.optimizers.rmsprop import RMSprop
 from ferroflow.keras.optimizers.serialization import deserialize, get, serialize
 from ferroflow.keras.optimizers.sgd import SGD
 
 __all__ = [
-    "SGD",
+    "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
+    "Adamax",
+    "Ftrl",
+    "Lamb",
+    "Lion",
+    "LossScaleOptimizer",
+    "Nadam",
     "Optimizer",
     "RMSprop",
+    "SGD",
     "deserialize",
     "get",
     "schedules",

@@ -2,8 +2,8 @@
 handling of `tf.IndexedSlices` (a gather's gradient), so that sparse gradients give
 TensorFlow's numbers:
 
-- zero-preserving unary ops (`square`, `sqrt`) and `cast` map the slices' values, so each
-  looked-up row is squared before repeated rows are summed;
+- zero-preserving unary ops (`square`, `sqrt`, `abs`, `negative`) and `cast` map the slices'
+  values, so each looked-up row is squared before repeated rows are summed;
 - `multiply` with a scalar or a dense tensor stays on the slices' rows (the dense operand is
   gathered at the slices' indices);
 - `add`, `subtract` and `maximum` with a dense operand (or a scalar) make the slices dense
@@ -25,6 +25,7 @@ from ferroflow.indexed_slices import IndexedSlices
 
 __all__ = [
     "IndexedSlices",
+    "abs",
     "add",
     "cast",
     "clip",
@@ -32,6 +33,7 @@ __all__ = [
     "divide",
     "maximum",
     "multiply",
+    "negative",
     "sqrt",
     "square",
     "subtract",
@@ -82,6 +84,18 @@ def sqrt(x):
     if _is_slices(x):
         return _with_values(x, tf_math.sqrt(x.values))
     return tf_math.sqrt(x)
+
+
+def abs(x):  # noqa: A001 - keras.ops' name
+    if _is_slices(x):
+        return _with_values(x, tf_math.abs(x.values))
+    return tf_math.abs(x)
+
+
+def negative(x):
+    if _is_slices(x):
+        return _with_values(x, tf_math.negative(x.values))
+    return tf_math.negative(x)
 
 
 def clip(x, x_min, x_max):

@@ -1,9 +1,17 @@
 """`optimizers.get`, `serialize` and `deserialize`: optimizers by name ("adam", "SGD"...), by
 Keras's ``{"class_name", "config"}`` dict, or as given."""
 
+from ferroflow.keras.optimizers.adadelta import Adadelta
+from ferroflow.keras.optimizers.adafactor import Adafactor
 from ferroflow.keras.optimizers.adagrad import Adagrad
 from ferroflow.keras.optimizers.adam import Adam
+from ferroflow.keras.optimizers.adamax import Adamax
 from ferroflow.keras.optimizers.adamw import AdamW
+from ferroflow.keras.optimizers.ftrl import Ftrl
+from ferroflow.keras.optimizers.lamb import Lamb
+from ferroflow.keras.optimizers.lion import Lion
+from ferroflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from ferroflow.keras.optimizers.nadam import Nadam
 from ferroflow.keras.optimizers.optimizer import Optimizer
 from ferroflow.keras.optimizers.rmsprop import RMSprop
 from ferroflow.keras.optimizers.sgd import SGD
@@ -12,7 +20,29 @@ __all__ = ["deserialize", "get", "serialize"]
 
 _MODULE = "keras.optimizers"
 # Built-in optimizers by lower-cased class name: names are matched case-insensitively.
-_BUILTINS = {cls.__name__.lower(): cls for cls in (Adagrad, Adam, AdamW, Optimizer, RMSprop, SGD)}
+_BUILTINS = {
+    cls.__name__.lower(): cls
+    for cls in (
+        Adadelta,
+        Adafactor,
+        Adagrad,
+        Adam,
+        Adamax,
+        AdamW,
+        Ftrl,
+        Lamb,
+        Lion,
+        LossScaleOptimizer,
+        Nadam,
+        Optimizer,
+        RMSprop,
+        SGD,
+    )
+}
+
+# Keras's `get` does not know these by name (they are not in its ALL_OBJECTS), though
+# `deserialize` builds them.
+_NOT_BY_NAME = {"lamb"}
 
 
 def serialize(optimizer):
@@ -54,6 +84,8 @@ def get(identifier):
     if isinstance(identifier, dict):
         obj = deserialize(identifier)
     elif isinstance(identifier, str):
+        if identifier.lower() in _NOT_BY_NAME:
+            raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
         obj = deserialize({"class_name": identifier, "config": {}})
     else:
         obj = identifier
