@@ -330,5 +330,54 @@ def _transformer_fit(tf, path):
 
 def test_transformer_block_fit_and_save(tf_oracle, tmp_path):
     assert_parity(
-        tf_oracle, _transformer_fit, (str(tmp_path / "block.keras"),), rtol=1e-5, atol=1e-6
+        tf_oracle, _transformer_fit, (str(tmp_path / "block.keras"),), rtol=1e-4, atol=1e-5
+    )
+
+
+def _propagated_masks(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    ids = np.array([[1, 2, 3, 0, 0], [4, 5, 0, 0, 0]])
+    out = []
+    with tf.device(device):
+        emb = L.Embedding(10, 6, mask_zero=True)
+        mha = L.MultiHeadAttention(2, 3)
+        gqa = L.GroupQueryAttention(3, 2, 1)
+        att = L.Attention()
+        emb(ids)
+        set_fixed_weights(emb)
+        for layer, seed in ((mha, 2), (gqa, 3)):
+            x = emb(ids)
+            layer(x, x)
+            set_fixed_weights(layer, seed)
+        for layer in (mha, gqa):
+            x = emb(ids)
+            y, scores = layer(x, x, return_attention_scores=True)
+            # MultiHeadAttention takes the masks off its inputs; GroupQueryAttention does not.
+            out.append((y, scores, y._keras_mask, getattr(x, "_keras_mask", None)))
+            x = emb(ids)
+            out.append(layer(x, tf.constant(x.numpy()), use_causal_mask=True))
+        x = emb(ids)
+        y = att([x, x], return_attention_scores=True)
+        out.append((y, y[0]._keras_mask))
+        # Functional: the mask flows from the Embedding through attention into the pooling.
+        inputs = tf.keras.Input((5,), dtype="int32")
+        h = emb(inputs)
+        h = mha(h, h)
+        outputs = L.GlobalAveragePooling1D()(h)
+        model = tf.keras.Model(inputs, outputs)
+        out.append(model(ids))
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_masks_from_embedding(tf_oracle, device):
+    assert_parity(
+        tf_oracle,
+        _propagated_masks,
+        (device,),
+        rtol=1e-5,
+        atol=1e-5,
+        helpers=[set_fixed_weights],
     )

@@ -1,4 +1,4 @@
-"""What Keras 3's attention layers share: reading and attaching Keras masks, the causal and
+"""What Keras 3's attention layers share: the causal and
 sliding-window masks, the merge of the query/value/key masks into one ``(B, T, S)`` attention
 mask, and the fused dot-product attention that Keras's TensorFlow backend runs when no
 attention scores are asked for (``ops.dot_product_attention``)."""
@@ -9,8 +9,6 @@ __all__ = [
     "attention_mask_from",
     "causal_mask",
     "dot_product_attention",
-    "get_keras_mask",
-    "set_keras_mask",
 ]
 
 # `ops.dot_product_attention` masks logits with -0.7 * (about) float32's largest value, not
@@ -18,21 +16,6 @@ __all__ = [
 # attends uniformly to every position, where the Softmax path gives zeros.
 _FUSED_MASK_FILL = {"float16": 65500.0 * -0.7}
 _FUSED_MASK_FILL_DEFAULT = 3.38953e38 * -0.7
-
-
-def get_keras_mask(x):
-    """The Keras mask a tensor carries (``x._keras_mask``), or None."""
-    return getattr(x, "_keras_mask", None)
-
-
-def set_keras_mask(x, mask):
-    """Attaches ``mask`` to ``x`` as Keras does. Tensors that cannot take attributes (a
-    ferroflow build from before tensors had a ``__dict__``) are left as they are."""
-    try:
-        x._keras_mask = mask
-    except AttributeError:
-        if mask is not None:
-            raise
 
 
 def causal_mask(query, value):

@@ -1,9 +1,9 @@
 """`tf.keras.layers.Attention` (Luong's dot-product attention) and `AdditiveAttention`
 (Bahdanau's): called on ``[query, value]`` or ``[query, value, key]``, with masks
-``[query_mask, value_mask]`` (given, or read from the inputs' Keras masks)."""
+``[query_mask, value_mask]`` (given, or filled by `Layer.__call__` from the inputs'
+``_keras_mask``)."""
 
 import ferroflow as _tf
-from ferroflow.keras.layers import _attention_masks as _masks
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.nn import dropout as _dropout
 
@@ -83,9 +83,6 @@ class Attention(Layer):
         return_attention_scores=False,
         use_causal_mask=False,
     ):
-        if mask is None:
-            masks = [_masks.get_keras_mask(x) for x in inputs] if isinstance(inputs, list) else []
-            mask = masks if any(m is not None for m in masks) else None
         self._validate_inputs(inputs, mask)
         inputs = [self._as_input(x) for x in inputs]
         query, value = inputs[0], inputs[1]

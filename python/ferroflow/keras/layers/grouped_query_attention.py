@@ -1,7 +1,7 @@
 """`tf.keras.layers.GroupQueryAttention` (class `GroupedQueryAttention`, as in Keras 3):
 ``num_query_heads`` query heads share ``num_key_value_heads`` key and value heads. Unlike
-`MultiHeadAttention` it takes the query mask from ``query_mask`` (Keras's call fills it from
-``query._keras_mask``) and attaches no mask to its output."""
+`MultiHeadAttention` it takes the query mask from the ``query_mask`` argument (which
+`Layer.__call__` fills from ``query._keras_mask``) and leaves the inputs' masks on them."""
 
 import math
 
@@ -133,12 +133,6 @@ class GroupedQueryAttention(_AttentionBase):
     ):
         value = self._as_input(value)
         key = value if key is None else self._as_input(key)
-        if query_mask is None:
-            query_mask = _masks.get_keras_mask(query)
-        if value_mask is None:
-            value_mask = _masks.get_keras_mask(value)
-        if key_mask is None and key is not value:
-            key_mask = _masks.get_keras_mask(key)
         if attention_mask is not None:
             attention_mask = _tf.convert_to_tensor(attention_mask)
         attention_mask = _masks.attention_mask_from(

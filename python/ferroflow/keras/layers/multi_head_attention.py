@@ -7,12 +7,14 @@ As in Keras 3 under TensorFlow, two computations give the result: without dropou
 wholly masked row averages all values); otherwise explicit scores through a masked `Softmax`
 (a wholly masked row gives zeros). The query's Keras mask (``query._keras_mask``) masks the
 rows and is attached to the output; an explicit ``query_mask`` argument is ignored, as it is
-by Keras."""
+by Keras, and the inputs' masks are taken off them. Value and key masks come as arguments,
+which `Layer.__call__` fills from ``value._keras_mask`` and ``key._keras_mask``."""
 
 import math
 import string
 
 import ferroflow as _tf
+from ferroflow.keras._tensor_attributes import get_keras_mask, set_keras_mask
 from ferroflow.keras.layers import _attention_masks as _masks
 from ferroflow.keras.layers import _config
 from ferroflow.keras.layers.activation_layers import Softmax
@@ -387,12 +389,11 @@ class MultiHeadAttention(_AttentionBase):
     ):
         value = self._as_input(value)
         key = value if key is None else self._as_input(key)
-        # Keras reads the query's mask from the tensor itself, whatever `query_mask` says.
-        query_mask = _masks.get_keras_mask(query)
-        if value_mask is None:
-            value_mask = _masks.get_keras_mask(value)
-        if key_mask is None and key is not value:
-            key_mask = _masks.get_keras_mask(key)
+        # Keras reads the query's mask from the tensor itself, whatever `query_mask` says,
+        # and takes the masks off the inputs: this layer has used them.
+        query_mask = get_keras_mask(query)
+        for x in (query, value, key):
+            set_keras_mask(x, None)
         if attention_mask is not None:
             attention_mask = _tf.convert_to_tensor(attention_mask)
         attention_mask = _masks.attention_mask_from(
@@ -423,7 +424,7 @@ class MultiHeadAttention(_AttentionBase):
             output = output * gate
         output = self._output_dense(output)
         if query_mask is not None:
-            _masks.set_keras_mask(output, query_mask)
+            set_keras_mask(output, query_mask)
         if return_attention_scores:
             return output, scores
         return output

@@ -3,7 +3,7 @@
 the default) or a separate ``reverse_embeddings`` matrix."""
 
 import ferroflow as _tf
-from ferroflow.keras.layers import _attention_masks as _masks
+from ferroflow.keras._tensor_attributes import set_keras_mask
 from ferroflow.keras.layers.embedding import Embedding
 
 __all__ = ["ReversibleEmbedding"]
@@ -56,7 +56,7 @@ class ReversibleEmbedding(Embedding):
             outputs = super().call(inputs)
             mask = super().compute_mask(inputs)
             if mask is not None:
-                _masks.set_keras_mask(outputs, mask)
+                set_keras_mask(outputs, mask)
             return outputs
         if self.tie_weights:
             kernel = _tf.transpose(self.embeddings)
