@@ -16,12 +16,15 @@ from ferroflow.keras.layers.layer import Layer
 __all__ = ["ConvLayerBase", "check_positive", "subclass_arguments"]
 
 
-def subclass_arguments(arguments):
-    """A concrete layer's ``__init__`` arguments (its ``locals()``) as keywords for its base
-    class, with the extra ``**kwargs`` merged in."""
-    arguments = {k: v for k, v in arguments.items() if k not in ("self", "__class__")}
-    extra = arguments.pop("kwargs")
-    return {**arguments, **extra}
+def subclass_arguments(arguments, *own):
+    """A layer's ``__init__`` arguments (its ``locals()``) as keywords for its base class:
+    the extra ``**kwargs`` merged in, the names in ``own`` (those it keeps) left out."""
+    dropped = {"self", "__class__", "kwargs", *own}
+    kept = {k: v for k, v in arguments.items() if k not in dropped}
+    return {**kept, **arguments["kwargs"]}
+
+
+_WEIGHT_PARTS = ("initializer", "regularizer", "constraint")
 
 
 def check_positive(value, name):
@@ -35,8 +38,9 @@ def check_positive(value, name):
 class ConvLayerBase(Layer):
     """A ``rank``-D window layer with learned weights, a bias and an activation. Subclasses
     name their weights' argument prefixes in ``_weight_names`` (``kernel``, or ``depthwise``
-    and ``pointwise``), and the config keys that come before ``activation`` in
-    ``_config_keys``."""
+    and ``pointwise``): ``<name>_initializer``, ``<name>_regularizer`` and
+    ``<name>_constraint`` arrive as keywords for each, and for ``bias``. ``_config_keys`` are
+    the config keys that come before ``activation``."""
 
     _weight_names = ("kernel",)
     _config_keys = ()
@@ -51,15 +55,16 @@ class ConvLayerBase(Layer):
         dilation_rate,
         activation,
         use_bias,
-        weight_options,
         activity_regularizer=None,
         allow_causal=False,
         **kwargs,
     ):
-        """``weight_options`` maps each name of ``_weight_names`` and ``bias`` to its
-        (initializer, regularizer, constraint)."""
         from ferroflow.keras import activations, initializers, regularizers
 
+        weight_options = {
+            name: [kwargs.pop(f"{name}_{part}") for part in _WEIGHT_PARTS]
+            for name in (*self._weight_names, "bias")
+        }
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.rank = rank
         self.kernel_size = standardize_tuple(kernel_size, rank, "kernel_size")

@@ -60,21 +60,8 @@ class BaseConv(ConvLayerBase):
                 "ferroflow's convolution layers do not implement LoRA; leave `lora_rank` None."
             )
         super().__init__(
-            rank,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            {
-                "kernel": (kernel_initializer, kernel_regularizer, kernel_constraint),
-                "bias": (bias_initializer, bias_regularizer, bias_constraint),
-            },
-            activity_regularizer=activity_regularizer,
             allow_causal=rank == 1,
-            **kwargs,
+            **subclass_arguments(locals(), "filters", "groups", "lora_rank", "lora_alpha"),
         )
         self.filters = filters
         self.groups = groups

@@ -73,22 +73,7 @@ class BaseConvTranspose(ConvLayerBase):
         bias_constraint=None,
         **kwargs,
     ):
-        super().__init__(
-            rank,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            {
-                "kernel": (kernel_initializer, kernel_regularizer, kernel_constraint),
-                "bias": (bias_initializer, bias_regularizer, bias_constraint),
-            },
-            activity_regularizer=activity_regularizer,
-            **kwargs,
-        )
+        super().__init__(**subclass_arguments(locals(), "filters", "output_padding"))
         self.filters = filters
         self.output_padding = (
             None

@@ -47,22 +47,7 @@ class BaseDepthwiseConv(ConvLayerBase):
         bias_constraint=None,
         **kwargs,
     ):
-        super().__init__(
-            rank,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            {
-                "depthwise": (depthwise_initializer, depthwise_regularizer, depthwise_constraint),
-                "bias": (bias_initializer, bias_regularizer, bias_constraint),
-            },
-            activity_regularizer=activity_regularizer,
-            **kwargs,
-        )
+        super().__init__(**subclass_arguments(locals(), "depth_multiplier"))
         self.depth_multiplier = depth_multiplier
         check_positive(depth_multiplier, "depth_multiplier")
 

@@ -59,23 +59,7 @@ class BaseSeparableConv(ConvLayerBase):
         bias_constraint=None,
         **kwargs,
     ):
-        super().__init__(
-            rank,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            {
-                "depthwise": (depthwise_initializer, depthwise_regularizer, depthwise_constraint),
-                "pointwise": (pointwise_initializer, pointwise_regularizer, pointwise_constraint),
-                "bias": (bias_initializer, bias_regularizer, bias_constraint),
-            },
-            activity_regularizer=activity_regularizer,
-            **kwargs,
-        )
+        super().__init__(**subclass_arguments(locals(), "depth_multiplier", "filters"))
         self.depth_multiplier = depth_multiplier
         self.filters = filters
         check_positive(depth_multiplier, "depth_multiplier")
