@@ -421,3 +421,51 @@ def _warps_mixes_and_composites(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_warps_mixes_and_composites(tf_oracle, device):
     assert_parity(tf_oracle, _warps_mixes_and_composites, (device,), rtol=1e-5, atol=1e-4)
+
+
+def _clahe_and_elastic(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    x = np.random.default_rng(4).uniform(0, 255, (2, 13, 17, 3)).astype("float32")
+    out = []
+    with tf.device(device):
+        t = tf.constant(x)
+        clahe = L.ContrastLimitedAdaptiveHistogramEqualization
+        out.append(clahe()(t))
+        out.append(clahe(clip_limit=2.0, tile_grid_size=(3, 4))(t))
+        out.append(clahe(clip_limit=0, tile_grid_size=(2, 2))(t))
+        out.append(clahe(value_range=(0, 1), tile_grid_size=(4, 4))(t / 255))
+        out.append(clahe(tile_grid_size=(4, 4))(tf.constant(x.astype("uint8"))))
+        out.append(
+            clahe(tile_grid_size=(3, 3), data_format="channels_first")(
+                tf.transpose(t, [0, 3, 1, 2])
+            )
+        )
+        out.append(clahe(tile_grid_size=(3, 3))(t[0], training=False))
+        # The elastic warp given the same noise seed, in every fill mode and interpolation.
+        case = 0
+        for fill_mode in ["reflect", "wrap", "constant", "nearest"]:
+            for interpolation in ["bilinear", "nearest"]:
+                layer = L.RandomElasticTransform(
+                    fill_mode=fill_mode, interpolation=interpolation, fill_value=9.0
+                )
+                transformation = {
+                    "apply_transform": tf.constant([True, False]),
+                    "distortion_factor": tf.constant([0.5, 1.0][case % 2]),
+                    "seed": 5,
+                }
+                case += 1
+                out.append(layer.transform_images(t, transformation))
+        out.append(L.RandomElasticTransform()(t, training=False))
+        out.append(L.RandomElasticTransform(factor=0.0)(t))
+        out.append(L.RandomElasticTransform(seed=1)(t).shape)
+    config = L.RandomElasticTransform(scale=(0.2, 0.5)).get_config()
+    config.pop("name")
+    out.append(config)
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_clahe_and_elastic(tf_oracle, device):
+    assert_parity(tf_oracle, _clahe_and_elastic, (device,), rtol=1e-5, atol=1e-3)

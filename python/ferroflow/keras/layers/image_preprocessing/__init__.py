@@ -2,6 +2,9 @@
 augmentations, over one base class (`BaseImagePreprocessingLayer`)."""
 
 from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
+from ferroflow.keras.layers.image_preprocessing.clahe import (
+    ContrastLimitedAdaptiveHistogramEqualization,
+)
 from ferroflow.keras.layers.image_preprocessing.color import (
     AutoContrast,
     RandomBrightness,
@@ -26,6 +29,7 @@ from ferroflow.keras.layers.image_preprocessing.composite import (
     Pipeline,
     RandAugment,
 )
+from ferroflow.keras.layers.image_preprocessing.elastic import RandomElasticTransform
 from ferroflow.keras.layers.image_preprocessing.geometric import (
     RandomFlip,
     RandomPerspective,
@@ -42,6 +46,7 @@ __all__ = [
     "AutoContrast",
     "BaseImagePreprocessingLayer",
     "CenterCrop",
+    "ContrastLimitedAdaptiveHistogramEqualization",
     "CutMix",
     "Equalization",
     "MaxNumBoundingBoxes",
@@ -53,6 +58,7 @@ __all__ = [
     "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
+    "RandomElasticTransform",
     "RandomErasing",
     "RandomFlip",
     "RandomGaussianBlur",
