@@ -118,28 +118,40 @@ def _graph_loop(step, xs, mask, initial_states, zero_output_for_mask, return_all
     # the same); in a trace only its static shape is read.
     output_zero = _zeros_of(step(xs[0], initial_states)[0], xs)
     flat_init = nest.flatten(initial_states)
-    outputs_ta = TensorArray(
-        output_zero.dtype,
-        size=n if return_all_outputs else 1,
-        element_shape=output_zero.shape,
+    # Only a returned sequence needs a TensorArray: the last output is a loop variable.
+    outputs_ta = (
+        [TensorArray(output_zero.dtype, size=n, element_shape=output_zero.shape)]
+        if return_all_outputs
+        else []
     )
 
-    def body(t, ta, prev_output, *flat_states):
-        states = nest.pack_sequence_as(initial_states, list(flat_states))
+    def body(t, *carried):
+        carried = list(carried)
+        ta = carried.pop(0) if return_all_outputs else None
+        prev_output, flat_states = carried[0], carried[1:]
+        states = nest.pack_sequence_as(initial_states, flat_states)
         mask_t = None if mask is None else gather(mask, t)
         output, new_states = _masked_step(
             step, gather(xs, t), mask_t, prev_output, states, zero_output_for_mask
         )
-        ta = ta.write(t if return_all_outputs else 0, output)
-        return (t + 1, ta, output, *nest.flatten(new_states))
+        written = [ta.write(t, output)] if return_all_outputs else []
+        return (t + 1, *written, output, *nest.flatten(new_states))
 
-    results = while_loop(
-        lambda t, *_: t < n,
-        body,
-        (constant(0), outputs_ta, output_zero, *flat_init),
-        maximum_iterations=n,
-    )
-    last_output = results[2]
-    new_states = nest.pack_sequence_as(initial_states, list(results[3:]))
-    outputs = _time_major(results[1].stack())
+    results = list(
+        while_loop(
+            lambda t, *_: t < n,
+            body,
+            (constant(0), *outputs_ta, output_zero, *flat_init),
+            maximum_iterations=n,
+        )
+    )[1:]
+    if return_all_outputs:
+        stacked = results.pop(0).stack()
+        # The TensorArray's stack does not keep a static number of steps: state it.
+        stacked.set_shape([steps, *output_zero.shape.as_list()])
+        outputs = _time_major(stacked)
+    last_output = results[0]
+    if not return_all_outputs:
+        outputs = expand_dims(last_output, 1)
+    new_states = nest.pack_sequence_as(initial_states, results[1:])
     return last_output, outputs, new_states

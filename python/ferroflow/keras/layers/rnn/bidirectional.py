@@ -3,7 +3,7 @@ over the same sequences, their outputs merged (concat, sum, ave, mul, or kept ap
 
 from ferroflow.array_ops import concat, reverse
 from ferroflow.keras.layers.layer import Layer, _training_parameter
-from ferroflow.keras.layers.rnn.rnn import _accepts, nest_weight_paths
+from ferroflow.keras.layers.rnn.rnn import _accepts, nest_weight_paths, output_spec
 
 __all__ = ["Bidirectional"]
 
@@ -22,6 +22,8 @@ def _renamed_copy(layer, prefix, **overrides):
 class Bidirectional(Layer):
     """Runs ``layer`` forwards and ``backward_layer`` (by default a copy of ``layer`` with
     ``go_backwards=True``) backwards, and merges their outputs by ``merge_mode``."""
+
+    _no_dependency_attributes = Layer._no_dependency_attributes | {"_build_shape"}
 
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
         if not isinstance(layer, Layer):
@@ -82,6 +84,7 @@ class Bidirectional(Layer):
                 )
 
     def build(self, sequences_shape, initial_state_shape=None):
+        object.__setattr__(self, "_build_shape", tuple(sequences_shape))
         for inner in (self.forward_layer, self.backward_layer):
             if not inner.built:
                 inner.build(sequences_shape)
@@ -150,6 +153,18 @@ class Bidirectional(Layer):
         if self.forward_layer.states and self.backward_layer.states:
             return tuple(self.forward_layer.states + self.backward_layer.states)
         return None
+
+    def get_build_config(self):
+        """Keras's ``build_config``: the sequences' shape this layer was built for."""
+        shape = self.__dict__.get("_build_shape")
+        return {"input_shape": shape} if self.built and shape is not None else None
+
+    def build_from_config(self, config):
+        self.build(tuple(config["input_shape"]))
+
+    def compute_output_spec(self, sequences, initial_state=None, mask=None, training=None):
+        """The functional API's outputs, from `compute_output_shape` as in Keras 3."""
+        return output_spec(self, sequences)
 
     def compute_mask(self, inputs, mask):
         if isinstance(mask, list):

@@ -77,6 +77,14 @@ class LSTMCell(GatedCell):
         h = o * act(c)
         return h, [h, c]
 
+    def get_config(self):
+        # Keras lists a cell's ``unit_forget_bias`` right after ``use_bias``.
+        config = super().get_config()
+        forget = config.pop("unit_forget_bias")
+        items = list(config.items())
+        at = [k for k, _ in items].index("use_bias") + 1
+        return dict(items[:at] + [("unit_forget_bias", forget)] + items[at:])
+
 
 class LSTM(GatedRNN):
     """Long Short-Term Memory layer over ``(batch, time, features)`` inputs."""

@@ -12,7 +12,7 @@ from ferroflow.keras.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 from ferroflow.keras.layers.rnn.stacked_rnn_cells import StackedRNNCells
 from ferroflow.variables import Variable
 
-__all__ = ["RNN", "call_cell", "nest_weight_paths"]
+__all__ = ["RNN", "call_cell", "nest_weight_paths", "output_spec"]
 
 
 def nest_weight_paths(parent, child):
@@ -37,6 +37,24 @@ def call_cell(cell, inputs, states, training=None):
     return fn(inputs, states, **kwargs)
 
 
+def _keras_tensors(shapes, dtype):
+    from ferroflow.keras.layers.input_layer import KerasTensor
+
+    if isinstance(shapes, (tuple, list)) and all(d is None or isinstance(d, int) for d in shapes):
+        return KerasTensor(tuple(shapes), dtype=dtype)
+    return type(shapes)(_keras_tensors(s, dtype) for s in shapes)
+
+
+def output_spec(layer, sequences):
+    """`KerasTensor`s shaped as ``layer.compute_output_shape`` says for ``sequences``,
+    building ``layer`` for that shape first."""
+    shape = tuple(sequences.shape)
+    if not layer.built:
+        layer.build(shape)
+        layer.built = True
+    return _keras_tensors(layer.compute_output_shape(shape), layer.compute_dtype)
+
+
 def _zeros_state(batch_size, size, dtype):
     return zeros((batch_size, *nest.flatten(size)), dtype=dtype)
 
@@ -45,7 +63,7 @@ class RNN(Layer):
     """Base class of recurrent layers: a cell (or a list of cells, stacked) run over the
     time axis of ``(batch, time, ...)`` inputs."""
 
-    _no_dependency_attributes = Layer._no_dependency_attributes | {"states"}
+    _no_dependency_attributes = Layer._no_dependency_attributes | {"states", "_build_shape"}
 
     def __init__(
         self,
@@ -112,6 +130,19 @@ class RNN(Layer):
             return output_shape, *states_shape
         return output_shape
 
+    def get_build_config(self):
+        """Keras's ``build_config``: the sequences' shape this layer was built for."""
+        shape = self.__dict__.get("_build_shape")
+        return {"input_shape": shape} if self.built and shape is not None else None
+
+    def build_from_config(self, config):
+        self.build(tuple(config["input_shape"]))
+
+    def compute_output_spec(self, sequences, initial_state=None, mask=None, training=None):
+        """The functional API's outputs, from `compute_output_shape` as in Keras 3 (the
+        layer is built first; `call` does not run)."""
+        return output_spec(self, sequences)
+
     def compute_mask(self, inputs, mask):
         """The input mask for ``return_sequences`` outputs, else None (and None per state)."""
         mask = nest.flatten(mask)[0] if mask is not None else None
@@ -123,6 +154,7 @@ class RNN(Layer):
     # --- building and states ---------------------------------------------------------------
 
     def build(self, sequences_shape, initial_state_shape=None):
+        object.__setattr__(self, "_build_shape", tuple(sequences_shape))
         step_input_shape = (sequences_shape[0], *tuple(sequences_shape[2:]))
         if isinstance(self.cell, Layer) and not self.cell.built:
             self.cell.build(step_input_shape)
@@ -285,6 +317,6 @@ class RNN(Layer):
     def from_config(cls, config, custom_objects=None):
         from ferroflow.keras.layers import serialization
 
-        config = dict(config)
+        # Keras pops the cell from the caller's dict, which then lacks it: so does ferroflow.
         cell = serialization.deserialize(config.pop("cell"), custom_objects=custom_objects)
         return cls(cell, **config)

@@ -95,7 +95,6 @@ class StackedRNNCells(Layer):
     def from_config(cls, config, custom_objects=None):
         from ferroflow.keras.layers import serialization
 
-        config = dict(config)
         cells = [
             serialization.deserialize(c, custom_objects=custom_objects) for c in config.pop("cells")
         ]

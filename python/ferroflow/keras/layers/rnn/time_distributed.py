@@ -97,6 +97,6 @@ class TimeDistributed(Layer):
     def from_config(cls, config, custom_objects=None):
         from ferroflow.keras.layers import serialization
 
-        config = dict(config)
+        # Keras pops the layer from the caller's dict: so does ferroflow.
         layer = serialization.deserialize(config.pop("layer"), custom_objects=custom_objects)
         return cls(layer, **config)
