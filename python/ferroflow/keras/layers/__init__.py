@@ -33,6 +33,7 @@ from ferroflow.keras.layers.conv_transpose import (
 from ferroflow.keras.layers.cropping import Cropping1D, Cropping2D, Cropping3D
 from ferroflow.keras.layers.dense import Dense
 from ferroflow.keras.layers.depthwise_conv import DepthwiseConv1D, DepthwiseConv2D
+from ferroflow.keras.layers.dot import Dot, dot
 from ferroflow.keras.layers.dropout import Dropout
 from ferroflow.keras.layers.einsum_dense import EinsumDense
 from ferroflow.keras.layers.embedding import Embedding
@@ -51,6 +52,7 @@ from ferroflow.keras.layers.global_pooling import (
     GlobalMaxPooling2D,
     GlobalMaxPooling3D,
 )
+from ferroflow.keras.layers.group_normalization import GroupNormalization
 from ferroflow.keras.layers.grouped_query_attention import GroupQueryAttention
 from ferroflow.keras.layers.image_preprocessing import (
     AugMix,
@@ -106,6 +108,8 @@ from ferroflow.keras.layers.merging_elementwise import (
     subtract,
 )
 from ferroflow.keras.layers.multi_head_attention import MultiHeadAttention
+from ferroflow.keras.layers.noise import AlphaDropout, GaussianDropout, GaussianNoise
+from ferroflow.keras.layers.parametric_activations import PReLU, ThresholdedReLU
 from ferroflow.keras.layers.pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -134,6 +138,7 @@ from ferroflow.keras.layers.preprocessing import (
 from ferroflow.keras.layers.repeat_permute import Permute, RepeatVector
 from ferroflow.keras.layers.reshape import Reshape
 from ferroflow.keras.layers.reversible_embedding import ReversibleEmbedding
+from ferroflow.keras.layers.rms_normalization import RMSNormalization
 from ferroflow.keras.layers.rnn import (
     GRU,
     LSTM,
@@ -155,8 +160,16 @@ from ferroflow.keras.layers.separable_conv import (
     SeparableConvolution1D,
     SeparableConvolution2D,
 )
+from ferroflow.keras.layers.serialization import deserialize, serialize
+from ferroflow.keras.layers.spatial_dropout import (
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
+from ferroflow.keras.layers.tfsm_layer import TFSMLayer
 from ferroflow.keras.layers.unit_normalization import ActivityRegularization, UnitNormalization
 from ferroflow.keras.layers.up_sampling import UpSampling1D, UpSampling2D, UpSampling3D
+from ferroflow.keras.layers.wrapper import SpectralNormalization, Wrapper
 from ferroflow.keras.layers.zero_padding import ZeroPadding1D, ZeroPadding2D, ZeroPadding3D
 
 __all__ = [
@@ -170,6 +183,7 @@ __all__ = [
     "AdaptiveMaxPooling3D",
     "Add",
     "AdditiveAttention",
+    "AlphaDropout",
     "Attention",
     "AugMix",
     "AutoContrast",
@@ -209,6 +223,7 @@ __all__ = [
     "DepthwiseConv1D",
     "DepthwiseConv2D",
     "Discretization",
+    "Dot",
     "Dropout",
     "ELU",
     "EinsumDense",
@@ -217,6 +232,8 @@ __all__ = [
     "Flatten",
     "GRU",
     "GRUCell",
+    "GaussianDropout",
+    "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAveragePooling3D",
@@ -229,6 +246,7 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
+    "GroupNormalization",
     "GroupQueryAttention",
     "HashedCrossing",
     "Hashing",
@@ -258,8 +276,10 @@ __all__ = [
     "MultiHeadAttention",
     "Multiply",
     "Normalization",
+    "PReLU",
     "Permute",
     "Pipeline",
+    "RMSNormalization",
     "RNN",
     "RandAugment",
     "RandomBrightness",
@@ -297,23 +317,33 @@ __all__ = [
     "SimpleRNNCell",
     "Softmax",
     "Solarization",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+    "SpatialDropout3D",
+    "SpectralNormalization",
     "StackedRNNCells",
     "StringLookup",
     "Subtract",
+    "TFSMLayer",
     "TextVectorization",
+    "ThresholdedReLU",
     "TimeDistributed",
     "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
     "UpSampling3D",
+    "Wrapper",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "ZeroPadding3D",
     "add",
     "average",
     "concatenate",
+    "deserialize",
+    "dot",
     "maximum",
     "minimum",
     "multiply",
+    "serialize",
     "subtract",
 ]

@@ -4,7 +4,11 @@ import warnings
 
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import cast, reshape
-from ferroflow.keras.layers import _config
+from ferroflow.keras.layers._affine_parameters import (
+    add_gamma_beta,
+    affine_config,
+    resolve_affine_arguments,
+)
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.math import reduce_mean, rsqrt
 from ferroflow.nn import moments
@@ -40,8 +44,6 @@ class LayerNormalization(Layer):
         gamma_constraint=None,
         **kwargs,
     ):
-        from ferroflow.keras import initializers, regularizers
-
         rms_scaling = kwargs.pop("rms_scaling", False)
         if rms_scaling:
             warnings.warn(
@@ -65,12 +67,15 @@ class LayerNormalization(Layer):
         self.center = center
         self.scale = scale
         self.rms_scaling = rms_scaling
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = _config.get_constraint(beta_constraint)
-        self.gamma_constraint = _config.get_constraint(gamma_constraint)
+        resolve_affine_arguments(
+            self,
+            beta_initializer,
+            gamma_initializer,
+            beta_regularizer,
+            gamma_regularizer,
+            beta_constraint,
+            gamma_constraint,
+        )
         self.autocast = False
 
     def build(self, input_shape):
@@ -79,24 +84,9 @@ class LayerNormalization(Layer):
         # As in Keras, the axes become a sorted list once built.
         self.axis = sorted(axes)
         shape = tuple(input_shape[axis] for axis in self.axis)
-        self.gamma = None
-        if self.scale or self.rms_scaling:
-            self.gamma = self.add_weight(
-                name="gamma",
-                shape=shape,
-                initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint,
-            )
-        self.beta = None
-        if self.center and not self.rms_scaling:
-            self.beta = self.add_weight(
-                name="beta",
-                shape=shape,
-                initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint,
-            )
+        add_gamma_beta(
+            self, shape, self.scale or self.rms_scaling, self.center and not self.rms_scaling
+        )
         self.built = True
 
     def call(self, inputs):
@@ -148,10 +138,5 @@ class LayerNormalization(Layer):
             "center": self.center,
             "scale": self.scale,
             "rms_scaling": self.rms_scaling,
-            "beta_initializer": _config.serialize_initializer(self.beta_initializer),
-            "gamma_initializer": _config.serialize_initializer(self.gamma_initializer),
-            "beta_regularizer": _config.serialize_regularizer(self.beta_regularizer),
-            "gamma_regularizer": _config.serialize_regularizer(self.gamma_regularizer),
-            "beta_constraint": _config.serialize_constraint(self.beta_constraint),
-            "gamma_constraint": _config.serialize_constraint(self.gamma_constraint),
+            **affine_config(self),
         }

@@ -2,6 +2,7 @@
 classes (weighted and reduced), written with ferroflow ops so that they run eagerly, inside
 `tf.function` and under `tf.GradientTape`."""
 
+from ferroflow.keras.losses.circle_loss import Circle, circle
 from ferroflow.keras.losses.hinge_losses import (
     CategoricalHinge,
     Hinge,
@@ -11,6 +12,7 @@ from ferroflow.keras.losses.hinge_losses import (
     squared_hinge,
 )
 from ferroflow.keras.losses.loss import Loss
+from ferroflow.keras.losses.overlap_losses import Dice, Tversky, dice, tversky
 from ferroflow.keras.losses.probabilistic_losses import (
     BinaryCrossentropy,
     BinaryFocalCrossentropy,
@@ -45,6 +47,11 @@ from ferroflow.keras.losses.regression_losses import (
     mean_squared_error,
     mean_squared_logarithmic_error,
 )
+from ferroflow.keras.losses.robust_losses import (
+    CategoricalGeneralizedCrossEntropy,
+    categorical_generalized_cross_entropy,
+)
+from ferroflow.keras.losses.sequence_losses import CTC, ctc
 from ferroflow.keras.losses.wrapper import LossFunctionWrapper
 
 # The short names tf.keras has always accepted.
@@ -60,10 +67,14 @@ __all__ = [
     "BCE",
     "BinaryCrossentropy",
     "BinaryFocalCrossentropy",
+    "CTC",
     "CategoricalCrossentropy",
     "CategoricalFocalCrossentropy",
+    "CategoricalGeneralizedCrossEntropy",
     "CategoricalHinge",
+    "Circle",
     "CosineSimilarity",
+    "Dice",
     "Hinge",
     "Huber",
     "KLD",
@@ -83,14 +94,19 @@ __all__ = [
     "Reduction",
     "SparseCategoricalCrossentropy",
     "SquaredHinge",
+    "Tversky",
     "bce",
     "binary_crossentropy",
     "binary_focal_crossentropy",
     "categorical_crossentropy",
     "categorical_focal_crossentropy",
+    "categorical_generalized_cross_entropy",
     "categorical_hinge",
+    "circle",
     "cosine_similarity",
+    "ctc",
     "deserialize",
+    "dice",
     "get",
     "hinge",
     "huber",
@@ -111,4 +127,5 @@ __all__ = [
     "serialize",
     "sparse_categorical_crossentropy",
     "squared_hinge",
+    "tversky",
 ]

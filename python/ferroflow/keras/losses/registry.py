@@ -3,6 +3,7 @@
 import inspect
 
 from ferroflow.keras._serialization import serialize_object
+from ferroflow.keras.losses import circle_loss, overlap_losses, robust_losses, sequence_losses
 from ferroflow.keras.losses import hinge_losses as hinge
 from ferroflow.keras.losses import probabilistic_losses as probabilistic
 from ferroflow.keras.losses import regression_losses as regression
@@ -12,9 +13,20 @@ from ferroflow.keras.losses.wrapper import LossFunctionWrapper
 __all__ = ["ALL_OBJECTS", "ALL_OBJECTS_DICT", "deserialize", "get", "serialize"]
 
 ALL_OBJECTS = [Loss, LossFunctionWrapper]
-for _module in (probabilistic, regression, hinge):
+for _module in (
+    probabilistic,
+    regression,
+    hinge,
+    sequence_losses,
+    overlap_losses,
+    circle_loss,
+    robust_losses,
+):
     ALL_OBJECTS += [getattr(_module, name) for name in _module.__all__]
 ALL_OBJECTS.remove(regression.l2_normalize)
+# Keras 3 leaves the generalized cross-entropy out of its lookup table: `get` refuses its names.
+ALL_OBJECTS.remove(robust_losses.CategoricalGeneralizedCrossEntropy)
+ALL_OBJECTS.remove(robust_losses.categorical_generalized_cross_entropy)
 ALL_OBJECTS.remove(hinge.convert_binary_labels_to_hinge)
 
 ALL_OBJECTS_DICT = {obj.__name__: obj for obj in ALL_OBJECTS}
