@@ -213,6 +213,14 @@ def _configs_and_errors(tf):
         config.pop("name")
         out.append((y.shape, y.dtype, config))
     out.append(L.Pipeline([L.Resizing(4, 4), L.CenterCrop(3, 3)], name="p").get_config())
+    # The deprecated RandomHeight/RandomWidth with a pinned factor.
+    out.append(L.RandomHeight((0.5, 0.5))(t))
+    out.append(L.RandomWidth((-0.4, -0.4), interpolation="nearest")(t))
+    out.append(L.RandomHeight((0.3, 0.3))(t[0]))
+    out.append(L.RandomHeight(0.3)(t, training=False))
+    out.append(L.RandomHeight(0.2, seed=3).get_config())
+    out.append(L.RandomWidth(0.2).compute_output_shape((None, 7, 9, 3)))
+    out += error_classes([lambda: L.RandomHeight((0.5, 0.2)), lambda: L.RandomWidth(-1.5)])
     inputs = tf.keras.Input((8, 6, 3))
     shapes = []
     for layer in (L.Resizing(4, 5), L.CenterCrop(3, 2), L.RandomCrop(5, 5), L.RandomFlip()):

@@ -39,6 +39,7 @@ from ferroflow.keras.layers.image_preprocessing.geometric import (
     RandomZoom,
 )
 from ferroflow.keras.layers.image_preprocessing.mixing import CutMix, MixUp, RandomErasing
+from ferroflow.keras.layers.image_preprocessing.random_size import RandomHeight, RandomWidth
 from ferroflow.keras.layers.image_preprocessing.resizing import CenterCrop, RandomCrop, Resizing
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "RandomFlip",
     "RandomGaussianBlur",
     "RandomGrayscale",
+    "RandomHeight",
     "RandomHue",
     "RandomInvert",
     "RandomPerspective",
@@ -72,6 +74,7 @@ __all__ = [
     "RandomSharpness",
     "RandomShear",
     "RandomTranslation",
+    "RandomWidth",
     "RandomZoom",
     "Resizing",
     "Solarization",
