@@ -59,6 +59,60 @@ def test_values_and_gradients(tf_oracle, device):
     )
 
 
+def _unknown_sizes(tf):
+    """Traced calls whose input signatures leave the batch and spatial sizes unknown (3-D
+    convolutions keep a known depth: ferroflow's conv3d needs it)."""
+    import numpy as np
+
+    L = tf.keras.layers
+    cf = "channels_first"
+
+    def cases():
+        return [
+            (
+                L.Conv1DTranspose(2, 3, strides=2, padding="same", output_padding=1),
+                (2, 7, 3),
+                [None, None, 3],
+            ),
+            (
+                L.Conv2DTranspose(2, 3, strides=2, data_format=cf),
+                (2, 3, 4, 3),
+                [None, 3, None, None],
+            ),
+            (L.Conv3DTranspose(2, 2, strides=(1, 2, 2)), (1, 2, 3, 4, 2), [None, 2, None, None, 2]),
+            (
+                L.DepthwiseConv1D(3, strides=2, dilation_rate=2, padding="same"),
+                (2, 9, 3),
+                [None, None, 3],
+            ),
+            (
+                L.DepthwiseConv2D(3, strides=(2, 3), dilation_rate=2, padding="same"),
+                (1, 8, 9, 2),
+                [None, None, None, 2],
+            ),
+            (
+                L.SeparableConv2D(2, 2, strides=2, dilation_rate=3, padding="same"),
+                (1, 7, 10, 2),
+                [None, None, None, 2],
+            ),
+        ]
+
+    out = []
+    for device in ("CPU:0", "GPU:0"):
+        with tf.device(device):
+            for layer, shape, spec in cases():
+                layer.build(shape)
+                fill_weights(layer)
+                x = np.cos(np.arange(np.prod(shape)) * 0.3).reshape(shape).astype(np.float32)
+                fn = tf.function(layer, input_signature=[tf.TensorSpec(spec, tf.float32)])
+                out.append(fn(tf.constant(x)))
+    return out
+
+
+def test_unknown_sizes_in_traces(tf_oracle):
+    assert_parity(tf_oracle, _unknown_sizes, rtol=2e-5, atol=2e-5, helpers=[fill_weights])
+
+
 def _shapes_configs_errors(tf):
     L = tf.keras.layers
     Input = tf.keras.Input

@@ -2,7 +2,10 @@
 moves to and from ``channels_last``, and the depthwise convolution of any stride and dilation
 (Keras's TensorFlow backend computes it the same way)."""
 
-from ferroflow.array_ops import expand_dims, pad, shape, squeeze, stack, transpose
+import numpy as np
+
+from ferroflow.array_ops import expand_dims, gather, shape, squeeze, transpose
+from ferroflow.array_ops import range as range_
 from ferroflow.math import maximum
 from ferroflow.nn import conv3d, convolution, depthwise_conv2d
 
@@ -58,36 +61,50 @@ def convolve(inputs, kernel, strides, padding, data_format, dilation_rate):
     )
 
 
-def _same_paddings(inputs, kernel_size, strides, dilation_rate):
-    """TensorFlow's "same" padding of a strided, dilated window as explicit pads (the extra
-    one after), from the runtime sizes of the channels_last ``inputs``."""
-    sizes = shape(inputs)
-    paddings = [stack([0, 0])]
-    for axis, (k, s, d) in enumerate(zip(kernel_size, strides, dilation_rate)):
-        n = sizes[axis + 1]
-        total = maximum(((n + s - 1) // s - 1) * s + (k - 1) * d + 1 - n, 0)
-        paddings.append(stack([total // 2, total - total // 2]))
-    return stack([*paddings, stack([0, 0])])
+def _strided_rows(outputs, axis, size, kernel_size, stride, dilation, padding):
+    """The rows of a stride-1 convolution's ``outputs`` along ``axis`` that a ``stride``
+    convolution keeps. With "same" padding the stride-1 run pads ``(e - 1) // 2`` before
+    (``e`` the dilated window), the strided one ``total // 2`` (TensorFlow's rule); the rows
+    start that far apart. ``size`` (the input's, maybe a scalar tensor) fixes both."""
+    if padding == "valid":
+        return outputs[(slice(None),) * axis + (slice(None, None, stride),)]
+    window = (kernel_size - 1) * dilation + 1
+    count = (size + stride - 1) // stride
+    total = (count - 1) * stride + window - size
+    if isinstance(size, int):
+        rows = np.arange(count) * stride + (window - 1) // 2 - max(total, 0) // 2
+    else:
+        rows = range_(count) * stride + (window - 1) // 2 - maximum(total, 0) // 2
+    return gather(outputs, rows, axis=axis)
 
 
 def depthwise_convolve(inputs, kernel, strides, padding, dilation_rate):
     """A depthwise convolution of channels_last ``inputs`` (1 or 2 spatial axes); ``kernel``
     is ``kernel_size + (channels, depth_multiplier)``. `tf.nn.depthwise_conv2d` takes no
-    stride and dilation above 1 together: that case runs dilated at stride 1 on explicitly
-    padded inputs and keeps every ``stride``-th output, as Keras does."""
+    stride and dilation above 1 together: that case runs dilated at stride 1 and keeps the rows
+    the strided convolution would compute (Keras pads explicitly instead; the sums are the
+    same)."""
     one_d = len(strides) == 1
     if one_d:
         inputs = expand_dims(inputs, 1)
         kernel = expand_dims(kernel, 0)
         strides, dilation_rate = (1, *strides), (1, *dilation_rate)
     if max(strides) > 1 and max(dilation_rate) > 1:
-        if padding == "same":
-            kernel_size = tuple(kernel.shape[:2])
-            inputs = pad(inputs, _same_paddings(inputs, kernel_size, strides, dilation_rate))
         outputs = depthwise_conv2d(
-            inputs, kernel, [1, 1, 1, 1], "VALID", dilations=list(dilation_rate)
+            inputs, kernel, [1, 1, 1, 1], padding.upper(), dilations=list(dilation_rate)
         )
-        outputs = outputs[:, :: strides[0], :: strides[1], :]
+        static, dynamic = inputs.shape.as_list(), shape(inputs)
+        for axis in (a for a in (1, 2) if strides[a - 1] > 1):
+            size = dynamic[axis] if static[axis] is None else static[axis]
+            outputs = _strided_rows(
+                outputs,
+                axis,
+                size,
+                kernel.shape[axis - 1],
+                strides[axis - 1],
+                dilation_rate[axis - 1],
+                padding,
+            )
     else:
         outputs = depthwise_conv2d(
             inputs, kernel, [1, *strides, 1], padding.upper(), dilations=list(dilation_rate)
