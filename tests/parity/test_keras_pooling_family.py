@@ -1,7 +1,7 @@
 """The 3-D, global and adaptive pooling layers (and the `MaxPool*` / `AvgPool*` /
 `Global*Pool*` aliases) against Keras 3 under TensorFlow 2.21 on both devices: outputs,
 gradients and traced calls in both data formats, symbolic shapes (None dims included),
-configs, names and errors."""
+configs, names and errors; a small fit and its model's summary."""
 
 import pytest
 
@@ -148,7 +148,9 @@ def _fit(tf):
     y = np.cos(np.arange(8) * 0.5).reshape(8, 1).astype(np.float32)
     model.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse")
     history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
-    return history.history["loss"], model(x[:2])
+    summary = []
+    model.summary(print_fn=lambda line, **kwargs: summary.append(line))
+    return history.history["loss"], model(x[:2]), summary
 
 
 def test_fit(tf_oracle):
