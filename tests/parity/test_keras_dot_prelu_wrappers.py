@@ -42,6 +42,11 @@ def _dot(tf, device):
             traced = tf.function(lambda p, q, layer=layer: layer([p, q]))(tx, ty)
             out.append((z, tape.gradient(loss, [tx, ty]), traced))
         out.append(L.dot([tf.constant(a2), tf.constant(b2)], axes=1))
+        # Unknown sizes while tracing: the squashing reshapes read them at run time.
+        layer = L.Dot(axes=(-1, 1))
+        spec = [tf.TensorSpec([None, 3, None, 5]), tf.TensorSpec([None, 5, None, 2])]
+        dynamic = tf.function(lambda p, q: layer([p, q]), input_signature=spec)
+        out.append(dynamic(a4.astype(np.float32), b4.astype(np.float32)))
     return out
 
 

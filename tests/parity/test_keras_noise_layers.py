@@ -98,6 +98,14 @@ def _statistics(tf, device):
         layer = L.GaussianNoise(0.1)
         traced = tf.function(lambda v: layer(v, training=True))
         out.append(bool(np.any(traced(t).numpy() != traced(t).numpy())))
+        # An unknown batch size in the trace: unseeded layers still draw, with the right law.
+        spec = [tf.TensorSpec([None, 40, 50])]
+        for layer in (L.GaussianNoise(0.5), L.GaussianDropout(0.2), L.SpatialDropout1D(0.25)):
+            dynamic = tf.function(
+                lambda v, layer=layer: layer(v, training=True), input_signature=spec
+            )
+            first, second = dynamic(t).numpy(), dynamic(t).numpy()
+            out.append((first.shape, bool(np.any(first != second)), abs(first.mean() - 1) < 0.05))
     return out
 
 

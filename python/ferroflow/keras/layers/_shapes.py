@@ -7,6 +7,7 @@ import numpy as np
 
 __all__ = [
     "conv_output_shape",
+    "dims_of",
     "pooling_output_shape",
     "positive_int",
     "reshape_output_shape",
@@ -213,3 +214,14 @@ def pooling_output_shape(input_shape, pool_size, strides, padding, data_format):
                 f"Argument `padding` must be either 'valid' or 'same'. Received: padding={padding}"
             )
     return _assemble(input_shape, out, channels, data_format)
+
+
+def dims_of(x):
+    """A tensor's dimensions: ints where known while tracing, scalar tensors elsewhere."""
+    from ferroflow.array_ops import shape
+
+    static = x.shape.as_list()
+    if None not in static:
+        return static
+    dynamic = shape(x)
+    return [d if d is not None else dynamic[i] for i, d in enumerate(static)]

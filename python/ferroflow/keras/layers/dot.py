@@ -3,18 +3,10 @@ along one axis of each (Keras's ``batch_dot``), optionally of their L2-normalise
 (cosine proximity)."""
 
 import ferroflow as _tf
+from ferroflow.keras.layers._shapes import dims_of
 from ferroflow.keras.layers.merging import Merge
 
 __all__ = ["Dot", "batch_dot", "dot"]
-
-
-def _dims(x):
-    """``x``'s dimensions: static ints, scalar tensors where unknown while tracing."""
-    static = x.shape.as_list()
-    if None not in static:
-        return static
-    dynamic = _tf.shape(x)
-    return [d if d is not None else dynamic[i] for i, d in enumerate(static)]
 
 
 def _reshape(x, dims):
@@ -75,16 +67,16 @@ def batch_dot(x, y, axes=None):
         x = _tf.transpose(x, [i for i in range(x_rank) if i != a0] + [a0])
     if a1 != 1:
         y = _tf.transpose(y, [0, a1] + [i for i in range(1, y_rank) if i != a1])
-    x_dims, y_dims = _dims(x), _dims(y)
+    x_dims, y_dims = dims_of(x), dims_of(y)
     if x_rank > 3:
         x = _reshape(x, [x_dims[0], -1, x_dims[-1]])
     if y_rank > 3:
         y = _reshape(y, [y_dims[0], y_dims[1], -1])
     result = _tf.matmul(x, y)
     if x_rank > 3 or y_rank > 3:
-        out_dims = _dims(result)
+        out_dims = dims_of(result)
         out_dims = out_dims[:1] + (x_dims[1:-1] if x_rank > 3 else out_dims[1:2])
-        out_dims += y_dims[2:] if y_rank > 3 else _dims(result)[-1:]
+        out_dims += y_dims[2:] if y_rank > 3 else dims_of(result)[-1:]
         result = _reshape(result, out_dims)
     if x_ndim == 2:
         result = _tf.squeeze(result, 1)

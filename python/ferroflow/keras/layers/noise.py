@@ -10,7 +10,9 @@ given ``seed`` gives Keras's very numbers."""
 import math
 
 import ferroflow as _tf
-from ferroflow.keras._seed_generator import SeedGenerator, draw_seed
+from ferroflow.keras import _seed_generator as _random
+from ferroflow.keras._seed_generator import SeedGenerator
+from ferroflow.keras.layers._shapes import dims_of
 from ferroflow.keras.layers.layer import Layer
 
 __all__ = ["AlphaDropout", "GaussianDropout", "GaussianNoise"]
@@ -57,13 +59,7 @@ class GaussianNoise(_NoiseLayer):
     def call(self, inputs, training=False):
         if not training or self.stddev <= 0:
             return inputs
-        noise = _tf.random.stateless_normal(
-            _tf.shape(inputs),
-            seed=draw_seed(self.seed_generator),
-            mean=0.0,
-            stddev=self.stddev,
-            dtype=self._dtype,
-        )
+        noise = _random.normal(dims_of(inputs), self.seed_generator, 0.0, self.stddev, self._dtype)
         return inputs + noise
 
     def get_config(self):
@@ -85,13 +81,7 @@ class GaussianDropout(_NoiseLayer):
         if not training or self.rate <= 0:
             return inputs
         stddev = math.sqrt(self.rate / (1.0 - self.rate))
-        noise = _tf.random.stateless_normal(
-            _tf.shape(inputs),
-            seed=draw_seed(self.seed_generator),
-            mean=1.0,
-            stddev=stddev,
-            dtype=self._dtype,
-        )
+        noise = _random.normal(dims_of(inputs), self.seed_generator, 1.0, stddev, self._dtype)
         return inputs * noise
 
     def get_config(self):
@@ -114,8 +104,8 @@ class AlphaDropout(_NoiseLayer):
         if not training or self.rate <= 0:
             return inputs
         alpha_p = -_SELU_ALPHA * _SELU_SCALE
-        noise_shape = _tf.shape(inputs) if self.noise_shape is None else self.noise_shape
-        uniform = _tf.random.stateless_uniform(noise_shape, seed=draw_seed(self.seed_generator))
+        dims = dims_of(inputs) if self.noise_shape is None else list(self.noise_shape)
+        uniform = _random.uniform(dims, self.seed_generator)
         kept = _tf.cast(_tf.greater_equal(uniform, self.rate), inputs.dtype)
         a = ((1 - self.rate) * (1 + self.rate * alpha_p**2)) ** -0.5
         b = -a * alpha_p * self.rate

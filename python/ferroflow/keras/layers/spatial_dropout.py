@@ -1,14 +1,15 @@
 """`tf.keras.layers.SpatialDropout1D/2D/3D`: dropout of whole feature maps (one decision per
 example and channel, shared along the steps or spatial axes), in training only.
 
-As in Keras, a seed generator seeds a stateless uniform draw of the run-time noise shape
-(``tf.nn.experimental.stateless_dropout``'s rule, written out because a noise shape known
-only at run time is refused there), so each call and each run of a traced function draws
-anew, and a given ``seed`` gives Keras's masks."""
+As in Keras, a seed generator seeds a stateless uniform draw of the noise shape
+(``tf.nn.experimental.stateless_dropout``'s rule, written out), so each call and each run of
+a traced function draws anew, and a given ``seed`` gives Keras's masks (see
+`keras/_seed_generator.py` for shapes known only at run time)."""
 
 import ferroflow as _tf
-from ferroflow.keras._seed_generator import SeedGenerator, draw_seed
-from ferroflow.keras.layers._shapes import standardize_data_format
+from ferroflow.keras import _seed_generator as _random
+from ferroflow.keras._seed_generator import SeedGenerator
+from ferroflow.keras.layers._shapes import dims_of, standardize_data_format
 from ferroflow.keras.layers.dropout import Dropout
 from ferroflow.keras.layers.input_spec import InputSpec
 
@@ -35,14 +36,10 @@ class _SpatialDropout(Dropout):
             return inputs
         if self.rate == 1:
             return _tf.zeros_like(inputs)
-        dims = _tf.unstack(_tf.shape(inputs))
+        dims = dims_of(inputs)
         channel = self._channel_axis() % len(dims)
-        noise_shape = _tf.stack(
-            [d if i in (0, channel) else _tf.constant(1) for i, d in enumerate(dims)]
-        )
-        uniform = _tf.random.stateless_uniform(
-            noise_shape, seed=draw_seed(self.seed_generator), dtype=inputs.dtype
-        )
+        noise_dims = [d if i in (0, channel) else 1 for i, d in enumerate(dims)]
+        uniform = _random.uniform(noise_dims, self.seed_generator, inputs.dtype)
         keep = _tf.greater_equal(uniform, _tf.cast(self.rate, inputs.dtype))
         # stateless_dropout's rule: scaled where kept, +0 elsewhere.
         scaled = inputs * _tf.cast(1.0 / (1.0 - self.rate), inputs.dtype)
