@@ -12,7 +12,12 @@ import ferroflow as tf
 from ferroflow.keras.layers._shapes import standardize_data_format
 from ferroflow.keras.layers.layer import Layer
 
-__all__ = ["BaseImagePreprocessingLayer", "back_to_dtype", "saturate_cast"]
+__all__ = [
+    "BaseImagePreprocessingLayer",
+    "back_to_dtype",
+    "bounded_factor_pair",
+    "saturate_cast",
+]
 
 
 def saturate_cast(x, dtype):
@@ -30,6 +35,26 @@ def back_to_dtype(results, dtype):
     if dtype.is_integer:
         results = tf.round(results)
     return saturate_cast(results, dtype)
+
+
+def bounded_factor_pair(bounds, factor, name):
+    """Keras's ``(lower, upper)`` of a factor within ``bounds``: a number ``f`` means
+    ``(max(-f, low), f)``, a pair is sorted."""
+    low, high = bounds
+    message = (
+        f"The `{name}` argument should be a number (or a list of two numbers) in the range "
+        f"[{low}, {high}]. Received: factor={factor}"
+    )
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > high or factor[1] < low:
+            raise ValueError(message)
+        lower, upper = sorted(factor)
+        return lower, upper
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        if factor < low or factor > high:
+            raise ValueError(message)
+        return max(-abs(factor), low), abs(factor)
+    raise ValueError(message)
 
 
 class BaseImagePreprocessingLayer(Layer):
@@ -78,23 +103,7 @@ class BaseImagePreprocessingLayer(Layer):
     # --- factors --------------------------------------------------------------------------
 
     def _set_factor(self, factor):
-        low, high = self._FACTOR_BOUNDS
-        message = (
-            "The `factor` argument should be a number (or a list of two numbers) in the range "
-            f"[{low}, {high}]. Received: factor={factor}"
-        )
-        if isinstance(factor, (tuple, list)):
-            if len(factor) != 2 or factor[0] > high or factor[1] < low:
-                raise ValueError(message)
-            lower, upper = sorted(factor)
-        elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
-            if factor < low or factor > high:
-                raise ValueError(message)
-            factor = abs(factor)
-            lower, upper = max(-factor, low), factor
-        else:
-            raise ValueError(message)
-        self.factor = (lower, upper)
+        self.factor = bounded_factor_pair(self._FACTOR_BOUNDS, factor, "factor")
 
     # --- shapes ---------------------------------------------------------------------------
 

@@ -117,21 +117,11 @@ class RandomBrightness(_ColorLayer):
 
 
 def rgb_to_grayscale(images, data_format):
-    """Keras's luma (0.2989, 0.5870, 0.1140) over the channel axis, kept as one channel, in
-    the input's dtype; one-channel images pass through."""
-    axis = -1 if data_format == "channels_last" else -3
-    if images.shape[axis] not in (1, 3):
-        raise ValueError(
-            "Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received input with "
-            f"shape: images.shape={images.shape}"
-        )
-    if images.shape[axis] == 1:
-        return tf.identity(images)
-    dtype = images.dtype
-    compute = dtype if dtype.is_floating else tf.float32
-    weights = tf.constant([0.2989, 0.5870, 0.1140], dtype=compute)
-    gray = tf.tensordot(tf.cast(images, compute), weights, axes=[[images.shape.rank + axis], [0]])
-    return tf.cast(tf.expand_dims(gray, axis), dtype)
+    """Keras's luma of RGB images, kept as one channel in the input's dtype (`keras.ops`'s
+    `image.rgb_to_grayscale`, imported late: `keras.ops` loads after the layers)."""
+    from ferroflow.keras.ops.image import rgb_to_grayscale as luma
+
+    return luma(images, data_format)
 
 
 class RandomGrayscale(_ColorLayer):

@@ -4,7 +4,10 @@ random HSV, grayscale-blend, bit-depth and sharpness changes, computed as Keras 
 on TensorFlow (including its quirks, e.g. `RandomSaturation` works on the raw pixel values)."""
 
 import ferroflow as tf
-from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
+from ferroflow.keras.layers.image_preprocessing.base import (
+    BaseImagePreprocessingLayer,
+    bounded_factor_pair,
+)
 from ferroflow.keras.layers.image_preprocessing.color import (
     RandomBrightness,
     RandomContrast,
@@ -337,7 +340,7 @@ class RandomGaussianBlur(_ColorLayer):
         super().__init__(data_format=data_format, **kwargs)
         self._set_factor(factor)
         self.kernel_size = self._odd_pair(kernel_size, "kernel_size")
-        self.sigma = self._bounded_pair(sigma, "sigma")
+        self.sigma = bounded_factor_pair(self._FACTOR_BOUNDS, sigma, "sigma")
         self.value_range = value_range
         self._seeded(seed)
 
@@ -357,22 +360,6 @@ class RandomGaussianBlur(_ColorLayer):
             if size % 2 == 0:
                 raise ValueError(message)
             return (size, size)
-        raise ValueError(message)
-
-    def _bounded_pair(self, factor, name):
-        low, high = self._FACTOR_BOUNDS
-        message = (
-            f"The `{name}` argument should be a number (or a list of two numbers) in the range "
-            f"[{low}, {high}]. Received: factor={factor}"
-        )
-        if isinstance(factor, (tuple, list)):
-            if len(factor) != 2 or factor[0] > high or factor[1] < low:
-                raise ValueError(message)
-            return tuple(sorted(factor))
-        if isinstance(factor, (int, float)) and not isinstance(factor, bool):
-            if factor < low or factor > high:
-                raise ValueError(message)
-            return (max(-abs(factor), low), abs(factor))
         raise ValueError(message)
 
     def get_random_transformation(self, data, training=True, seed=None):

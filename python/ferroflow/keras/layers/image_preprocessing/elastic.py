@@ -4,8 +4,10 @@ noise field for both axes, a Gaussian blur of size ``6 * int(sigma) | 1``, then
 `map_coordinates` with its own fill modes)."""
 
 import ferroflow as tf
-from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
-from ferroflow.keras.layers.image_preprocessing.mixing import _factor_pair
+from ferroflow.keras.layers.image_preprocessing.base import (
+    BaseImagePreprocessingLayer,
+    bounded_factor_pair,
+)
 
 __all__ = ["RandomElasticTransform"]
 
@@ -116,7 +118,7 @@ class RandomElasticTransform(BaseImagePreprocessingLayer):
     ):
         super().__init__(data_format=data_format, **kwargs)
         self._set_factor(factor)
-        self.scale = _factor_pair(self._FACTOR_BOUNDS, scale, "scale")
+        self.scale = bounded_factor_pair(self._FACTOR_BOUNDS, scale, "scale")
         self.interpolation = interpolation
         self.fill_mode = fill_mode
         self.fill_value = fill_value

@@ -164,6 +164,23 @@ class _FactorPairLayer(_AffineLayer):
         if number > 1.0 or too_low:
             raise ValueError(self._FACTOR_VALIDATION_ERROR + f"Received: input_number={number}")
 
+    def _set_height_width(self, height_factor, width_factor):
+        """Keeps the factors as given (for the config) and their checked bounds; a
+        ``width_factor`` of None (RandomZoom only) keeps the aspect ratio."""
+        self.height_factor = height_factor
+        self.height_lower, self.height_upper = self._factor_pair(height_factor, "height_factor")
+        self.width_factor = width_factor
+        if width_factor is not None:
+            self.width_lower, self.width_upper = self._factor_pair(width_factor, "width_factor")
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "height_factor": self.height_factor,
+            "width_factor": self.width_factor,
+            **self._warp_config(),
+        }
+
 
 class RandomZoom(_FactorPairLayer):
     """Zooms each image by random factors (``1 + factor``, per axis; ``width_factor=None``
@@ -187,11 +204,7 @@ class RandomZoom(_FactorPairLayer):
         **kwargs,
     ):
         super().__init__(data_format=data_format, **kwargs)
-        self.height_factor = height_factor
-        self.height_lower, self.height_upper = self._factor_pair(height_factor, "height_factor")
-        self.width_factor = width_factor
-        if width_factor is not None:
-            self.width_lower, self.width_upper = self._factor_pair(width_factor, "width_factor")
+        self._set_height_width(height_factor, width_factor)
         self._warp_settings(fill_mode, interpolation, fill_value, seed)
 
     def get_random_transformation(self, data, training=True, seed=None):
@@ -217,14 +230,6 @@ class RandomZoom(_FactorPairLayer):
         zeros = tf.zeros_like(zx)
         return tf.concat([zx, zeros, x_offset, zeros, zy, y_offset, zeros, zeros], axis=1)
 
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "height_factor": self.height_factor,
-            "width_factor": self.width_factor,
-            **self._warp_config(),
-        }
-
 
 class RandomTranslation(_FactorPairLayer):
     """Shifts each image by random fractions of its height and width while training."""
@@ -246,10 +251,7 @@ class RandomTranslation(_FactorPairLayer):
         **kwargs,
     ):
         super().__init__(data_format=data_format, **kwargs)
-        self.height_factor = height_factor
-        self.height_lower, self.height_upper = self._factor_pair(height_factor, "height_factor")
-        self.width_factor = width_factor
-        self.width_lower, self.width_upper = self._factor_pair(width_factor, "width_factor")
+        self._set_height_width(height_factor, width_factor)
         self._warp_settings(fill_mode, interpolation, fill_value, seed)
 
     def get_random_transformation(self, data, training=True, seed=None):
@@ -269,16 +271,8 @@ class RandomTranslation(_FactorPairLayer):
         ones, zeros = tf.ones_like(t[:, :1]), tf.zeros_like(t[:, :1])
         return tf.concat([ones, zeros, -t[:, :1], zeros, ones, -t[:, 1:], zeros, zeros], axis=1)
 
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "height_factor": self.height_factor,
-            "width_factor": self.width_factor,
-            **self._warp_config(),
-        }
 
-
-class RandomShear(_AffineLayer):
+class RandomShear(_FactorPairLayer):
     """Shears each image along x and y by random factors (with a random sign) while
     training."""
 
@@ -304,19 +298,6 @@ class RandomShear(_AffineLayer):
         self.y_factor = self._factor_pair(y_factor, "y_factor")
         self._warp_settings(fill_mode, interpolation, fill_value, seed)
 
-    def _factor_pair(self, factor, name):
-        message = self._FACTOR_VALIDATION_ERROR + f"Received: {name}={factor}"
-        if isinstance(factor, (tuple, list)):
-            if len(factor) != 2:
-                raise ValueError(message)
-            for number in factor:
-                self._check_factor_range(number)
-            return tuple(sorted(factor))
-        if isinstance(factor, (int, float)) and not isinstance(factor, bool):
-            self._check_factor_range(factor)
-            return (-abs(factor), abs(factor))
-        raise ValueError(message)
-
     def _check_factor_range(self, number):
         if number > 1.0 or number < 0.0:
             raise ValueError(self._FACTOR_VALIDATION_ERROR + f"Received: input_number={number}")
@@ -338,8 +319,9 @@ class RandomShear(_AffineLayer):
         return tf.stack([ones, shear[:, 0], zeros, shear[:, 1], ones, zeros, zeros, zeros], 1)
 
     def get_config(self):
+        config = _AffineLayer.get_config(self)
         return {
-            **super().get_config(),
+            **config,
             "x_factor": self.x_factor,
             "y_factor": self.y_factor,
             **self._warp_config(),

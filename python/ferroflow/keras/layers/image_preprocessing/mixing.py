@@ -3,26 +3,12 @@ an image by noise or a constant, or mix images (and their labels) with other ima
 same batch, as Keras 3 defines them."""
 
 import ferroflow as tf
-from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
+from ferroflow.keras.layers.image_preprocessing.base import (
+    BaseImagePreprocessingLayer,
+    bounded_factor_pair,
+)
 
 __all__ = ["CutMix", "MixUp", "RandomErasing"]
-
-
-def _factor_pair(bounds, factor, name):
-    low, high = bounds
-    message = (
-        f"The `{name}` argument should be a number (or a list of two numbers) in the range "
-        f"[{low}, {high}]. Received: factor={factor}"
-    )
-    if isinstance(factor, (tuple, list)):
-        if len(factor) != 2 or factor[0] > high or factor[1] < low:
-            raise ValueError(message)
-        return tuple(sorted(factor))
-    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
-        if factor < low or factor > high:
-            raise ValueError(message)
-        return (max(-abs(factor), low), abs(factor))
-    raise ValueError(message)
 
 
 class _BoxLayer(BaseImagePreprocessingLayer):
@@ -85,7 +71,7 @@ class RandomErasing(_BoxLayer):
     ):
         super().__init__(data_format=data_format, **kwargs)
         self._set_factor(factor)
-        self.scale = _factor_pair(self._FACTOR_BOUNDS, scale, "scale")
+        self.scale = bounded_factor_pair(self._FACTOR_BOUNDS, scale, "scale")
         self.fill_value = fill_value
         self.value_range = value_range
         self._seeded(seed)
