@@ -137,6 +137,16 @@ def _random_statistics(tf):
     ramp = tf.constant(np.tile(np.array([-1.0, 1.0], "float32"), (256, 1, 1)).reshape(256, 1, 2, 1))
     scale = contrast(ramp).numpy()[:, 0, 1, 0]
     out.append((bool(scale.min() >= 0.8 and scale.max() <= 1.2), bool(scale.std() > 0.05)))
+    # Inside Dataset.map each element draws its own flip; a traced zoom draws per call.
+    flip = L.RandomFlip("horizontal", seed=6)
+    ramp = np.arange(4, dtype="float32").reshape(1, 4, 1)
+    flips = tf.data.Dataset.from_tensor_slices(np.tile(ramp[None], (40, 1, 1, 1))).map(flip)
+    firsts = [float(v[0, 0, 0]) for v in flips.as_numpy_iterator()]
+    out.append(sorted(set(firsts)) == [0.0, 3.0])
+    zoom = L.RandomZoom(0.5, seed=7)
+    traced = tf.function(lambda v: zoom(v, training=True))
+    image = tf.constant(x[:2])
+    out.append(bool(np.any(traced(image).numpy() != traced(image).numpy())))
     crop = L.RandomCrop(2, 2, seed=5)
     crops = np.stack([crop(x[:1]).numpy()[0, 0, 0, 0] for _ in range(40)])
     out.append(set(crops.tolist()) <= {0.0, 1.0, 2.0, 4.0, 5.0, 6.0, 8.0, 9.0, 10.0})
