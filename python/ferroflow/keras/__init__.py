@@ -2,6 +2,7 @@
 evaluate, predict, callbacks), losses, metrics, optimizers and saving, in Python over the core
 as in TensorFlow."""
 
+from ferroflow.device_scope import device
 from ferroflow.keras import (
     activations,
     backend,
@@ -18,26 +19,55 @@ from ferroflow.keras import (
     saving,
     utils,
 )
-from ferroflow.keras.layers.input_layer import Input, InputLayer
+from ferroflow.keras._variables import Variable
+from ferroflow.keras.initializers import Initializer
+from ferroflow.keras.layers import InputSpec, Layer
+from ferroflow.keras.layers.input_layer import Input, InputLayer, KerasTensor
+from ferroflow.keras.losses import Loss
+from ferroflow.keras.metrics import Metric
 from ferroflow.keras.models import Model, Sequential
+from ferroflow.keras.optimizers import Optimizer
+from ferroflow.keras.regularizers import Regularizer
+from ferroflow.name_scope import name_scope
+
+# The Keras 3 release whose behaviour ferroflow's Keras follows (the one TensorFlow 2.21 ships).
+__version__ = "3.15.1"
+
+
+def version():
+    """The Keras version ferroflow's Keras follows."""
+    return __version__
+
 
 __all__ = [
+    "Initializer",
     "Input",
     "InputLayer",
+    "InputSpec",
+    "KerasTensor",
+    "Layer",
+    "Loss",
+    "Metric",
     "Model",
+    "Optimizer",
+    "Regularizer",
     "Sequential",
+    "Variable",
     "activations",
     "backend",
     "callbacks",
     "constraints",
+    "device",
     "initializers",
     "layers",
     "losses",
     "metrics",
     "models",
+    "name_scope",
     "ops",
     "optimizers",
     "regularizers",
     "saving",
     "utils",
+    "version",
 ]

@@ -117,7 +117,7 @@ def _by_zeros(operation, call_args, kwargs):
     flat_second = flat_first
     if any(d is None for x in symbolic for d in list(x.shape)[1:]):
         flat_second = nest.flatten(run(_UNKNOWN_SIZES[1]))
-    unknown_batch = bool(symbolic) and all(x.shape.rank and x.shape[0] is None for x in symbolic)
+    unknown_batch = bool(symbolic) and all(len(x.shape) and x.shape[0] is None for x in symbolic)
     all_dims = []
     for value, other in zip(flat_first, flat_second):
         _check_tensor(operation, value)

@@ -59,8 +59,8 @@ def _standardize_shape(shape):
 
 
 class KerasTensor:
-    """A symbolic tensor: a shape (`tf.TensorShape`, batch dimension usually None) and a
-    dtype. Layers called on KerasTensors return KerasTensors; `tf.keras.Model(inputs,
+    """A symbolic tensor: a shape (a tuple, batch dimension usually None) and a dtype name.
+    Layers called on KerasTensors return KerasTensors; `tf.keras.Model(inputs,
     outputs)` turns the recorded calls into a model."""
 
     def __init__(self, shape, dtype="float32", sparse=False, ragged=False, name=None):
@@ -74,11 +74,13 @@ class KerasTensor:
 
     @property
     def shape(self):
-        return self._shape
+        """The shape as a tuple, ``None`` for unknown dims (Keras 3 prints ``(None, 784)``)."""
+        return tuple(self._shape.as_list())
 
     @property
     def dtype(self):
-        return self._dtype
+        """The dtype's name, as Keras 3 gives it (``'float32'``)."""
+        return self._dtype.name
 
     @property
     def ndim(self):
@@ -93,7 +95,7 @@ class KerasTensor:
         return self._ragged
 
     def get_shape(self):
-        return self._shape
+        return self._shape  # TensorFlow's form, a TensorShape
 
     # --- no values ----------------------------------------------------------------------------
 
@@ -341,8 +343,8 @@ def Input(  # noqa: N802 - Keras's name
 
     >>> import ferroflow as tf
     >>> x = tf.keras.Input(shape=(3,), name="features")
-    >>> x.shape, x.dtype.name, x.name
-    (TensorShape([None, 3]), 'float32', 'features')
+    >>> x.shape, x.dtype, x.name
+    ((None, 3), 'float32', 'features')
     """
     layer = InputLayer(
         shape=shape,

@@ -113,7 +113,7 @@ class Lambda(Layer):
     >>> x = tf.keras.Input(shape=(3,))
     >>> y = tf.keras.layers.Lambda(lambda t: tf.nn.relu(t) * 2.0)(x)
     >>> y.shape
-    TensorShape([None, 3])
+    (None, 3)
     """
 
     _no_dependency_attributes = Layer._no_dependency_attributes | frozenset(

@@ -19,6 +19,7 @@ from ferroflow import nest
 from ferroflow.array_ops import cast, convert_to_tensor, is_tensor, shape
 from ferroflow.keras import _call_context
 from ferroflow.keras._naming import to_snake_case
+from ferroflow.keras._variables import Variable as KerasVariable
 from ferroflow.keras.layers import _config, _masking
 from ferroflow.keras.layers.input_spec import assert_input_compatibility
 from ferroflow.train.trackable import AutoTrackable
@@ -361,7 +362,7 @@ class Layer(AutoTrackable):
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         value = initializers.get(initializer)(shape, dtype=dtype)
-        variable = Variable(
+        variable = KerasVariable(
             value,
             trainable=trainable,
             name=name,

@@ -478,7 +478,7 @@ def _serialize_node(node, own_nodes):
             "class_name": "__keras_tensor__",
             "config": {
                 "shape": tuple(x.shape),
-                "dtype": x.dtype.name,
+                "dtype": x.dtype,
                 "keras_history": [operation.name, node_index - foreign, tensor_index],
             },
         }
