@@ -153,3 +153,31 @@ def _gradients(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_gradients(tf_oracle, device):
     assert_parity(tf_oracle, _gradients, (device,))
+
+
+def _functional(tf, device):
+    import numpy as np
+
+    ops = tf.keras.ops
+    with tf.device(device):
+        inp = tf.keras.Input((3,))
+        ints = tf.keras.Input((3,), dtype="int32")
+        y = ops.relu(ops.add(inp, 1.0))
+        z = ops.concatenate([y, ops.cast(ints, "float32")], axis=-1)
+        s = ops.sum(ops.divide(z, 2), axis=-1)
+        t = ops.mean(ints, axis=-1)
+        u = ops.matmul(ops.expand_dims(inp, -1), ops.expand_dims(inp, 1))
+        v = ops.softmax(ops.reshape(u, (-1, 9)))
+        w = ops.argmax(v, axis=-1)
+        model = tf.keras.Model([inp, ints], [s, t, u, v, w])
+        data = [np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), np.arange(6).reshape(2, 3)]
+        return (
+            [(k.shape, k.dtype) for k in (y, z, s, t, u, v, w)],
+            model(data),
+            [layer.name for layer in model.layers],
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_functional_model(tf_oracle, device):
+    assert_parity(tf_oracle, _functional, (device,))
