@@ -235,6 +235,16 @@ def _configs_and_errors(tf):
     shapes = []
     for layer in (L.Resizing(4, 5), L.CenterCrop(3, 2), L.RandomCrop(5, 5), L.RandomFlip()):
         shapes.append(tuple(layer(inputs).shape))
+    images = tf.keras.Input((8, 6, 3), dtype="uint8")
+    for layer in (
+        L.Resizing(4, 5),
+        L.Equalization(),
+        L.RandomGrayscale(),
+        L.RandomHeight(0.2),
+        L.Pipeline([L.Resizing(4, 4), L.RandomFlip()]),
+    ):
+        y = layer(images)
+        shapes.append((tuple(y.shape), str(y.dtype)))
     out.append(shapes)
     return out
 

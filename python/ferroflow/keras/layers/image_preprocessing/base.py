@@ -16,6 +16,7 @@ __all__ = [
     "BaseImagePreprocessingLayer",
     "back_to_dtype",
     "bounded_factor_pair",
+    "same_spec",
     "saturate_cast",
 ]
 
@@ -55,6 +56,13 @@ def bounded_factor_pair(bounds, factor, name):
             raise ValueError(message)
         return max(-abs(factor), low), abs(factor)
     raise ValueError(message)
+
+
+def same_spec(inputs):
+    """A symbolic output like ``inputs``: Keras's spec for the layers that keep the dtype."""
+    from ferroflow.keras.layers.input_layer import KerasTensor
+
+    return KerasTensor(tuple(inputs.shape), dtype=inputs.dtype)
 
 
 class BaseImagePreprocessingLayer(Layer):

@@ -6,6 +6,7 @@ import ferroflow as tf
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     back_to_dtype,
+    same_spec,
 )
 
 __all__ = [
@@ -149,6 +150,9 @@ class RandomGrayscale(_ColorLayer):
             transformation = self.get_random_transformation(images)
         gray = rgb_to_grayscale(images, self.data_format)
         return tf.where(transformation, gray, images)
+
+    def compute_output_spec(self, inputs, **kwargs):
+        return same_spec(inputs)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor}

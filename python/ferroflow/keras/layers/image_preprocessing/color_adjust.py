@@ -7,6 +7,7 @@ import ferroflow as tf
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     bounded_factor_pair,
+    same_spec,
 )
 from ferroflow.keras.layers.image_preprocessing.color import (
     RandomBrightness,
@@ -244,6 +245,9 @@ class Equalization(_ColorLayer):
         axis = -3 if self.data_format == "channels_first" else -1
         channels = tf.unstack(images, axis=axis)
         return tf.cast(tf.stack([self._equalize(c) for c in channels], axis=axis), images.dtype)
+
+    def compute_output_spec(self, inputs, **kwargs):
+        return same_spec(inputs)
 
     def get_config(self):
         return {**super().get_config(), "bins": self.bins, "value_range": self.value_range}

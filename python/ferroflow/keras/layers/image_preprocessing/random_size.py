@@ -60,6 +60,12 @@ class _RandomSize(Layer):
         input_shape[self._AXIS] = None
         return tuple(input_shape)
 
+    def compute_output_spec(self, inputs, training=None):
+        from ferroflow.keras.layers.input_layer import KerasTensor
+
+        shape = self.compute_output_shape(tuple(inputs.shape))
+        return KerasTensor(shape, dtype=self.compute_dtype)
+
     def get_config(self):
         return {
             **super().get_config(),
