@@ -513,6 +513,7 @@ class Trainer:
             steps_per_execution=self.steps_per_execution,
         )
         self._symbolic_build(iterator=epoch_iterator)
+        epoch_iterator.reset()
         if not isinstance(callbacks, CallbackList):
             callbacks = CallbackList(
                 callbacks,
@@ -608,6 +609,7 @@ class Trainer:
                 steps_per_execution=self.steps_per_execution,
             )
         self._symbolic_build(iterator=epoch_iterator)
+        epoch_iterator.reset()
         if not isinstance(callbacks, CallbackList):
             callbacks = CallbackList(
                 callbacks,

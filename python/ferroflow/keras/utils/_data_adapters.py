@@ -251,6 +251,14 @@ def get_data_adapter(
     class_weight=None,
 ):
     """The adapter for ``x`` (and ``y``, ``sample_weight``)."""
+    from ferroflow.keras.utils.py_dataset import PyDataset, PyDatasetAdapter
+
+    if isinstance(x, PyDataset):
+        if y is not None:
+            raise _unsupported("y", "the targets", "PyDataset")
+        if sample_weight is not None:
+            raise _unsupported("sample_weights", "the sample weights", "PyDataset")
+        return PyDatasetAdapter(x, class_weight=class_weight, shuffle=shuffle)
     if isinstance(x, Dataset) or isinstance(x, (types.GeneratorType, map, filter)):
         input_type = "tf.data.Dataset" if isinstance(x, Dataset) else "Python generator"
         if y is not None:

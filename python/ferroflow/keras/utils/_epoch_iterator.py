@@ -105,6 +105,18 @@ class EpochIterator:
         if self._num_batches and self._steps_seen >= self._num_batches:
             self._current_iterator = None
             self._steps_seen = 0
+            self._end_epoch()
+
+    def reset(self):
+        """Called by `fit` and `evaluate` before their epochs: like Keras's reset, it ends an
+        epoch for adapters that keep them (a `PyDataset` sees one more `on_epoch_end`)."""
+        self._end_epoch()
+
+    def _end_epoch(self):
+        """Tells an adapter that keeps epochs (a `PyDataset`'s) that one has ended."""
+        end_epoch = getattr(self.data_adapter, "end_epoch", None)
+        if end_epoch is not None:
+            end_epoch()
 
     def _until_exhausted(self):
         """An epoch over data of unknown length: its length is known after it."""
@@ -118,6 +130,7 @@ class EpochIterator:
             step += len(batches)
         self._num_batches = step
         self._current_iterator = None
+        self._end_epoch()
 
     def _ran_out(self):
         """The data ended before the epoch's expected number of steps."""

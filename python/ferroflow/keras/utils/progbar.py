@@ -1,5 +1,6 @@
 """`tf.keras.utils.Progbar`: Keras 3's progress bar, drawn with the same text."""
 
+import logging
 import math
 import os
 import sys
@@ -11,7 +12,13 @@ __all__ = ["Progbar", "print_msg"]
 
 
 def print_msg(message, line_break=True):
-    """Writes ``message`` to stdout at once (as Keras's interactive logging does)."""
+    """Writes ``message`` to stdout at once (Keras's interactive logging); with interactive
+    logging disabled, logs it at INFO level to the "absl" logger, as Keras does."""
+    from ferroflow.keras.utils.general_utils import is_interactive_logging_enabled
+
+    if not is_interactive_logging_enabled():
+        logging.getLogger("absl").info(message)
+        return
     sys.stdout.write(f"{message}\n" if line_break else str(message))
     sys.stdout.flush()
 
