@@ -41,8 +41,14 @@ def _losses(tf, device):
     ]
     out = []
     with tf.device(device):
+        seen = set()
         for cls, kwargs, y_true, y_pred, sample_weight in cases:
-            for reduction in ("sum_over_batch_size", "sum", "mean", "none"):
+            # Every reduction once per class; the other cases with the default one.
+            reductions = ("sum_over_batch_size", "sum", "mean", "none")
+            if cls in seen:
+                reductions = ("none",) if sample_weight is None else reductions[:1]
+            seen.add(cls)
+            for reduction in reductions:
                 loss = cls(reduction=reduction, **kwargs)
                 pred = tf.constant(y_pred)
                 with tf.GradientTape() as tape:
