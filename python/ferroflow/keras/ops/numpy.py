@@ -145,27 +145,29 @@ def fmod(x1, x2):
     return tf.cast(tf.sign(x1) * tf.math.floormod(tf.abs(x1), tf.abs(x2)), dtype)
 
 
-def heaviside(x1, x2):
-    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``."""
+def _float_by_width(name):
+    # Keras's rule for these ops: int64 computes in float64, narrower ints in floatx.
+    if name in ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32"):
+        return FLOATX
+    return "float64" if name == "int64" else name
+
+
+def _promote_to_float(x1, x2):
     x1, x2 = _t(x1), _t(x2)
     dtype = result_type(x1.dtype, x2.dtype)
-    if dtype in ("int8", "int16", "int32", "uint8", "uint16", "uint32"):
-        dtype = FLOATX
-    elif dtype == "int64":
-        dtype = "float64"
-    x1, x2 = tf.cast(x1, dtype), tf.cast(x2, dtype)
+    dtype = dtype if dtype == "bool" else _float_by_width(dtype)
+    return tf.cast(x1, dtype), tf.cast(x2, dtype)
+
+
+def heaviside(x1, x2):
+    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``."""
+    x1, x2 = _promote_to_float(x1, x2)
     return tf.where(x1 < 0, tf.zeros_like(x1), tf.where(x1 > 0, tf.ones_like(x1), x2))
 
 
 def hypot(x1, x2):
     """Elementwise ``sqrt(x1**2 + x2**2)`` without overflow."""
-    x1, x2 = _t(x1), _t(x2)
-    dtype = result_type(x1.dtype, x2.dtype)
-    if dtype in ("int8", "int16", "int32", "uint8", "uint16", "uint32"):
-        dtype = FLOATX
-    elif dtype == "int64":
-        dtype = "float64"
-    a1, a2 = tf.abs(tf.cast(x1, dtype)), tf.abs(tf.cast(x2, dtype))
+    a1, a2 = (tf.abs(x) for x in _promote_to_float(x1, x2))
     hi, lo = tf.maximum(a1, a2), tf.minimum(a1, a2)
     return hi * tf.sqrt(1.0 + tf.square(tf.math.divide_no_nan(lo, hi)))
 
@@ -375,11 +377,7 @@ def cbrt(x):
 def _degrees(scale):
     def fn(x):
         x = _t(x)
-        name = _std(x.dtype)
-        if name in ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32"):
-            name = FLOATX
-        elif name == "int64":
-            name = "float64"
+        name = _float_by_width(_std(x.dtype))
         x = tf.cast(x, name)
         return x * scale(tf.constant(pymath.pi, name), tf.constant(180.0, name))
 
