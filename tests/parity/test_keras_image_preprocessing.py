@@ -342,15 +342,49 @@ def _color_and_audio(tf, device):
                 top_db=20.0,
             )(audio[0])
         )
-    out.append(
-        L.MelSpectrogram(fft_length=64, sequence_stride=16).compute_output_shape((None, 200))
+        # Keras's STFTSpectrogram needs SciPy for a named window; without one it runs.
+        signal = rng.normal(size=(2, 300, 2)).astype("float32")
+        stft = L.STFTSpectrogram
+        for mode in ["log", "magnitude", "psd", "real", "imag", "angle", "stft"]:
+            layer = stft(mode=mode, frame_length=48, frame_step=16, fft_length=64, window=None)
+            out.append(layer(signal))
+        layer = stft(
+            mode="magnitude",
+            frame_length=30,
+            padding="same",
+            window=None,
+            scaling="spectrum",
+            data_format="channels_first",
+            expand_dims=True,
+        )
+        out.append(layer(np.transpose(signal, (0, 2, 1))))
+    mel = L.MelSpectrogram(fft_length=64, sequence_stride=16)
+    out.append(mel.compute_output_shape((None, 200)))
+    layer = L.STFTSpectrogram(window=None, frame_length=16, frame_step=10, padding="same")
+    layer.build((None, 100, 1))
+    out.append([(w.path, tuple(w.shape), w.trainable) for w in layer.weights])
+    out.append(layer.compute_output_shape((None, 101, 3)))
+    config = layer.get_config()
+    config.pop("name")
+    out.append(config)
+    out += error_classes(
+        [
+            lambda: L.STFTSpectrogram(frame_step=300, window=None),
+            lambda: L.STFTSpectrogram(fft_length=16, window=None),
+            lambda: L.STFTSpectrogram(mode="x", window=None),
+            lambda: L.STFTSpectrogram(padding="x", window=None),
+            lambda: L.STFTSpectrogram(window=None)(np.ones((1, 300, 1), "int32")),
+            lambda: L.STFTSpectrogram(window=None)(np.ones((300, 1), "float32")),
+        ]
     )
     return out
 
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_color_and_audio(tf_oracle, device):
-    assert_parity(tf_oracle, _color_and_audio, (device,), rtol=1e-5, atol=1e-4)
+    assert_parity(
+        tf_oracle, _color_and_audio, (device,), rtol=1e-5, atol=1e-4, helpers=[error_classes]
+    )
 
 
 @pytest.mark.parametrize("device", DEVICES)
