@@ -184,3 +184,21 @@ def _py_dataset(tf, workers, use_multiprocessing):
 )
 def test_py_dataset_in_fit(tf_oracle, workers, use_multiprocessing):
     assert_parity(tf_oracle, _py_dataset, (workers, use_multiprocessing), rtol=1e-5, atol=1e-6)
+
+
+def _plot_model_without_pydot(tf):
+    U = tf.keras.utils
+    built = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    unbuilt = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+    return error_classes(
+        [
+            lambda: U.plot_model(built),
+            lambda: U.model_to_dot(built),
+            lambda: U.plot_model(unbuilt),
+            lambda: U.model_to_dot(unbuilt),
+        ]
+    )
+
+
+def test_plot_model_without_pydot(tf_oracle):
+    assert_parity(tf_oracle, _plot_model_without_pydot, (), helpers=[error_classes])

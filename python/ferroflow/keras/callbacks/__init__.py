@@ -1,5 +1,6 @@
 """`tf.keras.callbacks`: hooks into `fit`, `evaluate` and `predict`."""
 
+from ferroflow.keras.callbacks.backup_and_restore import BackupAndRestore
 from ferroflow.keras.callbacks.callback import Callback
 from ferroflow.keras.callbacks.callback_list import CallbackList
 from ferroflow.keras.callbacks.csv_logger import CSVLogger
@@ -10,9 +11,13 @@ from ferroflow.keras.callbacks.learning_rate_scheduler import LearningRateSchedu
 from ferroflow.keras.callbacks.model_checkpoint import ModelCheckpoint
 from ferroflow.keras.callbacks.progbar_logger import ProgbarLogger
 from ferroflow.keras.callbacks.reduce_lr_on_plateau import ReduceLROnPlateau
+from ferroflow.keras.callbacks.remote_monitor import RemoteMonitor
+from ferroflow.keras.callbacks.swap_ema_weights import SwapEMAWeights
+from ferroflow.keras.callbacks.tensorboard import TensorBoard
 from ferroflow.keras.callbacks.terminate_on_nan import TerminateOnNaN
 
 __all__ = [
+    "BackupAndRestore",
     "CSVLogger",
     "Callback",
     "CallbackList",
@@ -23,5 +28,8 @@ __all__ = [
     "ModelCheckpoint",
     "ProgbarLogger",
     "ReduceLROnPlateau",
+    "RemoteMonitor",
+    "SwapEMAWeights",
+    "TensorBoard",
     "TerminateOnNaN",
 ]

@@ -26,6 +26,7 @@ from ferroflow.keras.utils.general_utils import (
     standardize_dtype,
 )
 from ferroflow.keras.utils.image_utils import array_to_img, img_to_array, load_img, save_img
+from ferroflow.keras.utils.model_visualization import model_to_dot, plot_model
 from ferroflow.keras.utils.numerical_utils import to_categorical
 from ferroflow.keras.utils.progbar import Progbar
 from ferroflow.keras.utils.py_dataset import PyDataset, Sequence
@@ -54,9 +55,11 @@ __all__ = [
     "is_interactive_logging_enabled",
     "is_keras_tensor",
     "load_img",
+    "model_to_dot",
     "normalize",
     "pack_x_y_sample_weight",
     "pad_sequences",
+    "plot_model",
     "register_keras_serializable",
     "save_img",
     "serialize_keras_object",
