@@ -93,7 +93,8 @@ def _pipelines(tf, texts):
     out = [layer.get_vocabulary()]
     mapped = dataset.map(layer)
     out.append((mapped.element_spec, [b for b in mapped]))
-    unbatched = tf.data.Dataset.from_tensor_slices(texts).map(layer)
+    # Unbatched (scalar strings); TensorFlow's map fails on the empty one.
+    unbatched = tf.data.Dataset.from_tensor_slices(texts[:-1]).map(layer)
     out.append([b for b in unbatched])
 
     @tf.function
@@ -111,7 +112,7 @@ def _pipelines(tf, texts):
     pooled = L.GlobalAveragePooling1D()(embedded)
     outputs = L.Dense(1, kernel_initializer="ones")(pooled)
     model = tf.keras.Model(inputs, outputs)
-    out.append((tuple(ids.shape), str(ids.dtype)))
+    out.append((tuple(ids.shape), tf.as_dtype(ids.dtype).name))
     x = tf.constant([[t] for t in texts])
     y = np.arange(len(texts), dtype=np.float32).reshape(-1, 1)
     out.append(model.predict(x, verbose=0))

@@ -70,7 +70,7 @@ class PreprocessingLayer(Layer):
     def _adapt_convert(self, data):
         return data
 
-    def adapt(self, data, batch_size=None, steps=None):
+    def adapt(self, data, steps=None):
         """Computes the layer's state from ``data``: a batched `tf.data.Dataset`, an iterable
         of batches, or an array, list or tensor taken as one batch."""
         self.reset_state()

@@ -95,7 +95,7 @@ class Discretization(PreprocessingLayer):
     def output_dtype(self):
         return self.compute_dtype if self.output_mode != "int" else "int32"
 
-    def adapt(self, data, batch_size=None, steps=None):
+    def adapt(self, data, steps=None):
         """Estimates ``num_bins`` quantile boundaries from ``data`` (an array or tensor, a
         batched `tf.data.Dataset`, or an iterable of batches)."""
         if self.num_bins is None:

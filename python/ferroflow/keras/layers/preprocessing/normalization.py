@@ -107,7 +107,7 @@ class Normalization(Layer):
         )
         self.built = True
 
-    def adapt(self, data, batch_size=None, steps=None):
+    def adapt(self, data):
         """Computes the mean and variance of ``data`` (an array or tensor, a batched
         `tf.data.Dataset`, or an iterable of batches) along the reduced axes."""
         from ferroflow.data.dataset import Dataset

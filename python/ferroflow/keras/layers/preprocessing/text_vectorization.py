@@ -3,7 +3,17 @@ split (on whitespace or into characters), grouped into n-grams, then looked up i
 by a `StringLookup` with the mask token ``""`` -- index sequences padded or cut to
 ``output_sequence_length``, or multi-hot, count or TF-IDF vectors."""
 
-from ferroflow.array_ops import concat, convert_to_tensor, pad, shape, squeeze
+from ferroflow.array_ops import (
+    concat,
+    convert_to_tensor,
+    expand_dims,
+    pad,
+    shape,
+    squeeze,
+    stack,
+    zeros,
+    zeros_like,
+)
 from ferroflow.keras.layers.preprocessing._base import (
     PreprocessingLayer,
     adapt_batches,
@@ -224,7 +234,8 @@ class TextVectorization(PreprocessingLayer):
             return outputs
         missing = length - shape(outputs)[-1]
         rank = outputs.shape.rank
-        paddings = concat([[[0, 0]] * (rank - 1), [[0, missing]]], axis=0)
+        last = expand_dims(stack([zeros_like(missing), missing]), 0)
+        paddings = concat([zeros([rank - 1, 2], missing.dtype), last], axis=0)
         outputs = pad(outputs, paddings)
         dims = lookups.shape.as_list()
         dims[-1] = length
