@@ -6,9 +6,8 @@ names (``"max_norm"``, ``"NonNeg"``...), configs, classes, instances and plain c
 import re as _re
 
 import ferroflow as _tf
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras import _identifiers
-
-_EPSILON = 1e-7  # Keras' backend.epsilon()
 
 __all__ = [
     "Constraint",
@@ -55,7 +54,7 @@ class MaxNorm(Constraint):
         w = _tf.convert_to_tensor(w)
         norms = _norms(w, self.axis)
         desired = _tf.clip_by_value(norms, 0, self.max_value)
-        return w * (desired / (_EPSILON + norms))
+        return w * (desired / (backend_config.epsilon() + norms))
 
     def get_config(self):
         return {"max_value": self.max_value, "axis": self.axis}
@@ -77,7 +76,7 @@ class UnitNorm(Constraint):
 
     def __call__(self, w):
         w = _tf.convert_to_tensor(w)
-        return w / (_EPSILON + _norms(w, self.axis))
+        return w / (backend_config.epsilon() + _norms(w, self.axis))
 
     def get_config(self):
         return {"axis": self.axis}
@@ -99,7 +98,7 @@ class MinMaxNorm(Constraint):
             self.rate * _tf.clip_by_value(norms, self.min_value, self.max_value)
             + (1 - self.rate) * norms
         )
-        return w * (desired / (_EPSILON + norms))
+        return w * (desired / (backend_config.epsilon() + norms))
 
     def get_config(self):
         return {

@@ -12,9 +12,8 @@ import re as _re
 import numpy as _np
 
 import ferroflow as _tf
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras import _identifiers
-
-_EPSILON = 1e-7  # Keras' backend.epsilon()
 
 
 def validate_float_arg(value, name):
@@ -106,7 +105,9 @@ class L2(Regularizer):
 def _l2_normalize(x, axis):
     """``x / norm(x)`` along ``axis`` as Keras' ``ops.normalize`` computes it."""
     square_sum = _tf.reduce_sum(_tf.square(x), axis=axis, keepdims=True)
-    inv_norm = _tf.minimum(_tf.math.rsqrt(square_sum), _tf.cast(1.0 / _EPSILON, x.dtype))
+    inv_norm = _tf.minimum(
+        _tf.math.rsqrt(square_sum), _tf.cast(1.0 / backend_config.epsilon(), x.dtype)
+    )
     return x * inv_norm
 
 

@@ -1,4 +1,4 @@
-"""`tf.keras.backend`: `clear_session`, which resets the state Keras keeps between models."""
+"""`tf.keras.backend.clear_session`, which resets the state Keras keeps between models."""
 
 import gc
 
@@ -11,11 +11,13 @@ def clear_session(free_memory=True):
     and likewise for input tensors, losses, metrics and optimizers. With `free_memory`, runs
     Python's garbage collector, freeing what only old models and layers held."""
     from ferroflow.keras import _naming as loss_naming
+    from ferroflow.keras.backend import common
     from ferroflow.keras.layers import layer
     from ferroflow.keras.optimizers import _naming as optimizer_naming
 
     layer.reset_names()
     loss_naming.reset_names()
     optimizer_naming.reset_names()
+    common.reset_uids()
     if free_memory:
         gc.collect()

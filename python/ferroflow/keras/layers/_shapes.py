@@ -101,9 +101,11 @@ def standardize_padding(value, allow_causal=False):
 
 
 def standardize_data_format(data_format):
-    """None means Keras's default image data format, ``channels_last``."""
+    """None means Keras's default image data format (`keras.backend.image_data_format`)."""
     if data_format is None:
-        return "channels_last"
+        from ferroflow.keras._backend_config import image_data_format
+
+        return image_data_format()
     data_format = str(data_format).lower()
     if data_format not in {"channels_first", "channels_last"}:
         raise ValueError(

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 import ferroflow as tf
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.layers._shapes import standardize_data_format
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
@@ -16,7 +17,6 @@ __all__ = ["MelSpectrogram", "STFTSpectrogram"]
 
 _MEL_BREAK_FREQUENCY_HERTZ = 700.0
 _MEL_HIGH_FREQUENCY_Q = 1127.0
-_EPSILON = 1e-7  # keras.config.epsilon()
 
 
 def _hertz_to_mel(hertz):
@@ -371,10 +371,10 @@ class STFTSpectrogram(Layer):
             return self._adjust(
                 power + tf.pad(power[:, :, 1:-1, :], [[0, 0], [0, 0], [1, 1], [0, 0]])
             )
-        linear = self._adjust(tf.sqrt(tf.maximum(power, _EPSILON)))
+        linear = self._adjust(tf.sqrt(tf.maximum(power, backend_config.epsilon())))
         if self.mode == "magnitude":
             return linear
-        return tf.math.log(tf.maximum(linear, _EPSILON))
+        return tf.math.log(tf.maximum(linear, backend_config.epsilon()))
 
     def compute_output_shape(self, input_shape):
         channels_last = self.data_format == "channels_last"

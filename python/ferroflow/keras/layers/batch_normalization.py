@@ -12,6 +12,7 @@ from ferroflow.array_ops import (
     zeros_like,
 )
 from ferroflow.backprop import stop_gradient
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.layers import _config
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
@@ -19,8 +20,6 @@ from ferroflow.math import maximum, minimum, reduce_sum, rsqrt, sqrt, square
 from ferroflow.nn import moments, relu
 
 __all__ = ["BatchNormalization", "batch_normalization"]
-
-_EPSILON = 1e-7  # Keras's backend.epsilon()
 
 
 def batch_normalization(x, mean, variance, offset, scale, epsilon):
@@ -228,9 +227,11 @@ class BatchNormalization(Layer):
         chosen = weights > 0
         total = reduce_sum(weights, self._reduction_axes, keepdims=True)
         summed = reduce_sum(where(chosen, inputs, zeros_like(inputs)), self._reduction_axes, True)
-        mean = summed / (total + _EPSILON)
+        mean = summed / (total + backend_config.epsilon())
         difference = where(chosen, inputs - mean, zeros_like(inputs))
-        variance = reduce_sum(square(difference), self._reduction_axes, True) / (total + _EPSILON)
+        variance = reduce_sum(square(difference), self._reduction_axes, True) / (
+            total + backend_config.epsilon()
+        )
         return squeeze(mean), squeeze(variance)
 
     def _renorm_correction(self, mean, variance):

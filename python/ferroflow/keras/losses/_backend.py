@@ -4,18 +4,24 @@ the fuzz factor, the default float type, dtype-converting `convert` and static-s
 from ferroflow import array_ops, dtypes, errors
 from ferroflow import math as tf_math
 from ferroflow._core import Tensor
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.variables import Variable
 
-# keras.backend.epsilon(): keeps logarithms and divisions finite.
-EPSILON = 1e-7
-# keras.backend.floatx()
-FLOATX = "float32"
+
+def __getattr__(name):
+    # ``EPSILON`` and ``FLOATX`` read `keras.backend.epsilon()`/`floatx()` at each use, so
+    # `set_epsilon`/`set_floatx` reach every loss and metric.
+    if name == "EPSILON":
+        return backend_config.epsilon()
+    if name == "FLOATX":
+        return backend_config.floatx()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def standardize_dtype(dtype):
     """A dtype's name ("float32"): Keras keeps dtypes as strings; None means floatx."""
     if dtype is None:
-        return FLOATX
+        return backend_config.floatx()
     return dtypes.as_dtype(dtype).name
 
 

@@ -7,8 +7,8 @@ import functools
 import numpy as np
 
 from ferroflow import dtypes as tf_dtypes
+from ferroflow.keras._backend_config import floatx
 
-FLOATX = "float32"
 INT_TYPES = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64")
 FLOAT_TYPES = ("bfloat16", "float16", "float32", "float64")
 _PYTHON = {bool: "bool", int: "int64", float: "float32", str: "string", complex: "complex128"}
@@ -56,7 +56,7 @@ def standardize_dtype(dtype):
     """A dtype as Keras names it ("float32"); None is floatx, Python types map as in Keras's TF
     backend (`int` -> "int64")."""
     if dtype is None:
-        return FLOATX
+        return floatx()
     if dtype in _PYTHON:
         return _PYTHON[dtype]
     if isinstance(dtype, str) and dtype in ("int", "float"):
@@ -101,8 +101,8 @@ def result_type(*args):
     """`keras.backend.result_type`: the dtype Keras's promotion rules give ``args`` (dtypes,
     dtype names or the Python types `int`/`float`/`bool`; None stands for floatx)."""
     if not args:
-        return FLOATX
-    args = [FLOATX if a is None else a for a in args]
+        return floatx()
+    args = [floatx() if a is None else a for a in args]
     names = [standardize_dtype(a) for a in args]
     for n in names:
         if n.startswith("float8"):

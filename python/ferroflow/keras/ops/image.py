@@ -2,6 +2,7 @@
 written; see `__all__`)."""
 
 import ferroflow as tf
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.ops._dtypes import lazy_op as _op
 from ferroflow.keras.ops._dtypes import result_type
 from ferroflow.keras.ops._dtypes import standardize_dtype as _std
@@ -11,7 +12,7 @@ __all__ = ["hsv_to_rgb", "rgb_to_grayscale", "rgb_to_hsv"]
 
 
 def _data_format(data_format):
-    return (data_format or "channels_last").lower()
+    return (data_format or backend_config.image_data_format()).lower()
 
 
 def _channels_last(images, data_format, fn):

@@ -2,7 +2,8 @@
 computes them (with Keras's rank and squareness checks)."""
 
 import ferroflow as tf
-from ferroflow.keras.ops._dtypes import FLOATX, result_type
+from ferroflow.keras._backend_config import floatx
+from ferroflow.keras.ops._dtypes import result_type
 from ferroflow.keras.ops._dtypes import standardize_dtype as _std
 from ferroflow.keras.ops.core import cast, convert_to_tensor
 
@@ -164,7 +165,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
             f"ndim={ndim}, while axis={axis}"
         )
     axis = axis[0] if len(axis) == 1 else axis
-    x = cast(x, FLOATX if _std(x.dtype) == "int64" else result_type(x.dtype, float))
+    x = cast(x, floatx() if _std(x.dtype) == "int64" else result_type(x.dtype, float))
     inf = float("inf")
     if isinstance(axis, int):
         if ord is None or ord == 2:

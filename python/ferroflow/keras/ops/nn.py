@@ -5,6 +5,7 @@ import math as pymath
 import warnings
 
 import ferroflow as tf
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.layers._conv_ops import (
     convolve,
     depthwise_convolve,
@@ -18,7 +19,6 @@ from ferroflow.keras.ops.core import cast, convert_to_tensor
 from ferroflow.keras.ops.numpy import log10, maximum, transpose
 
 _t = convert_to_tensor
-EPSILON = 1e-7
 
 __all__ = [
     "adaptive_average_pool", "adaptive_max_pool", "average_pool", "batch_normalization",
@@ -242,7 +242,7 @@ def sparsemax(x, axis=-1):
 
 # Convolution and pooling ----------------------------------------------------------------
 def _data_format(data_format):
-    data_format = (data_format or "channels_last").lower()
+    data_format = (data_format or backend_config.image_data_format()).lower()
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError(
             "The `data_format` argument must be one of {'channels_first', 'channels_last'}. "
@@ -573,7 +573,7 @@ def binary_crossentropy(target, output, from_logits=False):
     output, from_logits = _logits_of(output, from_logits, "binary_crossentropy", "Sigmoid")
     if from_logits:
         return tf.nn.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
-    output = tf.clip_by_value(output, EPSILON, 1.0 - EPSILON)
+    output = tf.clip_by_value(output, backend_config.epsilon(), 1.0 - backend_config.epsilon())
     bce = target * tf.math.log(output)
     bce += (1 - target) * tf.math.log(1 - output)
     return -bce
@@ -592,7 +592,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     if from_logits:
         return tf.nn.softmax_cross_entropy_with_logits(labels=target, logits=output, axis=axis)
     output = output / tf.reduce_sum(output, axis, keepdims=True)
-    output = tf.clip_by_value(output, EPSILON, 1.0 - EPSILON)
+    output = tf.clip_by_value(output, backend_config.epsilon(), 1.0 - backend_config.epsilon())
     return -tf.reduce_sum(target * tf.math.log(output), axis)
 
 
@@ -623,7 +623,9 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
                 f"dimension: target.shape={target.shape}, output.shape={output.shape}"
             )
     if not from_logits:
-        output = tf.math.log(tf.clip_by_value(output, EPSILON, 1 - EPSILON))
+        output = tf.math.log(
+            tf.clip_by_value(output, backend_config.epsilon(), 1 - backend_config.epsilon())
+        )
     return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
 
 
@@ -747,7 +749,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     x = _t(x)
     if len(x.shape) == 0:
         x = tf.expand_dims(x, 0)
-    epsilon = EPSILON if epsilon is None else epsilon
+    epsilon = backend_config.epsilon() if epsilon is None else epsilon
     if order == 2:
         from ferroflow.keras.ops.numpy import square, sum
 
@@ -760,7 +762,7 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     """``x / sqrt(mean(x**2) + epsilon) * scale`` over ``axis``."""
     from ferroflow.keras.ops.numpy import mean, square
 
-    epsilon = EPSILON if epsilon is None else epsilon
+    epsilon = backend_config.epsilon() if epsilon is None else epsilon
     name = _std(x.dtype)
     x = _t(x, dtype=result_type(x.dtype, "float32"))
     if scale is not None:
@@ -786,7 +788,7 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
             "`keras.ops.nn.rms_normalization` instead.",
             stacklevel=2,
         )
-    epsilon = EPSILON if epsilon is None else epsilon
+    epsilon = backend_config.epsilon() if epsilon is None else epsilon
     name = _std(x.dtype)
     x = _t(x, dtype=result_type(x.dtype, "float32"))
     gamma = None if gamma is None else _t(gamma, x.dtype)

@@ -9,7 +9,8 @@ import math as pymath
 import numpy as np
 
 import ferroflow as tf
-from ferroflow.keras.ops._dtypes import FLOATX, INT_TYPES, dtype_of, result_type
+from ferroflow.keras._backend_config import floatx
+from ferroflow.keras.ops._dtypes import INT_TYPES, dtype_of, result_type
 from ferroflow.keras.ops._dtypes import lazy_op as _op
 from ferroflow.keras.ops._dtypes import standardize_dtype as _std
 from ferroflow.keras.ops.core import cast, convert_to_tensor
@@ -34,7 +35,7 @@ def _float_of(x):
     # The float dtype of Keras's unary float functions: int64 -> floatx, else the promotion
     # of the dtype with a weak float (ints and bool -> floatx, floats keep theirs).
     name = _std(x.dtype)
-    return FLOATX if name == "int64" else result_type(x.dtype, float)
+    return floatx() if name == "int64" else result_type(x.dtype, float)
 
 
 def _unary_float(op):
@@ -148,7 +149,7 @@ def fmod(x1, x2):
 def _float_by_width(name):
     # Keras's rule for these ops: int64 computes in float64, narrower ints in floatx.
     if name in ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32"):
-        return FLOATX
+        return floatx()
     return "float64" if name == "int64" else name
 
 
@@ -321,7 +322,7 @@ def _int_to_floatx(op):
         x = _t(x)
         name = _std(x.dtype)
         if "int" in name or name == "bool":
-            x = tf.cast(x, FLOATX)
+            x = tf.cast(x, floatx())
         return op(x)
 
     return fn
@@ -359,7 +360,7 @@ def fabs(x):
     if "complex" in name:
         raise TypeError(f"fabs does not support complex inputs. Received: x.dtype={x.dtype}")
     if "int" in name or name == "bool":
-        x = tf.cast(x, FLOATX)
+        x = tf.cast(x, floatx())
     return tf.abs(x)
 
 
@@ -370,7 +371,7 @@ def cbrt(x):
     if name == "int64":
         x = tf.cast(x, "float64")
     elif name not in ("bfloat16", "float16", "float64"):
-        x = tf.cast(x, FLOATX)
+        x = tf.cast(x, floatx())
     return tf.sign(x) * tf.pow(tf.abs(x), 1.0 / 3.0)
 
 
@@ -430,7 +431,7 @@ def i0(x):
     if name in ("int64", "float64"):
         name = "float64"
     elif name not in ("bfloat16", "float16"):
-        name = FLOATX
+        name = floatx()
     return tf.math.bessel_i0(tf.cast(x, name))
 
 
@@ -491,8 +492,8 @@ def round(x, decimals=0):
     if x_dtype.is_integer:
         if decimals > 0:
             return x
-        factor = tf.cast(pymath.pow(10, decimals), FLOATX)
-        x = tf.cast(x, FLOATX)
+        factor = tf.cast(pymath.pow(10, decimals), floatx())
+        x = tf.cast(x, floatx())
     else:
         factor = tf.cast(pymath.pow(10, decimals), x_dtype)
     return tf.cast(tf.divide(tf.round(tf.multiply(x, factor)), factor), x_dtype)
@@ -648,7 +649,7 @@ def std(x, axis=None, keepdims=False):
     x = _t(x)
     name = _std(x.dtype)
     if "int" in name or name == "bool":
-        x = tf.cast(x, FLOATX)
+        x = tf.cast(x, floatx())
     return tf.math.reduce_std(x, axis=axis, keepdims=keepdims)
 
 
@@ -783,7 +784,7 @@ def nansum(x, axis=None, keepdims=False):
     """Sum ignoring NaNs."""
     x = _t(x)
     name = _std(x.dtype)
-    clean = tf.where(tf.math.is_nan(cast(x, FLOATX)), tf.zeros((), dtype=name), x)
+    clean = tf.where(tf.math.is_nan(cast(x, floatx())), tf.zeros((), dtype=name), x)
     return tf.reduce_sum(cast(clean, _widen_small_ints(name)), axis=axis, keepdims=keepdims)
 
 
@@ -937,7 +938,7 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
 
 def percentile(x, q, axis=None, method="linear", keepdims=False):
     """The ``q``-th percentile(s) over ``axis``."""
-    q = _t(q, FLOATX) / 100.0
+    q = _t(q, floatx()) / 100.0
     return quantile(x, q, axis=axis, method=method, keepdims=keepdims)
 
 
@@ -949,7 +950,7 @@ def median(x, axis=None, keepdims=False):
 def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     """`quantile` ignoring NaNs."""
     x = _t(x)
-    q = _t(q, FLOATX)
+    q = _t(q, floatx())
     if axis is not None and result_type(x.dtype, float) != _std(x.dtype):
         # Keras maps the rows with an output signature of x's dtype, which the float quantile
         # does not have.
@@ -961,7 +962,7 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
         )
 
     def one(v):
-        valid = tf.boolean_mask(v, ~tf.math.is_nan(cast(v, FLOATX)))
+        valid = tf.boolean_mask(v, ~tf.math.is_nan(cast(v, floatx())))
         if int(tf.size(valid)) == 0:
             return tf.fill(tf.shape(q), tf.constant(float("nan"), x.dtype))
         return quantile(valid, q, method=method)
@@ -990,7 +991,7 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
 
 def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     """`percentile` ignoring NaNs."""
-    return nanquantile(x, _t(q, FLOATX) / 100.0, axis=axis, method=method, keepdims=keepdims)
+    return nanquantile(x, _t(q, floatx()) / 100.0, axis=axis, method=method, keepdims=keepdims)
 
 
 def nanmedian(x, axis=None, keepdims=False):
@@ -1009,12 +1010,12 @@ def array(x, dtype=None):
 
 def zeros(shape, dtype=None):
     """Zeros of ``shape`` (floatx by default)."""
-    return tf.zeros(shape, dtype=_std(dtype or FLOATX))
+    return tf.zeros(shape, dtype=_std(dtype or floatx()))
 
 
 def ones(shape, dtype=None):
     """Ones of ``shape`` (floatx by default)."""
-    return tf.ones(shape, dtype=_std(dtype or FLOATX))
+    return tf.ones(shape, dtype=_std(dtype or floatx()))
 
 
 def empty(shape, dtype=None):
@@ -1037,7 +1038,7 @@ empty_like = zeros_like
 
 def full(shape, fill_value, dtype=None):
     """``fill_value`` broadcast to ``shape``."""
-    return tf.broadcast_to(_t(fill_value, _std(dtype or FLOATX)), shape)
+    return tf.broadcast_to(_t(fill_value, _std(dtype or floatx())), shape)
 
 
 def full_like(x, fill_value, dtype=None):
@@ -1062,7 +1063,7 @@ def eye(N, M=None, k=0, dtype=None):
         raise TypeError("Argument `N` must be an integer or an integer tensor.")
     if floating(M):
         raise TypeError("Argument `M` must be an integer, an integer tensor, or `None`.")
-    dtype = _std(dtype or FLOATX)
+    dtype = _std(dtype or floatx())
     M = N if M is None else M
     if isinstance(k, int) and k == 0:
         return tf.eye(N, M, dtype=dtype)
@@ -1083,7 +1084,7 @@ def identity(n, dtype=None):
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the ``k``-th diagonal."""
     M = N if M is None else M
-    dtype = _std(dtype or FLOATX)
+    dtype = _std(dtype or floatx())
     if k < 0:
         lower = -k - 1
         if lower > N:
@@ -1188,7 +1189,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Values spaced evenly on a log scale from ``start`` to ``stop``."""
     start, stop = _t(start), _t(stop)
-    fdtype = _std(dtype or FLOATX)
+    fdtype = _std(dtype or floatx())
     log_start = tf.math.log(tf.cast(tf.abs(start), fdtype))
     log_stop = tf.math.log(tf.cast(tf.abs(stop), fdtype))
     ln10 = tf.math.log(tf.constant(10.0, dtype=log_start.dtype))
@@ -1229,10 +1230,10 @@ def bartlett(x):
     """The Bartlett (triangular) window of length ``x``."""
     n = int(x)
     if n == 0:
-        return tf.constant([], dtype=FLOATX)
+        return tf.constant([], dtype=floatx())
     if n == 1:
         return tf.ones([1])
-    x = _t(x, dtype=FLOATX)
+    x = _t(x, dtype=floatx())
     i = tf.range(x)
     half = (x - 1) / 2
     return tf.where(i <= half, 2.0 * i / (x - 1), 2.0 - 2.0 * i / (x - 1))
@@ -1240,8 +1241,8 @@ def bartlett(x):
 
 def blackman(x):
     """The Blackman window of length ``x``."""
-    x = tf.cast(x, FLOATX)
-    n = tf.range(x, dtype=FLOATX)
+    x = tf.cast(x, floatx())
+    n = tf.range(x, dtype=floatx())
     m = x - 1
     safe = tf.where(tf.equal(m, 0), tf.ones_like(m), m)
     w = 0.42 - 0.5 * tf.cos(2 * np.pi * n / safe) + 0.08 * tf.cos(4 * np.pi * n / safe)
@@ -2039,7 +2040,7 @@ def einsum(subscripts, *operands, **kwargs):
         compute, out_dtype = "int32", "int32"
     else:
         out_dtype = result_type(*kinds)
-        compute = FLOATX if "int" in out_dtype else out_dtype
+        compute = floatx() if "int" in out_dtype else out_dtype
     out = tf.einsum(subscripts, *[tf.cast(o, compute) for o in operands], **kwargs)
     return tf.cast(out, out_dtype)
 
@@ -2115,9 +2116,9 @@ def corrcoef(x):
     x = _t(x)
     name = _std(x.dtype)
     if name in ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32"):
-        x = tf.cast(x, FLOATX)
+        x = tf.cast(x, floatx())
     if x.shape.rank == 0:
-        return tf.constant(float("nan"), dtype=FLOATX)
+        return tf.constant(float("nan"), dtype=floatx())
     centred = x - tf.reduce_mean(x, axis=-1, keepdims=True)
     n = tf.cast(tf.shape(x)[-1], x.dtype)
     cov = tf.matmul(centred, centred, adjoint_b=True) / (n - 1)
