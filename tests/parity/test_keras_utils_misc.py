@@ -202,3 +202,45 @@ def _plot_model_without_pydot(tf):
 
 def test_plot_model_without_pydot(tf_oracle):
     assert_parity(tf_oracle, _plot_model_without_pydot, (), helpers=[error_classes])
+
+
+def _split_dataset(tf):
+    import random
+
+    import numpy as np
+
+    U = tf.keras.utils
+    x = np.arange(20, dtype="float32").reshape(10, 2)
+    y = np.arange(10)
+    out = []
+
+    def listed(pair):
+        return [[tf.nest.map_structure(np.asarray, e) for e in part] for part in pair]
+
+    out.append(listed(U.split_dataset(x, left_size=0.8)))
+    out.append(listed(U.split_dataset((x, y), left_size=3, right_size=4)))
+    out.append(listed(U.split_dataset([x, y], right_size=0.3, shuffle=True, seed=2)))
+    batched = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+    left, right = U.split_dataset(batched, left_size=6)
+    out += [listed((left, right)), left.element_spec]
+    random.seed(0)
+    out.append(listed(U.split_dataset(x, left_size=5, shuffle=True)))
+    out.append(
+        error_classes(
+            [
+                lambda: U.split_dataset(x),
+                lambda: U.split_dataset({"a": x}, left_size=2),
+                lambda: U.split_dataset(x, left_size="2"),
+                lambda: U.split_dataset(x, left_size=10),
+                lambda: U.split_dataset(x, left_size=0.6, right_size=0.6),
+                lambda: U.split_dataset(x, left_size=6, right_size=6),
+                lambda: U.split_dataset([x, y[:5]], left_size=2),
+                lambda: U.split_dataset([], left_size=2),
+            ]
+        )
+    )
+    return out
+
+
+def test_split_dataset(tf_oracle):
+    assert_parity(tf_oracle, _split_dataset, (), helpers=[error_classes])

@@ -15,6 +15,7 @@ from ferroflow.keras.saving import (
 )
 from ferroflow.keras.utils.config import Config
 from ferroflow.keras.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
+from ferroflow.keras.utils.dataset_utils import split_dataset
 from ferroflow.keras.utils.file_utils import get_file
 from ferroflow.keras.utils.general_utils import (
     disable_interactive_logging,
@@ -64,6 +65,7 @@ __all__ = [
     "save_img",
     "serialize_keras_object",
     "set_random_seed",
+    "split_dataset",
     "standardize_dtype",
     "timeseries_dataset_from_array",
     "to_categorical",
