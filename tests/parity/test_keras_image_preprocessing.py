@@ -531,3 +531,64 @@ def _clahe_and_elastic(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_clahe_and_elastic(tf_oracle, device):
     assert_parity(tf_oracle, _clahe_and_elastic, (device,), rtol=1e-5, atol=1e-3)
+
+
+def _bounding_boxes(tf):
+    import numpy as np
+
+    L = tf.keras.layers
+    x = np.random.default_rng(5).uniform(0, 255, (2, 7, 9, 3)).astype("float32")
+    corners = np.array(
+        [
+            [[1, 2, 5, 6], [0, 0, 9, 7], [-1, -1, -1, -1]],
+            [[3, 1, 8, 4], [2, 2, 2, 5], [0, 0, 0, 0]],
+        ],
+        "float32",
+    )
+    labels = np.array([[1, 2, -1], [3, 4, 0]], "int32")
+    boxes = {"boxes": tf.constant(corners), "labels": tf.constant(labels)}
+    scale = np.array([9, 7, 9, 7], "float32")
+    relative = {"boxes": tf.constant(corners / scale), "labels": tf.constant(labels)}
+    out = []
+    images = tf.constant(x)
+    cases = [{}, {"crop_to_aspect_ratio": True}, {"pad_to_aspect_ratio": True}]
+    for i, fmt in enumerate(["xyxy", "yxyx", "xywh", "center_xywh", "center_yxhw"]):
+        for j, kwargs in enumerate(cases):
+            size = [(4, 5), (10, 4)][(i + j) % 2]
+            layer = L.Resizing(*size, bounding_box_format=fmt, **kwargs)
+            out.append(layer({"images": images, "bounding_boxes": boxes}))
+    for fmt in ["rel_xyxy", "rel_yxyx", "rel_xywh", "rel_center_xywh"]:
+        layer = L.Resizing(4, 5, bounding_box_format=fmt)
+        out.append(layer({"images": images, "bounding_boxes": relative}))
+    one = {"boxes": boxes["boxes"][0], "labels": boxes["labels"][0]}
+    out.append(
+        L.Resizing(4, 5, bounding_box_format="xyxy")({"images": images[0], "bounding_boxes": one})
+    )
+    flips = {"flips": tf.constant([True, False], shape=(2, 1, 1, 1)), "input_shape": (2, 7, 9, 3)}
+    for mode in ["horizontal", "vertical", "horizontal_and_vertical"]:
+        for fmt, source in [("xyxy", boxes), ("rel_xyxy", relative), ("center_yxhw", boxes)]:
+            layer = L.RandomFlip(mode, bounding_box_format=fmt)
+            out.append(layer.transform_bounding_boxes(dict(source), flips))
+    flip = L.RandomFlip(bounding_box_format="xyxy")
+    out.append(flip({"images": images, "bounding_boxes": boxes}, training=False))
+    out.append(
+        L.MaxNumBoundingBoxes(2, bounding_box_format="xyxy")(
+            {"images": images[0], "bounding_boxes": one}
+        )
+    )
+    out += error_classes(
+        [
+            lambda: L.RandomFlip()({"images": images, "bounding_boxes": boxes}),
+            lambda: L.Resizing(4, 5, bounding_box_format="xyxy")(
+                {"images": images, "bounding_boxes": {"boxes": boxes["boxes"]}}
+            ),
+            lambda: L.Resizing(4, 5, bounding_box_format="xyz")(
+                {"images": images, "bounding_boxes": boxes}
+            ),
+        ]
+    )
+    return out
+
+
+def test_bounding_boxes(tf_oracle):
+    assert_parity(tf_oracle, _bounding_boxes, (), rtol=1e-5, atol=1e-5, helpers=[error_classes])

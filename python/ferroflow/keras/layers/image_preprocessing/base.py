@@ -10,6 +10,7 @@ transformation given the same drawn parameters, and the distributions."""
 
 import ferroflow as tf
 from ferroflow.keras.layers._shapes import standardize_data_format
+from ferroflow.keras.layers.image_preprocessing import bounding_boxes
 from ferroflow.keras.layers.layer import Layer
 
 __all__ = [
@@ -134,6 +135,12 @@ class BaseImagePreprocessingLayer(Layer):
         )
 
     @staticmethod
+    def _shape_of(images):
+        """``images``' shape: a tuple of ints when static, else the dynamic shape."""
+        static = images.shape.as_list()
+        return tuple(static) if None not in static else tf.shape(images)
+
+    @staticmethod
     def _batch_size(images):
         if images.shape.rank == 3:
             return 1
@@ -182,6 +189,7 @@ class BaseImagePreprocessingLayer(Layer):
         return segmentation_masks
 
     def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        """The batch's boxes moved as the images are (layers that support boxes say how)."""
         raise NotImplementedError(
             f"ferroflow's {type(self).__name__} does not transform bounding boxes yet."
         )
@@ -209,9 +217,13 @@ class BaseImagePreprocessingLayer(Layer):
                     "bounding box format. Pass a `bounding_box_format` argument to your "
                     f"{type(self).__name__} layer, e.g. `bounding_box_format='xyxy'`."
                 )
-            data["bounding_boxes"] = self.transform_bounding_boxes(
-                data["bounding_boxes"], transformation, training=training
-            )
+            boxes = bounding_boxes.densify(data["bounding_boxes"])
+            if not batched:  # one image's boxes: a batch of one, as Keras does
+                boxes = {**boxes, "boxes": boxes["boxes"][None], "labels": boxes["labels"][None]}
+            boxes = self.transform_bounding_boxes(boxes, transformation, training=training)
+            if not batched:
+                boxes = {**boxes, "boxes": boxes["boxes"][0], "labels": boxes["labels"][0]}
+            data["bounding_boxes"] = boxes
         if "labels" in data:
             data["labels"] = self._apply(
                 self.transform_labels, data["labels"], transformation, training, batched

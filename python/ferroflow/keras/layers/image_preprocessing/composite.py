@@ -311,11 +311,6 @@ class MaxNumBoundingBoxes(BaseImagePreprocessingLayer):
     def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
         boxes = tf.convert_to_tensor(bounding_boxes["boxes"])
         labels = tf.convert_to_tensor(bounding_boxes["labels"])
-        if boxes.shape.rank == 2:  # one image's boxes
-            boxes, labels = boxes[None], labels[None]
-            squeeze = True
-        else:
-            squeeze = False
         batch = tf.shape(boxes)[0]
         pad = tf.maximum(self.max_number - tf.shape(boxes)[1], 0)
         boxes = tf.pad(
@@ -330,8 +325,6 @@ class MaxNumBoundingBoxes(BaseImagePreprocessingLayer):
         )
         boxes = tf.reshape(boxes, tf.stack([batch, self.max_number, 4]))
         labels = tf.reshape(labels, tf.stack([batch, self.max_number]))
-        if squeeze:
-            boxes, labels = boxes[0], labels[0]
         return {**bounding_boxes, "boxes": boxes, "labels": labels}
 
     def get_config(self):

@@ -4,6 +4,7 @@ and applied as TensorFlow's ``ImageProjectiveTransformV3`` applies them)."""
 
 import ferroflow as tf
 from ferroflow.keras.layers.image_preprocessing import _affine
+from ferroflow.keras.layers.image_preprocessing import bounding_boxes as boxes_lib
 from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
 
 __all__ = [
@@ -37,7 +38,8 @@ class RandomFlip(BaseImagePreprocessingLayer):
             return None
         images = self._images_of(data)
         shape = [self._batch_size(images), 1, 1, 1]
-        return {"flips": self._uniform(shape, seed=seed) <= 0.5}
+        flips = self._uniform(shape, seed=seed) <= 0.5
+        return {"flips": flips, "input_shape": self._shape_of(images)}
 
     def transform_images(self, images, transformation, training=True):
         images = tf.cast(images, self.compute_dtype)
@@ -52,6 +54,25 @@ class RandomFlip(BaseImagePreprocessingLayer):
 
     def transform_segmentation_masks(self, segmentation_masks, transformation, training=True):
         return self.transform_images(segmentation_masks, transformation, training=training)
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        if not training or transformation is None:
+            return bounding_boxes
+        shape = transformation["input_shape"]
+        height, width = shape[self._height_axis], shape[self._width_axis]
+        fmt = self.bounding_box_format
+        relative = boxes_lib.convert_format(bounding_boxes, fmt, "rel_xyxy", height, width)
+        boxes = relative["boxes"]
+        flips = tf.squeeze(transformation["flips"], -1)
+        x1, y1, x2, y2 = tf.split(boxes, 4, axis=-1)
+        if self.mode in (HORIZONTAL, HORIZONTAL_AND_VERTICAL):
+            boxes = tf.where(flips, tf.concat([1 - x2, y1, 1 - x1, y2], -1), boxes)
+            x1, y1, x2, y2 = tf.split(boxes, 4, axis=-1)
+        if self.mode in (VERTICAL, HORIZONTAL_AND_VERTICAL):
+            boxes = tf.where(flips, tf.concat([x1, 1 - y2, x2, 1 - y1], -1), boxes)
+        # Keras clips the relative boxes against the pixel size (so only negatives move).
+        clipped = boxes_lib.clip_to_image_size({**relative, "boxes": boxes}, height, width)
+        return boxes_lib.convert_format(clipped, "rel_xyxy", fmt, height, width)
 
     def get_config(self):
         return {**super().get_config(), "seed": self.seed, "mode": self.mode}

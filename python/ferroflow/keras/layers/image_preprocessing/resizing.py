@@ -5,6 +5,7 @@ first, as Keras's `image.resize` does on TensorFlow) or by cropping."""
 import numpy as np
 
 import ferroflow as tf
+from ferroflow.keras.layers.image_preprocessing import bounding_boxes as boxes_lib
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     back_to_dtype,
@@ -169,6 +170,43 @@ class Resizing(BaseImagePreprocessingLayer):
 
     def transform_segmentation_masks(self, segmentation_masks, transformation=None, training=True):
         return self._transform_images(segmentation_masks, transformation, "nearest")
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        input_height, input_width = transformation
+        boxes = bounding_boxes["boxes"]
+        # Padding entries (all -1 or all 0) stay zero boxes.
+        padding = tf.reduce_all(boxes == -1, axis=-1) | tf.reduce_all(boxes == 0, axis=-1)
+        fmt = self.bounding_box_format
+        xyxy = boxes_lib.convert_format(bounding_boxes, fmt, "xyxy", input_height, input_width)
+        moved = self._resized_boxes(xyxy["boxes"], input_height, input_width)
+        clipped = boxes_lib.clip_to_image_size({**xyxy, "boxes": moved}, self.height, self.width)
+        zeros = tf.zeros([4], clipped["boxes"].dtype)
+        clipped["boxes"] = tf.where(padding[..., None], zeros, clipped["boxes"])
+        return boxes_lib.convert_format(clipped, "xyxy", fmt, self.height, self.width)
+
+    def _resized_boxes(self, boxes, input_height, input_width):
+        """``xyxy`` boxes moved as the image is: stretched, or scaled and offset by the
+        aspect-ratio padding or crop."""
+        dtype = boxes.dtype
+        in_h, in_w = tf.cast(input_height, dtype), tf.cast(input_width, dtype)
+        x1, y1, x2, y2 = tf.split(boxes, 4, axis=-1)
+        if self.pad_to_aspect_ratio:
+            ratio = tf.minimum(self.height / in_h, self.width / in_w)
+            dx = tf.math.floordiv(self.width - in_w * ratio, 2)
+            dy = tf.math.floordiv(self.height - in_h * ratio, 2)
+            sx = sy = ratio
+        elif self.crop_to_aspect_ratio:
+            source_ratio = in_w / in_h
+            wider = source_ratio > self.width / self.height
+            new_w = tf.where(wider, self.height * source_ratio, tf.cast(self.width, dtype))
+            new_h = tf.where(wider, tf.cast(self.height, dtype), self.width / source_ratio)
+            sx, sy = new_w / in_w, new_h / in_h
+            dx = -tf.math.floordiv(new_w - self.width, 2)
+            dy = -tf.math.floordiv(new_h - self.height, 2)
+        else:
+            sx, sy = self.width / in_w, self.height / in_h
+            dx = dy = tf.constant(0.0, dtype)
+        return tf.concat([x1 * sx + dx, y1 * sy + dy, x2 * sx + dx, y2 * sy + dy], -1)
 
     def compute_output_shape(self, input_shape):
         return _sized_shape(self, input_shape)
