@@ -43,15 +43,15 @@ def to_numpy(value):
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 
 
-def host_call(fn, inputs, dtype):
+def host_call(fn, inputs, dtype, shape=None):
     """``fn`` (numpy arrays in, one numpy array out) applied to the tensors ``inputs``; the
-    result is a ``dtype`` tensor of the first input's static shape."""
+    result is a ``dtype`` tensor of static shape ``shape`` (default: the first input's)."""
     if not _tracing.tracing():
         return convert_to_tensor(fn(*[to_numpy(x) for x in inputs]), dtype=dtype)
     from ferroflow.script_ops import numpy_function
 
     out = numpy_function(fn, list(inputs), dtype, stateful=False)
-    return ensure_shape(out, inputs[0].shape)
+    return ensure_shape(out, inputs[0].shape if shape is None else shape)
 
 
 def keras_tensor(shape, dtype):

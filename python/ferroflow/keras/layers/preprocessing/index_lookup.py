@@ -13,9 +13,13 @@ from ferroflow import errors as _errors
 from ferroflow.array_ops import (
     cast,
     convert_to_tensor,
+    ensure_shape,
     expand_dims,
     is_tensor,
+    reshape,
+    shape,
     squeeze,
+    unique,
     where,
 )
 from ferroflow.keras.layers.preprocessing._base import (
@@ -459,7 +463,17 @@ class IndexLookup(PreprocessingLayer):
     def _lookup_dense(self, inputs):
         if self.invert:
             return host_call(self._invert_values, [inputs], self.vocabulary_dtype)
-        lookups = host_call(self._lookup_values, [inputs], "int64")
+        # Tokens repeat: look each distinct one up once (`unique` runs in the core), then
+        # spread the indices back over the positions.
+        flat = reshape(inputs, [-1])
+        distinct, positions = unique(flat)
+        lookups = host_call(
+            lambda keys, where: self._lookup_values(keys)[where],
+            [distinct, positions],
+            "int64",
+            shape=flat.shape,
+        )
+        lookups = ensure_shape(reshape(lookups, shape(inputs)), inputs.shape)
         if self.num_oov_indices > 1:
             if not self._string_keys and self.oov_method != "farmhash":
                 hashed = inputs % self.num_oov_indices
