@@ -1,4 +1,5 @@
-"""Keras 3's Adadelta, Adafactor, Adamax, Ftrl, Lamb, Lion, Nadam and LossScaleOptimizer
+"""Keras 3's Adadelta, Adafactor, Adamax, Ftrl, Lamb, Lion, Nadam, ScheduleFreeAdamW and
+LossScaleOptimizer
 against TensorFlow 2.21's Keras: variables and every optimizer variable after a few steps from
 fixed weights, with dense and `tf.IndexedSlices` gradients, inside a `tf.function`, in `fit`,
 with configs and argument errors, on the CPU and GPU."""
@@ -29,6 +30,8 @@ OPTIMIZERS = [
     ("Adafactor", {"learning_rate": 0.1}),
     ("Adafactor", {"learning_rate": 0.1, "relative_step": False}),
     ("Adamax", {"learning_rate": 0.1, "weight_decay": 0.05, "clipnorm": 1.0}),
+    ("ScheduleFreeAdamW", {"learning_rate": 0.1}),
+    ("ScheduleFreeAdamW", {"learning_rate": 0.1, "warmup_steps": 3, "weight_decay": 0.01}),
 ]
 
 
@@ -75,8 +78,10 @@ def test_steps(tf_oracle, device, sparse):
 
 
 def test_traced_steps(tf_oracle):
-    # Keras cannot build Adafactor inside a tf.function (its add_variable fails there).
-    configs = [c for c in OPTIMIZERS if c[0] != "Adafactor"]
+    # Keras cannot build Adafactor inside a tf.function (its add_variable fails there), and
+    # ScheduleFreeAdamW built inside one keeps its z slot at zero (the assign in its `build` is
+    # not in the retraced function TensorFlow runs): both are left to the eager tests.
+    configs = [c for c in OPTIMIZERS if c[0] not in ("Adafactor", "ScheduleFreeAdamW")]
     assert_parity(tf_oracle, _train, ("CPU:0", configs, True, False), rtol=1e-5, atol=1e-6)
 
 
@@ -141,7 +146,16 @@ def _fit_configs_and_errors(tf, device):
             model.compile(optimizer=optimizer, loss="mse")
             history = model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
             out.append([history.history["loss"], model.get_weights()])
-    names = ["Adadelta", "Adafactor", "Adamax", "Ftrl", "Lamb", "Lion", "Nadam"]
+    names = [
+        "Adadelta",
+        "Adafactor",
+        "Adamax",
+        "Ftrl",
+        "Lamb",
+        "Lion",
+        "Nadam",
+        "ScheduleFreeAdamW",
+    ]
     for name in names:
         optimizer = getattr(K_opt, name)()
         out.append([optimizer.name, optimizer.get_config()])

@@ -15,6 +15,7 @@ from ferroflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from ferroflow.keras.optimizers.nadam import Nadam
 from ferroflow.keras.optimizers.optimizer import Optimizer
 from ferroflow.keras.optimizers.rmsprop import RMSprop
+from ferroflow.keras.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from ferroflow.keras.optimizers.serialization import deserialize, get, serialize
 from ferroflow.keras.optimizers.sgd import SGD
 
@@ -33,6 +34,7 @@ __all__ = [
     "Optimizer",
     "RMSprop",
     "SGD",
+    "ScheduleFreeAdamW",
     "deserialize",
     "get",
     "schedules",

@@ -14,6 +14,7 @@ from ferroflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from ferroflow.keras.optimizers.nadam import Nadam
 from ferroflow.keras.optimizers.optimizer import Optimizer
 from ferroflow.keras.optimizers.rmsprop import RMSprop
+from ferroflow.keras.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from ferroflow.keras.optimizers.sgd import SGD
 
 __all__ = ["deserialize", "get", "serialize"]
@@ -37,6 +38,7 @@ _BUILTINS = {
         Optimizer,
         RMSprop,
         SGD,
+        ScheduleFreeAdamW,
     )
 }
 
