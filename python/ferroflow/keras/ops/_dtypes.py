@@ -91,10 +91,13 @@ def _weak(dtype, weak):
 
 
 def _resolve_weak(dtype):
+    # A weak type takes floatx's precision (``int64``/``float64`` under floatx float64).
     if dtype == "bool":
         return "bool"
+    precision = floatx()[-2:]
     lead = "f" if dtype == "bfloat16" else dtype[:1]
-    return {"i": "int32", "u": "uint32"}.get(lead, "float32")
+    kind = {"i": "int", "u": "uint"}.get(lead, "float")
+    return f"{kind}{precision}"
 
 
 def result_type(*args):
