@@ -19,7 +19,7 @@ def set_fixed_weights(layer, seed=1):
 
     rng = np.random.default_rng(seed)
     layer.set_weights(
-        [rng.standard_normal(w.shape).astype(np.float32) * 0.5 for w in layer.get_weights()]
+        [(rng.standard_normal(w.shape) * 0.5).astype(w.dtype) for w in layer.get_weights()]
     )
 
 
@@ -151,6 +151,11 @@ def _other_outputs(tf, device):
                 logits = emb(q, reverse=True)
                 loss = tf.reduce_sum(h * h) + tf.reduce_sum(logits * logits)
             out.append((h, logits, tape.gradient(loss, emb.trainable_weights)))
+        # float64 layers compute in float64.
+        m64 = L.MultiHeadAttention(2, 3, dtype="float64")
+        m64(q, v)
+        set_fixed_weights(m64)
+        out.append(m64(q, v, return_attention_scores=True))
         # EinsumDense: plain, ellipsis on the left and on the right, bias on some axes.
         x4 = tf.constant(rng.standard_normal((2, 3, 4, 6)).astype(np.float32))
         for equation, shape, bias in (
@@ -361,6 +366,7 @@ def _propagated_masks(tf, device):
         x = emb(ids)
         y = att([x, x], return_attention_scores=True)
         out.append((y, y[0]._keras_mask))
+        out.append(L.ReversibleEmbedding(10, 4, mask_zero=True)(ids)._keras_mask)
         # Functional: the mask flows from the Embedding through attention into the pooling.
         inputs = tf.keras.Input((5,), dtype="int32")
         h = emb(inputs)

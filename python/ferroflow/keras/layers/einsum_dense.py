@@ -205,7 +205,7 @@ class EinsumDense(Layer):
         """The functional API's output: `compute_output_shape`'s, None sizes kept."""
         from ferroflow.keras.layers.input_layer import KerasTensor
 
-        return KerasTensor(self.compute_output_shape(tuple(inputs.shape)), dtype=self.dtype)
+        return KerasTensor(self.compute_output_shape(tuple(inputs.shape)), dtype=self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()

@@ -93,9 +93,9 @@ class GroupedQueryAttention(_AttentionBase):
                 "bqm,muh->bquh", q_heads, "uh", "gate", query_shape, activation="sigmoid"
             )
         self._value_dense = self._dense("bkm,mvh->bkvh", kv_heads, "vh", "value", value_shape)
-        self._softmax = self._sublayer(Softmax(axis=-1, dtype=self.dtype))
+        self._softmax = self._sublayer(Softmax(axis=-1, dtype=self._sublayer_dtype()))
         self._dropout_layer = self._sublayer(
-            Dropout(rate=self.dropout, dtype=self.dtype, seed=self.seed)
+            Dropout(rate=self.dropout, dtype=self._sublayer_dtype(), seed=self.seed)
         )
         self._output_dense = self._dense(
             "bquh,uhm->bqm", None, "m", "attention_output", (None, None, q_heads, self.head_dim)

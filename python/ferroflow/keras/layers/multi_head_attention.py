@@ -136,10 +136,10 @@ class _AttentionBase(Layer):
         shapes = [_shape_of(x) for x in (query, value, key)]
         if not self.built:
             self._build_from_shapes(*shapes)
-        output = KerasTensor(self.compute_output_shape(*shapes), dtype=self.dtype)
+        output = KerasTensor(self.compute_output_shape(*shapes), dtype=self.compute_dtype)
         if not return_attention_scores:
             return output
-        return output, KerasTensor(self._scores_shape(*shapes), dtype=self.dtype)
+        return output, KerasTensor(self._scores_shape(*shapes), dtype=self.compute_dtype)
 
     def _sublayer(self, layer):
         """Tracks ``layer`` (held in a private attribute) and names its weights' paths under
@@ -148,6 +148,10 @@ class _AttentionBase(Layer):
         for variable in layer._own_weights:
             variable.path = f"{self._name}/{variable.path}"
         return layer
+
+    def _sublayer_dtype(self):
+        """What the sublayers get as ``dtype``: this layer's dtype policy, as in Keras."""
+        return getattr(self, "dtype_policy", None) or self.dtype
 
     def _common_kwargs(self):
         """Each projection's arguments; initializers are fresh copies so that the
@@ -164,7 +168,7 @@ class _AttentionBase(Layer):
             activity_regularizer=self._sub_activity_regularizer,
             kernel_constraint=self._kernel_constraint,
             bias_constraint=self._bias_constraint,
-            dtype=self.dtype,
+            dtype=self._sublayer_dtype(),
         )
 
     def _init_weights_config(
@@ -348,10 +352,10 @@ class MultiHeadAttention(_AttentionBase):
         )
         n = len(self._attention_axes)
         self._softmax = self._sublayer(
-            Softmax(axis=tuple(range(scores_rank - n, scores_rank)), dtype=self.dtype)
+            Softmax(axis=tuple(range(scores_rank - n, scores_rank)), dtype=self._sublayer_dtype())
         )
         self._dropout_layer = self._sublayer(
-            Dropout(rate=self._dropout, dtype=self.dtype, seed=self.seed)
+            Dropout(rate=self._dropout, dtype=self._sublayer_dtype(), seed=self.seed)
         )
 
     def _compute_attention(
