@@ -1,5 +1,5 @@
-"""Keras 3's Adadelta, Adafactor, Adamax, Ftrl, Lamb, Lion, Nadam, ScheduleFreeAdamW and
-LossScaleOptimizer
+"""Keras 3's Adadelta, Adafactor, Adamax, Ftrl, Lamb, Lion, Muon, Nadam, ScheduleFreeAdamW
+and LossScaleOptimizer
 against TensorFlow 2.21's Keras: variables and every optimizer variable after a few steps from
 fixed weights, with dense and `tf.IndexedSlices` gradients, inside a `tf.function`, in `fit`,
 with configs and argument errors, on the CPU and GPU."""
@@ -138,6 +138,9 @@ def _fit_configs_and_errors(tf, device):
             K_opt.Nadam(0.05),
             K_opt.Lion(0.01),
             K_opt.LossScaleOptimizer(K_opt.SGD(0.1), initial_scale=8.0),
+            K_opt.Muon(0.05),
+            K_opt.Muon(0.05, nesterov=False, rms_rate=None, exclude_layers=["bias"]),
+            K_opt.Muon(0.05, exclude_layers=["kernel"], adam_lr_ratio=0.5),
         ):
             model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
             model.set_weights(
@@ -145,7 +148,8 @@ def _fit_configs_and_errors(tf, device):
             )
             model.compile(optimizer=optimizer, loss="mse")
             history = model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
-            out.append([history.history["loss"], model.get_weights()])
+            variables = [tf.convert_to_tensor(v) for v in model.optimizer.variables]
+            out.append([history.history["loss"], model.get_weights(), variables])
     names = [
         "Adadelta",
         "Adafactor",

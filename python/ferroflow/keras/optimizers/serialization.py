@@ -11,6 +11,7 @@ from ferroflow.keras.optimizers.ftrl import Ftrl
 from ferroflow.keras.optimizers.lamb import Lamb
 from ferroflow.keras.optimizers.lion import Lion
 from ferroflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from ferroflow.keras.optimizers.muon import Muon
 from ferroflow.keras.optimizers.nadam import Nadam
 from ferroflow.keras.optimizers.optimizer import Optimizer
 from ferroflow.keras.optimizers.rmsprop import RMSprop
@@ -34,6 +35,7 @@ _BUILTINS = {
         Lamb,
         Lion,
         LossScaleOptimizer,
+        Muon,
         Nadam,
         Optimizer,
         RMSprop,
