@@ -36,7 +36,7 @@ endif
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet "maturin>=1.5,<2" "numpy>=1.23" "ml_dtypes>=0.3" "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" ruff matplotlib
+	$(PIP) install --quiet "maturin>=1.5,<2" "numpy>=1.23" "ml_dtypes>=0.3" "h5py>=3.7" "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" ruff matplotlib
 	touch $(STAMP)
 
 $(TF_STAMP):
