@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from ferroflow import _tracing
 from ferroflow import dtypes as _dtypes
 from ferroflow import errors as _errors
 from ferroflow.array_ops import (
@@ -31,6 +32,10 @@ from ferroflow.keras.layers.preprocessing._base import (
 from ferroflow.keras.layers.preprocessing._encoding import DROPPED, encode_categorical
 
 __all__ = ["IntegerLookup", "StringLookup"]
+
+# From this many tokens a call deduplicates before looking up (below, the extra ops cost more
+# than the repeated dict lookups save).
+_DEDUPE_FROM = 32768
 
 _OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 
@@ -463,8 +468,16 @@ class IndexLookup(PreprocessingLayer):
     def _lookup_dense(self, inputs):
         if self.invert:
             return host_call(self._invert_values, [inputs], self.vocabulary_dtype)
-        # Tokens repeat: look each distinct one up once (`unique` runs in the core), then
-        # spread the indices back over the positions.
+        size = inputs.shape.num_elements()
+        if size is not None and size < _DEDUPE_FROM and not _tracing.tracing():
+            lookups = host_call(self._lookup_values, [inputs], "int64")
+        else:
+            lookups = self._lookup_distinct(inputs)
+        return self._hash_oov(inputs, lookups)
+
+    def _lookup_distinct(self, inputs):
+        """Tokens repeat: each distinct one is looked up once (`unique` runs in the core),
+        and the indices are spread back over the positions."""
         flat = reshape(inputs, [-1])
         distinct, positions = unique(flat)
         lookups = host_call(
@@ -473,7 +486,10 @@ class IndexLookup(PreprocessingLayer):
             "int64",
             shape=flat.shape,
         )
-        lookups = ensure_shape(reshape(lookups, shape(inputs)), inputs.shape)
+        return ensure_shape(reshape(lookups, shape(inputs)), inputs.shape)
+
+    def _hash_oov(self, inputs, lookups):
+        """Several OOV indices: unknown tokens go to one by hash (integers by value)."""
         if self.num_oov_indices > 1:
             if not self._string_keys and self.oov_method != "farmhash":
                 hashed = inputs % self.num_oov_indices
