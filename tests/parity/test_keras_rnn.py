@@ -62,7 +62,8 @@ def _recurrent_values(tf, device):
         x = sequences(tf, (3, 5, 4))
         for cls, kw in layers:
             for opt in options:
-                for with_mask in (False, True):
+                # The masked program runs every op of the unmasked one: GPU:0 runs only it.
+                for with_mask in (True,) if device == "GPU:0" else (False, True):
                     layer = cls(3, **kw, **opt)
                     layer.build((3, 5, 4))
                     fix_weights(layer)

@@ -198,3 +198,24 @@ def test_errors(tf):
             lambda: L.Bidirectional(L.LSTM(2)).reset_states(),
         ]
     )
+
+
+@parity(helpers=[fix_weights, sequences])
+def test_unknown_batch_and_steps_in_traces(tf):
+    L = tf.keras.layers
+    x = sequences(tf, (3, 7, 4))
+    out = []
+    for layer in (
+        L.LSTM(2, return_sequences=True),
+        L.GRU(2, go_backwards=True, return_state=True),
+        L.SimpleRNN(2, return_sequences=True, stateful=False, unroll=False),
+        # Keras maps over the batch size's range when the steps are unknown: Keras's result.
+        L.TimeDistributed(L.Dense(2)),
+    ):
+        layer.build((3, 7, 4))
+        fix_weights(layer)
+        step = tf.function(layer.__call__, input_signature=[tf.TensorSpec([None, None, 4])])
+        out.append((step(x), step(x[:2, :5])))
+        outputs = step.get_concrete_function().structured_outputs
+        out.append([tuple(o.shape) for o in tf.nest.flatten(outputs)])
+    return out

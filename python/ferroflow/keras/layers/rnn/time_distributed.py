@@ -84,8 +84,10 @@ class TimeDistributed(Layer):
 
         if inputs.shape[0] is not None:
             return _swap_batch_time(stack([step(i) for i in range(inputs.shape[0])]))
-        # Steps known only when the graph runs: one staged map over them.
-        outputs = map_fn(step, tf_range(shape(inputs)[0]), fn_output_signature=inputs.dtype)
+        # Steps known only when the graph runs: one staged map. Keras 3 maps over the range
+        # of the *batch* size here (it reads the shape before moving time first), so only
+        # the first `batch` steps come out; ferroflow gives Keras's result.
+        outputs = map_fn(step, tf_range(shape(inputs)[1]), fn_output_signature=inputs.dtype)
         return _swap_batch_time(outputs)
 
     def get_config(self):
