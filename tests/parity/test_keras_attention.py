@@ -72,6 +72,11 @@ def _mha_outputs(tf, device):
             set_fixed_weights(m4, 4)
             out.append(m4(x4, x4, return_attention_scores=True))
             out.append(m4(x4, x4, attention_mask=np.ones((2, 3, 4, 3, 4), bool)))
+        # With dropout in training, Keras returns the scores before the dropout.
+        md = L.MultiHeadAttention(2, 3, dropout=0.5)
+        md(q, v)
+        set_fixed_weights(md)
+        out.append(md(q, v, return_attention_scores=True, training=True)[1])
         # Gradients with respect to the inputs and every weight.
         with tf.GradientTape(persistent=True) as tape:
             tape.watch([q, v])
@@ -287,6 +292,14 @@ def _configs_names_shapes(tf):
                 tf.ones((1, 2, 3)), tf.ones((1, 4, 3)), tf.ones((1, 5, 3))
             ),
             lambda: L.GroupQueryAttention(2, 3, 2),
+            lambda: L.MultiHeadAttention(2, 3, dropout=0.1, flash_attention=True),
+            lambda: L.MultiHeadAttention(2, 3, flash_attention=True)(ones(2), ones(2)),
+            lambda: L.GroupQueryAttention(2, 2, 1, flash_attention=True)(
+                ones(2), ones(2), return_attention_scores=True
+            ),
+            lambda: L.MultiHeadAttention(2, 3, flash_attention=True)(
+                tf.ones((1, 2, 2, 3)), tf.ones((1, 2, 2, 3))
+            ),
             lambda: L.Attention(score_mode="x"),
             lambda: L.Attention()(tf.ones((1, 2, 3))),
             lambda: L.Attention()([tf.ones((1, 2, 3))]),

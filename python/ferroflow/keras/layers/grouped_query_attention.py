@@ -14,6 +14,7 @@ from ferroflow.keras.layers.multi_head_attention import (
     _AttentionBase,
     _check_flash_attention,
     _check_sliding_window,
+    _flash_errors,
 )
 
 __all__ = ["GroupQueryAttention", "GroupedQueryAttention"]
@@ -57,7 +58,7 @@ class GroupedQueryAttention(_AttentionBase):
         self.use_gate = use_gate
         _check_sliding_window(sliding_window)
         self.sliding_window = sliding_window
-        _check_flash_attention(flash_attention)
+        self._flash_attention = _check_flash_attention(flash_attention, dropout)
         self._init_weights_config(
             kernel_initializer,
             bias_initializer,
@@ -103,7 +104,9 @@ class GroupedQueryAttention(_AttentionBase):
         self.built = True
 
     def _compute_attention(self, query, key, value, attention_mask, training, return_scores):
-        if not (self.dropout > 0.0 or return_scores or query.shape.rank != 4):
+        fused = not (self.dropout > 0.0 or return_scores or query.shape.rank != 4)
+        _flash_errors(self._flash_attention, return_scores, fused)
+        if fused:
             if attention_mask is not None:
                 for _ in range(4 - attention_mask.shape.rank):
                     attention_mask = _tf.expand_dims(attention_mask, -3)

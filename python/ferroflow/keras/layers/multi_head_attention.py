@@ -48,8 +48,26 @@ def _check_sliding_window(sliding_window):
         )
 
 
-def _check_flash_attention(flash_attention):
-    if flash_attention:
+def _check_flash_attention(flash_attention, dropout):
+    """Keras's TensorFlow backend has no flash attention: a layer asking for it is made
+    (unless it also has dropout) and fails where it would run it (`_flash_errors`)."""
+    if flash_attention and dropout > 0.0:
+        raise ValueError(
+            "Dropout is not supported when flash attention is enabled. Please set dropout to "
+            "0.0 to use flash attention."
+        )
+    return bool(flash_attention)
+
+
+def _flash_errors(flash_attention, return_attention_scores, fused):
+    if not flash_attention:
+        return
+    if return_attention_scores:
+        raise ValueError(
+            "Returning attention scores is not supported when flash attention is enabled. "
+            "Please disable flash attention to access attention scores."
+        )
+    if fused:
         raise ValueError("Flash attention is not supported in tensorflow backend.")
 
 
@@ -259,7 +277,7 @@ class MultiHeadAttention(_AttentionBase):
                     "`output_shape` should be of type tuple, list, or int."
                 ) from None
         self._output_shape = output_shape
-        _check_flash_attention(flash_attention)
+        self._flash_attention = _check_flash_attention(flash_attention, dropout)
         self._init_weights_config(
             kernel_initializer,
             bias_initializer,
@@ -361,7 +379,9 @@ class MultiHeadAttention(_AttentionBase):
     def _compute_attention(
         self, query, key, value, attention_mask, training, return_attention_scores
     ):
-        if not (self._dropout > 0.0 or return_attention_scores or query.shape.rank != 4):
+        fused = not (self._dropout > 0.0 or return_attention_scores or query.shape.rank != 4)
+        _flash_errors(self._flash_attention, return_attention_scores, fused)
+        if fused:
             if attention_mask is not None:
                 for _ in range(4 - attention_mask.shape.rank):
                     attention_mask = _tf.expand_dims(
