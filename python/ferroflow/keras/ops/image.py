@@ -1,5 +1,6 @@
-"""`keras.ops.image`: colour-space conversions, `resize` and `affine_transform` (the other
-Keras image ops are not yet written; see `__all__`)."""
+"""`keras.ops.image`: colour conversions, resizing, padding and cropping, affine warps,
+Gaussian blur and Sobel edges (the other Keras image ops are not yet written; see
+`__all__`)."""
 
 import ferroflow as tf
 from ferroflow.keras import _backend_config as backend_config
@@ -8,7 +9,10 @@ from ferroflow.keras.ops._dtypes import result_type
 from ferroflow.keras.ops._dtypes import standardize_dtype as _std
 from ferroflow.keras.ops.core import convert_to_tensor
 
-__all__ = ["affine_transform", "hsv_to_rgb", "resize", "rgb_to_grayscale", "rgb_to_hsv"]
+__all__ = [
+    "affine_transform", "crop_images", "gaussian_blur", "hsv_to_rgb", "pad_images", "resize",
+    "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges",
+]  # fmt: skip
 
 
 def _data_format(data_format):
@@ -141,3 +145,115 @@ def affine_transform(
         return out if rank == 4 else out[0]
 
     return _channels_last(images, data_format, warp)
+
+
+def _two_of(a, b, target, names):
+    if [a, b, target].count(None) != 1:
+        raise ValueError(
+            f"Must specify exactly two of {names[0]}, {names[1]}, {names[2]}. Received: "
+            f"{names[0]}={a}, {names[1]}={b}, {names[2]}={target}"
+        )
+    for value, name in zip((a, b, target), names, strict=True):
+        if value is not None and value < 0:
+            raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+
+
+def _image_dims(images, data_format):
+    if len(images.shape) not in (3, 4):
+        raise ValueError(
+            "Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
+            f"Received: images.shape={tuple(images.shape)}"
+        )
+    last = _data_format(data_format) == "channels_last"
+    return (images.shape[-3], images.shape[-2]) if last else (images.shape[-2], images.shape[-1])
+
+
+def _spatial(pairs, images, data_format, rest):
+    # ``pairs`` for height and width, ``rest`` for the channel and batch axes.
+    out = list(pairs)
+    out = out + [rest] if _data_format(data_format) == "channels_last" else [rest] + out
+    return [rest] + out if len(images.shape) == 4 else out
+
+
+def pad_images(
+    images, top_padding=None, left_padding=None, bottom_padding=None, right_padding=None,
+    target_height=None, target_width=None, data_format=None,
+):  # fmt: skip
+    """Zero-pads images; each axis takes two of its paddings and target size."""
+    images = convert_to_tensor(images)
+    height, width = _image_dims(images, data_format)
+    _two_of(top_padding, bottom_padding, target_height,
+            ("top_padding", "bottom_padding", "target_height"))  # fmt: skip
+    _two_of(left_padding, right_padding, target_width,
+            ("left_padding", "right_padding", "target_width"))  # fmt: skip
+    top = target_height - bottom_padding - height if top_padding is None else top_padding
+    bottom = target_height - top - height if bottom_padding is None else bottom_padding
+    left = target_width - right_padding - width if left_padding is None else left_padding
+    right = target_width - left - width if right_padding is None else right_padding
+    for value, name in ((top, "top_padding"), (left, "left_padding"),
+                        (right, "right_padding"), (bottom, "bottom_padding")):  # fmt: skip
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+    widths = _spatial([[top, bottom], [left, right]], images, data_format, [0, 0])
+    return tf.pad(images, widths)
+
+
+def crop_images(
+    images, top_cropping=None, left_cropping=None, bottom_cropping=None, right_cropping=None,
+    target_height=None, target_width=None, data_format=None,
+):  # fmt: skip
+    """Crops images; each axis takes two of its croppings and target size."""
+    images = convert_to_tensor(images)
+    height, width = _image_dims(images, data_format)
+    _two_of(top_cropping, bottom_cropping, target_height,
+            ("top_cropping", "bottom_cropping", "target_height"))  # fmt: skip
+    _two_of(left_cropping, right_cropping, target_width,
+            ("left_cropping", "right_cropping", "target_width"))  # fmt: skip
+    top = height - target_height - bottom_cropping if top_cropping is None else top_cropping
+    rows = height - bottom_cropping - top if target_height is None else target_height
+    left = width - target_width - right_cropping if left_cropping is None else left_cropping
+    cols = width - right_cropping - left if target_width is None else target_width
+    for value, name in ((top, "top_cropping"), (rows, "target_height"),
+                        (left, "left_cropping"), (cols, "target_width")):  # fmt: skip
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+    channels = (
+        images.shape[-1] if _data_format(data_format) == "channels_last" else images.shape[-3]
+    )
+    starts = _spatial([top, left], images, data_format, 0)
+    sizes = _spatial([rows, cols], images, data_format, channels)
+    if len(images.shape) == 4:
+        sizes[0] = images.shape[0]
+    return tf.slice(images, starts, sizes)
+
+
+def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
+    """Blurs each channel with a Gaussian kernel of ``kernel_size`` and ``sigma`` (per axis)."""
+    images = convert_to_tensor(images)
+    dtype = images.dtype
+    size = convert_to_tensor(kernel_size, dtype=dtype)
+    sigma = convert_to_tensor(sigma, dtype=dtype)
+
+    def one_d(n, s):
+        x = tf.range(n, dtype=dtype) - (n - 1) / 2
+        k = tf.exp(-0.5 * (x / s) ** 2)
+        return k / tf.reduce_sum(k)
+
+    def blur(x):
+        batch = x if len(x.shape) == 4 else x[None]
+        kernel = tf.tensordot(one_d(size[1], sigma[1]), one_d(size[0], sigma[0]), axes=0)
+        kernel = tf.reshape(kernel, (kernel_size[0], kernel_size[1], 1, 1))
+        kernel = tf.cast(tf.tile(kernel, [1, 1, batch.shape[-1], 1]), dtype)
+        out = tf.nn.depthwise_conv2d(batch, kernel, strides=[1, 1, 1, 1], padding="SAME")
+        return out if len(x.shape) == 4 else out[0]
+
+    return _channels_last(images, data_format, blur)
+
+
+def sobel_edges(images, data_format=None):
+    """`tf.image.sobel_edges` of a batch: ``(..., channels, 2)`` with dy then dx."""
+    images = convert_to_tensor(images)
+    if _data_format(data_format) == "channels_first":
+        edges = tf.image.sobel_edges(tf.transpose(images, (0, 2, 3, 1)))
+        return tf.transpose(edges, (0, 3, 1, 2, 4))
+    return tf.image.sobel_edges(images)
