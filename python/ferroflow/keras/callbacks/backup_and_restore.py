@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 
+from ferroflow.keras.callbacks._save_frequency import should_save_on_batch
 from ferroflow.keras.callbacks.callback import Callback
 
 __all__ = ["BackupAndRestore"]
@@ -90,18 +91,7 @@ class BackupAndRestore(Callback):
             f.write(json.dumps({"epoch": self._current_epoch, "batch": self._last_batch_seen}))
 
     def _should_save_on_batch(self, batch):
-        if self.save_freq == "epoch":
-            return False
-        if batch <= self._last_batch_seen:
-            added = batch + 1
-        else:
-            added = batch - self._last_batch_seen
-        self._batches_seen_since_last_saving += added
-        self._last_batch_seen = batch
-        if self._batches_seen_since_last_saving >= self.save_freq:
-            self._batches_seen_since_last_saving = 0
-            return True
-        return False
+        return should_save_on_batch(self, batch)
 
     def on_train_end(self, logs=None):
         if self.delete_checkpoint and os.path.exists(self.backup_dir):

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from ferroflow.keras.callbacks._save_frequency import should_save_on_batch
 from ferroflow.keras.callbacks.monitor_callback import MonitorCallback
 from ferroflow.keras.utils.progbar import print_msg
 
@@ -79,18 +80,7 @@ class ModelCheckpoint(MonitorCallback):
             self._save_model(epoch, None, logs)
 
     def _should_save_on_batch(self, batch):
-        if self.save_freq == "epoch":
-            return False
-        if self._last_batch_seen is None or batch <= self._last_batch_seen:
-            added = batch + 1  # a new epoch
-        else:
-            added = batch - self._last_batch_seen
-        self._batches_seen_since_last_saving += added
-        self._last_batch_seen = batch
-        if self._batches_seen_since_last_saving >= self.save_freq:
-            self._batches_seen_since_last_saving = 0
-            return True
-        return False
+        return should_save_on_batch(self, batch)
 
     def _should_save_model(self, epoch, logs, filepath):
         if not self.save_best_only:
