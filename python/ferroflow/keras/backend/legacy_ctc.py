@@ -26,9 +26,11 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     ``y_pred`` softmax outputs, ``input_length`` and ``label_length`` ``(batch, 1)``."""
     label_length = tf.cast(tf.squeeze(label_length, axis=-1), tf.int32)
     input_length = tf.cast(tf.squeeze(input_length, axis=-1), tf.int32)
-    sparse_labels = tf.cast(ctc_label_dense_to_sparse(y_true, label_length), tf.int32)
+    labels = ctc_label_dense_to_sparse(y_true, label_length)
+    # ferroflow's `tf.cast` takes no SparseTensor: cast the values (the same result).
+    labels = tf.SparseTensor(labels.indices, tf.cast(labels.values, tf.int32), labels.dense_shape)
     loss = tf.nn.ctc_loss(
-        labels=sparse_labels,
+        labels=labels,
         logits=_log_time_major(y_pred),
         label_length=None,
         logit_length=input_length,

@@ -44,44 +44,34 @@ __all__ = [
 ]
 
 
-def abs(x):  # noqa: A001 - Keras's name
-    """Elementwise absolute value."""
-    return tf.abs(x)
+def _elementwise(name, op, doc):
+    """A legacy ``K.<name>`` calling ``op()`` (looked up at call time: ferroflow may still be
+    importing when this module loads) on one or two tensors."""
+
+    def fn(*args):
+        return op()(*args)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def cos(x):
-    """Elementwise cosine."""
-    return tf.cos(x)
-
-
-def sin(x):
-    """Elementwise sine."""
-    return tf.sin(x)
-
-
-def exp(x):
-    """Elementwise exponential."""
-    return tf.exp(x)
-
-
-def log(x):
-    """Elementwise natural logarithm."""
-    return tf.math.log(x)
-
-
-def round(x):  # noqa: A001
-    """Elementwise rounding, half to even."""
-    return tf.round(x)
-
-
-def sign(x):
-    """Elementwise sign."""
-    return tf.sign(x)
-
-
-def square(x):
-    """Elementwise square."""
-    return tf.square(x)
+abs = _elementwise("abs", lambda: tf.abs, "Elementwise absolute value.")  # noqa: A001
+cos = _elementwise("cos", lambda: tf.cos, "Elementwise cosine.")
+sin = _elementwise("sin", lambda: tf.sin, "Elementwise sine.")
+exp = _elementwise("exp", lambda: tf.exp, "Elementwise exponential.")
+log = _elementwise("log", lambda: tf.math.log, "Elementwise natural logarithm.")
+round = _elementwise("round", lambda: tf.round, "Elementwise rounding, half to even.")  # noqa: A001
+sign = _elementwise("sign", lambda: tf.sign, "Elementwise sign.")
+square = _elementwise("square", lambda: tf.square, "Elementwise square.")
+equal = _elementwise("equal", lambda: tf.equal, "Elementwise ``x == y``.")
+not_equal = _elementwise("not_equal", lambda: tf.not_equal, "Elementwise ``x != y``.")
+greater = _elementwise("greater", lambda: tf.greater, "Elementwise ``x > y``.")
+greater_equal = _elementwise("greater_equal", lambda: tf.greater_equal, "Elementwise ``x >= y``.")
+less = _elementwise("less", lambda: tf.less, "Elementwise ``x < y``.")
+less_equal = _elementwise("less_equal", lambda: tf.less_equal, "Elementwise ``x <= y``.")
+maximum = _elementwise("maximum", lambda: tf.maximum, "Elementwise maximum.")
+minimum = _elementwise("minimum", lambda: tf.minimum, "Elementwise minimum.")
 
 
 def sqrt(x):
@@ -92,46 +82,6 @@ def sqrt(x):
 def pow(x, a):  # noqa: A001
     """Elementwise ``x ** a``."""
     return tf.pow(x, a)
-
-
-def equal(x, y):
-    """Elementwise ``x == y``."""
-    return tf.equal(x, y)
-
-
-def not_equal(x, y):
-    """Elementwise ``x != y``."""
-    return tf.not_equal(x, y)
-
-
-def greater(x, y):
-    """Elementwise ``x > y``."""
-    return tf.greater(x, y)
-
-
-def greater_equal(x, y):
-    """Elementwise ``x >= y``."""
-    return tf.greater_equal(x, y)
-
-
-def less(x, y):
-    """Elementwise ``x < y``."""
-    return tf.less(x, y)
-
-
-def less_equal(x, y):
-    """Elementwise ``x <= y``."""
-    return tf.less_equal(x, y)
-
-
-def maximum(x, y):
-    """Elementwise maximum."""
-    return tf.maximum(x, y)
-
-
-def minimum(x, y):
-    """Elementwise minimum."""
-    return tf.minimum(x, y)
 
 
 def clip(x, min_value, max_value):
