@@ -110,6 +110,7 @@ def _integer_lookup(tf):
     out.append((inverse.get_vocabulary(), inverse(tf.constant([0, 1, 2, 3]))))
     out.append(inverse.get_config())
     out.append(L.IntegerLookup.from_config(layer.get_config()).get_vocabulary())
+    out.append((L.IntegerLookup(vocabulary=[1, 2])([1, 2, 3]), inverse([[1], [2]])))
     out += error_classes(
         [
             lambda: L.IntegerLookup(max_tokens=0),

@@ -77,6 +77,7 @@ def _encoding_and_buckets(tf, device):
         weights = np.array([[0.5, 1.0, 2.0], [1.0, 1.0, 0.25]], np.float32)
         out.append(L.CategoryEncoding(4, output_mode="count")(tokens, count_weights=weights))
         out.append(L.CategoryEncoding(4, dtype="int32")(tf.constant([1, 1, 3])))
+        out.append(L.CategoryEncoding(3)([[0, 2], [1, 1]]))
         values = np.array([[-1.5, 0.0, 0.2], [1.0, 7.5, 3.0]], np.float32)
         for kwargs in (
             {"bin_boundaries": [0.0, 1.0, 2.5]},

@@ -34,6 +34,10 @@ class CategoryEncoding(Layer):
         self.sparse = sparse
         self.built = True
 
+    def _as_input(self, value):
+        # Keras hands this layer its inputs as given (`_convert_input_args = False`).
+        return value
+
     def call(self, inputs, count_weights=None):
         if count_weights is not None:
             if self.output_mode != "count":

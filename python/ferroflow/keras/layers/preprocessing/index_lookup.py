@@ -179,6 +179,10 @@ class IndexLookup(PreprocessingLayer):
         self.reset_state()
         self.built = True
 
+    def _as_input(self, value):
+        # Keras hands a lookup its inputs as given (`_convert_input_args = False`).
+        return value
+
     # --- indices ------------------------------------------------------------------------------
 
     def _oov_start_index(self):
