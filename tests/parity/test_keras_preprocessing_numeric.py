@@ -29,7 +29,7 @@ def _hashing(tf, device):
             {"num_bins": 4, "dtype": "int32"},
         ):
             layer = L.Hashing(**kwargs)
-            on_ints = error_classes([lambda: layer(tf.constant(ints))])
+            on_ints = error_classes([lambda layer=layer: layer(tf.constant(ints))])
             if on_ints == ["no error"]:
                 on_ints = layer(tf.constant(ints))
             out.append((layer(words), on_ints, layer.get_config()))
