@@ -188,3 +188,56 @@ def test_fit_configs_and_errors(tf_oracle, device):
     assert_parity(
         tf_oracle, _fit_configs_and_errors, (device,), rtol=1e-5, atol=1e-6, helpers=[error_classes]
     )
+
+
+def _multi_optimizer(tf, device):
+    import numpy as np
+
+    K_opt = tf.keras.optimizers
+    rng = np.random.RandomState(0)
+    x = rng.rand(16, 3).astype("float32")
+    y = rng.rand(16, 2).astype("float32")
+    with tf.device(device):
+        model = tf.keras.Sequential(
+            [
+                tf.keras.Input((3,)),
+                tf.keras.layers.Dense(4, name="first"),
+                tf.keras.layers.Dense(2, name="second"),
+            ]
+        )
+        weights = [np.arange(12, dtype="float32").reshape(3, 4) / 12, np.zeros(4, "float32")]
+        weights += [np.arange(8, dtype="float32").reshape(4, 2) / 8 - 0.5, np.ones(2, "float32")]
+        model.set_weights(weights)
+        # ".*" prefixes: Keras's paths of a Sequential's variables start with its name.
+        mapping = K_opt.OptimizerMap(
+            K_opt.SGD(0.1), {".*first/.*": K_opt.Adam(0.05), ".*second/bias": K_opt.RMSprop(0.01)}
+        )
+        optimizer = K_opt.MultiOptimizer(mapping)
+        model.compile(optimizer=optimizer, loss="mse")
+        history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    out = [history.history, model.get_weights()]
+    out.append([tf.convert_to_tensor(v) for v in optimizer.variables])
+    out.append([type(o).__name__ for o in optimizer.optimizers])
+    config = optimizer.get_config()
+    out.append(sorted(config))
+    out.append(type(K_opt.MultiOptimizer.from_config(config)).__name__)
+    out.append(
+        error_classes(
+            [
+                lambda: optimizer.learning_rate,
+                lambda: K_opt.OptimizerMap("sgd"),
+                lambda: K_opt.OptimizerMap(K_opt.SGD(), [1]),
+                lambda: mapping.__setitem__(".*first/.*", K_opt.SGD()),
+                lambda: mapping.__setitem__("x", K_opt.LossScaleOptimizer(K_opt.SGD())),
+                lambda: mapping.__setitem__("y", "sgd"),
+            ]
+        )
+    )
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_multi_optimizer(tf_oracle, device):
+    assert_parity(
+        tf_oracle, _multi_optimizer, (device,), rtol=1e-5, atol=1e-6, helpers=[error_classes]
+    )

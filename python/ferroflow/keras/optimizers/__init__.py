@@ -12,6 +12,7 @@ from ferroflow.keras.optimizers.ftrl import Ftrl
 from ferroflow.keras.optimizers.lamb import Lamb
 from ferroflow.keras.optimizers.lion import Lion
 from ferroflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from ferroflow.keras.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
 from ferroflow.keras.optimizers.muon import Muon
 from ferroflow.keras.optimizers.nadam import Nadam
 from ferroflow.keras.optimizers.optimizer import Optimizer
@@ -31,9 +32,11 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "MultiOptimizer",
     "Muon",
     "Nadam",
     "Optimizer",
+    "OptimizerMap",
     "RMSprop",
     "SGD",
     "ScheduleFreeAdamW",

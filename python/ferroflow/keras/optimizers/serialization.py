@@ -11,6 +11,7 @@ from ferroflow.keras.optimizers.ftrl import Ftrl
 from ferroflow.keras.optimizers.lamb import Lamb
 from ferroflow.keras.optimizers.lion import Lion
 from ferroflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from ferroflow.keras.optimizers.multi_optimizer import MultiOptimizer
 from ferroflow.keras.optimizers.muon import Muon
 from ferroflow.keras.optimizers.nadam import Nadam
 from ferroflow.keras.optimizers.optimizer import Optimizer
@@ -35,6 +36,7 @@ _BUILTINS = {
         Lamb,
         Lion,
         LossScaleOptimizer,
+        MultiOptimizer,
         Muon,
         Nadam,
         Optimizer,
