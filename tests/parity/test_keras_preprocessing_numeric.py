@@ -154,6 +154,12 @@ def _normalization(tf, device):
             layer = L.Rescaling(scale, offset)
             out.append(layer(np.array([[255, 128]], np.uint8)))
         out.append(L.Rescaling(0.5, 1.0).get_config())
+        for layer in (
+            L.Rescaling(np.array([1.0, 0.5]), 0.25),
+            L.Normalization(mean=[1.0], variance=[4.0]),
+        ):
+            back = type(layer).from_config(layer.get_config())
+            out.append((back.get_config(), back(np.array([[2.0, 4.0]], np.float32))))
         # A functional model: normalization adapted, then a dense layer, one fit step.
         norm = L.Normalization()
         norm.adapt(data[:, 0, :])

@@ -242,6 +242,13 @@ class Rescaling(Layer):
         config.update({"scale": _plain(self.scale), "offset": _plain(self.offset)})
         return config
 
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        for key in ("scale", "offset"):
+            config[key] = _unplain(config[key])
+        return super().from_config(config)
+
 
 def _plain(value):
     """A scale or offset as Keras serializes it: numbers as they are, arrays as Keras's
@@ -253,3 +260,10 @@ def _plain(value):
         "class_name": "__numpy__",
         "config": {"value": array.tolist(), "dtype": array.dtype.name},
     }
+
+
+def _unplain(value):
+    """`_plain`'s inverse: a ``__numpy__`` record back to its array."""
+    if isinstance(value, dict) and value.get("class_name") == "__numpy__":
+        return np.asarray(value["config"]["value"], dtype=value["config"]["dtype"])
+    return value
