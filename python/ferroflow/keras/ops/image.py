@@ -10,8 +10,8 @@ from ferroflow.keras.ops._dtypes import standardize_dtype as _std
 from ferroflow.keras.ops.core import convert_to_tensor
 
 __all__ = [
-    "affine_transform", "crop_images", "gaussian_blur", "hsv_to_rgb", "pad_images", "resize",
-    "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges",
+    "affine_transform", "crop_images", "extract_patches", "gaussian_blur", "hsv_to_rgb",
+    "pad_images", "resize", "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges",
 ]  # fmt: skip
 
 
@@ -257,3 +257,34 @@ def sobel_edges(images, data_format=None):
         edges = tf.image.sobel_edges(tf.transpose(images, (0, 2, 3, 1)))
         return tf.transpose(edges, (0, 3, 1, 2, 4))
     return tf.image.sobel_edges(images)
+
+
+def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
+                    data_format=None):  # fmt: skip
+    """2-D patches of ``size`` as the channels of a convolution output (Keras computes them by
+    convolving with an identity kernel; ferroflow does the same). 3-D sizes are not written."""
+    from ferroflow.keras.ops.nn import conv
+
+    if not isinstance(size, int):
+        if not isinstance(size, tuple | list):
+            raise TypeError(
+                "Invalid `size` argument. Expected an int or a tuple. Received: "
+                f"size={size} of type {type(size).__name__}"
+            )
+        if len(size) not in (2, 3):
+            raise ValueError(
+                "Invalid `size` argument. Expected a tuple of length 2 or 3. Received: "
+                f"size={size} with length {len(size)}"
+            )
+        if len(size) == 3:
+            raise NotImplementedError("ferroflow's `extract_patches` has no 3-D patches yet.")
+    images = convert_to_tensor(images)
+    ph, pw = (size, size) if isinstance(size, int) else size
+    last = _data_format(data_format) == "channels_last"
+    channels = images.shape[-1] if last else images.shape[-3]
+    depth = ph * pw * channels
+    kernel = tf.reshape(tf.eye(depth, dtype=images.dtype), (ph, pw, channels, depth))
+    batch = images if len(images.shape) == 4 else images[None]
+    out = conv(batch, kernel, strides=strides or size, padding=padding,
+               data_format=_data_format(data_format), dilation_rate=dilation_rate)  # fmt: skip
+    return out if len(images.shape) == 4 else out[0]
