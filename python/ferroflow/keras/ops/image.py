@@ -153,8 +153,13 @@ def _two_of(a, b, target, names):
             f"Must specify exactly two of {names[0]}, {names[1]}, {names[2]}. Received: "
             f"{names[0]}={a}, {names[1]}={b}, {names[2]}={target}"
         )
-    for value, name in zip((a, b, target), names, strict=True):
-        if value is not None and value < 0:
+    _non_negative(**{n: v for n, v in zip(names, (a, b, target), strict=True) if v is not None})
+
+
+def _non_negative(suffix="", **values):
+    for name, value in values.items():
+        if value < 0:
+            name += suffix if not name.startswith("target") else ""
             raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
 
 
@@ -190,10 +195,7 @@ def pad_images(
     bottom = target_height - top - height if bottom_padding is None else bottom_padding
     left = target_width - right_padding - width if left_padding is None else left_padding
     right = target_width - left - width if right_padding is None else right_padding
-    for value, name in ((top, "top_padding"), (left, "left_padding"),
-                        (right, "right_padding"), (bottom, "bottom_padding")):  # fmt: skip
-        if value < 0:
-            raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+    _non_negative(top=top, left=left, right=right, bottom=bottom, suffix="_padding")
     widths = _spatial([[top, bottom], [left, right]], images, data_format, [0, 0])
     return tf.pad(images, widths)
 
@@ -213,10 +215,7 @@ def crop_images(
     rows = height - bottom_cropping - top if target_height is None else target_height
     left = width - target_width - right_cropping if left_cropping is None else left_cropping
     cols = width - right_cropping - left if target_width is None else target_width
-    for value, name in ((top, "top_cropping"), (rows, "target_height"),
-                        (left, "left_cropping"), (cols, "target_width")):  # fmt: skip
-        if value < 0:
-            raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+    _non_negative(top_cropping=top, target_height=rows, left_cropping=left, target_width=cols)
     channels = (
         images.shape[-1] if _data_format(data_format) == "channels_last" else images.shape[-3]
     )

@@ -1963,12 +1963,17 @@ def matmul(x1, x2):
     return tf.cast(out, out_dtype)
 
 
-def dot(x1, x2):
-    """NumPy's dot product."""
+def _in_float(x1, x2):
+    # Contractions compute in the float promotion of the result dtype, then cast back.
     x1, x2 = _t(x1), _t(x2)
     out_dtype = result_type(x1.dtype, x2.dtype)
     compute = result_type(out_dtype, float)
-    x1, x2 = tf.cast(x1, compute), tf.cast(x2, compute)
+    return tf.cast(x1, compute), tf.cast(x2, compute), out_dtype
+
+
+def dot(x1, x2):
+    """NumPy's dot product."""
+    x1, x2, out_dtype = _in_float(x1, x2)
     if x1.shape.rank == 0 or x2.shape.rank == 0:
         out = x1 * x2
     elif x2.shape.rank == 1:
@@ -1980,21 +1985,13 @@ def dot(x1, x2):
 
 def vdot(x1, x2):
     """The dot product of the flattened inputs."""
-    x1, x2 = _t(x1), _t(x2)
-    out_dtype = result_type(x1.dtype, x2.dtype)
-    compute = result_type(out_dtype, float)
-    return tf.cast(
-        dot(tf.reshape(tf.cast(x1, compute), [-1]), tf.reshape(tf.cast(x2, compute), [-1])),
-        out_dtype,
-    )
+    x1, x2, out_dtype = _in_float(x1, x2)
+    return tf.cast(dot(tf.reshape(x1, [-1]), tf.reshape(x2, [-1])), out_dtype)
 
 
 def inner(x1, x2):
     """Inner product over the last axes."""
-    x1, x2 = _t(x1), _t(x2)
-    out_dtype = result_type(x1.dtype, x2.dtype)
-    compute = result_type(out_dtype, float)
-    x1, x2 = tf.cast(x1, compute), tf.cast(x2, compute)
+    x1, x2, out_dtype = _in_float(x1, x2)
     if x1.shape.rank == 0 or x2.shape.rank == 0:
         out = x1 * x2
     else:
