@@ -5,9 +5,11 @@ as in TensorFlow."""
 from ferroflow.device_scope import device
 from ferroflow.keras import (
     activations,
+    applications,
     backend,
     callbacks,
     constraints,
+    datasets,
     initializers,
     layers,
     losses,
@@ -54,9 +56,11 @@ __all__ = [
     "Sequential",
     "Variable",
     "activations",
+    "applications",
     "backend",
     "callbacks",
     "constraints",
+    "datasets",
     "device",
     "initializers",
     "layers",

@@ -1,0 +1,42 @@
+"""`tf.keras.applications`: Keras's image classification architectures, built over
+ferroflow's Keras layers with Keras's layer names, so that Keras's ImageNet weight files
+(read from the Keras cache, never downloaded) load into them."""
+
+from ferroflow.keras.applications import (
+    imagenet_utils,
+    mobilenet,
+    mobilenet_v2,
+    resnet,
+    resnet_v2,
+    vgg16,
+    vgg19,
+)
+from ferroflow.keras.applications.mobilenet import MobileNet
+from ferroflow.keras.applications.mobilenet_v2 import MobileNetV2
+from ferroflow.keras.applications.resnet import ResNet50, ResNet101, ResNet152
+from ferroflow.keras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
+from ferroflow.keras.applications.vgg16 import VGG16
+from ferroflow.keras.applications.vgg19 import VGG19
+
+resnet50 = resnet
+
+__all__ = [
+    "MobileNet",
+    "MobileNetV2",
+    "ResNet50",
+    "ResNet50V2",
+    "ResNet101",
+    "ResNet101V2",
+    "ResNet152",
+    "ResNet152V2",
+    "VGG16",
+    "VGG19",
+    "imagenet_utils",
+    "mobilenet",
+    "mobilenet_v2",
+    "resnet",
+    "resnet50",
+    "resnet_v2",
+    "vgg16",
+    "vgg19",
+]

@@ -1,0 +1,42 @@
+"""The frame of every application builder: checks, input, body, head, weights."""
+
+from ferroflow.keras.applications import _common
+from ferroflow.keras.models import Model
+
+
+def build(
+    body,
+    *,
+    name,
+    include_top,
+    weights,
+    input_tensor,
+    input_shape,
+    pooling,
+    classes,
+    classifier_activation,
+    default_size,
+    min_size,
+    file_names=None,
+    origin=None,
+    head=None,
+):
+    """Builds ``body`` (image tensor -> features) with Keras's checks, the classifier
+    ``head`` (default: average pooling + ``predictions``), and ``weights``.
+    ``file_names`` is (with top, without top) for ``weights="imagenet"``; it and ``name``
+    may be functions of the input shape."""
+    _common.check_weights(weights, include_top, classes)
+    shape = _common.obtain_input_shape(
+        input_shape, default_size, min_size, require_flatten=include_top, weights=weights
+    )
+    image, inputs = _common.model_input(input_tensor, shape)
+    x = body(image)
+    head = head or _common.average_head
+    x = head(x, include_top, pooling, classes, classifier_activation, weights)
+    model = Model(inputs, x, name=name(shape) if callable(name) else name)
+    if callable(file_names):
+        file_names = file_names(shape)
+    file_name = None
+    if file_names is not None:
+        file_name = file_names[0] if include_top else file_names[1]
+    return _common.finish(model, weights, file_name, origin)
