@@ -41,7 +41,7 @@ def _conversions(tf, device):
             ops.unstack(x),
             ops.unstack(x, axis=1),
             ops.stop_gradient(x),
-            error_classes([lambda: ops.cast(x, "nonsense")]),
+            error_classes([lambda: ops.cast(x, "nonsense"), lambda: ops.vectorize(ops.sin)(x)]),
         )
 
 
@@ -84,6 +84,7 @@ def _control_flow(tf, device):
             ops.switch(7, [lambda v: v + 1.0, lambda v: v * 10.0], x),
             ops.switch(-1, [lambda v, w: v + w, lambda v, w: v - w], x, x),
             ops.vectorized_map(lambda v: ops.sum(v * v), ops.reshape(x, (3, 2))),
+            ops.vectorize(lambda a, b: a * b + 1.0)(x[:1][None], 2.0),
         )
 
     with tf.device(device):

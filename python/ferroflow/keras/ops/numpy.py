@@ -2159,24 +2159,26 @@ def view(x, dtype=None):
 
 
 def vectorize(pyfunc, *, excluded=None, signature=None):
-    """``pyfunc`` mapped over leading axes (NumPy's `vectorize`, scalar core only)."""
+    """NumPy's `vectorize` as Keras's TensorFlow backend gives it: `excluded` is ignored (as in
+    Keras), and mapping over an axis longer than 1 raises ValueError there, so only inputs
+    whose dims are all 1 run (``pyfunc`` on the squeezed values, the unit dims restored)."""
     if not callable(pyfunc):
         raise ValueError(f"Expected argument `pyfunc` to be a callable. Received: pyfunc={pyfunc}")
-    if excluded or signature:
-        raise NotImplementedError(
-            "ferroflow's `ops.vectorize` does not support `excluded` or `signature`."
-        )
+    if signature is not None:
+        raise NotImplementedError("ferroflow's `ops.vectorize` does not support `signature`.")
 
-    def wrapped(*args):
+    def wrapped(*args, **kwargs):
         args = [_t(a) for a in args]
-        shape = (
-            list(tf.broadcast_static_shape(*[a.shape for a in args]))
-            if len(args) > 1
-            else list(args[0].shape)
-        )
-        flat = [tf.reshape(tf.broadcast_to(a, shape), [-1]) for a in args]
-        out = tf.vectorized_map(lambda xs: pyfunc(*xs), tuple(flat))
-        return tf.nest.map_structure(lambda o: tf.reshape(o, shape + list(o.shape[1:])), out)
+        rank = builtins.max([a.shape.rank for a in args], default=0)
+        if builtins.any(d != 1 for a in args for d in a.shape):
+            raise ValueError("Not supported with `vectorize()` with the TensorFlow backend.")
+        out = pyfunc(*[tf.reshape(a, []) for a in args], **kwargs)
+        expand = list(range(rank))
+        if not expand:
+            return out
+        if isinstance(out, tuple):
+            return tuple(expand_dims(o, expand) for o in out)
+        return expand_dims(out, expand)
 
     return wrapped
 
