@@ -462,6 +462,10 @@ def _config_and_helpers(tf):
         out.append(tf.keras.ops.sqrt(tf.constant([4])).dtype)
         out.append(tf.keras.losses.binary_crossentropy([[1.0, 0.0]], [[1.0, 0.0]]))
         out.append(tf.keras.layers.Conv2D(2, 1).data_format)
+        out.append(tf.keras.initializers.GlorotUniform(seed=1)((2, 2)).dtype)
+        out.append(tf.keras.layers.Dense(2)(tf.ones((1, 3), "float64")).dtype)
+        out.append((tf.keras.Input((3,)).dtype, tf.keras.metrics.Mean().dtype))
+        out.append(tf.keras.layers.MaxPooling2D().data_format)
         out.append(K.standardize_dtype(None))
         out.append(K.result_type())
     finally:
@@ -535,3 +539,37 @@ def _errors(tf):
 
 def test_errors(tf_oracle):
     assert_parity(tf_oracle, _errors, (), helpers=[error_classes])
+
+
+def _traced(tf, device):
+    import numpy as np
+
+    K = tf.keras.backend
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 3, 4)).astype(np.float32)
+    y = rng.normal(size=(2, 4, 5)).astype(np.float32)
+    img = rng.normal(size=(2, 3, 3, 2)).astype(np.float32)
+    kt = rng.normal(size=(2, 2, 3, 2)).astype(np.float32)
+    labels = np.array([[0, 1, 2], [3, 2, 1]], np.int64)
+    any3 = tf.TensorSpec([None, None, None], tf.float32)
+
+    @tf.function(input_signature=[any3, any3, tf.TensorSpec([None, 3, 3, 2], tf.float32)])
+    def unknown_dims(a, b, images):
+        return [
+            K.batch_dot(a, b),
+            K.batch_flatten(a),
+            K.dot(a, b[0]),
+            K.repeat_elements(a, 2, 1),
+            K.resize_images(images, 2, 1, "channels_last"),
+            K.conv2d_transpose(images, kt, (None, 6, 6, 3), strides=(2, 2), padding="same"),
+            K.sparse_categorical_crossentropy(labels, a, from_logits=True),
+            K.shape(a),
+        ]
+
+    with tf.device(device):
+        return unknown_dims(tf.constant(x), tf.constant(y), tf.constant(img))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_traced_with_unknown_dimensions(tf_oracle, device):
+    assert_parity(tf_oracle, _traced, (device,), rtol=1e-5, atol=1e-5)

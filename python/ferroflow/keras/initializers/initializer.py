@@ -1,11 +1,12 @@
 """`tf.keras.initializers.Initializer`: the base class of all initializers."""
 
 from ferroflow import dtypes as _dtypes
+from ferroflow.keras._backend_config import floatx
 
 
 def standardize_dtype(dtype):
-    """The `DType` to build with: float32 (Keras' floatx) when ``dtype`` is None."""
-    return _dtypes.float32 if dtype is None else _dtypes.as_dtype(dtype)
+    """The `DType` to build with: Keras's floatx when ``dtype`` is None."""
+    return _dtypes.as_dtype(floatx() if dtype is None else dtype)
 
 
 def standardize_shape(shape):
