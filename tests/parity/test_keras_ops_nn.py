@@ -300,6 +300,24 @@ def _cases():
         ),
         ("image.extract_patches", (IMG, (2, 2)), {"strides": 1, "dilation_rate": 2}),
         ("image.extract_patches", (IMG, [2, 2, 2, 2]), {}),
+        (
+            "image.perspective_transform",
+            (
+                IMG,
+                np.array([[0, 0], [5, 0], [0, 4], [5, 4]], np.float32),
+                np.array([[0.5, 0], [5, 0.5], [0, 4], [4.5, 3.5]], np.float32),
+            ),
+            {},
+        ),  # fmt: skip
+        (
+            "image.perspective_transform",
+            (
+                IMG[0],
+                np.array([[0, 0], [5, 0], [0, 4], [5, 4]], np.float32),
+                np.array([[1, 0], [5, 1], [0, 4], [4, 3]], np.float32),
+            ),
+            {"interpolation": "nearest", "fill_value": 0.5},
+        ),  # fmt: skip
         ("rearrange", (X, "b h w -> b (h w)"), {}),
         ("rearrange", (X, "b (h a) w -> a b w h"), {"a": 1}),
         ("rearrange", (IMG, "b h w c -> (b c) w h"), {}),

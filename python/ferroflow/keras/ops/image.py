@@ -11,7 +11,8 @@ from ferroflow.keras.ops.core import convert_to_tensor
 
 __all__ = [
     "affine_transform", "crop_images", "extract_patches", "gaussian_blur", "hsv_to_rgb",
-    "pad_images", "resize", "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges",
+    "pad_images", "perspective_transform", "resize", "rgb_to_grayscale", "rgb_to_hsv",
+    "sobel_edges",
 ]  # fmt: skip
 
 
@@ -287,3 +288,63 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     out = conv(batch, kernel, strides=strides or size, padding=padding,
                data_format=_data_format(data_format), dilation_rate=dilation_rate)  # fmt: skip
     return out if len(images.shape) == 4 else out[0]
+
+
+def _homography(start, end):
+    # Two rows per point pair of the 8x8 system whose solution maps end points to start
+    # points (the projective transform's [a0, a1, a2, b0, b1, b2, c0, c1]).
+    rows, targets = [], []
+    for i in range(4):
+        ex, ey, sx, sy = end[:, i, 0], end[:, i, 1], start[:, i, 0], start[:, i, 1]
+        one, zero = tf.ones_like(ex), tf.zeros_like(ex)
+        rows.append(tf.stack([ex, ey, one, zero, zero, zero, -sx * ex, -sx * ey], axis=-1))
+        rows.append(tf.stack([zero, zero, zero, ex, ey, one, -sy * ex, -sy * ey], axis=-1))
+        targets += [sx, sy]
+    system = tf.stack(rows, axis=1)
+    solution = tf.linalg.solve(system, tf.expand_dims(tf.stack(targets, axis=-1), -1))
+    return tf.reshape(solution, [-1, 8])
+
+
+def perspective_transform(images, start_points, end_points, interpolation="bilinear",
+                          fill_value=0, data_format=None):  # fmt: skip
+    """Warps images so the quadrilateral ``start_points`` (4 x (x, y), or a batch) lands on
+    ``end_points``."""
+    from ferroflow.keras.layers.image_preprocessing import _affine
+
+    images = convert_to_tensor(images)
+    start = convert_to_tensor(start_points, dtype="float32")
+    end = convert_to_tensor(end_points, dtype="float32")
+    if interpolation not in _affine.INTERPOLATIONS:
+        raise ValueError(
+            "Invalid value for argument `interpolation`. Expected of one "
+            f"{_affine.INTERPOLATIONS}. Received: interpolation={interpolation}"
+        )
+    rank = len(images.shape)
+    if rank not in (3, 4):
+        raise ValueError(
+            "Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
+            f"Received input with shape: images.shape={images.shape}"
+        )
+    for points, name in ((start, "start_points"), (end, "end_points")):
+        if points.shape.rank not in (2, 3) or tuple(points.shape[-2:]) != (4, 2):
+            raise ValueError(
+                f"Invalid {name} shape: expected (4,2) for a single image or (N,4,2) for a "
+                f"batch. Received shape: {points.shape}"
+            )
+    if start.shape != end.shape:
+        raise ValueError(
+            "start_points and end_points must have the same shape. Received "
+            f"start_points.shape={start.shape}, end_points.shape={end.shape}"
+        )
+    if start.shape.rank == 2:
+        start, end = start[None], end[None]
+    transform = _homography(start, end)
+
+    def warp(x):
+        batch = x if rank == 4 else x[None]
+        out = _affine.affine_transform(
+            batch, transform, interpolation, "constant", float(fill_value)
+        )
+        return out if rank == 4 else out[0]
+
+    return _channels_last(images, data_format, warp)
