@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.layers._shapes import standardize_data_format
 
 try:
@@ -15,8 +16,6 @@ except ImportError:  # Keras raises ImportError when the functions are called
     pil_image = None
 
 __all__ = ["array_to_img", "img_to_array", "load_img", "save_img"]
-
-_FLOATX = "float32"
 
 
 def _interpolations():
@@ -41,7 +40,7 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
     0..255 first."""
     data_format = standardize_data_format(data_format)
     _require_pil("array_to_img")
-    x = np.asarray(x, dtype=dtype or _FLOATX)
+    x = np.asarray(x, dtype=dtype or backend_config.floatx())
     if x.ndim != 3:
         raise ValueError(
             f"Expected image array to have rank 3 (single image). Got array with shape: {x.shape}"
@@ -68,7 +67,7 @@ def img_to_array(img, data_format=None, dtype=None):
     """A rank-3 array from a PIL image (or anything NumPy can read); grey images get a channel
     axis."""
     data_format = standardize_data_format(data_format)
-    x = np.asarray(img, dtype=dtype or _FLOATX)
+    x = np.asarray(img, dtype=dtype or backend_config.floatx())
     if x.ndim == 3:
         if data_format == "channels_first":
             x = x.transpose(2, 0, 1)

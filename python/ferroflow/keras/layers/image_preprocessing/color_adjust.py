@@ -4,6 +4,7 @@ random HSV, grayscale-blend, bit-depth and sharpness changes, computed as Keras 
 on TensorFlow (including its quirks, e.g. `RandomSaturation` works on the raw pixel values)."""
 
 import ferroflow as tf
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     bounded_factor_pair,
@@ -27,8 +28,6 @@ __all__ = [
     "RandomSaturation",
     "RandomSharpness",
 ]
-
-_EPSILON = 1e-7  # keras.config.epsilon()
 
 
 def _batch_of(layer, images):
@@ -112,7 +111,7 @@ class RandomSaturation(_RangedColorLayer):
 
     def get_random_transformation(self, data, training=True, seed=None):
         factor = self._draw_factor(data, seed)
-        return {"factor": factor / (1 - factor + _EPSILON)}
+        return {"factor": factor / (1 - factor + backend_config.epsilon())}
 
     def transform_images(self, images, transformation=None, training=True):
         if not training:

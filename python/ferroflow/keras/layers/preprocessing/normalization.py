@@ -7,12 +7,11 @@ import numpy as np
 
 from ferroflow import math as _math
 from ferroflow.array_ops import broadcast_to, cast, convert_to_tensor, reshape
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.preprocessing._base import to_numpy
 
 __all__ = ["Normalization", "Rescaling"]
-
-_EPSILON = 1e-7
 
 
 def _batch_of(element):
@@ -198,7 +197,7 @@ class Normalization(Layer):
         if self.mean is None:
             raise ValueError("You must call `.build(input_shape)` on the layer before using it.")
         inputs = cast(convert_to_tensor(inputs), self.dtype)
-        scale = _math.maximum(_math.sqrt(self.variance), _EPSILON)
+        scale = _math.maximum(_math.sqrt(self.variance), backend_config.epsilon())
         if self.invert:
             return self.mean + inputs * scale
         return (inputs - self.mean) / scale
