@@ -31,6 +31,9 @@ RECT = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], np.float32)
 SIG = np.sin(np.arange(32, dtype=np.float32) * 0.3)
 Q = rng.uniform(-1, 1, (2, 4, 2, 3)).astype(np.float32)
 KV = rng.uniform(-1, 1, (2, 5, 2, 3)).astype(np.float32)
+COORDS = np.array(
+    [[[-1.2, 0.4], [1.5, 2.9]], [[0.0, 3.7], [-0.6, 2.5]]], np.float32
+)  # 2 x (2, 2) sample positions
 LOGITS = rng.uniform(-1, 1, (2, 6, 4)).astype(np.float32)
 
 ACTIVATIONS = [
@@ -318,6 +321,12 @@ def _cases():
             ),
             {"interpolation": "nearest", "fill_value": 0.5},
         ),  # fmt: skip
+        ("image.map_coordinates", (X[0], COORDS, 1), {}),
+        ("image.map_coordinates", (X[0], COORDS, 0), {"fill_mode": "nearest"}),
+        ("image.map_coordinates", (X[0], COORDS, 1), {"fill_mode": "reflect"}),
+        ("image.map_coordinates", (X[0], COORDS, 1), {"fill_mode": "wrap"}),
+        ("image.map_coordinates", (N, COORDS, 1), {"fill_value": 7}),
+        ("image.map_coordinates", (X[0], COORDS, 2), {}),
         ("rearrange", (X, "b h w -> b (h w)"), {}),
         ("rearrange", (X, "b (h a) w -> a b w h"), {"a": 1}),
         ("rearrange", (IMG, "b h w c -> (b c) w h"), {}),

@@ -2,6 +2,10 @@
 Gaussian blur and Sobel edges (the other Keras image ops are not yet written; see
 `__all__`)."""
 
+import functools
+import itertools
+import operator
+
 import ferroflow as tf
 from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.ops._dtypes import lazy_op as _op
@@ -11,6 +15,7 @@ from ferroflow.keras.ops.core import convert_to_tensor
 
 __all__ = [
     "affine_transform", "crop_images", "extract_patches", "gaussian_blur", "hsv_to_rgb",
+    "map_coordinates",
     "pad_images", "perspective_transform", "resize", "rgb_to_grayscale", "rgb_to_hsv",
     "sobel_edges",
 ]  # fmt: skip
@@ -348,3 +353,71 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
         return out if rank == 4 else out[0]
 
     return _channels_last(images, data_format, warp)
+
+
+_MAP_FILL_MODES = {"constant", "nearest", "wrap", "mirror", "reflect"}
+
+
+def _map_index(coords, size, fill_mode):
+    # The in-range index a sample position reads, and whether it is inside the input.
+    if fill_mode == "constant":
+        return tf.clip_by_value(coords, 0, size - 1), (coords >= 0) & (coords < size)
+    inside = tf.ones_like(coords, dtype=tf.bool)
+    if fill_mode == "nearest":
+        return tf.clip_by_value(coords, 0, size - 1), inside
+    if fill_mode == "wrap":
+        return tf.math.mod(coords, size), inside
+    coords = tf.abs(coords)
+    folded = tf.math.mod(coords, size * 2)
+    coords = tf.where(folded < size, folded, size * 2 - folded)
+    if fill_mode == "reflect":
+        coords = tf.where(folded >= size, coords - 1, coords)
+    return coords, inside
+
+
+def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0.0):
+    """Samples ``inputs`` at ``coordinates`` (one array per input axis) with nearest
+    (``order=0``) or linear (``order=1``) interpolation."""
+    inputs, coordinates = convert_to_tensor(inputs), convert_to_tensor(coordinates)
+    if coordinates.shape[0] != len(inputs.shape):
+        raise ValueError(
+            "First dim of `coordinates` must be the same as the rank of `inputs`. Received "
+            f"inputs with shape: {inputs.shape} and coordinate leading dim of "
+            f"{coordinates.shape[0]}"
+        )
+    if len(coordinates.shape) < 2:
+        raise ValueError(
+            "Invalid coordinates rank: expected at least rank 2. Received input with shape: "
+            f"{coordinates.shape}"
+        )
+    if fill_mode not in _MAP_FILL_MODES:
+        raise ValueError(
+            f"Invalid value for argument `fill_mode`. Expected one of {_MAP_FILL_MODES}. "
+            f"Received: fill_mode={fill_mode}"
+        )
+    if order not in (0, 1):
+        raise NotImplementedError("map_coordinates currently requires order<=1")
+    fill_value = convert_to_tensor(fill_value, dtype=inputs.dtype)
+    per_axis = []
+    for coord, size in zip(tf.unstack(coordinates, axis=0), inputs.shape, strict=False):
+        if order == 0:
+            coord = coord if coord.dtype.is_integer else tf.round(coord)
+            nodes = [(tf.cast(coord, tf.int32), tf.constant(1, coord.dtype))]
+        else:
+            lower = tf.floor(coord)
+            upper_weight = coord - lower
+            index = tf.cast(lower, tf.int32)
+            nodes = [(index, 1 - upper_weight), (index + 1, upper_weight)]
+        per_axis.append([(*_map_index(i, size, fill_mode), w) for i, w in nodes])
+    terms = []
+    for corner in itertools.product(*per_axis):
+        indices, valid, weights = zip(*corner, strict=True)
+        dtype = weights[0].dtype
+        values = tf.cast(tf.gather_nd(inputs, tf.stack(indices, axis=-1)), dtype)
+        if fill_mode == "constant":
+            values = tf.where(tf.reduce_all(valid, axis=0), values, tf.cast(fill_value, dtype))
+        terms.append(functools.reduce(operator.mul, weights) * values)
+    result = functools.reduce(operator.add, terms)
+    if inputs.dtype.is_integer:
+        result = tf.round(result)
+    return tf.cast(result, inputs.dtype)
