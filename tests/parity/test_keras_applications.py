@@ -24,6 +24,10 @@ BUILDS = [
     ("MobileNet", {"include_top": False, "depth_multiplier": 2, "pooling": "avg"}, False),
     ("MobileNetV2", {"alpha": 0.35, "input_shape": (96, 96, 3)}, True),
     ("MobileNetV2", {"alpha": 1.4, "include_top": False}, False),
+    ("DenseNet121", {"input_shape": (32, 32, 3)}, True),
+    ("DenseNet169", {"include_top": False, "input_shape": (32, 32, 3)}, False),
+    ("DenseNet201", {"include_top": False, "input_shape": (32, 32, 3), "pooling": "max"}, False),
+    ("Xception", {"include_top": False, "input_shape": (71, 71, 3), "pooling": "avg"}, True),
 ]
 
 

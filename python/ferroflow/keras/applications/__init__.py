@@ -3,6 +3,7 @@ ferroflow's Keras layers with Keras's layer names, so that Keras's ImageNet weig
 (read from the Keras cache, never downloaded) load into them."""
 
 from ferroflow.keras.applications import (
+    densenet,
     imagenet_utils,
     mobilenet,
     mobilenet_v2,
@@ -10,17 +11,23 @@ from ferroflow.keras.applications import (
     resnet_v2,
     vgg16,
     vgg19,
+    xception,
 )
+from ferroflow.keras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
 from ferroflow.keras.applications.mobilenet import MobileNet
 from ferroflow.keras.applications.mobilenet_v2 import MobileNetV2
 from ferroflow.keras.applications.resnet import ResNet50, ResNet101, ResNet152
 from ferroflow.keras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from ferroflow.keras.applications.vgg16 import VGG16
 from ferroflow.keras.applications.vgg19 import VGG19
+from ferroflow.keras.applications.xception import Xception
 
 resnet50 = resnet
 
 __all__ = [
+    "DenseNet121",
+    "DenseNet169",
+    "DenseNet201",
     "MobileNet",
     "MobileNetV2",
     "ResNet50",
@@ -31,6 +38,8 @@ __all__ = [
     "ResNet152V2",
     "VGG16",
     "VGG19",
+    "Xception",
+    "densenet",
     "imagenet_utils",
     "mobilenet",
     "mobilenet_v2",
@@ -39,4 +48,5 @@ __all__ = [
     "resnet_v2",
     "vgg16",
     "vgg19",
+    "xception",
 ]

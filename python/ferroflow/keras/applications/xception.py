@@ -1,0 +1,96 @@
+"""`keras.applications.xception`: Xception (entry, middle and exit flows of separable
+convolutions with projected residuals), Keras's layer names included."""
+
+from ferroflow.keras import layers
+from ferroflow.keras.applications import _common
+from ferroflow.keras.applications._builder import build
+from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
+from ferroflow.keras.applications.resnet import decode_predictions
+
+__all__ = ["Xception", "decode_predictions", "preprocess_input"]
+
+ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/xception/"
+
+
+def _sep_bn(x, filters, name, relu_first=None):
+    """(ReLU ``relu_first``) separable 3x3 conv ``name`` then its BatchNormalization."""
+    if relu_first is not None:
+        x = layers.Activation("relu", name=relu_first)(x)
+    x = layers.SeparableConv2D(filters, (3, 3), padding="same", use_bias=False, name=name)(x)
+    return layers.BatchNormalization(axis=-1, name=f"{name}_bn")(x)
+
+
+def _projected(x, filters):
+    """The strided 1x1 projection of a downsampling block's residual (default names)."""
+    r = layers.Conv2D(filters, (1, 1), strides=(2, 2), padding="same", use_bias=False)(x)
+    return layers.BatchNormalization(axis=-1)(r)
+
+
+def _down_block(x, block, filters, first_relu=True):
+    """Two separable convs, strided max pooling, plus the projected residual."""
+    residual = _projected(x, filters[-1])
+    p = f"block{block}"
+    x = _sep_bn(x, filters[0], f"{p}_sepconv1", f"{p}_sepconv1_act" if first_relu else None)
+    x = _sep_bn(x, filters[1], f"{p}_sepconv2", f"{p}_sepconv2_act")
+    x = layers.MaxPooling2D((3, 3), strides=(2, 2), padding="same", name=f"{p}_pool")(x)
+    return layers.Add()([x, residual])
+
+
+def _body(x):
+    x = layers.Conv2D(32, (3, 3), strides=(2, 2), use_bias=False, name="block1_conv1")(x)
+    x = layers.BatchNormalization(axis=-1, name="block1_conv1_bn")(x)
+    x = layers.Activation("relu", name="block1_conv1_act")(x)
+    x = layers.Conv2D(64, (3, 3), use_bias=False, name="block1_conv2")(x)
+    x = layers.BatchNormalization(axis=-1, name="block1_conv2_bn")(x)
+    x = layers.Activation("relu", name="block1_conv2_act")(x)
+    x = _down_block(x, 2, (128, 128), first_relu=False)
+    x = _down_block(x, 3, (256, 256))
+    x = _down_block(x, 4, (728, 728))
+    for i in range(8):
+        residual = x
+        p = f"block{i + 5}"
+        for conv in (1, 2, 3):
+            x = _sep_bn(x, 728, f"{p}_sepconv{conv}", f"{p}_sepconv{conv}_act")
+        x = layers.Add()([x, residual])
+    x = _down_block(x, 13, (728, 1024))
+    x = _sep_bn(x, 1536, "block14_sepconv1")
+    x = layers.Activation("relu", name="block14_sepconv1_act")(x)
+    x = _sep_bn(x, 2048, "block14_sepconv2")
+    return layers.Activation("relu", name="block14_sepconv2_act")(x)
+
+
+def _head(x, include_top, pooling, classes, classifier_activation, weights):
+    if not include_top:
+        return _common.pooled(x, pooling, avg_name=None, max_name=None)
+    x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+    return _common.predictions(x, classes, classifier_activation, weights)
+
+
+def Xception(
+    include_top=True,
+    weights="imagenet",
+    input_tensor=None,
+    input_shape=None,
+    pooling=None,
+    classes=1000,
+    classifier_activation="softmax",
+    name="xception",
+):
+    """Xception (Keras's architecture and layer names); 299x299 by default, at least 71."""
+    stem = "xception_weights_tf_dim_ordering_tf_kernels"
+    return build(
+        _body,
+        name=name,
+        default_size=299,
+        min_size=71,
+        head=_head,
+        file_names=(f"{stem}.h5", f"{stem}_notop.h5"),
+        origin=ORIGIN,
+        include_top=include_top,
+        weights=weights,
+        input_tensor=input_tensor,
+        input_shape=input_shape,
+        pooling=pooling,
+        classes=classes,
+        classifier_activation=classifier_activation,
+    )
