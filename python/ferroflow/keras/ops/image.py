@@ -1,9 +1,10 @@
-"""`keras.ops.image`: colour conversions, resizing, padding and cropping, affine warps,
-Gaussian blur and Sobel edges (the other Keras image ops are not yet written; see
-`__all__`)."""
+"""`keras.ops.image` as Keras's TensorFlow backend computes it: colour conversions, resizing,
+padding and cropping, affine and perspective warps, `map_coordinates`, Gaussian blur, Sobel
+edges, patches and SSIM. Not written: `elastic_transform`, `scale_and_translate`."""
 
 import functools
 import itertools
+import math
 import operator
 
 import ferroflow as tf
@@ -14,10 +15,11 @@ from ferroflow.keras.ops._dtypes import standardize_dtype as _std
 from ferroflow.keras.ops.core import convert_to_tensor
 
 __all__ = [
-    "affine_transform", "crop_images", "extract_patches", "gaussian_blur", "hsv_to_rgb",
+    "affine_transform", "crop_images", "extract_patches", "extract_patches_3d", "gaussian_blur",
+    "hsv_to_rgb",
     "map_coordinates",
     "pad_images", "perspective_transform", "resize", "rgb_to_grayscale", "rgb_to_hsv",
-    "sobel_edges",
+    "sobel_edges", "ssim",
 ]  # fmt: skip
 
 
@@ -264,12 +266,24 @@ def sobel_edges(images, data_format=None):
     return tf.image.sobel_edges(images)
 
 
-def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
-                    data_format=None):  # fmt: skip
-    """2-D patches of ``size`` as the channels of a convolution output (Keras computes them by
-    convolving with an identity kernel; ferroflow does the same). 3-D sizes are not written."""
+def _identity_patches(images, size, strides, dilation_rate, padding, data_format):
+    # Keras's patches: a convolution with an identity kernel over ``len(size)`` spatial axes.
     from ferroflow.keras.ops.nn import conv
 
+    rank = len(size)
+    last = _data_format(data_format) == "channels_last"
+    channels = images.shape[-1] if last else images.shape[-rank - 1]
+    depth = math.prod(size) * channels
+    kernel = tf.reshape(tf.eye(depth, dtype=images.dtype), (*size, channels, depth))
+    batched = len(images.shape) == rank + 2
+    out = conv(images if batched else images[None], kernel, strides=strides, padding=padding,
+               data_format=_data_format(data_format), dilation_rate=dilation_rate)  # fmt: skip
+    return out if batched else out[0]
+
+
+def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
+                    data_format=None):  # fmt: skip
+    """Patches of ``size`` (2-D, or 3-D volumes for a 3-tuple) as the channels of the output."""
     if not isinstance(size, int):
         if not isinstance(size, tuple | list):
             raise TypeError(
@@ -282,17 +296,28 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
                 f"size={size} with length {len(size)}"
             )
         if len(size) == 3:
-            raise NotImplementedError("ferroflow's `extract_patches` has no 3-D patches yet.")
+            return extract_patches_3d(images, size, strides, dilation_rate, padding, data_format)
     images = convert_to_tensor(images)
-    ph, pw = (size, size) if isinstance(size, int) else size
-    last = _data_format(data_format) == "channels_last"
-    channels = images.shape[-1] if last else images.shape[-3]
-    depth = ph * pw * channels
-    kernel = tf.reshape(tf.eye(depth, dtype=images.dtype), (ph, pw, channels, depth))
-    batch = images if len(images.shape) == 4 else images[None]
-    out = conv(batch, kernel, strides=strides or size, padding=padding,
-               data_format=_data_format(data_format), dilation_rate=dilation_rate)  # fmt: skip
-    return out if len(images.shape) == 4 else out[0]
+    size2 = (size, size) if isinstance(size, int) else tuple(size)
+    return _identity_patches(images, size2, strides or size, dilation_rate, padding, data_format)
+
+
+def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="valid",
+                       data_format=None):  # fmt: skip
+    """3-D patches of ``size`` as the channels of the output."""
+    size = (size,) * 3 if isinstance(size, int) else size
+    if len(size) != 3:
+        raise TypeError(
+            "Invalid `size` argument. Expected an int or a tuple of length 3. Received: "
+            f"size={size}"
+        )
+    strides = size if strides is None else strides
+    strides = (strides,) * 3 if isinstance(strides, int) else strides
+    if len(strides) != 3:
+        raise ValueError(f"Invalid `strides` argument. Got: {strides}")
+    return _identity_patches(
+        convert_to_tensor(volumes), tuple(size), strides, dilation_rate, padding, data_format
+    )
 
 
 def _homography(start, end):
@@ -421,3 +446,50 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
     if inputs.dtype.is_integer:
         result = tf.round(result)
     return tf.cast(result, inputs.dtype)
+
+
+def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         data_format=None):  # fmt: skip
+    """Structural similarity of two images (or batches), averaged over pixels and channels,
+    with a ``filter_size`` Gaussian window ("valid" positions only)."""
+    from ferroflow.keras.ops.nn import conv
+
+    image1, image2 = convert_to_tensor(image1), convert_to_tensor(image2)
+    dtype = image1.dtype
+    compute = result_type(image1.dtype, float)
+    x, y = tf.cast(image1, compute), tf.cast(image2, compute)
+    for name, image in (("image1", x), ("image2", y)):
+        if len(image.shape) not in (3, 4):
+            raise ValueError(
+                f"Invalid {name} rank: expected rank 3 (single image) or rank 4 (batch of "
+                f"images). Received input with shape: {name}.shape={image.shape}"
+            )
+    single = len(x.shape) == 3
+    if single:
+        x, y = x[None], y[None]
+    if _data_format(data_format) == "channels_first":
+        x, y = tf.transpose(x, (0, 2, 3, 1)), tf.transpose(y, (0, 2, 3, 1))
+    batch, height, width, channels = x.shape
+    g = tf.range(filter_size, dtype=compute) - (filter_size - 1) / 2.0
+    g = tf.exp(-(g**2) / (2.0 * filter_sigma**2))
+    g = g / tf.reduce_sum(g)
+    kernel = tf.reshape(g[:, None] * g[None, :], (filter_size, filter_size, 1, 1))
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+
+    def per_channel(t):
+        return tf.reshape(tf.transpose(t, (0, 3, 1, 2)), [-1, height, width, 1])
+
+    def window(t):
+        return conv(t, kernel, strides=1, padding="valid")
+
+    a, b = per_channel(x), per_channel(y)
+    mu1, mu2 = window(a), window(b)
+    s11 = window(a * a) - mu1 * mu1
+    s22 = window(b * b) - mu2 * mu2
+    s12 = window(a * b) - mu1 * mu2
+    ssim_map = ((2.0 * mu1 * mu2 + c1) * (2.0 * s12 + c2)) / (
+        (mu1 * mu1 + mu2 * mu2 + c1) * (s11 + s22 + c2)
+    )
+    per_image = tf.reshape(tf.reduce_mean(ssim_map, axis=[1, 2, 3]), [batch, channels])
+    out = tf.reduce_mean(per_image, axis=-1)
+    return tf.cast(out[0] if single else out, dtype)
