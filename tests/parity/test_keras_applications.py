@@ -28,6 +28,8 @@ BUILDS = [
     ("DenseNet169", {"include_top": False, "input_shape": (32, 32, 3)}, False),
     ("DenseNet201", {"include_top": False, "input_shape": (32, 32, 3), "pooling": "max"}, False),
     ("Xception", {"include_top": False, "input_shape": (71, 71, 3), "pooling": "avg"}, True),
+    ("InceptionV3", {"include_top": False, "input_shape": (75, 75, 3), "pooling": "max"}, True),
+    ("InceptionResNetV2", {"include_top": False, "input_shape": (75, 75, 3)}, True),
 ]
 
 

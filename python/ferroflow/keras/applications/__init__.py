@@ -5,6 +5,8 @@ ferroflow's Keras layers with Keras's layer names, so that Keras's ImageNet weig
 from ferroflow.keras.applications import (
     densenet,
     imagenet_utils,
+    inception_resnet_v2,
+    inception_v3,
     mobilenet,
     mobilenet_v2,
     resnet,
@@ -14,6 +16,8 @@ from ferroflow.keras.applications import (
     xception,
 )
 from ferroflow.keras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
+from ferroflow.keras.applications.inception_resnet_v2 import InceptionResNetV2
+from ferroflow.keras.applications.inception_v3 import InceptionV3
 from ferroflow.keras.applications.mobilenet import MobileNet
 from ferroflow.keras.applications.mobilenet_v2 import MobileNetV2
 from ferroflow.keras.applications.resnet import ResNet50, ResNet101, ResNet152
@@ -28,6 +32,8 @@ __all__ = [
     "DenseNet121",
     "DenseNet169",
     "DenseNet201",
+    "InceptionResNetV2",
+    "InceptionV3",
     "MobileNet",
     "MobileNetV2",
     "ResNet50",
@@ -41,6 +47,8 @@ __all__ = [
     "Xception",
     "densenet",
     "imagenet_utils",
+    "inception_resnet_v2",
+    "inception_v3",
     "mobilenet",
     "mobilenet_v2",
     "resnet",
