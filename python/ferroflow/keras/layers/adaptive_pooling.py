@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ferroflow.array_ops import concat, gather
+from ferroflow.keras import _backend_config as backend_config
 from ferroflow.keras.layers._conv_ops import from_channels_last, to_channels_last
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.nn import pool
@@ -63,7 +64,7 @@ class BaseAdaptivePooling(Layer):
     def __init__(self, output_size, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.output_size = self._standardize_output_size(output_size)
-        self.data_format = data_format or "channels_last"
+        self.data_format = data_format or backend_config.image_data_format()
         if self.data_format not in {"channels_first", "channels_last"}:
             raise ValueError(
                 f"Invalid data_format: {self.data_format}. Expected 'channels_first' or "
