@@ -364,7 +364,11 @@ def _decompositions(tf, device):
         u, s, vh = ops.svd(r, full_matrices=False)
         q, rr = ops.qr(r)
         lu, piv = ops.lu_factor(a)
+        ew, ev = ops.eig(a)
         return (
+            ops.sort(ops.real(ew)),
+            ops.dtype(ew),
+            ops.dtype(ev),
             w,
             ops.matmul(v * w, ops.transpose(v)),
             s,
