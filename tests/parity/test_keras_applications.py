@@ -30,6 +30,11 @@ BUILDS = [
     ("Xception", {"include_top": False, "input_shape": (71, 71, 3), "pooling": "avg"}, True),
     ("InceptionV3", {"include_top": False, "input_shape": (75, 75, 3), "pooling": "max"}, True),
     ("InceptionResNetV2", {"include_top": False, "input_shape": (75, 75, 3)}, True),
+    ("EfficientNetB0", {"input_shape": (32, 32, 3)}, True),
+    *[
+        (f"EfficientNetB{i}", {"include_top": False, "input_shape": (32, 32, 3)}, False)
+        for i in range(1, 8)
+    ],
 ]
 
 

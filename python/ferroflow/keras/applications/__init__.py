@@ -4,6 +4,7 @@ ferroflow's Keras layers with Keras's layer names, so that Keras's ImageNet weig
 
 from ferroflow.keras.applications import (
     densenet,
+    efficientnet,
     imagenet_utils,
     inception_resnet_v2,
     inception_v3,
@@ -16,6 +17,16 @@ from ferroflow.keras.applications import (
     xception,
 )
 from ferroflow.keras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
+from ferroflow.keras.applications.efficientnet import (
+    EfficientNetB0,
+    EfficientNetB1,
+    EfficientNetB2,
+    EfficientNetB3,
+    EfficientNetB4,
+    EfficientNetB5,
+    EfficientNetB6,
+    EfficientNetB7,
+)
 from ferroflow.keras.applications.inception_resnet_v2 import InceptionResNetV2
 from ferroflow.keras.applications.inception_v3 import InceptionV3
 from ferroflow.keras.applications.mobilenet import MobileNet
@@ -32,6 +43,14 @@ __all__ = [
     "DenseNet121",
     "DenseNet169",
     "DenseNet201",
+    "EfficientNetB0",
+    "EfficientNetB1",
+    "EfficientNetB2",
+    "EfficientNetB3",
+    "EfficientNetB4",
+    "EfficientNetB5",
+    "EfficientNetB6",
+    "EfficientNetB7",
     "InceptionResNetV2",
     "InceptionV3",
     "MobileNet",
@@ -46,6 +65,7 @@ __all__ = [
     "VGG19",
     "Xception",
     "densenet",
+    "efficientnet",
     "imagenet_utils",
     "inception_resnet_v2",
     "inception_v3",
