@@ -573,3 +573,29 @@ def _traced(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_traced_with_unknown_dimensions(tf_oracle, device):
     assert_parity(tf_oracle, _traced, (device,), rtol=1e-5, atol=1e-5)
+
+
+def _dtypes(tf, device):
+    import numpy as np
+
+    K = tf.keras.backend
+    names = ["sqrt", "square", "exp", "mean", "std", "var", "sum", "max", "cumsum"]
+    names += ["sigmoid", "softplus", "hard_sigmoid", "elu", "relu", "round"]
+    out = []
+    with tf.device(device):
+        for dtype in ("float16", "float64", "int32", "int64", "bool"):
+            x = tf.constant(np.arange(-3, 3).reshape(2, 3).astype(dtype))
+            # On integers TensorFlow's l2_normalize raises TypeError, ferroflow's core op
+            # InvalidArgumentError: compared on floats only.
+            for name in names + (["l2_normalize"] if dtype.startswith("float") else []):
+                try:
+                    y = getattr(K, name)(x)
+                    out.append((dtype, name, y.dtype.name, y))
+                except Exception as e:  # noqa: BLE001 - the class is what is compared
+                    out.append((dtype, name, type(e).__name__))
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dtypes(tf_oracle, device):
+    assert_parity(tf_oracle, _dtypes, (device,), rtol=1e-3, atol=1e-3)
