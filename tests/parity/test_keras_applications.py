@@ -109,6 +109,33 @@ def test_imagenet_weights_from_the_cache(tf_oracle, tmp_path):
     assert_parity(tf_oracle, _imagenet_weights, (str(tmp_path), image), rtol=1e-4, atol=1e-4)
 
 
+def _seeded_forward(tf, builds, image):
+    """Forward passes of small builds whose weights come from one seeded generator."""
+    import numpy as np
+
+    out = []
+    for name, kwargs in builds:
+        model = getattr(tf.keras.applications, name)(weights=None, **kwargs)
+        rng = np.random.default_rng(0)
+        values = []
+        for w in model.weights:
+            low = 0.5 if "variance" in w.path else -0.5
+            values.append(rng.uniform(low, 1.0, tuple(w.shape)).astype("float32") * 0.3)
+        model.set_weights(values)
+        out.append(model(tf.constant(image), training=False))
+        tf.keras.backend.clear_session()
+    return out
+
+
+def test_seeded_forward(tf_oracle):
+    builds = [
+        ("MobileNetV3Small", {"input_shape": (32, 32, 3), "include_top": False}),
+        ("EfficientNetB0", {"input_shape": (32, 32, 3), "include_top": False}),
+    ]
+    image = np.random.default_rng(2).uniform(0, 255, (2, 32, 32, 3)).astype("float32")
+    assert_parity(tf_oracle, _seeded_forward, (builds, image), rtol=1e-4, atol=1e-4)
+
+
 def test_missing_weight_file_is_an_error(tmp_path, monkeypatch):
     monkeypatch.setenv("KERAS_HOME", str(tmp_path))
     with pytest.raises(Exception, match="does not download") as info:

@@ -10,6 +10,7 @@ from ferroflow.keras.applications import (
     inception_v3,
     mobilenet,
     mobilenet_v2,
+    mobilenet_v3,
     resnet,
     resnet_v2,
     vgg16,
@@ -31,6 +32,7 @@ from ferroflow.keras.applications.inception_resnet_v2 import InceptionResNetV2
 from ferroflow.keras.applications.inception_v3 import InceptionV3
 from ferroflow.keras.applications.mobilenet import MobileNet
 from ferroflow.keras.applications.mobilenet_v2 import MobileNetV2
+from ferroflow.keras.applications.mobilenet_v3 import MobileNetV3Large, MobileNetV3Small
 from ferroflow.keras.applications.resnet import ResNet50, ResNet101, ResNet152
 from ferroflow.keras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from ferroflow.keras.applications.vgg16 import VGG16
@@ -55,6 +57,8 @@ __all__ = [
     "InceptionV3",
     "MobileNet",
     "MobileNetV2",
+    "MobileNetV3Large",
+    "MobileNetV3Small",
     "ResNet50",
     "ResNet50V2",
     "ResNet101",
@@ -71,6 +75,7 @@ __all__ = [
     "inception_v3",
     "mobilenet",
     "mobilenet_v2",
+    "mobilenet_v3",
     "resnet",
     "resnet50",
     "resnet_v2",

@@ -31,7 +31,7 @@ def weight_rows(shape, weights, alpha, alphas, sizes, alpha_message):
     return rows
 
 
-def make_divisible(v, divisor, min_value=None):
+def make_divisible(v, divisor=8, min_value=None):
     """``v`` rounded to a multiple of ``divisor``, never more than 10% below it."""
     if min_value is None:
         min_value = divisor
