@@ -99,6 +99,9 @@ def _pool3d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     if first:
         x = _tf.transpose(x, [0, 2, 3, 4, 1])
     n, depth, height, width, channels = x.shape.as_list()
+    if None in (depth, height, width):
+        y = _pool3d_dynamic(kind, x, (kd, kh, kw), (sd, sh, sw), padding)
+        return _tf.transpose(y, [0, 4, 1, 2, 3]) if first else y
     if kind == "MAX":
         # TensorFlow's kernel starts from the lowest value and takes only greater ones: NaN
         # is skipped and a window of -inf gives lowest.
@@ -125,6 +128,23 @@ def _pool3d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
             outputs.append(_tf.reduce_sum(window, axis=1) / _tf.cast(len(taps), x.dtype))
     y = _tf.stack(outputs, axis=1)
     return _tf.transpose(y, [0, 4, 1, 2, 3]) if first else y
+
+
+def _pool3d_dynamic(kind, x, ksize, strides, padding):
+    """3-D pooling of NDHWC ``x`` with sizes known only when a traced graph runs: 2-D pooling
+    of each depth plane, then a [kd, 1] pooling along depth (a window's maximum, or the mean
+    of its in-volume taps, factorises so)."""
+    (kd, kh, kw), (sd, sh, sw) = ksize, strides
+    dims = _tf.shape(x)
+    if kind == "MAX":
+        lowest = _tf.constant(x.dtype.min, x.dtype)
+        x = _tf.where(x > lowest, x, lowest)
+    planes = _tf.reshape(x, _tf.stack([-1, dims[2], dims[3], dims[4]]))
+    pooled = _w._pool2d(kind, planes, [kh, kw], [sh, sw], padding, "NHWC")
+    ps = _tf.shape(pooled)
+    columns = _tf.reshape(pooled, _tf.stack([dims[0], dims[1], ps[1] * ps[2], ps[3]]))
+    y = _w._pool2d(kind, columns, [kd, 1], [sd, 1], padding, "NHWC")
+    return _tf.reshape(y, _tf.stack([dims[0], _tf.shape(y)[1], ps[1], ps[2], ps[3]]))
 
 
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002

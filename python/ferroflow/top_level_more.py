@@ -157,33 +157,56 @@ def _same_pads(size, k, stride, dilation):
     return total // 2, total - total // 2
 
 
+def _dynamic_same_pads(size, k, stride, dilation):
+    """`_same_pads` of a size known only when the graph runs (an int32 scalar tensor)."""
+    from ferroflow.math import maximum
+
+    effective = (k - 1) * dilation + 1
+    out = (size + stride - 1) // stride
+    total = maximum((out - 1) * stride + effective - size, 0)
+    return total // 2, total - total // 2
+
+
 def _conv3d(x, w, strides, padding, pads, dilations=(1, 1, 1)):
     """NDHWC conv3d with filter [KD, KH, KW, C, O]: one conv2d per filter plane over all output
-    depths at once (depth folded into the batch), summed."""
+    depths at once (depth folded into the batch), summed. The depth may be known only when a
+    traced graph runs (then its padding and output depth are computed there)."""
     kd = int(w.shape[0])
     sd, dd = strides[0], dilations[0]
-    depth = int(x.shape[1])
+    depth = x.shape[1]
+    effective = (kd - 1) * dd + 1
     if padding == "SAME":
-        before, after = _same_pads(depth, kd, sd, dd)
+        same_pads = _same_pads if depth is not None else _dynamic_same_pads
+        before, after = same_pads(depth if depth is not None else _shape(x)[1], kd, sd, dd)
     elif padding == "EXPLICIT":
         before, after = pads[0]
     else:
         before, after = 0, 0
-    if before or after:
+    if depth is not None:
+        depth += before + after
+        out_depth = (depth - effective) // sd + 1
+        if out_depth <= 0:
+            raise _invalid(
+                f"Computed output size would be negative: {out_depth} [input_size: {depth}, "
+                f"effective_filter_size: {effective}, stride: {sd}]"
+            )
+    if not isinstance(before, int):
+        # Zeros of run-time sizes on either side (a pad takes its amounts as numbers).
+        dims = _shape(x)
+        sides = [
+            zeros(stack([dims[0], n, dims[2], dims[3], dims[4]]), x.dtype) for n in (before, after)
+        ]
+        x = concat([sides[0], x, sides[1]], 1)
+    elif before or after:
         x = pad(x, [[0, 0], [before, after], [0, 0], [0, 0], [0, 0]])
-    depth += before + after
-    effective = (kd - 1) * dd + 1
-    out_depth = (depth - effective) // sd + 1
-    if out_depth <= 0:
-        raise _invalid(
-            f"Computed output size would be negative: {out_depth} [input_size: {depth}, "
-            f"effective_filter_size: {effective}, stride: {sd}]"
-        )
     dyn = _shape(x)
     plane_padding = padding if padding != "EXPLICIT" else [[0, 0], pads[1], pads[2], [0, 0]]
     total = None
     for j in range(kd):
-        xs = x[:, j * dd : j * dd + (out_depth - 1) * sd + 1 : sd]
+        # The output depths' taps of filter plane j: from j * dd to the last window's.
+        xs = x[:, j * dd : (j * dd - (effective - 1)) or None : sd]
+        if depth is None:
+            out_depth = _shape(xs)[1]
         xs = reshape(xs, stack([-1, dyn[2], dyn[3], dyn[4]]))
         y = conv2d(
             xs,
