@@ -131,6 +131,7 @@ def test_seeded_forward(tf_oracle):
     builds = [
         ("MobileNetV3Small", {"input_shape": (32, 32, 3), "include_top": False}),
         ("EfficientNetB0", {"input_shape": (32, 32, 3), "include_top": False}),
+        ("ConvNeXtTiny", {"input_shape": (32, 32, 3), "include_top": False}),
     ]
     image = np.random.default_rng(2).uniform(0, 255, (2, 32, 32, 3)).astype("float32")
     assert_parity(tf_oracle, _seeded_forward, (builds, image), rtol=1e-4, atol=1e-4)

@@ -3,6 +3,7 @@ ferroflow's Keras layers with Keras's layer names, so that Keras's ImageNet weig
 (read from the Keras cache, never downloaded) load into them."""
 
 from ferroflow.keras.applications import (
+    convnext,
     densenet,
     efficientnet,
     imagenet_utils,
@@ -16,6 +17,13 @@ from ferroflow.keras.applications import (
     vgg16,
     vgg19,
     xception,
+)
+from ferroflow.keras.applications.convnext import (
+    ConvNeXtBase,
+    ConvNeXtLarge,
+    ConvNeXtSmall,
+    ConvNeXtTiny,
+    ConvNeXtXLarge,
 )
 from ferroflow.keras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
 from ferroflow.keras.applications.efficientnet import (
@@ -42,6 +50,11 @@ from ferroflow.keras.applications.xception import Xception
 resnet50 = resnet
 
 __all__ = [
+    "ConvNeXtBase",
+    "ConvNeXtLarge",
+    "ConvNeXtSmall",
+    "ConvNeXtTiny",
+    "ConvNeXtXLarge",
     "DenseNet121",
     "DenseNet169",
     "DenseNet201",
@@ -68,6 +81,7 @@ __all__ = [
     "VGG16",
     "VGG19",
     "Xception",
+    "convnext",
     "densenet",
     "efficientnet",
     "imagenet_utils",
