@@ -11,6 +11,8 @@ from ferroflow.keras._backend_config import floatx
 
 INT_TYPES = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64")
 FLOAT_TYPES = ("bfloat16", "float16", "float32", "float64")
+_ALLOWED = {*INT_TYPES, *FLOAT_TYPES, "bool", "string", "complex64", "complex128"}
+_ALLOWED |= {"float8_e4m3fn", "float8_e5m2"}
 _PYTHON = {bool: "bool", int: "int64", float: "float32", str: "string", complex: "complex128"}
 
 # Each dtype's immediate successors on Keras's promotion lattice ("int"/"float" are the weak
@@ -59,8 +61,12 @@ def standardize_dtype(dtype):
         return floatx()
     if dtype in _PYTHON:
         return _PYTHON[dtype]
-    if isinstance(dtype, str) and dtype in ("int", "float"):
-        return "int64" if dtype == "int" else "float32"
+    if dtype == "int":
+        return "int64"
+    # Keras takes only its own names: no aliases such as "float" or "double", no `object`.
+    name = dtype if isinstance(dtype, str) else getattr(dtype, "__name__", None)
+    if name is not None and name not in _ALLOWED:
+        raise ValueError(f"Invalid dtype: {name}")
     try:
         if hasattr(dtype, "name") and not isinstance(dtype, str | np.dtype):
             return tf_dtypes.as_dtype(dtype).name
