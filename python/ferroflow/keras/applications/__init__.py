@@ -6,6 +6,7 @@ from ferroflow.keras.applications import (
     convnext,
     densenet,
     efficientnet,
+    efficientnet_v2,
     imagenet_utils,
     inception_resnet_v2,
     inception_v3,
@@ -35,6 +36,15 @@ from ferroflow.keras.applications.efficientnet import (
     EfficientNetB5,
     EfficientNetB6,
     EfficientNetB7,
+)
+from ferroflow.keras.applications.efficientnet_v2 import (
+    EfficientNetV2B0,
+    EfficientNetV2B1,
+    EfficientNetV2B2,
+    EfficientNetV2B3,
+    EfficientNetV2L,
+    EfficientNetV2M,
+    EfficientNetV2S,
 )
 from ferroflow.keras.applications.inception_resnet_v2 import InceptionResNetV2
 from ferroflow.keras.applications.inception_v3 import InceptionV3
@@ -66,6 +76,13 @@ __all__ = [
     "EfficientNetB5",
     "EfficientNetB6",
     "EfficientNetB7",
+    "EfficientNetV2B0",
+    "EfficientNetV2B1",
+    "EfficientNetV2B2",
+    "EfficientNetV2B3",
+    "EfficientNetV2L",
+    "EfficientNetV2M",
+    "EfficientNetV2S",
     "InceptionResNetV2",
     "InceptionV3",
     "MobileNet",
@@ -84,6 +101,7 @@ __all__ = [
     "convnext",
     "densenet",
     "efficientnet",
+    "efficientnet_v2",
     "imagenet_utils",
     "inception_resnet_v2",
     "inception_v3",

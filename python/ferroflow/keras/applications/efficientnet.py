@@ -79,7 +79,9 @@ def squeeze_excite(x, filters, filters_se, activation, name, se_shape=None):
     return layers.Multiply(name=f"{name}se_excite")([x, se])
 
 
-def conv_bn_act(x, filters, kernel, activation, conv_name, bn_name, act_name, **conv_args):
+def conv_bn_act(
+    x, filters, kernel, activation, conv_name, bn_name, act_name, momentum=0.99, **conv_args
+):
     """Conv2D (no bias, Keras's EfficientNet initializer) -> BatchNormalization -> act."""
     x = layers.Conv2D(
         filters,
@@ -89,7 +91,7 @@ def conv_bn_act(x, filters, kernel, activation, conv_name, bn_name, act_name, **
         name=conv_name,
         **conv_args,
     )(x)
-    x = layers.BatchNormalization(axis=3, name=bn_name)(x)
+    x = layers.BatchNormalization(axis=3, momentum=momentum, name=bn_name)(x)
     if activation is None:
         return x
     return layers.Activation(activation, name=act_name)(x)
