@@ -9,6 +9,7 @@ import os
 import zipfile
 
 import ferroflow as tf
+import h5py
 import numpy as np
 import pytest
 from ferroflow.errors import NotFoundError
@@ -208,16 +209,19 @@ def archive_members(path):
     with zipfile.ZipFile(path) as archive:
         config = json.loads(archive.read("config.json"))
         metadata = json.loads(archive.read("metadata.json"))
-        with np.load(io.BytesIO(archive.read("model.weights.npz"))) as weights:
-            keys = sorted(weights.files)
-        return archive.namelist(), config, metadata, keys
+        with h5py.File(io.BytesIO(archive.read("model.weights.h5")), "r") as weights:
+            keys = []
+            weights.visititems(
+                lambda name, item: keys.append(name) if isinstance(item, h5py.Dataset) else None
+            )
+        return archive.namelist(), config, metadata, sorted(keys)
 
 
 def test_keras_archive_layout(tmp_path):
     path = str(tmp_path / "b.keras")
     called(Blocks()).save(path)
     names, config, metadata, keys = archive_members(path)
-    assert names == ["metadata.json", "config.json", "model.weights.npz"]
+    assert names == ["metadata.json", "config.json", "model.weights.h5"]
     assert metadata["keras_version"] == "3.15.1"
     assert config["class_name"] == "Blocks"
     assert config["registered_name"] == "tests>Blocks"
@@ -405,9 +409,14 @@ def test_keras_archive_errors(tmp_path):
     called(Blocks()).save(good)
     with zipfile.ZipFile(good) as source, zipfile.ZipFile(tmp_path / "bad.keras", "w") as bad:
         bad.writestr("config.json", source.read("config.json"))
-        bad.writestr("model.weights.npz", source.read("model.weights.npz")[:40])
-    with pytest.raises(ValueError, match="the .npz data is corrupt"):
+        bad.writestr("model.weights.h5", source.read("model.weights.h5")[:40])
+    with pytest.raises(ValueError, match="not a readable HDF5 file"):
         tf.keras.models.load_model(str(tmp_path / "bad.keras"))
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(tmp_path / "old.keras", "w") as bad:
+        bad.writestr("config.json", source.read("config.json"))
+        bad.writestr("model.weights.npz", b"PK\x03\x04 truncated")
+    with pytest.raises(ValueError, match="the .npz data is corrupt"):
+        tf.keras.models.load_model(str(tmp_path / "old.keras"))
     with zipfile.ZipFile(tmp_path / "noweights.keras", "w") as bad:
         bad.writestr("config.json", json.dumps(saving.serialize_keras_object(Blocks())))
     with pytest.raises(ValueError, match="Expected a model.weights.h5 or model.weights.npz"):
@@ -454,9 +463,49 @@ def test_a_failed_save_keeps_the_earlier_file(tmp_path):
     assert os.listdir(tmp_path) == ["t.keras"]
 
 
-def test_legacy_h5_model_files_are_refused(tmp_path):
-    with pytest.raises((ImportError, NotImplementedError), match="h5py|legacy HDF5"):
-        called(TwoDense()).save(str(tmp_path / "m.h5"))
+def test_keras_archives_of_older_ferroflow_releases_load(tmp_path):
+    # Before h5py was a dependency, ferroflow stored the weights as `model.weights.npz`, keyed
+    # by the HDF5 dataset paths.
+    model = called(Blocks())
+    path = str(tmp_path / "b.keras")
+    model.save(path)
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(tmp_path / "old.keras", "w") as old:
+        for name in ("metadata.json", "config.json"):
+            old.writestr(name, source.read(name))
+        with h5py.File(io.BytesIO(source.read("model.weights.h5")), "r") as f:
+            arrays = {}
+            f.visititems(
+                lambda name, item: (
+                    arrays.__setitem__(name, item[()]) if isinstance(item, h5py.Dataset) else None
+                )
+            )
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        old.writestr("model.weights.npz", buffer.getvalue())
+    assert_same_weights(tf.keras.models.load_model(str(tmp_path / "old.keras")), model)
+
+
+def test_legacy_h5_model_round_trip(tmp_path, caplog):
+    model = called(TwoDense())
+    model.compile(optimizer="sgd", loss=tf.keras.losses.MeanSquaredError())
+    path = str(tmp_path / "m.h5")
+    with caplog.at_level(logging.WARNING):
+        model.save(path)
+    assert "This file format is considered legacy" in caplog.text
+    with h5py.File(path, "r") as f:
+        assert json.loads(f.attrs["model_config"])["class_name"] == "TwoDense"
+        names = [layer.name for layer in model.layers]
+        assert list(f["model_weights"].attrs["layer_names"]) == names
+    with pytest.raises(TypeError, match="TwoDense"):
+        tf.keras.models.load_model(path)
+    # As in Keras: a subclassed model rebuilt from its config has no weights yet.
+    with pytest.raises(ValueError, match="Model expected 0 layers, found 2 saved layers"):
+        tf.keras.models.load_model(path, custom_objects={"TwoDense": TwoDense})
+    other = called(TwoDense())
+    other.load_weights(path)
+    assert_same_weights(other, model)
+    with pytest.raises(ValueError, match="Layer count mismatch"):
+        called(tf.keras.Sequential([tf.keras.layers.Dense(2)])).load_weights(path)
 
 
 # --- weights ---------------------------------------------------------------------------------
@@ -608,3 +657,25 @@ def test_deserializing_unknown_classes_and_lambdas():
     with pytest.raises(ValueError, match="deserialization of a Python lambda"):
         saving.deserialize_keras_object(config)
     assert saving.deserialize_keras_object(config, safe_mode=False)(1) == 2
+
+
+def test_legacy_h5_weights_by_name(tmp_path):
+    def model(*names):
+        layers = [tf.keras.layers.Dense(3, name=n) for n in names]
+        return called(tf.keras.Sequential([tf.keras.Input((5,)), *layers]))
+
+    source = model("a", "b")
+    path = str(tmp_path / "m.h5")
+    source.save(path)
+    target = model("a", "c")  # "a" takes the saved a's weights; "c" keeps its own
+    kept = target.get_layer("c").get_weights()
+    target.load_weights(path, by_name=True)
+    for x, y in zip(target.get_layer("a").get_weights(), source.get_layer("a").get_weights()):
+        np.testing.assert_array_equal(x, y)
+    for x, y in zip(target.get_layer("c").get_weights(), kept):
+        np.testing.assert_array_equal(x, y)
+    wide = called(tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(4, name="a")]))
+    with pytest.raises(ValueError, match="Shape mismatch"):
+        wide.load_weights(path, by_name=True)
+    with pytest.warns(UserWarning, match="Skipping loading weights"):
+        wide.load_weights(path, by_name=True, skip_mismatch=True)

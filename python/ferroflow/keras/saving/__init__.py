@@ -1,7 +1,8 @@
-"""`tf.keras.saving`: whole models (`.keras` archives, TensorFlow SavedModels), weights
-(`.weights.h5` files, TensorFlow checkpoints) and the Keras object (de)serialization they use.
-`saving_api` says which format a path means; `keras_archive` documents ferroflow's one
-departure from Keras's `.keras` layout (weights stored as `.npz`, as h5py is optional)."""
+"""`tf.keras.saving`: whole models (`.keras` archives, legacy `.h5` files, TensorFlow
+SavedModels), weights (`.weights.h5` files, TensorFlow checkpoints) and the Keras object
+(de)serialization they use. `saving_api` says which format a path means; the `.keras`,
+`.weights.h5` and `.h5` files are laid out exactly as Keras 3 lays them out, so each side
+reads the other's."""
 
 from ferroflow.keras.saving.object_registration import (
     CustomObjectScope,

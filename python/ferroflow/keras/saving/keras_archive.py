@@ -1,12 +1,9 @@
-"""The `.keras` format: a zip archive holding ``metadata.json``, ``config.json`` (the model's
-`serialize_keras_object` config, with its build and compile configs) and the weights.
-
-Departure from Keras 3: Keras stores the weights as ``model.weights.h5`` (HDF5, through
-h5py). h5py is not a dependency of ferroflow, so ferroflow writes ``model.weights.npz``
-instead: one NumPy array per variable, keyed by the same paths as Keras's HDF5 datasets
-(``layers/dense/vars/0``, ``optimizer/vars/2``). Keras cannot read that member (its own npz
-layout pickles one dict per layer); ferroflow reads both its own files and Keras's, the latter
-when h5py is installed.
+"""The `.keras` format, as Keras 3 writes it: a zip archive holding ``metadata.json``,
+``config.json`` (the model's `serialize_keras_object` config, with its build and compile
+configs), ``model.weights.h5`` (the variables in Keras's HDF5 layout: ``layers/dense/vars/0``,
+``optimizer/vars/2``...) and ``assets/`` (lookup vocabularies). Keras 3 loads ferroflow's files
+and ferroflow loads Keras's. Archives from older ferroflow releases, whose weights were a
+``model.weights.npz`` member keyed by the same paths, still load.
 """
 
 import datetime
@@ -55,12 +52,12 @@ def save_model(model, filepath, include_optimizer=True):
         config = serialize_keras_object(model)
     if not include_optimizer and "compile_config" in config:
         config["compile_config"] = None
-    arrays, _ = saveable_state.save_state(model, include_optimizer=include_optimizer)
+    arrays, names = saveable_state.save_state(model, include_optimizer=include_optimizer)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr(METADATA_FILENAME, json.dumps(_metadata()))
         archive.writestr(CONFIG_FILENAME, json.dumps(config))
-        archive.writestr(WEIGHTS_NPZ, weight_files.encode_npz(arrays))
+        archive.writestr(WEIGHTS_H5, weight_files.encode_h5(arrays, names))
         assets.write_assets(model, archive)
     file_utils.write_bytes(filepath, buffer.getvalue())
 
@@ -97,10 +94,10 @@ def _read_member(archive, name, filepath):
 def _read_weights(archive, filepath):
     names = archive.namelist()
     where = f"{filepath}"
-    if WEIGHTS_NPZ in names:
-        return weight_files.decode_npz(_read_member(archive, WEIGHTS_NPZ, filepath), where)
     if WEIGHTS_H5 in names:
         return weight_files.decode_h5(_read_member(archive, WEIGHTS_H5, filepath), where)
+    if WEIGHTS_NPZ in names:  # written by ferroflow releases before h5py was a dependency
+        return weight_files.decode_npz(_read_member(archive, WEIGHTS_NPZ, filepath), where)
     raise ValueError(f"Expected a {WEIGHTS_H5} or {WEIGHTS_NPZ} file in {filepath}.")
 
 

@@ -75,6 +75,13 @@ def _skipset(saveable):
     skip = _skipsets[kind]
     if isinstance(saveable, model):
         skip = skip - {"layers"}
+    # As Keras's skip lists: a Sequential's inner functional graph and a functional model's
+    # operations hold the same layers, already saved under ``layers``.
+    names = {cls.__name__ for cls in type(saveable).__mro__}
+    if "Sequential" in names:
+        skip = skip | {"_functional"}
+    elif "Functional" in names:
+        skip = skip | {"operations", "_operations"}
     return skip
 
 

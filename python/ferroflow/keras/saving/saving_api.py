@@ -3,16 +3,19 @@
 Models: ``*.keras`` is Keras 3's zip archive; any other path without an ``.h5`` suffix is a
 TensorFlow SavedModel directory (tf.keras 2's default). Weights: ``*.weights.h5`` is Keras 3's
 HDF5 layout (needs h5py); any path without an ``.h5``/``.keras`` suffix is a TensorFlow
-checkpoint prefix whose root object is the model (tf.keras 2's default). The legacy
-whole-model HDF5 format (``*.h5``) is not supported.
+checkpoint prefix whose root object is the model (tf.keras 2's default). ``*.h5`` /
+``*.hdf5`` models are the legacy whole-model HDF5 format (`legacy_h5`), and `load_weights`
+reads the weights of such files (by position, or ``by_name``).
 """
 
+import logging
 import os
 
 from ferroflow.keras.saving import (
     checkpoint_weights,
     file_utils,
     keras_archive,
+    legacy_h5,
     saveable_state,
     saved_model_format,
     weight_files,
@@ -21,15 +24,6 @@ from ferroflow.keras.saving import (
 __all__ = ["load_model", "load_weights", "save_model", "save_weights"]
 
 _H5_SUFFIXES = (".h5", ".hdf5")
-
-
-def _legacy_h5_unsupported(filepath, what):
-    weight_files.import_h5py(f"{what} in the legacy HDF5 format")
-    return NotImplementedError(
-        f"ferroflow does not support the legacy HDF5 format ({what.lower()}, filepath="
-        f"{filepath}). Use a `.keras` file or a SavedModel directory for models, and a "
-        "`.weights.h5` file or a checkpoint prefix for weights."
-    )
 
 
 def _model_format(filepath, save_format):
@@ -80,10 +74,18 @@ def save_model(model, filepath, overwrite=True, **kwargs):
             f"`.keras` or `.h5` suffix). Received: filepath={filepath}"
         )
     if kind == "h5":
-        raise _legacy_h5_unsupported(filepath, "Saving a model")
+        logging.getLogger("ferroflow").warning(
+            "You are saving your model as an HDF5 file via `model.save()` or "
+            "`keras.saving.save_model(model)`. This file format is considered legacy. We "
+            "recommend using instead the native Keras format, e.g. "
+            "`model.save('my_model.keras')` or `keras.saving.save_model(model, "
+            "'my_model.keras')`. "
+        )
     if not file_utils.may_write(filepath, overwrite):
         return
-    if kind == "keras":
+    if kind == "h5":
+        legacy_h5.save_model(model, filepath, include_optimizer=include_optimizer)
+    elif kind == "keras":
         keras_archive.save_model(model, filepath, include_optimizer=include_optimizer)
     else:
         saved_model_format.save_model(
@@ -103,7 +105,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if filepath.endswith(".keras"):
         return keras_archive.load_model(filepath, custom_objects, compile, safe_mode)
     if filepath.endswith(_H5_SUFFIXES):
-        raise _legacy_h5_unsupported(filepath, "Loading a model")
+        if not os.path.exists(filepath):
+            raise FileNotFoundError(f"No file or directory found at {filepath}")
+        return legacy_h5.load_model(filepath, custom_objects, compile, safe_mode)
     if saved_model_format.is_saved_model(filepath):
         return saved_model_format.load_model(filepath, custom_objects, compile, safe_mode)
     if not os.path.exists(filepath):
@@ -153,6 +157,12 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     if kwargs:
         raise ValueError(f"Invalid keyword arguments: {kwargs}")
     filepath = os.fspath(filepath)
+    if filepath.endswith(_H5_SUFFIXES) and not filepath.endswith(".weights.h5"):
+        if objects_to_skip is not None:
+            raise ValueError(
+                f"`objects_to_skip` only supports loading '.weights.h5' files.Received: {filepath}"
+            )
+        return _load_legacy_h5_weights(model, filepath, by_name, skip_mismatch)
     if by_name is not None:
         raise ValueError(
             f"`by_name` only supports loading legacy '.h5' or '.hdf5' files. Received: {filepath}"
@@ -166,8 +176,6 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
         return None
     if filepath.endswith(".weights.h5"):
         return _load_h5_weights(model, filepath, skip_mismatch, objects_to_skip)
-    if filepath.endswith(_H5_SUFFIXES):
-        raise _legacy_h5_unsupported(filepath, "Loading weights")
     return checkpoint_weights.load_weights(model, filepath, options=options)
 
 
@@ -184,4 +192,15 @@ def _load_h5_weights(model, filepath, skip_mismatch, objects_to_skip):
         data = f.read()
     arrays = weight_files.decode_h5(data, filepath)
     saveable_state.load_state(model, arrays, skip_mismatch, objects_to_skip)
+    return None
+
+
+def _load_legacy_h5_weights(model, filepath, by_name, skip_mismatch):
+    h5py = weight_files.import_h5py("Loading HDF5 files")
+    with h5py.File(filepath, "r") as f:
+        group = legacy_h5.open_weights_group(f)
+        if by_name:
+            legacy_h5.load_weights_by_name(group, model, skip_mismatch)
+        else:
+            legacy_h5.load_weights_from_group(group, model, skip_mismatch)
     return None

@@ -1,14 +1,14 @@
-"""Encoding `saveable_state`'s ``{path: array}`` as bytes: NumPy's ``.npz`` (always available;
-one member per path) or Keras 3's HDF5 layout (groups ``<path>/vars`` holding datasets
-``"0"``, ``"1"``..., with the saveable's name as the group's ``name`` attribute), which needs
-h5py."""
+"""`saveable_state`'s ``{path: array}`` as bytes in Keras 3's HDF5 layout (groups
+``<path>/vars`` holding datasets ``"0"``, ``"1"``..., with the saveable's name as the group's
+``name`` attribute), and read back from those bytes or from the ``.npz`` member of archives
+older ferroflow releases wrote."""
 
 import io
 import zipfile
 
 import numpy as np
 
-__all__ = ["decode_h5", "decode_npz", "encode_h5", "encode_npz", "import_h5py"]
+__all__ = ["decode_h5", "decode_npz", "encode_h5", "import_h5py"]
 
 
 def import_h5py(purpose):
@@ -26,12 +26,6 @@ def import_h5py(purpose):
 
 def _corrupt(where, why):
     return ValueError(f"Could not read the weights in {where}: {why}")
-
-
-def encode_npz(arrays):
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    return buffer.getvalue()
 
 
 def decode_npz(data, where):
