@@ -4730,7 +4730,8 @@ TENSOR_METHODS = {
 
 
 # Tensor attributes that are not part of the op surface.
-TENSOR_NOT_OPS = {"__module__", "__array_priority__", "_dims", "_dtype_enum"}
+# `__dict__`: tensors take attributes as TensorFlow's do (Keras's `_keras_mask`).
+TENSOR_NOT_OPS = {"__module__", "__array_priority__", "_dims", "_dtype_enum", "__dict__"}
 
 
 def _operand(g, t):

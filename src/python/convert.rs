@@ -23,6 +23,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::cell::Cell;
 
 /// How a requested dtype applies. `Require` is `dtype=`: convert or fail. `Prefer` is TensorFlow's
 /// `dtype_hint` (how operators convert their Python operands): use it when the value fits,
@@ -301,13 +302,46 @@ fn asarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     f.bind(py).call1((obj,))
 }
 
-/// Any supported Python value to a tensor.
+thread_local! {
+    /// Keras's autocast scope: inside a mixed-precision layer's call, floating variables that
+    /// opted in (`_keras_autocast`) are read in this dtype (`ferroflow.keras._autocast`).
+    static AUTOCAST: Cell<Option<DType>> = const { Cell::new(None) };
+}
+
+/// Sets the autocast dtype of this thread (`None` ends it); returns the previous one.
+#[pyfunction]
+#[pyo3(signature = (dtype=None))]
+pub fn _set_autocast(dtype: Option<u32>) -> PyResult<Option<u32>> {
+    let new = super::args::opt_dtype(dtype)?;
+    Ok(AUTOCAST.with(|c| c.replace(new)).map(|d| d as u32))
+}
+
+/// A variable's value as an op sees it: cast to the autocast dtype when one is in force and
+/// the variable is a floating Keras variable that asked for it.
+pub fn variable_read(obj: &Bound<'_, PyAny>, variable: &PyVariable) -> Tensor {
+    let value = variable.inner.read();
+    let Some(target) = AUTOCAST.with(|c| c.get()) else {
+        return value;
+    };
+    if !value.dtype().is_floating() || value.dtype() == target {
+        return value;
+    }
+    let wants = obj
+        .getattr(pyo3::intern!(obj.py(), "_keras_autocast"))
+        .and_then(|flag| flag.is_truthy())
+        .unwrap_or(false);
+    if !wants {
+        return value;
+    }
+    crate::ops::cast(&value, target).unwrap_or(value)
+}
+
 /// The tensor a `Tensor` holds, or a variable's current value (a read that tapes see).
 pub fn as_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Some(t.get().inner.clone());
     }
-    obj.cast::<PyVariable>().ok().map(|v| v.get().inner.read())
+    obj.cast::<PyVariable>().ok().map(|v| variable_read(obj, v.get()))
 }
 
 pub fn is_tensor_like(obj: &Bound<'_, PyAny>) -> bool {

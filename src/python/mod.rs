@@ -33,6 +33,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     random::register(m)?;
     windows::register(m)?;
     debugging::register(m)?;
+    m.add_function(wrap_pyfunction!(convert::_set_autocast, m)?)?;
     dlpack::register(m)?;
     Ok(())
 }

@@ -41,8 +41,8 @@ impl PyVariable {
     }
 
     /// The value as an op input (tapes watching the variable record the read).
-    fn value(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.inner.read())
+    fn value(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        wrap(slf.py(), super::convert::variable_read(slf.as_any(), slf.get()))
     }
 
     /// The value without telling any tape.

@@ -39,3 +39,37 @@ def _names(tf):
 
 def test_names_reprs_and_classes(tf_oracle):
     assert_parity(tf_oracle, _names, ())
+
+
+def _paths(tf):
+    K = tf.keras
+    K.backend.clear_session()
+    m = K.Sequential([K.Input((3,)), K.layers.Dense(4, name="first"), K.layers.Dense(2)])
+    inp = K.Input((3,))
+    functional = K.Model(inp, K.layers.Dense(2)(K.layers.Dense(4)(inp)))
+
+    class MyModel(K.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = K.layers.Dense(2)
+            self.inner = K.Sequential([K.layers.Dense(3)])
+
+        def call(self, x):
+            return self.d(self.inner(x))
+
+    subclassed = MyModel()
+    subclassed(tf.ones((1, 3)))
+    lstm = K.layers.Bidirectional(K.layers.LSTM(2))
+    lstm(tf.ones((1, 2, 3)))
+    built = K.Sequential([K.layers.Dense(3), K.layers.BatchNormalization()])
+    built(tf.ones((2, 4)))
+    alone = K.layers.Dense(2)
+    alone.build((None, 3))
+    mha = K.layers.MultiHeadAttention(2, 4)
+    mha(tf.ones((1, 3, 8)), tf.ones((1, 3, 8)))
+    models = (m, functional, subclassed, lstm, built, alone, mha)
+    return [[v.path for v in model.weights] for model in models]
+
+
+def test_variable_paths_follow_name_scopes(tf_oracle):
+    assert_parity(tf_oracle, _paths, ())

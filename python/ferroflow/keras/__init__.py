@@ -10,10 +10,12 @@ from ferroflow.keras import (
     callbacks,
     constraints,
     datasets,
+    dtype_policies,
     initializers,
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
     ops,
     optimizers,
@@ -22,6 +24,7 @@ from ferroflow.keras import (
     utils,
 )
 from ferroflow.keras._variables import Variable
+from ferroflow.keras.dtype_policies import DTypePolicy, FloatDTypePolicy
 from ferroflow.keras.initializers import Initializer
 from ferroflow.keras.layers import InputSpec, Layer
 from ferroflow.keras.layers.input_layer import Input, InputLayer, KerasTensor
@@ -42,6 +45,8 @@ def version():
 
 
 __all__ = [
+    "DTypePolicy",
+    "FloatDTypePolicy",
     "Initializer",
     "Input",
     "InputLayer",
@@ -62,10 +67,12 @@ __all__ = [
     "constraints",
     "datasets",
     "device",
+    "dtype_policies",
     "initializers",
     "layers",
     "losses",
     "metrics",
+    "mixed_precision",
     "models",
     "name_scope",
     "ops",

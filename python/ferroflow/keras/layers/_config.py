@@ -1,10 +1,8 @@
 """The pieces of Keras 3 layer configs: serialised activations, initializers, regularizers,
 constraints and dtype policies, and the resolution of constraint identifiers."""
 
-from ferroflow import dtypes as _dtypes
-
 __all__ = [
-    "dtype_from_config",
+    "dtype_policy_from",
     "dtype_policy_config",
     "get_constraint",
     "serialize_activation",
@@ -14,37 +12,19 @@ __all__ = [
 ]
 
 
-def dtype_policy_config(dtype):
+def dtype_policy_config(policy):
     """A layer's ``dtype`` as Keras 3 writes it: a serialised ``DTypePolicy``."""
-    return {
-        "module": "keras",
-        "class_name": "DTypePolicy",
-        "config": {"name": _dtypes.as_dtype(dtype).name},
-        "registered_name": None,
-    }
+    from ferroflow.keras import dtype_policies
+
+    return dtype_policies.serialize(dtype_policies.get(policy))
 
 
-def dtype_from_config(dtype):
-    """The `DType` named by a layer's ``dtype`` argument: None (float32), a dtype or its name,
-    or a serialised ``DTypePolicy``."""
-    if dtype is None:
-        return _dtypes.float32
-    if isinstance(dtype, dict):
-        dtype = (dtype.get("config") or {}).get("name")
-    name = getattr(dtype, "name", dtype)
-    if isinstance(name, str) and name.startswith("mixed_"):
-        raise ValueError(
-            f"Mixed precision dtype policies are not supported by ferroflow. Received: "
-            f"dtype={name!r}; pass a float dtype such as 'float32'."
-        )
-    try:
-        return _dtypes.as_dtype(dtype)
-    except TypeError:
-        raise ValueError(
-            f"Cannot convert '{dtype}' to a mixed precision DTypePolicy. Valid policies "
-            "include 'mixed_float16', 'mixed_bfloat16', and the name of any float dtype such "
-            "as 'float32'."
-        ) from None
+def dtype_policy_from(dtype):
+    """The `DTypePolicy` a layer's ``dtype`` argument names: None (the global policy), a
+    policy, a dtype or its name (``"mixed_float16"`` too), or a serialised policy."""
+    from ferroflow.keras import dtype_policies
+
+    return dtype_policies.get(dtype)
 
 
 def _named_function_config(fn, kind):

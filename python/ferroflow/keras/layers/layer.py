@@ -8,6 +8,7 @@ the enclosing layer call, else the default of ``call``'s own ``training`` parame
 receives it only if it declares a ``training`` parameter."""
 
 import collections
+import contextlib
 import inspect
 import math
 import warnings
@@ -17,7 +18,7 @@ import numpy as np
 from ferroflow import dtypes as _dtypes
 from ferroflow import nest
 from ferroflow.array_ops import cast, convert_to_tensor, is_tensor, shape
-from ferroflow.keras import _call_context
+from ferroflow.keras import _autocast, _call_context, _layer_paths
 from ferroflow.keras._naming import to_snake_case
 from ferroflow.keras._variables import Variable as KerasVariable
 from ferroflow.keras.layers import _config, _masking
@@ -40,6 +41,16 @@ def unique_name(base):
 def reset_names():
     """Automatic names start again from the bare ``dense`` (`clear_session`)."""
     _name_counts.clear()
+
+
+def _track_seed_generator(layer, value):
+    """Keeps a `SeedGenerator` set as an attribute: its state is one of the layer's variables."""
+    from ferroflow.keras._seed_generator import SeedGenerator
+
+    if isinstance(value, SeedGenerator):
+        generators = layer.__dict__.setdefault("_seed_generators", [])
+        if not any(value is known for known in generators):
+            generators.append(value)
 
 
 def _sublayers_in(value):
@@ -139,6 +150,11 @@ class Layer(AutoTrackable):
         }
     )
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            cls.build = _layer_paths.wrap_build(cls.__dict__["build"])
+
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
         instance.__dict__["_auto_config"] = _auto_config(cls, args, kwargs)
@@ -191,7 +207,7 @@ class Layer(AutoTrackable):
             object.__setattr__(self, "_input_shape_arg", tuple(input_shape))
         self._name = name
         self._trainable = trainable
-        self._dtype = _config.dtype_from_config(dtype)
+        self.dtype_policy = dtype
         self.autocast = autocast
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self.built = False
@@ -203,6 +219,7 @@ class Layer(AutoTrackable):
             for layer in _sublayers_in(value):
                 if layer is not self and not any(layer is known for known in self._layers):
                     self._layers.append(layer)
+            _track_seed_generator(self, value)
         super().__setattr__(name, value)
 
     # --- identity -----------------------------------------------------------------------------
@@ -212,17 +229,34 @@ class Layer(AutoTrackable):
         return self._name
 
     @property
+    def dtype_policy(self):
+        """The layer's `DTypePolicy` (its ``dtype`` argument, else the global policy)."""
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value):
+        policy = _config.dtype_policy_from(value)
+        object.__setattr__(self, "_dtype_policy", policy)
+        # What calls cast floating inputs to, and what the layers' own casts read.
+        object.__setattr__(self, "_dtype", _dtypes.as_dtype(policy.compute_dtype))
+
+    @property
     def dtype(self):
-        """The name of the dtype of this layer's weights and computations."""
-        return self._dtype.name
+        """The dtype of this layer's weights (the policy's variable dtype), as Keras 3."""
+        return self._dtype_policy.variable_dtype
 
     @property
     def compute_dtype(self):
-        return self._dtype.name
+        return self._dtype_policy.compute_dtype
 
     @property
     def variable_dtype(self):
-        return self._dtype.name
+        return self._dtype_policy.variable_dtype
+
+    @property
+    def input_dtype(self):
+        """The dtype floating inputs are cast to."""
+        return self._dtype_policy.compute_dtype
 
     @property
     def trainable(self):
@@ -265,13 +299,34 @@ class Layer(AutoTrackable):
             self.build(nest.map_structure(_shape_tuple, inputs))
             self.built = True
         args, training = self._resolve_training(args, kwargs)
-        with _call_context.layer_call(training) as outermost:
+        with _call_context.layer_call(training) as outermost, self._scopes():
             if outermost:
                 self._clear_losses()
             outputs = self.call(inputs, *args, **kwargs)
             self._add_activity_losses(outputs)
         _masking.attach_output_masks(self, inputs, outputs, previous_mask)
         return outputs
+
+    @contextlib.contextmanager
+    def _scopes(self):
+        """This call's name scope (variable paths) and autocast scope."""
+        with _layer_paths.layer_scope(self), self._autocast_scope():
+            yield
+
+    def _autocast_scope(self):
+        """Keras 3's rule for the dtype variables are read in during this call: the compute
+        dtype of a mixed-precision layer (or of one inside such a call whose compute dtype
+        differs), none for layers that opt out or compute in a non-float dtype."""
+        current = _autocast.current_autocast_dtype()
+        compute = self._dtype_policy.compute_dtype
+        if current is not None:
+            if not self.autocast or not _dtypes.as_dtype(compute).is_floating:
+                return _autocast.autocast_scope(None)
+            if current != compute:
+                return _autocast.autocast_scope(compute)
+        elif compute != self._dtype_policy.variable_dtype:
+            return _autocast.autocast_scope(compute)
+        return contextlib.nullcontext()
 
     def _resolve_training(self, args, kwargs):
         """The ``training`` value of this call (see the module docstring), put where `call`
@@ -357,11 +412,12 @@ class Layer(AutoTrackable):
     ):
         from ferroflow.keras import initializers, regularizers
 
-        dtype = _dtypes.as_dtype(dtype or self._dtype)
+        dtype = _dtypes.as_dtype(dtype or self.variable_dtype)
         shape = [] if shape is None else list(shape)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         value = initializers.get(initializer)(shape, dtype=dtype)
+        autocast = kwargs.pop("autocast", True)
         variable = KerasVariable(
             value,
             trainable=trainable,
@@ -369,7 +425,8 @@ class Layer(AutoTrackable):
             dtype=dtype,
             constraint=_config.get_constraint(constraint),
         )
-        variable.path = f"{self._name}/{name}" if name else self._name
+        variable._keras_autocast = bool(autocast)
+        variable.path = _layer_paths.variable_path(self, name)
         self._own_weights.append(variable)
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
@@ -408,7 +465,18 @@ class Layer(AutoTrackable):
                     found.append(v)
         return found
 
-    variables = weights
+    @property
+    def variables(self):
+        """`weights` and the state of the layers' seed generators, layer by layer (Keras's
+        order: a layer's weights, its generators' states, then its sublayers')."""
+        found, seen = [], set()
+        for layer in self._walk():
+            states = [g.state for g in layer.__dict__.get("_seed_generators", ())]
+            for v in [*layer._own_weights, *states]:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    found.append(v)
+        return found
 
     @property
     def trainable_variables(self):
@@ -416,7 +484,11 @@ class Layer(AutoTrackable):
 
     @property
     def non_trainable_variables(self):
-        return self.non_trainable_weights
+        """Non-trainable weights and the seed generators' states (all variables of a frozen
+        layer), as Keras."""
+        if not self._trainable:
+            return self.variables
+        return [v for v in self.variables if not v.trainable]
 
     @property
     def layers(self):
@@ -534,7 +606,7 @@ class Layer(AutoTrackable):
                 )
             config.update(self._auto_config)
         config["trainable"] = self.trainable
-        config["dtype"] = _config.dtype_policy_config(self._dtype)
+        config["dtype"] = _config.dtype_policy_config(self._dtype_policy)
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = _config.serialize_regularizer(
                 self.activity_regularizer
@@ -546,7 +618,7 @@ class Layer(AutoTrackable):
         """The layer that ``config`` (from `get_config`) describes."""
         config = dict(config)
         if isinstance(config.get("dtype"), dict):
-            config["dtype"] = _config.dtype_from_config(config["dtype"]).name
+            config["dtype"] = _config.dtype_policy_from(config["dtype"])
         try:
             return cls(**config)
         except Exception as e:

@@ -160,11 +160,9 @@ class _AttentionBase(Layer):
         return output, KerasTensor(self._scores_shape(*shapes), dtype=self.compute_dtype)
 
     def _sublayer(self, layer):
-        """Tracks ``layer`` (held in a private attribute) and names its weights' paths under
-        this layer's, as Keras's name scopes do (``multi_head_attention/query/kernel``)."""
+        """Tracks ``layer`` (held in a private attribute); built inside this layer's `build`,
+        its weights' paths are under this layer's (``multi_head_attention/query/kernel``)."""
         self._layers.append(layer)
-        for variable in layer._own_weights:
-            variable.path = f"{self._name}/{variable.path}"
         return layer
 
     def _sublayer_dtype(self):

@@ -139,13 +139,24 @@ class Trainer:
             steps_per_execution: Batches per call of the train/test function (callbacks'
                 batch hooks then run every that many batches).
             jit_compile: Accepted for compatibility (traced steps are always compiled graphs).
-            auto_scale_loss: Accepted for compatibility (there is no mixed-precision policy).
+            auto_scale_loss: Under the "mixed_float16" policy, wrap the optimizer in a
+                `LossScaleOptimizer` (dynamic loss scaling), as Keras does.
         """
         from ferroflow.keras import metrics as metrics_module
         from ferroflow.keras import optimizers
         from ferroflow.keras.utils._compile_utils import CompileLoss, CompileMetrics
 
         self.optimizer = optimizers.get(optimizer)
+        if (
+            auto_scale_loss
+            and self.dtype_policy.name == "mixed_float16"
+            and self.optimizer
+            and not isinstance(self.optimizer, optimizers.LossScaleOptimizer)
+        ):
+            # float16 gradients underflow; Keras scales the loss dynamically for them.
+            self.optimizer = optimizers.LossScaleOptimizer(
+                self.optimizer, name="loss_scale_optimizer"
+            )
         output_names = getattr(self, "output_names", None)
         self._compile_loss = None
         if loss is not None:

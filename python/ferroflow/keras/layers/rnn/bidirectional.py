@@ -3,7 +3,7 @@ over the same sequences, their outputs merged (concat, sum, ave, mul, or kept ap
 
 from ferroflow.array_ops import concat, reverse
 from ferroflow.keras.layers.layer import Layer, _training_parameter
-from ferroflow.keras.layers.rnn.rnn import _accepts, nest_weight_paths, output_spec
+from ferroflow.keras.layers.rnn.rnn import _accepts, output_spec
 
 __all__ = ["Bidirectional"]
 
@@ -89,7 +89,6 @@ class Bidirectional(Layer):
             if not inner.built:
                 inner.build(sequences_shape)
                 inner.built = True
-                nest_weight_paths(self, inner)
         self.built = True
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):

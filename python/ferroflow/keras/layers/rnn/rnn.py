@@ -12,14 +12,7 @@ from ferroflow.keras.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 from ferroflow.keras.layers.rnn.stacked_rnn_cells import StackedRNNCells
 from ferroflow.variables import Variable
 
-__all__ = ["RNN", "call_cell", "nest_weight_paths", "output_spec"]
-
-
-def nest_weight_paths(parent, child):
-    """Prefixes the weight paths of ``child`` (just built by ``parent``) with ``parent``'s
-    name, as Keras 3 shows them: ``lstm/lstm_cell/kernel``."""
-    for variable in getattr(child, "weights", []):
-        variable.path = f"{parent.name}/{variable.path}"
+__all__ = ["RNN", "call_cell", "output_spec"]
 
 
 def _accepts(fn, name):
@@ -159,7 +152,6 @@ class RNN(Layer):
         if isinstance(self.cell, Layer) and not self.cell.built:
             self.cell.build(step_input_shape)
             self.cell.built = True
-            nest_weight_paths(self, self.cell)
         if self.stateful:
             if self.states is not None:
                 self.reset_state()

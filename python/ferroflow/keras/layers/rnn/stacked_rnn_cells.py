@@ -75,13 +75,10 @@ class StackedRNNCells(Layer):
         return inputs, new_states
 
     def build(self, input_shape):
-        from ferroflow.keras.layers.rnn.rnn import nest_weight_paths
-
         for cell in self.cells:
             if isinstance(cell, Layer) and not cell.built:
                 cell.build(input_shape)
                 cell.built = True
-                nest_weight_paths(self, cell)
             input_shape = (nest.flatten(input_shape)[0], _output_size(cell))
         self.built = True
 

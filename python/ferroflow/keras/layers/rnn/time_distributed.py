@@ -5,7 +5,7 @@ from ferroflow.array_ops import range as tf_range
 from ferroflow.array_ops import shape, stack, transpose
 from ferroflow.functional_ops import map_fn
 from ferroflow.keras.layers.layer import Layer, _training_parameter
-from ferroflow.keras.layers.rnn.rnn import _accepts, nest_weight_paths
+from ferroflow.keras.layers.rnn.rnn import _accepts
 
 __all__ = ["TimeDistributed"]
 
@@ -45,7 +45,6 @@ class TimeDistributed(Layer):
         if not self.layer.built:
             self.layer.build(child_shape)
             self.layer.built = True
-            nest_weight_paths(self, self.layer)
         self.built = True
 
     def compute_mask(self, inputs, mask):
