@@ -506,6 +506,12 @@ class Trainer:
         from ferroflow.keras.utils.data_utils import unpack_x_y_sample_weight
 
         self._assert_compile_called("fit")
+        from ferroflow.keras import config
+
+        cap = config.max_epochs()  # `keras.config.set_max_epochs`: a debugging cap
+        if cap and cap < epochs:
+            warnings.warn(f"Limiting epochs to {cap}", stacklevel=2)
+            epochs = cap
         self._eval_epoch_iterator = None
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = train_validation_split(

@@ -59,8 +59,22 @@ _BUILTIN_FUNCTION_MODULES = (
 _state = threading.local()
 
 
+# `keras.config.enable_unsafe_deserialization()`: outside a `SafeModeScope` (which
+# `load_model` opens with its own ``safe_mode``), lambdas deserialize.
+_unsafe_deserialization = False
+
+
+def enable_unsafe_deserialization():
+    """Disables safe mode globally, allowing deserialization of lambdas."""
+    global _unsafe_deserialization
+    _unsafe_deserialization = True
+
+
 def _in_safe_mode():
-    return getattr(_state, "safe_mode", None)
+    scoped = getattr(_state, "safe_mode", None)
+    if scoped is None and _unsafe_deserialization:
+        return False
+    return scoped
 
 
 class SafeModeScope:

@@ -22,6 +22,13 @@ class EpochIterator:
         class_weight=None,
         steps_per_execution=1,
     ):
+        from ferroflow.keras import config
+
+        # `keras.config.set_max_steps_per_epoch`: a debugging cap on every epoch.
+        cap = config.max_steps_per_epoch()
+        if cap and (not steps_per_epoch or cap < steps_per_epoch):
+            warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=2)
+            steps_per_epoch = cap
         self.steps_per_epoch = steps_per_epoch
         self.steps_per_execution = steps_per_execution
         self.data_adapter = get_data_adapter(
