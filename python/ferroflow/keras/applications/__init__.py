@@ -13,6 +13,7 @@ from ferroflow.keras.applications import (
     mobilenet,
     mobilenet_v2,
     mobilenet_v3,
+    nasnet,
     resnet,
     resnet_v2,
     vgg16,
@@ -51,6 +52,7 @@ from ferroflow.keras.applications.inception_v3 import InceptionV3
 from ferroflow.keras.applications.mobilenet import MobileNet
 from ferroflow.keras.applications.mobilenet_v2 import MobileNetV2
 from ferroflow.keras.applications.mobilenet_v3 import MobileNetV3Large, MobileNetV3Small
+from ferroflow.keras.applications.nasnet import NASNetLarge, NASNetMobile
 from ferroflow.keras.applications.resnet import ResNet50, ResNet101, ResNet152
 from ferroflow.keras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from ferroflow.keras.applications.vgg16 import VGG16
@@ -89,6 +91,8 @@ __all__ = [
     "MobileNetV2",
     "MobileNetV3Large",
     "MobileNetV3Small",
+    "NASNetLarge",
+    "NASNetMobile",
     "ResNet50",
     "ResNet50V2",
     "ResNet101",
@@ -108,6 +112,7 @@ __all__ = [
     "mobilenet",
     "mobilenet_v2",
     "mobilenet_v3",
+    "nasnet",
     "resnet",
     "resnet50",
     "resnet_v2",
