@@ -10,7 +10,7 @@ ferroflow cannot yet train an LSTM fed by TextVectorization; see the issue's not
 
 import pytest
 
-from .harness import compare, make_request, run_ferroflow
+from .harness import assert_parity, compare, make_request, run_ferroflow
 
 
 def _build(tf, adapt=True, seed=0):
@@ -198,3 +198,117 @@ def test_weights_layout_is_keras(tf_oracle, tmp_path):
     ours = run_ferroflow(make_request(_layout, (str(tmp_path / "ff"),), helpers=_HELPERS))
     differences = compare(written, ours, 0, 0)
     assert not differences, "\n".join(differences)
+
+
+def _keras2_file(path, kind):
+    """A whole-model HDF5 file as tf.keras 2.15 wrote it: Keras 2 configs (``dtype`` strings,
+    ``batch_input_shape``, BatchNormalization's ``axis`` as a list, list-style inbound nodes),
+    weight names with ``:0``, a loss by name and an Adam config with ``decay``."""
+    import json
+
+    import h5py
+    import numpy as np
+
+    def init(name):
+        return {"class_name": name, "config": {"seed": None} if name == "GlorotUniform" else {}}
+
+    def layer(class_name, name, inbound, **config):
+        config = {"name": name, "trainable": True, "dtype": "float32", **config}
+        for key in [k for k in config if k.endswith("_initializer")]:
+            config[key] = init(config[key])
+        entry = {"class_name": class_name, "config": config}
+        if kind == "functional":
+            entry["name"] = name
+            entry["inbound_nodes"] = [[[inbound, 0, 0, {}]]] if inbound else []
+        return entry
+
+    dense = {"kernel_initializer": "GlorotUniform", "bias_initializer": "Zeros", "units": 3}
+    first = {"batch_input_shape": [None, 4]} if kind == "sequential" else {}
+    layers = [
+        # No bias before BatchNormalization (see `_build`).
+        layer("Dense", "dense", "input_1", activation="relu", use_bias=False, **dense, **first),
+        layer(
+            "BatchNormalization", "batch_normalization", "dense", axis=[1], momentum=0.99,
+            epsilon=0.001, center=True, scale=True, beta_initializer="Zeros",
+            gamma_initializer="Ones", moving_mean_initializer="Zeros",
+            moving_variance_initializer="Ones",
+        ),
+        layer(
+            "Dense", "dense_1", "batch_normalization", activation="linear", use_bias=True,
+            **{**dense, "units": 2},
+        ),
+    ]  # fmt: skip
+    if kind == "functional":
+        source = {"batch_input_shape": [None, 4], "dtype": "float32", "name": "input_1"}
+        layers.insert(0, {"class_name": "InputLayer", "config": source, "name": "input_1"})
+        layers[0]["inbound_nodes"] = []
+        config = {
+            "class_name": "Functional",
+            "config": {
+                "name": "model",
+                "layers": layers,
+                "input_layers": [["input_1", 0, 0]],
+                "output_layers": [["dense_1", 0, 0]],
+            },
+        }
+    else:
+        config = {"class_name": "Sequential", "config": {"name": "sequential", "layers": layers}}
+    adam = {"name": "Adam", "learning_rate": 0.01, "decay": 0.0, "beta_1": 0.9}
+    training = {
+        "loss": "mean_squared_error",
+        "metrics": [["mean_absolute_error"]],
+        "weighted_metrics": None,
+        "loss_weights": None,
+        "optimizer_config": {"class_name": "Adam", "config": adam},
+    }
+    rng = np.random.RandomState(3)
+    variables = {
+        "dense": [("kernel", (4, 3))],
+        "batch_normalization": [
+            ("gamma", (3,)), ("beta", (3,)), ("moving_mean", (3,)), ("moving_variance", (3,))
+        ],
+        "dense_1": [("kernel", (3, 2)), ("bias", (2,))],
+    }  # fmt: skip
+    names = (["input_1"] if kind == "functional" else []) + list(variables)
+    with h5py.File(path, "w") as f:
+        f.attrs["keras_version"] = "2.15.0"
+        f.attrs["backend"] = "tensorflow"
+        f.attrs["model_config"] = json.dumps(config).encode("utf8")
+        f.attrs["training_config"] = json.dumps(training).encode("utf8")
+        group = f.create_group("model_weights")
+        group.attrs["layer_names"] = [n.encode("utf8") for n in names]
+        group.attrs["backend"] = b"tensorflow"
+        group.attrs["keras_version"] = b"2.15.0"
+        for name in sorted(names):
+            own = [(f"{name}/{v}:0", shape) for v, shape in variables.get(name, [])]
+            sub = group.create_group(name)
+            sub.attrs["weight_names"] = [n.encode("utf8") for n, _ in own]
+            for n, shape in own:
+                sub.create_dataset(n, data=rng.uniform(0.1, 1.0, shape).astype("float32"))
+
+
+def _load_keras2(tf, path, device):
+    import numpy as np
+
+    with tf.device(device):
+        model = tf.keras.models.load_model(path)
+        x = np.linspace(-1.0, 2.0, 12, dtype="float32").reshape(3, 4)
+        y = np.ones((3, 2), "float32")
+        before = model(x).numpy()
+        logs = model.train_on_batch(x, y, return_dict=True)
+        return [
+            [layer.name for layer in model.layers],
+            model.get_layer("batch_normalization").axis,
+            type(model.optimizer).__name__,
+            float(model.optimizer.learning_rate.numpy()),
+            before,
+            logs,
+            model(x).numpy(),
+        ]
+
+
+@pytest.mark.parametrize("kind", ["functional", "sequential"])
+def test_keras2_h5_file_loads(tf_oracle, tmp_path, kind):
+    path = str(tmp_path / "keras2.h5")
+    _keras2_file(path, kind)
+    assert_parity(tf_oracle, _load_keras2, (path, "CPU:0"))

@@ -288,15 +288,26 @@ def _json_attribute(f, name):
 
 
 def _upgrade_layer_configs(config):
-    """Keras 2 spellings Keras 3 still reads in legacy files: ``batch_input_shape``."""
+    """What Keras 3's legacy loader does to each config without a ``module`` (Keras 2's
+    spellings): ``batch_input_shape`` becomes ``batch_shape`` (input layers) or
+    ``input_shape``; an ``axis`` given as a one-element list or a number becomes an int (any
+    other ``axis`` is dropped, as Keras drops it)."""
     if not isinstance(config, dict) or not isinstance(config.get("config"), dict):
         return config
     inner = config["config"]
-    shape = inner.pop("batch_input_shape", None)
-    if shape is not None:
-        inner["batch_shape" if config.get("class_name") == "InputLayer" else "input_shape"] = shape
-    for entry in inner.get("layers", []) if isinstance(inner.get("layers"), list) else []:
-        _upgrade_layer_configs(entry)
+    if "module" not in config:
+        shape = inner.pop("batch_input_shape", None)
+        if shape is not None:
+            key = "batch_shape" if config.get("class_name") == "InputLayer" else "input_shape"
+            inner[key] = shape
+        axis = inner.pop("axis", None)
+        if isinstance(axis, list) and len(axis) == 1:
+            inner["axis"] = int(axis[0])
+        elif isinstance(axis, (int, float)) and not isinstance(axis, bool):
+            inner["axis"] = int(axis)
+    if isinstance(inner.get("layers"), list):
+        for entry in inner["layers"]:
+            _upgrade_layer_configs(entry)
     return config
 
 
@@ -358,16 +369,44 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     return model
 
 
-def _compile(model, training, custom_objects):
-    from ferroflow.keras.saving.object_registration import CustomObjectScope
-    from ferroflow.keras.utils._compile_config import deserialize_compile_config
+def _nested(deserialize, config):
+    """``deserialize`` over each object (a ``{"class_name"...}`` dict or a name) of a
+    compile argument's nested lists and dicts."""
+    if config is None:
+        return None
+    if isinstance(config, str) or (isinstance(config, dict) and "class_name" in config):
+        return deserialize(config)
+    if isinstance(config, dict):
+        return {k: _nested(deserialize, v) for k, v in config.items()}
+    if isinstance(config, (list, tuple)):
+        return [_nested(deserialize, v) for v in config]
+    raise ValueError(
+        "Saved configuration not understood. Configuration should be a dictionary, string, "
+        f"tuple or list. Received: config={config}."
+    )
 
-    config = {
-        "optimizer": training["optimizer_config"],
-        "loss": training.get("loss"),
-        "metrics": training.get("metrics"),
-        "weighted_metrics": training.get("weighted_metrics"),
-        "loss_weights": training.get("loss_weights"),
-    }
+
+def _metric(config):
+    from ferroflow.keras import metrics
+
+    # compile resolves these by the model's output shape: they stay names, as in Keras.
+    if config in ("accuracy", "acc", "crossentropy", "ce"):
+        return config
+    return metrics.deserialize(config)
+
+
+def _compile(model, training, custom_objects):
+    """Compiles ``model`` from a legacy ``training_config`` as Keras's legacy loader does:
+    names of losses become the loss functions, names of metrics (but accuracy and
+    crossentropy) metric objects."""
+    from ferroflow.keras import losses, optimizers
+    from ferroflow.keras.saving.object_registration import CustomObjectScope
+
     with CustomObjectScope(custom_objects or {}):
-        model.compile(**deserialize_compile_config(config))
+        model.compile(
+            optimizer=optimizers.deserialize(training["optimizer_config"]),
+            loss=_nested(losses.deserialize, training.get("loss")),
+            metrics=_nested(_metric, training.get("metrics")),
+            weighted_metrics=_nested(_metric, training.get("weighted_metrics")),
+            loss_weights=training.get("loss_weights"),
+        )
