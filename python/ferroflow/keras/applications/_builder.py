@@ -40,3 +40,36 @@ def build(
     if file_names is not None:
         file_name = file_names[0] if include_top else file_names[1]
     return _common.finish(model, weights, file_name, origin)
+
+
+def keras_builder(title, default_name, make):
+    """The public builder ``title`` with Keras's usual signature, building with
+    ``make(name=..., include_top=..., weights=..., ...)``."""
+
+    def builder(
+        include_top=True,
+        weights="imagenet",
+        input_tensor=None,
+        input_shape=None,
+        pooling=None,
+        classes=1000,
+        classifier_activation="softmax",
+        name=default_name,
+    ):
+        return make(
+            name=name,
+            include_top=include_top,
+            weights=weights,
+            input_tensor=input_tensor,
+            input_shape=input_shape,
+            pooling=pooling,
+            classes=classes,
+            classifier_activation=classifier_activation,
+        )
+
+    builder.__name__ = builder.__qualname__ = title
+    builder.__doc__ = (
+        f"{title} as Keras builds it (layer names included). ``weights``: None, 'imagenet' "
+        "(Keras's file, read from the Keras cache; never downloaded) or a weight file's path."
+    )
+    return builder

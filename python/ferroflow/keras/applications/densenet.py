@@ -3,7 +3,7 @@ bottleneck convolutions, transition blocks between them), Keras's layer names in
 
 from ferroflow.keras import layers
 from ferroflow.keras.applications import imagenet_utils
-from ferroflow.keras.applications._builder import build
+from ferroflow.keras.applications._builder import build, keras_builder
 from ferroflow.keras.applications._common import BN_AXIS
 from ferroflow.keras.applications.resnet import decode_predictions
 
@@ -68,38 +68,16 @@ def DenseNet(blocks, depth, name, **kwargs):
     )
 
 
-def _builder(depth, blocks):
-    def builder(
-        include_top=True,
-        weights="imagenet",
-        input_tensor=None,
-        input_shape=None,
-        pooling=None,
-        classes=1000,
-        classifier_activation="softmax",
-        name=f"densenet{depth}",
-    ):
-        return DenseNet(
-            blocks,
-            depth,
-            name,
-            include_top=include_top,
-            weights=weights,
-            input_tensor=input_tensor,
-            input_shape=input_shape,
-            pooling=pooling,
-            classes=classes,
-            classifier_activation=classifier_activation,
-        )
+def _densenet(depth, blocks):
+    def make(name, **kwargs):
+        return DenseNet(blocks, depth, name, **kwargs)
 
-    builder.__name__ = builder.__qualname__ = f"DenseNet{depth}"
-    builder.__doc__ = f"DenseNet{depth} (Keras's architecture and layer names)."
-    return builder
+    return keras_builder(f"DenseNet{depth}", f"densenet{depth}", make)
 
 
-DenseNet121 = _builder(121, (6, 12, 24, 16))
-DenseNet169 = _builder(169, (6, 12, 32, 32))
-DenseNet201 = _builder(201, (6, 12, 48, 32))
+DenseNet121 = _densenet(121, (6, 12, 24, 16))
+DenseNet169 = _densenet(169, (6, 12, 32, 32))
+DenseNet201 = _densenet(201, (6, 12, 48, 32))
 
 
 def preprocess_input(x, data_format=None):

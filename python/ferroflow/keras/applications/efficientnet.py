@@ -6,7 +6,7 @@ import math
 
 from ferroflow.keras import layers
 from ferroflow.keras.applications import _common
-from ferroflow.keras.applications._builder import build
+from ferroflow.keras.applications._builder import build, keras_builder
 from ferroflow.keras.applications.resnet import decode_predictions
 
 __all__ = [f"EfficientNetB{i}" for i in range(8)] + ["decode_predictions", "preprocess_input"]
@@ -245,35 +245,10 @@ def EfficientNet(
 
 
 def _builder(index, width, depth, size, dropout):
-    def builder(
-        include_top=True,
-        weights="imagenet",
-        input_tensor=None,
-        input_shape=None,
-        pooling=None,
-        classes=1000,
-        classifier_activation="softmax",
-        name=f"efficientnetb{index}",
-    ):
-        return EfficientNet(
-            width,
-            depth,
-            size,
-            dropout,
-            name=name,
-            include_top=include_top,
-            weights=weights,
-            input_tensor=input_tensor,
-            input_shape=input_shape,
-            pooling=pooling,
-            classes=classes,
-            classifier_activation=classifier_activation,
-            weights_name=f"b{index}",
-        )
+    def make(**kwargs):
+        return EfficientNet(width, depth, size, dropout, weights_name=f"b{index}", **kwargs)
 
-    builder.__name__ = builder.__qualname__ = f"EfficientNetB{index}"
-    builder.__doc__ = f"EfficientNetB{index} (Keras's architecture and layer names)."
-    return builder
+    return keras_builder(f"EfficientNetB{index}", f"efficientnetb{index}", make)
 
 
 EfficientNetB0 = _builder(0, 1.0, 1.0, 224, 0.2)

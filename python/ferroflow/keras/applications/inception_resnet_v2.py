@@ -2,7 +2,7 @@
 concatenation is added, scaled, to the block input), Keras's layer names included."""
 
 from ferroflow.keras import layers
-from ferroflow.keras.applications._builder import build
+from ferroflow.keras.applications._builder import build, keras_builder
 from ferroflow.keras.applications.inception_v3 import _head
 from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
 from ferroflow.keras.applications.resnet import decode_predictions
@@ -113,31 +113,17 @@ def _body(x):
     return conv2d_bn(x, 1536, 1, name="conv_7b")
 
 
-def InceptionResNetV2(
-    include_top=True,
-    weights="imagenet",
-    input_tensor=None,
-    input_shape=None,
-    pooling=None,
-    classes=1000,
-    classifier_activation="softmax",
-    name="inception_resnet_v2",
-):
-    """InceptionResNetV2 (Keras's architecture and layer names); 299x299 by default."""
+def _inception_resnet_v2(**kwargs):
     stem = "inception_resnet_v2_weights_tf_dim_ordering_tf_kernels"
     return build(
         _body,
-        name=name,
         default_size=299,
         min_size=75,
         head=_head,
         file_names=(f"{stem}.h5", f"{stem}_notop.h5"),
         origin=ORIGIN,
-        include_top=include_top,
-        weights=weights,
-        input_tensor=input_tensor,
-        input_shape=input_shape,
-        pooling=pooling,
-        classes=classes,
-        classifier_activation=classifier_activation,
+        **kwargs,
     )
+
+
+InceptionResNetV2 = keras_builder("InceptionResNetV2", "inception_resnet_v2", _inception_resnet_v2)

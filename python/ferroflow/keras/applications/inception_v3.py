@@ -3,7 +3,7 @@ convolution branches), Keras's layer names included."""
 
 from ferroflow.keras import layers
 from ferroflow.keras.applications import _common
-from ferroflow.keras.applications._builder import build
+from ferroflow.keras.applications._builder import build, keras_builder
 from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
 from ferroflow.keras.applications.resnet import decode_predictions
 
@@ -99,31 +99,17 @@ def _head(x, include_top, pooling, classes, classifier_activation, weights):
     return _common.predictions(x, classes, classifier_activation, weights)
 
 
-def InceptionV3(
-    include_top=True,
-    weights="imagenet",
-    input_tensor=None,
-    input_shape=None,
-    pooling=None,
-    classes=1000,
-    classifier_activation="softmax",
-    name="inception_v3",
-):
-    """InceptionV3 (Keras's architecture and layer names); 299x299 by default, at least 75."""
+def _inception_v3(**kwargs):
     stem = "inception_v3_weights_tf_dim_ordering_tf_kernels"
     return build(
         _body,
-        name=name,
         default_size=299,
         min_size=75,
         head=_head,
         file_names=(f"{stem}.h5", f"{stem}_notop.h5"),
         origin=ORIGIN,
-        include_top=include_top,
-        weights=weights,
-        input_tensor=input_tensor,
-        input_shape=input_shape,
-        pooling=pooling,
-        classes=classes,
-        classifier_activation=classifier_activation,
+        **kwargs,
     )
+
+
+InceptionV3 = keras_builder("InceptionV3", "inception_v3", _inception_v3)

@@ -3,7 +3,7 @@ shares, as Keras builds them (layer names included, so Keras's weight files load
 
 from ferroflow.keras import layers
 from ferroflow.keras.applications import imagenet_utils
-from ferroflow.keras.applications._builder import build
+from ferroflow.keras.applications._builder import build, keras_builder
 from ferroflow.keras.applications._common import BN_AXIS
 
 __all__ = ["ResNet50", "ResNet101", "ResNet152", "decode_predictions", "preprocess_input"]
@@ -119,40 +119,16 @@ def stacks(block_counts, v2=False):
     return stack_fn
 
 
-def _resnet_builder(depth, block_counts):
-    def builder(
-        include_top=True,
-        weights="imagenet",
-        input_tensor=None,
-        input_shape=None,
-        pooling=None,
-        classes=1000,
-        classifier_activation="softmax",
-        name=f"resnet{depth}",
-    ):
-        return ResNet(
-            stacks(block_counts),
-            preact=False,
-            use_bias=True,
-            weights_name=f"resnet{depth}",
-            name=name,
-            include_top=include_top,
-            weights=weights,
-            input_tensor=input_tensor,
-            input_shape=input_shape,
-            pooling=pooling,
-            classes=classes,
-            classifier_activation=classifier_activation,
-        )
+def _resnet(depth, block_counts):
+    def make(**kwargs):
+        return ResNet(stacks(block_counts), False, True, f"resnet{depth}", **kwargs)
 
-    builder.__name__ = builder.__qualname__ = f"ResNet{depth}"
-    builder.__doc__ = f"ResNet{depth} (Keras's architecture and layer names)."
-    return builder
+    return keras_builder(f"ResNet{depth}", f"resnet{depth}", make)
 
 
-ResNet50 = _resnet_builder(50, (3, 4, 6, 3))
-ResNet101 = _resnet_builder(101, (3, 4, 23, 3))
-ResNet152 = _resnet_builder(152, (3, 8, 36, 3))
+ResNet50 = _resnet(50, (3, 4, 6, 3))
+ResNet101 = _resnet(101, (3, 4, 23, 3))
+ResNet152 = _resnet(152, (3, 8, 36, 3))
 
 
 def preprocess_input(x, data_format=None):

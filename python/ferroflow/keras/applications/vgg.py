@@ -3,7 +3,7 @@ max pooling, with Keras's layer names, over one shared builder."""
 
 from ferroflow.keras import layers
 from ferroflow.keras.applications import _common, imagenet_utils
-from ferroflow.keras.applications._builder import build
+from ferroflow.keras.applications._builder import build, keras_builder
 
 ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
 
@@ -48,32 +48,10 @@ def VGG(convs_per_block, model_name, **kwargs):
 def vgg_builder(model_name, convs_per_block):
     """The public builder function of one VGG depth."""
 
-    def builder(
-        include_top=True,
-        weights="imagenet",
-        input_tensor=None,
-        input_shape=None,
-        pooling=None,
-        classes=1000,
-        classifier_activation="softmax",
-        name=model_name,
-    ):
-        return VGG(
-            convs_per_block,
-            model_name,
-            name=name,
-            include_top=include_top,
-            weights=weights,
-            input_tensor=input_tensor,
-            input_shape=input_shape,
-            pooling=pooling,
-            classes=classes,
-            classifier_activation=classifier_activation,
-        )
+    def make(**kwargs):
+        return VGG(convs_per_block, model_name, **kwargs)
 
-    builder.__name__ = builder.__qualname__ = model_name.upper()
-    builder.__doc__ = f"{model_name.upper()} (Keras's architecture and layer names)."
-    return builder
+    return keras_builder(model_name.upper(), model_name, make)
 
 
 def preprocess_input(x, data_format=None):

@@ -2,8 +2,8 @@
 convolutions with projected residuals), Keras's layer names included."""
 
 from ferroflow.keras import layers
-from ferroflow.keras.applications import _common
-from ferroflow.keras.applications._builder import build
+from ferroflow.keras.applications._builder import build, keras_builder
+from ferroflow.keras.applications.inception_v3 import _head
 from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
 from ferroflow.keras.applications.resnet import decode_predictions
 
@@ -59,38 +59,17 @@ def _body(x):
     return layers.Activation("relu", name="block14_sepconv2_act")(x)
 
 
-def _head(x, include_top, pooling, classes, classifier_activation, weights):
-    if not include_top:
-        return _common.pooled(x, pooling, avg_name=None, max_name=None)
-    x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-    return _common.predictions(x, classes, classifier_activation, weights)
-
-
-def Xception(
-    include_top=True,
-    weights="imagenet",
-    input_tensor=None,
-    input_shape=None,
-    pooling=None,
-    classes=1000,
-    classifier_activation="softmax",
-    name="xception",
-):
-    """Xception (Keras's architecture and layer names); 299x299 by default, at least 71."""
+def _xception(**kwargs):
     stem = "xception_weights_tf_dim_ordering_tf_kernels"
     return build(
         _body,
-        name=name,
         default_size=299,
         min_size=71,
         head=_head,
         file_names=(f"{stem}.h5", f"{stem}_notop.h5"),
         origin=ORIGIN,
-        include_top=include_top,
-        weights=weights,
-        input_tensor=input_tensor,
-        input_shape=input_shape,
-        pooling=pooling,
-        classes=classes,
-        classifier_activation=classifier_activation,
+        **kwargs,
     )
+
+
+Xception = keras_builder("Xception", "xception", _xception)
