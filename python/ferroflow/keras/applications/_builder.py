@@ -73,3 +73,21 @@ def keras_builder(title, default_name, make):
         "(Keras's file, read from the Keras cache; never downloaded) or a weight file's path."
     )
     return builder
+
+
+def imagenet_build(body, stem, default_size, min_size, origin, head=None):
+    """A ``make`` for `keras_builder`: ``body`` built by `build` with the weight files
+    ``{stem}.h5`` / ``{stem}_notop.h5``."""
+
+    def make(**kwargs):
+        return build(
+            body,
+            default_size=default_size,
+            min_size=min_size,
+            head=head,
+            file_names=(f"{stem}.h5", f"{stem}_notop.h5"),
+            origin=origin,
+            **kwargs,
+        )
+
+    return make

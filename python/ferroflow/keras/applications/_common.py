@@ -185,27 +185,35 @@ def _text(value):
 
 
 def load_legacy_h5_weights(model, path):
-    """Sets each layer's weights from a legacy Keras ``.h5`` weight file (groups named by
-    layer, each with a ``weight_names`` attribute listing its datasets in the layer's order)."""
+    """Sets each layer's weights from a legacy Keras ``.h5`` weight file (a group per layer,
+    each with a ``weight_names`` attribute listing its datasets in the layer's order).
+
+    Layers are matched by name; when some default-named layer (``normalization_1`` after an
+    earlier build in the session) is not in the file, by order, as Keras's loader matches."""
     h5py = import_h5py("reading Keras application weights")
     with h5py.File(path, "r") as f:
         group = f["model_weights"] if "model_weights" in f and "layer_names" not in f.attrs else f
-        names = [_text(n) for n in group.attrs["layer_names"]]
         stored = {}
-        for name in names:
+        for name in (_text(n) for n in group.attrs["layer_names"]):
             g = group[name]
-            stored[name] = [g[_text(w)][()] for w in g.attrs["weight_names"]]
-    for layer in model.layers:
-        if not layer.weights:
-            continue
-        if layer.name not in stored:
-            raise ValueError(
-                f"Layer '{layer.name}' has weights but the file {path} has none for it."
-            )
-        values = stored[layer.name]
+            values = [g[_text(w)][()] for w in g.attrs["weight_names"]]
+            if values:
+                stored[name] = values
+    weighted = [layer for layer in model.layers if layer.weights]
+    if all(layer.name in stored for layer in weighted):
+        pairs = [(layer, layer.name) for layer in weighted]
+    elif len(stored) == len(weighted):
+        pairs = list(zip(weighted, stored))
+    else:
+        raise ValueError(
+            f"Weight file {path} contains {len(stored)} layers with weights, into a model with "
+            f"{len(weighted)} layers with weights."
+        )
+    for layer, name in pairs:
+        values = stored[name]
         if len(values) != len(layer.weights):
             raise ValueError(
                 f"Layer '{layer.name}' expects {len(layer.weights)} weights, but the file "
-                f"{path} has {len(values)} for it."
+                f"{path} has {len(values)} for '{name}'."
             )
         layer.set_weights(values)

@@ -150,6 +150,28 @@ def block(
     return x
 
 
+def dropout_head(dropout_rate, **dense_args):
+    """The EfficientNet classifier: average pooling, dropout, ``predictions`` (Keras's
+    initializer); without top, the ``pooling`` option."""
+
+    def head(x, include_top, pooling, classes, classifier_activation, weights):
+        if not include_top:
+            return _common.pooled(x, pooling)
+        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        if dropout_rate > 0:
+            x = layers.Dropout(dropout_rate, name="top_dropout")(x)
+        _common.validate_activation(classifier_activation, weights)
+        return layers.Dense(
+            classes,
+            activation=classifier_activation,
+            kernel_initializer=DENSE_KERNEL_INITIALIZER,
+            name="predictions",
+            **dense_args,
+        )(x)
+
+    return head
+
+
 def EfficientNet(
     width_coefficient,
     depth_coefficient,
@@ -212,26 +234,12 @@ def EfficientNet(
             padding="same",
         )  # fmt: skip
 
-    def head(x, include_top, pooling, classes, classifier_activation, weights):
-        if not include_top:
-            return _common.pooled(x, pooling)
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        if dropout_rate > 0:
-            x = layers.Dropout(dropout_rate, name="top_dropout")(x)
-        _common.validate_activation(classifier_activation, weights)
-        return layers.Dense(
-            classes,
-            activation=classifier_activation,
-            kernel_initializer=DENSE_KERNEL_INITIALIZER,
-            name="predictions",
-        )(x)
-
     return build(
         body,
         name=name,
         default_size=default_size,
         min_size=32,
-        head=head,
+        head=dropout_head(dropout_rate),
         file_names=None if weights_name is None else (f"{name}.h5", f"{name}_notop.h5"),
         origin=BASE_WEIGHTS_PATH,
         include_top=include_top,

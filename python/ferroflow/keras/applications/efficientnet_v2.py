@@ -5,12 +5,11 @@ normalization are part of the model (``include_preprocessing``), as in Keras."""
 import math
 
 from ferroflow.keras import initializers, layers
-from ferroflow.keras.applications import _common
 from ferroflow.keras.applications._builder import build
 from ferroflow.keras.applications.efficientnet import (
     CONV_KERNEL_INITIALIZER,
-    DENSE_KERNEL_INITIALIZER,
     conv_bn_act,
+    dropout_head,
     squeeze_excite,
 )
 from ferroflow.keras.applications.resnet import decode_predictions
@@ -270,27 +269,12 @@ def EfficientNetV2(
             momentum=bn_momentum, strides=1, padding="same",
         )  # fmt: skip
 
-    def head(x, include_top, pooling, classes, classifier_activation, weights):
-        if not include_top:
-            return _common.pooled(x, pooling)
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        if dropout_rate > 0:
-            x = layers.Dropout(dropout_rate, name="top_dropout")(x)
-        _common.validate_activation(classifier_activation, weights)
-        return layers.Dense(
-            classes,
-            activation=classifier_activation,
-            kernel_initializer=DENSE_KERNEL_INITIALIZER,
-            bias_initializer=initializers.Constant(0.0),
-            name="predictions",
-        )(x)
-
     return build(
         body,
         name=name,
         default_size=default_size,
         min_size=32,
-        head=head,
+        head=dropout_head(dropout_rate, bias_initializer=initializers.Constant(0.0)),
         file_names=(f"{name}.h5", f"{name}_notop.h5"),
         origin=BASE_WEIGHTS_PATH,
         include_top=include_top,

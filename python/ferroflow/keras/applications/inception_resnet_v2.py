@@ -2,7 +2,7 @@
 concatenation is added, scaled, to the block input), Keras's layer names included."""
 
 from ferroflow.keras import layers
-from ferroflow.keras.applications._builder import build, keras_builder
+from ferroflow.keras.applications._builder import imagenet_build, keras_builder
 from ferroflow.keras.applications.inception_v3 import _head
 from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
 from ferroflow.keras.applications.resnet import decode_predictions
@@ -113,17 +113,10 @@ def _body(x):
     return conv2d_bn(x, 1536, 1, name="conv_7b")
 
 
-def _inception_resnet_v2(**kwargs):
-    stem = "inception_resnet_v2_weights_tf_dim_ordering_tf_kernels"
-    return build(
-        _body,
-        default_size=299,
-        min_size=75,
-        head=_head,
-        file_names=(f"{stem}.h5", f"{stem}_notop.h5"),
-        origin=ORIGIN,
-        **kwargs,
-    )
-
-
-InceptionResNetV2 = keras_builder("InceptionResNetV2", "inception_resnet_v2", _inception_resnet_v2)
+InceptionResNetV2 = keras_builder(
+    "InceptionResNetV2",
+    "inception_resnet_v2",
+    imagenet_build(
+        _body, "inception_resnet_v2_weights_tf_dim_ordering_tf_kernels", 299, 75, ORIGIN, _head
+    ),
+)

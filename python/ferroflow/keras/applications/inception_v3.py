@@ -3,7 +3,7 @@ convolution branches), Keras's layer names included."""
 
 from ferroflow.keras import layers
 from ferroflow.keras.applications import _common
-from ferroflow.keras.applications._builder import build, keras_builder
+from ferroflow.keras.applications._builder import imagenet_build, keras_builder
 from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
 from ferroflow.keras.applications.resnet import decode_predictions
 
@@ -99,17 +99,10 @@ def _head(x, include_top, pooling, classes, classifier_activation, weights):
     return _common.predictions(x, classes, classifier_activation, weights)
 
 
-def _inception_v3(**kwargs):
-    stem = "inception_v3_weights_tf_dim_ordering_tf_kernels"
-    return build(
-        _body,
-        default_size=299,
-        min_size=75,
-        head=_head,
-        file_names=(f"{stem}.h5", f"{stem}_notop.h5"),
-        origin=ORIGIN,
-        **kwargs,
-    )
-
-
-InceptionV3 = keras_builder("InceptionV3", "inception_v3", _inception_v3)
+InceptionV3 = keras_builder(
+    "InceptionV3",
+    "inception_v3",
+    imagenet_build(
+        _body, "inception_v3_weights_tf_dim_ordering_tf_kernels", 299, 75, ORIGIN, _head
+    ),
+)

@@ -2,7 +2,7 @@
 convolutions with projected residuals), Keras's layer names included."""
 
 from ferroflow.keras import layers
-from ferroflow.keras.applications._builder import build, keras_builder
+from ferroflow.keras.applications._builder import imagenet_build, keras_builder
 from ferroflow.keras.applications.inception_v3 import _head
 from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
 from ferroflow.keras.applications.resnet import decode_predictions
@@ -59,17 +59,8 @@ def _body(x):
     return layers.Activation("relu", name="block14_sepconv2_act")(x)
 
 
-def _xception(**kwargs):
-    stem = "xception_weights_tf_dim_ordering_tf_kernels"
-    return build(
-        _body,
-        default_size=299,
-        min_size=71,
-        head=_head,
-        file_names=(f"{stem}.h5", f"{stem}_notop.h5"),
-        origin=ORIGIN,
-        **kwargs,
-    )
-
-
-Xception = keras_builder("Xception", "xception", _xception)
+Xception = keras_builder(
+    "Xception",
+    "xception",
+    imagenet_build(_body, "xception_weights_tf_dim_ordering_tf_kernels", 299, 71, ORIGIN, _head),
+)
