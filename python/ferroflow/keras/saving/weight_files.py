@@ -6,6 +6,7 @@ older ferroflow releases wrote."""
 import io
 import zipfile
 
+import ml_dtypes
 import numpy as np
 
 __all__ = ["decode_h5", "decode_npz", "encode_h5", "import_h5py"]
@@ -46,7 +47,13 @@ def encode_h5(arrays, names):
             group = f.require_group(f"{path}/vars" if path else "vars")
             group.attrs["name"] = name
         for key, value in arrays.items():
-            f[key] = value
+            value = np.asarray(value)
+            if value.dtype == ml_dtypes.bfloat16:
+                # HDF5 has no bfloat16: Keras stores the raw 2-byte values and says so.
+                f.create_dataset(key, data=value.view(np.void))
+                f[key].attrs["dtype"] = "bfloat16"
+            else:
+                f[key] = value
     return buffer.getvalue()
 
 
@@ -57,7 +64,10 @@ def decode_h5(data, where):
 
     def visit(name, obj):
         if isinstance(obj, h5py.Dataset):
-            arrays[name] = np.asarray(obj[()])
+            value = np.asarray(obj[()])
+            if obj.attrs.get("dtype") == "bfloat16":
+                value = value.view(ml_dtypes.bfloat16)
+            arrays[name] = value
 
     try:
         with h5py.File(io.BytesIO(data), "r") as f:
