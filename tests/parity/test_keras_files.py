@@ -349,3 +349,41 @@ def test_bfloat16_weights_cross(tf_oracle, tmp_path, keras_writes):
     write = make_request(_bfloat16_write, (path,), helpers=[_bfloat16_model])
     read = make_request(_bfloat16_read, (path,), helpers=[_bfloat16_model])
     _exchange(tf_oracle, write, read, keras_writes, 0)
+
+
+def _lookup_inputs(tf):
+    return [
+        tf.constant([["a", "d"], ["q", "b"]]),
+        tf.constant([[5, 9], [1, 7]], tf.int64),
+        tf.constant(["x z", "w y"]),
+    ]
+
+
+def _lookup_write(tf, path):
+    """Adapted StringLookup (multi-hot), IntegerLookup and TF-IDF TextVectorization: their
+    vocabularies are `.keras` assets, the IDF weights variables."""
+    keras = tf.keras
+    strings = keras.Input((2,), dtype="string")
+    ints = keras.Input((2,), dtype="int64")
+    text = keras.Input((), dtype="string")
+    by_string = keras.layers.StringLookup(output_mode="multi_hot")
+    by_string.adapt(tf.constant([["a", "b"], ["b", "c"], ["b", "d"]]))
+    by_int = keras.layers.IntegerLookup()
+    by_int.adapt(tf.constant([[5, 7], [7, 9]], tf.int64))
+    tf_idf = keras.layers.TextVectorization(output_mode="tf_idf")
+    tf_idf.adapt(["x y z", "y z", "z"])
+    model = keras.Model([strings, ints, text], [by_string(strings), by_int(ints), tf_idf(text)])
+    model.save(path)
+    return [y.numpy() for y in model(_lookup_inputs(tf))]
+
+
+def _lookup_read(tf, path):
+    return [y.numpy() for y in tf.keras.models.load_model(path)(_lookup_inputs(tf))]
+
+
+@pytest.mark.parametrize("keras_writes", [True, False])
+def test_lookup_vocabularies_cross(tf_oracle, tmp_path, keras_writes):
+    path = str(tmp_path / "lookups.keras")
+    write = make_request(_lookup_write, (path,), helpers=[_lookup_inputs])
+    read = make_request(_lookup_read, (path,), helpers=[_lookup_inputs])
+    _exchange(tf_oracle, write, read, keras_writes, 1e-6)
