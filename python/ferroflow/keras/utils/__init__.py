@@ -13,6 +13,7 @@ from ferroflow.keras.saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from ferroflow.keras.utils.audio_dataset_utils import audio_dataset_from_directory
 from ferroflow.keras.utils.config import Config
 from ferroflow.keras.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from ferroflow.keras.utils.dataset_utils import split_dataset
@@ -26,6 +27,7 @@ from ferroflow.keras.utils.general_utils import (
     normalize,
     standardize_dtype,
 )
+from ferroflow.keras.utils.image_dataset_utils import image_dataset_from_directory
 from ferroflow.keras.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from ferroflow.keras.utils.model_visualization import model_to_dot, plot_model
 from ferroflow.keras.utils.numerical_utils import to_categorical
@@ -33,6 +35,7 @@ from ferroflow.keras.utils.progbar import Progbar
 from ferroflow.keras.utils.py_dataset import PyDataset, Sequence
 from ferroflow.keras.utils.rng_utils import set_random_seed
 from ferroflow.keras.utils.sequence_utils import pad_sequences
+from ferroflow.keras.utils.text_dataset_utils import text_dataset_from_directory
 from ferroflow.keras.utils.timeseries_dataset_utils import timeseries_dataset_from_array
 
 __all__ = [
@@ -42,6 +45,7 @@ __all__ = [
     "PyDataset",
     "Sequence",
     "array_to_img",
+    "audio_dataset_from_directory",
     "clear_session",
     "custom_object_scope",
     "deserialize_keras_object",
@@ -52,6 +56,7 @@ __all__ = [
     "get_registered_name",
     "get_registered_object",
     "get_source_inputs",
+    "image_dataset_from_directory",
     "img_to_array",
     "is_interactive_logging_enabled",
     "is_keras_tensor",
@@ -67,6 +72,7 @@ __all__ = [
     "set_random_seed",
     "split_dataset",
     "standardize_dtype",
+    "text_dataset_from_directory",
     "timeseries_dataset_from_array",
     "to_categorical",
     "unpack_x_y_sample_weight",
