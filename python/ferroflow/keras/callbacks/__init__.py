@@ -9,6 +9,7 @@ from ferroflow.keras.callbacks.history import History
 from ferroflow.keras.callbacks.lambda_callback import LambdaCallback
 from ferroflow.keras.callbacks.learning_rate_scheduler import LearningRateScheduler
 from ferroflow.keras.callbacks.model_checkpoint import ModelCheckpoint
+from ferroflow.keras.callbacks.orbax_checkpoint import OrbaxCheckpoint
 from ferroflow.keras.callbacks.progbar_logger import ProgbarLogger
 from ferroflow.keras.callbacks.reduce_lr_on_plateau import ReduceLROnPlateau
 from ferroflow.keras.callbacks.remote_monitor import RemoteMonitor
@@ -26,6 +27,7 @@ __all__ = [
     "LambdaCallback",
     "LearningRateScheduler",
     "ModelCheckpoint",
+    "OrbaxCheckpoint",
     "ProgbarLogger",
     "ReduceLROnPlateau",
     "RemoteMonitor",

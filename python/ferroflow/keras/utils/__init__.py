@@ -13,6 +13,7 @@ from ferroflow.keras.saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from ferroflow.keras.utils import bounding_boxes
 from ferroflow.keras.utils.audio_dataset_utils import audio_dataset_from_directory
 from ferroflow.keras.utils.config import Config
 from ferroflow.keras.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
@@ -45,6 +46,7 @@ __all__ = [
     "PyDataset",
     "Sequence",
     "array_to_img",
+    "bounding_boxes",
     "audio_dataset_from_directory",
     "clear_session",
     "custom_object_scope",

@@ -85,7 +85,7 @@ def convert_format(boxes, source, target, height=None, width=None, dtype="float3
     if boxes.shape[-1] != 4:
         raise ValueError(
             "`boxes` must be a tensor with the last dimension of 4. "
-            f"Received: boxes.shape={tuple(boxes.shape.as_list())}"
+            f"Received: boxes.shape={tuple(boxes.shape)}"
         )
     source, target = source.lower(), target.lower()
     if source not in SUPPORTED_FORMATS or target not in SUPPORTED_FORMATS:
