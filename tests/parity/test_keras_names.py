@@ -73,3 +73,25 @@ def _paths(tf):
 
 def test_variable_paths_follow_name_scopes(tf_oracle):
     assert_parity(tf_oracle, _paths, ())
+
+
+def _state_variables(tf):
+    K = tf.keras
+    K.backend.clear_session()
+    metric = K.metrics.Precision()
+    adam = K.optimizers.Adam()
+    dense = K.layers.Dense(2)
+    dense.build((None, 3))
+    adam.build(dense.trainable_variables)
+    model = K.Sequential([K.layers.Dense(2)])
+    model.build((None, 3))
+    sgd = K.optimizers.SGD(momentum=0.9)
+    sgd.build(model.trainable_variables)
+    return [
+        [(v.name, v.path, type(v).__name__) for v in owner.variables]
+        for owner in (metric, adam, sgd)
+    ]
+
+
+def test_optimizer_and_metric_variables_are_keras_variables(tf_oracle):
+    assert_parity(tf_oracle, _state_variables, ())

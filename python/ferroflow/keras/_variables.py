@@ -9,6 +9,7 @@ import numpy as np
 
 from ferroflow import dtypes as _dtypes
 from ferroflow.variables import Variable as _TFVariable
+from ferroflow.variables import VariableAggregation, VariableSynchronization
 
 __all__ = ["Variable", "DTypeName"]
 
@@ -21,6 +22,11 @@ class DTypeName(str):
 
     def __getattr__(self, attribute):
         return getattr(_dtypes.as_dtype(str(self)), attribute)
+
+
+def _enum(kind, value):
+    """Keras's names for synchronization and aggregation ("on_read", "sum"...), or the enum."""
+    return kind[value.upper()] if isinstance(value, str) else kind(value)
 
 
 class Variable(_TFVariable):
@@ -50,7 +56,14 @@ class Variable(_TFVariable):
                 )
             initializer = initializer(tuple(shape), dtype=dtype or "float32")
         self = super().__new__(
-            cls, initializer, trainable=trainable, name=name, dtype=dtype, **kwargs
+            cls,
+            initializer,
+            trainable=trainable,
+            name=name,
+            dtype=dtype,
+            synchronization=_enum(VariableSynchronization, synchronization),
+            aggregation=_enum(VariableAggregation, aggregation),
+            **kwargs,
         )
         self._keras_name = name
         self.path = name
@@ -60,6 +73,19 @@ class Variable(_TFVariable):
     @property
     def name(self):
         return self.__dict__.get("_keras_name") or super().name
+
+    # In a `keras.StatelessScope` an update is noted so the scope can take it back on exit.
+    def assign(self, value, *args, **kwargs):
+        _note_stateless_update(self)
+        return super().assign(value, *args, **kwargs)
+
+    def assign_add(self, delta, *args, **kwargs):
+        _note_stateless_update(self)
+        return super().assign_add(delta, *args, **kwargs)
+
+    def assign_sub(self, delta, *args, **kwargs):
+        _note_stateless_update(self)
+        return super().assign_sub(delta, *args, **kwargs)
 
     @property
     def dtype(self):
@@ -73,3 +99,11 @@ class Variable(_TFVariable):
         return f"<Variable path={self.path}, shape={self.shape}, dtype={self.dtype}{value}>"
 
     __str__ = __repr__
+
+
+def _note_stateless_update(variable):
+    from ferroflow.keras._scopes import get_stateless_scope
+
+    scope = get_stateless_scope()
+    if scope is not None:
+        scope.touch(variable)

@@ -2,6 +2,7 @@
 
 from ferroflow import array_ops, dtypes
 from ferroflow.keras._naming import auto_name
+from ferroflow.keras._variables import Variable as KerasVariable
 from ferroflow.keras.losses import _backend as K
 from ferroflow.name_scope import name_scope
 from ferroflow.train.trackable import AutoTrackable
@@ -79,7 +80,7 @@ class Metric(AutoTrackable):
         if aggregation not in _AGGREGATIONS:
             raise ValueError(f"Invalid value for argument `aggregation`: {aggregation!r}")
         with name_scope(self.name.replace("/", ">")):
-            variable = Variable(
+            variable = KerasVariable(
                 _initial_value(initializer, shape, dtype),
                 trainable=False,
                 name=name,
@@ -87,6 +88,7 @@ class Metric(AutoTrackable):
                 synchronization=VariableSynchronization.ON_READ,
                 aggregation=_AGGREGATIONS[aggregation],
             )
+        variable.path = f"{self.name}/{name}" if name else self.name
         self._variables.append(variable)
         return variable
 

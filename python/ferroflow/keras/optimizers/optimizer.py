@@ -19,6 +19,7 @@ import numpy as np
 from ferroflow import array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow import math as tf_math
+from ferroflow.keras._variables import Variable as KerasVariable
 from ferroflow.keras.optimizers import (
     _accumulation,
     _arguments,
@@ -106,13 +107,14 @@ class Optimizer(AutoTrackable):
         # traces, are named as if made here (TensorFlow lifts them out of the trace).
         with name_scope(self.name) as scope:
             self._name_scope = name_scope(scope)
-            iterations = Variable(
+            iterations = KerasVariable(
                 0,
                 name="iteration",
                 dtype=_dtypes.int64,
                 trainable=False,
                 aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
             )
+        iterations.path = f"{self.name}/iteration"
         self._track_variable(iterations)
         self._iterations = iterations
         if isinstance(learning_rate, LearningRateSchedule) or callable(learning_rate):
@@ -133,13 +135,14 @@ class Optimizer(AutoTrackable):
         if not isinstance(value, float):
             raise ValueError(_BAD_LEARNING_RATE.format(value))
         with self._name_scope:
-            variable = Variable(
+            variable = KerasVariable(
                 value,
                 name="learning_rate",
                 dtype=_dtypes.float32,
                 trainable=False,
                 aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
             )
+        variable.path = f"{self.name}/learning_rate"
         self._track_variable(variable)
         return variable
 
@@ -195,13 +198,14 @@ class Optimizer(AutoTrackable):
         dtype = _dtypes.float32 if dtype is None else _dtypes.as_dtype(dtype)
         shape = list(shape)
         with self._name_scope:
-            variable = Variable(
+            variable = KerasVariable(
                 _variable_ops.initial_value(initializer, shape, dtype),
                 name=name,
                 dtype=dtype,
                 trainable=False,
                 aggregation=_variable_ops.AGGREGATIONS[aggregation],
             )
+        variable.path = f"{self.name}/{name}" if name else self.name
         self._track_variable(variable)
         return variable
 
