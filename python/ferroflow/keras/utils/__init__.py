@@ -3,6 +3,7 @@
 arrays and small helpers (`normalize`, `Config`, `standardize_dtype`...)."""
 
 from ferroflow.keras.backend import clear_session
+from ferroflow.keras.layers.preprocessing.feature_space import FeatureSpace
 from ferroflow.keras.saving import (
     CustomObjectScope,
     custom_object_scope,
@@ -42,6 +43,7 @@ from ferroflow.keras.utils.timeseries_dataset_utils import timeseries_dataset_fr
 __all__ = [
     "Config",
     "CustomObjectScope",
+    "FeatureSpace",
     "Progbar",
     "PyDataset",
     "Sequence",
