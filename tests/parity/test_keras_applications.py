@@ -242,3 +242,13 @@ def test_legacy_weights_by_order_when_names_differ(tmp_path):
     load_legacy_h5_weights(model, str(path))
     for got, want in zip(model.get_weights(), values):
         np.testing.assert_array_equal(got, want)
+
+
+def test_channels_first_is_refused():
+    keras = ff.keras
+    keras.backend.set_image_data_format("channels_first")
+    try:
+        with pytest.raises(NotImplementedError, match="channels_last"):
+            keras.applications.MobileNetV2(weights=None)
+    finally:
+        keras.backend.set_image_data_format("channels_last")

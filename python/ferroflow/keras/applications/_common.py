@@ -5,7 +5,7 @@ download: a weight file that is not in the cache is an error naming where to put
 
 import os
 
-from ferroflow.keras import activations, layers
+from ferroflow.keras import activations, backend, layers
 from ferroflow.keras.saving.weight_files import import_h5py
 from ferroflow.keras.utils.file_utils import get_file
 
@@ -13,7 +13,14 @@ BN_AXIS = 3  # channels_last, the only data format ferroflow's Keras builds thes
 
 
 def check_weights(weights, include_top, classes, known=("imagenet",)):
-    """Keras's checks of ``weights`` and ``classes`` before a build."""
+    """Keras's checks of ``weights`` and ``classes`` before a build (and the data format:
+    ferroflow builds these models channels-last only)."""
+    if backend.image_data_format() != "channels_last":
+        raise NotImplementedError(
+            "keras.applications: ferroflow builds the application models in the "
+            "`channels_last` image data format only; received "
+            f"image_data_format={backend.image_data_format()!r}."
+        )
     if not (weights in {*known, None} or (isinstance(weights, str) and os.path.exists(weights))):
         raise ValueError(
             "The `weights` argument should be either `None` (random initialization), "
