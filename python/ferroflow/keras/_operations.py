@@ -3,6 +3,7 @@ Keras 3's `keras.ops` classes of the same names, so that functional models using
 summarise and serialise as in Keras (module ``keras.src.ops.numpy``). Applied to real tensors
 they compute with ferroflow's ops. They hold no weights and are not layers."""
 
+import abc
 import operator
 
 from ferroflow import math as _math
@@ -15,9 +16,10 @@ __all__ = ["OPERATIONS", "Operation"]
 KERAS_MODULE = "keras.src.ops.numpy"
 
 
-class Operation:
+class Operation(metaclass=abc.ABCMeta):  # noqa: B024 - an ABC only so that layers register
     """A tensor operation that can be recorded in a functional graph: calling it on
-    `KerasTensor`s records a node, calling it on tensors computes."""
+    `KerasTensor`s records a node, calling it on tensors computes. (`keras.Operation`; Keras
+    layers are registered as operations, as Keras's `Layer` subclasses `Operation`.)"""
 
     def __init__(self, name=None):
         self._name = name or unique_name(camel_to_snake(type(self).__name__))

@@ -57,12 +57,19 @@ def _build_config(layer):
     from ferroflow.keras import _operations
     from ferroflow.keras._symbolic import inbound_nodes
     from ferroflow.keras.layers.input_layer import InputLayer
+    from ferroflow.keras.layers.layer import Layer
     from ferroflow.keras.models.functional import Functional
     from ferroflow.keras.models.sequential import Sequential
 
     if hasattr(layer, "get_build_config"):
         return layer.get_build_config()
-    if isinstance(layer, (_operations.Operation, InputLayer)) or not layer.built:
+    # Layers are `Operation`s too (registered as Keras's Layer subclasses it): only the
+    # layers that are not plain operations have a build config.
+    if (
+        isinstance(layer, InputLayer)
+        or (isinstance(layer, _operations.Operation) and not isinstance(layer, Layer))
+        or not layer.built
+    ):
         return None
     if isinstance(layer, Functional):
         return {"input_shape": None}

@@ -17,7 +17,12 @@ from ferroflow.keras.layers.input_layer import Input, KerasTensor
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.models.model import Model
 
-__all__ = ["Functional", "functional_from_config", "functional_like_constructor"]
+__all__ = [
+    "Functional",
+    "functional_from_config",
+    "functional_like_constructor",
+    "run_nodes",
+]
 
 
 class Functional(Model):
@@ -148,21 +153,7 @@ class Functional(Model):
                 if m is not None:
                     set_keras_mask(x, m)
         computed = {id(x): y for x, y in zip(self._inputs, flat_inputs)}
-        for depth in sorted(self._nodes_by_depth, reverse=True):
-            for node in self._nodes_by_depth[depth]:
-                if node.is_input or any(id(x) not in computed for x in node.input_tensors):
-                    continue
-                args, kwargs = node.fill_in(computed)
-                operation = node.operation
-                if (
-                    training is not None
-                    and isinstance(operation, Layer)
-                    and _symbolic.accepts_call_argument(operation, "training")
-                ):
-                    kwargs["training"] = training
-                outputs = operation(*args, **kwargs)
-                for x, y in zip(node.output_tensors, nest.flatten(outputs)):
-                    computed[id(x)] = y
+        run_nodes(self._nodes_by_depth, computed, training)
         results = [computed[id(x)] for x in self._outputs]
         return _unpack_singleton(nest.pack_sequence_as(self._outputs_struct, results))
 
@@ -255,6 +246,27 @@ class Functional(Model):
         config["input_layers"] = _map_keras_tensors(tensor_config, self._inputs_struct)
         config["output_layers"] = _map_keras_tensors(tensor_config, self._outputs_struct)
         return copy.deepcopy(config)
+
+
+def run_nodes(nodes_by_depth, computed, training=None):
+    """Runs the graph's nodes, deepest first, on the values in ``computed`` (``id`` of a
+    symbolic tensor to its value), adding each node's outputs to ``computed``; nodes whose
+    inputs are not all known are skipped. ``training`` goes to the layers that take it."""
+    for depth in sorted(nodes_by_depth, reverse=True):
+        for node in nodes_by_depth[depth]:
+            if node.is_input or any(id(x) not in computed for x in node.input_tensors):
+                continue
+            args, kwargs = node.fill_in(computed)
+            operation = node.operation
+            if (
+                training is not None
+                and isinstance(operation, Layer)
+                and _symbolic.accepts_call_argument(operation, "training")
+            ):
+                kwargs["training"] = training
+            outputs = operation(*args, **kwargs)
+            for x, y in zip(node.output_tensors, nest.flatten(outputs)):
+                computed[id(x)] = y
 
 
 def functional_like_constructor(cls):

@@ -1,7 +1,7 @@
 """`tf.keras.optimizers`: Keras 3's optimizers (as TensorFlow 2.21 ships them) and learning-rate
 schedules, updating ferroflow variables eagerly or inside a `tf.function`."""
 
-from ferroflow.keras.optimizers import schedules
+from ferroflow.keras.optimizers import legacy, schedules
 from ferroflow.keras.optimizers.adadelta import Adadelta
 from ferroflow.keras.optimizers.adafactor import Adafactor
 from ferroflow.keras.optimizers.adagrad import Adagrad
@@ -42,6 +42,7 @@ __all__ = [
     "ScheduleFreeAdamW",
     "deserialize",
     "get",
+    "legacy",
     "schedules",
     "serialize",
 ]

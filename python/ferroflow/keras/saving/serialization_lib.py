@@ -44,6 +44,7 @@ _PUBLIC_MODULES = (
     "keras.regularizers",
     "keras.constraints",
     "keras.activations",
+    "keras.quantizers",
 )
 # Where a built-in function saved by name only ("relu", "mse") is looked for.
 _BUILTIN_FUNCTION_MODULES = (

@@ -1,0 +1,540 @@
+"""The remaining top-level names of `tf.keras` against Keras 3 under TensorFlow 2.21:
+`keras.tree`, the scopes (`StatelessScope`, `SymbolicScope`, `RematScope`) and `remat`,
+`Function`/`Operation`, `keras.quantizers`, `keras.distribution`, `keras.legacy`,
+`keras.optimizers.legacy`, `keras.wrappers`, `keras.visualization`, `keras.preprocessing`,
+`keras.export` and `keras.distillation`: values, structures, configs and errors."""
+
+import pytest
+
+from ._outcomes import error_classes
+from .harness import assert_parity
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _raised(call):
+    """``(class name, message)`` of what ``call()`` raises, or ``("no error", result)``."""
+    try:
+        return ("no error", call())
+    except Exception as e:  # noqa: BLE001 - class and message are what is compared
+        return (type(e).__name__, str(e))
+
+
+def _tree(tf):
+    import collections
+
+    t = tf.keras.tree
+    Point = collections.namedtuple("Point", ["x", "y"])
+    nested = {"b": [1, None, (2, 3)], "a": Point(4, {"z": 5, "y": 6}), "c": collections.deque([7])}
+    ordered = collections.OrderedDict([("b", 1), ("a", 2)])
+    out = [
+        t.flatten(nested),
+        t.flatten(ordered),
+        t.flatten({"b": 1, "a": 2, 1: 3}),
+        t.flatten(None),
+        t.flatten([None]),
+        t.flatten("text"),
+        t.flatten({1, 2}),
+        [list(p) for p, _ in t.flatten_with_path(nested)],
+        repr(t.map_structure(lambda v: v * 10, nested, none_is_leaf=False)),
+        repr(t.map_structure(lambda v: v is None, [None, 1])),
+        repr(t.map_structure(lambda a, b: a + b, {"x": [1, 2]}, {"x": [10, 20]})),
+        repr(t.pack_sequence_as(nested, list(range(8)))),
+        repr(t.pack_sequence_as(ordered, ["p", "q"])),
+        [t.is_nested(v) for v in (1, None, [], (), {}, "s", Point(1, 2), ordered, {1})],
+        repr(t.lists_to_tuples([1, [2, {"a": [3]}]])),
+        repr(t.map_shape_structure(lambda s: len(s), {"a": (None, 3), "b": [[1, 2], (4,)]})),
+        repr(t.map_structure_up_to([1, 2], lambda v: repr(v), [[1], (2, 3)])),
+        repr(t.traverse(lambda v: t.MAP_TO_NONE if v == 2 else None, [1, [2, 3]])),
+        repr(t.traverse(lambda v: sum(v) if isinstance(v, list) else None, [1, [2, 3]])),
+        repr(t.traverse(lambda v: v * 2 if isinstance(v, int) else None, (1, [2]), top_down=False)),
+        _raised(lambda: t.map_structure(lambda a, b: a, [1, 2], (1, 2))),
+        _raised(lambda: t.map_structure(lambda a, b: a, [1, 2], [1, 2, 3])),
+        _raised(lambda: t.map_structure(lambda a, b: a, {"a": 1}, {"b": 1})),
+        _raised(lambda: t.map_structure(lambda a, b: a, [1, [2]], [1, 2])),
+        _raised(lambda: t.map_structure(lambda a, b: a, [1, 2], [1, [2]])),
+        _raised(lambda: t.pack_sequence_as([1, 2], [1])),
+        _raised(lambda: t.pack_sequence_as([1, 2], [1, 2, 3])),
+        _raised(lambda: t.assert_same_structure([1], (1,))),
+        _raised(lambda: t.assert_same_structure({"a": [1]}, {"a": [2]})),
+        _raised(lambda: t.assert_same_paths([1], (1,))),
+        _raised(lambda: t.assert_same_paths({"a": 1}, {"b": 1})),
+        _raised(lambda: t.map_structure(lambda v: v)),
+    ]
+    return out
+
+
+def test_tree(tf_oracle):
+    assert_parity(tf_oracle, _tree, helpers=[_raised])
+
+
+def _scopes(tf, device):
+    import numpy as np
+
+    k = tf.keras
+    out = []
+    with tf.device(device):
+        f = k.remat(lambda x: tf.sin(x) * x)
+        x = tf.constant([0.5, -1.0, 2.0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        out += [y, tape.gradient(y, x)]
+        dense = k.layers.Dense(2)
+        dense.build((None, 3))
+        dense.set_weights([np.full((3, 2), 0.5, "float32"), np.array([1.0, 2.0], "float32")])
+        kernel, bias = dense.kernel, dense.bias
+        mapped = np.arange(6, dtype="float32").reshape(3, 2)
+        with k.StatelessScope([(kernel, mapped)]) as scope:
+            inside = dense(np.ones((1, 3), "float32"))
+            bias.assign_add([10.0, 10.0])
+            bias_inside = np.array(bias.numpy())
+        out += [
+            inside,
+            bias_inside,
+            kernel.numpy(),
+            bias.numpy(),
+            scope.get_current_value(kernel),
+            scope.get_current_value(bias),
+            scope.get_current_value(k.Variable(1.0)) is None,
+        ]
+    out.append(
+        error_classes(
+            [
+                lambda: k.StatelessScope([(tf.Variable(1.0), 1.0)]),
+                lambda: k.StatelessScope([(k.Variable(np.ones(2)), np.ones(3))]),
+                lambda: k.RematScope(mode="bad"),
+            ]
+        )
+    )
+    for mode in ("full", "activations", "larger_than", "list_of_layers", None):
+        with k.RematScope(mode=mode, layer_names=["a"]) as scope:
+            out.append((scope.mode, scope.output_size_threshold, scope.layer_names))
+    with k.SymbolicScope() as scope:
+        out.append(type(scope).__name__)
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scopes_and_remat(tf_oracle, device):
+    assert_parity(tf_oracle, _scopes, (device,), helpers=[error_classes])
+
+
+def _function(tf):
+    import numpy as np
+
+    k = tf.keras
+    a, b = k.Input((3,), name="a"), k.Input((3,), name="b")
+    dense = k.layers.Dense(2, name="d")
+    added = k.layers.Add(name="add")([a, b])
+    fn = k.Function(inputs=[a, b], outputs={"sum": added, "proj": dense(added)}, name="fn")
+    dense.set_weights([np.arange(6, dtype="float32").reshape(3, 2), np.ones(2, "float32")])
+    x1 = np.arange(6, dtype="float32").reshape(2, 3)
+    x2 = np.ones((2, 3), "float32")
+    result = fn([x1, x2])
+    single = k.Function(a, k.layers.Activation("relu", name="r")(a))
+    return [
+        sorted(result),
+        result["sum"],
+        result["proj"],
+        single(x1 - 3.0),
+        fn.name,
+        [op.name for op in fn.operations],
+        len(fn.inputs),
+        len(fn.outputs),
+        isinstance(fn, k.Operation),
+        isinstance(dense, k.Operation),
+        # (Keras wraps these messages in its call-context traceback: classes are compared.)
+        error_classes(
+            [
+                lambda: fn(x1),
+                lambda: fn([x1, np.ones((2, 4), "float32")]),
+                lambda: k.Function([], a),
+                lambda: k.Function(a, []),
+            ]
+        ),
+        repr(k.Operation(name="op")),
+    ]
+
+
+def test_function_and_operation(tf_oracle):
+    assert_parity(tf_oracle, _function, helpers=[_raised, error_classes])
+
+
+def _quantizers(tf, device):
+    import numpy as np
+
+    q = tf.keras.quantizers
+    x = np.array([[0.3, -1.7, 2.2, 0.0], [5.0, -0.01, 0.4, -3.3]], "float32")
+    out = []
+    with tf.device(device):
+        t = tf.constant(x)
+        out += list(q.abs_max_quantize(t, axis=-1))
+        out += list(q.abs_max_quantize(t, axis=0, value_range=(-7, 7)))
+        out += list(q.abs_max_quantize(t, axis=-1, to_numpy=True))
+        quantizer = q.AbsMaxQuantizer(axis=0)
+        out += list(quantizer(t))
+        out += list(q.AbsMaxQuantizer()(t, axis=1))
+        out.append(quantizer.get_config())
+        out.append(
+            q.compute_float8_scale(
+                tf.constant([2.0, 0.0, np.inf]), tf.constant([0.5, 0.25, 4.0]), 448.0, margin=1
+            )
+        )
+        out.append(q.compute_float8_amax_history(t, tf.constant([1.0, 2.0, 3.0])))
+        out.append(q.quantize_and_dequantize(t, 0.01, "float8_e4m3fn", "float32"))
+        out.append(q.quantize_and_dequantize(t, 0.5, "float8_e5m2", "float32"))
+        for kwargs in ({}, {"num_bits": 4, "narrow_range": True}):
+            lo, hi = tf.constant(-1.5), tf.constant(2.5)
+            with tf.GradientTape() as tape:
+                tape.watch([t, lo, hi])
+                y = q.fake_quant_with_min_max_vars(t, lo, hi, **kwargs)
+                loss = tf.reduce_sum(y * tf.constant([[1.0, 2.0, 3.0, 4.0]]))
+            out += [y, *tape.gradient(loss, [t, lo, hi])]
+        lo, hi = tf.constant([-1.0, -2.0]), tf.constant([1.0, 3.0])
+        with tf.GradientTape() as tape:
+            tape.watch([t, lo, hi])
+            y = q.fake_quant_with_min_max_vars(t, lo, hi, axis=0)
+            loss = tf.reduce_sum(y * y)
+        out += [y, *tape.gradient(loss, [t, lo, hi])]
+        ints = tf.constant([[1, -2, 7], [-8, 3, 0], [5, 5, -1]], tf.int8)
+        packed, shape, length = q.pack_int4(ints)
+        out += [packed, shape, length, q.unpack_int4(packed, length)]
+        packed, shape, length = q.pack_int4(ints, axis=1)
+        out += [packed, q.unpack_int4(packed, length, axis=1)]
+        u = tf.constant([[1, 15], [9, 0]], tf.uint8)
+        packed, _, length = q.pack_int4(u, dtype="uint8")
+        out += [packed, q.unpack_int4(packed, length, dtype="uint8")]
+    serialized = q.serialize(q.AbsMaxQuantizer(axis=-1, value_range=(-100, 100)))
+    out.append(serialized)
+    revived = q.deserialize(serialized)
+    out.append((type(revived).__name__, revived.get_config()))
+    out.append(type(q.get(q.AbsMaxQuantizer())).__name__)
+    out.append(q.get(None))
+    out.append(
+        error_classes(
+            [
+                lambda: q.AbsMaxQuantizer(value_range=(-200, 127)),
+                lambda: q.get("nope"),
+                lambda: q.pack_int4(tf.constant([1.0]), dtype="int8"),
+                lambda: q.pack_int4(tf.constant([1], tf.int8), dtype="int4"),
+                lambda: q.unpack_int4(tf.constant([1.0]), 1),
+                lambda: q.Quantizer().get_config(),
+            ]
+        )
+    )
+    out.append(q.Quantizer()(5))
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_quantizers(tf_oracle, device):
+    assert_parity(tf_oracle, _quantizers, (device,), helpers=[error_classes])
+
+
+def _distribution(tf):
+    d = tf.keras.distribution
+    mesh = d.DeviceMesh((1,), ["batch"], ["cpu:0"])
+    layout = d.TensorLayout(["batch", None])
+    data_parallel = d.DataParallel(devices=["cpu:0"])
+    layout_map = d.LayoutMap(mesh)
+    layout_map["dense.*kernel"] = (None, "batch")
+    layout_map["bias"] = d.TensorLayout(["batch"])
+    model_parallel = d.ModelParallel(layout_map=layout_map)
+    out = [
+        d.list_devices("cpu"),
+        repr(mesh),
+        str(mesh),
+        mesh.devices.tolist(),
+        repr(layout),
+        repr(data_parallel),
+        data_parallel.num_model_replicas,
+        data_parallel.batch_dim_name,
+        repr(data_parallel.get_data_layout((4, 3))),
+        data_parallel.get_tensor_layout("x"),
+        repr(d.DataParallel(device_mesh=mesh)),
+        repr(layout_map["dense_1/kernel"]),
+        repr(layout_map["bias"]),
+        layout_map["other"],
+        len(layout_map),
+        list(layout_map),
+        repr(model_parallel),
+        model_parallel.batch_dim_name,
+        model_parallel.num_model_replicas,
+        repr(model_parallel.get_tensor_layout("dense/kernel")),
+        d.distribution(),
+    ]
+    with data_parallel.scope():
+        out.append(repr(d.distribution()))
+    d.set_distribution(model_parallel)
+    out.append(repr(d.distribution()))
+    d.set_distribution(None)
+    out.append(d.distribution())
+
+    def set_mesh():
+        laid = d.TensorLayout(["batch"], mesh)
+        laid.device_mesh = mesh
+
+    out += [
+        _raised(lambda: d.DeviceMesh((2,), ["batch"], ["cpu:0"])),
+        _raised(lambda: d.DeviceMesh((), [], ["cpu:0"])),
+        _raised(lambda: d.DeviceMesh((1, 1), ["batch"], ["cpu:0"])),
+        _raised(lambda: d.TensorLayout(["model"], mesh)),
+        _raised(set_mesh),
+        _raised(lambda: layout.backend_layout),
+        _raised(lambda: mesh.backend_mesh),
+        _raised(lambda: d.get_device_count()),
+        _raised(lambda: d.initialize()),
+        _raised(lambda: d.distribute_tensor(tf.ones([2]), layout)),
+        _raised(lambda: d.ModelParallel()),
+        _raised(lambda: d.ModelParallel(layout_map={})),
+        _raised(lambda: d.DataParallel(device_mesh="mesh")),
+        _raised(lambda: layout_map.__setitem__("bias", (None,))),
+        _raised(lambda: layout_map.__setitem__("x", ["batch"])),
+    ]
+    layout_map["k.*"] = (None,)
+    out.append(_raised(lambda: layout_map["kernel"]))
+    return out
+
+
+def test_distribution(tf_oracle):
+    assert_parity(tf_oracle, _distribution, helpers=[_raised])
+
+
+def _legacy_and_stubs(tf):
+    import numpy as np
+
+    k = tf.keras
+    saving = k.legacy.saving
+    dense = k.layers.Dense(3, activation="relu", name="d")
+    config = saving.serialize_keras_object(dense)
+    revived = saving.deserialize_keras_object(config, module_objects={"Dense": k.layers.Dense})
+    images = np.arange(2 * 3 * 3 * 3, dtype="float32").reshape(2, 3, 3, 3)
+    masks = np.array([[[0, 1, 2], [1, 1, -1], [2, 0, 0]]] * 2, "int32")[..., None]
+    return [
+        config,
+        revived.get_config(),
+        saving.serialize_keras_object(None),
+        saving.serialize_keras_object(k.activations.relu),
+        saving.deserialize_keras_object("relu", custom_objects={"relu": k.activations.relu})
+        is k.activations.relu,
+        _raised(lambda: saving.deserialize_keras_object("relu")),
+        _raised(lambda: saving.deserialize_keras_object({"class_name": "Nope", "config": {}})),
+        _raised(lambda: saving.deserialize_keras_object({"config": {}})),
+        _raised(lambda: saving.deserialize_keras_object(3)),
+        _raised(lambda: saving.serialize_keras_object(3)),
+        [
+            _raised(lambda c=c: c(learning_rate=0.1))
+            for c in (
+                k.optimizers.legacy.Adam,
+                k.optimizers.legacy.SGD,
+                k.optimizers.legacy.RMSprop,
+                k.optimizers.legacy.Adagrad,
+                k.optimizers.legacy.Ftrl,
+                k.optimizers.legacy.Optimizer,
+            )
+        ],
+        [
+            _raised(lambda c=c: c(None))
+            for c in (
+                k.wrappers.SKLearnClassifier,
+                k.wrappers.SKLearnRegressor,
+                k.wrappers.SKLearnTransformer,
+            )
+        ],
+        k.visualization.draw_segmentation_masks(images, masks, num_classes=3),
+        k.visualization.draw_segmentation_masks(images, masks, blend=False),
+        k.visualization.draw_segmentation_masks(
+            images,
+            masks,
+            num_classes=3,
+            color_mapping={0: [1, 2, 3], 1: [4, 5, 6], 2: [7, 8, 9]},
+            alpha=0.5,
+        ),
+        _raised(lambda: k.visualization.draw_segmentation_masks(images[0], masks)),
+        _raised(lambda: k.visualization.draw_segmentation_masks(images, masks * 1.0)),
+        _raised(
+            lambda: k.visualization.draw_bounding_boxes(
+                images, {"boxes": np.zeros((2, 1, 4)), "labels": np.zeros((2, 1))}, "xyxy"
+            )
+        ),
+    ]
+
+
+def test_legacy_wrappers_visualization(tf_oracle):
+    assert_parity(tf_oracle, _legacy_and_stubs, helpers=[_raised])
+
+
+def _preprocessing(tf):
+    import json
+
+    import numpy as np
+
+    p = tf.keras.preprocessing
+    text = p.text
+    texts = ["The cat sat on the mat.", "The dog ate my homework!", "cat, dog: cat"]
+    tokenizer = text.Tokenizer(num_words=6, oov_token="<oov>")
+    tokenizer.fit_on_texts(texts)
+    plain = text.Tokenizer()
+    plain.fit_on_texts(texts)
+    plain.fit_on_sequences([[1, 2], [2, 2, 3]])
+    chars = text.Tokenizer(char_level=True)
+    chars.fit_on_texts(["abca", "Bd"])
+    restored = text.tokenizer_from_json(tokenizer.to_json())
+    seq = p.sequence
+    series = np.arange(20, dtype="float32").reshape(10, 2)
+    gen = seq.TimeseriesGenerator(
+        series, np.arange(10), length=3, sampling_rate=2, stride=2, batch_size=2
+    )
+    reversed_gen = seq.TimeseriesGenerator(
+        series, np.arange(10), length=2, reverse=True, start_index=1, end_index=7, batch_size=3
+    )
+    image = np.arange(4 * 6 * 2, dtype="float32").reshape(4, 6, 2)
+
+    def hash_free(config):
+        config = dict(config)
+        for key in ("word_docs", "index_docs"):
+            config[key] = sorted(json.loads(config[key]).items())
+        return config
+
+    return [
+        text.text_to_word_sequence("Hello, World!  It's\tme"),
+        text.text_to_word_sequence("a-b c", filters="", lower=False, split="-"),
+        text.hashing_trick("the cat the dog", 7, hash_function="md5"),
+        len(text.one_hot("the cat sat", 10)),
+        tokenizer.word_index,
+        dict(tokenizer.word_counts),
+        # Keras counts documents over a set of words: the order follows string hashing.
+        sorted(tokenizer.word_docs.items()),
+        sorted(tokenizer.index_docs.items()),
+        tokenizer.texts_to_sequences(texts + ["unknown words cat"]),
+        tokenizer.sequences_to_texts([[1, 2, 3, 5, 9]]),
+        [tokenizer.texts_to_matrix(texts, mode=m) for m in ("binary", "count", "freq", "tfidf")],
+        plain.texts_to_sequences(["cat unknown the"]),
+        plain.sequences_to_matrix([[1, 2, 2], []], mode="tfidf"),
+        plain.document_count,
+        chars.word_index,
+        chars.texts_to_sequences(["dab"]),
+        hash_free(tokenizer.get_config()),
+        hash_free(restored.get_config()),
+        restored.texts_to_sequences(texts),
+        _raised(lambda: text.Tokenizer().texts_to_matrix(["a"])),
+        _raised(lambda: text.Tokenizer(bad=1)),
+        _raised(lambda: tokenizer.texts_to_matrix(texts, mode="nope")),
+        seq.pad_sequences([[1, 2], [3]], maxlen=3, padding="post"),
+        len(gen),
+        [list(gen[i]) for i in range(len(gen))],
+        len(reversed_gen),
+        list(reversed_gen[0]),
+        _raised(lambda: gen.get_config()),
+        _raised(lambda: seq.TimeseriesGenerator(series, np.arange(9), length=3)),
+        _raised(lambda: seq.TimeseriesGenerator(series, np.arange(10), length=30)),
+        seq.make_sampling_table(6),
+        seq.skipgrams([1, 2, 0, 3, 4], 5, window_size=2, negative_samples=0.0, shuffle=False),
+        seq.skipgrams(
+            [1, 2, 3], 5, window_size=1, negative_samples=0.0, shuffle=False, categorical=True
+        ),
+        p.image.smart_resize(image, (3, 3)),
+        p.image.smart_resize(image[None], (2, 5), interpolation="nearest"),
+        _raised(lambda: p.image.smart_resize(image[0], (2, 2))),
+        _raised(lambda: p.image.smart_resize(image, (2,))),
+        p.image.apply_channel_shift(image, 5.0, channel_axis=2),
+        p.image.apply_affine_transform(image, channel_axis=2, row_axis=0, col_axis=1),
+        p.image.random_zoom(image, (1, 1), channel_axis=2, row_axis=0, col_axis=1),
+        _raised(lambda: p.image.apply_affine_transform(image, theta=10)),
+        _raised(lambda: p.image.apply_affine_transform(image, row_axis=0, col_axis=0)),
+        _raised(lambda: p.image.random_zoom(image, (1,))),
+        callable(p.timeseries_dataset_from_array),
+    ]
+
+
+def test_preprocessing(tf_oracle):
+    assert_parity(tf_oracle, _preprocessing, helpers=[_raised])
+
+
+def _export(tf, directory):
+    import os
+
+    import numpy as np
+
+    k = tf.keras
+    inp = k.Input((3,))
+    model = k.Model(inp, k.layers.Dense(2)(inp))
+    model.set_weights(
+        [np.arange(6, dtype="float32").reshape(3, 2) / 10, np.array([1.0, -1.0], "float32")]
+    )
+    archive = k.export.ExportArchive()
+    archive.track(model)
+    archive.add_endpoint(
+        "serve", model.call, input_signature=[tf.TensorSpec((None, 3), tf.float32)]
+    )
+    archive.add_endpoint(
+        "double",
+        lambda x: model(x) * 2.0,
+        input_signature=[k.InputSpec(shape=(None, 3), dtype="float32")],
+    )
+    path = os.path.join(directory, "exported")
+    archive.write_out(path, verbose=False)
+    loaded = tf.saved_model.load(path)
+    x = tf.constant(np.ones((2, 3), "float32"))
+    unbuilt = k.export.ExportArchive()
+    out = [
+        loaded.serve(x),
+        loaded.double(x),
+        loaded.signatures["serving_default"](x),
+        sorted(loaded.signatures),
+        len(archive.variables),
+        len(archive.trainable_variables),
+        _raised(
+            lambda: archive.add_endpoint(
+                "serve", model.call, input_signature=[tf.TensorSpec((None, 3))]
+            )
+        ),
+        _raised(lambda: archive.add_endpoint("other", model.call)),
+        _raised(lambda: unbuilt.write_out(os.path.join(directory, "none"))),
+        _raised(lambda: unbuilt.track(k.layers.Dense(2))),
+        _raised(lambda: unbuilt.track(3)),
+        _raised(lambda: unbuilt.add_variable_collection("v", 3)),
+        _raised(lambda: k.export.ExportArchive(format="onnx")),
+        _raised(lambda: unbuilt.add_endpoint("e", model.call, [k.InputSpec(shape=(None, 3))])),
+        _raised(lambda: unbuilt.add_endpoint("e", model.call, [3])),
+    ]
+    return out
+
+
+def test_export(tf_oracle, tmp_path):
+    assert_parity(tf_oracle, _export, (str(tmp_path),), helpers=[_raised])
+
+
+def _distillation(tf):
+    import numpy as np
+
+    dist = tf.keras.distillation
+    teacher = tf.constant(np.array([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]], "float32"))
+    student = tf.constant(np.array([[0.5, 2.5, 0.0], [1.0, -0.5, 2.0]], "float32"))
+    kl = dist.LogitsDistillation(temperature=2.0, loss=tf.keras.losses.KLDivergence())
+    return [
+        dist.LogitsDistillation().compute_loss(teacher, student),
+        kl.compute_loss(teacher, student),
+        dist.LogitsDistillation(temperature=4, loss="mse").compute_loss(teacher, student),
+        dist.LogitsDistillation(loss=["mse", None]).compute_loss(
+            [teacher, student], [student, teacher]
+        ),
+        dist.FeatureDistillation().compute_loss(teacher, student),
+        dist.FeatureDistillation(loss="cosine_similarity").compute_loss(teacher, student),
+        dist.FeatureDistillation(loss={"a": "mae", "b": "mse"}).compute_loss(
+            {"a": teacher, "b": student}, {"a": student, "b": teacher}
+        ),
+        dist.FeatureDistillation(teacher_layer_name="t").get_config(),
+        dist.LogitsDistillation(temperature=5.0).get_config(),
+        _raised(lambda: dist.LogitsDistillation(temperature=0)),
+        _raised(lambda: dist.LogitsDistillation(temperature="2")),
+        _raised(lambda: dist.LogitsDistillation(loss=None)),
+        _raised(lambda: dist.FeatureDistillation(loss=[None])),
+        _raised(lambda: dist.DistillationLoss().compute_loss(teacher, student)),
+        _raised(lambda: dist.DistillationLoss().validate_outputs([teacher], (student,))),
+    ]
+
+
+def test_distillation(tf_oracle):
+    assert_parity(tf_oracle, _distillation, helpers=[_raised])

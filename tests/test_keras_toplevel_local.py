@@ -1,0 +1,51 @@
+"""ferroflow-only checks of `tf.keras` top-level names whose TensorFlow 2.21 counterparts
+cannot run in the oracle's environment (matplotlib, PIL) or that ferroflow refuses with a
+typed error (Keras's legacy generators, `Distiller`, the quantization configs)."""
+
+import ferroflow as tf
+import numpy as np
+import pytest
+
+
+def test_plot_image_gallery_writes_a_file(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    path = tmp_path / "gallery.png"
+    images = np.random.default_rng(0).uniform(0, 1, (4, 8, 8, 3)).astype("float32")
+    tf.keras.visualization.plot_image_gallery(images, value_range=(0, 1), path=str(path))
+    assert path.stat().st_size > 0
+    masks = np.zeros((2, 8, 8, 1), "int32")
+    tf.keras.visualization.plot_segmentation_mask_gallery(
+        images[:2] * 255, num_classes=2, y_true=masks, path=str(tmp_path / "masks.png")
+    )
+    with pytest.raises(ValueError, match="either `path`"):
+        tf.keras.visualization.plot_image_gallery(images, path=str(path), show=True)
+
+
+def test_brightness_shift_is_pil_enhance():
+    pytest.importorskip("PIL")
+    from PIL import ImageEnhance
+
+    image = np.arange(4 * 4 * 3, dtype="float32").reshape(4, 4, 3) * 5
+    got = tf.keras.preprocessing.image.apply_brightness_shift(image, 0.5)
+    pil = tf.keras.utils.array_to_img(image, scale=True)
+    want = tf.keras.utils.img_to_array(ImageEnhance.Brightness(pil).enhance(0.5))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tf.keras.preprocessing.image.ImageDataGenerator(),
+        lambda: tf.keras.preprocessing.image.NumpyArrayIterator(),
+        lambda: tf.keras.distillation.Distiller(teacher=None, student=None),
+        lambda: tf.keras.quantizers.Int8QuantizationConfig(),
+        lambda: tf.keras.quantizers.abs_max_quantize_grouped_with_zero_point(None, None),
+        lambda: tf.keras.StatelessScope(collect_losses=True),
+    ],
+)
+def test_unimplemented_names_raise(make):
+    with pytest.raises(NotImplementedError):
+        make()
