@@ -232,6 +232,45 @@ def test_quantizers(tf_oracle, device):
     assert_parity(tf_oracle, _quantizers, (device,), helpers=[error_classes])
 
 
+def _quantization_configs(tf):
+    q = tf.keras.quantizers
+    int8 = q.Int8QuantizationConfig()
+    int4 = q.Int4QuantizationConfig(
+        block_size=None, weight_quantizer=q.AbsMaxQuantizer(value_range=(-8, 7))
+    )
+    out = []
+    for config in (int8, int4, q.Int4QuantizationConfig(), q.Float8QuantizationConfig()):
+        revived = type(config).from_config(config.get_config())
+        out.append((config.mode, config.get_config(), revived.get_config()))
+    out.append(q.serialize(int8))
+    out.append(type(q.deserialize(q.serialize(int4))).__name__)
+    out.append(q.QuantizationConfig.weight_quantizer_or_default(int8, "d"))
+    out.append(q.QuantizationConfig.activation_quantizer_or_default(None, "d"))
+    out.append(
+        [
+            _raised(make)
+            for make in (
+                lambda: q.QuantizationConfig().mode,
+                lambda: q.Int8QuantizationConfig(
+                    weight_quantizer=q.AbsMaxQuantizer(
+                        output_dtype="int16", value_range=(-1000, 1000)
+                    )
+                ),
+                lambda: q.Int4QuantizationConfig(block_size=0),
+                lambda: q.Int4QuantizationConfig(weight_quantizer=q.AbsMaxQuantizer()),
+                lambda: q.Int4QuantizationConfig(
+                    block_size=-1, weight_quantizer=q.AbsMaxQuantizer()
+                ),
+            )
+        ]
+    )
+    return out
+
+
+def test_quantization_configs(tf_oracle):
+    assert_parity(tf_oracle, _quantization_configs, helpers=[_raised])
+
+
 def _distribution(tf):
     d = tf.keras.distribution
     mesh = d.DeviceMesh((1,), ["batch"], ["cpu:0"])

@@ -4,7 +4,8 @@ TensorFlow backend computes them.
 
 Float8 dtypes do not exist in ferroflow's tensors: `quantize_and_dequantize` to a float8 dtype
 rounds through ``ml_dtypes`` on the host (eager values only). The quantization configs drive
-``Model.quantize``, which ferroflow's Keras does not have; constructing one raises
+``Model.quantize``, which ferroflow's Keras does not have: the int8, int4 and float8 configs are
+plain objects (validated, serializable); the calibration-based ones (GPTQ, AWQ) raise
 ``NotImplementedError``."""
 
 import inspect
@@ -282,33 +283,148 @@ def unpack_int4(packed, orig_len, axis=0, dtype="int8"):
 
 
 class QuantizationConfig:
-    """Base of the configs that drive ``Model.quantize`` (not in ferroflow's Keras)."""
+    """What ``Model.quantize`` would use: the weight and activation quantizers of a mode.
+    (ferroflow's Keras has no ``Model.quantize``; the configs are plain objects here.)"""
+
+    def __init__(self, weight_quantizer=None, activation_quantizer=None):
+        self.weight_quantizer = weight_quantizer
+        self.activation_quantizer = activation_quantizer
+
+    @property
+    def mode(self):
+        raise NotImplementedError(
+            "Subclasses must implement this property. Do not instantiate QuantizationConfig "
+            "directly."
+        )
+
+    def get_config(self):
+        return {
+            "weight_quantizer": serialization_lib.serialize_keras_object(self.weight_quantizer),
+            "activation_quantizer": serialization_lib.serialize_keras_object(
+                self.activation_quantizer
+            ),
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**_revived_quantizers(config))
+
+    @staticmethod
+    def weight_quantizer_or_default(config, default):
+        if config is not None and config.weight_quantizer is not None:
+            return config.weight_quantizer
+        return default
+
+    @staticmethod
+    def activation_quantizer_or_default(config, default):
+        return config.activation_quantizer if config is not None else default
+
+
+def _revived_quantizers(config):
+    return {
+        key: serialization_lib.deserialize_keras_object(config.get(key))
+        for key in ("weight_quantizer", "activation_quantizer")
+    }
+
+
+class Int8QuantizationConfig(QuantizationConfig):
+    """Int8 quantization: an `AbsMaxQuantizer` for activations by default."""
+
+    def __init__(self, weight_quantizer=None, activation_quantizer="default"):
+        if activation_quantizer == "default":
+            activation_quantizer = AbsMaxQuantizer()
+        super().__init__(weight_quantizer, activation_quantizer)
+        if self.weight_quantizer is not None and self.weight_quantizer.output_dtype != "int8":
+            raise ValueError(
+                "Int8QuantizationConfig requires a weight_quantizer with output_dtype='int8'. "
+                f"Received: output_dtype={self.weight_quantizer.output_dtype}"
+            )
+
+    @property
+    def mode(self):
+        return "int8"
+
+
+class Int4QuantizationConfig(QuantizationConfig):
+    """Int4 quantization, per channel or in blocks of ``block_size`` (no activation
+    quantizer by default)."""
+
+    def __init__(self, weight_quantizer=None, activation_quantizer="default", block_size=128):
+        if activation_quantizer == "default":
+            activation_quantizer = None
+        super().__init__(weight_quantizer, activation_quantizer)
+        if block_size is not None and block_size != -1 and block_size <= 0:
+            raise ValueError(
+                "block_size must be None, -1, or a positive integer. "
+                f"Received: block_size={block_size}"
+            )
+        self.block_size = block_size
+        sub_channel = block_size is not None and block_size > 0
+        if sub_channel and (weight_quantizer is not None or self.activation_quantizer is not None):
+            raise ValueError(
+                "Int4 sub-channel quantization (block_size > 0) does not support custom "
+                "quantizers. Either set block_size to None or -1 for per-channel quantization, "
+                f"or remove the custom quantizer arguments. Received: block_size={block_size}"
+            )
+        if self.weight_quantizer is not None:
+            if self.weight_quantizer.value_range != (-8, 7):
+                raise ValueError(
+                    "Int4QuantizationConfig requires a weight_quantizer with value_range=(-8, "
+                    f"7). Received: value_range={self.weight_quantizer.value_range}"
+                )
+            if self.weight_quantizer.output_dtype != "int8":
+                raise ValueError(
+                    "Int4QuantizationConfig requires a weight_quantizer with "
+                    f"output_dtype='int8'. Received: output_dtype="
+                    f"{self.weight_quantizer.output_dtype}"
+                )
+
+    @property
+    def mode(self):
+        return "int4"
+
+    def get_config(self):
+        return {**super().get_config(), "block_size": self.block_size}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**_revived_quantizers(config), block_size=config.get("block_size", None))
+
+
+class Float8QuantizationConfig(QuantizationConfig):
+    """Float8 quantization (no quantizers to choose)."""
+
+    def __init__(self):
+        super().__init__(None, None)
+
+    @property
+    def mode(self):
+        return "float8"
+
+    def get_config(self):
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls()
+
+
+class _CalibratedConfig:
+    """Base of the calibration-based configs (GPTQ, AWQ), which need ``Model.quantize``."""
 
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(
             f"keras.quantizers.{type(self).__name__}: ferroflow's Keras has no "
-            "`Model.quantize`, which these configs drive."
+            "`Model.quantize`, which this config drives."
         )
 
 
-class Int8QuantizationConfig(QuantizationConfig):
-    """Int8 quantization config (see `QuantizationConfig`)."""
+class GPTQConfig(_CalibratedConfig, QuantizationConfig):
+    """GPTQ quantization config: not in ferroflow (it needs ``Model.quantize``)."""
 
 
-class Int4QuantizationConfig(QuantizationConfig):
-    """Int4 quantization config (see `QuantizationConfig`)."""
-
-
-class Float8QuantizationConfig(QuantizationConfig):
-    """Float8 quantization config (see `QuantizationConfig`)."""
-
-
-class GPTQConfig(QuantizationConfig):
-    """GPTQ quantization config (see `QuantizationConfig`)."""
-
-
-class AWQConfig(QuantizationConfig):
-    """AWQ quantization config (see `QuantizationConfig`)."""
+class AWQConfig(_CalibratedConfig, QuantizationConfig):
+    """AWQ quantization config: not in ferroflow (it needs ``Model.quantize``)."""
 
 
 _OBJECTS = [
