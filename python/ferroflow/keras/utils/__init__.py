@@ -14,7 +14,7 @@ from ferroflow.keras.saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
-from ferroflow.keras.utils import bounding_boxes
+from ferroflow.keras.utils import bounding_boxes, legacy
 from ferroflow.keras.utils.audio_dataset_utils import audio_dataset_from_directory
 from ferroflow.keras.utils.config import Config
 from ferroflow.keras.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
@@ -64,6 +64,7 @@ __all__ = [
     "img_to_array",
     "is_interactive_logging_enabled",
     "is_keras_tensor",
+    "legacy",
     "load_img",
     "model_to_dot",
     "normalize",
