@@ -3,6 +3,8 @@ crosses adapted on a `tf.data` dataset of dicts, concat and dict outputs (batche
 example), the encoded features of the functional inputs and a model over them, configs,
 `.keras` files read by the other side, and the errors."""
 
+import pytest
+
 from ._outcomes import error_classes
 from .harness import assert_parity
 
@@ -41,9 +43,17 @@ def _full_space(tf):
     )
 
 
-def _feature_space(tf, directory):
+def _feature_space(tf, directory, device):
     import os
 
+    with tf.device(device):
+        return _feature_space_outputs(tf, os.path.join(directory, device[:3]))
+
+
+def _feature_space_outputs(tf, directory):
+    import os
+
+    os.makedirs(directory, exist_ok=True)
     data = _data()
     fs = _full_space(tf)
     fs.adapt(tf.data.Dataset.from_tensor_slices(data))
@@ -98,16 +108,19 @@ def _reload(tf, directory):
     """The FeatureSpace the other side saved."""
     import os
 
+    directory = os.path.join(directory, "CPU")
     other = "ferroflow" if tf.__name__ == "tensorflow" else "tensorflow"
     data = _data()
     restored = tf.keras.models.load_model(os.path.join(directory, other + ".keras"))
     return [type(restored).__name__, restored({k: tf.constant(v[:3]) for k, v in data.items()})]
 
 
-def test_feature_space_and_files(tf_oracle, tmp_path):
-    helpers = [_data, _full_space]
-    assert_parity(tf_oracle, _feature_space, (str(tmp_path),), helpers=helpers, rtol=1e-5)
-    assert_parity(tf_oracle, _reload, (str(tmp_path),), helpers=[_data], rtol=1e-5)
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+def test_feature_space(tf_oracle, tmp_path, device):
+    helpers = [_data, _full_space, _feature_space_outputs]
+    assert_parity(tf_oracle, _feature_space, (str(tmp_path), device), helpers=helpers, rtol=1e-5)
+    if device == "CPU:0":  # the files each side wrote, read by the other
+        assert_parity(tf_oracle, _reload, (str(tmp_path),), helpers=[_data], rtol=1e-5)
 
 
 def _errors(tf):

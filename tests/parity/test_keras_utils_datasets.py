@@ -95,7 +95,7 @@ def _described(tf, root, make, shuffled=False):
     return out
 
 
-def _images(tf, root):
+def _images(tf, root, device):
     U = tf.keras.utils
     img, png = root + "/img", root + "/png"
     cases = [
@@ -134,7 +134,8 @@ def _images(tf, root):
             img, class_names=["dogs", "cats"], image_size=(2, 3), shuffle=False, batch_size=8
         ),
     ]
-    out = [_described(tf, root, make) for make in cases]
+    with tf.device(device):  # TensorFlow runs its pipelines on the host whatever the scope
+        out = [_described(tf, root, make) for make in cases]
     # Keras's order: the sorted walk shuffled by np.random.RandomState(seed); the validation
     # split is not shuffled again.
     shuffled = lambda: U.image_dataset_from_directory(  # noqa: E731
@@ -206,8 +207,9 @@ def _errors(tf, root):
     return error_classes(calls)
 
 
-def test_images(tf_oracle, tree):
-    assert_parity(tf_oracle, _images, (tree,), helpers=[_described], rtol=1e-5, atol=1e-4)
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+def test_images(tf_oracle, tree, device):
+    assert_parity(tf_oracle, _images, (tree, device), helpers=[_described], rtol=1e-5, atol=1e-4)
 
 
 def test_texts_and_audio(tf_oracle, tree):
