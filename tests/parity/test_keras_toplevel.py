@@ -133,11 +133,22 @@ def _function(tf):
     x2 = np.ones((2, 3), "float32")
     result = fn([x1, x2])
     single = k.Function(a, k.layers.Activation("relu", name="r")(a))
+    bare1, bare2 = k.KerasTensor(shape=(None, 3)), k.KerasTensor(shape=(None, 3))
+    with_ops = k.Function([bare1, bare2], k.ops.sigmoid(bare1 * bare2 + 1.0))
+    with tf.GradientTape() as tape:
+        t = tf.constant(x1)
+        tape.watch(t)
+        y = with_ops([t, x2 * 0.5])
+    symbolic = with_ops([k.Input((3,)), k.Input((3,))])
     return [
         sorted(result),
         result["sum"],
         result["proj"],
         single(x1 - 3.0),
+        y,
+        tape.gradient(y, t),
+        [type(op).__name__ for op in with_ops.operations],
+        (type(symbolic).__name__, tuple(symbolic.shape)),
         fn.name,
         [op.name for op in fn.operations],
         len(fn.inputs),

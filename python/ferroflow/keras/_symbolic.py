@@ -99,6 +99,8 @@ class Node:
         """The nodes that produced this node's input tensors."""
         parents = []
         for x in self.input_tensors:
+            if x._keras_history is None:  # a bare `KerasTensor` (a `keras.Function` input)
+                continue
             operation, node_index, _ = x._keras_history
             parents.append(inbound_nodes(operation)[node_index])
         return parents

@@ -315,6 +315,8 @@ def _build_map(inputs, outputs):
     input_ids = {id(x) for x in inputs}
 
     def visit(tensor):
+        if tensor._keras_history is None and id(tensor) in input_ids:
+            return  # a bare `KerasTensor` input (of a `keras.Function`): nothing behind it
         operation, node_index, _ = tensor._keras_history
         node = _symbolic.inbound_nodes(operation)[node_index]
         if node in finished:
@@ -367,6 +369,8 @@ def _map_graph(inputs, outputs, output_paths):
             if parent in nodes_in_graph:
                 node_depths[parent] = max(depth + 1, node_depths.get(parent, 0))
     for x in inputs:
+        if x._keras_history is None:
+            continue
         # Inputs that no output depends on stay part of the model.
         operation, node_index, _ = x._keras_history
         if operation not in operation_depths:
