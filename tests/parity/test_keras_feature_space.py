@@ -80,6 +80,10 @@ def _feature_space_outputs(tf, directory):
         }
     )
     fs.save(os.path.join(directory, tf.__name__ + ".keras"))
+    # Inside a dataset map (TensorFlow traces it) and a tf.function.
+    mapped = tf.data.Dataset.from_tensor_slices(data).batch(4).map(lambda x: (fs(x), x["fn"]))
+    out.append((str(mapped.element_spec), list(mapped)))
+    out.append(tf.function(lambda x: fs(x))(batch))
 
     FS = tf.keras.utils.FeatureSpace
     fsd = FS(
