@@ -588,3 +588,77 @@ def _distillation(tf):
 
 def test_distillation(tf_oracle):
     assert_parity(tf_oracle, _distillation, helpers=[_raised])
+
+
+def _distiller(tf):
+    import numpy as np
+
+    k = tf.keras
+    dist = k.distillation
+
+    def model(prefix, units):
+        inp = k.Input((4,), name=f"{prefix}_in")
+        hidden = k.layers.Dense(units, activation="tanh", name=f"{prefix}_hidden")(inp)
+        out = k.layers.Dense(3, name=f"{prefix}_out")(hidden)
+        built = k.Model(inp, out, name=prefix)
+        rng = np.random.default_rng(len(prefix) + units)
+        built.set_weights(
+            [rng.uniform(-0.5, 0.5, w.shape).astype("float32") for w in built.get_weights()]
+        )
+        return built
+
+    x = np.random.default_rng(0).uniform(-1, 1, (8, 4)).astype("float32")
+    y = np.random.default_rng(1).uniform(-1, 1, (8, 3)).astype("float32")
+    out = []
+    teacher, student = model("teacher", 5), model("student", 5)
+    distiller = dist.Distiller(
+        teacher,
+        student,
+        [
+            dist.LogitsDistillation(temperature=2.0),
+            dist.FeatureDistillation(
+                teacher_layer_name="teacher_hidden", student_layer_name="student_hidden"
+            ),
+        ],
+        distillation_loss_weights=[1.0, 0.5],
+        student_loss_weight=0.3,
+    )
+    distiller.compile(optimizer=k.optimizers.SGD(0.1), loss="mse")
+    out.append(distiller.compute_loss(x, y, student(x)))
+    history = distiller.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    out.append({key: [float(v) for v in values] for key, values in history.history.items()})
+    out.append(student.get_weights())
+    out.append(teacher.trainable)
+    out.append(distiller.evaluate(x, y, batch_size=8, verbose=0, return_dict=True))
+    out.append(distiller.predict(x, verbose=0))
+    config = distiller.get_config()
+    out.append(sorted(config))
+    out.append((config["distillation_losses"], config["student_loss_weight"]))
+    other = model("other", 5)
+    out.append(
+        [
+            _raised(make)
+            for make in (
+                lambda: dist.Distiller(teacher, 3, dist.LogitsDistillation()),
+                lambda: dist.Distiller(teacher, other, None),
+                lambda: dist.Distiller(
+                    teacher, other, dist.LogitsDistillation(), student_loss_weight=2.0
+                ),
+                lambda: dist.Distiller(
+                    teacher,
+                    other,
+                    [dist.LogitsDistillation()],
+                    distillation_loss_weights=[1.0, 2.0],
+                ),
+                lambda: dist.Distiller(
+                    teacher, model("narrow", 2), dist.FeatureDistillation(teacher_layer_name="nope")
+                ),
+                lambda: dist.Distiller(teacher, other, dist.LogitsDistillation()).compile(),
+            )
+        ]
+    )
+    return out
+
+
+def test_distiller(tf_oracle):
+    assert_parity(tf_oracle, _distiller, helpers=[_raised], rtol=1e-5, atol=1e-5)

@@ -1,9 +1,9 @@
 """`keras.distillation`: Keras 3's knowledge-distillation losses (`LogitsDistillation`,
-`FeatureDistillation`) over ferroflow's Keras losses and ops. The `Distiller` model (a
-teacher-student training loop) is not in ferroflow: constructing one raises
-``NotImplementedError``."""
+`FeatureDistillation`) over ferroflow's Keras losses and ops, and `Distiller`, a model that
+trains a student against a frozen teacher with them."""
 
-from ferroflow.keras import losses, ops, tree
+from ferroflow.keras import losses, metrics, ops, tree
+from ferroflow.keras.models import Model, Sequential
 from ferroflow.keras.saving import serialization_lib
 
 __all__ = ["DistillationLoss", "Distiller", "FeatureDistillation", "LogitsDistillation"]
@@ -143,11 +143,226 @@ class LogitsDistillation(DistillationLoss):
         return cls(**config)
 
 
-class Distiller:
-    """Keras's teacher-student model: not in ferroflow."""
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(
-            "keras.distillation.Distiller is not implemented in ferroflow; compute a "
-            "`LogitsDistillation`/`FeatureDistillation` loss in a custom `train_step` instead."
+def _check_shapes(teacher_shape, student_shape, context):
+    if len(teacher_shape) != len(student_shape):
+        raise ValueError(
+            f"Teacher and student {context} shapes have different dimensions. Teacher: "
+            f"{teacher_shape}, Student: {student_shape}."
         )
+    for a, b in zip(teacher_shape, student_shape):
+        if a is not None and b is not None and a != b:
+            raise ValueError(
+                f"Teacher and student {context} shapes are incompatible. Teacher: "
+                f"{teacher_shape}, Student: {student_shape}. All dimensions must match."
+            )
+
+
+def _check_dtypes(teacher_dtype, student_dtype, context):
+    if teacher_dtype != student_dtype:
+        raise ValueError(
+            f"Teacher and student {context} dtypes must match. Teacher: {teacher_dtype}, "
+            f"Student: {student_dtype}."
+        )
+
+
+def _symbolic(model, attribute):
+    return getattr(model, attribute, None)
+
+
+class Distiller(Model):
+    """Trains ``student`` on a mix of its own loss (weight ``student_loss_weight``) and
+    distillation losses against a frozen ``teacher``."""
+
+    def __init__(
+        self,
+        teacher,
+        student,
+        distillation_losses,
+        distillation_loss_weights=None,
+        student_loss_weight=0.5,
+        name="distiller",
+        **kwargs,
+    ):
+        super().__init__(name=name, **kwargs)
+        for role, model in (("Teacher", teacher), ("Student", student)):
+            if not isinstance(model, Model):
+                raise ValueError(f"{role} must be a keras.Model, got {type(model)}")
+        for attribute, context in (("inputs", "input"), ("outputs", "output")):
+            t, st = _symbolic(teacher, attribute), _symbolic(student, attribute)
+            if t is not None and st is not None:
+                tree.map_structure(
+                    lambda a, b, c=context: _check_shapes(a.shape, b.shape, c), t, st
+                )
+        for attribute, context in (("inputs", "input"), ("outputs", "output")):
+            t, st = _symbolic(teacher, attribute), _symbolic(student, attribute)
+            if t is None or st is None:
+                break
+            tree.map_structure(lambda a, b, c=context: _check_dtypes(a.dtype, b.dtype, c), t, st)
+        self.teacher = teacher
+        self.student = student
+        if not isinstance(student_loss_weight, (int, float)):
+            raise ValueError(
+                f"student_loss_weight must be a number, got {type(student_loss_weight)}"
+            )
+        if student_loss_weight < 0.0 or student_loss_weight > 1.0:
+            raise ValueError(
+                f"student_loss_weight must be between 0.0 and 1.0, got {student_loss_weight}"
+            )
+        self.student_loss_weight = student_loss_weight
+        if distillation_losses is None:
+            raise ValueError(
+                "'distillation_losses' cannot be `None`. Provide a distillation loss "
+                "(e.g., LogitsDistillation or FeatureDistillation) or a list of "
+                "distillation losses."
+            )
+        if not isinstance(distillation_losses, (list, tuple)):
+            distillation_losses, distillation_loss_weights = [distillation_losses], [1.0]
+        elif distillation_loss_weights is None:
+            distillation_loss_weights = [1.0] * len(distillation_losses)
+        elif len(distillation_loss_weights) != len(distillation_losses):
+            raise ValueError(
+                f"Number of distillation_loss_weights ({len(distillation_loss_weights)}) "
+                f"must match number of distillation_losses ({len(distillation_losses)})"
+            )
+        self.distillation_losses = distillation_losses
+        self.distillation_loss_weights = distillation_loss_weights
+        for loss in self.distillation_losses:
+            loss.validate_model_compatibility(teacher, student)
+        self._teacher_feature_extractor = self._feature_extractor(teacher, "teacher")
+        self._student_feature_extractor = self._feature_extractor(student, "student")
+        self.teacher.trainable = False
+        self.student_loss_tracker = metrics.Mean(name="student_loss")
+        self.distillation_loss_tracker = metrics.Mean(name="distillation_loss")
+        self.total_loss_tracker = metrics.Mean(name="total_loss")
+
+    def _feature_extractor(self, model, role):
+        names = []
+        for loss in self.distillation_losses:
+            name = getattr(loss, f"{role}_layer_name", None)
+            if name and name not in names:
+                names.append(name)
+        if not names:
+            return None
+        if getattr(model, "inputs", None) is None:
+            raise ValueError(
+                f"Cannot create feature extractor for {model.name}. The model has no "
+                "symbolic inputs attribute."
+            )
+        final = model.layers[-1].output if isinstance(model, Sequential) else model.output
+        outputs = {"final_output": final}
+        for name in names:
+            outputs[name] = model.get_layer(name=name).output
+        return Model(
+            inputs=model.inputs,
+            outputs=outputs,
+            name=f"{model.name}_multi_feature_extractor",
+        )
+
+    def compile(self, optimizer="adam", loss=None, metrics=None, **kwargs):
+        """Compiles with ``loss`` as the student's loss (required)."""
+        if loss is None:
+            raise ValueError("'loss' cannot be `None`.")
+        self._student_loss = tree.map_structure(_loss_function, loss)
+        self._student_loss_for_serialization = loss
+        if metrics is not None and not isinstance(metrics, (list, tuple)):
+            raise ValueError(f"metrics must be a list or tuple, got {type(metrics)}")
+        super().compile(optimizer=optimizer, loss=None, metrics=metrics, **kwargs)
+
+    def call(self, inputs, training=None, **kwargs):
+        return self.student(inputs, training=training, **kwargs)
+
+    def _features(self, loss, features, role):
+        name = getattr(loss, f"{role}_layer_name") or "final_output"
+        if name not in features:
+            raise ValueError(
+                f"Layer '{name}' not found in extracted features. Available: "
+                f"{list(features.keys())}"
+            )
+        return features[name]
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """``w * student_loss + (1 - w) * sum(weight_i * distillation_loss_i)``."""
+        if y_pred is None:
+            y_pred = self(x, training=training)
+        student_loss = 0.0
+        if self.student_loss_weight > 0.0 and y is not None:
+            values = tree.flatten(
+                tree.map_structure(lambda fn, o, p: fn(o, p), self._student_loss, y, y_pred)
+            )
+            student_loss = _summed(values) if len(values) > 1 else values[0]
+            if hasattr(student_loss, "shape") and len(student_loss.shape) > 0:
+                student_loss = ops.mean(student_loss)
+        distillation_loss = 0.0
+        if self.student_loss_weight < 1.0:
+            if self._teacher_feature_extractor is not None:
+                teacher_features = self._teacher_feature_extractor(x, training=False)
+            else:
+                teacher_features = {"final_output": self.teacher(x, training=False)}
+            if self._student_feature_extractor is not None:
+                student_features = self._student_feature_extractor(x, training=True)
+            else:
+                student_features = {"final_output": y_pred}
+            for loss_fn, weight in zip(self.distillation_losses, self.distillation_loss_weights):
+                if getattr(loss_fn, "teacher_layer_name", None) is not None:
+                    try:
+                        teacher_out = self._features(loss_fn, teacher_features, "teacher")
+                        student_out = self._features(loss_fn, student_features, "student")
+                    except ValueError as e:
+                        raise RuntimeError(
+                            f"Failed to extract features for {type(loss_fn).__name__} "
+                            f"targeting teacher layer '{loss_fn.teacher_layer_name}' and "
+                            f"student layer '{loss_fn.student_layer_name}'. Original "
+                            f"error: {e}"
+                        ) from e
+                else:
+                    teacher_out, student_out = teacher_features["final_output"], y_pred
+                loss_fn.validate_outputs(teacher_out, student_out)
+                value = loss_fn.compute_loss(teacher_out, student_out)
+                if hasattr(value, "shape") and len(value.shape) > 0:
+                    raise ValueError(
+                        f"Distillation loss {type(loss_fn).__name__} returned a "
+                        f"non-scalar loss with shape {value.shape}. The compute_loss "
+                        "method must return a scalar tensor."
+                    )
+                distillation_loss = ops.add(distillation_loss, ops.multiply(weight, value))
+        total = ops.add(
+            ops.multiply(self.student_loss_weight, student_loss),
+            ops.multiply(ops.subtract(1.0, self.student_loss_weight), distillation_loss),
+        )
+        self.student_loss_tracker.update_state(student_loss)
+        self.distillation_loss_tracker.update_state(distillation_loss)
+        self.total_loss_tracker.update_state(total)
+        return total
+
+    def reset_metrics(self):
+        super().reset_metrics()
+        self.student_loss_tracker.reset_state()
+        self.distillation_loss_tracker.reset_state()
+        self.total_loss_tracker.reset_state()
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "teacher": serialization_lib.serialize_keras_object(self.teacher),
+                "student": serialization_lib.serialize_keras_object(self.student),
+                "distillation_losses": [
+                    serialization_lib.serialize_keras_object(loss)
+                    for loss in self.distillation_losses
+                ],
+                "distillation_loss_weights": self.distillation_loss_weights,
+                "student_loss_weight": self.student_loss_weight,
+            }
+        )
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        for key in ("teacher", "student"):
+            config[key] = serialization_lib.deserialize_keras_object(config[key])
+        config["distillation_losses"] = [
+            serialization_lib.deserialize_keras_object(loss)
+            for loss in config["distillation_losses"]
+        ]
+        return cls(**config)

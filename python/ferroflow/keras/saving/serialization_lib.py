@@ -45,6 +45,7 @@ _PUBLIC_MODULES = (
     "keras.constraints",
     "keras.activations",
     "keras.quantizers",
+    "keras.distillation",
 )
 # Where a built-in function saved by name only ("relu", "mse") is looked for.
 _BUILTIN_FUNCTION_MODULES = (
