@@ -38,10 +38,20 @@ impl Primitive for Softmax {
         Ok(same_type(x))
     }
 
-    /// The CPU runs the composition (its primitives are each one parallel pass).
+    /// float32 and float64 run one pass per row (max, exp-sum, scale) in parallel over rows;
+    /// the half types run the composition (its primitives widen them).
     fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         let x = inputs[0];
-        Ok(vec![if self.log { log_softmax_composed(x, -1)? } else { softmax_composed(x, -1)? }])
+        let fused = match x.dtype() {
+            DType::F32 => Some(softmax_rows::<f32>(x, self.log)?),
+            DType::F64 => Some(softmax_rows::<f64>(x, self.log)?),
+            _ => None,
+        };
+        Ok(vec![match fused {
+            Some(y) => y,
+            None if self.log => log_softmax_composed(x, -1)?,
+            None => softmax_composed(x, -1)?,
+        }])
     }
 
     fn gradient(
@@ -144,6 +154,44 @@ fn softmax_over(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
     }
     let y = crate::dispatch::apply1(&op, &[&swap_axes(x, axis, last)?])?;
     swap_axes(&y, axis, last)
+}
+
+/// Softmax (or log-softmax) of each last-axis row of a contiguous float tensor, as
+/// TensorFlow's Eigen kernel computes it: shift by the row's max, exponentiate, divide by the
+/// sum (log: subtract the sum's log).
+fn softmax_rows<T: Element + num_traits::Float + Send + Sync>(
+    x: &Tensor,
+    log: bool,
+) -> Result<Tensor> {
+    use rayon::prelude::*;
+    let values = x.to_vec::<T>()?;
+    let row = x.shape().dims().last().copied().unwrap_or(1);
+    let mut out = values;
+    if row > 0 && !out.is_empty() {
+        let rows_per_task = (crate::kernels::parallel::GRAIN / row).max(1);
+        out.par_chunks_mut(rows_per_task * row).for_each(|chunk| {
+            for r in chunk.chunks_mut(row) {
+                let max = r.iter().fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });
+                let mut sum = T::zero();
+                if log {
+                    for v in r.iter() {
+                        sum = sum + (*v - max).exp();
+                    }
+                    // (x - max) - log(sum): folding max into the log first loses the
+                    // difference's digits when max is large.
+                    let log_sum = sum.ln();
+                    r.iter_mut().for_each(|v| *v = (*v - max) - log_sum);
+                } else {
+                    for v in r.iter_mut() {
+                        *v = (*v - max).exp();
+                        sum = sum + *v;
+                    }
+                    r.iter_mut().for_each(|v| *v = *v / sum);
+                }
+            }
+        });
+    }
+    Ok(Tensor::from_vec(out, x.shape().clone()))
 }
 
 /// max-shifted exp over the sum: the CPU path of the `Softmax` primitive and other axes.
@@ -306,7 +354,7 @@ pub(crate) fn bias_add_composed(x: &Tensor, bias: &Tensor, channels_first: bool)
 pub fn dropout(
     x: &Tensor,
     rate: f64,
-    noise_shape: Option<&[i64]>,
+    noise_shape: Option<ShapeArg>,
     seed: Option<i64>,
 ) -> Result<Tensor> {
     if !(0.0..1.0).contains(&rate) {
@@ -320,9 +368,10 @@ pub fn dropout(
     if rate == 0.0 {
         return Ok(x.clone());
     }
-    // The mask takes `x`'s shape when the node runs where a traced size is unknown.
+    // The mask takes `x`'s shape (or a traced noise shape) when the node runs where a size is
+    // known only then.
     let shape = match noise_shape {
-        Some(s) => ShapeArg::Dims(s.to_vec()),
+        Some(s) => s,
         None => static_shape::shape_arg_of(x)?,
     };
     let unit = random::Distribution::Uniform { minval: 0.0, maxval: 1.0 };
