@@ -153,6 +153,21 @@ def _stateless(sampler, state, shape, dtype, params=()):
     return _core.stateless_random(sampler, state, shape, _enum(dtype), list(params))
 
 
+def _symbolic(value):
+    return _core.is_tensor(value) and _core.is_symbolic(value)
+
+
+def _draw_shape(shape):
+    """A stateless op's shape: ints, or inside a trace a shape known only when the graph runs
+    (a symbolic int vector, or a list holding symbolic scalars), which the op then reads as an
+    input, as TensorFlow's stateless ops take their shape as a tensor."""
+    if _symbolic(shape):
+        return shape
+    if isinstance(shape, (list, tuple)) and any(_symbolic(d) for d in shape):
+        return list(shape)
+    return _shape_list(shape)
+
+
 def stateless_uniform(
     shape, seed, minval=0, maxval=None, dtype=_dtypes.float32, name=None, alg="auto_select"
 ):
@@ -182,7 +197,7 @@ def stateless_uniform(
             )
     elif maxval is None:
         maxval = 1
-    shape = _shape_list(shape)
+    shape = _draw_shape(shape)
     if dtype.is_integer and minval is None:
         return _stateless("uniform_full_int", _seed_state(seed, alg), shape, dtype)
     defaults = _is(minval, 0) and _is(maxval, 1)
@@ -205,7 +220,7 @@ def stateless_normal(
     array([0.5441101 , 0.20738031], dtype=float32)
     """
     dtype = _dtypes.as_dtype(dtype)
-    shape = _shape_list(shape)
+    shape = _draw_shape(shape)
     plain = _plain_normal(dtype, mean, stddev)
     mean = _array_ops.convert_to_tensor(mean, dtype=dtype)
     stddev = _array_ops.convert_to_tensor(stddev, dtype=dtype)
@@ -218,7 +233,7 @@ def stateless_truncated_normal(
 ):
     """Normal values within two standard deviations of the mean, determined by `seed`."""
     dtype = _dtypes.as_dtype(dtype)
-    shape = _shape_list(shape)
+    shape = _draw_shape(shape)
     plain = _plain_normal(dtype, mean, stddev)
     mean = _array_ops.convert_to_tensor(mean, dtype=dtype)
     stddev = _array_ops.convert_to_tensor(stddev, dtype=dtype)
@@ -262,14 +277,14 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=_dtypes.int32, n
     end with their broadcast shape."""
     probs = _array_ops.convert_to_tensor(probs, dtype_hint=_dtypes.float32)
     counts = _array_ops.convert_to_tensor(counts, dtype_hint=probs.dtype)
-    shape = _shape_list(shape)
+    shape = _draw_shape(shape)
     return _stateless("binomial", _seed_state(seed), shape, output_dtype, (counts, probs))
 
 
 def stateless_poisson(shape, seed, lam, dtype=_dtypes.int32, name=None):
     """Poisson counts with rates `lam`; `shape` must end with `lam`'s shape."""
     lam = _array_ops.convert_to_tensor(lam)
-    return _stateless("poisson", _seed_state(seed), _shape_list(shape), dtype, (lam,))
+    return _stateless("poisson", _seed_state(seed), _draw_shape(shape), dtype, (lam,))
 
 
 def _gamma_params(alpha, beta, dtype):
@@ -295,7 +310,7 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=_dtypes.float32, name=N
     """Gamma(alpha, beta) values; `shape` must end with the broadcast shape of the parameters.
     float16, float32 and float64 (TensorFlow has no bfloat16 kernel)."""
     dtype = _dtypes.as_dtype(dtype)
-    shape = _shape_list(shape)
+    shape = _draw_shape(shape)
     alpha, beta, _ = _gamma_params(alpha, beta, dtype)
     rnd = _stateless("gamma", _seed_state(seed), shape, dtype, (alpha,))
     return _at_least_tiny(dtype, rnd, beta)

@@ -14,7 +14,10 @@ use crate::ops::primitive::{
 use crate::ops::reduce::Reduce;
 use crate::ops::registry::Op;
 use crate::ops::shape_ops::{self, BroadcastTo, Reshape};
-use crate::ops::{creation::Fill, random::RandomSpec};
+use crate::ops::{
+    creation::Fill,
+    random::{RandomSpec, StatelessSpec},
+};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use serde_json::Value;
@@ -48,6 +51,7 @@ fn takes_shape(op: &Op) -> Option<&dyn TakesShape> {
         Op::BroadcastTo(p) => Some(p),
         Op::Fill(p) => Some(p),
         Op::Random(p) => Some(p),
+        Op::StatelessRandom(p) if p.has_shape() => Some(p),
         Op::Reduce(p) => Some(p),
         Op::ScatterNd(p) => Some(p),
         _ => None,
@@ -321,6 +325,28 @@ impl TakesShape for RandomSpec {
 
     fn infer_partial(&self, _: &[TensorType], dims: &[Option<i64>]) -> Result<Vec<TensorType>> {
         Ok(vec![TensorType { dtype: self.dtype, dims: known_dims(dims, self.tf_name())? }])
+    }
+}
+
+/// A stateless draw whose shape is known only when the node runs: the seed's numbers for that
+/// shape, as TensorFlow's stateless ops take their shape as a tensor.
+impl TakesShape for StatelessSpec {
+    fn with_dims(&self, dims: &[i64]) -> Result<Op> {
+        let shape = checked_shape(dims, StatelessSpec::tf_name(self))?;
+        Ok(Op::StatelessRandom(StatelessSpec { shape, ..self.clone() }))
+    }
+
+    fn infer_partial(
+        &self,
+        inputs: &[TensorType],
+        dims: &[Option<i64>],
+    ) -> Result<Vec<TensorType>> {
+        // The dtype and state checks of the op itself, for a stand-in shape.
+        self.with_dims(&vec![0; dims.len()])?.primitive().infer(inputs)?;
+        Ok(vec![TensorType {
+            dtype: self.dtype,
+            dims: known_dims(dims, StatelessSpec::tf_name(self))?,
+        }])
     }
 }
 

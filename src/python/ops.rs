@@ -965,8 +965,12 @@ fn dropout(
     noise_shape: Option<&Bound<'_, PyAny>>,
     seed: Option<i64>,
 ) -> PyResult<PyT> {
-    let ns = opt_int_list(noise_shape)?;
-    out(py, nn::dropout(&t(x)?, rate, ns.as_deref(), seed))
+    // A noise shape may be a traced tensor (`tf.shape(x)` of an unknown size).
+    let ns = match noise_shape {
+        Some(o) if !o.is_none() => Some(args::shape_arg(o)?),
+        _ => None,
+    };
+    out(py, nn::dropout(&t(x)?, rate, ns, seed))
 }
 
 #[pyfunction]

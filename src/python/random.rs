@@ -2,11 +2,13 @@
 //! states from seeds, state advances and the stateless kernels. The Python layer
 //! (`ferroflow/random.py`, `ferroflow/_random_generator.py`) converts parameters and composes.
 
-use super::args::{self, int_list};
+use super::args;
 use super::convert::{to_tensor, Hint};
 use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
 use crate::ops::random::{stateless, Sampler, StatelessSpec};
+use crate::ops::registry::Op;
+use crate::ops::shape_input::ShapeArg;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyValueError;
@@ -53,11 +55,29 @@ fn stateless_random(
         "gamma" => Sampler::Gamma,
         other => return Err(PyValueError::new_err(format!("unknown sampler {other:?}"))),
     };
-    let shape = Shape::checked(&int_list(shape)?).py()?;
-    let spec = StatelessSpec { sampler, shape, dtype: args::dtype(dtype)? };
+    let dtype = args::dtype(dtype)?;
     let params = params.iter().map(t).collect::<PyResult<Vec<Tensor>>>()?;
     let refs: Vec<&Tensor> = params.iter().collect();
-    wrap(py, stateless::sample(spec, &t(state)?, &refs).py()?)
+    // Inside a trace the shape may be a tensor known only when the graph runs.
+    let drawn = match args::shape_arg(shape)? {
+        ShapeArg::Dims(dims) => {
+            let spec = StatelessSpec { sampler, shape: Shape::checked(&dims).py()?, dtype };
+            stateless::sample(spec, &t(state)?, &refs)
+        }
+        traced => {
+            let mut inputs = vec![t(state)?];
+            inputs.extend(params.iter().cloned());
+            let inputs: Vec<&Tensor> = inputs.iter().collect();
+            traced.apply(&inputs, |dims| {
+                Ok(Op::StatelessRandom(StatelessSpec {
+                    sampler,
+                    shape: Shape::checked(dims)?,
+                    dtype,
+                }))
+            })
+        }
+    };
+    wrap(py, drawn.py()?)
 }
 
 /// `StatelessMultinomial` from a Philox state: `num_samples` class indices per logits row.

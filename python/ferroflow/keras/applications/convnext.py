@@ -42,10 +42,12 @@ class StochasticDepth(Layer):
         if not training:
             return x
         import ferroflow as tf
+        from ferroflow.keras import random
 
         keep = 1 - self.drop_path_rate
         shape = tf.concat([tf.shape(x)[:1], tf.ones([len(x.shape) - 1], tf.int32)], 0)
-        mask = tf.floor(keep + tf.random.uniform(shape, 0, 1))
+        # Keras's unseeded draw: the global seed generator.
+        mask = tf.floor(keep + random.uniform(shape, 0, 1))
         return (x / keep) * mask
 
     def get_config(self):

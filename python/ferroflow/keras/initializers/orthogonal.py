@@ -1,7 +1,5 @@
 """`Orthogonal`: a (scaled) orthogonal matrix from the QR decomposition of a normal sample."""
 
-import numpy as _np
-
 import ferroflow as _tf
 from ferroflow.keras.initializers import sampling
 from ferroflow.keras.initializers.initializer import standardize_dtype, standardize_shape
@@ -12,7 +10,7 @@ class Orthogonal(RandomInitializer):
     """Orthogonal rows (when there are fewer rows than columns) or columns, times ``gain``.
 
     Shapes of rank > 2 are built as a ``(prod(shape[:-1]), shape[-1])`` matrix and reshaped.
-    The QR decomposition runs in NumPy (ferroflow has no ``tf.linalg.qr``).
+    The QR decomposition is `tf.linalg.qr` of the float draw, as Keras's.
     """
 
     def __init__(self, gain=1.0, seed=None):
@@ -37,12 +35,16 @@ class Orthogonal(RandomInitializer):
             num_rows *= dim
         num_cols = shape[-1]
         flat_shape = (max(num_cols, num_rows), min(num_cols, num_rows))
-        a = sampling.standard_normal(flat_shape, self.seed)
-        q, r = _np.linalg.qr(a)
-        q = q * _np.sign(_np.diag(r))
+        # Keras's recipe on its float draw: QR, then Q's columns signed by R's diagonal.
+        a = sampling.normal(flat_shape, 0.0, 1.0, dtype, self.seed)
+        # ferroflow's QR has no half-precision kernel (TensorFlow's has): those factor in
+        # float32, then round.
+        half = dtype in (_tf.float16, _tf.bfloat16)
+        q, r = _tf.linalg.qr(_tf.cast(a, _tf.float32) if half else a)
+        q = _tf.cast(q * _tf.sign(_tf.linalg.diag_part(r)), dtype)
         if num_rows < num_cols:
-            q = q.T
-        return _tf.constant(float(self.gain) * q.reshape(shape), dtype=dtype)
+            q = _tf.transpose(q)
+        return self.gain * _tf.reshape(q, shape)
 
     def get_config(self):
         return {**super().get_config(), "gain": self.gain}

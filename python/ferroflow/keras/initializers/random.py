@@ -2,6 +2,7 @@
 
 import numbers as _numbers
 
+from ferroflow.keras._seed_generator import SeedGenerator
 from ferroflow.keras.initializers import sampling
 from ferroflow.keras.initializers.initializer import (
     Initializer,
@@ -20,7 +21,7 @@ class RandomInitializer(Initializer):
             seed = sampling.make_default_seed()
         elif isinstance(seed, _numbers.Integral) and not isinstance(seed, bool):
             seed = int(seed)
-        else:
+        elif not isinstance(seed, SeedGenerator):
             raise ValueError(
                 "`seed` argument should be an instance of "
                 "`keras.random.SeedGenerator()` or an integer. "

@@ -1,18 +1,11 @@
-"""Stateless random sampling for the random initializers.
-
-Keras 3 draws initial values with stateless ops keyed by the initializer's integer seed, so an
-initializer instance returns the same values on every call (seeded or not: an unseeded one
-picks its seed once, when it is built). ferroflow's `tf.random.*` ops follow TensorFlow's
-stateful op-seed rules (repeated calls with one op seed differ) and there is no
-``tf.random.stateless_*`` yet, so the samples are drawn here from NumPy's counter-based Philox
-generator keyed by the seed and turned into a tensor. Only the default seed of an unseeded
-initializer comes from ferroflow's RNG, so that ``tf.random.set_seed`` makes models
+"""Random sampling for the random initializers, as Keras 3 draws it: ``keras.random`` with the
+initializer's seed (an int: the same values on every call, Keras's very numbers through
+TensorFlow's stateless ops; a `SeedGenerator`: its next values). Only the default seed of an
+unseeded initializer comes from ferroflow's RNG, so that ``tf.random.set_seed`` makes models
 reproducible.
 """
 
 import random as _py_random
-
-import numpy as _np
 
 import ferroflow as _tf
 from ferroflow import _tracing
@@ -28,8 +21,10 @@ def make_default_seed():
     return _py_random.randint(1, _SEED_LIMIT - 1)
 
 
-def _generator(seed):
-    return _np.random.Generator(_np.random.Philox(key=int(seed) % 2**64))
+def _random():
+    from ferroflow.keras import random
+
+    return random
 
 
 def _float_dtype(dtype, what):
@@ -38,41 +33,25 @@ def _float_dtype(dtype, what):
     return dtype
 
 
-def _to_tensor(values, dtype):
-    return _tf.constant(values, dtype=dtype)
-
-
-def standard_normal(shape, seed):
-    """float64 N(0, 1) samples as a NumPy array."""
-    return _generator(seed).standard_normal(shape)
-
-
 def normal(shape, mean, stddev, dtype, seed):
     dtype = _float_dtype(dtype, "A normal initializer")
-    values = standard_normal(shape, seed) * float(stddev) + float(mean)
-    return _to_tensor(values, dtype)
+    return _random().normal(shape, mean=mean, stddev=stddev, dtype=dtype, seed=seed)
 
 
 def truncated_normal(shape, mean, stddev, dtype, seed):
-    """N(mean, stddev) with samples beyond two standard deviations drawn again (as TF does)."""
+    """N(mean, stddev) within two standard deviations (TensorFlow's stateless op)."""
     dtype = _float_dtype(dtype, "A truncated normal initializer")
-    rng = _generator(seed)
-    values = rng.standard_normal(shape)
-    outside = _np.abs(values) > 2.0
-    while outside.any():
-        values[outside] = rng.standard_normal(int(outside.sum()))
-        outside = _np.abs(values) > 2.0
-    return _to_tensor(values * float(stddev) + float(mean), dtype)
+    return _random().truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype, seed=seed)
 
 
 def uniform(shape, minval, maxval, dtype, seed):
-    """U[minval, maxval); integer dtypes draw integers (bounds truncated to integers)."""
-    rng = _generator(seed)
-    if dtype.is_integer:
-        low, high = int(minval), int(maxval)
-        if low >= high:
-            raise ValueError(f"Need minval < maxval, got {low} >= {high}")
-        return _to_tensor(rng.integers(low, high, size=shape), dtype)
-    dtype = _float_dtype(dtype, "A uniform initializer")
-    low, high = float(minval), float(maxval)
-    return _to_tensor(low + (high - low) * rng.random(shape), dtype)
+    """U[minval, maxval): Keras's backend draw (integer dtypes too, the bounds cast to it)."""
+    from ferroflow.keras._seed_generator import draw_seed
+
+    return _tf.random.stateless_uniform(
+        shape,
+        seed=draw_seed(seed),
+        minval=_tf.cast(minval, dtype),
+        maxval=_tf.cast(maxval, dtype),
+        dtype=dtype,
+    )

@@ -4,8 +4,9 @@
 ``_keras_mask``)."""
 
 import ferroflow as _tf
+from ferroflow.keras._seed_generator import SeedGenerator
 from ferroflow.keras.layers.layer import Layer
-from ferroflow.nn import dropout as _dropout
+from ferroflow.keras.random import dropout as _dropout
 
 __all__ = ["AdditiveAttention", "Attention"]
 
@@ -22,6 +23,8 @@ class Attention(Layer):
         self.score_mode = score_mode
         self.dropout = dropout
         self.seed = seed
+        if self.dropout > 0:
+            self.seed_generator = SeedGenerator(seed)
         self.supports_masking = True
         if score_mode not in ("dot", "concat"):
             raise ValueError(
@@ -62,7 +65,7 @@ class Attention(Layer):
             scores = _tf.where(padding, scores - big, scores)
         weights = _tf.nn.softmax(scores, axis=-1)
         if training and self.dropout > 0:
-            weights = _dropout(weights, self.dropout, seed=self.seed)
+            weights = _dropout(weights, self.dropout, seed=self.seed_generator)
         return _tf.matmul(weights, value), weights
 
     def _score_mask(self, scores, value_mask, use_causal_mask):

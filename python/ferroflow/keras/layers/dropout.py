@@ -1,8 +1,10 @@
-"""`tf.keras.layers.Dropout`: zeroes a random fraction of its input while training."""
+"""`tf.keras.layers.Dropout`: zeroes a random fraction of its input while training. As in
+Keras, the masks come from the layer's `SeedGenerator` through TensorFlow's stateless dropout,
+so a seeded layer drops Keras's very units, call after call (eagerly, traced, in `fit`)."""
 
-from ferroflow.array_ops import zeros_like
+from ferroflow.keras import random as keras_random
+from ferroflow.keras._seed_generator import SeedGenerator
 from ferroflow.keras.layers.layer import Layer
-from ferroflow.nn import dropout
 
 __all__ = ["Dropout"]
 
@@ -57,20 +59,16 @@ class Dropout(Layer):
         self.rate = rate
         self.seed = seed
         self.noise_shape = _validate_noise_shape(noise_shape)
+        if rate > 0:
+            self.seed_generator = SeedGenerator(seed)
         self.built = True
 
     def call(self, inputs, training=False):
         if not training or self.rate == 0:
             return inputs
-        if self.rate == 1:
-            return zeros_like(inputs)
-        noise_shape = None
-        if self.noise_shape is not None:
-            noise_shape = [
-                size if dim is None else dim
-                for size, dim in zip(inputs.shape.as_list(), self.noise_shape)
-            ]
-        return dropout(inputs, self.rate, noise_shape=noise_shape, seed=self.seed)
+        return keras_random.dropout(
+            inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed_generator
+        )
 
     def compute_output_shape(self, input_shape):
         return input_shape

@@ -17,6 +17,10 @@ def set_random_seed(seed):
             f"Expected `seed` argument to be an integer. Received: seed={seed} (of type "
             f"{type(seed)})"
         )
+    from ferroflow.keras import _seed_generator
+
+    # As Keras: unseeded `keras.random` draws start a new global seed generator.
+    _seed_generator.reset_global_seed_generator()
     random.seed(seed)
     np.random.seed(seed)
     tf_random.set_seed(seed)

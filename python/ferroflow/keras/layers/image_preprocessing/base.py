@@ -3,12 +3,14 @@
 `transform_segmentation_masks`) to a batch (rank 4) or a single image (rank 3), or to a dict
 of them keyed ``images``/``labels``/``segmentation_masks``.
 
-Random draws come from a per-layer `tf.random.Generator` (seeded by ``seed``), so a traced
-function or a `tf.data.Dataset.map` draws new numbers on every call, as Keras's
-`SeedGenerator` does. The numbers are not Keras's own stream: the tests compare the
-transformation given the same drawn parameters, and the distributions."""
+Random draws come from the layer's `SeedGenerator` (``layer.generator``, seeded by ``seed``)
+through TensorFlow's stateless ops, as Keras's do: a traced function or a
+`tf.data.Dataset.map` draws new numbers on every call, and a seeded layer that draws as Keras
+does gets Keras's numbers."""
 
 import ferroflow as tf
+from ferroflow.keras import random as keras_random
+from ferroflow.keras._seed_generator import SeedGenerator
 from ferroflow.keras.layers._shapes import standardize_data_format
 from ferroflow.keras.layers.image_preprocessing import bounding_boxes
 from ferroflow.keras.layers.layer import Layer
@@ -89,25 +91,24 @@ class BaseImagePreprocessingLayer(Layer):
     # --- random numbers -------------------------------------------------------------------
 
     def _seeded(self, seed):
-        """Keeps ``seed`` (for the config) and makes the layer's generator; random layers
-        call this in `__init__`, outside any traced function."""
+        """Keeps ``seed`` (for the config) and makes the layer's `SeedGenerator` (Keras's
+        ``generator``); random layers call this in `__init__`."""
         self.seed = seed
-        if seed is None:
-            self._generator = tf.random.Generator.from_non_deterministic_state()
-        else:
-            self._generator = tf.random.Generator.from_seed(seed)
+        self.generator = SeedGenerator(seed)
+
+    def _draw_seed(self, seed):
+        """What a draw is seeded with: the caller's ``seed`` of `get_random_transformation`
+        (an int: the same numbers each time), else the layer's generator."""
+        return self.generator if seed is None else seed
 
     def _uniform(self, shape, minval=0.0, maxval=1.0, dtype="float32", seed=None):
-        """Uniform numbers in ``[minval, maxval)``: from the layer's generator, or, when the
-        caller passes an integer ``seed`` to `get_random_transformation`, a stateless draw."""
+        """Keras's ``random.uniform`` (``random.randint`` for an integer dtype) in
+        ``[minval, maxval)``, seeded as `_draw_seed` says."""
         dtype = tf.as_dtype(dtype)
-        if seed is not None:
-            if not isinstance(seed, int):
-                raise ValueError(
-                    f"`seed` must be None or an integer in ferroflow. Received: seed={seed}"
-                )
-            return tf.random.stateless_uniform(shape, [seed, 0], minval, maxval, dtype=dtype)
-        return self._generator.uniform(shape, minval, maxval, dtype=dtype)
+        seed = self._draw_seed(seed)
+        if dtype.is_integer:
+            return keras_random.randint(shape, minval, maxval, dtype=dtype, seed=seed)
+        return keras_random.uniform(shape, minval, maxval, dtype=dtype, seed=seed)
 
     # --- factors --------------------------------------------------------------------------
 

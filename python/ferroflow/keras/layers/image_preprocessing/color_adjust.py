@@ -276,24 +276,29 @@ class RandomColorJitter(BaseImagePreprocessingLayer):
         self.saturation_factor = saturation_factor
         self.hue_factor = hue_factor
         self._seeded(seed)
+        # Sublayers as Keras's attributes (their generators are the layer's variables too);
+        # their draws come from this layer's generator, as in Keras.
         parts = [
-            (brightness_factor, RandomBrightness),
-            (contrast_factor, RandomContrast),
-            (saturation_factor, RandomSaturation),
-            (hue_factor, RandomHue),
+            ("random_brightness", brightness_factor, RandomBrightness),
+            ("random_contrast", contrast_factor, RandomContrast),
+            ("random_saturation", saturation_factor, RandomSaturation),
+            ("random_hue", hue_factor, RandomHue),
         ]
-        self._parts = [
-            cls(factor=factor, value_range=value_range, seed=seed)
-            for factor, cls in parts
-            if factor is not None
-        ]
+        self._parts = []
+        for name, factor, cls in parts:
+            part = None
+            if factor is not None:
+                part = cls(factor=factor, value_range=value_range, seed=seed)
+                self._parts.append(part)
+            setattr(self, name, part)
 
     def transform_images(self, images, transformation, training=True):
         if not training:
             return images
         images = tf.cast(images, self.compute_dtype)
         for part in self._parts:
-            images = part.transform_images(images, part.get_random_transformation(images))
+            drawn = part.get_random_transformation(images, seed=self.generator)
+            images = part.transform_images(images, drawn)
         return tf.cast(images, self.compute_dtype)
 
     def get_config(self):

@@ -6,6 +6,7 @@ import inspect
 import random as py_random
 
 import ferroflow as tf
+from ferroflow.keras import random as keras_random
 from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
 from ferroflow.keras.layers.image_preprocessing.color import (
     AutoContrast,
@@ -24,7 +25,6 @@ from ferroflow.keras.layers.image_preprocessing.geometric import (
     RandomShear,
     RandomTranslation,
 )
-from ferroflow.keras.layers.image_preprocessing.mixing import _beta
 from ferroflow.keras.layers.layer import Layer
 
 __all__ = ["AugMix", "MaxNumBoundingBoxes", "Pipeline", "RandAugment"]
@@ -178,8 +178,9 @@ class AugMix(BaseImagePreprocessingLayer):
     def get_random_transformation(self, data, training=True, seed=None):
         if not training:
             return None
-        seeds = self._generator.make_seeds(1)[:, 0]
-        gamma = tf.random.stateless_gamma([self.num_chains], seed=seeds, alpha=self.alpha)
+        # Keras's Dirichlet draw (normalised gammas), then its Beta weight.
+        gamma = keras_random.gamma([self.num_chains], alpha=self.alpha, seed=self._draw_seed(seed))
+        weight = keras_random.beta((), self.alpha, self.alpha, seed=self._draw_seed(seed))
         chains = []
         for _ in range(self.num_chains):
             chain = []
@@ -191,7 +192,7 @@ class AugMix(BaseImagePreprocessingLayer):
             chains.append(chain)
         return {
             "chain_mixing_weights": gamma / tf.reduce_sum(gamma, axis=-1, keepdims=True),
-            "weight_sample": tf.reshape(_beta(self, 1, self.alpha), []),
+            "weight_sample": weight,
             "chain_transforms": chains,
         }
 

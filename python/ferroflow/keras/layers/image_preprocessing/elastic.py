@@ -4,6 +4,7 @@ noise field for both axes, a Gaussian blur of size ``6 * int(sigma) | 1``, then
 `map_coordinates` with its own fill modes)."""
 
 import ferroflow as tf
+from ferroflow.keras._seed_generator import draw_seed
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     bounded_factor_pair,
@@ -144,7 +145,8 @@ class RandomElasticTransform(BaseImagePreprocessingLayer):
         return {
             "apply_transform": threshold < probability,
             "distortion_factor": distortion,
-            "seed": self._generator.make_seeds(1)[:, 0],
+            # The stateless seed of the noise draw, as Keras's `random.normal(seed=...)`.
+            "seed": draw_seed(self._draw_seed(seed)),
         }
 
     def _transform_images(self, images, transformation, interpolation):

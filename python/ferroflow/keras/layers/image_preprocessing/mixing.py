@@ -3,6 +3,7 @@ an image by noise or a constant, or mix images (and their labels) with other ima
 same batch, as Keras 3 defines them."""
 
 import ferroflow as tf
+from ferroflow.keras import random as keras_random
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     bounded_factor_pair,
@@ -37,18 +38,16 @@ class _BoxLayer(BaseImagePreprocessingLayer):
         return tf.tile(masks, tf.stack(multiples))
 
 
-def _permutation(layer, batch):
-    """A random order of ``range(batch)``."""
-    return tf.argsort(layer._uniform([batch]))
+def _permutation(layer, batch, seed=None):
+    """A random order of ``range(batch)`` (Keras's ``random.shuffle`` of an int32 range)."""
+    order = tf.range(batch, dtype="int32")
+    return keras_random.shuffle(order, seed=layer._draw_seed(seed))
 
 
-def _beta(layer, batch, alpha, dtype="float32"):
-    """``Beta(alpha, alpha)`` draws: the ratio of two Gamma draws seeded by the layer's
+def _beta(layer, batch, alpha, dtype="float32", seed=None):
+    """``Beta(alpha, alpha)`` draws (Keras's ``random.beta``), seeded by the layer's
     generator."""
-    seeds = layer._generator.make_seeds(2)
-    x = tf.random.stateless_gamma([batch], seed=seeds[:, 0], alpha=alpha, dtype=dtype)
-    y = tf.random.stateless_gamma([batch], seed=seeds[:, 1], alpha=alpha, dtype=dtype)
-    return x / (x + y)
+    return keras_random.beta((batch,), alpha, alpha, dtype=dtype, seed=layer._draw_seed(seed))
 
 
 class RandomErasing(_BoxLayer):
@@ -80,7 +79,8 @@ class RandomErasing(_BoxLayer):
         dtype = self.compute_dtype
         fill = self.fill_value
         if fill is None:
-            fill = self._generator.normal(tf.shape(images), dtype=dtype) * self.value_range[1]
+            fill = keras_random.normal(tf.shape(images), dtype=dtype, seed=self.generator)
+            fill = fill * self.value_range[1]
         else:
             message = "The `fill_value` argument should be a number (or a list of three numbers) "
             if isinstance(fill, (tuple, list)):
@@ -153,8 +153,8 @@ class MixUp(BaseImagePreprocessingLayer):
 
     def get_random_transformation(self, data, training=True, seed=None):
         batch = self._batch_size(self._images_of(data))
-        order = tf.cast(_permutation(self, batch), "int64")
-        return {"mix_weight": _beta(self, batch, self.alpha), "permutation_order": order}
+        order = tf.cast(_permutation(self, batch, seed), "int64")
+        return {"mix_weight": _beta(self, batch, self.alpha, seed=seed), "permutation_order": order}
 
     def transform_images(self, images, transformation=None, training=True):
         if not training:
@@ -204,14 +204,14 @@ class CutMix(_BoxLayer):
         height, width = self._height_width(images)
         dtype = self.compute_dtype
         alpha = self._uniform([], self.factor[0], self.factor[1], dtype, seed=seed) + 1e-6
-        ratio = tf.sqrt(1.0 - _beta(self, batch, alpha, dtype))
+        ratio = tf.sqrt(1.0 - _beta(self, batch, alpha, dtype, seed))
         width_f, height_f = tf.cast(width, dtype), tf.cast(height, dtype)
         x0, x1 = self._crop_bounds(batch, width_f, ratio, seed)
         y0, y1 = self._crop_bounds(batch, height_f, ratio, seed)
         masks = self._box_masks(images, (x0, x1, y0, y1))
         mix_weight = 1.0 - (x1 - x0) * (y1 - y0) / (width_f * height_f)
         return {
-            "permutation_order": _permutation(self, batch),
+            "permutation_order": _permutation(self, batch, seed),
             "batch_masks": masks,
             "mix_weight": tf.reshape(mix_weight, [-1, 1, 1, 1]),
         }

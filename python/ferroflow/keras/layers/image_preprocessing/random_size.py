@@ -3,6 +3,8 @@ by `tf.keras` in TensorFlow 2.21) that resize a batch to a random height or widt
 for the whole batch, while training."""
 
 import ferroflow as tf
+from ferroflow.keras import random as keras_random
+from ferroflow.keras._seed_generator import SeedGenerator
 from ferroflow.keras.layers.layer import Layer
 
 __all__ = ["RandomHeight", "RandomWidth"]
@@ -37,10 +39,7 @@ class _RandomSize(Layer):
         self._bounds = (lower, upper)
         self.interpolation = interpolation
         self.seed = seed
-        if seed is None:
-            self._generator = tf.random.Generator.from_non_deterministic_state()
-        else:
-            self._generator = tf.random.Generator.from_seed(seed)
+        self.generator = SeedGenerator(seed)
 
     def call(self, inputs, training=True):
         inputs = tf.convert_to_tensor(inputs, dtype=self.compute_dtype)
@@ -48,7 +47,7 @@ class _RandomSize(Layer):
             return inputs
         shape = tf.shape(inputs)
         lower, upper = self._bounds
-        factor = self._generator.uniform([], 1.0 + lower, 1.0 + upper)
+        factor = keras_random.uniform([], 1.0 + lower, 1.0 + upper, seed=self.generator)
         size = [shape[-3], shape[-2]]
         index = 0 if self._AXIS == -3 else 1
         size[index] = tf.cast(factor * tf.cast(size[index], "float32"), "int32")

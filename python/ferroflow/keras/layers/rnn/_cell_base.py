@@ -1,6 +1,7 @@
 """What Keras 3's SimpleRNN, LSTM and GRU cells (and their layers) share: the arguments of
 their three weights (kernel, recurrent kernel, bias), dropout rates, and configs."""
 
+from ferroflow.keras._seed_generator import SeedGenerator
 from ferroflow.keras.layers import _config
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.rnn.dropout_rnn_cell import DropoutRNNCell
@@ -52,6 +53,7 @@ class RecurrentCell(Layer, DropoutRNNCell):
         super().__init__(**kwargs)
         self.units = units
         self.seed = seed
+        self.seed_generator = SeedGenerator(seed)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
