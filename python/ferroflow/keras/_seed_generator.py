@@ -74,9 +74,6 @@ class SeedGenerator:
     def from_config(cls, config):
         return cls(**config)
 
-    def __repr__(self):
-        return f"<SeedGenerator name={self.name}>"
-
 
 def global_seed_generator():
     """The generator unseeded draws use (made on first use, after `set_random_seed`)."""
