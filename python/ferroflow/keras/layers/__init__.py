@@ -38,6 +38,7 @@ from ferroflow.keras.layers.dropout import Dropout
 from ferroflow.keras.layers.einsum_dense import EinsumDense
 from ferroflow.keras.layers.embedding import Embedding
 from ferroflow.keras.layers.flatten import Flatten
+from ferroflow.keras.layers.foreign_layers import FlaxLayer, JaxLayer, TorchModuleWrapper
 from ferroflow.keras.layers.global_pooling import (
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
@@ -232,6 +233,7 @@ __all__ = [
     "Embedding",
     "Equalization",
     "Flatten",
+    "FlaxLayer",
     "GRU",
     "GRUCell",
     "GaussianDropout",
@@ -257,6 +259,7 @@ __all__ = [
     "InputLayer",
     "InputSpec",
     "IntegerLookup",
+    "JaxLayer",
     "LSTM",
     "LSTMCell",
     "Lambda",
@@ -332,6 +335,7 @@ __all__ = [
     "TextVectorization",
     "ThresholdedReLU",
     "TimeDistributed",
+    "TorchModuleWrapper",
     "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
