@@ -98,6 +98,23 @@ def _scopes(tf, device):
             scope.get_current_value(bias),
             scope.get_current_value(k.Variable(1.0)) is None,
         ]
+        # Keras's TensorFlow optimizers write their variables even in a StatelessScope; the
+        # iteration count and metric updates are collected.
+        weight = k.Variable(np.ones(2, "float32"))
+        optimizer = k.optimizers.Adam(0.1)
+        optimizer.build([weight])
+        mean = k.metrics.Mean()
+        with k.StatelessScope() as scope:
+            optimizer.apply([tf.constant([1.0, 2.0])], [weight])
+            mean.update_state([1.0, 3.0])
+        out += [
+            weight.numpy(),
+            optimizer.iterations.numpy(),
+            scope.get_current_value(optimizer.iterations),
+            [v.numpy() for v in optimizer.variables],
+            mean.result(),
+            [scope.get_current_value(v) for v in mean.variables],
+        ]
     out.append(
         error_classes(
             [

@@ -8,7 +8,10 @@ only records the requested mode (rematerialization changes memory, never values)
 ``state_mapping`` takes its mapped value, and every Keras variable assigned inside is noted; on
 exit the current values of all of them are kept in the scope (`get_current_value`) and the
 variables get their values from before the scope back. Inside the scope reads see the mapped
-and updated values, as in Keras."""
+and updated values, as in Keras. Optimizer updates are not collected: under TensorFlow, Keras's
+optimizers assign the variables themselves, inside a scope too."""
+
+import contextlib
 
 from ferroflow.gradient_utils import recompute_grad
 
@@ -91,6 +94,18 @@ def _raw_assign(variable, value):
     from ferroflow.variables import Variable as _TFVariable
 
     _TFVariable.assign(variable, value, read_value=False)
+
+
+@contextlib.contextmanager
+def outside_stateless_scope():
+    """Writes within it reach the variables themselves, as the optimizers' updates do in
+    Keras's TensorFlow backend (they assign the `tf.Variable` directly)."""
+    scope = _state["stateless_scope"]
+    _state["stateless_scope"] = None
+    try:
+        yield
+    finally:
+        _state["stateless_scope"] = scope
 
 
 def in_stateless_scope():

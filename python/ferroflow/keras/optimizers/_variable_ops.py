@@ -31,8 +31,13 @@ def initial_value(initializer, shape, dtype):
 
 
 def update(variable, value, dense_method, sparse_method):
-    if isinstance(value, IndexedSlices):
-        values = array_ops.cast(value.values, variable.dtype)
-        getattr(variable, sparse_method)(IndexedSlices(values, value.indices, value.dense_shape))
-    else:
-        getattr(variable, dense_method)(array_ops.cast(value, variable.dtype))
+    from ferroflow.keras._scopes import outside_stateless_scope
+
+    # Keras's TensorFlow backend assigns the variable itself, even in a `keras.StatelessScope`.
+    with outside_stateless_scope():
+        if isinstance(value, IndexedSlices):
+            values = array_ops.cast(value.values, variable.dtype)
+            slices = IndexedSlices(values, value.indices, value.dense_shape)
+            getattr(variable, sparse_method)(slices)
+        else:
+            getattr(variable, dense_method)(array_ops.cast(value, variable.dtype))
