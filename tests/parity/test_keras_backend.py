@@ -447,6 +447,9 @@ def test_ctc(tf_oracle):
 def _config_and_helpers(tf):
     K = tf.keras.backend
     out = [K.floatx(), K.epsilon(), K.image_data_format(), K.backend()]
+    # The global dtype policy is made from floatx once and kept; clearing the session lets
+    # the layers below follow the new floatx however many layers this process made before.
+    K.clear_session()
     try:
         K.set_floatx("float64")
         K.set_epsilon(1e-3)

@@ -109,6 +109,12 @@ def dtype_policy():
     return _global_policy
 
 
+def reset_global_policy():
+    """Forgets the global policy, as Keras's `clear_session` does."""
+    global _global_policy
+    _global_policy = None
+
+
 def set_dtype_policy(policy):
     """Sets the global policy (a `DTypePolicy` or a name such as ``"mixed_float16"``)."""
     global _global_policy

@@ -488,7 +488,15 @@ class Layer(AutoTrackable):
         layer), as Keras."""
         if not self._trainable:
             return self.variables
-        return [v for v in self.variables if not v.trainable]
+        states = [g.state for g in self.__dict__.get("_seed_generators", ())]
+        own = [v for v in self._own_weights if not v.trainable] + states
+        found, seen = [], set()
+        # A frozen sublayer's variables are all non-trainable, whatever each one says.
+        for v in own + [w for layer in self._layers for w in layer.non_trainable_variables]:
+            if id(v) not in seen:
+                seen.add(id(v))
+                found.append(v)
+        return found
 
     @property
     def layers(self):
@@ -618,7 +626,8 @@ class Layer(AutoTrackable):
         """The layer that ``config`` (from `get_config`) describes."""
         config = dict(config)
         if isinstance(config.get("dtype"), dict):
-            config["dtype"] = _config.dtype_policy_from(config["dtype"])
+            # The policy's name rebuilds it, and keeps the layer's arguments plain values.
+            config["dtype"] = _config.dtype_policy_from(config["dtype"]).name
         try:
             return cls(**config)
         except Exception as e:
