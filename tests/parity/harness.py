@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from . import _recorded
 from ._convert import HarnessError, run_program, uses_keras
 
 HERE = Path(__file__).resolve().parent
@@ -156,6 +157,9 @@ class TensorFlowWorker:
             raise OracleError(str(error)) from error
         if kind == "harness-error":
             raise HarnessError(f"TensorFlow side: {result}")
+        recording = _recorded.record_directory()
+        if recording is not None:
+            _recorded.store(recording, request, result, self.version)
         return result
 
 
@@ -479,7 +483,12 @@ def parity(function=None, *, rtol=1e-5, atol=1e-6, args=(), kwargs=None, helpers
 
 
 def start_oracle():
-    """The session's TensorFlow worker; skips (or fails under CI) when there is none."""
+    """The session's TensorFlow worker; skips (or fails under CI) when there is none.
+
+    With FERROFLOW_TF_REPLAY, results recorded elsewhere stand in for it (see `_recorded`)."""
+    replaying = _recorded.replay_directory()
+    if replaying is not None:
+        return _recorded.ReplayedOracle(replaying)
     python = tensorflow_python()
     if python is None:
         oracle_unavailable("FERROFLOW_TF_PYTHON is not set and .venv-tf does not exist")
