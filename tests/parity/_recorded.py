@@ -62,6 +62,12 @@ def record_directory():
     return Path(named) if named else None
 
 
+def recording_only():
+    """FERROFLOW_TF_RECORD_ONLY=1: a recording run that skips ferroflow's side (on lavapipe it
+    is most of the time, and the recording needs only TensorFlow's)."""
+    return record_directory() is not None and os.environ.get("FERROFLOW_TF_RECORD_ONLY") == "1"
+
+
 def replay_directory():
     named = os.environ.get("FERROFLOW_TF_REPLAY")
     return Path(named) if named else None

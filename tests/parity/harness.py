@@ -251,6 +251,8 @@ def run_both(oracle, program, args=(), kwargs=None, entry=None, helpers=()):
     """(TensorFlow's result, ferroflow's result) of one program, in comparable form."""
     request = make_request(program, args, kwargs, entry, helpers)
     expected = oracle.run(request)
+    if _recorded.recording_only():
+        return expected, expected
     actual = run_ferroflow(request)
     return expected, actual
 
