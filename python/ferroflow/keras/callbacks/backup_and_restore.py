@@ -7,6 +7,7 @@ import shutil
 
 from ferroflow.keras.callbacks._save_frequency import should_save_on_batch
 from ferroflow.keras.callbacks.callback import Callback
+from ferroflow.keras.saving import file_utils
 
 __all__ = ["BackupAndRestore"]
 
@@ -47,9 +48,11 @@ class BackupAndRestore(Callback):
         except OSError:
             if not os.path.exists(self._prev_weights_path):
                 raise
-            shutil.copyfile(self._prev_weights_path, self._weights_path)
+            file_utils.copy_file(self._prev_weights_path, self._weights_path)
             if os.path.exists(self._prev_training_metadata_path):
-                shutil.copyfile(self._prev_training_metadata_path, self._training_metadata_path)
+                file_utils.copy_file(
+                    self._prev_training_metadata_path, self._training_metadata_path
+                )
             elif os.path.exists(self._training_metadata_path):
                 os.remove(self._training_metadata_path)
             self._load_model()
@@ -83,12 +86,13 @@ class BackupAndRestore(Callback):
     def _save_model(self):
         os.makedirs(self.backup_dir, exist_ok=True)
         if self.double_checkpoint and os.path.exists(self._weights_path):
-            shutil.copyfile(self._weights_path, self._prev_weights_path)
+            file_utils.copy_file(self._weights_path, self._prev_weights_path)
         if self.double_checkpoint and os.path.exists(self._training_metadata_path):
-            shutil.copyfile(self._training_metadata_path, self._prev_training_metadata_path)
+            file_utils.copy_file(self._training_metadata_path, self._prev_training_metadata_path)
+        # Each file is replaced atomically: a crash mid-save leaves the earlier backup whole.
         self.model.save_weights(filepath=self._weights_path, overwrite=True)
-        with open(self._training_metadata_path, "w") as f:
-            f.write(json.dumps({"epoch": self._current_epoch, "batch": self._last_batch_seen}))
+        metadata = {"epoch": self._current_epoch, "batch": self._last_batch_seen}
+        file_utils.write_bytes(self._training_metadata_path, json.dumps(metadata).encode())
 
     def _should_save_on_batch(self, batch):
         return should_save_on_batch(self, batch)

@@ -2,13 +2,19 @@
 bytes go to a temporary name in the same directory, which is then renamed over the target; a
 directory is written beside the target and swapped in. Also Keras's overwrite prompt."""
 
+import contextlib
 import os
+import secrets
 import shutil
 import tempfile
 
-from ferroflow import _core
-
-__all__ = ["ask_to_proceed_with_overwrite", "replace_directory", "write_bytes"]
+__all__ = [
+    "ask_to_proceed_with_overwrite",
+    "atomic_path",
+    "copy_file",
+    "replace_directory",
+    "write_bytes",
+]
 
 
 def ask_to_proceed_with_overwrite(filepath):
@@ -29,15 +35,66 @@ def may_write(filepath, overwrite, exists=None):
     return not exists or overwrite or ask_to_proceed_with_overwrite(filepath)
 
 
-def make_parent_directory(filepath):
-    parent = os.path.dirname(os.path.abspath(filepath))
+def _sync(path):
+    """Flushes ``path`` (a file or a directory) to disk; a filesystem that refuses to sync a
+    directory only weakens durability after a power loss, never atomicity."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        if not os.path.isdir(path):
+            raise
+    finally:
+        os.close(descriptor)
+
+
+def _fresh_file(parent, name):
+    """Creates an empty file named after ``name`` in ``parent`` with the permissions an
+    ordinary ``open(..., "w")`` gives (``tempfile.mkstemp`` would make it private)."""
+    for _ in range(100):
+        temporary = os.path.join(parent, f".{name}.{secrets.token_hex(6)}.tmp")
+        try:
+            os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        return temporary
+    raise FileExistsError(f"Could not create a temporary file beside {name} in {parent}")
+
+
+@contextlib.contextmanager
+def atomic_path(filepath):
+    """Yields a fresh temporary path in ``filepath``'s directory for the caller to write (by
+    name, as h5py does); once the block returns, the file is synced and renamed over
+    ``filepath``. If the block raises, the temporary file is removed and ``filepath`` is left
+    as it was."""
+    target = os.path.abspath(os.fspath(filepath))
+    parent = os.path.dirname(target)
     os.makedirs(parent, exist_ok=True)
+    temporary = _fresh_file(parent, os.path.basename(target))
+    try:
+        yield temporary
+        _sync(temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise
+    _sync(parent)
 
 
 def write_bytes(filepath, data):
     """Writes ``data`` to ``filepath`` atomically."""
-    make_parent_directory(filepath)
-    _core.write_file_atomic(filepath, data)
+    with atomic_path(filepath) as temporary, open(temporary, "wb") as f:
+        f.write(data)
+
+
+def copy_file(source, destination):
+    """Copies ``source`` to ``destination`` atomically."""
+    with atomic_path(destination) as temporary:
+        shutil.copyfile(source, temporary)
 
 
 def replace_directory(target, write):

@@ -156,12 +156,11 @@ def _model_metadata(model, include_optimizer):
 
 
 def save_model(model, filepath, include_optimizer=True):
-    """Writes ``model`` to the legacy HDF5 file ``filepath``."""
+    """Writes ``model`` to the legacy HDF5 file ``filepath`` (atomically)."""
     from ferroflow.keras.saving import file_utils
 
     h5py = weight_files.import_h5py("`save_model()` using h5 format")
-    file_utils.make_parent_directory(filepath)
-    with h5py.File(filepath, mode="w") as f:
+    with file_utils.atomic_path(filepath) as temporary, h5py.File(temporary, mode="w") as f:
         for key, value in _model_metadata(model, include_optimizer).items():
             if isinstance(value, dict):
                 f.attrs[key] = json.dumps(value).encode("utf8")
