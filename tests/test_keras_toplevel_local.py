@@ -42,7 +42,6 @@ def test_brightness_shift_is_pil_enhance():
         lambda: tf.keras.preprocessing.image.NumpyArrayIterator(),
         lambda: tf.keras.quantizers.GPTQConfig(None, None),
         lambda: tf.keras.quantizers.abs_max_quantize_grouped_with_zero_point(None, None),
-        lambda: tf.keras.StatelessScope(collect_losses=True),
     ],
 )
 def test_unimplemented_names_raise(make):

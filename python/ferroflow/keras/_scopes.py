@@ -9,7 +9,11 @@ only records the requested mode (rematerialization changes memory, never values)
 exit the current values of all of them are kept in the scope (`get_current_value`) and the
 variables get their values from before the scope back. Inside the scope reads see the mapped
 and updated values, as in Keras. Optimizer updates are not collected: under TensorFlow, Keras's
-optimizers assign the variables themselves, inside a scope too."""
+optimizers assign the variables themselves, inside a scope too.
+
+Losses a layer adds inside a scope are not kept on the layer: with ``collect_losses=True`` they
+go to the scope's ``losses`` (and the layer's ``losses`` lists those it added there, until the
+scope ends), otherwise they are dropped."""
 
 import contextlib
 
@@ -27,11 +31,6 @@ class StatelessScope:
         from ferroflow.array_ops import cast, convert_to_tensor
         from ferroflow.keras._variables import Variable
 
-        if collect_losses:
-            raise NotImplementedError(
-                "ferroflow's Keras layers do not route `add_loss` through a StatelessScope; "
-                "`collect_losses=True` is not supported."
-            )
         self.collect_losses = collect_losses
         self.initialize_variables = initialize_variables
         self.losses = []
@@ -106,6 +105,35 @@ def outside_stateless_scope():
         yield
     finally:
         _state["stateless_scope"] = scope
+
+
+def add_layer_losses(layer, losses):
+    """`Layer.add_loss`: kept on ``layer``, or handed to the current stateless scope."""
+    scope = _state["stateless_scope"]
+    if scope is None:
+        layer._losses.extend(losses)
+    elif scope.collect_losses:
+        for loss in losses:
+            scope.add_loss(loss)
+            layer._loss_ids.add(id(loss))
+
+
+def own_losses(layer):
+    """The losses ``layer`` itself added: in a stateless scope, those the scope collected."""
+    scope = _state["stateless_scope"]
+    if scope is None:
+        return list(layer._losses)
+    return [loss for loss in scope.losses if id(loss) in layer._loss_ids]
+
+
+def clear_layer_losses(layer):
+    """Forgets ``layer``'s own losses, also those a collecting scope holds for it."""
+    scope = _state["stateless_scope"]
+    if scope is not None and scope.collect_losses:
+        # By identity: comparing tensors with `==` would compare their values.
+        scope.losses[:] = [loss for loss in scope.losses if id(loss) not in layer._loss_ids]
+    layer._losses.clear()
+    layer._loss_ids.clear()
 
 
 def in_stateless_scope():

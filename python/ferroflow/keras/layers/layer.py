@@ -18,7 +18,7 @@ import numpy as np
 from ferroflow import dtypes as _dtypes
 from ferroflow import nest
 from ferroflow.array_ops import cast, convert_to_tensor, is_tensor, shape
-from ferroflow.keras import _autocast, _call_context, _layer_paths
+from ferroflow.keras import _autocast, _call_context, _layer_paths, _scopes
 from ferroflow.keras._naming import to_snake_case
 from ferroflow.keras._variables import Variable as KerasVariable
 from ferroflow.keras.layers import _config, _masking
@@ -144,6 +144,7 @@ class Layer(AutoTrackable):
             "_regularized",
             "_first_call_specs",
             "_losses",
+            "_loss_ids",
             "_input_spec",
             "_auto_config",
             "_input_shape_arg",
@@ -195,6 +196,8 @@ class Layer(AutoTrackable):
         object.__setattr__(self, "_own_weights", [])
         object.__setattr__(self, "_regularized", [])
         object.__setattr__(self, "_losses", [])
+        # Ids of the losses this layer handed to a `StatelessScope(collect_losses=True)`.
+        object.__setattr__(self, "_loss_ids", set())
         object.__setattr__(self, "_input_spec", None)
         if input_shape is not None:
             warnings.warn(
@@ -555,7 +558,8 @@ class Layer(AutoTrackable):
 
     def add_loss(self, loss):
         """Adds scalar loss tensor(s), usually from inside `call`; `losses` lists them until
-        the next outermost layer call starts."""
+        the next outermost layer call starts. In a `keras.StatelessScope` they go to the
+        scope's ``losses`` (``collect_losses=True``) or nowhere, as in Keras."""
         losses = nest.flatten(loss)
         for x in losses:
             if not is_tensor(x):
@@ -563,11 +567,11 @@ class Layer(AutoTrackable):
                     "`add_loss()` can only be called from inside `build()` or `call()`, on a "
                     f"tensor input. Received invalid value: {x}"
                 )
-        self._losses.extend(losses)
+        _scopes.add_layer_losses(self, losses)
 
     def _clear_losses(self):
         for layer in self._walk():
-            layer._losses.clear()
+            _scopes.clear_layer_losses(layer)
 
     def _add_activity_losses(self, outputs):
         if self.activity_regularizer is None:
@@ -587,7 +591,7 @@ class Layer(AutoTrackable):
     def losses(self):
         """The losses added by this layer's and its sublayers' calls, then the regularisation
         losses of the trainable weights."""
-        collected = [loss for layer in self._walk() for loss in layer._losses]
+        collected = [loss for layer in self._walk() for loss in _scopes.own_losses(layer)]
         regularizer_of = {
             id(v): regularizer for layer in self._walk() for regularizer, v in layer._regularized
         }
