@@ -143,5 +143,10 @@ def output_keras_tensors(operation, call_args, kwargs):
     found = _abstract(operation, call_args, kwargs) or _by_zeros(operation, call_args, kwargs)
     outputs, dims = found
     flat = nest.flatten(outputs)
-    made = [keras_tensor(shape=d, dtype=v.dtype) for v, d in zip(flat, dims)]
+    from ferroflow.sparse_tensor import SparseTensor
+
+    made = [
+        keras_tensor(shape=d, dtype=v.dtype, sparse=isinstance(v, SparseTensor))
+        for v, d in zip(flat, dims)
+    ]
     return nest.pack_sequence_as(outputs, made)

@@ -45,12 +45,14 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
         dtype = standardize_dtype(dtype)
     if isinstance(x, tf.Variable):
         x = x.value()
-    if not tf.is_tensor(x):
+    # A sparse tensor is a tensor (as `tf.is_tensor` says under TensorFlow): kept, its
+    # values cast to ``dtype``.
+    if not tf.is_tensor(x) and not isinstance(x, tf.SparseTensor):
         if dtype == "bool" or (dtype is not None and "int" in dtype):
             return tf.cast(tf.convert_to_tensor(x), dtype)
         return tf.convert_to_tensor(x, dtype=dtype)
     if dtype is not None and standardize_dtype(x.dtype) != dtype:
-        return tf.cast(x, dtype)
+        return cast(x, dtype)
     return x
 
 
@@ -76,8 +78,13 @@ def dtype(x):
 
 
 def cast(x, dtype):
-    """Casts ``x`` to ``dtype``."""
-    return tf.cast(x, standardize_dtype(dtype))
+    """Casts ``x`` to ``dtype`` (a sparse tensor's values, keeping its static shape)."""
+    dtype = standardize_dtype(dtype)
+    if isinstance(x, tf.SparseTensor):
+        cast_values = x.with_values(tf.cast(x.values, dtype))
+        cast_values.set_shape(x.shape)
+        return cast_values
+    return tf.cast(x, dtype)
 
 
 def _limits(name):

@@ -514,13 +514,34 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 # Encodings ------------------------------------------------------------------------------
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
-    """One-hot vectors of ``num_classes`` along ``axis`` (negative indices give zeros)."""
-    if sparse:
-        raise NotImplementedError("ferroflow's `ops.one_hot` does not support sparse=True.")
+    """One-hot vectors of ``num_classes`` along ``axis`` (negative indices give zeros); with
+    ``sparse``, a `SparseTensor` holding one entry per element of ``x``."""
     x = _t(x, dtype="int64")
     dtype = "float32" if dtype is None else _std(dtype)
+    if sparse:
+        return _sparse_one_hot(x, num_classes, axis, dtype)
     on, off = (True, False) if dtype == "bool" else (None, None)
     return tf.one_hot(x, num_classes, on_value=on, off_value=off, axis=axis, dtype=dtype)
+
+
+def _sparse_one_hot(x, num_classes, axis, dtype):
+    # One entry per element of ``x``, in ``x``'s row-major order: its position with the class
+    # inserted at ``axis`` (0 for a negative index, whose value is then 0).
+    rank = len(x.shape)
+    if axis < 0:
+        axis += rank + 1
+    dims = [tf.shape(x)[i] if d is None else d for i, d in enumerate(x.shape)]
+    flat = tf.reshape(x, [-1])
+    values = tf.cast(tf.greater_equal(flat, 0), dtype)
+    grids = tf.meshgrid(*[tf.range(d) for d in dims], indexing="ij") if dims else []
+    columns = [tf.cast(tf.reshape(c, [-1]), "int64") for c in grids]
+    columns.insert(axis, tf.maximum(flat, 0))
+    indices = tf.stack(columns, axis=1)
+    shape = list(dims)
+    shape.insert(axis, num_classes)
+    if any(tf.is_tensor(d) for d in shape):
+        shape = tf.stack([tf.cast(d, "int64") for d in shape])
+    return tf.SparseTensor(indices, values, shape)
 
 
 def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs):
@@ -529,10 +550,16 @@ def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwa
         num_classes = kwargs.pop("num_tokens")
     if num_classes is None:
         raise ValueError("Argument `num_classes` must be specified.")
-    if sparse:
-        raise NotImplementedError("ferroflow's `ops.multi_hot` does not support sparse=True.")
     dtype = _std(dtype)
     reduce_axis = 1 if len(inputs.shape) > 1 else 0
+    if sparse:
+        # As Keras's TensorFlow backend: the sparse one-hot entries' maximum over the reduced
+        # axis, kept sparse (explicit zeros from negative indices stay); booleans go through
+        # int8, which `tf.sparse.reduce_max` takes.
+        work = "int8" if dtype == "bool" else dtype
+        out = one_hot(inputs, num_classes, axis=axis, dtype=work, sparse=True)
+        out = tf.sparse.reduce_max(out, axis=reduce_axis, output_is_sparse=True)
+        return cast(out, dtype)
     out = one_hot(inputs, num_classes, axis=axis, dtype=dtype)
     reducer = tf.reduce_any if dtype == "bool" else tf.reduce_max
     return reducer(out, axis=reduce_axis)

@@ -1848,13 +1848,12 @@ def isin(x1, x2, assume_unique=False, invert=False):
 
 
 def bincount(x, weights=None, minlength=0, sparse=False):
-    """Counts of each non-negative integer (weighted sums with ``weights``)."""
-    if sparse:
-        raise NotImplementedError("ferroflow's `ops.bincount` does not support sparse=True.")
+    """Counts of each non-negative integer (weighted sums with ``weights``); a `SparseTensor`
+    of the nonzero counts with ``sparse=True`` or a sparse ``x``."""
     x = _t(x)
     dtypes_ = [x.dtype]
     if _std(x.dtype) not in ("int32", "int64"):
-        x = tf.cast(x, tf.int32)
+        x = cast(x, "int32")
     if weights is not None:
         weights = _t(weights)
         dtypes_.append(weights.dtype)
@@ -1864,7 +1863,25 @@ def bincount(x, weights=None, minlength=0, sparse=False):
             weights = tf.cast(weights, tf.int32 if "int" in wname else tf.float32)
     else:
         dtype = "int32"
+    if sparse or isinstance(x, tf.SparseTensor):
+        return _sparse_bincount(x, weights, minlength, dtype)
     return tf.cast(tf.math.bincount(x, weights=weights, minlength=minlength, axis=-1), dtype)
+
+
+def _sparse_bincount(x, weights, minlength, dtype):
+    # Keras's TensorFlow backend: `tf.sparse.bincount` per row, the counts cast to ``dtype``
+    # and the dense shape rebuilt from the batch size and the counts' length.
+    counts = tf.sparse.bincount(x, weights=weights, minlength=minlength, axis=-1)
+    length = counts.shape[-1]
+    if length is None:
+        length = counts.dense_shape[-1]
+    values = tf.cast(counts.values, dtype)
+    dims = [length]
+    if x.shape.rank != 1:
+        dims.insert(0, counts.dense_shape[0] if counts.shape[0] is None else counts.shape[0])
+    if builtins.any(tf.is_tensor(d) for d in dims):
+        dims = tf.stack([tf.cast(d, tf.int64) for d in dims])
+    return tf.SparseTensor(counts.indices, values, dims)
 
 
 def histogram(x, bins=10, range=None):

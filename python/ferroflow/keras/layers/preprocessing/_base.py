@@ -54,13 +54,13 @@ def host_call(fn, inputs, dtype, shape=None):
     return ensure_shape(out, inputs[0].shape if shape is None else shape)
 
 
-def keras_tensor(shape, dtype):
+def keras_tensor(shape, dtype, sparse=False):
     """The functional API's output of a layer that states it (Keras's `compute_output_spec`:
     these layers are not run on symbolic inputs, so a layer without its vocabulary yet can
     be part of a model)."""
     from ferroflow.keras.layers.input_layer import KerasTensor
 
-    return KerasTensor(tuple(shape), dtype=dtype)
+    return KerasTensor(tuple(shape), dtype=dtype, sparse=sparse)
 
 
 class PreprocessingLayer(Layer):

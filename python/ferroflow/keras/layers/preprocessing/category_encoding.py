@@ -4,6 +4,7 @@ from ferroflow.array_ops import convert_to_tensor
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.preprocessing._base import keras_tensor
 from ferroflow.keras.layers.preprocessing._encoding import encode_categorical
+from ferroflow.sparse_tensor import SparseTensor
 
 __all__ = ["CategoryEncoding"]
 
@@ -25,10 +26,6 @@ class CategoryEncoding(Layer):
             )
         if num_tokens < 1:
             raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
-        if sparse:
-            raise NotImplementedError(
-                "ferroflow's `CategoryEncoding` does not support `sparse=True`."
-            )
         self.num_tokens = num_tokens
         self.output_mode = output_mode
         self.sparse = sparse
@@ -46,9 +43,15 @@ class CategoryEncoding(Layer):
                     f"Received `count_weights={count_weights}`."
                 )
             count_weights = convert_to_tensor(count_weights, dtype=self.compute_dtype)
-        inputs = convert_to_tensor(inputs)
+        if not isinstance(inputs, SparseTensor):
+            inputs = convert_to_tensor(inputs)
         return encode_categorical(
-            inputs, self.output_mode, self.num_tokens, self.compute_dtype, count_weights
+            inputs,
+            self.output_mode,
+            self.num_tokens,
+            self.compute_dtype,
+            count_weights,
+            sparse=self.sparse,
         )
 
     def compute_output_shape(self, input_shape):
@@ -61,7 +64,9 @@ class CategoryEncoding(Layer):
         return tuple(input_shape[:-1]) + (self.num_tokens,)
 
     def compute_output_spec(self, inputs, count_weights=None):
-        return keras_tensor(self.compute_output_shape(inputs.shape), self.compute_dtype)
+        return keras_tensor(
+            self.compute_output_shape(inputs.shape), self.compute_dtype, sparse=self.sparse
+        )
 
     def get_config(self):
         config = super().get_config()

@@ -15,6 +15,7 @@ from ferroflow.keras.layers.preprocessing._base import (
 )
 from ferroflow.keras.layers.preprocessing._encoding import encode_categorical
 from ferroflow.keras.layers.preprocessing.index_lookup import _validate_choice
+from ferroflow.sparse_tensor import SparseTensor
 
 __all__ = ["Discretization"]
 
@@ -68,10 +69,6 @@ class Discretization(PreprocessingLayer):
         _validate_choice(
             output_mode, ("int", "one_hot", "multi_hot", "count"), "Discretization", "output_mode"
         )
-        if sparse:
-            raise NotImplementedError(
-                "ferroflow's `Discretization` does not support `sparse=True`."
-            )
         if num_bins is not None and num_bins < 0:
             raise ValueError(
                 f"`num_bins` must be greater than or equal to 0. Received: `num_bins={num_bins}`"
@@ -132,7 +129,20 @@ class Discretization(PreprocessingLayer):
                 "or call `adapt(dataset)` before you can start using the `Discretization` "
                 "layer."
             )
-        inputs = convert_to_tensor(inputs)
+        if isinstance(inputs, SparseTensor):
+            # A sparse input's values are bucketed; its indices stay.
+            indices = inputs.with_values(self._bucketize(inputs.values))
+        else:
+            indices = self._bucketize(convert_to_tensor(inputs))
+        return encode_categorical(
+            indices,
+            self.output_mode,
+            len(self.bin_boundaries) + 1,
+            self.output_dtype,
+            sparse=self.sparse,
+        )
+
+    def _bucketize(self, inputs):
         # Bucketize keeps its boundaries as float32 attributes and compares in the input's
         # precision (integers exactly, here as float64).
         dtype = inputs.dtype if inputs.dtype.is_floating else _dtypes.float64
@@ -140,10 +150,7 @@ class Discretization(PreprocessingLayer):
         boundaries = np.asarray(self.bin_boundaries, np.float32).astype(dtype.as_numpy_dtype)
         flat = reshape(values, [-1])
         indices = manip_ops.searchsorted(convert_to_tensor(boundaries), flat, side="right")
-        indices = reshape(indices, shape(values))
-        return encode_categorical(
-            indices, self.output_mode, len(self.bin_boundaries) + 1, self.output_dtype
-        )
+        return reshape(indices, shape(values))
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":

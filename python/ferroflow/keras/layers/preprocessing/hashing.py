@@ -5,6 +5,7 @@ fingerprint (`tf.strings.to_hash_bucket_fast`, or the keyed SipHash of
 
 from ferroflow import dtypes as _dtypes
 from ferroflow import math as _math
+from ferroflow import sparse_ops
 from ferroflow.array_ops import (
     cast,
     convert_to_tensor,
@@ -19,8 +20,16 @@ from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.preprocessing._base import keras_tensor
 from ferroflow.keras.layers.preprocessing._encoding import encode_categorical
 from ferroflow.keras.layers.preprocessing.index_lookup import _map_values, _validate_choice
+from ferroflow.sparse_tensor import SparseTensor
 
 __all__ = ["HashedCrossing", "Hashing"]
+
+
+def _squeeze_last(inputs):
+    """``inputs`` without its last axis of size 1 (a sparse tensor's indices lose a column)."""
+    if isinstance(inputs, SparseTensor):
+        return sparse_ops.reshape(inputs, inputs.dense_shape[:-1])
+    return squeeze(inputs, axis=-1)
 
 
 class Hashing(Layer):
@@ -48,14 +57,12 @@ class Hashing(Layer):
                 f"Invalid value for argument `output_mode`. Expected one of {accepted}. "
                 f"Received: output_mode={output_mode}"
             )
-        if sparse:
-            if output_mode == "int":
-                raise ValueError(
-                    '`sparse` may only be true if `output_mode` is `"one_hot"`, '
-                    f'`"multi_hot"`, or `"count"`. Received: sparse={sparse} and '
-                    f"output_mode={output_mode}"
-                )
-            raise NotImplementedError("ferroflow's `Hashing` does not support `sparse=True`.")
+        if sparse and output_mode == "int":
+            raise ValueError(
+                '`sparse` may only be true if `output_mode` is `"one_hot"`, '
+                f'`"multi_hot"`, or `"count"`. Received: sparse={sparse} and '
+                f"output_mode={output_mode}"
+            )
         self.num_bins = num_bins
         self.mask_value = mask_value
         self.strong_hash = salt is not None
@@ -102,9 +109,11 @@ class Hashing(Layer):
         if not hasattr(inputs, "flat_values") and not hasattr(inputs, "dense_shape"):
             inputs = convert_to_tensor(inputs)
         if self.output_mode == "one_hot" and inputs.shape[-1] == 1:
-            inputs = squeeze(inputs, axis=-1)
+            inputs = _squeeze_last(inputs)
         indices = _map_values(self._hash_values_to_bins, inputs)
-        return encode_categorical(indices, self.output_mode, self.num_bins, self.dtype)
+        return encode_categorical(
+            indices, self.output_mode, self.num_bins, self.dtype, sparse=self.sparse
+        )
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
@@ -130,6 +139,10 @@ class Hashing(Layer):
         return config
 
 
+def _is_composite(value):
+    return hasattr(value, "flat_values") or isinstance(value, SparseTensor)
+
+
 class HashedCrossing(Layer):
     """Hashes the cross of two or more categorical features into ``num_bins`` bins."""
 
@@ -138,10 +151,6 @@ class HashedCrossing(Layer):
             dtype = "int64"
         super().__init__(name=name, dtype=dtype, **kwargs)
         _validate_choice(output_mode, ("int", "one_hot"), "HashedCrossing", "output_mode")
-        if sparse:
-            raise NotImplementedError(
-                "ferroflow's `HashedCrossing` does not support `sparse=True`."
-            )
         self.num_bins = num_bins
         self.output_mode = output_mode
         self.sparse = sparse
@@ -161,7 +170,7 @@ class HashedCrossing(Layer):
                 "`HashedCrossing` should be called on at least two inputs. "
                 f"Received: inputs={inputs}"
             )
-        inputs = [convert_to_tensor(x) for x in inputs]
+        inputs = [x if _is_composite(x) else convert_to_tensor(x) for x in inputs]
         first_shape = tuple(inputs[0].shape)
         rank = len(first_shape)
         if rank > 2 or (rank == 2 and first_shape[-1] != 1):
@@ -172,6 +181,10 @@ class HashedCrossing(Layer):
         if not all(tuple(x.shape) == first_shape for x in inputs[1:]):
             raise ValueError(
                 f"All `HashedCrossing` inputs should have equal shape. Received: inputs={inputs}"
+            )
+        if any(_is_composite(x) for x in inputs):
+            raise ValueError(
+                f"All `HashedCrossing` inputs should be dense tensors. Received: inputs={inputs}"
             )
         if not all(x.dtype.is_integer or x.dtype == _dtypes.string for x in inputs):
             raise ValueError(
@@ -189,7 +202,9 @@ class HashedCrossing(Layer):
             outputs = squeeze(outputs, axis=1)
         elif rank == 0:
             outputs = reshape(outputs, [])
-        return encode_categorical(outputs, self.output_mode, self.num_bins, self.dtype)
+        return encode_categorical(
+            outputs, self.output_mode, self.num_bins, self.dtype, sparse=self.sparse
+        )
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
@@ -199,8 +214,10 @@ class HashedCrossing(Layer):
         return tuple(input_shape[0])[:-1] + (self.num_bins,)
 
     def compute_output_spec(self, inputs):
+        # Keras infers this layer's outputs by running it: sparse when it encodes sparsely.
         shapes = tuple(tuple(x.shape) for x in inputs)
-        return keras_tensor(self.compute_output_shape(shapes), self.dtype)
+        sparse = self.sparse and self.output_mode != "int"
+        return keras_tensor(self.compute_output_shape(shapes), self.dtype, sparse=sparse)
 
     def get_config(self):
         return {

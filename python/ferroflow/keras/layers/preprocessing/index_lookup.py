@@ -17,6 +17,7 @@ from ferroflow.array_ops import (
     convert_to_tensor,
     ensure_shape,
     expand_dims,
+    gather_nd,
     is_tensor,
     reshape,
     shape,
@@ -31,6 +32,7 @@ from ferroflow.keras.layers.preprocessing._base import (
     to_numpy,
 )
 from ferroflow.keras.layers.preprocessing._encoding import DROPPED, encode_categorical
+from ferroflow.sparse_tensor import SparseTensor
 
 __all__ = ["IntegerLookup", "StringLookup"]
 
@@ -132,14 +134,12 @@ class IndexLookup(PreprocessingLayer):
                 "`output_mode` must be `'int'` when `invert` is true. "
                 f"Received: output_mode={output_mode}"
             )
-        if sparse:
-            if output_mode == "int":
-                raise ValueError(
-                    "`sparse` may only be true if `output_mode` is `'one_hot'`, "
-                    "`'multi_hot'`, `'count'` or `'tf_idf'`. "
-                    f"Received: sparse={sparse} and output_mode={output_mode}"
-                )
-            raise NotImplementedError("ferroflow's lookup layers do not support `sparse=True`.")
+        if sparse and output_mode == "int":
+            raise ValueError(
+                "`sparse` may only be true if `output_mode` is `'one_hot'`, "
+                "`'multi_hot'`, `'count'` or `'tf_idf'`. "
+                f"Received: sparse={sparse} and output_mode={output_mode}"
+            )
         if idf_weights is not None and output_mode != "tf_idf":
             raise ValueError(
                 "`idf_weights` should only be set if `output_mode` is `'tf_idf'`. "
@@ -534,12 +534,17 @@ class IndexLookup(PreprocessingLayer):
         if self.output_mode == "int":
             return squeeze(lookups, -1) if scalar else lookups
         mode = "count" if self.output_mode == "tf_idf" else self.output_mode
-        output = encode_categorical(lookups, mode, self._depth(), "int64")
+        output = encode_categorical(lookups, mode, self._depth(), "int64", sparse=self.sparse)
         if self.output_mode == "tf_idf":
             if self.idf_weights is None:
                 raise ValueError(
                     "When `output_mode` is `'tf_idf'`, `idf_weights` must be provided."
                 )
+            if isinstance(output, SparseTensor):
+                # Keras's sparse-times-dense: the weights gathered at the sparse indices (so
+                # a batched output fails there, as under TensorFlow).
+                weights = gather_nd(self.idf_weights, output.indices)
+                return output.with_values(cast(output.values, "float32") * weights)
             output = cast(output, "float32") * self.idf_weights
         return output
 
