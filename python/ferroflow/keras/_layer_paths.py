@@ -27,6 +27,9 @@ def layer_scope(layer):
     if stack and stack[-1] is layer:
         yield
         return
+    # Keras fixes a layer's parent path when its scope first opens: weights it makes later
+    # outside any scope (`quantize`, `enable_lora`) still get it.
+    layer.__dict__.setdefault("_keras_parent_path", [scope.name for scope in stack])
     stack.append(layer)
     try:
         yield
@@ -37,6 +40,8 @@ def layer_scope(layer):
 def variable_path(layer, name):
     """The path of variable ``name`` that ``layer`` makes now."""
     names = [scope.name for scope in _stack()]
+    if not names:
+        names = list(layer.__dict__.get("_keras_parent_path", ()))
     if not _stack() or _stack()[-1] is not layer:
         names.append(layer.name)
     return "/".join([*names, name] if name else names)

@@ -91,6 +91,18 @@ class Variable(_TFVariable):
     def dtype(self):
         return DTypeName(super().dtype.name)
 
+    # Keras lets a layer change a weight's `trainable` after creation (LoRA freezes the
+    # kernel); as with Keras's TensorFlow variables, the underlying variable keeps its own
+    # flag, so a tape still watches it.
+    @property
+    def trainable(self):
+        value = self.__dict__.get("_keras_trainable")
+        return super().trainable if value is None else value
+
+    @trainable.setter
+    def trainable(self, value):
+        self.__dict__["_keras_trainable"] = bool(value)
+
     def __repr__(self):
         try:
             value = f", value={np.asarray(self.numpy())}"

@@ -4,8 +4,7 @@ TensorFlow backend computes them.
 
 Float8 dtypes do not exist in ferroflow's tensors: `quantize_and_dequantize` to a float8 dtype
 rounds through ``ml_dtypes`` on the host (eager values only). The quantization configs drive
-``Model.quantize``, which ferroflow's Keras does not have: the int8, int4 and float8 configs are
-plain objects (validated, serializable); the calibration-based ones (GPTQ, AWQ) raise
+``Model.quantize`` and ``layer.quantize``; the calibration-based ones (GPTQ, AWQ) raise
 ``NotImplementedError``."""
 
 import inspect
@@ -85,12 +84,47 @@ def abs_max_quantize(
     return ops.cast(outputs, dtype), scale
 
 
-def abs_max_quantize_grouped_with_zero_point(*args, **kwargs):
-    """Grouped asymmetric quantization (Keras's int4 sub-channel path): not in ferroflow."""
-    raise NotImplementedError(
-        "keras.quantizers.abs_max_quantize_grouped_with_zero_point is not implemented in "
-        "ferroflow's Keras."
+def abs_max_quantize_grouped_with_zero_point(
+    inputs, block_size, value_range=(-8, 7), dtype="int8", epsilon=1e-7, to_numpy=False
+):
+    """``(quantized, scale, zero_point)`` of a 2-D ``inputs`` quantized asymmetrically in
+    groups of ``block_size`` rows: per group and column, ``scale = (max - min + epsilon) /
+    (qmax - qmin)``, ``zero_point = clip(round(-min / scale) + qmin)`` and ``quantized =
+    clip(round(x / scale) + zero_point)``; scale and zero point are ``(n_groups, columns)``."""
+    if not to_numpy:
+        raise NotImplementedError(
+            "ferroflow's keras.quantizers.abs_max_quantize_grouped_with_zero_point computes "
+            "with NumPy only: pass `to_numpy=True`."
+        )
+    original_dtype = backend.standardize_dtype(inputs.dtype)
+    x = np.asarray(ops.convert_to_numpy(inputs))
+    input_dim, output_dim = x.shape
+    n_groups = -(-input_dim // block_size)
+    qmin, qmax = value_range
+    padded = n_groups * block_size
+    if padded > input_dim:
+        x = np.concatenate([x, np.zeros((padded - input_dim, output_dim), x.dtype)], axis=0)
+    groups = x.reshape(n_groups, block_size, output_dim)
+    low = np.min(groups, axis=1, keepdims=True)
+    high = np.max(groups, axis=1, keepdims=True)
+    scale = np.divide(np.subtract(high, low) + epsilon, qmax - qmin)
+    zero_point = np.clip(np.round(np.divide(-low, scale)) + qmin, qmin, qmax)
+    outputs = np.clip(np.round(np.divide(groups, scale)) + zero_point, qmin, qmax).astype(dtype)
+    outputs = outputs.reshape(padded, output_dim)[:input_dim, :]
+    return (
+        ops.convert_to_tensor(outputs),
+        ops.convert_to_tensor(np.squeeze(scale, axis=1), dtype=original_dtype),
+        ops.convert_to_tensor(np.squeeze(zero_point, axis=1).astype("int8")),
     )
+
+
+def dequantize_with_sz_map(weights_matrix, scale, zero, g_idx, group_axis=-1):
+    """``(weights - zero[g]) * scale[g]``, each position along ``group_axis`` reading the
+    scale and zero point of its group ``g = g_idx[i]``."""
+    groups = ops.cast(g_idx, "int32")
+    scales = ops.take(scale, groups, axis=group_axis)
+    zeros = ops.cast(ops.take(zero, groups, axis=group_axis), scales.dtype)
+    return ops.multiply(ops.subtract(weights_matrix, zeros), scales)
 
 
 class AbsMaxQuantizer(Quantizer):
@@ -283,8 +317,7 @@ def unpack_int4(packed, orig_len, axis=0, dtype="int8"):
 
 
 class QuantizationConfig:
-    """What ``Model.quantize`` would use: the weight and activation quantizers of a mode.
-    (ferroflow's Keras has no ``Model.quantize``; the configs are plain objects here.)"""
+    """What ``Model.quantize`` uses: the weight and activation quantizers of a mode."""
 
     def __init__(self, weight_quantizer=None, activation_quantizer=None):
         self.weight_quantizer = weight_quantizer
@@ -410,21 +443,77 @@ class Float8QuantizationConfig(QuantizationConfig):
 
 
 class _CalibratedConfig:
-    """Base of the calibration-based configs (GPTQ, AWQ), which need ``Model.quantize``."""
+    """Base of the calibration-based configs (GPTQ, AWQ): not in ferroflow (they need a
+    calibration pass over a dataset, Hessian-based or activation-aware weight search, and
+    the layers' ``gptq``/``awq`` variables and calls)."""
 
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(
-            f"keras.quantizers.{type(self).__name__}: ferroflow's Keras has no "
-            "`Model.quantize`, which this config drives."
+            f"keras.quantizers.{type(self).__name__}: ferroflow's Keras has no GPTQ/AWQ "
+            "quantization (calibration and the layers' gptq/awq modes are not implemented)."
         )
 
 
 class GPTQConfig(_CalibratedConfig, QuantizationConfig):
-    """GPTQ quantization config: not in ferroflow (it needs ``Model.quantize``)."""
+    """GPTQ quantization config: not in ferroflow."""
 
 
 class AWQConfig(_CalibratedConfig, QuantizationConfig):
-    """AWQ quantization config: not in ferroflow (it needs ``Model.quantize``)."""
+    """AWQ quantization config: not in ferroflow."""
+
+
+def validate_and_resolve_config(mode, config):
+    """The config a ``quantize(mode, config)`` call means (Keras's checks): a mode's default
+    config, or the given one, whose mode must agree."""
+    if isinstance(config, str):
+        mode, config = config, None
+    _validate_mode(mode)
+    if config is None:
+        defaults = {
+            "int8": Int8QuantizationConfig,
+            "int4": Int4QuantizationConfig,
+            "float8": Float8QuantizationConfig,
+        }
+        if mode in ("gptq", "awq"):
+            kind = "GPTQConfig" if mode == "gptq" else "AWQConfig"
+            raise ValueError(
+                f"For {mode.upper()}, you must pass a{'n' if mode == 'awq' else ''} `{kind}` "
+                "object in the `config` argument."
+            )
+        if mode is None:
+            raise ValueError("You must provide either `mode` or `config` to `quantize`.")
+        config = defaults[mode]()
+    elif not isinstance(config, QuantizationConfig):
+        raise ValueError(
+            "Argument `config` must be an instance of `QuantizationConfig`. "
+            f"Received: config={config} (of type {type(config)})"
+        )
+    if mode is not None and config.mode != mode:
+        raise ValueError(f"Contradictory arguments: mode='{mode}' but config.mode='{config.mode}'")
+    _validate_mode(config.mode)
+    return config
+
+
+def _validate_mode(mode):
+    from ferroflow.keras.dtype_policies import QUANTIZATION_MODES
+
+    if mode is not None and mode not in QUANTIZATION_MODES:
+        raise ValueError(
+            f"Invalid quantization mode. Expected one of {QUANTIZATION_MODES}. "
+            f"Received: mode={mode}"
+        )
+
+
+def get_block_size_for_layer(layer, config):
+    """The int4 block size: the config's, else the layer's `Int4DTypePolicy`'s (None for
+    one scale per channel)."""
+    from ferroflow.keras.dtype_policies import Int4DTypePolicy
+
+    if config and isinstance(config, Int4QuantizationConfig):
+        return config.block_size
+    if isinstance(layer.dtype_policy, Int4DTypePolicy):
+        return None if layer.dtype_policy.block_size == -1 else layer.dtype_policy.block_size
+    return None
 
 
 _OBJECTS = [

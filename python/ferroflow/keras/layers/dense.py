@@ -1,9 +1,11 @@
 """`tf.keras.layers.Dense`: ``activation(inputs @ kernel + bias)`` over the last axis."""
 
 from ferroflow.array_ops import cast
-from ferroflow.keras.layers import _config
+from ferroflow.keras import ops, quantizers
+from ferroflow.keras.layers import _config, _dense_quantization, _lora
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
+from ferroflow.keras.saving import serialization_lib
 from ferroflow.linalg import tensordot
 
 __all__ = ["Dense"]
@@ -37,11 +39,6 @@ class Dense(Layer):
                 "Received an invalid value for `units`, expected a positive integer. "
                 f"Received: units={units}"
             )
-        if lora_rank is not None or quantization_config is not None:
-            raise NotImplementedError(
-                "ferroflow's Dense does not implement LoRA or quantization; leave `lora_rank` "
-                "and `quantization_config` as None."
-            )
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.supports_masking = True
         self.units = units
@@ -53,6 +50,10 @@ class Dense(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = _config.get_constraint(kernel_constraint)
         self.bias_constraint = _config.get_constraint(bias_constraint)
+        self.lora_rank = lora_rank
+        self.lora_alpha = lora_alpha if lora_alpha is not None else lora_rank
+        self.lora_enabled = False
+        self.quantization_config = quantization_config
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -62,13 +63,17 @@ class Dense(Layer):
                 f"The last dimension of the inputs to a Dense layer should be defined. "
                 f"Found None. Full input shape received: {input_shape}"
             )
-        self.kernel = self.add_weight(
-            shape=(last, self.units),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-            name="kernel",
-        )
+        kernel_shape = (last, self.units)
+        if self.quantization_mode:
+            self.quantized_build(kernel_shape, self.quantization_mode, self.quantization_config)
+        if self.quantization_mode not in ("int8", "int4"):
+            self._kernel = self.add_weight(
+                shape=kernel_shape,
+                initializer=self.kernel_initializer,
+                regularizer=self.kernel_regularizer,
+                constraint=self.kernel_constraint,
+                name="kernel",
+            )
         if self.use_bias:
             self.bias = self.add_weight(
                 shape=(self.units,),
@@ -81,18 +86,110 @@ class Dense(Layer):
             self.bias = None
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self.built = True
+        if self.lora_rank:
+            self.enable_lora(self.lora_rank)
+
+    @property
+    def kernel(self):
+        """The kernel the call uses: the variable, unpacked when int4-quantized, with the
+        LoRA delta added (cast to the compute dtype) when LoRA is enabled."""
+        if not self.built:
+            raise AttributeError("You must build the layer before accessing `kernel`.")
+        kernel = self._kernel
+        if self.quantization_mode == "int4":
+            kernel = quantizers.unpack_int4(kernel, self._orig_output_dim, axis=-1)
+        if self.lora_enabled:
+            delta = _lora.lora_delta(self, self.lora_kernel_a, self.lora_kernel_b)
+            kernel = ops.cast(ops.add(kernel, delta), self.compute_dtype)
+        return kernel
 
     def call(self, inputs, training=None):
+        kernel = self.kernel
         if not inputs.dtype.is_floating:
             # Keras's `ops.matmul` promotes integer and bool inputs to the kernel's float type.
-            inputs = cast(inputs, self.kernel.dtype)
-        if inputs.shape.rank == 2:
-            outputs = inputs @ self.kernel
-        else:
-            outputs = tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
+            inputs = cast(inputs, kernel.dtype)
+        return self._finish(_matmul(inputs, kernel))
+
+    def _finish(self, outputs):
         if self.use_bias:
             outputs = outputs + self.bias
         return self.activation(outputs)
+
+    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform", b_initializer="zeros"):
+        """Freezes the kernel and adds the trainable low-rank delta
+        ``(lora_alpha / rank) * lora_kernel_a @ lora_kernel_b`` to it."""
+        _lora.check_enable_lora(self, self.kernel_constraint)
+        if self.quantization_mode == "int4":
+            input_dim = self._orig_input_dim
+        else:
+            input_dim = self._kernel.shape[0]
+        _lora.add_lora_weights(
+            self,
+            ("lora_kernel_a", "lora_kernel_b"),
+            ((input_dim, rank), (rank, self.units)),
+            (a_initializer, b_initializer),
+            self.kernel_regularizer,
+            self._kernel,
+            rank,
+            lora_alpha,
+        )
+
+    # --- saving ---------------------------------------------------------------------------
+
+    @property
+    def variable_serialization_spec(self):
+        """The variables each quantization mode saves, in Keras's order."""
+        return {
+            None: ["kernel", "bias"],
+            "int8": ["kernel", "bias", "kernel_scale"],
+            "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"],
+            "float8": [
+                "kernel",
+                "bias",
+                "inputs_scale",
+                "inputs_amax_history",
+                "kernel_scale",
+                "kernel_amax_history",
+                "outputs_grad_scale",
+                "outputs_grad_amax_history",
+            ],
+        }
+
+    def save_own_variables(self, store):
+        _lora.save_by_spec(self, store, "kernel", self._kernel_with_merged_lora())
+
+    def load_own_variables(self, store):
+        _lora.load_by_spec(self, store, "kernel", ("lora_kernel_a", "lora_kernel_b"))
+
+    def _kernel_with_merged_lora(self):
+        """``(kernel, scale, zero)`` as saved: the LoRA delta merged into the float kernel,
+        or into the dequantized one and quantized again."""
+        mode = self.quantization_mode
+        if mode in (None, "float8"):
+            return (self.kernel if mode is None else self._kernel), None, None
+        return _dense_quantization.merged_quantized_kernel(self)
+
+    # --- quantization ---------------------------------------------------------------------
+
+    def quantized_build(self, kernel_shape, mode, config=None):
+        _dense_quantization.build(self, kernel_shape, mode, config)
+        self._is_quantized = True
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Replaces the float kernel by its quantized form (Keras's ``int8``, ``int4`` and
+        ``float8`` modes) and sets the layer's policy to ``"<mode>_from_<policy>"``."""
+        if type_check and type(self) is not Dense:
+            raise self._not_implemented_error(self.quantize)
+        _dense_quantization.quantize(self, mode, config)
+
+    def _int8_call(self, inputs, training=None):
+        return self._finish(_dense_quantization.int8_matmul(self, inputs))
+
+    def _int4_call(self, inputs, training=None):
+        return self._finish(_dense_quantization.int4_matmul(self, inputs))
+
+    def _float8_call(self, inputs, training=None):
+        return self._finish(_dense_quantization.float8_matmul(self, inputs, training))
 
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape)[:-1], self.units)
@@ -109,5 +206,26 @@ class Dense(Layer):
             "bias_regularizer": _config.serialize_regularizer(self.bias_regularizer),
             "kernel_constraint": _config.serialize_constraint(self.kernel_constraint),
             "bias_constraint": _config.serialize_constraint(self.bias_constraint),
-            "quantization_config": None,
+            "quantization_config": serialization_lib.serialize_keras_object(
+                self.quantization_config
+            ),
+            **(
+                {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha}
+                if self.lora_rank
+                else {}
+            ),
         }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["quantization_config"] = serialization_lib.deserialize_keras_object(
+            config.get("quantization_config")
+        )
+        return super().from_config(config)
+
+
+def _matmul(inputs, kernel):
+    if inputs.shape.rank == 2:
+        return inputs @ kernel
+    return tensordot(inputs, kernel, [[inputs.shape.rank - 1], [0]])

@@ -21,7 +21,7 @@ from ferroflow.array_ops import cast, convert_to_tensor, is_tensor, shape
 from ferroflow.keras import _autocast, _call_context, _layer_paths, _scopes
 from ferroflow.keras._naming import to_snake_case
 from ferroflow.keras._variables import Variable as KerasVariable
-from ferroflow.keras.layers import _config, _masking
+from ferroflow.keras.layers import _config, _masking, _quantization
 from ferroflow.keras.layers.input_spec import assert_input_compatibility
 from ferroflow.train.trackable import AutoTrackable
 from ferroflow.variables import Variable
@@ -133,7 +133,7 @@ def _training_parameter(layer):
     return found
 
 
-class Layer(AutoTrackable):
+class Layer(_quantization.QuantizableLayer, AutoTrackable):
     """Base class of Keras layers: weights (`add_weight`, usually in `build`), computation
     (`call`), losses (`add_loss`, weight and activity regularizers) and configs."""
 
@@ -155,6 +155,8 @@ class Layer(AutoTrackable):
         super().__init_subclass__(**kwargs)
         if "build" in cls.__dict__:
             cls.build = _layer_paths.wrap_build(cls.__dict__["build"])
+        if "quantize" in cls.__dict__:
+            cls.quantize = _quantization.wrap_quantize(cls.__dict__["quantize"])
 
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
@@ -242,6 +244,7 @@ class Layer(AutoTrackable):
         object.__setattr__(self, "_dtype_policy", policy)
         # What calls cast floating inputs to, and what the layers' own casts read.
         object.__setattr__(self, "_dtype", _dtypes.as_dtype(policy.compute_dtype))
+        _quantization.policy_set(self, value, policy)
 
     @property
     def dtype(self):
@@ -260,6 +263,11 @@ class Layer(AutoTrackable):
     def input_dtype(self):
         """The dtype floating inputs are cast to."""
         return self._dtype_policy.compute_dtype
+
+    @property
+    def quantization_mode(self):
+        """The quantization mode of this layer (its policy's), `None` if not quantized."""
+        return self._dtype_policy.quantization_mode
 
     @property
     def trainable(self):
@@ -305,7 +313,8 @@ class Layer(AutoTrackable):
         with _call_context.layer_call(training) as outermost, self._scopes():
             if outermost:
                 self._clear_losses()
-            outputs = self.call(inputs, *args, **kwargs)
+            call = self.call if self.quantization_mode is None else self.quantized_call
+            outputs = call(inputs, *args, **kwargs)
             self._add_activity_losses(outputs)
         _masking.attach_output_masks(self, inputs, outputs, previous_mask)
         return outputs
@@ -430,7 +439,11 @@ class Layer(AutoTrackable):
         )
         variable._keras_autocast = bool(autocast)
         variable.path = _layer_paths.variable_path(self, name)
-        self._own_weights.append(variable)
+        # Keras lists a layer's weights made trainable before those made non-trainable,
+        # each group in creation order (whatever `trainable` says later).
+        variable._keras_created_trainable = bool(trainable)
+        position = sum(1 for v in self._own_weights if getattr(v, "_keras_created_trainable", True))
+        self._own_weights.insert(position if trainable else len(self._own_weights), variable)
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
             self._regularized.append((regularizer, variable))

@@ -148,3 +148,56 @@ class Model(Trainer, Layer):
         from ferroflow.keras import saving
 
         return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
+
+    def quantize(self, mode=None, config=None, filters=None, **kwargs):
+        """Quantizes the weights of every leaf layer that can be (``"int8"``, ``"int4"``;
+        Keras's rules: ``filters`` is a regex, a list of them or a callable choosing layers;
+        a layer without a quantized form only warns)."""
+        _quantize_model(self, mode, config, filters, kwargs)
+
+
+def _quantize_model(model, mode, config, filters, kwargs):
+    import re
+    import warnings
+
+    type_check = kwargs.pop("type_check", True)
+    if kwargs:
+        raise ValueError(
+            f"Unrecognized keyword arguments passed to {type(model).__name__}: {kwargs}"
+        )
+    if (
+        filters is not None
+        and not isinstance(filters, (str, list, tuple))
+        and not callable(filters)
+    ):
+        raise ValueError(
+            "The `filters` argument must be a regex string, a list of regex strings, or a "
+            f"callable. Received: {type(filters)}"
+        )
+    if mode in ("gptq", "awq", "float8"):
+        raise NotImplementedError(
+            f"ferroflow's Keras cannot quantize models with mode='{mode}' (int8 and int4 only)."
+        )
+
+    def chosen(layer):
+        if filters is None:
+            return True
+        if isinstance(filters, str):
+            return bool(re.search(filters, layer.name))
+        if isinstance(filters, (list, tuple)):
+            return any(re.search(pattern, layer.name) for pattern in filters)
+        return filters(layer)
+
+    modified = False
+    for layer in list(model._walk()):
+        if not chosen(layer) or len(list(layer._walk())) != 1:
+            continue
+        try:
+            layer.quantize(mode, type_check=type_check, config=config)
+            modified = True
+        except NotImplementedError as e:
+            warnings.warn(str(e), stacklevel=3)
+        except AttributeError:
+            pass
+    if modified:
+        model.train_function = model.test_function = model.predict_function = None

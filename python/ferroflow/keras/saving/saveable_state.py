@@ -157,8 +157,8 @@ def _walk_container(container, inner_path, visited, visit, seen_containers):
 
 
 def _own_variables(layer):
-    own = list(getattr(layer, "_own_weights", []))
-    return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
+    # `add_weight` keeps Keras's order: weights made trainable first.
+    return list(getattr(layer, "_own_weights", []))
 
 
 def _save_own(saveable, store):
@@ -175,6 +175,14 @@ def _load_own(saveable, store):
     if load is not None:
         load(store)
         return
+    check_own_count(saveable, store)
+    for i, variable in enumerate(_own_variables(saveable)):
+        variable.assign(store[str(i)])
+
+
+def check_own_count(saveable, store):
+    """Keras's `_check_load_own_variables`: the file lists as many variables as the layer
+    has."""
     own = _own_variables(saveable)
     if len(store) != len(own):
         if not own and not saveable.built:
@@ -193,8 +201,6 @@ def _load_own(saveable, store):
             f"Layer '{saveable.name}' expected {len(own)} variables, but received {len(store)} "
             f"variables during loading. Expected: {[v.name for v in own]}"
         )
-    for i, variable in enumerate(own):
-        variable.assign(store[str(i)])
 
 
 # --- saving and loading -----------------------------------------------------------------------

@@ -1,0 +1,144 @@
+"""Keras 3's LoRA (`enable_lora`, ``lora_rank=``) and weight quantization (``quantize("int8")``,
+``"int4"``, `Model.quantize`) against Keras under TensorFlow 2.21 on both devices: the
+variables (names, paths, dtypes, shapes, trainable flags), outputs, gradients, configs and
+weights files that cross between Keras and ferroflow."""
+
+import pytest
+
+from ._outcomes import error_classes
+from .harness import assert_parity
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _variables(layer):
+    return [(v.path, str(v.dtype), tuple(v.shape), bool(v.trainable)) for v in layer.weights]
+
+
+def _dense_lora(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    out = []
+    x = np.linspace(-1.5, 2.0, 24, dtype=np.float32).reshape(2, 3, 4)
+    kernel = (np.arange(12, dtype=np.float32).reshape(4, 3) / 7.0 - 0.8).astype(np.float32)
+    with tf.device(device):
+        for make in (
+            lambda: L.Dense(3, name="plain_lora"),
+            lambda: L.Dense(3, lora_rank=2, lora_alpha=3, name="ctor_lora", activation="relu"),
+            lambda: L.Dense(3, use_bias=False, name="nobias_lora"),
+        ):
+            layer = make()
+            layer.build((None, 4))
+            layer._kernel.assign(kernel)
+            if not layer.lora_enabled:
+                layer.enable_lora(2, lora_alpha=4)
+            layer.lora_kernel_a.assign(np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2))
+            layer.lora_kernel_b.assign(np.linspace(0.5, -0.5, 6, dtype=np.float32).reshape(2, 3))
+            t = tf.constant(x)
+            with tf.GradientTape() as tape:
+                tape.watch(t)
+                y = layer(t)
+                loss = tf.reduce_sum(y * y)
+            grads = tape.gradient(loss, [t, *layer.trainable_weights])
+            out.append((_variables(layer), [v.path for v in layer.trainable_weights]))
+            out.append((y, grads, layer.kernel, layer.lora_rank, layer.lora_alpha))
+            config = layer.get_config()
+            out.append(config)
+            out.append(type(layer).from_config(config).get_config() == config)
+            out.append(tf.function(lambda v, layer=layer: layer(v))(t))
+        out += error_classes(
+            [
+                lambda: L.Dense(2).enable_lora(2),
+                lambda: L.Dense(2, lora_rank=1)(tf.ones((1, 3))) and None,
+                lambda: L.Dense(2, kernel_constraint="non_neg", lora_rank=1)(tf.ones((1, 3))),
+            ]
+        )
+        layer = L.Dense(2, lora_rank=1)
+        layer.build((None, 3))
+        out += error_classes([lambda: layer.enable_lora(1)])
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dense_lora(tf_oracle, device):
+    assert_parity(
+        tf_oracle, _dense_lora, (device,), rtol=1e-5, atol=1e-6, helpers=[_variables, error_classes]
+    )
+
+
+def _dense_quantized(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    Q = tf.keras.quantizers
+    out = []
+    x = np.linspace(-1.5, 2.0, 40, dtype=np.float32).reshape(2, 4, 5)
+    kernel = np.cos(np.arange(35, dtype=np.float32)).reshape(5, 7).astype(np.float32)
+    configs = [
+        ("int8", None),
+        ("int4", None),
+        (None, Q.Int4QuantizationConfig(block_size=2)),
+        (None, Q.Int4QuantizationConfig(block_size=-1)),
+        (None, Q.Int8QuantizationConfig(activation_quantizer=None)),
+        (
+            "int4",
+            Q.Int4QuantizationConfig(block_size=None, activation_quantizer=Q.AbsMaxQuantizer()),
+        ),
+    ]
+    with tf.device(device):
+        for i, (mode, config) in enumerate(configs):
+            for lora in (False, True):
+                layer = L.Dense(7, activation="tanh", name=f"q{i}_{int(lora)}")
+                layer.build((None, 5))
+                layer._kernel.assign(kernel)
+                layer.bias.assign(np.linspace(-0.1, 0.1, 7, dtype=np.float32))
+                layer.quantize(mode, config=config)
+                if lora:
+                    layer.enable_lora(2)
+                    layer.lora_kernel_a.assign(
+                        np.linspace(-1, 1, 10, dtype=np.float32).reshape(5, 2)
+                    )
+                    layer.lora_kernel_b.assign(
+                        np.linspace(0.2, -0.2, 14, dtype=np.float32).reshape(2, 7)
+                    )
+                t = tf.constant(x)
+                with tf.GradientTape() as tape:
+                    tape.watch(t)
+                    y = layer(t)
+                    loss = tf.reduce_sum(y * y)
+                grads = tape.gradient(loss, [t, *layer.trainable_weights])
+                weights = [w.numpy() for w in layer.weights]
+                out.append(
+                    (_variables(layer), weights, str(layer.dtype_policy), layer.quantization_mode)
+                )
+                out.append((y, grads))
+                out.append(tf.function(lambda v, layer=layer: layer(v))(t))
+                out.append(layer.get_config())
+                store = {}
+                layer.save_own_variables(store)
+                out.append({k: np.asarray(v) for k, v in store.items()})
+        layer = L.Dense(2)
+        out += error_classes(
+            [
+                lambda: layer.quantize("int8"),
+                lambda: L.Dense(2)(tf.ones((1, 2))) is None or L.Dense(2).quantize("int16"),
+                lambda: L.Dense(2).quantize(),
+            ]
+        )
+        layer.build((None, 3))
+        layer.quantize("int8")
+        out += error_classes([lambda: layer.quantize("int8")])
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dense_quantized(tf_oracle, device):
+    assert_parity(
+        tf_oracle,
+        _dense_quantized,
+        (device,),
+        rtol=1e-5,
+        atol=1e-5,
+        helpers=[_variables, error_classes],
+    )
