@@ -20,6 +20,7 @@ __all__ = [
     "back_to_dtype",
     "bounded_factor_pair",
     "same_spec",
+    "unchanged_boxes",
     "saturate_cast",
 ]
 
@@ -68,6 +69,19 @@ def same_spec(inputs):
     return KerasTensor(tuple(inputs.shape), dtype=inputs.dtype)
 
 
+def _as_tensor_of(value, dtype):
+    """Keras's ``convert_to_tensor(value, dtype)``: a tensor is cast, anything else
+    converted."""
+    if tf.is_tensor(value):
+        return tf.cast(value, dtype) if value.dtype != dtype else value
+    return tf.convert_to_tensor(value, dtype=dtype)
+
+
+def unchanged_boxes(layer, bounding_boxes, transformation, training=True):
+    """`transform_bounding_boxes` of the layers that leave boxes where they are."""
+    return bounding_boxes
+
+
 class BaseImagePreprocessingLayer(Layer):
     """Base of the image preprocessing layers: ``factor`` handling (a number ``f`` means
     ``(-f, f)`` clipped to ``_FACTOR_BOUNDS``; a pair is sorted), ``data_format``, the
@@ -87,6 +101,16 @@ class BaseImagePreprocessingLayer(Layer):
                 f"Layer {type(self).__name__} does not take a `factor` argument. "
                 f"Received: factor={factor}"
             )
+
+    def __call__(self, inputs, **kwargs):
+        """Keras's ``DataLayer`` call: options by keyword only, and in a traced function
+        every input (labels and boxes too) first becomes a tensor of the compute dtype."""
+        from ferroflow.keras import _symbolic
+
+        if not tf.executing_eagerly() and not _symbolic.any_symbolic(inputs):
+            dtype = tf.as_dtype(self.compute_dtype)
+            inputs = tf.nest.map_structure(lambda x: _as_tensor_of(x, dtype), inputs)
+        return super().__call__(inputs, **kwargs)
 
     # --- random numbers -------------------------------------------------------------------
 

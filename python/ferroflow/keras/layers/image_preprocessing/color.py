@@ -7,6 +7,7 @@ from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     back_to_dtype,
     same_spec,
+    unchanged_boxes,
 )
 
 __all__ = [
@@ -44,8 +45,7 @@ class _ColorLayer(BaseImagePreprocessingLayer):
     def transform_segmentation_masks(self, segmentation_masks, transformation, training=True):
         return segmentation_masks
 
-    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
-        return bounding_boxes
+    transform_bounding_boxes = unchanged_boxes
 
 
 class RandomContrast(_ColorLayer):

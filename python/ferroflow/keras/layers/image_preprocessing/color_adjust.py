@@ -9,6 +9,7 @@ from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     bounded_factor_pair,
     same_spec,
+    unchanged_boxes,
 )
 from ferroflow.keras.layers.image_preprocessing.color import (
     RandomBrightness,
@@ -291,6 +292,8 @@ class RandomColorJitter(BaseImagePreprocessingLayer):
                 part = cls(factor=factor, value_range=value_range, seed=seed)
                 self._parts.append(part)
             setattr(self, name, part)
+
+    transform_bounding_boxes = unchanged_boxes
 
     def transform_images(self, images, transformation, training=True):
         if not training:

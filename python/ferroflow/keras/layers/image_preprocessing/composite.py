@@ -7,7 +7,11 @@ import random as py_random
 
 import ferroflow as tf
 from ferroflow.keras import random as keras_random
-from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
+from ferroflow.keras.layers.image_preprocessing import box_transforms
+from ferroflow.keras.layers.image_preprocessing.base import (
+    BaseImagePreprocessingLayer,
+    unchanged_boxes,
+)
 from ferroflow.keras.layers.image_preprocessing.color import (
     AutoContrast,
     RandomBrightness,
@@ -103,8 +107,11 @@ class RandAugment(BaseImagePreprocessingLayer):
         if not training:
             return None
         picks = self._uniform([self.num_ops], 0, len(self._AUGMENT_LAYERS), "int32", seed)
+        # As Keras, every augmentation draws from RandAugment's own generator.
         transforms = {
-            name: getattr(self, name).get_random_transformation(data, training=training)
+            name: getattr(self, name).get_random_transformation(
+                data, training=training, seed=self._draw_seed(seed)
+            )
             for name in self._AUGMENT_LAYERS
         }
         return {"transforms": transforms, "layer_idxes": picks}
@@ -130,6 +137,11 @@ class RandAugment(BaseImagePreprocessingLayer):
                 changed = layer.transform_segmentation_masks(segmentation_masks, value)
                 segmentation_masks = tf.where(picks[i] == index, changed, segmentation_masks)
         return segmentation_masks
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        if not training:
+            return bounding_boxes
+        return box_transforms.rand_augment_boxes(self, bounding_boxes, transformation)
 
     def get_config(self):
         return {
@@ -220,6 +232,8 @@ class AugMix(BaseImagePreprocessingLayer):
         if not training:
             return segmentation_masks
         return self._mix(segmentation_masks, transformation, "transform_segmentation_masks")
+
+    transform_bounding_boxes = unchanged_boxes
 
     def get_config(self):
         return {

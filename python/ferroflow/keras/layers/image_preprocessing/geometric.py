@@ -3,7 +3,7 @@ random geometric augmentations of image batches (flips, or projective warps draw
 and applied as TensorFlow's ``ImageProjectiveTransformV3`` applies them)."""
 
 import ferroflow as tf
-from ferroflow.keras.layers.image_preprocessing import _affine
+from ferroflow.keras.layers.image_preprocessing import _affine, box_transforms
 from ferroflow.keras.layers.image_preprocessing import bounding_boxes as boxes_lib
 from ferroflow.keras.layers.image_preprocessing.base import BaseImagePreprocessingLayer
 
@@ -102,6 +102,13 @@ class _AffineLayer(BaseImagePreprocessingLayer):
     def _matrix(self, transformation, images):
         raise NotImplementedError()
 
+    _move_boxes = None  # a `box_transforms` function: how the warp moves boxes
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        if not training or transformation is None:
+            return bounding_boxes
+        return self._move_boxes(bounding_boxes, transformation)
+
     def _transform_images(self, images, transformation, interpolation):
         if transformation is None:
             return images
@@ -146,7 +153,9 @@ class RandomRotation(_AffineLayer):
         images = self._images_of(data)
         batch = self._batch_size(images)
         angle = self._uniform([batch], self.factor[0] * 360.0, self.factor[1] * 360.0, seed=seed)
-        return {"angle": angle}
+        return {"angle": angle, "input_shape": self._shape_of(images)}
+
+    _move_boxes = box_transforms.rotation_boxes
 
     def _matrix(self, transformation, images):
         angle = transformation["angle"]
@@ -231,7 +240,8 @@ class RandomZoom(_FactorPairLayer):
     def get_random_transformation(self, data, training=True, seed=None):
         if not training:
             return None
-        shape = [self._batch_size(self._images_of(data)), 1]
+        images = self._images_of(data)
+        shape = [self._batch_size(images), 1]
         height_zoom = self._uniform(
             shape, 1.0 + self.height_lower, 1.0 + self.height_upper, seed=seed
         )
@@ -240,7 +250,13 @@ class RandomZoom(_FactorPairLayer):
             width_zoom = self._uniform(
                 shape, 1.0 + self.width_lower, 1.0 + self.width_upper, seed=seed
             )
-        return {"height_zoom": height_zoom, "width_zoom": width_zoom}
+        return {
+            "height_zoom": height_zoom,
+            "width_zoom": width_zoom,
+            "input_shape": self._shape_of(images),
+        }
+
+    _move_boxes = box_transforms.zoom_boxes
 
     def _matrix(self, transformation, images):
         height, width = self._height_width(images)
@@ -285,7 +301,10 @@ class RandomTranslation(_FactorPairLayer):
         dx = self._uniform(shape, self.width_lower, self.width_upper, seed=seed)
         dy = dy * tf.cast(height, dy.dtype)
         dx = dx * tf.cast(width, dx.dtype)
-        return {"translations": tf.cast(tf.concat([dx, dy], axis=1), "float32")}
+        translations = tf.cast(tf.concat([dx, dy], axis=1), "float32")
+        return {"translations": translations, "input_shape": self._shape_of(images)}
+
+    _move_boxes = box_transforms.translation_boxes
 
     def _matrix(self, transformation, images):
         t = transformation["translations"]
@@ -326,13 +345,17 @@ class RandomShear(_FactorPairLayer):
     def get_random_transformation(self, data, training=True, seed=None):
         if not training:
             return None
-        shape = [self._batch_size(self._images_of(data)), 1]
+        images = self._images_of(data)
+        shape = [self._batch_size(images), 1]
         dtype = self.compute_dtype
         invert = self._uniform(shape, 0, 1, dtype, seed=seed)
         sign = tf.where(invert > 0.5, -tf.ones_like(invert), tf.ones_like(invert))
         shear_y = self._uniform(shape, self.y_factor[0], self.y_factor[1], dtype, seed=seed)
         shear_x = self._uniform(shape, self.x_factor[0], self.x_factor[1], dtype, seed=seed)
-        return {"shear_factor": tf.concat([shear_x, shear_y], axis=1) * sign}
+        shear_factor = tf.concat([shear_x, shear_y], axis=1) * sign
+        return {"shear_factor": shear_factor, "input_shape": self._shape_of(images)}
+
+    _move_boxes = box_transforms.shear_boxes
 
     def _matrix(self, transformation, images):
         shear = tf.cast(transformation["shear_factor"], "float32")
@@ -411,7 +434,10 @@ class RandomPerspective(_AffineLayer):
             "apply_perspective": threshold < probability,
             "start_points": start,
             "end_points": start + start * factor,
+            "input_shape": self._shape_of(images),
         }
+
+    _move_boxes = box_transforms.perspective_boxes
 
     def _matrix(self, transformation, images):
         return homography(transformation["start_points"], transformation["end_points"])

@@ -4,9 +4,11 @@ same batch, as Keras 3 defines them."""
 
 import ferroflow as tf
 from ferroflow.keras import random as keras_random
+from ferroflow.keras.layers.image_preprocessing import box_transforms
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     bounded_factor_pair,
+    unchanged_boxes,
 )
 
 __all__ = ["CutMix", "MixUp", "RandomErasing"]
@@ -129,6 +131,8 @@ class RandomErasing(_BoxLayer):
     def transform_segmentation_masks(self, segmentation_masks, transformation, training=True):
         return segmentation_masks
 
+    transform_bounding_boxes = unchanged_boxes
+
     def get_config(self):
         return {
             **super().get_config(),
@@ -177,6 +181,11 @@ class MixUp(BaseImagePreprocessingLayer):
         weight = tf.reshape(transformation["mix_weight"], [-1, 1, 1, 1])
         others = tf.gather(segmentation_masks, transformation["permutation_order"])
         return weight * segmentation_masks + (1.0 - weight) * others
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        if not training:
+            return bounding_boxes
+        return box_transforms.mix_up_boxes(bounding_boxes, transformation)
 
     def get_config(self):
         return {**super().get_config(), "alpha": self.alpha, "seed": self.seed}

@@ -6,6 +6,7 @@ import numpy as np
 
 import ferroflow as tf
 from ferroflow.keras.layers.image_preprocessing import bounding_boxes as boxes_lib
+from ferroflow.keras.layers.image_preprocessing import box_transforms
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
     back_to_dtype,
@@ -256,8 +257,14 @@ class CenterCrop(BaseImagePreprocessingLayer):
             data_format=self.data_format,
         )
 
+    def get_random_transformation(self, data, training=True, seed=None):
+        return {"input_shape": self._shape_of(self._images_of(data))}
+
     def transform_segmentation_masks(self, segmentation_masks, transformation, training=True):
         return self.transform_images(segmentation_masks, transformation, training=training)
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        return box_transforms.center_crop_boxes(self, bounding_boxes, transformation)
 
     def compute_output_shape(self, input_shape):
         input_shape = list(input_shape)
@@ -324,6 +331,11 @@ class RandomCrop(BaseImagePreprocessingLayer):
 
     def transform_segmentation_masks(self, segmentation_masks, transformation, training=True):
         return self.transform_images(segmentation_masks, transformation)
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        if not training:
+            return bounding_boxes
+        return box_transforms.random_crop_boxes(self, bounding_boxes, transformation)
 
     def compute_output_shape(self, input_shape, *args, **kwargs):
         return _sized_shape(self, input_shape)

@@ -1,0 +1,181 @@
+"""Bounding boxes through Keras 3's image preprocessing layers against Keras under TensorFlow
+2.21, on both devices: seeded random layers draw Keras's numbers, so the boxes (and the
+labels of boxes clipped away) must be Keras's, in every box format, batched and single
+images, ``channels_first``, at inference, inside a traced function and `tf.data.Dataset.map`;
+the layers Keras leaves boxes alone in, and those that raise."""
+
+import pytest
+
+from ._outcomes import error_classes
+from .harness import assert_parity
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _layers(tf):
+    """The box-moving layers, each made fresh (seeded) by calling its maker."""
+    L = tf.keras.layers
+    return {
+        "center_crop": lambda f: L.CenterCrop(5, 6, bounding_box_format=f),
+        "center_crop_up": lambda f: L.CenterCrop(9, 8, bounding_box_format=f),
+        "random_crop": lambda f: L.RandomCrop(5, 6, seed=3, bounding_box_format=f),
+        "random_crop_up": lambda f: L.RandomCrop(9, 6, seed=3, bounding_box_format=f),
+        "translation": lambda f: L.RandomTranslation(0.3, 0.4, seed=1, bounding_box_format=f),
+        "zoom": lambda f: L.RandomZoom(0.4, seed=2, bounding_box_format=f),
+        "zoom_xy": lambda f: L.RandomZoom((-0.5, 0.3), 0.4, seed=2, bounding_box_format=f),
+        "rotation": lambda f: L.RandomRotation(0.2, seed=4, bounding_box_format=f),
+        "shear": lambda f: L.RandomShear(0.3, 0.4, seed=5, bounding_box_format=f),
+        "perspective": lambda f: L.RandomPerspective(0.8, seed=6, bounding_box_format=f),
+        "mix_up": lambda f: L.MixUp(seed=7, bounding_box_format=f),
+        "rand_augment": lambda f: L.RandAugment(num_ops=3, seed=8, bounding_box_format=f),
+        "flip": lambda f: L.RandomFlip(seed=9, bounding_box_format=f),
+    }
+
+
+def _data(tf):
+    import numpy as np
+
+    x = np.random.default_rng(5).uniform(0, 255, (3, 7, 9, 3)).astype("float32")
+    corners = np.array(
+        [
+            [[1, 2, 5, 6], [0, 0, 9, 7], [6, 1, 8, 3]],
+            [[3, 1, 8, 4], [2, 2, 2.5, 5], [7.5, 5.5, 9, 7]],
+            [[0.5, 0.5, 1.5, 6], [4, 3, 5, 4], [0, 6, 3, 7]],
+        ],
+        "float32",
+    )
+    labels = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], "int32")
+    return x, corners, labels
+
+
+def _boxes_in(tf, corners, labels, fmt):
+    convert = tf.keras.utils.bounding_boxes.convert_format
+    boxes = convert(tf.constant(corners), "xyxy", fmt, height=7, width=9)
+    return {"boxes": boxes, "labels": tf.constant(labels)}
+
+
+def _every_layer_and_format(tf, device):
+    x, corners, labels = _data(tf)
+    makers = _layers(tf)
+    out = []
+    with tf.device(device):
+        images = tf.constant(x)
+        for name, make in makers.items():
+            for fmt in ["xyxy", "center_yxhw", "rel_xywh"]:
+                boxes = _boxes_in(tf, corners, labels, fmt)
+                result = make(fmt)({"images": images, "bounding_boxes": boxes})
+                out.append((name, fmt, result["bounding_boxes"]))
+        # Inference leaves the boxes (as float32) where they are, except CenterCrop's.
+        for name in ["center_crop", "random_crop", "zoom", "rotation", "perspective", "mix_up"]:
+            boxes = _boxes_in(tf, corners, labels, "xyxy")
+            layer = makers[name]("xyxy")
+            result = layer({"images": images, "bounding_boxes": boxes}, training=False)
+            out.append((name, result["bounding_boxes"]))
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_every_layer_and_format(tf_oracle, device):
+    assert_parity(
+        tf_oracle,
+        _every_layer_and_format,
+        (device,),
+        rtol=1e-5,
+        atol=1e-4,
+        helpers=[_layers, _data, _boxes_in],
+    )
+
+
+def _single_images_channels_first_and_traces(tf, device):
+    import numpy as np
+
+    x, corners, labels = _data(tf)
+    makers = _layers(tf)
+    L = tf.keras.layers
+    names = ["center_crop", "translation", "zoom", "rotation", "shear", "perspective", "flip"]
+    out = []
+    with tf.device(device):
+        images = tf.constant(x)
+        boxes = _boxes_in(tf, corners, labels, "xyxy")
+        for name in names + ["random_crop"]:
+            layer = makers[name]("xyxy")
+            one = {"boxes": boxes["boxes"][1], "labels": boxes["labels"][1]}
+            out.append(layer({"images": images[1], "bounding_boxes": one})["bounding_boxes"])
+        first = tf.transpose(images, [0, 3, 1, 2])
+        for make in [
+            lambda: L.RandomZoom(0.4, seed=2, data_format="channels_first"),
+            lambda: L.RandomTranslation(0.3, 0.4, seed=1, data_format="channels_first"),
+            lambda: L.RandomShear(0.3, 0.4, seed=5, data_format="channels_first"),
+            lambda: L.CenterCrop(5, 6, data_format="channels_first"),
+        ]:
+            layer = make()
+            layer.bounding_box_format = "xyxy"
+            out.append(layer({"images": first, "bounding_boxes": boxes})["bounding_boxes"])
+        # A traced call draws on each call, as an eager one does.
+        for name in names:
+            layer = makers[name]("xyxy")
+            step = tf.function(lambda d, layer=layer: layer(d, training=True))
+            data = {"images": images, "bounding_boxes": boxes}
+            out.append([step(data)["bounding_boxes"] for _ in range(2)])
+    # Dataset.map: one image (and its boxes) per element.
+    for name in ["zoom", "rotation", "translation"]:
+        layer = makers[name]("xyxy")
+        ds = tf.data.Dataset.from_tensor_slices(
+            {"images": x, "bounding_boxes": {"boxes": corners, "labels": labels}}
+        ).map(layer)
+        out.append([np.asarray(e["bounding_boxes"]["boxes"]) for e in ds.as_numpy_iterator()])
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_single_images_channels_first_and_traces(tf_oracle, device):
+    assert_parity(
+        tf_oracle,
+        _single_images_channels_first_and_traces,
+        (device,),
+        rtol=1e-5,
+        atol=1e-4,
+        helpers=[_layers, _data, _boxes_in],
+    )
+
+
+def _unchanged_and_refused(tf):
+    x, corners, labels = _data(tf)
+    L = tf.keras.layers
+    images = tf.constant(x)
+    boxes = _boxes_in(tf, corners, labels, "xyxy")
+    data = {"images": images, "bounding_boxes": boxes}
+    out = []
+    for layer in [
+        L.AugMix(seed=1),
+        L.RandomColorJitter(brightness_factor=0.2, seed=1),
+        L.RandomErasing(seed=1),
+        L.RandomBrightness(0.2, seed=1),
+        L.Solarization(0.5, seed=1),
+        L.Equalization(),
+        L.RandomHue(0.2, seed=1),
+    ]:
+        layer.bounding_box_format = "xyxy"
+        out.append(layer(dict(data))["bounding_boxes"])
+    out += error_classes(
+        [
+            lambda: L.CutMix(seed=1, bounding_box_format="xyxy")(dict(data)),
+            lambda: L.RandomElasticTransform(seed=1, bounding_box_format="xyxy")(dict(data)),
+            lambda: L.ContrastLimitedAdaptiveHistogramEqualization(bounding_box_format="xyxy")(
+                dict(data)
+            ),
+            lambda: L.RandomZoom(0.2)(dict(data)),
+        ]
+    )
+    return out
+
+
+def test_unchanged_and_refused(tf_oracle):
+    assert_parity(
+        tf_oracle,
+        _unchanged_and_refused,
+        (),
+        rtol=1e-5,
+        atol=1e-5,
+        helpers=[_data, _boxes_in, error_classes],
+    )
