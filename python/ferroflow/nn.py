@@ -92,7 +92,12 @@ def bias_add(value, bias, data_format=None, name=None):
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zeroes each element with probability ``rate`` and scales the rest by 1 / (1 - rate)."""
-    return _core.dropout(x, float(rate), noise_shape, seed)
+    from ferroflow import _random_seed
+
+    out = _core.dropout(x, float(rate), noise_shape, seed)
+    # TensorFlow's dropout takes an op seed even at rate 0 (`dummy_rng_step`).
+    _random_seed.require_seed(seed)
+    return out
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):

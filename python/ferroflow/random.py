@@ -18,7 +18,7 @@ import types
 
 import numpy as np
 
-from ferroflow import _core, config, errors
+from ferroflow import _core, _random_seed, errors
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow import math as _math
@@ -68,22 +68,14 @@ __all__ = [
 ]
 
 
-_GLOBAL_SEED = [None]
-
-
 def set_seed(seed):
     """Sets the global seed: random ops then give the same sequence on every run."""
     _core.set_seed(None if seed is None else int(seed))
-    _GLOBAL_SEED[0] = seed
+    _random_seed.set_global_seed(seed)
 
 
-def _require_seed(seed):
-    """TensorFlow's rule under `enable_op_determinism`: a random op needs a global or op seed."""
-    if seed is None and _GLOBAL_SEED[0] is None and config._op_determinism_enabled():
-        raise RuntimeError(
-            "Random ops require a seed to be set when determinism is enabled. Please set a seed "
-            "before running the op, e.g. by calling tf.random.set_seed(1)."
-        )
+# TensorFlow's checks and op-seed bookkeeping for a stateful op with optional op seed.
+_require_seed = _random_seed.require_seed
 
 
 def _shape(shape):

@@ -7,10 +7,10 @@ import os
 import pickle
 import random
 
-from ferroflow import dtypes as _dtypes
-from ferroflow import random as tf_random
+from ferroflow import _random_seed, errors
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.data import _structure
+from ferroflow.data._philox_stream import PhiloxStream
 from ferroflow.data.dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
@@ -57,39 +57,72 @@ class _Reordering(Dataset):
         raise NotImplementedError
 
 
-def _buffer_shuffle(items, buffer_size, rng):
-    """TensorFlow's shuffle: a buffer is filled with the first ``buffer_size`` items; each
-    output is a random buffer slot, refilled with the next input item."""
-    buffer = list(itertools.islice(items, buffer_size))
-    for item in items:
-        slot = rng.randrange(len(buffer))
-        yield buffer[slot]
-        buffer[slot] = item
-    rng.shuffle(buffer)
-    yield from buffer
+def _buffer_shuffle(items, buffer_size, draw):
+    """TensorFlow's shuffle iterator: a circular buffer of ``buffer_size`` slots (unbounded
+    for None) is topped up from ``items`` before each output; the output is the element
+    ``draw() % filled`` places past the oldest one, whose slot the oldest element then takes."""
+    buffer = []
+    start = end = 0  # positions of the oldest element and of the next input, ever increasing
+    items = iter(items)
+    exhausted = False
+
+    def slot(position):
+        return position if buffer_size is None else position % buffer_size
+
+    while True:
+        while not exhausted and (buffer_size is None or end - start < buffer_size):
+            item = next(items, _END)
+            if item is _END:
+                exhausted = True
+            elif slot(end) == len(buffer):
+                buffer.append(item)
+                end += 1
+            else:
+                buffer[slot(end)] = item
+                end += 1
+        if start == end:
+            return
+        chosen, oldest = slot(start + draw() % (end - start)), slot(start)
+        yield buffer[chosen]
+        buffer[chosen], buffer[oldest] = buffer[oldest], None
+        start += 1
+
+
+_END = object()
 
 
 class ShuffleDataset(_Reordering):
+    """TensorFlow's order for the same seeds: its op seeds (`_random_seed.get_seed`) start a
+    Philox stream that gives each iteration its own pair of seeds (the same pair every time
+    without ``reshuffle_each_iteration``); the iteration's stream picks the buffer slots."""
+
     _repr_name = "_ShuffleDataset"
 
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         super().__init__(input_dataset)
-        self._buffer_size = check_count(buffer_size, "buffer_size")
-        if self._buffer_size <= 0:
-            raise ValueError(f"buffer_size must be greater than zero, got {self._buffer_size}.")
+        buffer_size = check_count(buffer_size, "buffer_size")
+        if buffer_size <= 0 and buffer_size != UNKNOWN_CARDINALITY:
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"
+            )
+        # UNKNOWN_CARDINALITY: a buffer as large as the dataset (the whole of it shuffled).
+        self._buffer_size = None if buffer_size == UNKNOWN_CARDINALITY else buffer_size
+        seed, seed2 = _random_seed.get_seed(None if seed is None else check_count(seed, "seed"))
         if seed is None:
-            # Drawn from ferroflow's generator, so that `tf.random.set_seed` fixes the order.
-            seed = int(tf_random.uniform([], 0, 2**31 - 1, dtype=_dtypes.int64))
-        self._seeds = random.Random(check_count(seed, "seed"))
-        self._first_seed = self._seeds.getrandbits(64)
-        self._reshuffle = bool(reshuffle_each_iteration)
+            # Both seeds 0: TensorFlow's "unseeded", random 64-bit seeds.
+            seed, seed2 = random.getrandbits(64), random.getrandbits(64)
+        self._seeds = (seed, seed2)
+        self._seed_stream = PhiloxStream(seed, seed2) if reshuffle_each_iteration else None
 
     def _cardinality(self):
         return self._input._cardinality()
 
     def _transform(self, stream):
-        seed = self._seeds.getrandbits(64) if self._reshuffle else self._first_seed
-        return _buffer_shuffle(iter(stream()), self._buffer_size, random.Random(seed))
+        # Each iteration draws its seeds when it starts, as TensorFlow's iterator does.
+        seeds = self._seeds
+        if self._seed_stream is not None:
+            seeds = (self._seed_stream(), self._seed_stream())
+        return _buffer_shuffle(stream(), self._buffer_size, PhiloxStream(*seeds))
 
 
 def _repeated(stream, count):

@@ -8,7 +8,8 @@ reproducible.
 import random as _py_random
 
 import ferroflow as _tf
-from ferroflow import _tracing
+from ferroflow import _core, _tracing
+from ferroflow.dtypes import enum_of as _enum_of
 
 _SEED_LIMIT = 10**9
 
@@ -16,7 +17,9 @@ _SEED_LIMIT = 10**9
 def make_default_seed():
     """A fresh seed in [1, 1e9), reproducible under ``tf.random.set_seed``."""
     if not _tracing.tracing():
-        draw = _tf.random.uniform([], 1, _SEED_LIMIT, dtype=_tf.int64)
+        # Not `tf.random.uniform`: Keras draws this seed from Python's `random`, so it must
+        # not use up one of TensorFlow's op seeds (which decide `Dataset.shuffle`'s order).
+        draw = _core.random_uniform([], 1, _SEED_LIMIT, _enum_of(_tf.int64), None)
         return int(draw.numpy())
     return _py_random.randint(1, _SEED_LIMIT - 1)
 

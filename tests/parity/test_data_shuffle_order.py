@@ -1,0 +1,102 @@
+"""`Dataset.shuffle`'s order against TensorFlow 2.21 for the same seeds: buffer sizes from 1 to
+larger than the data (and `UNKNOWN_CARDINALITY`), op seed only, global seed only (whose op
+seed depends on the stateful random ops run since `set_seed`), both, the seeds that truncate
+to (0, 0); new orders per iteration and per `repeat` epoch, or the same with
+``reshuffle_each_iteration=False``; rows of `from_tensor_slices` and computed elements."""
+
+import pytest
+
+from .harness import assert_parity
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _orders(tf, device):
+    def seq(ds):
+        return [int(x) for x in ds]
+
+    out = []
+    tf.random.set_seed(None)
+    with tf.device(device):
+        for n in (1, 2, 5, 17):
+            for buffer_size in (1, 2, 3, 16, 40, -2):
+                shuffled = tf.data.Dataset.range(n).shuffle(buffer_size, seed=11)
+                # Two iterations, then two epochs of a repeat: four seed pairs in turn.
+                out.append((seq(shuffled), seq(shuffled), seq(shuffled.repeat(2))))
+                rows = tf.data.Dataset.from_tensor_slices(list(range(n)))
+                fixed = rows.shuffle(buffer_size, seed=3, reshuffle_each_iteration=False)
+                out.append((seq(fixed), seq(fixed.repeat(2))))
+        # Computed elements (not rows), a repeat of the shuffle fused by TensorFlow, a
+        # partial iteration (its seeds are drawn when the iterator is made).
+        mapped = tf.data.Dataset.range(12).map(lambda x: x * 3).shuffle(5, seed=-7)
+        out.append(seq(mapped.repeat(3)))
+        partial = iter(mapped)
+        out += [int(next(partial)), seq(mapped), seq(mapped.batch(4).unbatch().take(5))]
+        # Op seeds as TensorFlow truncates them (2**31 - 1 is 0), large ones, tensors.
+        for seed in (0, 2**31 - 1, 2**40 + 3, tf.constant(9, tf.int64)):
+            out.append(seq(tf.data.Dataset.range(9).shuffle(4, seed=seed)))
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_shuffle_order_op_seeds(tf_oracle, device):
+    assert_parity(tf_oracle, _orders, (device,))
+
+
+def _global_seed(tf):
+    def seq(ds):
+        return [int(x) for x in ds]
+
+    out = []
+    # Global seed only: the op seed is the next of the global seed's sequence.
+    tf.random.set_seed(5)
+    first = tf.data.Dataset.range(10).shuffle(4)
+    second = tf.data.Dataset.range(10).shuffle(4)
+    out += [seq(first), seq(second), seq(first)]
+    # Every stateful random op takes the next op seed, stateless ops and Generators none.
+    tf.random.set_seed(3)
+    tf.random.uniform([2])
+    tf.random.normal([2])
+    tf.random.truncated_normal([2])
+    tf.random.uniform([2], 0, 5, dtype=tf.int32)
+    tf.random.shuffle([1, 2, 3])
+    tf.random.categorical([[0.0, 1.0]], 2)
+    tf.random.gamma([2], 1.0)
+    tf.random.poisson([2], 1.0)
+    tf.nn.dropout(tf.ones([4]), 0.5)
+    tf.nn.dropout(tf.ones([4]), 0.0)
+    tf.random.stateless_uniform([2], seed=[1, 2])
+    tf.random.Generator.from_seed(1).normal([2])
+    tf.keras.initializers.GlorotUniform()([2, 2])
+    tf.keras.layers.Dense(2)(tf.ones([1, 2]))
+    tf.keras.layers.Dropout(0.5)(tf.ones([1, 4]), training=True)
+    out.append(seq(tf.data.Dataset.range(12).shuffle(5)))
+    # Both seeds; the same seeds after set_seed again; global 0 with op seed 0 (TensorFlow
+    # runs (0, 0) as (0, 2**31 - 1)).
+    tf.random.set_seed(8)
+    out.append(seq(tf.data.Dataset.range(12).shuffle(5, seed=2)))
+    tf.random.set_seed(8)
+    out.append(seq(tf.data.Dataset.range(12).shuffle(5, seed=2).repeat(2)))
+    tf.random.set_seed(0)
+    out.append(seq(tf.data.Dataset.range(12).shuffle(5, seed=0)))
+    tf.random.set_seed(None)
+    return out
+
+
+def test_shuffle_order_global_seed(tf_oracle):
+    assert_parity(tf_oracle, _global_seed)
+
+
+def _errors(tf):
+    out = []
+    for buffer_size in (0, -1, -3):
+        try:
+            tf.data.Dataset.range(3).shuffle(buffer_size)
+            out.append("created")
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            out.append(type(e).__name__)
+    return out
+
+
+def test_shuffle_buffer_size_errors(tf_oracle):
+    assert_parity(tf_oracle, _errors)
