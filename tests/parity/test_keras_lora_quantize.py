@@ -142,3 +142,65 @@ def test_dense_quantized(tf_oracle, device):
         atol=1e-5,
         helpers=[_variables, error_classes],
     )
+
+
+def _embedding(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    Q = tf.keras.quantizers
+    out = []
+    table = np.sin(np.arange(42, dtype=np.float32)).reshape(6, 7).astype(np.float32)
+    ids = np.array([[0, 5, 2], [3, 3, 1]], np.int32)
+    cases = [
+        (None, None),
+        ("int8", None),
+        ("int4", None),
+        (None, Q.Int4QuantizationConfig(block_size=3)),
+    ]
+    cases.append((None, Q.Int4QuantizationConfig(block_size=None)))
+    with tf.device(device):
+        for i, (mode, config) in enumerate(cases):
+            for lora in (False, True):
+                layer = L.Embedding(6, 7, name=f"e{i}_{int(lora)}")
+                layer.build()
+                layer._embeddings.assign(table)
+                if mode or config:
+                    layer.quantize(mode, config=config)
+                if lora:
+                    layer.enable_lora(2, lora_alpha=3)
+                    layer.lora_embeddings_a.assign(
+                        np.linspace(-1, 1, 12, dtype=np.float32).reshape(6, 2)
+                    )
+                    layer.lora_embeddings_b.assign(
+                        np.linspace(0.3, -0.3, 14, dtype=np.float32).reshape(2, 7)
+                    )
+                with tf.GradientTape() as tape:
+                    y = layer(ids)
+                    loss = tf.reduce_sum(y * y)
+                grads = tape.gradient(loss, layer.trainable_weights)
+                out.append(
+                    (_variables(layer), [w.numpy() for w in layer.weights], str(layer.dtype_policy))
+                )
+                out.append((y, grads, layer.get_config()))
+                out.append(tf.function(lambda v, layer=layer: layer(v))(tf.constant(ids)))
+                store = {}
+                layer.save_own_variables(store)
+                out.append({k: np.asarray(v) for k, v in store.items()})
+        layer = L.Embedding(4, 3, lora_rank=2, mask_zero=True)
+        out.append(layer(np.array([[0, 1, 2]]))._keras_mask)
+        out.append(_variables(layer))
+        out += error_classes(
+            [
+                lambda: L.Embedding(3, 2, embeddings_constraint="non_neg", lora_rank=1).build(),
+                lambda: L.Embedding(3, 2).enable_lora(1),
+            ]
+        )
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_embedding(tf_oracle, device):
+    assert_parity(
+        tf_oracle, _embedding, (device,), rtol=1e-5, atol=1e-5, helpers=[_variables, error_classes]
+    )
