@@ -76,9 +76,8 @@ def tree(tmp_path_factory):
 
 def _described(tf, root, make, shuffled=False):
     """The printed messages, class names, element specs, relative file paths and every batch
-    of the dataset(s) ``make()`` returns; not the batches of the first dataset when it is
-    ``shuffled`` (its files are in Keras's NumPy-shuffled order, but `Dataset.shuffle` then
-    follows TensorFlow's own random stream)."""
+    of the dataset(s) ``make()`` returns (twice when ``shuffled``: Keras's NumPy-shuffled
+    file order, then `Dataset.shuffle`'s order, new on each iteration, as TensorFlow's)."""
     import contextlib
     import io
     import os
@@ -91,7 +90,9 @@ def _described(tf, root, make, shuffled=False):
         paths = getattr(ds, "file_paths", None)
         out.append((ds.class_names, str(ds.element_spec)))
         out.append(None if paths is None else [os.path.relpath(p, root) for p in paths])
-        out.append(None if shuffled and i == 0 else list(ds))
+        out.append(list(ds))
+        if shuffled:
+            out.append(list(ds))
     return out
 
 
