@@ -1,6 +1,6 @@
 """ferroflow-only checks of `tf.keras` top-level names whose TensorFlow 2.21 counterparts
 cannot run in the oracle's environment (matplotlib, PIL) or that ferroflow refuses with a
-typed error (Keras's legacy generators, the calibration-based quantization configs)."""
+typed error (the calibration-based quantization configs)."""
 
 import ferroflow as tf
 import numpy as np
@@ -38,8 +38,6 @@ def test_brightness_shift_is_pil_enhance():
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: tf.keras.preprocessing.image.ImageDataGenerator(),
-        lambda: tf.keras.preprocessing.image.NumpyArrayIterator(),
         lambda: tf.keras.quantizers.GPTQConfig(None, None),
         lambda: tf.keras.quantizers.abs_max_quantize_grouped_with_zero_point(None, None),
     ],

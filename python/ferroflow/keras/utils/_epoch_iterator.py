@@ -44,6 +44,10 @@ class EpochIterator:
         self._current_iterator = None
         self._steps_seen = 0
         self._peeked = None
+        # A `PyDataset`'s first batches are read here, as Keras's TensorFlow epoch iterator
+        # reads them to build its dataset's signature.
+        read_spec_batches = getattr(self.data_adapter, "read_spec_batches", None)
+        self._spec_batches = read_spec_batches() if read_spec_batches is not None else None
 
     @property
     def num_batches(self):
@@ -55,6 +59,8 @@ class EpochIterator:
 
     def first_batch(self):
         """The first batch, without consuming it (for building the model)."""
+        if self._spec_batches is not None:
+            return self._spec_batches[0]
         if self._peeked is None:
             self._current_iterator = iter(self.data_adapter)
             self._steps_seen = 0

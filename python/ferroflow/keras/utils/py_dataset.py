@@ -142,6 +142,10 @@ class _OrderedPrefetcher:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+# Keras's `NUM_BATCHES_FOR_TENSOR_SPEC`.
+_SPEC_BATCHES = 2
+
+
 class PyDatasetAdapter:
     """The batches of a `PyDataset`, one epoch per iteration (shuffled in order with Python's
     `random` when ``shuffle``, as Keras does)."""
@@ -155,6 +159,7 @@ class PyDatasetAdapter:
         self._parallel = workers > 1 or (workers > 0 and use_multiprocessing)
         self._workers = workers
         self._use_multiprocessing = use_multiprocessing
+        self.spec_batches = None
 
     @property
     def num_batches(self):
@@ -184,6 +189,19 @@ class PyDatasetAdapter:
                 weights = class_weight_to_sample_weights(np.asarray(batch[1]), self.class_weight)
                 batch = (*batch, weights)
         return _as_batch(batch)
+
+    def read_spec_batches(self):
+        """The first batches (two at most), read once before any epoch: Keras under TensorFlow
+        reads them to learn the data's structure, so a `PyDataset` whose ``__getitem__`` has
+        side effects (a seeded legacy image iterator's counter) sees these calls too."""
+        if self.spec_batches is None:
+            count = self.py_dataset.num_batches
+            count = _SPEC_BATCHES if count is None else min(_SPEC_BATCHES, count)
+            batches = [self._standardize_batch(self.py_dataset[i]) for i in range(count)]
+            if not batches:
+                raise ValueError("The PyDataset has length 0")
+            self.spec_batches = batches
+        return self.spec_batches
 
     def _indices(self):
         count = self.py_dataset.num_batches

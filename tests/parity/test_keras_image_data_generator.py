@@ -1,0 +1,309 @@
+"""Keras's legacy `tf.keras.preprocessing.image.ImageDataGenerator` and its iterators against
+Keras under TensorFlow 2.21: NumPy-seeded batches of ``flow`` (standardization fitted with
+``fit``, ZCA, flips, channel shifts, subsets, shuffling, ``next`` across epochs), of
+``flow_from_directory`` over a folder of PNGs (class modes, subsets, unshuffled order),
+``model.fit`` on an iterator on both devices, and errors and warnings.
+
+The affine and brightness augmentations need SciPy and PIL; each program is told which of them
+both interpreters have, and runs those paths only then (elsewhere both raise ImportError, which
+is compared too when neither has SciPy)."""
+
+import numpy as np
+import pytest
+
+from .harness import assert_parity, run_both
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _modules(tf):
+    import importlib.util
+
+    return ",".join(name for name in ("scipy", "PIL", "pandas") if importlib.util.find_spec(name))
+
+
+@pytest.fixture(scope="module")
+def shared_modules(tf_oracle):
+    """The optional modules (SciPy, PIL, pandas) that TensorFlow's and ferroflow's interpreters both
+    have."""
+    expected, actual = run_both(tf_oracle, _modules)
+    return sorted(set(expected[2].split(",")) & set(actual[2].split(",")) - {""})
+
+
+def _flow_arrays(tf, modules):
+    import warnings
+
+    import numpy as np
+
+    pim = tf.keras.preprocessing.image
+    rng = np.random.RandomState(0)
+    x = (rng.rand(10, 4, 5, 3) * 255).astype("float32")
+    y = np.arange(10) % 3
+    out = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gens = [
+            pim.ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True),
+            pim.ImageDataGenerator(zca_whitening=True, rescale=1 / 255.0, zca_epsilon=1e-3),
+            pim.ImageDataGenerator(
+                samplewise_center=True,
+                samplewise_std_normalization=True,
+                horizontal_flip=True,
+                vertical_flip=True,
+                channel_shift_range=30.0,
+                preprocessing_function=lambda im: im * 0.5 + 1.0,
+            ),
+            pim.ImageDataGenerator(
+                featurewise_center=True, horizontal_flip=True, data_format="channels_first"
+            ),
+        ]
+        gens[0].fit(x)
+        gens[1].fit(x)
+        gens[3].fit(x.transpose(0, 3, 1, 2), augment=True, rounds=2, seed=4)
+        out.append([(g.mean, g.std, g.zca_whitening_matrix) for g in gens])
+        for g in gens[:3]:
+            it = g.flow(x, y, batch_size=4, seed=3)
+            out.append((len(it), [next(it) for _ in range(5)], it[2], it.total_batches_seen))
+        it = gens[3].flow(x.transpose(0, 3, 1, 2), batch_size=3, shuffle=False)
+        out.append([it[i] for i in range(len(it))])
+        # Unfitted feature-wise statistics only warn.
+        out.append(pim.ImageDataGenerator(zca_whitening=True).standardize(x[:2].copy()))
+        out.append([str(w.message) for w in caught])
+    # Subsets, extra inputs and sample weights.
+    g = pim.ImageDataGenerator(validation_split=0.3, horizontal_flip=True)
+    w = np.linspace(0.1, 1.0, 10)
+    np.random.seed(7)
+    for subset in ("training", "validation"):
+        it = g.flow((x, [y * 2.0, y + 5]), y, sample_weight=w, subset=subset, batch_size=3)
+        out.append((it.n, it[0], next(it)))
+    np.random.seed(1)
+    out.append([g.get_random_transform((4, 5, 3)) for _ in range(3)])
+    shifts = pim.ImageDataGenerator(width_shift_range=[1, 2], height_shift_range=3, zoom_range=1)
+    out.append(shifts.get_random_transform((4, 5, 3), seed=2))
+    # The affine part: SciPy's, or ImportError where neither interpreter has SciPy.
+    affine = pim.ImageDataGenerator(
+        rotation_range=40,
+        width_shift_range=0.2,
+        height_shift_range=0.1,
+        shear_range=15,
+        zoom_range=(0.7, 1.2),
+        fill_mode="reflect",
+    )
+    try:
+        it = affine.flow(x, batch_size=4, seed=11)
+        out.append([next(it) for _ in range(3)])
+        out.append(affine.random_transform(x[0], seed=5))
+    except ImportError as e:
+        out.append(type(e).__name__)
+    if "PIL" in modules:
+        bright = pim.ImageDataGenerator(brightness_range=(0.4, 1.6), channel_shift_range=10.0)
+        out.append(next(bright.flow(x, batch_size=5, seed=2)))
+    return out
+
+
+def test_flow_from_arrays(tf_oracle, shared_modules):
+    if "PIL" not in shared_modules and "scipy" in shared_modules:
+        pytest.skip("one interpreter has SciPy without PIL")
+    result = assert_parity(tf_oracle, _flow_arrays, (shared_modules,), rtol=1e-5, atol=1e-5)
+    assert result[0] != "raised", result
+
+
+def _errors(tf):
+    import numpy as np
+
+    pim = tf.keras.preprocessing.image
+    G = pim.ImageDataGenerator
+    x = np.zeros((6, 4, 4, 3), "float32")
+    y = np.array([0, 1, 0, 1, 1, 1])
+    calls = [
+        lambda: G(data_format="channels_middle"),
+        lambda: G(validation_split=1.5),
+        lambda: G(zoom_range=(1, 2, 3)),
+        lambda: G(brightness_range=0.5),
+        lambda: G().fit(x[0]),
+        lambda: G().flow(x[0]),
+        lambda: G().flow(x, y[:4]),
+        lambda: G().flow(x, y, sample_weight=np.ones(2)),
+        lambda: G().flow((x, np.ones(3)), y),
+        lambda: G(validation_split=0.5).flow(x, y, subset="test"),
+        lambda: G(validation_split=0.2).flow(x, np.arange(6), subset="training"),
+        lambda: G(validation_split=0.2).flow(
+            x, np.arange(6), subset="training", ignore_class_split=True
+        ),
+        lambda: G().flow(x, batch_size=4)[2],
+        lambda: G().flow(x)[0].shape,
+        lambda: G().flow_from_directory("/nonexistent-ferroflow-dir"),
+        lambda: G().flow_from_directory("/", color_mode="cmyk"),
+        lambda: G().flow_from_directory("/", subset="test"),
+    ]
+    out = []
+    for call in calls:
+        try:
+            call()
+            out.append("no error")
+        except Exception as e:  # noqa: BLE001 - the class and message are compared
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+def test_errors(tf_oracle):
+    assert_parity(tf_oracle, _errors)
+
+
+def _png_tree(root):
+    """class folders ``cats`` (5 images), ``dogs`` (4, one in a subfolder) and an empty
+    ``zebras``, plus a text file that is skipped."""
+    from PIL import Image
+
+    rng = np.random.RandomState(3)
+    for name, count in (("cats", 5), ("dogs", 4)):
+        folder = root / name
+        (folder / "inner").mkdir(parents=True)
+        for i in range(count):
+            size = (6 + i, 5) if i % 2 else (5, 4)
+            pixels = (rng.rand(size[1], size[0], 3) * 255).astype("uint8")
+            where = folder / "inner" if (name == "dogs" and i == 3) else folder
+            Image.fromarray(pixels).save(where / f"{name}{i}.png")
+    (root / "zebras").mkdir()
+    (root / "cats" / "notes.txt").write_text("not an image")
+
+
+def _flow_directory(tf, directory, modules):
+    import numpy as np
+
+    pim = tf.keras.preprocessing.image
+    g = pim.ImageDataGenerator(rescale=1 / 255.0, horizontal_flip=True, validation_split=0.4)
+    out = []
+    for kwargs in (
+        dict(class_mode="categorical"),
+        dict(class_mode="binary", classes=["dogs", "cats"]),
+        dict(class_mode="sparse", subset="training"),
+        dict(class_mode=None, subset="validation", color_mode="grayscale"),
+        dict(class_mode="input", color_mode="rgba", target_size=(3, 4)),
+    ):
+        kwargs = {"target_size": (4, 5), **kwargs}
+        it = g.flow_from_directory(directory, batch_size=3, shuffle=False, **kwargs)
+        listing = (
+            it.filenames,
+            it.classes,
+            it.class_indices,
+            it.samples,
+            len(it),
+            it.image_shape,
+            it.num_classes,
+        )
+        if "PIL" not in modules:
+            out.append(listing)
+            continue
+        np.random.seed(0)
+        out.append((listing, [it[i] for i in range(len(it))]))
+    if "PIL" in modules:
+        it = pim.ImageDataGenerator().flow_from_directory(
+            directory,
+            target_size=(4, 4),
+            batch_size=4,
+            seed=9,
+            interpolation="bilinear",
+            keep_aspect_ratio=True,
+        )
+        out.append([next(it) for _ in range(4)])
+    return out
+
+
+def test_flow_from_directory(tf_oracle, shared_modules, tmp_path, capfd):
+    pytest.importorskip("PIL")
+    _png_tree(tmp_path)
+    result = assert_parity(tf_oracle, _flow_directory, (str(tmp_path), shared_modules))
+    assert result[0] != "raised", result
+    assert "Found 9 images belonging to 3 classes." in capfd.readouterr().out
+
+
+def _fit(tf, device):
+    import numpy as np
+
+    rng = np.random.RandomState(1)
+    x = rng.rand(12, 4, 4, 1).astype("float32")
+    y = rng.rand(12, 2).astype("float32")
+    with tf.device(device):
+        model = tf.keras.Sequential(
+            [tf.keras.Input((4, 4, 1)), tf.keras.layers.Flatten(), tf.keras.layers.Dense(2)]
+        )
+        model.set_weights(
+            [np.linspace(-1, 1, 32).reshape(16, 2).astype("float32"), np.zeros(2, "float32")]
+        )
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+        gen = tf.keras.preprocessing.image.ImageDataGenerator(
+            featurewise_center=True, vertical_flip=True
+        )
+        gen.fit(x)
+        history = model.fit(
+            gen.flow(x, y, batch_size=5, seed=2), epochs=3, shuffle=False, verbose=0
+        )
+        loss = model.evaluate(gen.flow(x, y, batch_size=4, shuffle=False), verbose=0)
+        predicted = model.predict(gen.flow(x, batch_size=5, shuffle=False), verbose=0)
+    return history.history["loss"], loss, predicted, model.get_weights()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_model_fit_on_a_generator(tf_oracle, device):
+    result = assert_parity(tf_oracle, _fit, (device,), rtol=1e-5, atol=1e-5)
+    assert result[0] != "raised", result
+
+
+def _flow_dataframe(tf, directory):
+    import numpy as np
+    import pandas as pd
+
+    pim = tf.keras.preprocessing.image
+    df = pd.DataFrame(
+        {
+            "filename": [
+                "cats/cats0.png",
+                "dogs/dogs1.png",
+                "cats/cats3.png",
+                "missing.png",
+                "dogs/inner/dogs3.png",
+                "cats/notes.txt",
+            ],
+            "class": ["cat", "dog", "cat", "dog", "dog", "cat"],
+            "tags": [["a"], ["b", "a"], ["c"], ["a"], ["b"], ["a"]],
+            "weight": [0.5, 1.0, 1.5, 2.0, 2.5, 3.0],
+            "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        }
+    )
+    g = pim.ImageDataGenerator(rescale=0.5, vertical_flip=True, validation_split=0.25)
+    out = []
+    for kwargs in (
+        dict(class_mode="categorical", weight_col="weight"),
+        dict(class_mode="binary", subset="training"),
+        dict(class_mode="sparse", classes=["dog"]),
+        dict(class_mode="categorical", y_col="tags", classes=["a", "b"]),
+        dict(class_mode="raw", y_col="score", subset="validation"),
+        dict(class_mode="multi_output", y_col=["score", "weight"]),
+        dict(class_mode=None, validate_filenames=False, x_col="filename"),
+    ):
+        if kwargs.get("validate_filenames") is False:
+            frame = df.iloc[[0, 1, 2]]
+        else:
+            frame = df
+        it = g.flow_from_dataframe(
+            frame, directory, target_size=(3, 4), batch_size=2, shuffle=False, **kwargs
+        )
+        np.random.seed(4)
+        out.append(
+            (
+                it.filenames,
+                getattr(it, "class_indices", None),
+                it.samples,
+                [it[i] for i in range(len(it))],
+            )
+        )
+    return out
+
+
+def test_flow_from_dataframe(tf_oracle, shared_modules, tmp_path):
+    if not {"PIL", "pandas"} <= set(shared_modules):
+        pytest.skip("pandas and PIL are not in both interpreters")
+    _png_tree(tmp_path)
+    result = assert_parity(tf_oracle, _flow_dataframe, (str(tmp_path),))
+    assert result[0] != "raised", result
