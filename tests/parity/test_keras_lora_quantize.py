@@ -204,3 +204,53 @@ def test_embedding(tf_oracle, device):
     assert_parity(
         tf_oracle, _embedding, (device,), rtol=1e-5, atol=1e-5, helpers=[_variables, error_classes]
     )
+
+
+def _conv_lora(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    out = []
+    cases = [
+        (L.Conv1D(4, 3, lora_rank=2, padding="causal", name="c1"), (2, 6, 2)),
+        (L.Conv2D(4, 2, groups=2, name="c2"), (1, 4, 5, 2)),
+        (L.Conv3D(2, 2, lora_rank=1, lora_alpha=5, name="c3"), (1, 3, 3, 3, 1)),
+    ]
+    with tf.device(device):
+        for layer, shape in cases:
+            x = np.cos(np.arange(np.prod(shape), dtype=np.float32)).reshape(shape)
+            layer.build(shape)
+            layer._kernel.assign(
+                np.sin(np.arange(np.prod(layer._kernel.shape), dtype=np.float32)).reshape(
+                    layer._kernel.shape
+                )
+            )
+            if not layer.lora_enabled:
+                layer.enable_lora(3)
+            a, b = layer.lora_kernel_a, layer.lora_kernel_b
+            a.assign(np.linspace(-1, 1, int(np.prod(a.shape)), dtype=np.float32).reshape(a.shape))
+            b.assign(
+                np.linspace(0.5, -0.5, int(np.prod(b.shape)), dtype=np.float32).reshape(b.shape)
+            )
+            t = tf.constant(x)
+            with tf.GradientTape() as tape:
+                tape.watch(t)
+                y = layer(t)
+                loss = tf.reduce_sum(y * y)
+            grads = tape.gradient(loss, [t, *layer.trainable_weights])
+            store = {}
+            layer.save_own_variables(store)
+            out.append((_variables(layer), y, grads, layer.get_config(), sorted(store)))
+            out.append(tf.function(lambda v, layer=layer: layer(v))(t))
+            out.append([np.asarray(store[k]) for k in sorted(store)])
+        out += error_classes(
+            [lambda: L.Conv2D(2, 2, kernel_constraint="max_norm", lora_rank=1).build((1, 3, 3, 1))]
+        )
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_conv_lora(tf_oracle, device):
+    assert_parity(
+        tf_oracle, _conv_lora, (device,), rtol=1e-5, atol=1e-5, helpers=[_variables, error_classes]
+    )

@@ -2,6 +2,8 @@
 filters slid over the spatial axes."""
 
 from ferroflow.array_ops import concat, pad, split
+from ferroflow.keras import ops
+from ferroflow.keras.layers import _lora
 from ferroflow.keras.layers._conv_base import ConvLayerBase, check_positive, subclass_arguments
 from ferroflow.keras.layers._conv_ops import convolve
 from ferroflow.keras.layers._shapes import conv_output_shape
@@ -55,16 +57,15 @@ class BaseConv(ConvLayerBase):
         lora_alpha=None,
         **kwargs,
     ):
-        if lora_rank is not None:
-            raise NotImplementedError(
-                "ferroflow's convolution layers do not implement LoRA; leave `lora_rank` None."
-            )
         super().__init__(
             allow_causal=rank == 1,
             **subclass_arguments(locals(), "filters", "groups", "lora_rank", "lora_alpha"),
         )
         self.filters = filters
         self.groups = groups
+        self.lora_rank = lora_rank
+        self.lora_alpha = lora_alpha if lora_alpha is not None else lora_rank
+        self.lora_enabled = False
         check_positive(filters, "filters")
         if groups <= 0:
             raise ValueError(
@@ -86,11 +87,58 @@ class BaseConv(ConvLayerBase):
                 f"channels (full input shape is {tuple(input_shape)})."
             )
         self.compute_output_shape(input_shape)
-        self.kernel = self._add_layer_weight(
+        self._kernel = self._add_layer_weight(
             "kernel", (*self.kernel_size, input_channel // self.groups, self.filters), "kernel"
         )
         self._add_bias(self.filters)
         self.built = True
+        if self.lora_rank:
+            self.enable_lora(self.lora_rank, lora_alpha=self.lora_alpha)
+
+    @property
+    def kernel(self):
+        """The kernel the call uses: the variable, plus the LoRA delta (cast to the compute
+        dtype) when LoRA is enabled."""
+        if not self.built:
+            raise AttributeError("You must build the layer before accessing `kernel`.")
+        kernel = self._kernel
+        if self.lora_enabled:
+            delta = _lora.lora_delta(self, self.lora_kernel_a, self.lora_kernel_b)
+            kernel = ops.cast(ops.add(kernel, delta), self.compute_dtype)
+        return kernel
+
+    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform", b_initializer="zeros"):
+        """Freezes the kernel and adds the trainable low-rank delta
+        ``(lora_alpha / rank) * lora_kernel_a @ lora_kernel_b`` (``a`` has the kernel's
+        shape with ``rank`` output channels)."""
+        _lora.check_enable_lora(self, self.kernel_constraint)
+        _lora.add_lora_weights(
+            self,
+            ("lora_kernel_a", "lora_kernel_b"),
+            ((*self._kernel.shape.as_list()[:-1], rank), (rank, self.filters)),
+            (a_initializer, b_initializer),
+            self.kernel_regularizer,
+            self._kernel,
+            rank,
+            lora_alpha,
+        )
+
+    @property
+    def variable_serialization_spec(self):
+        """The variables a weights file holds, in Keras's order."""
+        return {None: ["kernel", "bias"]}
+
+    def save_own_variables(self, store):
+        _lora.save_by_spec(self, store, "kernel", (self.kernel, None, None))
+
+    def load_own_variables(self, store):
+        _lora.load_by_spec(self, store, "kernel", ("lora_kernel_a", "lora_kernel_b"))
+
+    def get_config(self):
+        config = super().get_config()
+        if self.lora_rank:
+            config.update(lora_rank=self.lora_rank, lora_alpha=self.lora_alpha)
+        return config
 
     def _convolve(self, inputs, kernel, padding):
         return convolve(inputs, kernel, self.strides, padding, self.data_format, self.dilation_rate)
