@@ -1068,6 +1068,25 @@ def to_indicator(sp_input, vocab_size, name=None):
     return _m.greater(dense, 0)
 
 
+def _check_bincount_values(dtype):
+    # TensorFlow's kernel takes int32 and int64 values only: its graph refuses the op while
+    # building it (TypeError), eager execution refuses the kernel.
+    if dtype in (_dtypes.int32, _dtypes.int64):
+        return
+    if _core.graph_tracing():
+        raise TypeError(
+            f"Value passed to parameter 'values' has DataType {dtype.name} not in list of "
+            "allowed values: int32, int64"
+        )
+    from ferroflow.errors import InvalidArgumentError
+
+    raise InvalidArgumentError(
+        None,
+        None,
+        f"Value for attr 'T' of {dtype.name} is not in the list of allowed values: int32, int64",
+    )
+
+
 def bincount(
     values,
     weights=None,
@@ -1119,12 +1138,14 @@ def bincount(
         else:
             rows, n_batches = None, None
         flat = _a.reshape(values, [-1])
+    _check_bincount_values(flat.dtype)
     count_dtype = weights.dtype if weights is not None else flat.dtype
     flat = _i64(flat)
     _check(_m.reduce_all(_m.greater_equal(flat, 0)), "Input values must all be non-negative")
-    keep = _a.ones_like(flat, dtype=_dtypes.bool)
     if maxlength is not None and maxlength >= 0:
         keep = _m.less(flat, maxlength)
+    else:
+        keep = _a.ones_like(flat, dtype=_dtypes.bool)
     keep_at = _a.reshape(_a.where(keep), [-1])
     flat = _a.take_rows(flat, keep_at)
     if weights is not None:

@@ -7,6 +7,7 @@ from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.saving import serialization_lib
 from ferroflow.linalg import tensordot
+from ferroflow.sparse_tensor import SparseTensor
 
 __all__ = ["Dense"]
 
@@ -226,6 +227,9 @@ class Dense(Layer):
 
 
 def _matmul(inputs, kernel):
+    if isinstance(inputs, SparseTensor):
+        # A sparse input (a preprocessing layer's sparse output): Keras's sparse matmul.
+        return ops.matmul(inputs, kernel)
     if inputs.shape.rank == 2:
         return inputs @ kernel
     return tensordot(inputs, kernel, [[inputs.shape.rank - 1], [0]])

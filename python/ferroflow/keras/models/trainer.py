@@ -19,6 +19,7 @@ from ferroflow import array_ops, nest
 from ferroflow import math as tf_math
 from ferroflow.backprop import GradientTape
 from ferroflow.function import function
+from ferroflow.sparse_tensor import SparseTensor
 
 __all__ = ["Trainer"]
 
@@ -687,7 +688,7 @@ class Trainer:
                     template = batch_outputs
                     collected = [[] for _ in nest.flatten(batch_outputs)]
                 for found, value in zip(collected, nest.flatten(batch_outputs)):
-                    found.append(np.asarray(value))
+                    found.append(value if isinstance(value, SparseTensor) else np.asarray(value))
             callbacks.on_predict_batch_end(end_step, {"outputs": batch_outputs})
             if self.stop_predicting:
                 break
@@ -698,7 +699,7 @@ class Trainer:
                 "`Model.compile(..., run_eagerly=True)` for more information of where went "
                 "wrong."
             )
-        return nest.pack_sequence_as(template, [np.concatenate(parts) for parts in collected])
+        return nest.pack_sequence_as(template, [_concat_batches(parts) for parts in collected])
 
     @_freezing_metrics
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
@@ -818,3 +819,13 @@ class Trainer:
                 metric.update_state(y_pred, sample_weight=sample_weight)
             else:
                 metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+
+def _concat_batches(parts):
+    """The batches' outputs joined along the batch axis: sparse outputs stay sparse
+    (`tf.sparse.concat`, as Keras's TensorFlow trainer), others as one numpy array."""
+    if isinstance(parts[0], SparseTensor):
+        from ferroflow import sparse_ops
+
+        return parts[0] if len(parts) == 1 else sparse_ops.concat(0, parts)
+    return np.concatenate(parts)

@@ -1960,8 +1960,11 @@ def unique(
 
 # Products and contractions --------------------------------------------------------------
 def matmul(x1, x2):
-    """Matrix product with NumPy's broadcasting (int8 x int8 gives int32)."""
+    """Matrix product with NumPy's broadcasting (int8 x int8 gives int32); a rank-2 sparse
+    operand times a dense matrix gives a dense product."""
     x1, x2 = _t(x1), _t(x2)
+    if isinstance(x1, tf.SparseTensor) or isinstance(x2, tf.SparseTensor):
+        return _sparse_matmul(x1, x2)
     r1, r2 = x1.shape.rank, x2.shape.rank
     if _std(x1.dtype) == "int8" and _std(x2.dtype) == "int8" and r1 != 1 and r2 != 1:
         compute, out_dtype = "int32", "int32"
@@ -1978,6 +1981,22 @@ def matmul(x1, x2):
     else:
         out = tf.matmul(x1, x2)
     return tf.cast(out, out_dtype)
+
+
+def _sparse_matmul(x1, x2):
+    # Keras's TensorFlow backend multiplies in the float promotion and casts the dense
+    # product back; ranks above 2 and sparse x sparse take other TensorFlow kernels.
+    if isinstance(x1, tf.SparseTensor) and isinstance(x2, tf.SparseTensor):
+        raise NotImplementedError("ferroflow's `ops.matmul` does not multiply two sparse tensors.")
+    if x1.shape.rank != 2 or x2.shape.rank != 2:
+        raise NotImplementedError(
+            "ferroflow's `ops.matmul` multiplies sparse tensors of rank 2 only. Received: "
+            f"x1.shape={x1.shape}, x2.shape={x2.shape}"
+        )
+    compute = result_type(x1.dtype, x2.dtype, float)
+    out = tf.sparse.sparse_dense_matmul(cast(x1, compute), cast(x2, compute))
+    out = tf.cast(out, result_type(x1.dtype, x2.dtype))
+    return tf.ensure_shape(out, [x1.shape[0], x2.shape[1]])
 
 
 def _in_float(x1, x2):

@@ -1,6 +1,7 @@
 """Keras 3's `CategoryEncoding`: integer features as one-hot, multi-hot or count vectors."""
 
-from ferroflow.array_ops import convert_to_tensor
+from ferroflow import _tracing
+from ferroflow.array_ops import cast, convert_to_tensor
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.layers.preprocessing._base import keras_tensor
 from ferroflow.keras.layers.preprocessing._encoding import encode_categorical
@@ -45,6 +46,8 @@ class CategoryEncoding(Layer):
             count_weights = convert_to_tensor(count_weights, dtype=self.compute_dtype)
         if not isinstance(inputs, SparseTensor):
             inputs = convert_to_tensor(inputs)
+        if self.sparse and self.output_mode != "one_hot" and _tracing.tracing():
+            inputs = self._graph_input(inputs)
         return encode_categorical(
             inputs,
             self.output_mode,
@@ -53,6 +56,16 @@ class CategoryEncoding(Layer):
             count_weights,
             sparse=self.sparse,
         )
+
+    def _graph_input(self, inputs):
+        """Keras's `DataLayer` inside a `tf.function` converts its input to the compute
+        dtype; its sparse counting (`tf.sparse.bincount`) then refuses float indices with a
+        TypeError. Only the sparse counts see the difference: the dense and one-hot paths
+        convert the indices back to integers."""
+        dtype = self.compute_dtype
+        if isinstance(inputs, SparseTensor):
+            return inputs.with_values(cast(inputs.values, dtype))
+        return cast(inputs, dtype)
 
     def compute_output_shape(self, input_shape):
         if input_shape is not None and len(input_shape) == 0:
