@@ -688,7 +688,7 @@ class Trainer:
                     template = batch_outputs
                     collected = [[] for _ in nest.flatten(batch_outputs)]
                 for found, value in zip(collected, nest.flatten(batch_outputs)):
-                    found.append(value if isinstance(value, SparseTensor) else np.asarray(value))
+                    found.append(_to_numpy_unless_sparse(value))
             callbacks.on_predict_batch_end(end_step, {"outputs": batch_outputs})
             if self.stop_predicting:
                 break
@@ -749,7 +749,7 @@ class Trainer:
         data = (to_tensors(x),)
         self._symbolic_build(data_batch=data, predicting=True)
         (outputs,) = self.make_predict_function()([data])
-        return nest.map_structure(np.asarray, outputs)
+        return nest.map_structure(_to_numpy_unless_sparse, outputs)
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -819,6 +819,10 @@ class Trainer:
                 metric.update_state(y_pred, sample_weight=sample_weight)
             else:
                 metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+
+def _to_numpy_unless_sparse(value):
+    return value if isinstance(value, SparseTensor) else np.asarray(value)
 
 
 def _concat_batches(parts):

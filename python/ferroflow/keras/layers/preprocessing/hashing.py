@@ -214,10 +214,9 @@ class HashedCrossing(Layer):
         return tuple(input_shape[0])[:-1] + (self.num_bins,)
 
     def compute_output_spec(self, inputs):
-        # Keras infers this layer's outputs by running it: sparse when it encodes sparsely.
+        # Keras's spec from `compute_output_shape`: never marked sparse, as Keras's.
         shapes = tuple(tuple(x.shape) for x in inputs)
-        sparse = self.sparse and self.output_mode != "int"
-        return keras_tensor(self.compute_output_shape(shapes), self.dtype, sparse=sparse)
+        return keras_tensor(self.compute_output_shape(shapes), self.dtype)
 
     def get_config(self):
         return {
