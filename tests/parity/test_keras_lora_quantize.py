@@ -254,3 +254,91 @@ def test_conv_lora(tf_oracle, device):
     assert_parity(
         tf_oracle, _conv_lora, (device,), rtol=1e-5, atol=1e-5, helpers=[_variables, error_classes]
     )
+
+
+def _fixed_model(tf, lora):
+    import numpy as np
+
+    L = tf.keras.layers
+    inputs = tf.keras.Input((5,), dtype="int32")
+    x = L.Embedding(9, 4, name="emb", lora_rank=2 if lora else None)(inputs)
+    x = L.Flatten()(x)
+    x = L.Dense(6, activation="relu", name="hidden", lora_rank=2 if lora else None)(x)
+    outputs = L.Dense(3, name="head")(x)
+    model = tf.keras.Model(inputs, outputs)
+    for w in model.weights:
+        n = int(np.prod(w.shape))
+        w.assign(np.cos(np.arange(n, dtype=np.float32) * 0.37 + len(w.path)).reshape(w.shape) * 0.5)
+    return model
+
+
+def _model_save(tf, device, directory):
+    import numpy as np
+
+    side = "tf" if tf.__name__.startswith("tensorflow") else "ff"
+    ids = (np.arange(20, dtype=np.int32).reshape(4, 5) * 7) % 9
+    out = []
+    with tf.device(device):
+        for name, mode, lora in (
+            ("int8", "int8", False),
+            ("int4", "int4", False),
+            ("lora", None, True),
+        ):
+            model = _fixed_model(tf, lora)
+            if mode:
+                model.quantize(mode)
+            out.append(
+                [(v.path, str(v.dtype), tuple(v.shape), bool(v.trainable)) for v in model.weights]
+            )
+            out.append([str(layer.dtype_policy) for layer in model.layers[1:]])
+            out.append(model.predict(ids, verbose=0))
+            model.save(f"{directory}/{name}_{side}.keras")
+            model.save_weights(f"{directory}/{name}_{side}.weights.h5")
+        model = _fixed_model(tf, True)
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+        before = [w.numpy() for w in model.weights]
+        model.fit(
+            ids, np.ones((4, 3), np.float32), epochs=2, batch_size=2, shuffle=False, verbose=0
+        )
+        out.append([w.numpy() - b for w, b in zip(model.weights, before)])
+        out.append([v.path for v in model.trainable_weights])
+    return out
+
+
+def _model_load(tf, device, directory):
+    import numpy as np
+
+    ids = (np.arange(20, dtype=np.int32).reshape(4, 5) * 7) % 9
+    out = []
+    with tf.device(device):
+        for name, mode, lora in (
+            ("int8", "int8", False),
+            ("int4", "int4", False),
+            ("lora", None, True),
+        ):
+            for side in ("tf", "ff"):
+                model = tf.keras.models.load_model(f"{directory}/{name}_{side}.keras")
+                out.append(
+                    (
+                        [str(layer.dtype_policy) for layer in model.layers[1:]],
+                        model.predict(ids, verbose=0),
+                    )
+                )
+                out.append([(v.path, str(v.dtype), tuple(v.shape)) for v in model.weights])
+                target = _fixed_model(tf, lora)
+                if mode:
+                    target.quantize(mode)
+                target.load_weights(f"{directory}/{name}_{side}.weights.h5")
+                out.append(target.predict(ids, verbose=0))
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_models_and_files_cross(tf_oracle, device, tmp_path):
+    helpers = [_fixed_model]
+    assert_parity(
+        tf_oracle, _model_save, (device, str(tmp_path)), rtol=1e-5, atol=1e-5, helpers=helpers
+    )
+    assert_parity(
+        tf_oracle, _model_load, (device, str(tmp_path)), rtol=1e-5, atol=1e-5, helpers=helpers
+    )
