@@ -100,3 +100,45 @@ def _errors(tf):
 
 def test_shuffle_buffer_size_errors(tf_oracle):
     assert_parity(tf_oracle, _errors)
+
+
+def _keras_pipelines(tf):
+    import numpy as np
+
+    tf.random.set_seed(None)
+    x = np.arange(24, dtype="float32").reshape(12, 2) / 10
+    y = (np.arange(12) % 3).astype("float32")
+
+    def make():
+        return tf.data.Dataset.from_tensor_slices((x, y)).shuffle(5, seed=4).batch(4)
+
+    def labels(ds):
+        return [float(v) for batch in ds for v in batch[1]]
+
+    out = []
+    # `fit` makes two iterators an epoch (Keras makes the next one at the end of each), as
+    # do `evaluate`, `predict` and each validation run: the orders trained on and the next
+    # iteration's order show it.
+    for epochs, validation in ((1, False), (3, False), (2, True)):
+        ds = make()
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, kernel_initializer="ones")])
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+        validation_data = ds if validation else None
+        history = model.fit(
+            ds, epochs=epochs, validation_data=validation_data, shuffle=False, verbose=0
+        )
+        out += [model.get_weights(), history.history, labels(ds)]
+        model.evaluate(ds, verbose=0)
+        model.predict(ds, verbose=0)
+        out.append(labels(ds))
+    # Keras's seeded time series shuffle (a NumPy shuffle of the windows, then
+    # Dataset.shuffle).
+    windows = tf.keras.utils.timeseries_dataset_from_array(
+        np.arange(30), None, sequence_length=3, batch_size=4, shuffle=True, seed=2
+    )
+    out += [list(windows), list(windows)]
+    return out
+
+
+def test_shuffle_order_in_keras(tf_oracle):
+    assert_parity(tf_oracle, _keras_pipelines)

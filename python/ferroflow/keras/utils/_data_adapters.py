@@ -208,7 +208,12 @@ class DatasetAdapter:
         return self._num_batches
 
     def __iter__(self):
-        for element in self._dataset:
+        # The dataset's iterator is made now, as Keras's `iter(dataset)`: a shuffled dataset
+        # draws the seeds of its order when its iterator is made, used or not.
+        return self._batches(iter(self._dataset))
+
+    def _batches(self, elements):
+        for element in elements:
             batch = _as_batch(element)
             if self._class_weight is not None:
                 batch = _with_class_weights(batch, self._class_weight)

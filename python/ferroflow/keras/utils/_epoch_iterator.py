@@ -116,7 +116,9 @@ class EpochIterator:
                     return
                 break
         if self._num_batches and self._steps_seen >= self._num_batches:
-            self._current_iterator = None
+            # As Keras: the next epoch's iterator is made now (a `tf.data` iterator draws its
+            # shuffle seeds then), and made again at the next epoch without steps_per_epoch.
+            self._current_iterator = iter(self.data_adapter)
             self._steps_seen = 0
             self._end_epoch()
 
