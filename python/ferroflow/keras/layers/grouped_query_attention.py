@@ -6,7 +6,6 @@
 import math
 
 import ferroflow as _tf
-from ferroflow.keras.layers import _attention_masks as _masks
 from ferroflow.keras.layers.activation_layers import Softmax
 from ferroflow.keras.layers.dropout import Dropout
 from ferroflow.keras.layers.einsum_dense import EinsumDense
@@ -14,7 +13,6 @@ from ferroflow.keras.layers.multi_head_attention import (
     _AttentionBase,
     _check_flash_attention,
     _check_sliding_window,
-    _flash_errors,
 )
 
 __all__ = ["GroupQueryAttention", "GroupedQueryAttention"]
@@ -103,71 +101,17 @@ class GroupedQueryAttention(_AttentionBase):
         )
         self.built = True
 
-    def _compute_attention(self, query, key, value, attention_mask, training, return_scores):
-        fused = not (self.dropout > 0.0 or return_scores or query.shape.rank != 4)
-        _flash_errors(self._flash_attention, return_scores, fused)
-        if fused:
-            if attention_mask is not None:
-                for _ in range(4 - attention_mask.shape.rank):
-                    attention_mask = _tf.expand_dims(attention_mask, -3)
-                attention_mask = _tf.cast(attention_mask, _tf.bool)
-            output = _masks.dot_product_attention(
-                query, key, value, attention_mask, self._inverse_sqrt_head_dim
-            )
-            return output, None
-        query = query * _tf.cast(self._inverse_sqrt_head_dim, query.dtype)
-        scores = _tf.einsum("bquh,bkuh->buqk", query, key)
-        scores = self._masked_softmax(scores, attention_mask, 1)
-        dropped = self._dropout_layer(scores, training=training) if self.dropout > 0 else scores
-        return _tf.einsum("buqk,bkuh->bquh", dropped, value), scores
+    _cast_explicit_mask = False
+    _masks_output = False
 
-    def call(
-        self,
-        query,
-        value,
-        key=None,
-        query_mask=None,
-        value_mask=None,
-        key_mask=None,
-        attention_mask=None,
-        return_attention_scores=False,
-        training=None,
-        use_causal_mask=False,
-    ):
-        value = self._as_input(value)
-        key = value if key is None else self._as_input(key)
-        if attention_mask is not None:
-            attention_mask = _tf.convert_to_tensor(attention_mask)
-        attention_mask = _masks.attention_mask_from(
-            query,
-            value,
-            query_mask,
-            value_mask,
-            key_mask,
-            attention_mask,
-            use_causal_mask,
-            self.sliding_window,
-            cast_explicit_mask=False,
-        )
-        if self.use_gate:
-            gate = self._gate_dense(query)
-        projected_query = self._query_dense(query)
-        projected_key = _tf.repeat(self._key_dense(key), self.num_repeats, axis=2)
-        projected_value = _tf.repeat(self._value_dense(value), self.num_repeats, axis=2)
-        output, scores = self._compute_attention(
-            projected_query,
-            projected_key,
-            projected_value,
-            attention_mask,
-            training,
-            return_attention_scores,
-        )
-        if self.use_gate:
-            output = output * gate
-        output = self._output_dense(output)
-        if return_attention_scores:
-            return output, scores
-        return output
+    def _attention_spec(self):
+        # Keys and queries are "bkuh" and "bquh": one attention axis.
+        equations = ("bkuh,bquh->buqk", "buqk,bkuh->bquh")
+        return (self.use_gate, self.sliding_window, self._inverse_sqrt_head_dim, 1, *equations)
+
+    def _project_key_value(self, projected):
+        # Each key/value head serves `num_repeats` query heads.
+        return _tf.repeat(projected, self.num_repeats, axis=2)
 
     def _scores_shape(self, query_shape, value_shape, key_shape):
         kv_len = (value_shape if key_shape is None else key_shape)[1]

@@ -111,7 +111,8 @@ def _shape_of(x):
 
 class _AttentionBase(Layer):
     """Building from the shapes of all three inputs on the first call, which Keras does by
-    matching `build`'s parameters to `call`'s; and the sublayer bookkeeping."""
+    matching `build`'s parameters to `call`'s; the sublayer bookkeeping; and the call and
+    attention both layers run, set apart by `_attention_spec` and a few hooks."""
 
     def __call__(self, query, value, key=None, *args, **kwargs):
         from ferroflow.keras import _symbolic
@@ -224,6 +225,103 @@ class _AttentionBase(Layer):
             for _ in range(scores.shape.rank - mask.shape.rank):
                 mask = _tf.expand_dims(mask, -2 * n_attention_axes - 1)
         return self._softmax(scores, mask=mask)
+
+    # MultiHeadAttention casts an explicit ``attention_mask`` to bool even alone;
+    # GroupedQueryAttention only when merging it with another mask.
+    _cast_explicit_mask = True
+    # MultiHeadAttention gives its output the query's mask.
+    _masks_output = True
+
+    def _attention_spec(self):
+        """What the two layers' attention differs in: ``(use_gate, sliding_window, scale,
+        number of attention axes, scores equation over (key, query), combine equation over
+        (scores, value))``."""
+        raise NotImplementedError
+
+    def _project_key_value(self, projected):
+        """The projected key or value as the attention reads it."""
+        return projected
+
+    def _query_mask(self, query, value, key, query_mask):
+        """The query mask the attention uses."""
+        return query_mask
+
+    def call(
+        self,
+        query,
+        value,
+        key=None,
+        query_mask=None,
+        value_mask=None,
+        key_mask=None,
+        attention_mask=None,
+        return_attention_scores=False,
+        training=None,
+        use_causal_mask=False,
+    ):
+        """Both layers' call: the query, value, key, causal, sliding-window and explicit
+        masks merged into one attention mask; the projections (and the optional sigmoid gate
+        on the query); attention; the output projection."""
+        use_gate, sliding_window = self._attention_spec()[:2]
+        value = self._as_input(value)
+        key = value if key is None else self._as_input(key)
+        query_mask = self._query_mask(query, value, key, query_mask)
+        if attention_mask is not None:
+            attention_mask = _tf.convert_to_tensor(attention_mask)
+        attention_mask = _masks.attention_mask_from(
+            query,
+            value,
+            query_mask,
+            value_mask,
+            key_mask,
+            attention_mask,
+            use_causal_mask,
+            sliding_window,
+            cast_explicit_mask=self._cast_explicit_mask,
+        )
+        if use_gate:
+            gate = self._gate_dense(query)
+        projected_query = self._query_dense(query)
+        projected_key = self._project_key_value(self._key_dense(key))
+        projected_value = self._project_key_value(self._value_dense(value))
+        output, scores = self._compute_attention(
+            projected_query,
+            projected_key,
+            projected_value,
+            attention_mask,
+            training,
+            return_attention_scores,
+        )
+        if use_gate:
+            output = output * gate
+        output = self._output_dense(output)
+        if self._masks_output and query_mask is not None:
+            set_keras_mask(output, query_mask)
+        if return_attention_scores:
+            return output, scores
+        return output
+
+    def _compute_attention(
+        self, query, key, value, attention_mask, training, return_attention_scores
+    ):
+        """Attention over the projected heads: ``softmax(scale * q.k, masked) . v``, fused
+        (as Keras's ``ops.dot_product_attention``) unless dropout, the scores or more than one
+        attention axis ask for the explicit path. Returns ``(output, scores or None)``."""
+        _, _, scale, n_axes, scores_equation, combine_equation = self._attention_spec()
+        fused = not (self.dropout > 0.0 or return_attention_scores or query.shape.rank != 4)
+        _flash_errors(self._flash_attention, return_attention_scores, fused)
+        if fused:
+            if attention_mask is not None:
+                for _ in range(4 - attention_mask.shape.rank):
+                    attention_mask = _tf.expand_dims(attention_mask, -2 * n_axes - 1)
+                attention_mask = _tf.cast(attention_mask, _tf.bool)
+            output = _masks.dot_product_attention(query, key, value, attention_mask, scale)
+            return output, None
+        query = query * _tf.cast(scale, query.dtype)
+        scores = _tf.einsum(scores_equation, key, query)
+        scores = self._masked_softmax(scores, attention_mask, n_axes)
+        dropped = self._dropout_layer(scores, training=training) if self.dropout > 0 else scores
+        return _tf.einsum(combine_equation, dropped, value), scores
 
 
 class MultiHeadAttention(_AttentionBase):
@@ -374,82 +472,23 @@ class MultiHeadAttention(_AttentionBase):
             Dropout(rate=self._dropout, dtype=self._sublayer_dtype(), seed=self.seed)
         )
 
-    def _compute_attention(
-        self, query, key, value, attention_mask, training, return_attention_scores
-    ):
-        fused = not (self._dropout > 0.0 or return_attention_scores or query.shape.rank != 4)
-        _flash_errors(self._flash_attention, return_attention_scores, fused)
-        if fused:
-            if attention_mask is not None:
-                for _ in range(4 - attention_mask.shape.rank):
-                    attention_mask = _tf.expand_dims(
-                        attention_mask, -2 * len(self._attention_axes) - 1
-                    )
-                attention_mask = _tf.cast(attention_mask, _tf.bool)
-            output = _masks.dot_product_attention(
-                query, key, value, attention_mask, self._inverse_sqrt_key_dim
-            )
-            return output, None
-        query = query * _tf.cast(self._inverse_sqrt_key_dim, query.dtype)
-        scores = _tf.einsum(self._dot_product_equation, key, query)
-        scores = self._masked_softmax(scores, attention_mask, len(self._attention_axes))
-        dropped = self._dropout_layer(scores, training=training) if self._dropout > 0 else scores
-        return _tf.einsum(self._combine_equation, dropped, value), scores
+    def _attention_spec(self):
+        return (
+            self._use_gate,
+            self._sliding_window,
+            self._inverse_sqrt_key_dim,
+            len(self._attention_axes),
+            self._dot_product_equation,
+            self._combine_equation,
+        )
 
-    def call(
-        self,
-        query,
-        value,
-        key=None,
-        query_mask=None,
-        value_mask=None,
-        key_mask=None,
-        attention_mask=None,
-        return_attention_scores=False,
-        training=None,
-        use_causal_mask=False,
-    ):
-        value = self._as_input(value)
-        key = value if key is None else self._as_input(key)
+    def _query_mask(self, query, value, key, query_mask):
         # Keras reads the query's mask from the tensor itself, whatever `query_mask` says,
         # and takes the masks off the inputs: this layer has used them.
         query_mask = get_keras_mask(query)
         for x in (query, value, key):
             set_keras_mask(x, None)
-        if attention_mask is not None:
-            attention_mask = _tf.convert_to_tensor(attention_mask)
-        attention_mask = _masks.attention_mask_from(
-            query,
-            value,
-            query_mask,
-            value_mask,
-            key_mask,
-            attention_mask,
-            use_causal_mask,
-            self._sliding_window,
-            cast_explicit_mask=True,
-        )
-        if self._use_gate:
-            gate = self._gate_dense(query)
-        projected_query = self._query_dense(query)
-        projected_key = self._key_dense(key)
-        projected_value = self._value_dense(value)
-        output, scores = self._compute_attention(
-            projected_query,
-            projected_key,
-            projected_value,
-            attention_mask,
-            training,
-            return_attention_scores,
-        )
-        if self._use_gate:
-            output = output * gate
-        output = self._output_dense(output)
-        if query_mask is not None:
-            set_keras_mask(output, query_mask)
-        if return_attention_scores:
-            return output, scores
-        return output
+        return query_mask
 
     def _scores_shape(self, query_shape, value_shape, key_shape):
         # Keras 3 states (B, heads, T, T) whatever the key's length and attention axes.

@@ -121,15 +121,7 @@ class IoU(_IoUBase):
         sparse_y_pred=True,
         axis=-1,
     ):
-        super().__init__(
-            name=name,
-            num_classes=num_classes,
-            ignore_class=ignore_class,
-            sparse_y_true=sparse_y_true,
-            sparse_y_pred=sparse_y_pred,
-            axis=axis,
-            dtype=dtype,
-        )
+        super().__init__(num_classes, name, dtype, ignore_class, sparse_y_true, sparse_y_pred, axis)
         if max(target_class_ids) >= num_classes:
             raise ValueError(
                 f"Target class id {max(target_class_ids)} is out of range, which is "
@@ -192,16 +184,9 @@ class MeanIoU(IoU):
         sparse_y_pred=True,
         axis=-1,
     ):
-        super().__init__(
-            name=name,
-            num_classes=num_classes,
-            target_class_ids=list(range(num_classes)),
-            axis=axis,
-            dtype=dtype,
-            ignore_class=ignore_class,
-            sparse_y_true=sparse_y_true,
-            sparse_y_pred=sparse_y_pred,
-        )
+        classes = list(range(num_classes))
+        args = (name, dtype, ignore_class, sparse_y_true, sparse_y_pred, axis)
+        super().__init__(num_classes, classes, *args)
 
 
 class OneHotIoU(IoU):
@@ -227,16 +212,9 @@ class OneHotIoU(IoU):
         sparse_y_pred=False,
         axis=-1,
     ):
-        super().__init__(
-            num_classes=num_classes,
-            target_class_ids=target_class_ids,
-            name=name,
-            dtype=dtype,
-            ignore_class=ignore_class,
-            sparse_y_true=False,
-            sparse_y_pred=sparse_y_pred,
-            axis=axis,
-        )
+        # One-hot ``y_true``: never sparse.
+        args = (name, dtype, ignore_class, False, sparse_y_pred, axis)
+        super().__init__(num_classes, target_class_ids, *args)
 
 
 class OneHotMeanIoU(MeanIoU):
@@ -253,12 +231,4 @@ class OneHotMeanIoU(MeanIoU):
         sparse_y_pred=False,
         axis=-1,
     ):
-        super().__init__(
-            num_classes=num_classes,
-            axis=axis,
-            name=name,
-            dtype=dtype,
-            ignore_class=ignore_class,
-            sparse_y_true=False,
-            sparse_y_pred=sparse_y_pred,
-        )
+        super().__init__(num_classes, name, dtype, ignore_class, False, sparse_y_pred, axis)
