@@ -57,10 +57,10 @@ class _Reordering(Dataset):
         raise NotImplementedError
 
 
-def _buffer_shuffle(items, buffer_size, draw):
+def _buffer_shuffle(items, buffer_size, words):
     """TensorFlow's shuffle iterator: a circular buffer of ``buffer_size`` slots (unbounded
     for None) is topped up from ``items`` before each output; the output is the element
-    ``draw() % filled`` places past the oldest one, whose slot the oldest element then takes."""
+    ``next(words) % filled`` places past the oldest one, whose slot the oldest then takes."""
     buffer = []
     start = end = 0  # positions of the oldest element and of the next input, ever increasing
     items = iter(items)
@@ -82,7 +82,7 @@ def _buffer_shuffle(items, buffer_size, draw):
                 end += 1
         if start == end:
             return
-        chosen, oldest = slot(start + draw() % (end - start)), slot(start)
+        chosen, oldest = slot(start + next(words) % (end - start)), slot(start)
         yield buffer[chosen]
         buffer[chosen], buffer[oldest] = buffer[oldest], None
         start += 1
@@ -121,7 +121,7 @@ class ShuffleDataset(_Reordering):
         # Each iteration draws its seeds when it starts, as TensorFlow's iterator does.
         seeds = self._seeds
         if self._seed_stream is not None:
-            seeds = (self._seed_stream(), self._seed_stream())
+            seeds = (next(self._seed_stream), next(self._seed_stream))
         return _buffer_shuffle(stream(), self._buffer_size, PhiloxStream(*seeds))
 
 

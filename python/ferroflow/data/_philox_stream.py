@@ -42,29 +42,36 @@ def _philox(key, counters):
 
 
 class PhiloxStream:
-    """``SingleSampleAdapter<PhiloxRandom>(PhiloxRandom(seed, seed2))``: calling it returns
-    the stream's next uint32 (as a Python int)."""
+    """``SingleSampleAdapter<PhiloxRandom>(PhiloxRandom(seed, seed2))``: an endless iterator
+    of the stream's uint32 words (Python ints)."""
 
     def __init__(self, seed, seed2):
         seed &= 2**64 - 1
         self._key = (seed & _WORD, seed >> 32)
         self._counter = (seed2 & (2**64 - 1)) << 64  # 128 bits: words 2 and 3 hold seed2
-        self._words = []
-        self._next = 0
+        self._words = self._stream()
 
-    def __call__(self):
-        if self._next == len(self._words):
-            self._refill()
-        word = self._words[self._next]
-        self._next += 1
-        return word
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._words)
+
+    def _stream(self):
+        while True:
+            yield from self._refill()
 
     def _refill(self):
-        counters = [(self._counter + i) % 2**128 for i in range(_CALLS)]
-        words = np.array(
-            [[(c >> shift) & _WORD for shift in (0, 32, 64, 96)] for c in counters],
-            dtype=np.uint64,
-        )
+        """The words of the next `_CALLS` Philox calls."""
+        low, high = self._counter & (2**64 - 1), self._counter >> 64
+        counters = np.empty((_CALLS, 4), dtype=np.uint64)
+        if low + _CALLS <= 2**64:
+            lows = np.uint64(low) + np.arange(_CALLS, dtype=np.uint64)
+            counters[:, 0], counters[:, 1] = lows & _LOW, lows >> _SHIFT
+            counters[:, 2], counters[:, 3] = high & _WORD, high >> 32
+        else:  # the low 64 bits carry into the high ones within this refill
+            for i in range(_CALLS):
+                c = (self._counter + i) % 2**128
+                counters[i] = [(c >> shift) & _WORD for shift in (0, 32, 64, 96)]
         self._counter = (self._counter + _CALLS) % 2**128
-        self._words = _philox(self._key, words).reshape(-1).tolist()
-        self._next = 0
+        return _philox(self._key, counters).reshape(-1).tolist()
