@@ -342,3 +342,59 @@ def test_models_and_files_cross(tf_oracle, device, tmp_path):
     assert_parity(
         tf_oracle, _model_load, (device, str(tmp_path)), rtol=1e-5, atol=1e-5, helpers=helpers
     )
+
+
+def _einsum_lora(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    out = []
+    cases = [
+        (L.EinsumDense("ab,bc->ac", 4, bias_axes="c", name="ed1"), (3, 5)),
+        (
+            L.EinsumDense("abc,cde->abde", (3, 2, 4), bias_axes="de", lora_rank=2, lora_alpha=6),
+            (2, 3, 5),
+        ),
+    ]
+    with tf.device(device):
+        for layer, shape in cases:
+            x = np.cos(np.arange(np.prod(shape), dtype=np.float32)).reshape(shape)
+            layer.build(shape)
+            n = int(np.prod(layer._kernel.shape))
+            layer._kernel.assign(
+                np.sin(np.arange(n, dtype=np.float32)).reshape(layer._kernel.shape)
+            )
+            if not layer.lora_enabled:
+                layer.enable_lora(3)
+            a, b = layer.lora_kernel_a, layer.lora_kernel_b
+            a.assign(np.linspace(-1, 1, int(np.prod(a.shape)), dtype=np.float32).reshape(a.shape))
+            b.assign(
+                np.linspace(0.5, -0.5, int(np.prod(b.shape)), dtype=np.float32).reshape(b.shape)
+            )
+            t = tf.constant(x)
+            with tf.GradientTape() as tape:
+                tape.watch(t)
+                y = layer(t)
+                loss = tf.reduce_sum(y * y)
+            grads = tape.gradient(loss, [t, *layer.trainable_weights])
+            store = {}
+            layer.save_own_variables(store)
+            out.append(
+                (
+                    _variables(layer),
+                    y,
+                    grads,
+                    layer.get_config(),
+                    [np.asarray(store[k]) for k in sorted(store)],
+                )
+            )
+            out.append(
+                type(layer).from_config(layer.get_config()).get_config() == layer.get_config()
+            )
+            out.append(tf.function(lambda v, layer=layer: layer(v))(t))
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_einsum_dense_lora(tf_oracle, device):
+    assert_parity(tf_oracle, _einsum_lora, (device,), rtol=1e-5, atol=1e-5, helpers=[_variables])

@@ -13,6 +13,7 @@ LoRA adds ``inputs @ a @ b`` scaled by ``alpha / rank``."""
 import math
 
 from ferroflow.keras import ops, quantizers
+from ferroflow.keras.layers._quantization import UnsupportedQuantizationError
 from ferroflow.keras.quantizers import QuantizationConfig, get_block_size_for_layer
 
 __all__ = ["build", "int4_matmul", "int8_matmul", "merged_quantized_kernel", "quantize"]
@@ -25,7 +26,7 @@ def build(layer, kernel_shape, mode, config):
     elif mode == "int4":
         _int4_build(layer, kernel_shape, config)
     elif mode == "float8":
-        raise NotImplementedError(
+        raise UnsupportedQuantizationError(
             "ferroflow's Keras has no float8 quantization of Dense layers yet (mode='float8')."
         )
     else:

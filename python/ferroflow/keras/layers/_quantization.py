@@ -7,7 +7,12 @@ around each class's own `quantize`; a quantized layer's policy names the mode
 
 import functools
 
-__all__ = ["QuantizableLayer", "policy_set", "wrap_quantize"]
+__all__ = ["QuantizableLayer", "UnsupportedQuantizationError", "policy_set", "wrap_quantize"]
+
+
+class UnsupportedQuantizationError(NotImplementedError):
+    """A quantization Keras does and ferroflow does not: `Model.quantize` lets it through
+    instead of warning, so a model is never left less quantized than Keras's."""
 
 
 def wrap_quantize(quantize):

@@ -177,8 +177,8 @@ class Dense(Layer):
         self._is_quantized = True
 
     def quantize(self, mode=None, type_check=True, config=None):
-        """Replaces the float kernel by its quantized form (Keras's ``int8``, ``int4`` and
-        ``float8`` modes) and sets the layer's policy to ``"<mode>_from_<policy>"``."""
+        """Replaces the float kernel by its quantized form (Keras's ``int8`` and ``int4``
+        modes; not float8 yet) and sets the layer's policy to ``"<mode>_from_<policy>"``."""
         if type_check and type(self) is not Dense:
             raise self._not_implemented_error(self.quantize)
         _dense_quantization.quantize(self, mode, config)
@@ -188,9 +188,6 @@ class Dense(Layer):
 
     def _int4_call(self, inputs, training=None):
         return self._finish(_dense_quantization.int4_matmul(self, inputs))
-
-    def _float8_call(self, inputs, training=None):
-        return self._finish(_dense_quantization.float8_matmul(self, inputs, training))
 
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape)[:-1], self.units)

@@ -5,9 +5,11 @@ weights load (``query/kernel`` of a `MultiHeadAttention` is ``(dim, heads, key_d
 
 import re
 
-from ferroflow.keras.layers import _config
+from ferroflow.keras import ops
+from ferroflow.keras.layers import _config, _lora, _quantization
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
+from ferroflow.keras.saving import serialization_lib
 from ferroflow.linalg import einsum
 
 __all__ = ["EinsumDense"]
@@ -122,10 +124,10 @@ class EinsumDense(Layer):
     ):
         from ferroflow.keras import activations, initializers, regularizers
 
-        if lora_rank or quantization_config is not None or gptq_unpacked_column_size:
+        if gptq_unpacked_column_size:
             raise NotImplementedError(
-                "ferroflow's EinsumDense does not implement LoRA or quantization; leave "
-                "`lora_rank`, `gptq_unpacked_column_size` and `quantization_config` as None."
+                "ferroflow's EinsumDense has no GPTQ quantization; leave "
+                "`gptq_unpacked_column_size` None."
             )
         super().__init__(**kwargs)
         self.equation = equation
@@ -141,8 +143,11 @@ class EinsumDense(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = _config.get_constraint(kernel_constraint)
         self.bias_constraint = _config.get_constraint(bias_constraint)
-        self.lora_rank = None
+        self.lora_rank = lora_rank
+        self.lora_alpha = lora_alpha if lora_alpha is not None else lora_rank
         self.lora_enabled = False
+        self.quantization_config = quantization_config
+        self.gptq_unpacked_column_size = gptq_unpacked_column_size
 
     def _kernel_initializer_with_axes(self, input_axes, output_axes):
         """Keras gives a VarianceScaling initializer without axes the kernel's input and output
@@ -163,13 +168,18 @@ class EinsumDense(Layer):
             self.equation, self.bias_axes, input_shape, self.partial_output_shape
         )
         self.input_spec = InputSpec(ndim=len(input_shape))
-        self._kernel = self.add_weight(
-            name="kernel",
-            shape=tuple(kernel_shape),
-            initializer=self._kernel_initializer_with_axes(input_axes, output_axes),
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
+        if self.quantization_mode is not None:
+            self.quantized_build(
+                tuple(kernel_shape), self.quantization_mode, self.quantization_config
+            )
+        if self.quantization_mode not in ("int8", "int4"):
+            self._kernel = self.add_weight(
+                name="kernel",
+                shape=tuple(kernel_shape),
+                initializer=self._kernel_initializer_with_axes(input_axes, output_axes),
+                regularizer=self.kernel_regularizer,
+                constraint=self.kernel_constraint,
+            )
         self.bias = None
         if bias_shape is not None:
             self.bias = self.add_weight(
@@ -180,15 +190,58 @@ class EinsumDense(Layer):
                 constraint=self.bias_constraint,
             )
         self.built = True
+        if self.lora_rank:
+            self.enable_lora(self.lora_rank, lora_alpha=self.lora_alpha)
 
     @property
     def kernel(self):
+        """The kernel the call uses: the variable, plus the LoRA delta (cast to the compute
+        dtype) when LoRA is enabled."""
         if not self.built:
             raise AttributeError("You must build the layer before accessing `kernel`.")
-        return self._kernel
+        kernel = self._kernel
+        if self.lora_enabled:
+            delta = _lora.lora_delta(self, self.lora_kernel_a, self.lora_kernel_b)
+            kernel = ops.cast(ops.add(kernel, delta), self.compute_dtype)
+        return kernel
+
+    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform", b_initializer="zeros"):
+        """Freezes the kernel and adds the trainable low-rank delta
+        ``(lora_alpha / rank) * lora_kernel_a @ lora_kernel_b`` (``a`` has the kernel's
+        shape with ``rank`` last)."""
+        _lora.check_enable_lora(self, self.kernel_constraint)
+        shape = self._kernel.shape.as_list()
+        _lora.add_lora_weights(
+            self,
+            ("lora_kernel_a", "lora_kernel_b"),
+            ((*shape[:-1], rank), (rank, shape[-1])),
+            (a_initializer, b_initializer),
+            self.kernel_regularizer,
+            self._kernel,
+            rank,
+            lora_alpha,
+        )
+
+    @property
+    def variable_serialization_spec(self):
+        """The variables a weights file holds, in Keras's order."""
+        return {None: ["kernel", "bias"]}
+
+    def save_own_variables(self, store):
+        _lora.save_by_spec(self, store, "kernel", (self.kernel, None, None))
+
+    def load_own_variables(self, store):
+        _lora.load_by_spec(self, store, "kernel", ("lora_kernel_a", "lora_kernel_b"))
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Not in ferroflow: Keras quantizes EinsumDense kernels (int8, int4, float8)."""
+        raise _quantization.UnsupportedQuantizationError(
+            "ferroflow's Keras cannot quantize EinsumDense layers yet "
+            f"(layer '{self.name}', mode='{mode}')."
+        )
 
     def call(self, inputs, training=None):
-        outputs = einsum(self.equation, inputs, self._kernel)
+        outputs = einsum(self.equation, inputs, self.kernel)
         if self.bias is not None:
             outputs = outputs + self.bias
         if self.activation is not None:
@@ -223,5 +276,20 @@ class EinsumDense(Layer):
             "activity_regularizer": _config.serialize_regularizer(self.activity_regularizer),
             "kernel_constraint": _config.serialize_constraint(self.kernel_constraint),
             "bias_constraint": _config.serialize_constraint(self.bias_constraint),
-            "quantization_config": None,
+            "quantization_config": serialization_lib.serialize_keras_object(
+                self.quantization_config
+            ),
+            **(
+                {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha}
+                if self.lora_rank
+                else {}
+            ),
         }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["quantization_config"] = serialization_lib.deserialize_keras_object(
+            config.get("quantization_config")
+        )
+        return super().from_config(config)

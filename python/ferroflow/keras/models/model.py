@@ -160,6 +160,8 @@ def _quantize_model(model, mode, config, filters, kwargs):
     import re
     import warnings
 
+    from ferroflow.keras.layers._quantization import UnsupportedQuantizationError
+
     type_check = kwargs.pop("type_check", True)
     if kwargs:
         raise ValueError(
@@ -175,7 +177,7 @@ def _quantize_model(model, mode, config, filters, kwargs):
             f"callable. Received: {type(filters)}"
         )
     if mode in ("gptq", "awq", "float8"):
-        raise NotImplementedError(
+        raise UnsupportedQuantizationError(
             f"ferroflow's Keras cannot quantize models with mode='{mode}' (int8 and int4 only)."
         )
 
@@ -195,6 +197,8 @@ def _quantize_model(model, mode, config, filters, kwargs):
         try:
             layer.quantize(mode, type_check=type_check, config=config)
             modified = True
+        except UnsupportedQuantizationError:
+            raise
         except NotImplementedError as e:
             warnings.warn(str(e), stacklevel=3)
         except AttributeError:
