@@ -170,6 +170,51 @@ def _unchanged_and_refused(tf):
     return out
 
 
+def _inputs_as_given(tf):
+    """Boxes as NumPy arrays (labels keep their dtype), RaggedTensors (padded with zero
+    boxes and -1 labels) and Python lists (which Keras 3 refuses), and Keras's checks."""
+    import numpy as np
+
+    L = tf.keras.layers
+    x = np.zeros((2, 7, 9, 3), "float32")
+    ragged = tf.ragged.constant([[[1.0, 2, 5, 6]], [[0, 0, 9, 7], [1, 1, 2, 2]]], ragged_rank=1)
+    cases = [
+        (np.array([[[1, 2, 5, 6]], [[0, 0, 9, 7]]]), np.array([[1], [2]])),
+        (np.array([[[1, 2, 5, 6]], [[0, 0, 9, 7]]], "float64"), np.array([[1.0], [2.0]])),
+        (np.zeros((2, 1, 4)), np.zeros((2, 1, 3))),
+        ([[[1, 2, 5, 6]], [[0, 0, 9, 7]]], [[1], [2]]),
+        ([[[1, 2, 5, 6]], [[0, 0, 9, 7]]], [[1.0], [2.0]]),
+        ([[1, 2, 5, 6]], [1]),
+        ([[1, 2, 5, 6]], np.array([1])),
+        ([[[1, 2, 5, 6]], [[0, 0, 9, 7]]], [[1], [2], [3]]),
+        (np.zeros((2, 1, 1, 4)), np.zeros((2, 1))),
+        (np.zeros((2, 1, 4)), np.zeros((2,))),
+        (np.zeros((1, 4)), np.zeros((1, 1, 1))),
+    ]
+    out = []
+    for boxes, labels in cases:
+        for training in (False, True):
+            layer = L.RandomFlip(bounding_box_format="xyxy", seed=1)
+            data = {"images": x, "bounding_boxes": {"boxes": boxes, "labels": labels}}
+            try:
+                out.append(layer(data, training=training)["bounding_boxes"])
+            except Exception as e:  # noqa: BLE001 - the class is what is compared
+                out.append(type(e).__name__)
+    images = tf.constant(x)
+    for labels in [tf.ragged.constant([[1], [2, 3]]), tf.ragged.constant([[1.0], [2.0, 3]])]:
+        layer = L.RandomZoom(0.3, bounding_box_format="xyxy", seed=1)
+        data = {"images": images, "bounding_boxes": {"boxes": ragged, "labels": labels}}
+        out.append(layer(data)["bounding_boxes"])
+    layer = L.RandomZoom(0.3, bounding_box_format="xyxy", seed=1)
+    data = {"images": images, "bounding_boxes": {"boxes": ragged, "labels": tf.constant([1])}}
+    out += error_classes([lambda: layer(data)])
+    return out
+
+
+def test_inputs_as_given(tf_oracle):
+    assert_parity(tf_oracle, _inputs_as_given, (), rtol=1e-5, atol=1e-5, helpers=[error_classes])
+
+
 def test_unchanged_and_refused(tf_oracle):
     assert_parity(
         tf_oracle,
@@ -179,3 +224,51 @@ def test_unchanged_and_refused(tf_oracle):
         atol=1e-5,
         helpers=[_data, _boxes_in, error_classes],
     )
+
+
+def _input_dtypes(tf):
+    """What each layer returns for float64 and integer images: Keras casts floating inputs
+    (labels and boxes too) to the compute dtype, except in RandomFlip and RandomCrop."""
+    import numpy as np
+
+    L = tf.keras.layers
+    sized = {"CenterCrop": (4, 4), "RandomCrop": (4, 4), "Resizing": (4, 4)}
+    factored = ["RandomBrightness", "RandomContrast", "RandomColorDegeneration", "RandomHue"]
+    factored += ["RandomSaturation", "RandomSharpness", "RandomRotation", "RandomZoom"]
+    names = ["AutoContrast", "Equalization", "MixUp", "RandAugment", "RandomColorJitter"]
+    names += ["RandomErasing", "RandomFlip", "RandomGaussianBlur", "RandomGrayscale"]
+    names += ["RandomInvert", "RandomPerspective", "RandomShear", "Solarization", "AugMix"]
+    names += ["CutMix", "RandomElasticTransform", "ContrastLimitedAdaptiveHistogramEqualization"]
+    makers = {name: (lambda name=name: getattr(L, name)()) for name in names}
+    makers.update({n: (lambda n=n: getattr(L, n)(*sized[n])) for n in sized})
+    makers.update({n: (lambda n=n: getattr(L, n)(0.2)) for n in factored})
+    makers["RandomTranslation"] = lambda: L.RandomTranslation(0.2, 0.2)
+    makers["RandomPosterization"] = lambda: L.RandomPosterization((1, 4))
+    x = np.random.RandomState(0).uniform(0, 200, (2, 6, 6, 3))
+    out = []
+    for make in makers.values():
+        for dtype in ["float64", "uint8"]:
+            for training in (False, True):
+                try:
+                    out.append(make()(tf.constant(x.astype(dtype)), training=training).dtype.name)
+                except Exception as e:  # noqa: BLE001 - the class is what is compared
+                    out.append(type(e).__name__)
+    boxes = {"boxes": tf.zeros((2, 1, 4), "float64"), "labels": tf.zeros((2, 1), "float64")}
+    data = {
+        "images": tf.constant(x),
+        "bounding_boxes": boxes,
+        "labels": tf.zeros((2, 1), "float64"),
+    }
+    for layer in [
+        L.RandomFlip(bounding_box_format="xyxy"),
+        L.RandomCrop(4, 4, bounding_box_format="xyxy"),
+        L.RandomZoom(0.2, bounding_box_format="xyxy"),
+        L.MaxNumBoundingBoxes(3, bounding_box_format="xyxy"),
+    ]:
+        result = layer(dict(data), training=False)
+        out.append(tf.nest.map_structure(lambda t: t.dtype.name, result))
+    return out
+
+
+def test_input_dtypes(tf_oracle):
+    assert_parity(tf_oracle, _input_dtypes, ())

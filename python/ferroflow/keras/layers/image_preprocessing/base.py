@@ -8,11 +8,13 @@ through TensorFlow's stateless ops, as Keras's do: a traced function or a
 `tf.data.Dataset.map` draws new numbers on every call, and a seeded layer that draws as Keras
 does gets Keras's numbers."""
 
+import numpy as np
+
 import ferroflow as tf
 from ferroflow.keras import random as keras_random
 from ferroflow.keras._seed_generator import SeedGenerator
 from ferroflow.keras.layers._shapes import standardize_data_format
-from ferroflow.keras.layers.image_preprocessing import bounding_boxes
+from ferroflow.keras.layers.image_preprocessing import box_validation
 from ferroflow.keras.layers.layer import Layer
 
 __all__ = [
@@ -111,6 +113,24 @@ class BaseImagePreprocessingLayer(Layer):
             dtype = tf.as_dtype(self.compute_dtype)
             inputs = tf.nest.map_structure(lambda x: _as_tensor_of(x, dtype), inputs)
         return super().__call__(inputs, **kwargs)
+
+    # Keras's RandomFlip and RandomCrop take their inputs as given.
+    _convert_input_args = True
+
+    def _as_input(self, value):
+        """Each input as Keras's `Layer.__call__` leaves it: arrays become tensors and, when
+        the layer converts its inputs, floating ones (labels and boxes too) are cast to the
+        compute dtype; Python numbers stay as they are."""
+        if isinstance(value, (np.ndarray, np.generic)):
+            value = tf.convert_to_tensor(value)
+        elif isinstance(value, tf.Variable):
+            value = value.value()
+        if not (self._convert_input_args and self.autocast and tf.is_tensor(value)):
+            return value
+        dtype = tf.as_dtype(self.compute_dtype)
+        if value.dtype.is_floating and value.dtype != dtype:
+            return tf.cast(value, dtype)
+        return value
 
     # --- random numbers -------------------------------------------------------------------
 
@@ -242,7 +262,7 @@ class BaseImagePreprocessingLayer(Layer):
                     "bounding box format. Pass a `bounding_box_format` argument to your "
                     f"{type(self).__name__} layer, e.g. `bounding_box_format='xyxy'`."
                 )
-            boxes = bounding_boxes.densify(data["bounding_boxes"])
+            boxes = box_validation.densify(data["bounding_boxes"])
             if not batched:  # one image's boxes: a batch of one, as Keras does
                 boxes = {**boxes, "boxes": boxes["boxes"][None], "labels": boxes["labels"][None]}
             boxes = self.transform_bounding_boxes(boxes, transformation, training=training)

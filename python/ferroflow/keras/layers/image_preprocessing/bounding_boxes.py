@@ -1,10 +1,10 @@
-"""Keras 3's bounding-box helpers used by the preprocessing layers: conversions between the
-box formats (through ``xyxy``), clipping to the image with labels of empty boxes set to -1,
-and the dense ``{"boxes", "labels"}`` dict a layer receives."""
+"""Keras 3's bounding-box helpers, for the preprocessing layers and
+`keras.utils.bounding_boxes`: conversions between the box formats (through ``xyxy``) and
+clipping to the image, with the labels of boxes left empty set to -1."""
 
 import ferroflow as tf
 
-__all__ = ["SUPPORTED_FORMATS", "clip_to_image_size", "convert_format", "densify"]
+__all__ = ["SUPPORTED_FORMATS", "clip_to_image_size", "convert_format"]
 
 SUPPORTED_FORMATS = (
     "xyxy",
@@ -129,27 +129,3 @@ def clip_to_image_size(bounding_boxes, height=None, width=None, bounding_box_for
         areas = tf.squeeze((x2 - x1) * (y2 - y1), -1)
         result["labels"] = tf.where(areas > 0, labels, tf.cast(-1, labels.dtype))
     return result
-
-
-def densify(bounding_boxes):
-    """The checked dict of dense ``boxes`` (float32) and ``labels`` tensors."""
-    if (
-        not isinstance(bounding_boxes, dict)
-        or "labels" not in bounding_boxes
-        or "boxes" not in bounding_boxes
-    ):
-        raise ValueError(
-            "Expected `bounding_boxes` agurment to be a dict with keys 'boxes' and 'labels'. "
-            f"Received: bounding_boxes={bounding_boxes}"
-        )
-    boxes, labels = bounding_boxes["boxes"], bounding_boxes["labels"]
-    if isinstance(boxes, list) or isinstance(labels, list) or hasattr(boxes, "to_tensor"):
-        raise NotImplementedError(
-            "ferroflow's preprocessing layers take `bounding_boxes` as dense tensors; pad "
-            "lists or ragged boxes first."
-        )
-    return {
-        **bounding_boxes,
-        "boxes": tf.cast(tf.convert_to_tensor(boxes), "float32"),
-        "labels": tf.convert_to_tensor(labels),
-    }

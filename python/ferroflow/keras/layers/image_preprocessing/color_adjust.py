@@ -117,6 +117,11 @@ class RandomSaturation(_RangedColorLayer):
     def transform_images(self, images, transformation=None, training=True):
         if not training:
             return images
+        if not images.dtype.is_floating:  # Keras's rgb_to_hsv check
+            raise ValueError(
+                "Invalid images dtype: expected float dtype. "
+                f"Received: images.dtype={images.dtype.name}"
+            )
         scale = tf.reshape(tf.cast(transformation["factor"], self.compute_dtype), [-1, 1, 1])
 
         def saturate(rgb):

@@ -27,6 +27,7 @@ class RandomFlip(BaseImagePreprocessingLayer):
     training; the identity (cast to the layer's dtype) at inference."""
 
     _USE_BASE_FACTOR = False
+    _convert_input_args = False
 
     def __init__(self, mode=HORIZONTAL_AND_VERTICAL, seed=None, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)

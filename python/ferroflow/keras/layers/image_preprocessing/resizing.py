@@ -290,6 +290,7 @@ class RandomCrop(BaseImagePreprocessingLayer):
     target aspect ratio at the centre and resizes, as Keras does."""
 
     _USE_BASE_FACTOR = False
+    _convert_input_args = False
 
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
         super().__init__(name=name, data_format=data_format, **kwargs)
