@@ -74,10 +74,12 @@ def ones(shape, dtype=_dtypes.float32, name=None, layout=None):
 def _filled_like(kind, input, dtype):  # noqa: A002
     # ZerosLike/OnesLike take their shape when they run, so a traced size stays unknown.
     t = convert_to_tensor(input)
-    out = _core.unary(kind, t)
     if dtype is not None and _enum(dtype) != t._dtype_enum:
-        out = _core.cast(out, _enum(dtype))
-    return out
+        # Another dtype: as TensorFlow, zeros or ones of the input's shape alone, whatever
+        # the input's dtype (strings too; ones of strings is TensorFlow's TypeError).
+        make = zeros if kind == "zeros_like" else ones
+        return make(shape(t), dtype)
+    return _core.unary(kind, t)
 
 
 @_dispatch.add_dispatch_support(kind="unary")

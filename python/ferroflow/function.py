@@ -7,7 +7,7 @@ import threading
 import traceback
 import weakref
 
-from ferroflow import _core, _function_hooks, _graph_tape, config, nest
+from ferroflow import _captured_defaults, _core, _function_hooks, _graph_tape, config, nest
 from ferroflow import _signature as sig
 from ferroflow.concrete_function import ConcreteFunction, GraphTensor, output_template
 from ferroflow.device_scope import active_scopes
@@ -126,6 +126,7 @@ class Function:
             return self._run_nested(instance, args, kwargs or {})
         values = self._bind(instance, args, kwargs)
         if self._input_signature is not None:
+            self._check_captured_defaults(instance, values, args, kwargs)
             values = sig.python_values_as_tensors(values, self._input_signature)
             tensors = sig.check_against_signature(
                 values[: len(self._input_signature)], self._input_signature
@@ -161,6 +162,8 @@ class Function:
             args = self._input_signature
         values = self._bind(instance, args, kwargs)
         composites = self._input_signature is not None
+        if composites:
+            self._check_captured_defaults(instance, values, args, kwargs)
         values = tuple(_example_for(v, composites) for v in values)
         if self._input_signature is not None:
             values = sig.python_values_as_tensors(values, self._input_signature)
@@ -198,6 +201,18 @@ class Function:
         bound.apply_defaults()
         values = tuple(bound.arguments.values())
         return values[1:] if instance is not None else values
+
+    def _captured_parameters(self, instance):
+        """The parameters past the input signature (TensorFlow's captured defaults)."""
+        return _captured_defaults.extra_parameters(
+            self._signature, len(self._input_signature), instance is not None
+        )
+
+    def _check_captured_defaults(self, instance, values, args, kwargs):
+        covered, shown = len(self._input_signature), tuple(self._input_signature)
+        params = _captured_defaults.extra_parameters(self._signature, 0, instance is not None)
+        _captured_defaults.check_keywords(params, args, kwargs or {}, shown)
+        _captured_defaults.check(params[covered:], values[covered:], args, kwargs or {}, shown)
 
     def _lookup_relaxed(self, key):
         for pattern, concrete in self._relaxed:
@@ -296,7 +311,7 @@ class Function:
         # Described before the body runs: it may write to an eager TensorArray argument.
         counts = [_count_tensors(v) for v in values]
         names = self._placeholder_names(values, counts)
-        structured_inputs = self._structured_inputs(values, key, counts)
+        structured_inputs = self._structured_inputs(instance, values, key, counts)
         _core.trace_begin()
         try:
             with _function_hooks.tracing(context):
@@ -340,9 +355,13 @@ class Function:
             names.extend([base] * count)
         return names
 
-    def _structured_inputs(self, values, key, counts):
+    def _structured_inputs(self, instance, values, key, counts):
         if self._input_signature is not None:
-            return tuple(self._input_signature), {}
+            covered = len(self._input_signature)
+            positional, keywords = _captured_defaults.structure(
+                self._captured_parameters(instance), values[covered:]
+            )
+            return (*self._input_signature, *positional), keywords
         leaves = sig.leaves(key)
         it = iter(leaves)
         composite_specs = iter(sig.composite_specs(key))

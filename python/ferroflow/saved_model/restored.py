@@ -123,6 +123,13 @@ class RestoredFunction:
             saved_args, saved_kwargs = concrete.structured_input_signature
             if self._signature is None:
                 pattern, values = (list(saved_args), saved_kwargs), (list(bound[0]), bound[1])
+            elif self._input_signature:
+                # The parameters past the input signature are saved as their defaults (the
+                # keyword-only ones by name); a `*args` or `**kwargs` there takes nothing.
+                values = self._without_variadic(bound[0])
+                if values is None:
+                    continue
+                pattern = list(saved_args) + list(saved_kwargs.values())
             else:
                 pattern, values = list(saved_args), list(bound[0])
             tensors = []
@@ -134,6 +141,18 @@ class RestoredFunction:
             ):
                 return concrete, tensors
         return None
+
+    def _without_variadic(self, values):
+        """`values` (bound in parameter order) less the `*args` and `**kwargs` entries, or
+        None where one of those holds something."""
+        variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        kept = []
+        for param, value in zip(self._signature.parameters.values(), values):
+            if param.kind not in variadic:
+                kept.append(value)
+            elif value:
+                return None
+        return kept
 
     def _no_match_message(self, args, kwargs):
         names = [p[0] for p in self._params or []]
