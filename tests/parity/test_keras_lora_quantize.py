@@ -398,3 +398,75 @@ def _einsum_lora(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_einsum_dense_lora(tf_oracle, device):
     assert_parity(tf_oracle, _einsum_lora, (device,), rtol=1e-5, atol=1e-5, helpers=[_variables])
+
+
+def _einsum_int8(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    Q = tf.keras.quantizers
+    out = []
+    cases = [
+        ("ab,bc->ac", 4, "c", (3, 5)),
+        ("abc,cde->abde", (3, 2, 4), "de", (2, 3, 5)),
+        ("abcd,cde->abe", (3, 4), "e", (2, 3, 2, 5)),
+        ("abc,dc->abd", (3, 4), "d", (2, 3, 5)),
+    ]
+    with tf.device(device):
+        for i, (equation, output_shape, bias_axes, shape) in enumerate(cases):
+            for variant in ("plain", "lora", "weight_only"):
+                layer = L.EinsumDense(
+                    equation, output_shape, bias_axes=bias_axes, name=f"e{i}_{variant}"
+                )
+                x = np.cos(np.arange(np.prod(shape), dtype=np.float32)).reshape(shape)
+                layer.build(shape)
+                n = int(np.prod(layer._kernel.shape))
+                layer._kernel.assign(
+                    np.sin(np.arange(n, dtype=np.float32) * 1.3).reshape(layer._kernel.shape)
+                )
+                config = (
+                    Q.Int8QuantizationConfig(activation_quantizer=None)
+                    if variant == "weight_only"
+                    else None
+                )
+                layer.quantize("int8", config=config)
+                if variant == "lora":
+                    layer.enable_lora(2)
+                    a, b = layer.lora_kernel_a, layer.lora_kernel_b
+                    a.assign(
+                        np.linspace(-1, 1, int(np.prod(a.shape)), dtype=np.float32).reshape(a.shape)
+                    )
+                    b.assign(
+                        np.linspace(0.5, -0.5, int(np.prod(b.shape)), dtype=np.float32).reshape(
+                            b.shape
+                        )
+                    )
+                t = tf.constant(x)
+                with tf.GradientTape() as tape:
+                    tape.watch(t)
+                    y = layer(t)
+                    loss = tf.reduce_sum(y * y)
+                grads = tape.gradient(loss, [t, *layer.trainable_weights])
+                store = {}
+                layer.save_own_variables(store)
+                out.append((_variables(layer), [w.numpy() for w in layer.weights], y, grads))
+                out.append((layer.get_config(), [np.asarray(store[k]) for k in sorted(store)]))
+                out.append(tf.function(lambda v, layer=layer: layer(v))(t))
+        inputs = tf.keras.Input((3, 4))
+        outputs = L.MultiHeadAttention(2, 3, name="mha")(inputs, inputs)
+        model = tf.keras.Model(inputs, outputs)
+        for w in model.weights:
+            w.assign(np.cos(np.arange(int(np.prod(w.shape)), dtype=np.float32)).reshape(w.shape))
+        model.quantize("int8")
+        out.append(_variables(model))
+        out.append(model(np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4)))
+        ellipsis = L.EinsumDense("...b,bc->...c", 4)
+        ellipsis.build((2, 3, 5))
+        out += error_classes([lambda: ellipsis.quantize("int8"), lambda: ellipsis.quantize("int4")])
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_einsum_dense_int8(tf_oracle, device):
+    helpers = [_variables, error_classes]
+    assert_parity(tf_oracle, _einsum_int8, (device,), rtol=1e-5, atol=1e-5, helpers=helpers)

@@ -6,7 +6,7 @@ weights load (``query/kernel`` of a `MultiHeadAttention` is ``(dim, heads, key_d
 import re
 
 from ferroflow.keras import ops
-from ferroflow.keras.layers import _config, _lora, _quantization
+from ferroflow.keras.layers import _config, _einsum_quantization, _lora
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.saving import serialization_lib
@@ -224,21 +224,37 @@ class EinsumDense(Layer):
 
     @property
     def variable_serialization_spec(self):
-        """The variables a weights file holds, in Keras's order."""
-        return {None: ["kernel", "bias"]}
+        """The variables each quantization mode saves, in Keras's order."""
+        return {None: ["kernel", "bias"], "int8": ["kernel", "bias", "kernel_scale"]}
 
     def save_own_variables(self, store):
-        _lora.save_by_spec(self, store, "kernel", (self.kernel, None, None))
+        if self.quantization_mode is None:
+            merged = (self.kernel, None, None)
+        else:
+            merged = _einsum_quantization.merged_kernel(self)
+        _lora.save_by_spec(self, store, "kernel", merged)
 
     def load_own_variables(self, store):
         _lora.load_by_spec(self, store, "kernel", ("lora_kernel_a", "lora_kernel_b"))
 
+    def quantized_build(self, kernel_shape, mode, config=None):
+        _einsum_quantization.build(self, kernel_shape, mode, config)
+        self._is_quantized = True
+
     def quantize(self, mode=None, type_check=True, config=None):
-        """Not in ferroflow: Keras quantizes EinsumDense kernels (int8, int4, float8)."""
-        raise _quantization.UnsupportedQuantizationError(
-            "ferroflow's Keras cannot quantize EinsumDense layers yet "
-            f"(layer '{self.name}', mode='{mode}')."
-        )
+        """Replaces the float kernel by its int8 form (Keras's int4 and float8 modes are not
+        in ferroflow yet) and sets the layer's policy to ``"int8_from_<policy>"``."""
+        if type_check and type(self) is not EinsumDense:
+            raise self._not_implemented_error(self.quantize)
+        _einsum_quantization.quantize(self, mode, config)
+
+    def _int8_call(self, inputs, training=None):
+        outputs = _einsum_quantization.int8_einsum(self, inputs)
+        if self.bias is not None:
+            outputs = outputs + self.bias
+        if self.activation is not None:
+            outputs = self.activation(outputs)
+        return outputs
 
     def call(self, inputs, training=None):
         outputs = einsum(self.equation, inputs, self.kernel)
