@@ -90,6 +90,7 @@ def _layers(tf, device):
     sp_ints = tf.SparseTensor([[0, 0], [1, 2], [1, 1]], tf.constant([1, 3, 3], tf.int64), [2, 4])
     sp_floats = tf.SparseTensor([[0, 1], [1, 0]], [0.5, 2.5], [2, 3])
     sp_strings = tf.SparseTensor([[0, 0], [1, 2]], ["a", "q"], [2, 3])
+    ragged = tf.ragged.constant([[1, 2], [3]])
     voc = ["a", "b", "c"]
     calls = []
     for mode in ("one_hot", "multi_hot", "count"):
@@ -140,6 +141,10 @@ def _layers(tf, device):
         lambda: L.TextVectorization(vocabulary=voc, output_mode="count", sparse=True)(
             np.array(["a b z", "c c"])
         ),
+        lambda: L.IntegerLookup(vocabulary=[1, 2], output_mode="multi_hot", sparse=True)(ragged),
+        lambda: L.IntegerLookup(vocabulary=[1, 2], output_mode="one_hot", sparse=True)(ragged),
+        lambda: L.CategoryEncoding(5, output_mode="one_hot", sparse=True)(sp_ints),
+        lambda: L.Discretization([0.0, 1.0], output_mode="one_hot")(sp_floats),
     ]
     refused = [
         lambda: L.Discretization(bin_boundaries=[0.0], output_mode="int", sparse=True),

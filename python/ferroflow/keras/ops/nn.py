@@ -527,10 +527,11 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
 def _sparse_one_hot(x, num_classes, axis, dtype):
     # One entry per element of ``x``, in ``x``'s row-major order: its position with the class
     # inserted at ``axis`` (0 for a negative index, whose value is then 0).
+    _require_static_shape(x.shape)
     rank = len(x.shape)
     if axis < 0:
         axis += rank + 1
-    dims = [tf.shape(x)[i] if d is None else d for i, d in enumerate(x.shape)]
+    dims = list(x.shape)
     flat = tf.reshape(x, [-1])
     values = tf.cast(tf.greater_equal(flat, 0), dtype)
     grids = tf.meshgrid(*[tf.range(d) for d in dims], indexing="ij") if dims else []
@@ -539,9 +540,14 @@ def _sparse_one_hot(x, num_classes, axis, dtype):
     indices = tf.stack(columns, axis=1)
     shape = list(dims)
     shape.insert(axis, num_classes)
-    if any(tf.is_tensor(d) for d in shape):
-        shape = tf.stack([tf.cast(d, "int64") for d in shape])
     return tf.SparseTensor(indices, values, shape)
+
+
+def _require_static_shape(shape):
+    """Keras's sparse one-hot sizes its entries from the static shape (the product of its
+    dims): an unknown dimension (a ragged row length, a traced None) fails there."""
+    if any(d is None for d in shape):
+        raise TypeError("unsupported operand type(s) for *: 'int' and 'NoneType'")
 
 
 def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs):

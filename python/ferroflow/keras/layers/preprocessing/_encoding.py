@@ -79,6 +79,7 @@ def _sparse_counts(inputs, output_mode, depth, dtype, count_weights):
 def _encode_sparse(inputs, output_mode, depth, dtype, count_weights, sparse):
     from ferroflow.keras.ops import nn as _nn
 
+    ragged = hasattr(inputs, "to_tensor")
     inputs = _dense(inputs)
     if inputs.shape.rank == 0:
         inputs = expand_dims(inputs, -1)
@@ -86,6 +87,9 @@ def _encode_sparse(inputs, output_mode, depth, dtype, count_weights, sparse):
     if output_mode in ("multi_hot", "count") and rank <= 2:
         counts = _sparse_counts(inputs, output_mode, depth, dtype, count_weights)
         return counts if sparse else _sparse_ops.to_dense(counts)
+    if ragged:
+        # Keras's sparse one-hot reads the static shape, whose row lengths are unknown.
+        _nn._require_static_shape([None])
     if output_mode == "multi_hot":
         return _nn.multi_hot(inputs, depth, dtype=dtype.name, sparse=sparse)
     if output_mode == "one_hot":
