@@ -237,11 +237,15 @@ def _fit(tf, device):
         )
         gen.fit(x)
         history = model.fit(
-            gen.flow(x, y, batch_size=5, seed=2), epochs=3, shuffle=False, verbose=0
+            gen.flow(x, y, batch_size=5, seed=2),
+            validation_data=gen.flow(x[:7], y[:7], batch_size=3, seed=6),
+            epochs=3,
+            shuffle=False,
+            verbose=0,
         )
         loss = model.evaluate(gen.flow(x, y, batch_size=4, shuffle=False), verbose=0)
         predicted = model.predict(gen.flow(x, batch_size=5, shuffle=False), verbose=0)
-    return history.history["loss"], loss, predicted, model.get_weights()
+    return history.history, loss, predicted, model.get_weights()
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -306,4 +310,71 @@ def test_flow_from_dataframe(tf_oracle, shared_modules, tmp_path):
         pytest.skip("pandas and PIL are not in both interpreters")
     _png_tree(tmp_path)
     result = assert_parity(tf_oracle, _flow_dataframe, (str(tmp_path),))
+    assert result[0] != "raised", result
+
+
+def _options(tf, directory, save_dir, modules):
+    import os
+
+    import numpy as np
+
+    pim = tf.keras.preprocessing.image
+    rng = np.random.RandomState(2)
+    x = (rng.rand(5, 3, 4, 1) * 255).astype("float64")
+    out = []
+
+    class Squares(pim.Iterator):
+        def _get_batches_of_transformed_samples(self, index_array):
+            return np.asarray(index_array) ** 2
+
+    it = Squares(7, 3, shuffle=True, seed=1)
+    out.append(([next(it) for _ in range(5)], it.batch_index, it.total_batches_seen))
+    it.reset()
+    out.append((next(it), it[2], len(it), it.index_array))
+    g = pim.ImageDataGenerator(dtype="float64", vertical_flip=True, samplewise_center=True)
+    out.append(next(g.flow(x, np.arange(5), batch_size=2, seed=0, save_to_dir=None)))
+    if "PIL" in modules:
+        save_dir = os.path.join(save_dir, tf.__name__)  # one folder per framework
+        os.makedirs(save_dir)
+        np.random.seed(3)
+        it = g.flow(
+            x * 0 + 100,
+            batch_size=5,
+            shuffle=False,
+            save_to_dir=save_dir,
+            save_prefix="aug",
+            save_format="png",
+        )
+        it[0]
+        out.append(sorted(os.listdir(save_dir)))
+        cf = pim.ImageDataGenerator(data_format="channels_first", horizontal_flip=True)
+        it = cf.flow_from_directory(directory, target_size=(3, 2), batch_size=4, seed=1)
+        out.append((it.image_shape, next(it), next(it)))
+        bare = pim.DirectoryIterator(
+            directory,
+            None,
+            target_size=(2, 2),
+            class_mode="binary",
+            classes=["cats", "dogs"],
+            shuffle=False,
+            batch_size=20,
+        )
+        out.append(bare[0])
+    if "scipy" in modules:
+        const = pim.ImageDataGenerator(
+            rotation_range=90,
+            fill_mode="constant",
+            cval=-1.0,
+            interpolation_order=0,
+            zoom_range=[0.5, 0.5],
+        )
+        out.append(next(const.flow(x, batch_size=5, seed=8)))
+    return out
+
+
+def test_options(tf_oracle, shared_modules, tmp_path):
+    pytest.importorskip("PIL")
+    _png_tree(tmp_path / "tree")
+    program_args = (str(tmp_path / "tree"), str(tmp_path / "saved"), shared_modules)
+    result = assert_parity(tf_oracle, _options, program_args)
     assert result[0] != "raised", result
