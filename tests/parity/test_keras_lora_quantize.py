@@ -470,3 +470,83 @@ def _einsum_int8(tf, device):
 def test_einsum_dense_int8(tf_oracle, device):
     helpers = [_variables, error_classes]
     assert_parity(tf_oracle, _einsum_int8, (device,), rtol=1e-5, atol=1e-5, helpers=helpers)
+
+
+def _mixed_precision(tf, device):
+    import numpy as np
+
+    L = tf.keras.layers
+    out = []
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    with tf.device(device):
+        layer = L.Dense(3, dtype="mixed_float16", lora_rank=2, name="mixed")
+        layer.build((None, 4))
+        layer._kernel.assign(np.linspace(-0.5, 0.7, 12, dtype=np.float32).reshape(4, 3))
+        layer.lora_kernel_a.assign(np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2))
+        layer.lora_kernel_b.assign(np.linspace(0.3, -0.3, 6, dtype=np.float32).reshape(2, 3))
+        out.append((_variables(layer), layer(x)))
+        q = L.Dense(3, dtype="mixed_bfloat16", name="bf16")
+        q.build((None, 4))
+        q._kernel.assign(np.linspace(-0.5, 0.7, 12, dtype=np.float32).reshape(4, 3))
+        q.quantize("int8")
+        out.append((_variables(q), str(q.dtype_policy), q(x)))
+        half = L.Dense(3, dtype="float16")
+        half.build((None, 4))
+        out += error_classes(
+            [lambda: half.quantize("int8"), lambda: L.Dense(2, dtype="int8_from_float16")]
+        )
+        out.append(tf.keras.dtype_policies.get("int4/64_from_mixed_bfloat16").get_config())
+        out.append(str(tf.keras.dtype_policies.get("float8_from_float32")))
+        out.append(
+            tf.keras.dtype_policies.serialize(tf.keras.dtype_policies.get("int8_from_float32"))
+        )
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mixed_precision_and_policies(tf_oracle, device):
+    assert_parity(
+        tf_oracle,
+        _mixed_precision,
+        (device,),
+        rtol=1e-3,
+        atol=1e-3,
+        helpers=[_variables, error_classes],
+    )
+
+
+def _filters_and_policy_setter(tf):
+    import numpy as np
+
+    L = tf.keras.layers
+    out = []
+    for filters in ("^keep", ["one", "two"], lambda layer: layer.name.endswith("two")):
+        model = tf.keras.Sequential(
+            [
+                tf.keras.Input((3,)),
+                L.Dense(2, name="one"),
+                L.Dense(2, name="two"),
+                L.Dense(2, name="keep"),
+            ]
+        )
+        model.quantize("int8", filters=filters)
+        out.append([str(layer.dtype_policy) for layer in model.layers])
+    layer = L.Dense(2)
+    layer.build((None, 3))
+    layer.dtype_policy = "int8_from_float32"
+    out.append((_variables(layer), layer.quantization_mode))
+    out += error_classes(
+        [
+            lambda: model.quantize("int8", filters=3),
+            lambda: model.quantize("int8", bogus=1),
+            lambda: model.quantize(config="int8"),
+            lambda: tf.keras.quantizers.Int4QuantizationConfig(block_size=0),
+            lambda: model.quantize("int4", config=tf.keras.quantizers.Int8QuantizationConfig()),
+        ]
+    )
+    out.append(np.asarray(layer(np.ones((1, 3), np.float32))).shape)
+    return out
+
+
+def test_filters_and_policy_setter(tf_oracle):
+    assert_parity(tf_oracle, _filters_and_policy_setter, (), helpers=[_variables, error_classes])
