@@ -19,8 +19,12 @@ _state = {"seed": None, "rng": None}
 
 def set_global_seed(seed):
     """`tf.random.set_seed`'s part: the global seed and a fresh op-seed sequence."""
+    from ferroflow import _random_shuffle
+
     _state["seed"] = seed
     _state["rng"] = None if seed is None else random.Random(int(seed))
+    # TensorFlow clears its eager kernel cache, restarting the kernels' streams.
+    _random_shuffle.clear_kernels()
 
 
 def global_seed():
@@ -45,9 +49,9 @@ def get_seed(op_seed):
             )
         if op_seed is None:
             op_seed = _state["rng"].randint(0, MAXINT32)
-        seeds = int(global_seed) % MAXINT32, int(op_seed) % MAXINT32
+        seeds = int(global_seed % MAXINT32), int(op_seed % MAXINT32)
     elif op_seed is not None:
-        seeds = DEFAULT_GRAPH_SEED, int(op_seed) % MAXINT32
+        seeds = DEFAULT_GRAPH_SEED, int(op_seed % MAXINT32)
     else:
         seeds = None, None
     if seeds == (None, None):

@@ -4,7 +4,9 @@ Two families, as in TensorFlow:
 
 * stateful draws (`uniform`, `normal`, `categorical`, `gamma`, ...) follow `set_seed` and op
   seeds and give new numbers on every call, also inside a `tf.function`; their numbers are
-  ferroflow's own;
+  ferroflow's own, except `shuffle` run eagerly, which gives TensorFlow's order (and each
+  uses up TensorFlow's op seeds as TensorFlow's op does, so that `tf.data`'s shuffles that
+  follow get TensorFlow's seeds);
 * stateless draws (`stateless_uniform`, ..., `split`, `fold_in`) and `Generator` give
   TensorFlow's numbers exactly: the same seed or state draws what TensorFlow 2.21 draws on the
   CPU.
@@ -18,7 +20,7 @@ import types
 
 import numpy as np
 
-from ferroflow import _core, _random_seed, errors
+from ferroflow import _core, _random_seed, _random_shuffle, _tracing, errors
 from ferroflow import array_ops as _array_ops
 from ferroflow import dtypes as _dtypes
 from ferroflow import math as _math
@@ -103,9 +105,19 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=No
 
 
 def shuffle(value, seed=None, name=None):
-    """Shuffles along the first axis."""
-    _require_seed(seed)
-    return _core.shuffle(value, seed)
+    """Shuffles along the first axis: eagerly in TensorFlow's order for the same seeds
+    (`_random_shuffle`), in a traced function by ferroflow's own permutation (new on every
+    run of the graph)."""
+    if _tracing.tracing():
+        _require_seed(seed)
+        return _core.shuffle(value, seed)
+    value = _array_ops.convert_to_tensor(value)
+    seeds = _random_seed.get_seed(seed)
+    shape = value.shape.as_list()
+    if not shape or shape[0] <= 1 or int(np.prod(shape)) <= 1:
+        return _array_ops.identity(value)  # TensorFlow's kernel copies it, drawing nothing
+    order = _random_shuffle.permutation(shape[0], seeds, value.dtype.name)
+    return _array_ops.gather(value, _array_ops.constant(order, dtype=_dtypes.int64))
 
 
 # --- stateless ops: TensorFlow's numbers ---------------------------------------------------------

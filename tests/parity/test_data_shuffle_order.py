@@ -142,3 +142,32 @@ def _keras_pipelines(tf):
 
 def test_shuffle_order_in_keras(tf_oracle):
     assert_parity(tf_oracle, _keras_pipelines)
+
+
+def _random_shuffle(tf, device):
+    out = []
+    tf.random.set_seed(None)
+    with tf.device(device):
+        # An op seed: one kernel per (seeds, dtype) whose stream later calls continue.
+        for n in (10, 7, 1, 33, 2):
+            out.append(tf.random.shuffle(tf.range(n), seed=1))
+        out += [
+            tf.random.shuffle(tf.range(10.0), seed=1),
+            tf.random.shuffle(tf.reshape(tf.range(12, dtype=tf.int64), [6, 2]), seed=3),
+            tf.random.shuffle(tf.zeros([5, 0]), seed=3),
+            tf.random.shuffle(tf.constant(["a", "b", "c", "d"]), seed=3),
+            tf.random.shuffle(tf.constant([[True], [False], [True]]), seed=-4),
+            tf.random.shuffle(5, seed=3),
+        ]
+        # The global seed: a new op seed per call; set_seed restarts the kernels' streams.
+        tf.random.set_seed(4)
+        out += [tf.random.shuffle(tf.range(10)), tf.random.shuffle(tf.range(7))]
+        tf.random.set_seed(4)
+        out += [tf.random.shuffle(tf.range(10), seed=1), tf.random.shuffle(tf.range(10), seed=1)]
+    tf.random.set_seed(None)
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_random_shuffle_order(tf_oracle, device):
+    assert_parity(tf_oracle, _random_shuffle, (device,))

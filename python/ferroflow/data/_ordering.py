@@ -8,9 +8,9 @@ import pickle
 import random
 
 from ferroflow import _random_seed, errors
+from ferroflow._philox_stream import PhiloxStream
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.data import _structure
-from ferroflow.data._philox_stream import PhiloxStream
 from ferroflow.data.dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,

@@ -1,7 +1,8 @@
-"""TensorFlow's stateful Philox stream as tf.data's shuffle draws it: Philox4x32-10 (Salmon et
-al., "Parallel random numbers: as easy as 1, 2, 3") started from the two 64-bit seeds
-`random::PhiloxRandom(seed, seed2)` takes (key = ``seed``, counter = ``[0, seed2]``), its
-four 32-bit words per call read one at a time (`random::SingleSampleAdapter`).
+"""TensorFlow's stateful Philox stream as tf.data's shuffle and `tf.random.shuffle` draw it:
+Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3") started from the
+two 64-bit seeds `random::PhiloxRandom(seed, seed2)` takes (key = ``seed``, counter =
+``[0, seed2]``), its four 32-bit words per call read one at a time
+(`random::SingleSampleAdapter`).
 
 It is numpy rather than ferroflow's Rust Philox because a dataset may be iterated while a
 `tf.function` is traced, where ferroflow ops would only build graph nodes; the kernel is the
@@ -45,10 +46,12 @@ class PhiloxStream:
     """``SingleSampleAdapter<PhiloxRandom>(PhiloxRandom(seed, seed2))``: an endless iterator
     of the stream's uint32 words (Python ints)."""
 
-    def __init__(self, seed, seed2):
+    def __init__(self, seed, seed2, skip=0):
+        """The stream after ``skip`` Philox calls (``4 * skip`` words)."""
         seed &= 2**64 - 1
         self._key = (seed & _WORD, seed >> 32)
-        self._counter = (seed2 & (2**64 - 1)) << 64  # 128 bits: words 2 and 3 hold seed2
+        # The 128-bit counter: words 2 and 3 hold seed2.
+        self._counter = (((seed2 & (2**64 - 1)) << 64) + skip) % 2**128
         self._words = self._stream()
 
     def __iter__(self):
