@@ -241,6 +241,20 @@ def _functional(tf, device):
             lookup.get_config()["sparse"],
             parts(tf, lambda: encoder.predict_on_batch(x)),
         ]
+        # Sparse Inputs keep sparse tensors (values cast to the Input's dtype); others
+        # make them dense.
+        sp_texts = tf.SparseTensor([[0, 0], [1, 2]], ["a", "q"], [2, 3])
+        sp_ints = tf.SparseTensor([[0, 0], [1, 2], [1, 1]], [1, 3, 3], [2, 4])
+        for sparse in (True, False):
+            texts_in = keras.Input((3,), sparse=sparse, dtype="string")
+            ints_in = keras.Input((4,), sparse=sparse, dtype="int64")
+            lookup = L.StringLookup(vocabulary=["a", "b"], output_mode="multi_hot", sparse=True)
+            count = L.CategoryEncoding(5, output_mode="count", sparse=sparse)
+            models = [
+                (keras.Model(texts_in, lookup(texts_in)), sp_texts),
+                (keras.Model(ints_in, count(ints_in)), sp_ints),
+            ]
+            out += [parts(tf, lambda m=m, v=v: m(v)) for m, v in models]
     return out
 
 

@@ -16,6 +16,7 @@ from ferroflow.keras.layers._masking import get_keras_mask, set_keras_mask
 from ferroflow.keras.layers.input_layer import Input, KerasTensor
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.models.model import Model
+from ferroflow.sparse_tensor import SparseTensor
 
 __all__ = [
     "Functional",
@@ -178,7 +179,7 @@ class Functional(Model):
             )
         standardized = []
         for i, (x, ref) in enumerate(zip(flat, self._inputs)):
-            y = self._adjust_rank(i, _as_dtype(x, ref.dtype))
+            y = self._adjust_rank(i, _as_dtype(x, ref.dtype, ref.sparse))
             mask = get_keras_mask(x)
             if mask is not None and y is not x:
                 set_keras_mask(y, mask)  # a cast or reshaped input keeps its mask
@@ -467,9 +468,14 @@ def _unpack_singleton(x):
     return x
 
 
-def _as_dtype(x, dtype):
+def _as_dtype(x, dtype, sparse=False):
     if x is None:
         return x
+    if isinstance(x, SparseTensor):
+        # As Keras: kept sparse (values cast) for a sparse Input, made dense for another.
+        from ferroflow.keras.ops.core import convert_to_tensor as keras_convert
+
+        return keras_convert(x, dtype=dtype, sparse=bool(sparse))
     if not is_tensor(x):
         return convert_to_tensor(x, dtype=dtype)
     return x if x.dtype == dtype else cast(x, dtype)
