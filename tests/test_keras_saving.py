@@ -524,10 +524,11 @@ def test_save_weights_without_suffix_writes_a_checkpoint(tmp_path):
     # tf.keras 2's rule: the model is the checkpoint's root object.
     assert [k for k, _ in tf.train.list_variables(prefix)] == [
         "_CHECKPOINTABLE_OBJECT_GRAPH",
+        # Keras 3 keeps Dense's kernel variable as `_kernel` (`kernel` is a property).
+        "dense1/_kernel/.ATTRIBUTES/VARIABLE_VALUE",
         "dense1/bias/.ATTRIBUTES/VARIABLE_VALUE",
-        "dense1/kernel/.ATTRIBUTES/VARIABLE_VALUE",
+        "out/_kernel/.ATTRIBUTES/VARIABLE_VALUE",
         "out/bias/.ATTRIBUTES/VARIABLE_VALUE",
-        "out/kernel/.ATTRIBUTES/VARIABLE_VALUE",
     ]
 
 

@@ -550,3 +550,24 @@ def _filters_and_policy_setter(tf):
 
 def test_filters_and_policy_setter(tf_oracle):
     assert_parity(tf_oracle, _filters_and_policy_setter, (), helpers=[_variables, error_classes])
+
+
+def _grouped_quantization(tf):
+    import numpy as np
+
+    Q = tf.keras.quantizers
+    x = np.cos(np.arange(35, dtype=np.float32) * 1.7).reshape(7, 5)
+    x[:, 2] = 0.5
+    out = []
+    for block_size in (2, 3, 7, 10):
+        for to_numpy in (False, True):
+            out.append(
+                Q.abs_max_quantize_grouped_with_zero_point(
+                    x, block_size=block_size, to_numpy=to_numpy
+                )
+            )
+    return out
+
+
+def test_grouped_quantization(tf_oracle):
+    assert_parity(tf_oracle, _grouped_quantization, ())

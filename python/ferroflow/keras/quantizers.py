@@ -8,6 +8,7 @@ rounds through ``ml_dtypes`` on the host (eager values only). The quantization c
 ``NotImplementedError``."""
 
 import inspect
+import math
 
 import numpy as np
 
@@ -92,10 +93,7 @@ def abs_max_quantize_grouped_with_zero_point(
     (qmax - qmin)``, ``zero_point = clip(round(-min / scale) + qmin)`` and ``quantized =
     clip(round(x / scale) + zero_point)``; scale and zero point are ``(n_groups, columns)``."""
     if not to_numpy:
-        raise NotImplementedError(
-            "ferroflow's keras.quantizers.abs_max_quantize_grouped_with_zero_point computes "
-            "with NumPy only: pass `to_numpy=True`."
-        )
+        return _grouped_with_zero_point_tensor(inputs, block_size, value_range, dtype, epsilon)
     original_dtype = backend.standardize_dtype(inputs.dtype)
     x = np.asarray(ops.convert_to_numpy(inputs))
     input_dim, output_dim = x.shape
@@ -116,6 +114,56 @@ def abs_max_quantize_grouped_with_zero_point(
         ops.convert_to_tensor(np.squeeze(scale, axis=1), dtype=original_dtype),
         ops.convert_to_tensor(np.squeeze(zero_point, axis=1).astype("int8")),
     )
+
+
+def _grouped_with_zero_point_tensor(inputs, block_size, value_range, dtype, epsilon):
+    """The tensor form of grouped asymmetric quantization, as Keras computes it (not the
+    NumPy form's numbers: a single group's range ignores the padding, an empty range is
+    widened by one either side, and a non-positive scale becomes 1e-8)."""
+    original_dtype = backend.standardize_dtype(inputs.dtype)
+    x = ops.convert_to_tensor(inputs)
+    input_dim, output_dim = (int(d) for d in x.shape)
+    qmin, qmax = value_range
+    bits = int(math.log2(qmax - qmin + 1))
+    n_groups = -(-input_dim // block_size)
+    padded = n_groups * block_size
+    rows = ops.transpose(x)
+    if n_groups > 1:
+        if padded > input_dim:
+            rows = ops.pad(rows, [[0, 0], [0, padded - input_dim]], constant_values=0.0)
+        rows = ops.reshape(rows, [output_dim, n_groups, block_size])
+        low, high = ops.min(rows, axis=2), ops.max(rows, axis=2)
+    else:
+        low, high = ops.min(rows, axis=1), ops.max(rows, axis=1)
+    empty = ops.equal(low, high)
+    low = ops.where(empty, ops.subtract(low, 1), low)
+    high = ops.where(empty, ops.add(high, 1), high)
+    levels = ops.cast(2**bits - 1, original_dtype)
+    spread = ops.subtract(high, low)
+    if epsilon > 0:
+        spread = ops.add(spread, epsilon)
+    scale = ops.divide(spread, levels)
+    scale = ops.where(ops.less_equal(scale, 0), 1e-8, scale)
+    low_code, high_code = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    zero = ops.clip(
+        ops.add(ops.round(ops.divide(ops.negative(low), scale)), low_code), low_code, high_code
+    )
+    if n_groups == 1:
+        scale, zero = ops.reshape(scale, [-1, 1]), ops.reshape(zero, [-1, 1])
+    scale = ops.transpose(scale)
+    zero = ops.transpose(ops.cast(zero, "int8"))
+    values = x
+    if padded > input_dim:
+        values = ops.concatenate(
+            [values, ops.zeros((padded - input_dim, output_dim), dtype=values.dtype)], axis=0
+        )
+    values = ops.reshape(values, (n_groups, block_size, output_dim))
+    outputs = ops.add(
+        ops.round(ops.divide(values, ops.expand_dims(scale, 1))), ops.expand_dims(zero, 1)
+    )
+    outputs = ops.cast(ops.clip(outputs, qmin, qmax), dtype)
+    outputs = ops.reshape(outputs, (padded, output_dim))[:input_dim, :]
+    return outputs, scale, zero
 
 
 def dequantize_with_sz_map(weights_matrix, scale, zero, g_idx, group_axis=-1):
