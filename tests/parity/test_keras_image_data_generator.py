@@ -245,7 +245,11 @@ def _fit(tf, device):
         )
         loss = model.evaluate(gen.flow(x, y, batch_size=4, shuffle=False), verbose=0)
         predicted = model.predict(gen.flow(x, batch_size=5, shuffle=False), verbose=0)
-    return history.history, loss, predicted, model.get_weights()
+        # The usual program: one global seed, shuffled batches and shuffled epochs (Python's
+        # `random` orders the batches, NumPy's the samples and the flips).
+        tf.keras.utils.set_random_seed(0)
+        again = model.fit(gen.flow(x, y, batch_size=5), epochs=2, verbose=0)
+    return history.history, loss, predicted, again.history, model.get_weights()
 
 
 @pytest.mark.parametrize("device", DEVICES)
