@@ -421,3 +421,50 @@ def _augment_functions(tf, modules):
 def test_augment_functions(tf_oracle, shared_modules):
     result = assert_parity(tf_oracle, _augment_functions, (shared_modules,))
     assert result[0] != "raised", result
+
+
+def _image_files(tf, directory):
+    import os
+
+    import numpy as np
+
+    pim = tf.keras.preprocessing.image
+    path = os.path.join(directory, "cats", "cats1.png")
+    out = []
+    for kwargs in (
+        {},
+        dict(color_mode="grayscale"),
+        dict(color_mode="rgba", target_size=(3, 5)),
+        dict(target_size=(4, 4), interpolation="bilinear"),
+        dict(target_size=(3, 2), interpolation="bicubic", keep_aspect_ratio=True),
+        dict(target_size=(7, 9), interpolation="lanczos"),
+    ):
+        img = pim.load_img(path, **kwargs)
+        out.append(
+            (
+                img.size,
+                img.mode,
+                pim.img_to_array(img),
+                pim.img_to_array(img, "channels_first", "float64"),
+            )
+        )
+    rng = np.random.RandomState(0)
+    arr = rng.rand(4, 3, 3).astype("float32") * 3 - 1
+    out.append(pim.img_to_array(pim.array_to_img(arr)))
+    out.append(pim.img_to_array(pim.array_to_img(arr * 0 + 100, scale=False)))
+    target = os.path.join(directory, f"saved_{tf.__name__}.png")
+    pim.save_img(target, arr[..., :1], scale=True)
+    out.append(pim.img_to_array(pim.load_img(target, color_mode="grayscale")))
+    try:
+        pim.load_img(path, color_mode="cmyk")
+    except Exception as e:  # noqa: BLE001 - the class and message are compared
+        out.append((type(e).__name__, str(e)))
+    return out
+
+
+def test_image_files(tf_oracle, shared_modules, tmp_path):
+    if "PIL" not in shared_modules:
+        pytest.skip("PIL is not in both interpreters")
+    _png_tree(tmp_path)
+    result = assert_parity(tf_oracle, _image_files, (str(tmp_path),))
+    assert result[0] != "raised", result
