@@ -80,7 +80,7 @@ class ImageDataGenerator:
         interpolation_order=1,
         dtype=None,
     ):
-        data_format = data_format or _backend_config.image_data_format()
+        data_format = _backend_config.image_data_format() if data_format is None else data_format
         self.featurewise_center = featurewise_center
         self.samplewise_center = samplewise_center
         self.featurewise_std_normalization = featurewise_std_normalization
@@ -99,7 +99,7 @@ class ImageDataGenerator:
         self.vertical_flip = vertical_flip
         self.rescale = rescale
         self.preprocessing_function = preprocessing_function
-        self.dtype = dtype or _backend_config.floatx()
+        self.dtype = _backend_config.floatx() if dtype is None else dtype
         self.interpolation_order = interpolation_order
         if data_format not in {"channels_last", "channels_first"}:
             raise ValueError(

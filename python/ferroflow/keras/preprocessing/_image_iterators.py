@@ -280,7 +280,7 @@ class DirectoryIterator(BatchFromFilesMixin, Iterator):
         keep_aspect_ratio=False,
         dtype=None,
     ):
-        data_format = data_format or _backend_config.image_data_format()
+        data_format = _backend_config.image_data_format() if data_format is None else data_format
         self.set_processing_attrs(
             image_data_generator,
             target_size,
@@ -300,7 +300,7 @@ class DirectoryIterator(BatchFromFilesMixin, Iterator):
                 f"Invalid class_mode: {class_mode}; expected one of: {self.allowed_class_modes}"
             )
         self.class_mode = class_mode
-        self.dtype = dtype or _backend_config.floatx()
+        self.dtype = _backend_config.floatx() if dtype is None else dtype
         if not classes:
             listed = sorted(os.listdir(directory))
             classes = [d for d in listed if os.path.isdir(os.path.join(directory, d))]
@@ -364,8 +364,8 @@ class NumpyArrayIterator(Iterator):
         ignore_class_split=False,
         dtype=None,
     ):
-        data_format = data_format or _backend_config.image_data_format()
-        self.dtype = dtype or _backend_config.floatx()
+        data_format = _backend_config.image_data_format() if data_format is None else data_format
+        self.dtype = _backend_config.floatx() if dtype is None else dtype
         x_misc = []
         if isinstance(x, (tuple, list)):
             others = x[1] if isinstance(x[1], list) else [x[1]]
