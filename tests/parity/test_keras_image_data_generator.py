@@ -309,12 +309,44 @@ def _flow_dataframe(tf, directory):
     return out
 
 
+def _dataframe_errors(tf, directory):
+    import pandas as pd
+
+    flow = tf.keras.preprocessing.image.ImageDataGenerator().flow_from_dataframe
+    df = pd.DataFrame(
+        {"filename": ["cats/cats0.png", 3, "x.png"], "class": ["a", "b", "c"], "w": ["1", "2", "3"]}
+    )
+    named = df.iloc[[0, 2]]
+    calls = [
+        lambda: flow(named, directory, class_mode="multi_output"),
+        lambda: flow(df, directory),
+        lambda: flow(named, directory, class_mode="binary"),
+        lambda: flow(named, directory, class_mode="binary", classes=["a", "b", "c"]),
+        lambda: flow(named, directory, weight_col="w"),
+        lambda: flow(named.assign(**{"class": [1, 2]}), directory, class_mode="sparse"),
+        lambda: flow(named, directory, color_mode="hsv"),
+    ]
+    out = []
+    for call in calls:
+        try:
+            call()
+            out.append("no error")
+        except Exception as e:  # noqa: BLE001 - the class and message are compared
+            out.append((type(e).__name__, str(e)))
+    try:
+        flow(named, directory, class_mode="softmax")
+    except ValueError as e:
+        out.append(str(e).split(";")[0])  # the allowed modes follow, in set order
+    return out
+
+
 def test_flow_from_dataframe(tf_oracle, shared_modules, tmp_path):
     if not {"PIL", "pandas"} <= set(shared_modules):
         pytest.skip("pandas and PIL are not in both interpreters")
     _png_tree(tmp_path)
     result = assert_parity(tf_oracle, _flow_dataframe, (str(tmp_path),))
     assert result[0] != "raised", result
+    assert_parity(tf_oracle, _dataframe_errors, (str(tmp_path),))
 
 
 def _options(tf, directory, save_dir, modules):
