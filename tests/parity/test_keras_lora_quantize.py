@@ -571,3 +571,24 @@ def _grouped_quantization(tf):
 
 def test_grouped_quantization(tf_oracle):
     assert_parity(tf_oracle, _grouped_quantization, ())
+
+
+def _reversible_embedding(tf):
+    import numpy as np
+
+    L = tf.keras.layers
+    out = []
+    for tie, rank in ((True, 2), (False, None)):
+        layer = L.ReversibleEmbedding(5, 4, tie_weights=tie, lora_rank=rank, name=f"rev_{tie}")
+        layer.build()
+        for w in layer.weights:
+            w.assign(np.cos(np.arange(int(np.prod(w.shape)), dtype=np.float32)).reshape(w.shape))
+        store = {}
+        layer.save_own_variables(store)
+        logits = layer(np.ones((2, 4), np.float32), reverse=True)
+        out.append((_variables(layer), [np.asarray(store[k]) for k in sorted(store)], logits))
+    return out
+
+
+def test_reversible_embedding(tf_oracle):
+    assert_parity(tf_oracle, _reversible_embedding, (), rtol=1e-5, atol=1e-6, helpers=[_variables])

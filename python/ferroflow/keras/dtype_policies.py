@@ -8,6 +8,8 @@ without a ``dtype`` use."""
 from ferroflow import dtypes as _dtypes
 
 __all__ = [
+    "AWQDTypePolicy",
+    "GPTQDTypePolicy",
     "DTypePolicy",
     "FloatDTypePolicy",
     "Int4DTypePolicy",
@@ -202,6 +204,25 @@ class Int4DTypePolicy(QuantizedDTypePolicy):
 
     def get_config(self):
         return {**super().get_config(), "mode": f"int4/{self.block_size}"}
+
+
+class _CalibratedDTypePolicy(QuantizedDTypePolicy):
+    """Policies of GPTQ/AWQ-quantized layers: not in ferroflow (no calibration-based
+    quantization)."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError(
+            f"keras.dtype_policies.{type(self).__name__}: ferroflow's Keras has no GPTQ/AWQ "
+            "quantization."
+        )
+
+
+class GPTQDTypePolicy(_CalibratedDTypePolicy):
+    """The policy of a GPTQ-quantized layer: not in ferroflow."""
+
+
+class AWQDTypePolicy(_CalibratedDTypePolicy):
+    """The policy of an AWQ-quantized layer: not in ferroflow."""
 
 
 def _quantized_policy_from_name(name):

@@ -4,6 +4,7 @@ the default) or a separate ``reverse_embeddings`` matrix."""
 
 import ferroflow as _tf
 from ferroflow.keras._tensor_attributes import set_keras_mask
+from ferroflow.keras.layers._quantization import UnsupportedQuantizationError
 from ferroflow.keras.layers.embedding import Embedding
 
 __all__ = ["ReversibleEmbedding"]
@@ -81,6 +82,21 @@ class ReversibleEmbedding(Embedding):
         else:
             shape.append(self.output_dim)
         return shape
+
+    @property
+    def variable_serialization_spec(self):
+        """Embedding's, plus the untied ``reverse_embeddings``."""
+        spec = {mode: list(names) for mode, names in super().variable_serialization_spec.items()}
+        if not self.tie_weights:
+            spec[None].append("reverse_embeddings")
+        return spec
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Not in ferroflow: Keras quantizes ReversibleEmbedding (int8, int4)."""
+        raise UnsupportedQuantizationError(
+            "ferroflow's Keras cannot quantize ReversibleEmbedding layers yet "
+            f"(layer '{self.name}', mode='{mode}')."
+        )
 
     def get_config(self):
         return {
