@@ -33,6 +33,22 @@ def _join(*parts):
     return tf.concat(parts, axis=-1)
 
 
+def _promoted(*values):
+    """``values`` cast to one dtype as Keras's ops promote them: the widest float (float32
+    for float16 with bfloat16), else float32 for mixed kinds."""
+    dtypes = {v.dtype for v in values}
+    if len(dtypes) == 1:
+        return values
+    if all(d.is_floating for d in dtypes):
+        sizes = sorted({d.size for d in dtypes})
+        widest = [d for d in dtypes if d.size == sizes[-1]]
+        dtype = widest[0] if len(widest) == 1 else tf.float32
+        dtype = tf.float32 if dtype.size < 4 else dtype
+    else:
+        dtype = tf.float32
+    return tuple(tf.cast(v, dtype) for v in values)
+
+
 def _input_size(layer, transformation):
     """The image height and width recorded in ``transformation["input_shape"]``."""
     shape = transformation["input_shape"]
@@ -97,6 +113,12 @@ def zoom_boxes(layer, bounding_boxes, transformation):
     sends the image corners), made relative to that window, clipped, and scaled back to
     the image size."""
     height, width = _input_size(layer, transformation)
+    if tf.is_tensor(height) or tf.is_tensor(width):
+        # Keras multiplies the float32 zoom matrix by the integer run-time size.
+        raise TypeError(
+            "Keras's RandomZoom cannot move bounding boxes of images whose height or width "
+            "is known only at run time."
+        )
     fmt = layer.bounding_box_format
     bounding_boxes = convert_format(bounding_boxes, fmt, "xyxy", height, width)
     zx = tf.cast(transformation["width_zoom"], "float32")
@@ -156,6 +178,8 @@ def rotation_boxes(layer, bounding_boxes, transformation):
     from ferroflow.keras.utils.bounding_boxes.box_transforms import affine_transform
 
     height, width = _input_size(layer, transformation)
+    # Keras's matrix multiplies the sizes by float centres: a run-time size becomes float.
+    height, width = (tf.cast(v, "float32") if tf.is_tensor(v) else v for v in (height, width))
     angle = transformation["angle"]
     zeros, ones = tf.zeros_like(angle), tf.ones_like(angle)
     boxes = affine_transform(
@@ -168,6 +192,7 @@ def rotation_boxes(layer, bounding_boxes, transformation):
 def _projected(x, y, inverse):
     """``(x, y)`` ``[batch, n, 1]`` mapped by the ``[batch, 3, 3]`` matrix ``inverse``."""
     points = tf.concat([x, y, tf.ones_like(x)], axis=-1)
+    inverse, points = _promoted(inverse, points)
     mapped = tf.transpose(tf.matmul(inverse, tf.transpose(points, [0, 2, 1])), [0, 2, 1])
     return mapped[..., 0] / mapped[..., 2], mapped[..., 1] / mapped[..., 2]
 
@@ -198,7 +223,7 @@ def perspective_boxes(layer, bounding_boxes, transformation):
         axis=-1,
     )
     apply = tf.reshape(transformation["apply_perspective"], [-1, 1, 1])
-    boxes = tf.where(apply, warped, bounding_boxes["boxes"])
+    boxes = tf.where(apply, *_promoted(warped, bounding_boxes["boxes"]))
     return clip_to_image_size({**bounding_boxes, "boxes": boxes}, height, width, "xyxy")
 
 
@@ -222,5 +247,6 @@ def rand_augment_boxes(layer, bounding_boxes, transformation):
         changed = getattr(layer, name).transform_bounding_boxes(dict(bounding_boxes), value)
         for i in range(layer.num_ops):
             for key in ("boxes", "labels"):
-                bounding_boxes[key] = tf.where(picks[i] == index, changed[key], bounding_boxes[key])
+                pair = _promoted(changed[key], bounding_boxes[key])
+                bounding_boxes[key] = tf.where(picks[i] == index, *pair)
     return bounding_boxes

@@ -199,7 +199,8 @@ class RandomSharpness(_RangedColorLayer):
         def sharpen(x):
             a, b = 1.0 / 13.0, 5.0 / 13.0
             kernel = tf.constant([[a, a, a], [a, b, a], [a, a, a]], dtype=dtype)
-            kernel = tf.tile(tf.reshape(kernel, [3, 3, 1, 1]), [1, 1, tf.shape(x)[-1], 1])
+            channels = x.shape[-1] if x.shape[-1] is not None else tf.shape(x)[-1]
+            kernel = tf.tile(tf.reshape(kernel, [3, 3, 1, 1]), [1, 1, channels, 1])
             smoothed = tf.nn.depthwise_conv2d(x, kernel, [1, 1, 1, 1], "SAME")
             x = x + (1.0 - sharpness) * (smoothed - x)
             return tf.clip_by_value(x, self.value_range[0], self.value_range[1])
