@@ -213,6 +213,10 @@ def _functional(tf, device):
         L.HashedCrossing(5, output_mode="one_hot", sparse=True)((ints[:, 0], ints[:, 1])),
         L.Discretization([0.5], output_mode="count", sparse=True)(floats),
         keras.ops.one_hot(ints, 5, sparse=True),
+        keras.ops.multi_hot(ints, 5, sparse=True),
+        keras.ops.multi_hot(ints, 5, dtype="bool"),
+        keras.ops.bincount(ints, sparse=True),
+        keras.ops.bincount(keras.Input((3,), dtype="int32", sparse=True)),
     ]
     specs = [(t.shape, t.dtype, t.sparse) for t in symbolic]
     x = np.array([[0.1, 1.2, 2.5], [0.0, 4.0, 4.0], [3.0, 3.0, 3.0], [1.0, 0.0, 0.0]], "float32")

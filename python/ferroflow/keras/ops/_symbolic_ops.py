@@ -5,6 +5,7 @@ whose output shapes come from ferroflow's shape inference; on tensors it just co
 import functools
 
 from ferroflow.keras._operations import Operation
+from ferroflow.keras.ops._encoding_specs import OUTPUT_SPECS
 
 # Ops that take functions or give Python values rather than tensors stay as they are.
 VALUE_ONLY = frozenset(
@@ -22,15 +23,16 @@ def _class_name(name):
 
 def symbolic_aware(fn, name, keras_module):
     """``fn`` (the op ``name``) recording a node when any argument is a `KerasTensor`."""
-    cls = type(
-        _class_name(name),
-        (Operation,),
-        {
-            "call": lambda self, *args, **kwargs: fn(*args, **kwargs),
-            "__doc__": f"Keras's `{_class_name(name)}` operation.",
-            "__module__": keras_module,
-        },
-    )
+    attributes = {
+        "call": lambda self, *args, **kwargs: fn(*args, **kwargs),
+        "__doc__": f"Keras's `{_class_name(name)}` operation.",
+        "__module__": keras_module,
+    }
+    spec = OUTPUT_SPECS.get(name)
+    if spec is not None:
+        # Keras's own statement of the outputs, used instead of running the op.
+        attributes["compute_output_spec"] = lambda self, *args, **kwargs: spec(*args, **kwargs)
+    cls = type(_class_name(name), (Operation,), attributes)
 
     @functools.wraps(fn)
     def op(*args, **kwargs):  # noqa: D401 - the op's own docstring is kept
