@@ -9,7 +9,14 @@ random op calls `get_seed` once, as TensorFlow's do, even where ferroflow draws 
 
 import random
 
-__all__ = ["DEFAULT_GRAPH_SEED", "MAXINT32", "get_seed", "require_seed", "set_global_seed"]
+__all__ = [
+    "DEFAULT_GRAPH_SEED",
+    "MAXINT32",
+    "function_seeds",
+    "get_seed",
+    "require_seed",
+    "set_global_seed",
+]
 
 DEFAULT_GRAPH_SEED = 87654321
 MAXINT32 = 2**31 - 1
@@ -59,6 +66,17 @@ def get_seed(op_seed):
     if seeds == (0, 0):
         return 0, MAXINT32
     return seeds
+
+
+def function_seeds(index=0):
+    """The seeds of the ``index``-th random op without op seed in a function graph traced
+    now (a `tf.data` function's, for instance): TensorFlow numbers a graph's unseeded ops from
+    0. ``(None, None)`` without a global seed."""
+    global_seed = _state["seed"]
+    if global_seed is None:
+        return None, None
+    seeds = int(global_seed % MAXINT32), index % MAXINT32
+    return (0, MAXINT32) if seeds == (0, 0) else seeds
 
 
 def require_seed(op_seed):

@@ -1,10 +1,11 @@
-"""`tf.random.shuffle` run eagerly, in TensorFlow's order for the same seeds.
+"""TensorFlow's `RandomShuffle` kernel, for `tf.random.shuffle` run eagerly and for Keras's
+shuffles of array data in `fit`, in TensorFlow's order for the same seeds.
 
-TensorFlow's `RandomShuffle` kernel holds a Philox stream started from its op seeds
-(`random::PhiloxRandom(seed, seed2)`); a call on ``n >= 2`` rows reserves ``ceil((n - 1) / 4)``
-Philox calls of it and swaps row ``i`` with row ``i + word % (n - i)`` for ``i < n - 1`` (a
-Fisher-Yates pass, one 32-bit word each). Eagerly the kernel is cached per (seeds, dtype), so
-calls with the same op seed continue one stream, until `tf.random.set_seed` clears the cache.
+The kernel holds a Philox stream started from its op seeds (`random::PhiloxRandom(seed,
+seed2)`); a call on ``n >= 2`` rows reserves ``ceil((n - 1) / 4)`` Philox calls of it and
+swaps row ``i`` with row ``i + word % (n - i)`` for ``i < n - 1`` (a Fisher-Yates pass, one
+32-bit word each). Eagerly TensorFlow caches the kernel per (seeds, dtype), so calls with the
+same op seed continue one stream, until `tf.random.set_seed` clears the cache.
 """
 
 import random
@@ -13,9 +14,34 @@ import numpy as np
 
 from ferroflow._philox_stream import PhiloxStream
 
-__all__ = ["clear_kernels", "permutation"]
+__all__ = ["ShuffleKernel", "clear_kernels", "eager_permutation"]
 
-# Philox calls each cached kernel has reserved, by (seed, seed2, dtype name).
+
+class ShuffleKernel:
+    """One kernel: the row orders its successive calls give."""
+
+    def __init__(self, seeds):
+        if seeds == (None, None):
+            # Unseeded: TensorFlow's kernel seeds itself randomly.
+            seeds = (random.getrandbits(64), random.getrandbits(64))
+        self._seeds = seeds
+        self._reserved = 0  # Philox calls taken by earlier calls
+
+    def permutation(self, n):
+        """The row order of the next call, on ``n`` rows (rows of a single element are not
+        shuffled and draw nothing)."""
+        if n <= 1:
+            return np.arange(n)
+        words = PhiloxStream(*self._seeds, skip=self._reserved)
+        self._reserved += (n - 1 + 3) // 4
+        order = np.arange(n)
+        for i in range(n - 1):
+            j = i + next(words) % (n - i)
+            order[i], order[j] = order[j], order[i]
+        return order
+
+
+# TensorFlow's eager kernel cache: kernels by (seed, seed2, dtype name).
 _kernels = {}
 
 
@@ -24,20 +50,12 @@ def clear_kernels():
     _kernels.clear()
 
 
-def permutation(n, seeds, dtype_name):
-    """The row order of a shuffle of ``n >= 2`` rows by the kernel of ``seeds`` (None for an
-    unseeded op, whose kernel seeds itself randomly) for ``dtype_name`` values."""
+def eager_permutation(n, seeds, dtype_name):
+    """The row order of an eager `tf.random.shuffle` of ``n`` rows of ``dtype_name`` values by
+    the op seeds ``seeds`` (``(None, None)``: unseeded, a kernel of its own)."""
     if seeds == (None, None):
-        seeds = (random.getrandbits(64), random.getrandbits(64))
-        key = None
-    else:
-        key = (*seeds, dtype_name)
-    reserved = _kernels.get(key, 0)
-    if key is not None:
-        _kernels[key] = reserved + (n - 1 + 3) // 4
-    words = PhiloxStream(*seeds, skip=reserved)
-    order = np.arange(n)
-    for i in range(n - 1):
-        j = i + next(words) % (n - i)
-        order[i], order[j] = order[j], order[i]
-    return order
+        return ShuffleKernel(seeds).permutation(n)
+    key = (*seeds, dtype_name)
+    if key not in _kernels:
+        _kernels[key] = ShuffleKernel(seeds)
+    return _kernels[key].permutation(n)

@@ -116,7 +116,7 @@ def shuffle(value, seed=None, name=None):
     shape = value.shape.as_list()
     if not shape or shape[0] <= 1 or int(np.prod(shape)) <= 1:
         return _array_ops.identity(value)  # TensorFlow's kernel copies it, drawing nothing
-    order = _random_shuffle.permutation(shape[0], seeds, value.dtype.name)
+    order = _random_shuffle.eager_permutation(shape[0], seeds, value.dtype.name)
     return _array_ops.gather(value, _array_ops.constant(order, dtype=_dtypes.int64))
 
 

@@ -171,3 +171,42 @@ def _random_shuffle(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_random_shuffle_order(tf_oracle, device):
     assert_parity(tf_oracle, _random_shuffle, (device,))
+
+
+def _keras_array_shuffles(tf):
+    import numpy as np
+
+    n = 10
+    x = np.arange(n, dtype="float32").reshape(n, 1)
+    y = np.arange(n, dtype="float32")
+    seen = []
+
+    class Recording(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+
+        def call(self, inputs):
+            return self.dense(inputs)
+
+        def train_step(self, data):
+            seen.append(data[1].numpy().tolist())
+            return {"n": tf.constant(0.0)}
+
+    out = []
+    # Under a global seed Keras's `tf.data` shuffle (TensorFlow's kernel, the function
+    # graph's seeds) gives each epoch the same order; "batch" shuffles within batches.
+    for seed, shuffle in ((7, True), (0, "batch"), (2**31 - 1, True), (123, "batch")):
+        tf.random.set_seed(seed)
+        tf.random.uniform([1])  # a function graph's seeds ignore the eager op seeds
+        seen.clear()
+        model = Recording()
+        model.compile(optimizer="sgd", loss="mse", run_eagerly=True)
+        model.fit(x, y, batch_size=4, epochs=2, shuffle=shuffle, verbose=0)
+        out.append(list(seen))
+    tf.random.set_seed(None)
+    return out
+
+
+def test_shuffle_order_of_keras_arrays(tf_oracle):
+    assert_parity(tf_oracle, _keras_array_shuffles)

@@ -8,8 +8,9 @@ import warnings
 
 import numpy as np
 
-from ferroflow import nest
+from ferroflow import _random_seed, nest
 from ferroflow._core import Tensor
+from ferroflow._random_shuffle import ShuffleKernel
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.data import Dataset
 from ferroflow.keras.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
@@ -118,6 +119,9 @@ class ArrayDataAdapter:
         self._batch_size = int(batch_size)
         self._size = int(math.ceil(self._num_samples / self._batch_size))
         self._shuffle = shuffle
+        # Keras shuffles with `tf.random.shuffle` in a `tf.data` function traced now: the
+        # first unseeded random op of a function graph.
+        self._shuffle_seeds = _random_seed.function_seeds()
 
     @staticmethod
     def _per_output_weights(y, sample_weight):
@@ -161,13 +165,20 @@ class ArrayDataAdapter:
     def __iter__(self):
         """The batches of one epoch (reshuffled each time when shuffling)."""
         n, size = self._num_samples, self._batch_size
+        # Under a global seed, TensorFlow's orders: the shuffle kernel of Keras's `tf.data`
+        # function starts again with each epoch's iterator, so every epoch has one order
+        # (and each epoch's batches the same orders). Unseeded, TensorFlow's orders are
+        # random: NumPy's.
+        shuffled = np.random.permutation
+        if self._shuffle_seeds != (None, None):
+            shuffled = ShuffleKernel(self._shuffle_seeds).permutation
         permutation = None
         if self._shuffle and self._shuffle != "batch":
-            permutation = np.random.permutation(n)
+            permutation = shuffled(n)
         for start in range(0, n, size):
             stop = min(start + size, n)
             if self._shuffle == "batch":
-                selection = np.random.permutation(stop - start) + start
+                selection = shuffled(stop - start) + start
             elif permutation is not None:
                 selection = permutation[start:stop]
             else:
