@@ -245,8 +245,10 @@ class Dataset:
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """The elements in a random order, drawn from a buffer of ``buffer_size`` elements that
-        is refilled from the input (a buffer at least as large as the dataset shuffles it
-        uniformly). With ``reshuffle_each_iteration``, each iteration has a new order."""
+        is refilled from the input (a buffer at least as large as the dataset, or
+        ``tf.data.UNKNOWN_CARDINALITY``, shuffles it uniformly). With
+        ``reshuffle_each_iteration``, each iteration has a new order. The orders are
+        TensorFlow's for the same ``seed`` and `tf.random.set_seed`."""
         from ferroflow.data._ordering import ShuffleDataset
 
         return ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
