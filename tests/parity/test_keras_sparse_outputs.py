@@ -91,6 +91,8 @@ def _layers(tf, device):
     sp_floats = tf.SparseTensor([[0, 1], [1, 0]], [0.5, 2.5], [2, 3])
     sp_strings = tf.SparseTensor([[0, 0], [1, 2]], ["a", "q"], [2, 3])
     ragged = tf.ragged.constant([[1, 2], [3]])
+    sorted_ints = tf.sparse.reorder(sp_ints)
+    sp_weights = tf.SparseTensor([[0, 0], [1, 1], [1, 2]], [0.5, 2.0, 3.0], [2, 4])
     voc = ["a", "b", "c"]
     calls = []
     for mode in ("one_hot", "multi_hot", "count"):
@@ -145,6 +147,25 @@ def _layers(tf, device):
         lambda: L.IntegerLookup(vocabulary=[1, 2], output_mode="one_hot", sparse=True)(ragged),
         lambda: L.CategoryEncoding(5, output_mode="one_hot", sparse=True)(sp_ints),
         lambda: L.Discretization([0.0, 1.0], output_mode="one_hot")(sp_floats),
+        lambda: L.CategoryEncoding(5, output_mode="count", sparse=True)(
+            sorted_ints, count_weights=sp_weights
+        ),
+        lambda: L.CategoryEncoding(5, output_mode="count")(sorted_ints, count_weights=sp_weights),
+        lambda: L.CategoryEncoding(5, output_mode="count")(
+            sorted_ints, count_weights=np.ones([2, 4])
+        ),
+        lambda: L.CategoryEncoding(5, output_mode="count")(sorted_ints, sp_weights),
+        lambda: L.Discretization([0.0])(floats, None),
+        # IntegerLookup reads sparse inputs densely (their implicit zeros are OOV), so
+        # unordered indices fail there.
+        lambda: L.IntegerLookup(vocabulary=[1, 3], output_mode="count", sparse=True)(sorted_ints),
+        lambda: L.IntegerLookup(vocabulary=[1, 3], output_mode="one_hot", sparse=True)(sorted_ints),
+        lambda: L.IntegerLookup(vocabulary=[1, 3])(sorted_ints),
+        lambda: L.IntegerLookup(vocabulary=[1, 3], invert=True)(sorted_ints),
+        lambda: L.IntegerLookup(vocabulary=[1, 3], output_mode="count", sparse=True)(sp_ints),
+        lambda: L.IntegerLookup(
+            vocabulary=[1, 3], output_mode="tf_idf", idf_weights=[1.0, 2.0], sparse=True
+        )(tf.SparseTensor([[0], [2]], tf.constant([1, 3], tf.int64), [4])),
     ]
     refused = [
         lambda: L.Discretization(bin_boundaries=[0.0], output_mode="int", sparse=True),

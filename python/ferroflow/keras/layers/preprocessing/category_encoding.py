@@ -32,6 +32,10 @@ class CategoryEncoding(Layer):
         self.sparse = sparse
         self.built = True
 
+    def __call__(self, inputs, **kwargs):
+        # Keras's `DataLayer.__call__` takes its input alone positionally.
+        return super().__call__(inputs, **kwargs)
+
     def _as_input(self, value):
         # Keras hands this layer its inputs as given (`_convert_input_args = False`).
         return value
@@ -43,7 +47,13 @@ class CategoryEncoding(Layer):
                     "`count_weights` is not used when `output_mode` is not `'count'`. "
                     f"Received `count_weights={count_weights}`."
                 )
-            count_weights = convert_to_tensor(count_weights, dtype=self.compute_dtype)
+            if isinstance(count_weights, SparseTensor):
+                # Sparse weights go with a sparse input (`tf.sparse.bincount`'s rule).
+                count_weights = count_weights.with_values(
+                    cast(count_weights.values, self.compute_dtype)
+                )
+            else:
+                count_weights = convert_to_tensor(count_weights, dtype=self.compute_dtype)
         if not isinstance(inputs, SparseTensor):
             inputs = convert_to_tensor(inputs)
         if self.sparse and self.output_mode != "one_hot" and _tracing.tracing():

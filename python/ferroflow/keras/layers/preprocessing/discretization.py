@@ -88,6 +88,10 @@ class Discretization(PreprocessingLayer):
         self.summary = None if bin_boundaries else np.array([[], []], dtype="float32")
         self.built = True
 
+    def __call__(self, inputs, **kwargs):
+        # Keras's `DataLayer.__call__` takes its input alone positionally.
+        return super().__call__(inputs, **kwargs)
+
     @property
     def output_dtype(self):
         return self.compute_dtype if self.output_mode != "int" else "int32"

@@ -32,6 +32,7 @@ from ferroflow.keras.layers.preprocessing._base import (
     to_numpy,
 )
 from ferroflow.keras.layers.preprocessing._encoding import DROPPED, encode_categorical
+from ferroflow.sparse_ops import to_dense as sparse_to_dense
 from ferroflow.sparse_tensor import SparseTensor
 
 __all__ = ["IntegerLookup", "StringLookup"]
@@ -690,6 +691,13 @@ class IntegerLookup(IndexLookup):
             name=name,
             **kwargs,
         )
+
+    def _as_tensor(self, inputs, dtype):
+        if isinstance(inputs, SparseTensor):
+            # Keras's IntegerLookup reads a sparse input through numpy: its dense form, whose
+            # implicit zeros are looked up too.
+            inputs = sparse_to_dense(inputs)
+        return super()._as_tensor(inputs, dtype)
 
     def get_config(self):
         config = super().get_config()
