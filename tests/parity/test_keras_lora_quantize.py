@@ -414,7 +414,7 @@ def _einsum_int8(tf, device):
     ]
     with tf.device(device):
         for i, (equation, output_shape, bias_axes, shape) in enumerate(cases):
-            for variant in ("plain", "lora", "weight_only"):
+            for variant in ("plain", "lora", "weight_only", "int4", "int4_lora", "int4_grouped"):
                 layer = L.EinsumDense(
                     equation, output_shape, bias_axes=bias_axes, name=f"e{i}_{variant}"
                 )
@@ -424,13 +424,16 @@ def _einsum_int8(tf, device):
                 layer._kernel.assign(
                     np.sin(np.arange(n, dtype=np.float32) * 1.3).reshape(layer._kernel.shape)
                 )
-                config = (
-                    Q.Int8QuantizationConfig(activation_quantizer=None)
-                    if variant == "weight_only"
-                    else None
-                )
-                layer.quantize("int8", config=config)
-                if variant == "lora":
+                config = {
+                    "weight_only": Q.Int8QuantizationConfig(activation_quantizer=None),
+                    "int4": Q.Int4QuantizationConfig(
+                        block_size=None, activation_quantizer=Q.AbsMaxQuantizer()
+                    ),
+                    "int4_lora": Q.Int4QuantizationConfig(block_size=-1),
+                    "int4_grouped": Q.Int4QuantizationConfig(block_size=2),
+                }.get(variant)
+                layer.quantize(None if config else "int8", config=config)
+                if variant.endswith("lora"):
                     layer.enable_lora(2)
                     a, b = layer.lora_kernel_a, layer.lora_kernel_b
                     a.assign(
@@ -458,6 +461,12 @@ def _einsum_int8(tf, device):
         for w in model.weights:
             w.assign(np.cos(np.arange(int(np.prod(w.shape)), dtype=np.float32)).reshape(w.shape))
         model.quantize("int8")
+        out.append(_variables(model))
+        out.append(model(np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4)))
+        model = tf.keras.Model(inputs, L.MultiHeadAttention(2, 3, name="mha4")(inputs, inputs))
+        for w in model.weights:
+            w.assign(np.cos(np.arange(int(np.prod(w.shape)), dtype=np.float32)).reshape(w.shape))
+        model.quantize("int4")
         out.append(_variables(model))
         out.append(model(np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4)))
         ellipsis = L.EinsumDense("...b,bc->...c", 4)

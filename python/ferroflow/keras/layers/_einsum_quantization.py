@@ -2,9 +2,13 @@
 over the kernel's contracted axes, with its ``kernel_scale`` laid out to broadcast against the
 output (the contracted axes kept as size 1 where an output axis is missing, dropped where
 none is). A call quantizes its inputs over their contracted axes, contracts in int32 and
-divides by both scales; the inputs' gradient goes through the dequantized kernel. (Keras's
-int4 EinsumDense is not here: `quantize("int4")` raises.)"""
+divides by both scales; the inputs' gradient goes through the dequantized kernel.
 
+``int4``: the kernel reshaped as it is to (contracted sizes, other sizes), quantized per
+column (abs-max to [-8, 7]) or per group of ``block_size`` rows with a zero point, and
+packed two values a byte along the columns; calls contract with the dequantized kernel."""
+
+import math
 import re
 import string
 
@@ -13,9 +17,9 @@ import numpy as np
 from ferroflow.keras import ops, quantizers
 from ferroflow.keras.layers._dense_quantization import set_quantized_policy
 from ferroflow.keras.layers._quantization import UnsupportedQuantizationError
-from ferroflow.keras.quantizers import QuantizationConfig
+from ferroflow.keras.quantizers import QuantizationConfig, get_block_size_for_layer
 
-__all__ = ["build", "int8_einsum", "merged_kernel", "quantize"]
+__all__ = ["build", "int4_einsum", "int4_float_kernel", "int8_einsum", "merged_kernel", "quantize"]
 
 
 def _specs(equation, rank):
@@ -117,15 +121,18 @@ def _scale_shape(kernel_shape, layout):
 
 def build(layer, kernel_shape, mode, config):
     """The variables of a quantized layer, before their values are known."""
-    if mode != "int8":
+    if mode not in ("int8", "int4"):
         raise UnsupportedQuantizationError(
-            f"ferroflow's Keras quantizes EinsumDense to int8 only (mode='{mode}')."
+            f"ferroflow's Keras quantizes EinsumDense to int8 and int4 only (mode='{mode}')."
         )
     _set_info(layer)
+    layer.quantization_axis = tuple(layer._input_reduced_axes)
+    if mode == "int4":
+        _int4_build(layer, tuple(kernel_shape), config)
+        return
     layer.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(
         config, quantizers.AbsMaxQuantizer()
     )
-    layer.quantization_axis = tuple(layer._input_reduced_axes)
     layer._kernel = layer.add_weight(
         name="kernel", shape=kernel_shape, initializer="zeros", dtype="int8", trainable=False
     )
@@ -137,26 +144,140 @@ def build(layer, kernel_shape, mode, config):
     )
 
 
+def _flat_size(layer, kernel_shape):
+    """Keras's int4 matrix: the kernel reshaped as it is to (contracted sizes, the rest)."""
+    rows = int(np.prod([d for i, d in enumerate(kernel_shape) if i in layer._kernel_reduced_axes]))
+    return rows, int(np.prod(kernel_shape)) // rows
+
+
+def _int4_build(layer, kernel_shape, config):
+    layer.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(config, None)
+    layer.original_kernel_shape = kernel_shape
+    rows, columns = _flat_size(layer, kernel_shape)
+    block_size = get_block_size_for_layer(layer, config)
+    grouped = block_size is not None and block_size != -1
+    layer._int4_block_size = block_size if grouped else None
+    layer._int4_unpacked_column_size = columns
+    layer._int4_rows = rows
+    layer._kernel = layer.add_weight(
+        name="kernel",
+        shape=(rows, (columns + 1) // 2),
+        initializer="zeros",
+        dtype="int8",
+        trainable=False,
+    )
+    scale_shape = (math.ceil(rows / block_size), columns) if grouped else (columns,)
+    layer.kernel_scale = layer.add_weight(
+        name="kernel_scale", shape=scale_shape, initializer="ones", trainable=False
+    )
+    if grouped:
+        layer.kernel_zero = layer.add_weight(
+            name="kernel_zero",
+            shape=scale_shape,
+            initializer="zeros",
+            dtype="int8",
+            trainable=False,
+        )
+        layer.g_idx = layer.add_weight(
+            name="g_idx", shape=(rows,), initializer="zeros", dtype="float32", trainable=False
+        )
+        layer.g_idx.assign(ops.floor_divide(ops.arange(rows, dtype="float32"), block_size))
+
+
+def _int4_values(layer, float_kernel, block_size):
+    """``(packed, scale, zero)`` of a float kernel, flattened as Keras flattens it."""
+    flat = ops.reshape(float_kernel, (layer._int4_rows, layer._int4_unpacked_column_size))
+    if block_size is None or block_size == -1:
+        values, scale = quantizers.abs_max_quantize(
+            flat, axis=0, value_range=(-8, 7), dtype="int8", to_numpy=True
+        )
+        scale, zero = ops.squeeze(scale, axis=0), None
+    else:
+        values, scale, zero = quantizers.abs_max_quantize_grouped_with_zero_point(
+            flat, block_size=block_size, to_numpy=True
+        )
+    packed, _, _ = quantizers.pack_int4(values, axis=-1)
+    return packed, scale, zero
+
+
+def int4_float_kernel(layer, packed, scale, zero=None, g_idx=None):
+    """The dequantized kernel of an int4 layer, in its original shape."""
+    unpacked = quantizers.unpack_int4(packed, layer._int4_unpacked_column_size, axis=-1)
+    if layer._int4_block_size is None:
+        float_kernel = ops.divide(ops.cast(unpacked, layer.compute_dtype), scale)
+    else:
+        float_kernel = ops.cast(
+            quantizers.dequantize_with_sz_map(unpacked, scale, zero, g_idx, group_axis=0),
+            layer.compute_dtype,
+        )
+    return ops.reshape(float_kernel, layer.original_kernel_shape)
+
+
 def quantize(layer, mode, config):
     """Quantizes a built float layer's kernel in place (Keras's `EinsumDense.quantize`)."""
-    if mode != "int8":
+    if mode not in ("int8", "int4"):
         raise UnsupportedQuantizationError(
-            f"ferroflow's Keras quantizes EinsumDense to int8 only (mode='{mode}')."
+            f"ferroflow's Keras quantizes EinsumDense to int8 and int4 only (mode='{mode}')."
         )
     layer.quantization_config = config
     kernel_shape = tuple(layer._kernel.shape.as_list())
     _set_info(layer)
-    quantizer = QuantizationConfig.weight_quantizer_or_default(
-        config, quantizers.AbsMaxQuantizer(axis=layer._kernel_reduced_axes)
-    )
-    values, scale = quantizer(layer._kernel, to_numpy=True)
-    scale = _for_outputs(scale, layer._kernel_layout)
+    zero = None
+    if mode == "int8":
+        quantizer = QuantizationConfig.weight_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer(axis=layer._kernel_reduced_axes)
+        )
+        values, scale = quantizer(layer._kernel, to_numpy=True)
+        scale = _for_outputs(scale, layer._kernel_layout)
+    else:
+        layer._int4_rows, layer._int4_unpacked_column_size = _flat_size(layer, kernel_shape)
+        block_size = getattr(config, "block_size", None)
+        values, scale, zero = _int4_values(layer, layer._kernel, block_size)
     layer._untrack_weight(layer._kernel)
     del layer._kernel
     layer.quantized_build(kernel_shape, mode, config)
     layer._kernel.assign(values)
     layer.kernel_scale.assign(scale)
+    if zero is not None:
+        layer.kernel_zero.assign(zero)
     set_quantized_policy(layer, mode, config)
+
+
+def _with_lora(layer, inputs, outputs):
+    if not layer.lora_enabled:
+        return outputs
+    lora = ops.matmul(ops.einsum(layer.equation, inputs, layer.lora_kernel_a), layer.lora_kernel_b)
+    outputs = ops.add(outputs, (layer.lora_alpha / layer.lora_rank) * lora)
+    return ops.cast(outputs, layer.compute_dtype)
+
+
+def int4_einsum(layer, inputs):
+    """``einsum(equation, inputs, kernel)`` of an int4 layer (plus its LoRA term)."""
+    grouped = layer._int4_block_size is not None
+    extra = (layer.kernel_zero, layer.g_idx) if grouped else ()
+
+    @ops.custom_gradient
+    def contract(x, packed, scale, *zero_and_groups):
+        float_kernel = int4_float_kernel(layer, packed, scale, *zero_and_groups)
+
+        def grad_fn(upstream):
+            grad = ops.einsum(layer._custom_gradient_equation, upstream, float_kernel)
+            return (grad, None, None, *(None for _ in zero_and_groups))
+
+        if not grouped and layer.inputs_quantizer:
+            x, inputs_scale = layer.inputs_quantizer(x, axis=layer.quantization_axis)
+            inputs_scale = _for_outputs(inputs_scale, layer._input_layout)
+            y = ops.cast(ops.einsum(layer.equation, x, float_kernel), layer.compute_dtype)
+            return ops.divide(y, inputs_scale), grad_fn
+        return ops.einsum(layer.equation, x, float_kernel), grad_fn
+
+    outputs = contract(
+        inputs,
+        ops.convert_to_tensor(layer._kernel),
+        ops.convert_to_tensor(layer.kernel_scale),
+        *(ops.convert_to_tensor(v) for v in extra),
+    )
+    return _with_lora(layer, inputs, outputs)
 
 
 def int8_einsum(layer, inputs):
@@ -183,26 +304,25 @@ def int8_einsum(layer, inputs):
     outputs = contract(
         inputs, ops.convert_to_tensor(layer._kernel), ops.convert_to_tensor(layer.kernel_scale)
     )
-    if layer.lora_enabled:
-        lora = ops.matmul(
-            ops.einsum(layer.equation, inputs, layer.lora_kernel_a), layer.lora_kernel_b
-        )
-        outputs = ops.add(outputs, (layer.lora_alpha / layer.lora_rank) * lora)
-        outputs = ops.cast(outputs, layer.compute_dtype)
-    return outputs
+    return _with_lora(layer, inputs, outputs)
 
 
 def merged_kernel(layer):
-    """``(kernel, scale, None)`` as an int8 layer saves them: with LoRA, the dequantized
+    """``(kernel, scale, zero)`` as a quantized layer saves them: with LoRA, the dequantized
     kernel plus the delta, quantized again."""
+    zero = getattr(layer, "kernel_zero", None)
     if not layer.lora_enabled:
-        return layer._kernel, layer.kernel_scale, None
-    float_kernel = ops.divide(layer._kernel, _for_kernel(layer.kernel_scale, layer._kernel_layout))
-    merged = ops.add(
-        float_kernel,
-        (layer.lora_alpha / layer.lora_rank) * ops.matmul(layer.lora_kernel_a, layer.lora_kernel_b),
+        return layer._kernel, layer.kernel_scale, zero
+    delta = (layer.lora_alpha / layer.lora_rank) * ops.matmul(
+        layer.lora_kernel_a, layer.lora_kernel_b
     )
+    if layer.quantization_mode == "int4":
+        float_kernel = int4_float_kernel(
+            layer, layer._kernel, layer.kernel_scale, zero, getattr(layer, "g_idx", None)
+        )
+        return _int4_values(layer, ops.add(float_kernel, delta), layer._int4_block_size)
+    float_kernel = ops.divide(layer._kernel, _for_kernel(layer.kernel_scale, layer._kernel_layout))
     values, scale = quantizers.abs_max_quantize(
-        merged, axis=layer._kernel_reduced_axes, to_numpy=True
+        ops.add(float_kernel, delta), axis=layer._kernel_reduced_axes, to_numpy=True
     )
     return values, _for_outputs(scale, layer._kernel_layout), None

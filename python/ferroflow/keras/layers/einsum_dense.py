@@ -5,7 +5,7 @@ weights load (``query/kernel`` of a `MultiHeadAttention` is ``(dim, heads, key_d
 
 import re
 
-from ferroflow.keras import ops
+from ferroflow.keras import ops, quantizers
 from ferroflow.keras.layers import _config, _einsum_quantization, _lora
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
@@ -200,6 +200,9 @@ class EinsumDense(Layer):
         if not self.built:
             raise AttributeError("You must build the layer before accessing `kernel`.")
         kernel = self._kernel
+        if self.quantization_mode == "int4":
+            unpacked = quantizers.unpack_int4(kernel, self._int4_unpacked_column_size, axis=-1)
+            kernel = ops.reshape(unpacked, self.original_kernel_shape)
         if self.lora_enabled:
             delta = _lora.lora_delta(self, self.lora_kernel_a, self.lora_kernel_b)
             kernel = ops.cast(ops.add(kernel, delta), self.compute_dtype)
@@ -210,7 +213,10 @@ class EinsumDense(Layer):
         ``(lora_alpha / rank) * lora_kernel_a @ lora_kernel_b`` (``a`` has the kernel's
         shape with ``rank`` last)."""
         _lora.check_enable_lora(self, self.kernel_constraint)
-        shape = self._kernel.shape.as_list()
+        if self.quantization_mode == "int4":
+            shape = list(self.original_kernel_shape)
+        else:
+            shape = self._kernel.shape.as_list()
         _lora.add_lora_weights(
             self,
             ("lora_kernel_a", "lora_kernel_b"),
@@ -225,7 +231,11 @@ class EinsumDense(Layer):
     @property
     def variable_serialization_spec(self):
         """The variables each quantization mode saves, in Keras's order."""
-        return {None: ["kernel", "bias"], "int8": ["kernel", "bias", "kernel_scale"]}
+        return {
+            None: ["kernel", "bias"],
+            "int8": ["kernel", "bias", "kernel_scale"],
+            "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"],
+        }
 
     def save_own_variables(self, store):
         if self.quantization_mode is None:
@@ -242,14 +252,19 @@ class EinsumDense(Layer):
         self._is_quantized = True
 
     def quantize(self, mode=None, type_check=True, config=None):
-        """Replaces the float kernel by its int8 form (Keras's int4 and float8 modes are not
-        in ferroflow yet) and sets the layer's policy to ``"int8_from_<policy>"``."""
+        """Replaces the float kernel by its int8 or packed int4 form (Keras's float8 mode is
+        not in ferroflow yet) and sets the layer's policy to ``"<mode>_from_<policy>"``."""
         if type_check and type(self) is not EinsumDense:
             raise self._not_implemented_error(self.quantize)
         _einsum_quantization.quantize(self, mode, config)
 
     def _int8_call(self, inputs, training=None):
-        outputs = _einsum_quantization.int8_einsum(self, inputs)
+        return self._finish(_einsum_quantization.int8_einsum(self, inputs))
+
+    def _int4_call(self, inputs, training=None):
+        return self._finish(_einsum_quantization.int4_einsum(self, inputs))
+
+    def _finish(self, outputs):
         if self.bias is not None:
             outputs = outputs + self.bias
         if self.activation is not None:
