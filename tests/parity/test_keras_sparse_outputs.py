@@ -266,6 +266,17 @@ def _functional(tf, device):
             lookup.get_config()["sparse"],
             parts(tf, lambda: encoder.predict_on_batch(x)),
         ]
+        # An integer sparse encoding (a lookup's counts) into Dense, trained from a dataset.
+        words = tf.constant([["a", "b", "c"], ["d", "e", "f"], ["a", "a", "a"], ["b", "b", "c"]])
+        counts = L.StringLookup(vocabulary=["a", "b", "c"], output_mode="count", sparse=True)
+        dense = L.Dense(1)
+        texts3 = keras.Input((3,), dtype="string")
+        model = keras.Model(texts3, dense(counts(texts3)))
+        dense.set_weights([np.array([[0.1], [0.2], [0.3], [0.4]], "float32"), np.zeros(1, "f")])
+        model.compile(keras.optimizers.SGD(0.1), "mse")
+        data = tf.data.Dataset.from_tensor_slices((words, y[:, :1])).batch(2)
+        out.append(model.fit(data, epochs=2, shuffle=False, verbose=0).history["loss"])
+        out += [model.get_weights(), model.predict(words, verbose=0)]
         # Sparse Inputs keep sparse tensors (values cast to the Input's dtype); others
         # make them dense.
         sp_texts = tf.SparseTensor([[0, 0], [1, 2]], ["a", "q"], [2, 3])

@@ -106,8 +106,9 @@ class Dense(Layer):
 
     def call(self, inputs, training=None):
         kernel = self.kernel
-        if not inputs.dtype.is_floating:
-            # Keras's `ops.matmul` promotes integer and bool inputs to the kernel's float type.
+        if not inputs.dtype.is_floating and not isinstance(inputs, SparseTensor):
+            # Keras's `ops.matmul` promotes integer and bool inputs to the kernel's float type
+            # (the sparse product promotes its operands itself).
             inputs = cast(inputs, kernel.dtype)
         return self._finish(_matmul(inputs, kernel))
 
