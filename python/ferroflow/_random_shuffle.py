@@ -59,3 +59,25 @@ def eager_permutation(n, seeds, dtype_name):
     if key not in _kernels:
         _kernels[key] = ShuffleKernel(seeds)
     return _kernels[key].permutation(n)
+
+
+def traced_shuffle(value, seeds):
+    """`tf.random.shuffle` inside a trace: a host node with a kernel of its own, whose stream
+    each run of the graph continues (TensorFlow keeps a function's kernels between calls),
+    gathering ``value``'s rows on its device."""
+    from ferroflow import array_ops, script_ops
+    from ferroflow import dtypes as _dtypes
+
+    kernel = ShuffleKernel(seeds)
+
+    def order(rows, size):
+        rows = int(rows)
+        # TensorFlow's kernel copies a tensor of at most one element, drawing nothing.
+        return (kernel.permutation(rows) if int(size) > 1 else np.arange(rows)).astype(np.int64)
+
+    rows = array_ops.shape(value, out_type=_dtypes.int64)[0]
+    size = array_ops.size(value, out_type=_dtypes.int64)
+    indices = script_ops.numpy_function(order, [rows, size], Tout=_dtypes.int64)
+    out = array_ops.gather(value, array_ops.reshape(indices, [-1]))
+    out.set_shape(value.shape)
+    return out

@@ -4,7 +4,7 @@ Two families, as in TensorFlow:
 
 * stateful draws (`uniform`, `normal`, `categorical`, `gamma`, ...) follow `set_seed` and op
   seeds and give new numbers on every call, also inside a `tf.function`; their numbers are
-  ferroflow's own, except `shuffle` run eagerly, which gives TensorFlow's order (and each
+  ferroflow's own, except `shuffle`, which gives TensorFlow's order (and each
   uses up TensorFlow's op seeds as TensorFlow's op does, so that `tf.data`'s shuffles that
   follow get TensorFlow's seeds);
 * stateless draws (`stateless_uniform`, ..., `split`, `fold_in`) and `Generator` give
@@ -105,17 +105,26 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=No
 
 
 def shuffle(value, seed=None, name=None):
-    """Shuffles along the first axis: eagerly in TensorFlow's order for the same seeds
-    (`_random_shuffle`), in a traced function by ferroflow's own permutation (new on every
-    run of the graph)."""
+    """Shuffles along the first axis in TensorFlow's order for the same seeds
+    (`_random_shuffle`), eagerly and in a traced function (new orders on every run), except in
+    a trace with only the global seed set (whose op seed TensorFlow numbers in its graph):
+    ferroflow's own permutation then. Not differentiable, as TensorFlow's."""
+    from ferroflow.backprop import stop_gradient
+
+    return stop_gradient(_shuffled(_array_ops.convert_to_tensor(value), seed))
+
+
+def _shuffled(value, seed):
     if _tracing.tracing():
-        _require_seed(seed)
-        return _core.shuffle(value, seed)
-    value = _array_ops.convert_to_tensor(value)
+        if seed is None and _random_seed.global_seed() is not None:
+            return _core.shuffle(value, seed)
+        if value.shape.rank == 0:
+            return value
+        return _random_shuffle.traced_shuffle(value, _random_seed.get_seed(seed))
     seeds = _random_seed.get_seed(seed)
     shape = value.shape.as_list()
     if not shape or shape[0] <= 1 or int(np.prod(shape)) <= 1:
-        return _array_ops.identity(value)  # TensorFlow's kernel copies it, drawing nothing
+        return value  # TensorFlow's kernel copies it, drawing nothing
     order = _random_shuffle.eager_permutation(shape[0], seeds, value.dtype.name)
     return _array_ops.gather(value, _array_ops.constant(order, dtype=_dtypes.int64))
 

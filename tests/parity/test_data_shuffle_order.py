@@ -164,6 +164,23 @@ def _random_shuffle(tf, device):
         out += [tf.random.shuffle(tf.range(10)), tf.random.shuffle(tf.range(7))]
         tf.random.set_seed(4)
         out += [tf.random.shuffle(tf.range(10), seed=1), tf.random.shuffle(tf.range(10), seed=1)]
+
+        # Traced: a kernel per node and per trace, continued by each call.
+        @tf.function
+        def traced(x):
+            return (
+                tf.random.shuffle(x, seed=2),
+                tf.random.shuffle(x, seed=2),
+                tf.random.shuffle(tf.zeros([4, 0]), seed=1),
+            )
+
+        out += [traced(tf.range(7)) for _ in range(3)] + [traced(tf.range(5.0))]
+        # Not differentiable.
+        x = tf.constant([1.0, 2.0, 3.0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.random.shuffle(x, seed=1) * tf.constant([1.0, 2.0, 3.0])
+        out.append(tape.gradient(y, x))
     tf.random.set_seed(None)
     return out
 
