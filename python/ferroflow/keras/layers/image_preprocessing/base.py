@@ -79,6 +79,13 @@ def _as_tensor_of(value, dtype):
     return tf.convert_to_tensor(value, dtype=dtype)
 
 
+def _squeeze0(value):
+    """Keras's ``squeeze(value, axis=0)``: ValueError when that axis is not 1 long."""
+    if value.shape[0] is not None and value.shape[0] != 1:
+        raise ValueError("Cannot squeeze axis 0, because the dimension is not 1.")
+    return tf.squeeze(value, 0)
+
+
 def unchanged_boxes(layer, bounding_boxes, transformation, training=True):
     """`transform_bounding_boxes` of the layers that leave boxes where they are."""
     return bounding_boxes
@@ -267,7 +274,11 @@ class BaseImagePreprocessingLayer(Layer):
                 boxes = {**boxes, "boxes": boxes["boxes"][None], "labels": boxes["labels"][None]}
             boxes = self.transform_bounding_boxes(boxes, transformation, training=training)
             if not batched:
-                boxes = {**boxes, "boxes": boxes["boxes"][0], "labels": boxes["labels"][0]}
+                boxes = {
+                    **boxes,
+                    "boxes": _squeeze0(boxes["boxes"]),
+                    "labels": _squeeze0(boxes["labels"]),
+                }
             data["bounding_boxes"] = boxes
         if "labels" in data:
             data["labels"] = self._apply(
