@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from ferroflow import _core
+from ferroflow import _core, _dispatch
 from ferroflow import array_ops as _a
 from ferroflow import bitwise as _bitwise
 from ferroflow import dtypes as _dtypes
@@ -1353,3 +1353,14 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
     modulus = int(num_buckets) if num_buckets and int(num_buckets) > 0 else 2**63 - 1
     hashed = _a.cast(_m.floormod(h, _a.constant(modulus, _dtypes.uint64)), _I64)
     return SparseTensor(_a.stack([rows, column], axis=1), hashed, _a.stack([_i64(batch), width]))
+
+
+def _cast(x, dtype, name=None):
+    """`tf.cast` of a SparseTensor: its values cast, indices, dense shape and static shape
+    kept (TensorFlow's `cast` takes sparse tensors)."""
+    out = x.with_values(_a.cast(x.values, dtype))
+    out.set_shape(x.shape)
+    return out
+
+
+_dispatch.register(_a.cast, SparseTensor, _cast)

@@ -59,6 +59,7 @@ def _ops(tf, device):
         lambda: ops.bincount(sp),
         lambda: ops.bincount(np.array([1, -1]), sparse=True),
         lambda: ops.cast(sp, "float16"),
+        lambda: tf.cast(sp, tf.bool),
         lambda: ops.convert_to_tensor(sp, dtype="int32"),
         lambda: ops.matmul(ops.cast(sp, "float32"), np.arange(8, dtype="float32").reshape(4, 2)),
     ]
@@ -67,6 +68,7 @@ def _ops(tf, device):
             ops.one_hot(v, 4, sparse=True),
             ops.multi_hot(v, 4, sparse=True),
             ops.bincount(tf.abs(v), sparse=True),
+            tf.cast(ops.one_hot(v, 4, sparse=True), tf.int8),
         )
     )
     with tf.device(device):
