@@ -299,6 +299,28 @@ def compute_float8_amax_history(x, amax_history):
     )
 
 
+# Float8 formats as (mantissa bits, smallest normal exponent).
+_FLOAT8_GRIDS = {"float8_e4m3fn": (3, -6), "float8_e5m2": (2, -14)}
+
+
+def _round_to_float8(x, dtype):
+    """``x`` (within the format's range) rounded to the nearest float8 value, ties to even,
+    as a cast to ``dtype`` and back does: ferroflow has no float8 tensors, so each value is
+    divided by the spacing of its binade (a power of two read from its float32 exponent
+    bits, exact), rounded and multiplied back; every step is exact in float32."""
+    from ferroflow import bitcast, dtypes
+
+    mantissa_bits, min_exponent = _FLOAT8_GRIDS[dtype]
+    original = backend.standardize_dtype(x.dtype)
+    x32 = ops.cast(x, "float32")
+    bits = bitcast(x32, dtypes.int32)
+    exponent = ops.subtract(ops.bitwise_and(ops.right_shift(bits, 23), 0xFF), 127)
+    exponent = ops.maximum(exponent, min_exponent)
+    spacing = bitcast(ops.left_shift(ops.add(exponent, 127 - mantissa_bits), 23), dtypes.float32)
+    rounded = ops.multiply(ops.round(ops.divide(x32, spacing)), spacing)
+    return ops.cast(rounded, original)
+
+
 def quantize_and_dequantize(inputs, scale, quantized_dtype, compute_dtype):
     """``inputs / scale`` clipped to ``quantized_dtype``'s range, cast to it and back, times
     ``scale``."""
@@ -307,12 +329,8 @@ def quantize_and_dequantize(inputs, scale, quantized_dtype, compute_dtype):
     quantized_max = float(ml_dtypes.finfo(quantized_dtype).max)
     x = ops.divide(inputs, ops.cast(scale, compute_dtype))
     x = ops.clip(x, -quantized_max, quantized_max)
-    if backend.standardize_dtype(quantized_dtype).startswith("float8"):
-        # No float8 tensors in ferroflow: round to the float8 grid on the host.
-        host = np.asarray(ops.convert_to_numpy(x))
-        x = ops.convert_to_tensor(
-            host.astype(getattr(ml_dtypes, quantized_dtype)).astype(host.dtype)
-        )
+    if backend.standardize_dtype(quantized_dtype) in _FLOAT8_GRIDS:
+        x = _round_to_float8(x, backend.standardize_dtype(quantized_dtype))
     else:
         x = ops.cast(x, quantized_dtype)
     return ops.multiply(ops.cast(x, compute_dtype), ops.cast(scale, compute_dtype))

@@ -8,15 +8,28 @@
   per group of ``block_size`` input rows with a zero point (``kernel_zero``, ``g_idx``).
 
 Gradients reach the inputs only, through the dequantized kernel (Keras's custom gradients);
-LoRA adds ``inputs @ a @ b`` scaled by ``alpha / rank``."""
+LoRA adds ``inputs @ a @ b`` scaled by ``alpha / rank``.
+
+- ``float8`` (training with delayed scaling): the float kernel stays; inputs and kernel go
+  through float8_e4m3fn and back with their ``*_scale`` before the matmul, the outputs'
+  gradient through float8_e5m2. In training the "gradients" of the scales and amax histories
+  are their new values, which the optimizer assigns (``overwrite_with_gradient``)."""
 
 import math
 
 from ferroflow.keras import ops, quantizers
-from ferroflow.keras.layers._quantization import UnsupportedQuantizationError
 from ferroflow.keras.quantizers import QuantizationConfig, get_block_size_for_layer
 
-__all__ = ["build", "int4_matmul", "int8_matmul", "merged_quantized_kernel", "quantize"]
+__all__ = [
+    "build",
+    "float8_build",
+    "float8_qdq_inputs",
+    "float8_qdq_output_gradients",
+    "int4_matmul",
+    "int8_matmul",
+    "merged_quantized_kernel",
+    "quantize",
+]
 
 
 def build(layer, kernel_shape, mode, config):
@@ -26,9 +39,7 @@ def build(layer, kernel_shape, mode, config):
     elif mode == "int4":
         _int4_build(layer, kernel_shape, config)
     elif mode == "float8":
-        raise UnsupportedQuantizationError(
-            "ferroflow's Keras has no float8 quantization of Dense layers yet (mode='float8')."
-        )
+        float8_build(layer)
     else:
         raise layer._quantization_mode_error(mode)
 
@@ -115,7 +126,10 @@ def quantize(layer, mode, config):
             )
         value, _, _ = quantizers.pack_int4(value, axis=-1)
     elif mode == "float8":
-        build(layer, kernel_shape, mode, config)
+        # The float kernel stays; the scales and amax histories come next to it.
+        layer.quantized_build(kernel_shape, mode, config)
+        set_quantized_policy(layer, mode, config)
+        return
     else:
         raise layer._quantization_mode_error(mode)
     layer._untrack_weight(layer._kernel)
@@ -268,3 +282,119 @@ def merged_quantized_kernel(layer):
     if mode == "int4":
         value, _, _ = quantizers.pack_int4(value, axis=-1)
     return value, scale, zero
+
+
+def float8_build(layer):
+    """The float8 layer's scales and amax histories (float32, trainable so that their
+    "gradients", the new values, reach the optimizer)."""
+    from ferroflow.keras.dtype_policies import QuantizedFloat8DTypePolicy
+
+    length = getattr(
+        layer.dtype_policy,
+        "amax_history_length",
+        QuantizedFloat8DTypePolicy.default_amax_history_length,
+    )
+    common = {
+        "dtype": "float32",
+        "trainable": True,
+        "autocast": False,
+        "overwrite_with_gradient": True,
+    }
+    for prefix in ("inputs", "kernel", "outputs_grad"):
+        setattr(
+            layer,
+            f"{prefix}_scale",
+            layer.add_weight(name=f"{prefix}_scale", shape=(), initializer="ones", **common),
+        )
+        setattr(
+            layer,
+            f"{prefix}_amax_history",
+            layer.add_weight(
+                name=f"{prefix}_amax_history", shape=(length,), initializer="zeros", **common
+            ),
+        )
+
+
+def _float8_max(dtype):
+    import ml_dtypes
+
+    return ops.cast(float(ml_dtypes.finfo(dtype).max), "float32")
+
+
+def float8_qdq_inputs(layer, x, scale, amax_history, training):
+    """``x`` through float8_e4m3fn and back; in training the gradients of ``scale`` and
+    ``amax_history`` are their next values."""
+
+    @ops.custom_gradient
+    def qdq(x, scale, amax_history):
+        if training:
+            new_scale = quantizers.compute_float8_scale(
+                ops.max(amax_history, axis=0), scale, _float8_max("float8_e4m3fn")
+            )
+            new_history = quantizers.compute_float8_amax_history(x, amax_history)
+        else:
+            new_scale = new_history = None
+        y = quantizers.quantize_and_dequantize(x, scale, "float8_e4m3fn", layer.compute_dtype)
+
+        def grad(upstream):
+            return upstream, new_scale, new_history
+
+        return y, grad
+
+    return qdq(x, scale, amax_history)
+
+
+def float8_qdq_output_gradients(layer, y, scale, amax_history):
+    """``y`` unchanged; its gradient goes through float8_e5m2 and back, and the gradients of
+    ``scale`` and ``amax_history`` are their next values."""
+
+    @ops.custom_gradient
+    def qdq(y, scale, amax_history):
+        def grad(upstream):
+            new_scale = quantizers.compute_float8_scale(
+                ops.max(amax_history, axis=0), scale, _float8_max("float8_e5m2")
+            )
+            qdq_upstream = quantizers.quantize_and_dequantize(
+                upstream, scale, "float8_e5m2", layer.compute_dtype
+            )
+            new_history = quantizers.compute_float8_amax_history(upstream, amax_history)
+            return qdq_upstream, new_scale, new_history
+
+        return y, grad
+
+    return qdq(y, scale, amax_history)
+
+
+def float8_matmul(layer, inputs, training):
+    """``inputs @ kernel`` of a float8 layer, with the bias added as Keras adds it (a
+    float32 bias rounded through bfloat16)."""
+    if layer.lora_enabled:
+        raise NotImplementedError("Currently, `_float8_call` doesn't support LoRA")
+    x = ops.matmul(
+        float8_qdq_inputs(
+            layer,
+            inputs,
+            ops.convert_to_tensor(layer.inputs_scale),
+            ops.convert_to_tensor(layer.inputs_amax_history),
+            training,
+        ),
+        float8_qdq_inputs(
+            layer,
+            ops.convert_to_tensor(layer._kernel),
+            ops.convert_to_tensor(layer.kernel_scale),
+            ops.convert_to_tensor(layer.kernel_amax_history),
+            training,
+        ),
+    )
+    x = float8_qdq_output_gradients(
+        layer,
+        x,
+        ops.convert_to_tensor(layer.outputs_grad_scale),
+        ops.convert_to_tensor(layer.outputs_grad_amax_history),
+    )
+    if layer.bias is not None:
+        bias = layer.bias
+        if layer.dtype_policy.compute_dtype == "float32":
+            bias = ops.cast(ops.cast(bias, "bfloat16"), bias.dtype)
+        x = ops.add(x, bias)
+    return x

@@ -178,8 +178,9 @@ class Dense(Layer):
         self._is_quantized = True
 
     def quantize(self, mode=None, type_check=True, config=None):
-        """Replaces the float kernel by its quantized form (Keras's ``int8`` and ``int4``
-        modes; not float8 yet) and sets the layer's policy to ``"<mode>_from_<policy>"``."""
+        """Replaces the float kernel by its quantized form (``int8``, ``int4``), or adds
+        float8 training's scales (``float8``), and sets the layer's policy to
+        ``"<mode>_from_<policy>"``."""
         if type_check and type(self) is not Dense:
             raise self._not_implemented_error(self.quantize)
         _dense_quantization.quantize(self, mode, config)
@@ -189,6 +190,10 @@ class Dense(Layer):
 
     def _int4_call(self, inputs, training=None):
         return self._finish(_dense_quantization.int4_matmul(self, inputs))
+
+    def _float8_call(self, inputs, training=None):
+        outputs = _dense_quantization.float8_matmul(self, inputs, training)
+        return self.activation(outputs)
 
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape)[:-1], self.units)

@@ -430,6 +430,7 @@ class Layer(_quantization.QuantizableLayer, AutoTrackable):
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         value = initializers.get(initializer)(shape, dtype=dtype)
         autocast = kwargs.pop("autocast", True)
+        overwrite_with_gradient = kwargs.pop("overwrite_with_gradient", False)
         variable = KerasVariable(
             value,
             trainable=trainable,
@@ -438,6 +439,8 @@ class Layer(_quantization.QuantizableLayer, AutoTrackable):
             constraint=_config.get_constraint(constraint),
         )
         variable._keras_autocast = bool(autocast)
+        # The optimizer assigns such a variable its gradient (Keras's float8 scales).
+        variable.overwrite_with_gradient = bool(overwrite_with_gradient)
         variable.path = _layer_paths.variable_path(self, name)
         # Keras lists a layer's weights made trainable before those made non-trainable,
         # each group in creation order (whatever `trainable` says later).

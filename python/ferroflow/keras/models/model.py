@@ -176,9 +176,9 @@ def _quantize_model(model, mode, config, filters, kwargs):
             "The `filters` argument must be a regex string, a list of regex strings, or a "
             f"callable. Received: {type(filters)}"
         )
-    if mode in ("gptq", "awq", "float8"):
+    if mode in ("gptq", "awq"):
         raise UnsupportedQuantizationError(
-            f"ferroflow's Keras cannot quantize models with mode='{mode}' (int8 and int4 only)."
+            f"ferroflow's Keras cannot quantize models with mode='{mode}' (no GPTQ/AWQ)."
         )
 
     def chosen(layer):

@@ -241,7 +241,12 @@ class Optimizer(AutoTrackable):
         slots = tuple([] for _ in names)
         for variable in trainable_variables:
             for i, (slot_name, slot_init) in enumerate(zip(names, initializers)):
-                slots[i].append(self.add_variable_from_reference(variable, slot_name, slot_init))
+                # A variable its gradient overwrites (float8 scales) has no slots: None.
+                slots[i].append(
+                    None
+                    if getattr(variable, "overwrite_with_gradient", False)
+                    else self.add_variable_from_reference(variable, slot_name, slot_init)
+                )
         return slots[0] if isinstance(name, str) else slots
 
     def set_weights(self, weights):
@@ -337,13 +342,34 @@ class Optimizer(AutoTrackable):
             grads, trainable_variables = _gradients.filter_empty_gradients(
                 grads, trainable_variables
             )
-            if self.loss_scale_factor is not None:
-                grads = [g / self.loss_scale_factor for g in grads]
-            self._backend_apply_gradients(grads, trainable_variables)
-            for variable in trainable_variables:
-                if variable.constraint is not None:
-                    variable.assign(variable.constraint(variable))
+            grads, trainable_variables = self._overwrite_with_gradients(grads, trainable_variables)
+            if grads:
+                if self.loss_scale_factor is not None:
+                    grads = [g / self.loss_scale_factor for g in grads]
+                self._backend_apply_gradients(grads, trainable_variables)
+                for variable in trainable_variables:
+                    if variable.constraint is not None:
+                        variable.assign(variable.constraint(variable))
         self._iterations.assign_add(1)
+
+    def _overwrite_with_gradients(self, grads, variables):
+        """Keras's rule for variables made with ``overwrite_with_gradient`` (float8 scales
+        and amax histories): their "gradient" is their new value, assigned as is; the other
+        pairs go on to the update."""
+        kept_grads, kept_variables = [], []
+        for grad, variable in zip(grads, variables):
+            if not getattr(variable, "overwrite_with_gradient", False):
+                kept_grads.append(grad)
+                kept_variables.append(variable)
+            elif self.gradient_accumulation_steps:
+                raise NotImplementedError(
+                    "ferroflow's Keras optimizers do not accumulate the gradients of "
+                    "`overwrite_with_gradient` variables (float8 training with "
+                    "`gradient_accumulation_steps`)."
+                )
+            else:
+                variable.assign(grad)
+        return kept_grads, kept_variables
 
     def _check_variables_are_known(self, variables):
         for v in variables:
