@@ -214,6 +214,18 @@ def _inputs_as_given(tf):
     layer = L.RandomZoom(0.3, bounding_box_format="xyxy", seed=1)
     data = {"images": images, "bounding_boxes": {"boxes": ragged, "labels": tf.constant([1])}}
     out += error_classes([lambda: layer(data)])
+    # Tensors mixed with arrays or lists: arrays count as tensors where the layer converts.
+    nested = {"boxes": [[[1.0, 2, 5, 6]]], "labels": [[1]]}
+    ragged_labels = tf.ragged.constant([[1], [2, 3]])
+    for given in [{"boxes": ragged, "labels": ragged_labels}, nested]:
+        for make in [
+            lambda: L.RandomZoom(0.2, bounding_box_format="xyxy"),
+            lambda: L.RandomFlip(bounding_box_format="xyxy"),
+            lambda: L.RandomCrop(3, 3, bounding_box_format="xyxy"),
+        ]:
+            for pictures in [x, images]:
+                data = {"images": pictures, "bounding_boxes": given}
+                out += error_classes([lambda make=make, data=data: make()(data)])
     # Last: after this call Keras's traced CenterCrop loses its boxes (state it leaves).
     flip = L.RandomFlip(seed=1, data_format="channels_first", bounding_box_format="xyxy")
     first = tf.transpose(tf.constant(x), [0, 3, 1, 2])

@@ -71,10 +71,15 @@ def same_spec(inputs):
     return KerasTensor(tuple(inputs.shape), dtype=inputs.dtype)
 
 
+def _is_tensor(value):
+    """TensorFlow's ``is_tensor``, true of ragged and sparse tensors too."""
+    return tf.is_tensor(value) or isinstance(value, (tf.RaggedTensor, tf.SparseTensor))
+
+
 def _as_tensor_of(value, dtype):
     """Keras's ``convert_to_tensor(value, dtype)``: a tensor is cast, anything else
     converted."""
-    if tf.is_tensor(value):
+    if _is_tensor(value):
         return tf.cast(value, dtype) if value.dtype != dtype else value
     return tf.convert_to_tensor(value, dtype=dtype)
 
@@ -119,7 +124,23 @@ class BaseImagePreprocessingLayer(Layer):
         if not tf.executing_eagerly() and not _symbolic.any_symbolic(inputs):
             dtype = tf.as_dtype(self.compute_dtype)
             inputs = tf.nest.map_structure(lambda x: _as_tensor_of(x, dtype), inputs)
+        elif isinstance(inputs, dict):
+            self._check_not_mixed(inputs)
         return super().__call__(inputs, **kwargs)
+
+    def _check_not_mixed(self, inputs):
+        """Keras's refusal of a dict that mixes tensors with other values (arrays count as
+        tensors where the layer converts its inputs)."""
+        leaves = tf.nest.flatten(inputs)
+        if self._convert_input_args:
+            leaves = [tf.constant(0) if isinstance(v, np.ndarray) else v for v in leaves]
+        if all(_is_tensor(v) or v is None for v in leaves):
+            return
+        if any(_is_tensor(v) for v in leaves):
+            raise ValueError(
+                "In a nested call() argument, you cannot mix tensors and non-tensors. "
+                f"Received invalid mixed argument: data={inputs}"
+            )
 
     # Keras's RandomFlip and RandomCrop take their inputs as given.
     _convert_input_args = True
