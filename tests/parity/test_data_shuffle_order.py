@@ -87,19 +87,47 @@ def test_shuffle_order_global_seed(tf_oracle):
     assert_parity(tf_oracle, _global_seed)
 
 
-def _errors(tf):
+def _arguments(tf):
+    import numpy as np
+
+    def seq(ds):
+        return [int(x) for x in ds]
+
     out = []
-    for buffer_size in (0, -1, -3):
+    # Arguments as TensorFlow converts them (int64 inputs, a bool attribute) and refuses
+    # them: the exception classes, in TensorFlow's order of checks.
+    cases = [
+        {"buffer_size": 0},
+        {"buffer_size": -1},
+        {"buffer_size": -3},
+        {"buffer_size": True},
+        {"buffer_size": np.int32(3)},
+        {"buffer_size": tf.constant(3, tf.int64)},
+        {"buffer_size": tf.constant(3)},
+        {"buffer_size": 3.0},
+        {"buffer_size": tf.constant([3], tf.int64)},
+        {"buffer_size": 3, "seed": np.int64(5)},
+        {"buffer_size": 3, "seed": tf.constant(5, tf.int64)},
+        {"buffer_size": 3, "seed": tf.constant(5)},
+        {"buffer_size": 3, "seed": 5.0},
+        {"buffer_size": 3, "seed": tf.constant([5], tf.int64)},
+        {"buffer_size": 3, "seed": True},
+        {"buffer_size": 3, "seed": 5, "reshuffle_each_iteration": None},
+        {"buffer_size": 3, "seed": 5, "reshuffle_each_iteration": 0},
+        {"buffer_size": 3, "seed": 5, "reshuffle_each_iteration": np.bool_(False)},
+    ]
+    tf.random.set_seed(None)
+    for kwargs in cases:
         try:
-            tf.data.Dataset.range(3).shuffle(buffer_size)
-            out.append("created")
+            shuffled = tf.data.Dataset.range(8).shuffle(**{"seed": 7, **kwargs})
+            out.append((seq(shuffled), seq(shuffled)))
         except Exception as e:  # noqa: BLE001 - the class is what is compared
             out.append(type(e).__name__)
     return out
 
 
-def test_shuffle_buffer_size_errors(tf_oracle):
-    assert_parity(tf_oracle, _errors)
+def test_shuffle_arguments(tf_oracle):
+    assert_parity(tf_oracle, _arguments)
 
 
 def _keras_pipelines(tf):

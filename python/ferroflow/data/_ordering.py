@@ -7,7 +7,10 @@ import os
 import pickle
 import random
 
+import numpy as np
+
 from ferroflow import _random_seed, errors
+from ferroflow import dtypes as _dtypes
 from ferroflow._philox_stream import PhiloxStream
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.data import _structure
@@ -91,6 +94,28 @@ def _buffer_shuffle(items, buffer_size, words):
 _END = object()
 
 
+def _int64_argument(value, prefix):
+    """``value`` converted as TensorFlow converts an int64 op input (ints, bools, integer
+    numpy values, int64 tensors), as a numpy value; its errors otherwise."""
+    if isinstance(value, (bool, int, np.bool_, np.integer)):
+        return np.int64(value)
+    if hasattr(value, "numpy") and hasattr(value, "dtype"):
+        if value.dtype != _dtypes.int64:
+            raise ValueError(
+                f"{prefix}Tensor conversion requested dtype int64 for Tensor with dtype "
+                f"{value.dtype.name}: {value!r}"
+            )
+        return value.numpy()
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biu":
+        return value.astype(np.int64)
+    raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int64")
+
+
+def _require_scalar(value, what):
+    if np.ndim(value) != 0:
+        raise errors.InvalidArgumentError(None, None, f"{what} must be a scalar")
+
+
 class ShuffleDataset(_Reordering):
     """TensorFlow's order for the same seeds: its op seeds (`_random_seed.get_seed`) start a
     Philox stream that gives each iteration its own pair of seeds (the same pair every time
@@ -100,14 +125,27 @@ class ShuffleDataset(_Reordering):
 
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         super().__init__(input_dataset)
-        buffer_size = check_count(buffer_size, "buffer_size")
+        # TensorFlow's order of checks: argument conversions, the attribute, the kernel's.
+        buffer_size = _int64_argument(buffer_size, "buffer_size: ")
+        if seed is not None:
+            seed = _int64_argument(seed, "")
+        if reshuffle_each_iteration is None:
+            reshuffle_each_iteration = True
+        if not isinstance(reshuffle_each_iteration, bool):
+            raise TypeError(
+                "Expected bool for argument 'reshuffle_each_iteration' not "
+                f"{reshuffle_each_iteration!r}."
+            )
+        _require_scalar(buffer_size, "buffer_size")
         if buffer_size <= 0 and buffer_size != UNKNOWN_CARDINALITY:
             raise errors.InvalidArgumentError(
                 None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"
             )
+        if seed is not None:
+            _require_scalar(seed, "seed2")
         # UNKNOWN_CARDINALITY: a buffer as large as the dataset (the whole of it shuffled).
-        self._buffer_size = None if buffer_size == UNKNOWN_CARDINALITY else buffer_size
-        seed, seed2 = _random_seed.get_seed(None if seed is None else check_count(seed, "seed"))
+        self._buffer_size = None if buffer_size == UNKNOWN_CARDINALITY else int(buffer_size)
+        seed, seed2 = _random_seed.get_seed(None if seed is None else int(seed))
         if seed is None:
             # Both seeds 0: TensorFlow's "unseeded", random 64-bit seeds.
             seed, seed2 = random.getrandbits(64), random.getrandbits(64)
