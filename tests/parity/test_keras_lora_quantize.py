@@ -638,6 +638,20 @@ def _dense_float8(tf, device):
         model.fit(x, np.ones((4, 2), np.float32), epochs=2, batch_size=2, shuffle=False, verbose=0)
         out.append([(v.path, v.numpy()) for v in model.weights])
         out.append([v.path for v in model.optimizer.variables])
+        inputs = tf.keras.Input((3, 2))
+        hidden = L.EinsumDense("abc,cd->abd", (3, 4), bias_axes="d", name="ed")(inputs)
+        model = tf.keras.Model(inputs, L.MultiHeadAttention(2, 2, name="mha")(hidden, hidden))
+        for w in model.weights:
+            w.assign(np.sin(np.arange(int(np.prod(w.shape)), dtype=np.float32)).reshape(w.shape))
+        model.quantize("float8")
+        # SGD: the key bias's gradient is zero up to rounding, which Adam would amplify.
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.01), loss="mse")
+        data = x.reshape(4, 3, 2)
+        model.fit(
+            data, np.ones((4, 3, 4), np.float32), epochs=2, batch_size=2, shuffle=False, verbose=0
+        )
+        out.append([(v.path, v.numpy()) for v in model.weights])
+        out.append(model(data))
     return out
 
 

@@ -365,12 +365,12 @@ def float8_qdq_output_gradients(layer, y, scale, amax_history):
     return qdq(y, scale, amax_history)
 
 
-def float8_matmul(layer, inputs, training):
-    """``inputs @ kernel`` of a float8 layer, with the bias added as Keras adds it (a
-    float32 bias rounded through bfloat16)."""
+def float8_matmul(layer, inputs, training, contract=ops.matmul):
+    """``contract(inputs, kernel)`` (a matmul, or EinsumDense's einsum) of a float8 layer,
+    with the bias added as Keras adds it (a float32 bias rounded through bfloat16)."""
     if layer.lora_enabled:
         raise NotImplementedError("Currently, `_float8_call` doesn't support LoRA")
-    x = ops.matmul(
+    x = contract(
         float8_qdq_inputs(
             layer,
             inputs,

@@ -6,7 +6,9 @@ divides by both scales; the inputs' gradient goes through the dequantized kernel
 
 ``int4``: the kernel reshaped as it is to (contracted sizes, other sizes), quantized per
 column (abs-max to [-8, 7]) or per group of ``block_size`` rows with a zero point, and
-packed two values a byte along the columns; calls contract with the dequantized kernel."""
+packed two values a byte along the columns; calls contract with the dequantized kernel.
+
+``float8``: Dense's float8 training (`_dense_quantization.float8_matmul`) with the einsum."""
 
 import math
 import re
@@ -15,7 +17,7 @@ import string
 import numpy as np
 
 from ferroflow.keras import ops, quantizers
-from ferroflow.keras.layers._dense_quantization import set_quantized_policy
+from ferroflow.keras.layers._dense_quantization import float8_build, set_quantized_policy
 from ferroflow.keras.layers._quantization import UnsupportedQuantizationError
 from ferroflow.keras.quantizers import QuantizationConfig, get_block_size_for_layer
 
@@ -121,9 +123,13 @@ def _scale_shape(kernel_shape, layout):
 
 def build(layer, kernel_shape, mode, config):
     """The variables of a quantized layer, before their values are known."""
+    if mode == "float8":
+        float8_build(layer)
+        return
     if mode not in ("int8", "int4"):
         raise UnsupportedQuantizationError(
-            f"ferroflow's Keras quantizes EinsumDense to int8 and int4 only (mode='{mode}')."
+            f"ferroflow's Keras quantizes EinsumDense to int8, int4 and float8 only "
+            f"(mode='{mode}')."
         )
     _set_info(layer)
     layer.quantization_axis = tuple(layer._input_reduced_axes)
@@ -215,9 +221,15 @@ def int4_float_kernel(layer, packed, scale, zero=None, g_idx=None):
 
 def quantize(layer, mode, config):
     """Quantizes a built float layer's kernel in place (Keras's `EinsumDense.quantize`)."""
+    if mode == "float8":
+        layer.quantization_config = config
+        layer.quantized_build(tuple(layer._kernel.shape.as_list()), mode, config)
+        set_quantized_policy(layer, mode, config)
+        return
     if mode not in ("int8", "int4"):
         raise UnsupportedQuantizationError(
-            f"ferroflow's Keras quantizes EinsumDense to int8 and int4 only (mode='{mode}')."
+            f"ferroflow's Keras quantizes EinsumDense to int8, int4 and float8 only "
+            f"(mode='{mode}')."
         )
     layer.quantization_config = config
     kernel_shape = tuple(layer._kernel.shape.as_list())

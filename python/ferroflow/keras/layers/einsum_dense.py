@@ -6,7 +6,7 @@ weights load (``query/kernel`` of a `MultiHeadAttention` is ``(dim, heads, key_d
 import re
 
 from ferroflow.keras import ops, quantizers
-from ferroflow.keras.layers import _config, _einsum_quantization, _lora
+from ferroflow.keras.layers import _config, _dense_quantization, _einsum_quantization, _lora
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.keras.saving import serialization_lib
@@ -235,10 +235,20 @@ class EinsumDense(Layer):
             None: ["kernel", "bias"],
             "int8": ["kernel", "bias", "kernel_scale"],
             "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"],
+            "float8": [
+                "kernel",
+                "bias",
+                "inputs_scale",
+                "inputs_amax_history",
+                "kernel_scale",
+                "kernel_amax_history",
+                "outputs_grad_scale",
+                "outputs_grad_amax_history",
+            ],
         }
 
     def save_own_variables(self, store):
-        if self.quantization_mode is None:
+        if self.quantization_mode in (None, "float8"):
             merged = (self.kernel, None, None)
         else:
             merged = _einsum_quantization.merged_kernel(self)
@@ -252,8 +262,8 @@ class EinsumDense(Layer):
         self._is_quantized = True
 
     def quantize(self, mode=None, type_check=True, config=None):
-        """Replaces the float kernel by its int8 or packed int4 form (Keras's float8 mode is
-        not in ferroflow yet) and sets the layer's policy to ``"<mode>_from_<policy>"``."""
+        """Replaces the float kernel by its int8 or packed int4 form, or adds float8
+        training's scales, and sets the layer's policy to ``"<mode>_from_<policy>"``."""
         if type_check and type(self) is not EinsumDense:
             raise self._not_implemented_error(self.quantize)
         _einsum_quantization.quantize(self, mode, config)
@@ -263,6 +273,15 @@ class EinsumDense(Layer):
 
     def _int4_call(self, inputs, training=None):
         return self._finish(_einsum_quantization.int4_einsum(self, inputs))
+
+    def _float8_call(self, inputs, training=None):
+        def contract(x, kernel):
+            return ops.einsum(self.equation, x, kernel)
+
+        outputs = _dense_quantization.float8_matmul(self, inputs, training, contract)
+        if self.activation is not None:
+            outputs = self.activation(outputs)
+        return outputs
 
     def _finish(self, outputs):
         if self.bias is not None:
