@@ -73,6 +73,16 @@ def replay_directory():
     return Path(named) if named else None
 
 
+def recorded_result(request):
+    """A recording run's earlier result for `request`, so that a resumed recording does not
+    run TensorFlow again; None when not recording or not yet recorded."""
+    directory = record_directory()
+    path = None if directory is None else directory / request_key(request)
+    if path is None or not path.exists():
+        return None
+    return pickle.loads(path.read_bytes())
+
+
 def store(directory, request, result, version):
     """Writes one result (atomically: several pytest workers record at once)."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -142,6 +142,9 @@ class TensorFlowWorker:
 
     def run(self, request, timeout=REQUEST_TIMEOUT):
         """Runs one program; returns its comparable result. Raises HarnessError or OracleError."""
+        recorded = _recorded.recorded_result(request)
+        if recorded is not None:
+            return recorded
         if self.process is None or self.process.poll() is not None:
             self.start()
         payload = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
