@@ -171,6 +171,7 @@ def _unchanged_and_refused(tf):
                 dict(data)
             ),
             lambda: L.RandomZoom(0.2)(dict(data)),
+            lambda: L.RandomGrayscale(bounding_box_format="xyxy")(dict(data)),
         ]
     )
     return out

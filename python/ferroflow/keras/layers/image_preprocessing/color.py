@@ -139,7 +139,10 @@ class RandomGrayscale(_ColorLayer):
         self._seeded(seed)
 
     def get_random_transformation(self, images, training=True, seed=None):
-        images = self._images_of(images)
+        if isinstance(images, dict):
+            # Keras's RandomGrayscale reads ``images.shape`` of whatever it is given, so a
+            # dict input fails there.
+            raise AttributeError("'dict' object has no attribute 'shape'")
         values = self._uniform([self._batch_size(images)], seed=seed)
         return tf.reshape(values < self.factor, [-1, 1, 1, 1])
 
