@@ -21,6 +21,7 @@ from ferroflow.keras import ops, quantizers
 from ferroflow.keras.quantizers import QuantizationConfig, get_block_size_for_layer
 
 __all__ = [
+    "add_int4_weights",
     "build",
     "float8_build",
     "float8_qdq_inputs",
@@ -56,42 +57,42 @@ def _int8_build(layer, kernel_shape, config):
     )
 
 
+def add_int4_weights(layer, main, packed_shape, scale_shape, block_size, groups_length):
+    """An int4 layer's weights: the packed int8 ``_<main>``, its ``<main>_scale`` and, for
+    groups (``block_size`` > 0), the ``<main>_zero`` points and the ``g_idx`` group of each of
+    the ``groups_length`` positions."""
+    setattr(
+        layer,
+        f"_{main}",
+        layer.add_weight(
+            name=main, shape=packed_shape, initializer="zeros", dtype="int8", trainable=False
+        ),
+    )
+    scale = layer.add_weight(
+        name=f"{main}_scale", shape=scale_shape, initializer="ones", trainable=False
+    )
+    setattr(layer, f"{main}_scale", scale)
+    if block_size is None or block_size <= 0:
+        return
+    zero = layer.add_weight(
+        name=f"{main}_zero", shape=scale_shape, initializer="zeros", dtype="int8", trainable=False
+    )
+    setattr(layer, f"{main}_zero", zero)
+    layer.g_idx = layer.add_weight(
+        name="g_idx", shape=(groups_length,), initializer="zeros", dtype="float32", trainable=False
+    )
+    layer.g_idx.assign(ops.floor_divide(ops.arange(groups_length, dtype="float32"), block_size))
+
+
 def _int4_build(layer, kernel_shape, config):
     layer.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(config, None)
     input_dim, output_dim = kernel_shape
-    layer._kernel = layer.add_weight(
-        name="kernel",
-        shape=(input_dim, (output_dim + 1) // 2),
-        initializer="zeros",
-        dtype="int8",
-        trainable=False,
-    )
     block_size = get_block_size_for_layer(layer, config)
     layer._int4_block_size = block_size
     grouped = block_size is not None and block_size > 0
     scale_shape = (math.ceil(input_dim / block_size), layer.units) if grouped else (layer.units,)
-    layer.kernel_scale = layer.add_weight(
-        name="kernel_scale", shape=scale_shape, initializer="ones", trainable=False
-    )
-    if grouped:
-
-        def group_indices(shape, dtype):
-            return ops.floor_divide(ops.arange(input_dim, dtype=dtype), block_size)
-
-        layer.kernel_zero = layer.add_weight(
-            name="kernel_zero",
-            shape=scale_shape,
-            initializer="zeros",
-            dtype="int8",
-            trainable=False,
-        )
-        layer.g_idx = layer.add_weight(
-            name="g_idx",
-            shape=(input_dim,),
-            initializer=group_indices,
-            dtype="float32",
-            trainable=False,
-        )
+    packed_shape = (input_dim, (output_dim + 1) // 2)
+    add_int4_weights(layer, "kernel", packed_shape, scale_shape, block_size, input_dim)
     layer._orig_input_dim = input_dim
     layer._orig_output_dim = output_dim
 

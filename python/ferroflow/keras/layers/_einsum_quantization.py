@@ -17,7 +17,11 @@ import string
 import numpy as np
 
 from ferroflow.keras import ops, quantizers
-from ferroflow.keras.layers._dense_quantization import float8_build, set_quantized_policy
+from ferroflow.keras.layers._dense_quantization import (
+    add_int4_weights,
+    float8_build,
+    set_quantized_policy,
+)
 from ferroflow.keras.layers._quantization import UnsupportedQuantizationError
 from ferroflow.keras.quantizers import QuantizationConfig, get_block_size_for_layer
 
@@ -165,29 +169,11 @@ def _int4_build(layer, kernel_shape, config):
     layer._int4_block_size = block_size if grouped else None
     layer._int4_unpacked_column_size = columns
     layer._int4_rows = rows
-    layer._kernel = layer.add_weight(
-        name="kernel",
-        shape=(rows, (columns + 1) // 2),
-        initializer="zeros",
-        dtype="int8",
-        trainable=False,
-    )
     scale_shape = (math.ceil(rows / block_size), columns) if grouped else (columns,)
-    layer.kernel_scale = layer.add_weight(
-        name="kernel_scale", shape=scale_shape, initializer="ones", trainable=False
+    packed_shape = (rows, (columns + 1) // 2)
+    add_int4_weights(
+        layer, "kernel", packed_shape, scale_shape, block_size if grouped else None, rows
     )
-    if grouped:
-        layer.kernel_zero = layer.add_weight(
-            name="kernel_zero",
-            shape=scale_shape,
-            initializer="zeros",
-            dtype="int8",
-            trainable=False,
-        )
-        layer.g_idx = layer.add_weight(
-            name="g_idx", shape=(rows,), initializer="zeros", dtype="float32", trainable=False
-        )
-        layer.g_idx.assign(ops.floor_divide(ops.arange(rows, dtype="float32"), block_size))
 
 
 def _int4_values(layer, float_kernel, block_size):

@@ -8,7 +8,7 @@ the rows and their scales and dequantizes them; LoRA adds ``a[ids] @ b`` scaled 
 import math
 
 from ferroflow.keras import ops, quantizers
-from ferroflow.keras.layers._dense_quantization import set_quantized_policy
+from ferroflow.keras.layers._dense_quantization import add_int4_weights, set_quantized_policy
 from ferroflow.keras.quantizers import QuantizationConfig, get_block_size_for_layer
 
 __all__ = ["build", "lookup", "merged_embeddings", "quantize"]
@@ -27,32 +27,12 @@ def build(layer, shape, mode, config):
         return
     if mode != "int4":
         raise layer._quantization_mode_error(mode)
-    layer._embeddings = layer.add_weight(
-        name="embeddings",
-        shape=(input_dim, (output_dim + 1) // 2),
-        initializer="zeros",
-        dtype="int8",
-        trainable=False,
-    )
     block_size = get_block_size_for_layer(layer, config)
     layer._int4_block_size = block_size
     grouped = block_size is not None and block_size > 0
     scale_shape = (input_dim, math.ceil(output_dim / block_size)) if grouped else (input_dim,)
-    layer.embeddings_scale = layer.add_weight(
-        name="embeddings_scale", shape=scale_shape, initializer="ones", trainable=False
-    )
-    if grouped:
-        layer.embeddings_zero = layer.add_weight(
-            name="embeddings_zero",
-            shape=scale_shape,
-            initializer="zeros",
-            dtype="int8",
-            trainable=False,
-        )
-        layer.g_idx = layer.add_weight(
-            name="g_idx", shape=(output_dim,), initializer="zeros", dtype="float32", trainable=False
-        )
-        layer.g_idx.assign(ops.floor_divide(ops.arange(output_dim, dtype="float32"), block_size))
+    packed_shape = (input_dim, (output_dim + 1) // 2)
+    add_int4_weights(layer, "embeddings", packed_shape, scale_shape, block_size, output_dim)
     layer._orig_output_dim = output_dim
 
 

@@ -7,7 +7,56 @@ when the layer is quantized) and no LoRA weights; loading one zeroes its LoRA we
 
 from ferroflow.keras import ops
 
-__all__ = ["add_lora_weights", "check_enable_lora", "load_by_spec", "save_by_spec"]
+__all__ = [
+    "KERNEL_SPEC",
+    "add_lora_weights",
+    "check_enable_lora",
+    "config_entries",
+    "load_by_spec",
+    "revived_config",
+    "save_by_spec",
+]
+
+# The variables a kernel layer (Dense, EinsumDense) saves per quantization mode, in order.
+KERNEL_SPEC = {
+    None: ["kernel", "bias"],
+    "int8": ["kernel", "bias", "kernel_scale"],
+    "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"],
+    "float8": [
+        "kernel",
+        "bias",
+        "inputs_scale",
+        "inputs_amax_history",
+        "kernel_scale",
+        "kernel_amax_history",
+        "outputs_grad_scale",
+        "outputs_grad_amax_history",
+    ],
+}
+
+
+def config_entries(layer):
+    """The config entries of a LoRA/quantizable layer: its quantization config, and its
+    LoRA rank and alpha when it was made with a rank."""
+    from ferroflow.keras.saving import serialization_lib
+
+    entries = {
+        "quantization_config": serialization_lib.serialize_keras_object(layer.quantization_config)
+    }
+    if layer.lora_rank:
+        entries.update(lora_rank=layer.lora_rank, lora_alpha=layer.lora_alpha)
+    return entries
+
+
+def revived_config(config):
+    """``config`` with its quantization config deserialized (what `from_config` passes on)."""
+    from ferroflow.keras.saving import serialization_lib
+
+    config = dict(config)
+    config["quantization_config"] = serialization_lib.deserialize_keras_object(
+        config.get("quantization_config")
+    )
+    return config
 
 
 def check_enable_lora(layer, constraint, what="kernel"):

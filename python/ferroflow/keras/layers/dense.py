@@ -5,7 +5,6 @@ from ferroflow.keras import ops, quantizers
 from ferroflow.keras.layers import _config, _dense_quantization, _lora
 from ferroflow.keras.layers.input_spec import InputSpec
 from ferroflow.keras.layers.layer import Layer
-from ferroflow.keras.saving import serialization_lib
 from ferroflow.linalg import tensordot
 from ferroflow.sparse_tensor import SparseTensor
 
@@ -141,21 +140,7 @@ class Dense(Layer):
     @property
     def variable_serialization_spec(self):
         """The variables each quantization mode saves, in Keras's order."""
-        return {
-            None: ["kernel", "bias"],
-            "int8": ["kernel", "bias", "kernel_scale"],
-            "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"],
-            "float8": [
-                "kernel",
-                "bias",
-                "inputs_scale",
-                "inputs_amax_history",
-                "kernel_scale",
-                "kernel_amax_history",
-                "outputs_grad_scale",
-                "outputs_grad_amax_history",
-            ],
-        }
+        return _lora.KERNEL_SPEC
 
     def save_own_variables(self, store):
         _lora.save_by_spec(self, store, "kernel", self._kernel_with_merged_lora())
@@ -210,23 +195,12 @@ class Dense(Layer):
             "bias_regularizer": _config.serialize_regularizer(self.bias_regularizer),
             "kernel_constraint": _config.serialize_constraint(self.kernel_constraint),
             "bias_constraint": _config.serialize_constraint(self.bias_constraint),
-            "quantization_config": serialization_lib.serialize_keras_object(
-                self.quantization_config
-            ),
-            **(
-                {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha}
-                if self.lora_rank
-                else {}
-            ),
+            **_lora.config_entries(self),
         }
 
     @classmethod
     def from_config(cls, config):
-        config = dict(config)
-        config["quantization_config"] = serialization_lib.deserialize_keras_object(
-            config.get("quantization_config")
-        )
-        return super().from_config(config)
+        return super().from_config(_lora.revived_config(config))
 
 
 def _matmul(inputs, kernel):

@@ -7,7 +7,6 @@ from ferroflow.array_ops import cast, gather
 from ferroflow.keras import ops, quantizers
 from ferroflow.keras.layers import _config, _embedding_quantization, _lora
 from ferroflow.keras.layers.layer import Layer
-from ferroflow.keras.saving import serialization_lib
 from ferroflow.math import not_equal
 
 __all__ = ["Embedding"]
@@ -175,23 +174,12 @@ class Embedding(Layer):
             "activity_regularizer": _config.serialize_regularizer(self.activity_regularizer),
             "embeddings_constraint": _config.serialize_constraint(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
-            "quantization_config": serialization_lib.serialize_keras_object(
-                self.quantization_config
-            ),
-            **(
-                {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha}
-                if self.lora_rank
-                else {}
-            ),
+            **_lora.config_entries(self),
         }
 
     @classmethod
     def from_config(cls, config):
-        config = dict(config)
-        config["quantization_config"] = serialization_lib.deserialize_keras_object(
-            config.get("quantization_config")
-        )
-        return super().from_config(config)
+        return super().from_config(_lora.revived_config(config))
 
 
 def _indices(inputs):
