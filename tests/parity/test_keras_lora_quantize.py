@@ -206,6 +206,41 @@ def test_embedding(tf_oracle, device):
     )
 
 
+def _fill(variable, low, high, scale=None):
+    """Assigns ``variable`` fixed values: evenly spaced, or a sine wave times ``scale``."""
+    import numpy as np
+
+    n = int(np.prod(variable.shape))
+    if scale is not None:
+        values = np.sin(np.arange(n, dtype=np.float32) * scale)
+    else:
+        values = np.linspace(low, high, n, dtype=np.float32)
+    variable.assign(values.reshape(tuple(variable.shape)))
+
+
+def _lora_outcomes(tf, layer, x):
+    """A built LoRA layer (rank 3 unless it has one) with fixed weights: its variables,
+    output, gradients, config, weights-file arrays and traced output."""
+    import numpy as np
+
+    _fill(layer._kernel, 0, 0, scale=1.0)
+    if not layer.lora_enabled:
+        layer.enable_lora(3)
+    _fill(layer.lora_kernel_a, -1, 1)
+    _fill(layer.lora_kernel_b, 0.5, -0.5)
+    t = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(t)
+        y = layer(t)
+        loss = tf.reduce_sum(y * y)
+    grads = tape.gradient(loss, [t, *layer.trainable_weights])
+    store = {}
+    layer.save_own_variables(store)
+    saved = [np.asarray(store[k]) for k in sorted(store)]
+    traced = tf.function(lambda v: layer(v))(t)
+    return [(_variables(layer), y, grads, layer.get_config(), saved), traced]
+
+
 def _conv_lora(tf, device):
     import numpy as np
 
@@ -218,31 +253,9 @@ def _conv_lora(tf, device):
     ]
     with tf.device(device):
         for layer, shape in cases:
-            x = np.cos(np.arange(np.prod(shape), dtype=np.float32)).reshape(shape)
             layer.build(shape)
-            layer._kernel.assign(
-                np.sin(np.arange(np.prod(layer._kernel.shape), dtype=np.float32)).reshape(
-                    layer._kernel.shape
-                )
-            )
-            if not layer.lora_enabled:
-                layer.enable_lora(3)
-            a, b = layer.lora_kernel_a, layer.lora_kernel_b
-            a.assign(np.linspace(-1, 1, int(np.prod(a.shape)), dtype=np.float32).reshape(a.shape))
-            b.assign(
-                np.linspace(0.5, -0.5, int(np.prod(b.shape)), dtype=np.float32).reshape(b.shape)
-            )
-            t = tf.constant(x)
-            with tf.GradientTape() as tape:
-                tape.watch(t)
-                y = layer(t)
-                loss = tf.reduce_sum(y * y)
-            grads = tape.gradient(loss, [t, *layer.trainable_weights])
-            store = {}
-            layer.save_own_variables(store)
-            out.append((_variables(layer), y, grads, layer.get_config(), sorted(store)))
-            out.append(tf.function(lambda v, layer=layer: layer(v))(t))
-            out.append([np.asarray(store[k]) for k in sorted(store)])
+            x = np.cos(np.arange(np.prod(shape), dtype=np.float32)).reshape(shape)
+            out += _lora_outcomes(tf, layer, x)
         out += error_classes(
             [lambda: L.Conv2D(2, 2, kernel_constraint="max_norm", lora_rank=1).build((1, 3, 3, 1))]
         )
@@ -252,7 +265,12 @@ def _conv_lora(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_conv_lora(tf_oracle, device):
     assert_parity(
-        tf_oracle, _conv_lora, (device,), rtol=1e-5, atol=1e-5, helpers=[_variables, error_classes]
+        tf_oracle,
+        _conv_lora,
+        (device,),
+        rtol=1e-5,
+        atol=1e-5,
+        helpers=[_variables, error_classes, _fill, _lora_outcomes],
     )
 
 
@@ -360,46 +378,19 @@ def _einsum_lora(tf, device):
     ]
     with tf.device(device):
         for layer, shape in cases:
-            x = np.cos(np.arange(np.prod(shape), dtype=np.float32)).reshape(shape)
             layer.build(shape)
-            n = int(np.prod(layer._kernel.shape))
-            layer._kernel.assign(
-                np.sin(np.arange(n, dtype=np.float32)).reshape(layer._kernel.shape)
-            )
-            if not layer.lora_enabled:
-                layer.enable_lora(3)
-            a, b = layer.lora_kernel_a, layer.lora_kernel_b
-            a.assign(np.linspace(-1, 1, int(np.prod(a.shape)), dtype=np.float32).reshape(a.shape))
-            b.assign(
-                np.linspace(0.5, -0.5, int(np.prod(b.shape)), dtype=np.float32).reshape(b.shape)
-            )
-            t = tf.constant(x)
-            with tf.GradientTape() as tape:
-                tape.watch(t)
-                y = layer(t)
-                loss = tf.reduce_sum(y * y)
-            grads = tape.gradient(loss, [t, *layer.trainable_weights])
-            store = {}
-            layer.save_own_variables(store)
-            out.append(
-                (
-                    _variables(layer),
-                    y,
-                    grads,
-                    layer.get_config(),
-                    [np.asarray(store[k]) for k in sorted(store)],
-                )
-            )
+            x = np.cos(np.arange(np.prod(shape), dtype=np.float32)).reshape(shape)
+            out += _lora_outcomes(tf, layer, x)
             out.append(
                 type(layer).from_config(layer.get_config()).get_config() == layer.get_config()
             )
-            out.append(tf.function(lambda v, layer=layer: layer(v))(t))
     return out
 
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_einsum_dense_lora(tf_oracle, device):
-    assert_parity(tf_oracle, _einsum_lora, (device,), rtol=1e-5, atol=1e-5, helpers=[_variables])
+    helpers = [_variables, _fill, _lora_outcomes]
+    assert_parity(tf_oracle, _einsum_lora, (device,), rtol=1e-5, atol=1e-5, helpers=helpers)
 
 
 def _einsum_int8(tf, device):
