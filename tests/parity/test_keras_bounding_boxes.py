@@ -287,14 +287,17 @@ def _input_dtypes(tf):
         L.RandomCrop(4, 4, bounding_box_format="xyxy"),
         L.RandomZoom(0.2, bounding_box_format="xyxy"),
         L.MaxNumBoundingBoxes(3, bounding_box_format="xyxy"),
+        L.Pipeline([L.RandomFlip(bounding_box_format="xyxy")]),
+        L.Pipeline([L.RandomZoom(0.2, bounding_box_format="xyxy")]),
     ]:
         result = layer(dict(data), training=False)
         out.append(tf.nest.map_structure(lambda t: t.dtype.name, result))
+    out += error_classes([lambda: L.Pipeline([])(dict(data))])
     return out
 
 
 def test_input_dtypes(tf_oracle):
-    assert_parity(tf_oracle, _input_dtypes, ())
+    assert_parity(tf_oracle, _input_dtypes, (), helpers=[error_classes])
 
 
 def _policies_and_run_time_sizes(tf):

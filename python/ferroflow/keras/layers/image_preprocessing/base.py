@@ -21,6 +21,7 @@ __all__ = [
     "BaseImagePreprocessingLayer",
     "back_to_dtype",
     "bounded_factor_pair",
+    "data_layer_input",
     "same_spec",
     "unchanged_boxes",
     "saturate_cast",
@@ -82,6 +83,22 @@ def _as_tensor_of(value, dtype):
     if _is_tensor(value):
         return tf.cast(value, dtype) if value.dtype != dtype else value
     return tf.convert_to_tensor(value, dtype=dtype)
+
+
+def data_layer_input(layer, value):
+    """An input as Keras's `Layer.__call__` leaves it for a data layer: arrays become
+    tensors and, when the layer converts its inputs (``_convert_input_args``), floating ones
+    (labels and boxes too) are cast to the compute dtype; Python numbers stay as they are."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        value = tf.convert_to_tensor(value)
+    elif isinstance(value, tf.Variable):
+        value = value.value()
+    if not (layer._convert_input_args and layer.autocast and tf.is_tensor(value)):
+        return value
+    dtype = tf.as_dtype(layer.compute_dtype)
+    if value.dtype.is_floating and value.dtype != dtype:
+        return tf.cast(value, dtype)
+    return value
 
 
 def _squeeze0(value):
@@ -146,19 +163,7 @@ class BaseImagePreprocessingLayer(Layer):
     _convert_input_args = True
 
     def _as_input(self, value):
-        """Each input as Keras's `Layer.__call__` leaves it: arrays become tensors and, when
-        the layer converts its inputs, floating ones (labels and boxes too) are cast to the
-        compute dtype; Python numbers stay as they are."""
-        if isinstance(value, (np.ndarray, np.generic)):
-            value = tf.convert_to_tensor(value)
-        elif isinstance(value, tf.Variable):
-            value = value.value()
-        if not (self._convert_input_args and self.autocast and tf.is_tensor(value)):
-            return value
-        dtype = tf.as_dtype(self.compute_dtype)
-        if value.dtype.is_floating and value.dtype != dtype:
-            return tf.cast(value, dtype)
-        return value
+        return data_layer_input(self, value)
 
     # --- random numbers -------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from ferroflow.keras import random as keras_random
 from ferroflow.keras.layers.image_preprocessing import box_transforms
 from ferroflow.keras.layers.image_preprocessing.base import (
     BaseImagePreprocessingLayer,
+    data_layer_input,
     unchanged_boxes,
 )
 from ferroflow.keras.layers.image_preprocessing.color import (
@@ -253,6 +254,10 @@ class Pipeline(Layer):
     """Applies ``layers`` in sequence (passing ``training`` and masks on), without being a
     `Model`: the way to chain preprocessing layers inside `tf.data`."""
 
+    # Keras's Pipeline passes its inputs on as given (each layer converts its own).
+    _convert_input_args = False
+    _as_input = data_layer_input
+
     def __init__(self, layers, name=None):
         super().__init__(name=name)
         self._pipeline_layers = layers
@@ -262,6 +267,11 @@ class Pipeline(Layer):
         return self._pipeline_layers
 
     def call(self, inputs, training=True, mask=None):
+        if not self._pipeline_layers:
+            # Keras's loop leaves its result unset when there is no layer.
+            raise UnboundLocalError(
+                "cannot access local variable 'outputs' where it is not associated with a value"
+            )
         outputs = inputs
         for layer in self._pipeline_layers:
             parameters = inspect.signature(layer.call).parameters
