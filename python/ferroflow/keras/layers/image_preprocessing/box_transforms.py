@@ -230,6 +230,12 @@ def perspective_boxes(layer, bounding_boxes, transformation):
 def mix_up_boxes(bounding_boxes, transformation):
     """MixUp: each image's boxes followed by its partner's; Keras joins the labels along
     the batch axis, so they come back ``[2 * batch, n]``."""
+    if not tf.executing_eagerly():
+        # Keras reads the permutation as a NumPy array, which a traced tensor is not.
+        raise NotImplementedError(
+            "Cannot convert a symbolic tf.Tensor (the MixUp permutation) to a numpy array: "
+            "Keras's MixUp moves bounding boxes only eagerly."
+        )
     order = transformation["permutation_order"]
     boxes, labels = bounding_boxes["boxes"], bounding_boxes["labels"]
     return {
