@@ -267,9 +267,10 @@ class BaseImagePreprocessingLayer(Layer):
         return segmentation_masks
 
     def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
-        """The batch's boxes moved as the images are (layers that support boxes say how)."""
+        """The batch's boxes moved as the images are (layers that support boxes say how;
+        Keras's CutMix, RandomElasticTransform and CLAHE do not)."""
         raise NotImplementedError(
-            f"ferroflow's {type(self).__name__} does not transform bounding boxes yet."
+            f"{type(self).__name__} does not transform bounding boxes (neither does Keras's)."
         )
 
     def _apply(self, method, value, transformation, training, batched):
