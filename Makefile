@@ -26,11 +26,20 @@ endif
 TF_VENV := .venv-tf
 TF_VERSION := 2.21.0
 TF_STAMP := $(TF_VENV)/.tensorflow-$(TF_VERSION)
+
+# The optional modules that Keras's legacy image preprocessing (ImageDataGenerator, load_img,
+# image_dataset_from_directory), its DataFrame iterator and STFTSpectrogram's named windows import
+# at run time. They are test dependencies only (Keras raises ImportError without them, and so does
+# ferroflow), installed into both environments so that the parity tests of those paths run instead
+# of skipping. The stamps depend on this Makefile, so that a changed pin installs again.
+TEST_EXTRAS := "pillow>=9.1" "scipy>=1.10" "pandas>=1.5"
+EXTRAS_STAMP := $(VENV)/.test-extras
+TF_EXTRAS_STAMP := $(TF_VENV)/.test-extras
 ifdef FERROFLOW_TF_PYTHON
 TF_ORACLE :=
 else
 FERROFLOW_TF_PYTHON := $(abspath $(TF_VENV))/bin/python
-TF_ORACLE := $(TF_STAMP)
+TF_ORACLE := $(TF_STAMP) $(TF_EXTRAS_STAMP)
 endif
 
 $(STAMP): pyproject.toml
@@ -44,6 +53,14 @@ $(TF_STAMP):
 	$(TF_VENV)/bin/pip install --quiet --upgrade pip
 	$(TF_VENV)/bin/pip install --quiet "tensorflow-cpu==$(TF_VERSION)" "numpy>=1.23"
 	touch $(TF_STAMP)
+
+$(EXTRAS_STAMP): $(STAMP) Makefile
+	$(PIP) install --quiet $(TEST_EXTRAS)
+	touch $(EXTRAS_STAMP)
+
+$(TF_EXTRAS_STAMP): $(TF_STAMP) Makefile
+	$(TF_VENV)/bin/pip install --quiet $(TEST_EXTRAS)
+	touch $(TF_EXTRAS_STAMP)
 
 ## TensorFlow's environment for the parity tests, unless FERROFLOW_TF_PYTHON names one.
 tf-oracle: $(TF_ORACLE)
@@ -93,7 +110,7 @@ gpu-runtime:
 
 # One pytest worker per core: most tests are short and single-threaded.
 PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
-python-test: build gpu-runtime tf-oracle
+python-test: build gpu-runtime tf-oracle $(EXTRAS_STAMP)
 	$(TEST_ENV) $(RUST_TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q \
 		-n $(PYTEST_WORKERS)
 

@@ -2,15 +2,16 @@
 sends its source to the TensorFlow worker too)."""
 
 
-def error_classes(calls):
-    """For each zero-argument call, "no error" or the class name of what it raised."""
+def error_classes(calls, messages=False):
+    """For each zero-argument call, "no error" or the class name of what it raised (with
+    ``messages``, the class name and the message)."""
     out = []
     for call in calls:
         try:
             call()
             out.append("no error")
-        except Exception as e:  # noqa: BLE001 - the class is what is compared
-            out.append(type(e).__name__)
+        except Exception as e:  # noqa: BLE001 - the class (and message) is what is compared
+            out.append((type(e).__name__, str(e)) if messages else type(e).__name__)
     return out
 
 

@@ -11,3 +11,14 @@ def tf_oracle():
     worker = start_oracle()
     yield worker
     worker.close()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fresh_global_seed():
+    """Each module's TensorFlow worker starts with no global seed, but ferroflow runs in this
+    process for every module: a module that sets one (`keras.utils.set_random_seed`) must not
+    leave it to the next, whose seeded shuffles would then differ from TensorFlow's."""
+    yield
+    import ferroflow as tf
+
+    tf.random.set_seed(None)

@@ -4,30 +4,30 @@ Keras under TensorFlow 2.21: NumPy-seeded batches of ``flow`` (standardization f
 ``flow_from_directory`` over a folder of PNGs (class modes, subsets, unshuffled order),
 ``model.fit`` on an iterator on both devices, and errors and warnings.
 
-The affine and brightness augmentations need SciPy and PIL; each program is told which of them
-both interpreters have, and runs those paths only then (elsewhere both raise ImportError, which
-is compared too when neither has SciPy)."""
+The affine and brightness augmentations need SciPy and PIL (test dependencies that `make test`
+installs into both environments); each program is told which of them both interpreters have,
+and runs those paths only then. The errors without them are compared by a program that hides
+both modules while it runs."""
+
+import os
 
 import numpy as np
 import pytest
 
-from .harness import assert_parity, run_both
+from . import _optional_modules
+from ._outcomes import error_classes
+from .harness import assert_parity
 
 DEVICES = ["CPU:0", "GPU:0"]
-
-
-def _modules(tf):
-    import importlib.util
-
-    return ",".join(name for name in ("scipy", "PIL", "pandas") if importlib.util.find_spec(name))
 
 
 @pytest.fixture(scope="module")
 def shared_modules(tf_oracle):
     """The optional modules (SciPy, PIL, pandas) that TensorFlow's and ferroflow's interpreters both
-    have."""
-    expected, actual = run_both(tf_oracle, _modules)
-    return sorted(set(expected[2].split(",")) & set(actual[2].split(",")) - {""})
+    have; under CI all three must be there."""
+    if os.environ.get("CI", "").lower() == "true":
+        return _optional_modules.require_modules(tf_oracle, *_optional_modules.OPTIONAL)
+    return _optional_modules.shared_modules(tf_oracle)
 
 
 def _flow_arrays(tf, modules):
@@ -93,7 +93,7 @@ def _flow_arrays(tf, modules):
         it = affine.flow(x, batch_size=4, seed=11)
         out.append([next(it) for _ in range(3)])
         out.append(affine.random_transform(x[0], seed=5))
-    except ImportError as e:
+    except ImportError as e:  # only where neither interpreter has SciPy
         out.append(type(e).__name__)
     if "PIL" in modules:
         bright = pim.ImageDataGenerator(brightness_range=(0.4, 1.6), channel_shift_range=10.0)
@@ -136,18 +136,11 @@ def _errors(tf):
         lambda: G().flow_from_directory("/", color_mode="cmyk"),
         lambda: G().flow_from_directory("/", subset="test"),
     ]
-    out = []
-    for call in calls:
-        try:
-            call()
-            out.append("no error")
-        except Exception as e:  # noqa: BLE001 - the class and message are compared
-            out.append((type(e).__name__, str(e)))
-    return out
+    return error_classes(calls, messages=True)
 
 
 def test_errors(tf_oracle):
-    assert_parity(tf_oracle, _errors)
+    assert_parity(tf_oracle, _errors, helpers=[error_classes])
 
 
 def _png_tree(root):
@@ -326,13 +319,7 @@ def _dataframe_errors(tf, directory):
         lambda: flow(named.assign(**{"class": [1, 2]}), directory, class_mode="sparse"),
         lambda: flow(named, directory, color_mode="hsv"),
     ]
-    out = []
-    for call in calls:
-        try:
-            call()
-            out.append("no error")
-        except Exception as e:  # noqa: BLE001 - the class and message are compared
-            out.append((type(e).__name__, str(e)))
+    out = error_classes(calls, messages=True)
     try:
         flow(named, directory, class_mode="softmax")
     except ValueError as e:
@@ -346,7 +333,7 @@ def test_flow_from_dataframe(tf_oracle, shared_modules, tmp_path):
     _png_tree(tmp_path)
     result = assert_parity(tf_oracle, _flow_dataframe, (str(tmp_path),))
     assert result[0] != "raised", result
-    assert_parity(tf_oracle, _dataframe_errors, (str(tmp_path),))
+    assert_parity(tf_oracle, _dataframe_errors, (str(tmp_path),), helpers=[error_classes])
 
 
 def _options(tf, directory, save_dir, modules):
@@ -500,3 +487,57 @@ def test_image_files(tf_oracle, shared_modules, tmp_path):
     _png_tree(tmp_path)
     result = assert_parity(tf_oracle, _image_files, (str(tmp_path),))
     assert result[0] != "raised", result
+
+
+def _without_scipy_and_pil(tf):
+    """What the functions that need SciPy or PIL raise in an interpreter without them: the
+    program hides both modules, and each framework's reference to them, while it runs."""
+    import importlib
+    import sys
+
+    import numpy as np
+
+    if tf.__name__ == "tensorflow":
+        images = importlib.import_module("keras.src.utils.image_utils")
+        lazy = importlib.import_module("keras.src.utils.module_utils").scipy
+    else:
+        images = importlib.import_module("ferroflow.keras.utils.image_utils")
+        lazy = None
+    names = ["scipy", "scipy.ndimage", "scipy.signal", "PIL", "PIL.Image", "PIL.ImageEnhance"]
+    saved = {name: sys.modules.get(name) for name in names}
+    saved_pil = images.pil_image
+    saved_lazy = lazy and (lazy.module, lazy._available)
+    pim = tf.keras.preprocessing.image
+    G = pim.ImageDataGenerator
+    x = np.random.RandomState(0).rand(3, 4, 5, 3).astype("float32") * 255
+    calls = [
+        lambda: pim.random_rotation(x[0], 30),
+        lambda: pim.apply_affine_transform(x[0], theta=10),
+        lambda: next(G(rotation_range=30, zoom_range=0.2).flow(x, batch_size=2, seed=0)),
+        lambda: pim.apply_brightness_shift(x[0], 0.5),
+        lambda: next(G(brightness_range=(0.5, 1.5)).flow(x, batch_size=2, seed=0)),
+        lambda: pim.load_img("/nonexistent-ferroflow.png"),
+        lambda: pim.array_to_img(x[0]),
+        lambda: pim.save_img("/nonexistent-ferroflow/x.png", x[0]),
+        lambda: tf.keras.layers.STFTSpectrogram(window="blackman"),
+    ]
+    try:
+        for name in names:
+            sys.modules[name] = None
+        images.pil_image = None
+        if lazy is not None:
+            lazy.module, lazy._available = None, None
+        return error_classes(calls, messages=True)
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+        images.pil_image = saved_pil
+        if lazy is not None:
+            lazy.module, lazy._available = saved_lazy
+
+
+def test_errors_without_scipy_and_pil(tf_oracle):
+    assert_parity(tf_oracle, _without_scipy_and_pil, helpers=[error_classes])

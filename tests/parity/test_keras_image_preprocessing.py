@@ -8,6 +8,7 @@ argument errors, symbolic shapes and a small `fit`."""
 
 import pytest
 
+from ._optional_modules import require_modules
 from ._outcomes import error_classes
 from .harness import assert_parity
 
@@ -342,7 +343,6 @@ def _color_and_audio(tf, device):
                 top_db=20.0,
             )(audio[0])
         )
-        # Keras's STFTSpectrogram needs SciPy for a named window; without one it runs.
         signal = rng.normal(size=(2, 300, 2)).astype("float32")
         stft = L.STFTSpectrogram
         for mode in ["log", "magnitude", "psd", "real", "imag", "angle", "stft"]:
@@ -387,34 +387,41 @@ def test_color_and_audio(tf_oracle, device):
     )
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_stft_spectrogram_against_numpy(device):
-    # Keras's STFTSpectrogram needs SciPy, which the TensorFlow oracle lacks: its kernels
-    # are checked against NumPy's real FFT of the windowed frames instead.
-    import ferroflow as tf
+def _stft_named_windows(tf, device):
+    # Keras builds a named window with SciPy's get_window (SciPy is a test dependency of both
+    # environments); ferroflow computes the cosine windows itself and asks SciPy for the others.
     import numpy as np
 
+    stft = tf.keras.layers.STFTSpectrogram
     rng = np.random.default_rng(2)
     signal = rng.normal(size=(2, 300, 2)).astype("float32")
-    frame, step, fft = 48, 16, 64
-    hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(frame) / (frame - 1))
-    starts = range(0, 300 - frame + 1, step)
-    frames = np.stack([signal[:, s : s + frame, :] for s in starts], axis=1)  # b, t, frame, c
-    spectrum = np.fft.rfft(frames * hann[:, None], n=fft, axis=2) / np.sqrt(np.sum(hann**2))
-    # Keras's layout: [batch, frames, channels * bins], channel-major.
-    expected = np.transpose(spectrum, (0, 1, 3, 2)).reshape(2, len(starts), -1)
+    out = []
     with tf.device(device):
-        layer = tf.keras.layers.STFTSpectrogram
-        real = layer(mode="real", frame_length=frame, frame_step=step, fft_length=fft)(signal)
-        imag = layer(mode="imag", frame_length=frame, frame_step=step, fft_length=fft)(signal)
-        magnitude = layer(mode="magnitude", frame_length=frame, frame_step=step, fft_length=fft)
-        magnitude = magnitude(signal)
-    np.testing.assert_allclose(real.numpy(), expected.real, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(imag.numpy(), expected.imag, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(magnitude.numpy(), np.abs(expected), rtol=1e-4, atol=1e-4)
-    built = layer(frame_length=32)
-    built.build((None, 100, 1))
-    assert [w.path.split("/")[-1] for w in built.weights] == ["real_kernel", "imag_kernel"]
+        cases = [
+            dict(mode="real"),
+            dict(mode="imag", window="hamming", periodic=True),
+            dict(mode="magnitude", window="hann", periodic=True, scaling="spectrum"),
+            dict(mode="psd", window="boxcar", scaling=None),
+            dict(mode="angle", window="blackman", periodic=True),
+            dict(mode="log", window="hamming", padding="same", expand_dims=True),
+        ]
+        for kwargs in cases:
+            layer = stft(frame_length=48, frame_step=16, fft_length=64, **kwargs)
+            out.append(layer(signal))
+        layer = stft(frame_length=32, frame_step=20)
+        layer.build((None, 100, 1))
+        out.append([w.numpy() for w in layer.weights])
+    # SciPy refuses an unknown window name.
+    out += error_classes([lambda: stft(window="no-such-window")])
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_stft_named_windows(tf_oracle, device):
+    require_modules(tf_oracle, "scipy")
+    assert_parity(
+        tf_oracle, _stft_named_windows, (device,), rtol=1e-5, atol=1e-4, helpers=[error_classes]
+    )
 
 
 def _warps_mixes_and_composites(tf, device):

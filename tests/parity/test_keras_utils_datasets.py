@@ -86,7 +86,7 @@ def _described(tf, root, make, shuffled=False):
     with contextlib.redirect_stdout(text):
         made = make()
     out = [text.getvalue()]
-    for i, ds in enumerate(made if isinstance(made, list | tuple) else [made]):
+    for ds in made if isinstance(made, list | tuple) else [made]:
         paths = getattr(ds, "file_paths", None)
         out.append((ds.class_names, str(ds.element_spec)))
         out.append(None if paths is None else [os.path.relpath(p, root) for p in paths])

@@ -198,12 +198,17 @@ _WINDOWS = {
 
 
 def _window_values(window, length, periodic):
-    """SciPy's `get_window(window, length, fftbins=periodic)` for the cosine windows."""
+    """SciPy's `get_window(window, length, fftbins=periodic)`: the cosine windows computed here,
+    any other name by SciPy itself, as Keras does (so an unknown name is SciPy's ValueError, and
+    without SciPy Keras's ImportError)."""
     if window not in _WINDOWS:
-        raise NotImplementedError(
-            f"ferroflow's STFTSpectrogram supports the windows {sorted(_WINDOWS)} (or an "
-            f"array); received window={window!r}."
-        )
+        try:
+            import scipy.signal
+        except ImportError:
+            raise ImportError(
+                "This requires the scipy module. You can install it via `pip install scipy`"
+            ) from None
+        return scipy.signal.get_window(window, length, fftbins=periodic)
     a, b = _WINDOWS[window]
     if length == 1:
         return np.ones(1)
