@@ -631,6 +631,15 @@ def _dense_float8(tf, device):
         model.fit(x, np.ones((4, 2), np.float32), epochs=2, batch_size=2, shuffle=False, verbose=0)
         out.append([(v.path, v.numpy()) for v in model.weights])
         out.append([v.path for v in model.optimizer.variables])
+        model = tf.keras.Sequential([tf.keras.Input((6,)), L.Dense(2, name="acc")])
+        for w in model.weights:
+            w.assign(np.sin(np.arange(int(np.prod(w.shape)), dtype=np.float32)).reshape(w.shape))
+        model.quantize("float8")
+        model.compile(
+            optimizer=tf.keras.optimizers.SGD(0.01, gradient_accumulation_steps=2), loss="mse"
+        )
+        model.fit(x, np.ones((4, 2), np.float32), epochs=2, batch_size=1, shuffle=False, verbose=0)
+        out.append([(v.path, v.numpy()) for v in model.weights])
         inputs = tf.keras.Input((3, 2))
         hidden = L.EinsumDense("abc,cd->abd", (3, 4), bias_axes="d", name="ed")(inputs)
         model = tf.keras.Model(inputs, L.MultiHeadAttention(2, 2, name="mha")(hidden, hidden))

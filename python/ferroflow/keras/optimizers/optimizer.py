@@ -183,9 +183,10 @@ class Optimizer(AutoTrackable):
                 variables, "average"
             )
         if self.gradient_accumulation_steps:
-            self._accumulated_gradients = self.add_optimizer_variables(
-                variables, "gradient_accumulator"
-            )
+            # Every variable has an accumulator (float8 scales keep a running maximum).
+            self._accumulated_gradients = [
+                self.add_variable_from_reference(v, "gradient_accumulator") for v in variables
+            ]
         self._trainable_variables_indices = {self._var_key(v): i for i, v in enumerate(variables)}
         self._trainable_variables = list(variables)
         self.built = True
@@ -362,14 +363,23 @@ class Optimizer(AutoTrackable):
                 kept_grads.append(grad)
                 kept_variables.append(variable)
             elif self.gradient_accumulation_steps:
-                raise NotImplementedError(
-                    "ferroflow's Keras optimizers do not accumulate the gradients of "
-                    "`overwrite_with_gradient` variables (float8 training with "
-                    "`gradient_accumulation_steps`)."
-                )
+                self._overwrite_accumulated(grad, variable)
             else:
                 variable.assign(grad)
         return kept_grads, kept_variables
+
+    def _overwrite_accumulated(self, grad, variable):
+        """With gradient accumulation, Keras keeps the running maximum of such a variable's
+        "gradients" and assigns it on each update step."""
+        from ferroflow.keras import ops
+
+        steps = self.gradient_accumulation_steps
+        is_update_step = ops.equal(ops.mod(self._iterations + 1, steps), 0)
+        accumulated = self._accumulated_gradients[self._get_variable_index(variable)]
+        running = ops.maximum(grad, accumulated)
+        new_value = ops.where(is_update_step, running, variable.value())
+        accumulated.assign(ops.where(is_update_step, ops.zeros_like(grad), running))
+        variable.assign(new_value)
 
     def _check_variables_are_known(self, variables):
         for v in variables:
