@@ -7,6 +7,7 @@ import numpy as np
 
 import ferroflow as tf
 from ferroflow.keras.ops._dtypes import standardize_dtype
+from ferroflow.keras.ops._scan_dynamic import dynamic_associative_scan
 
 __all__ = [
     "associative_scan",
@@ -255,20 +256,30 @@ def associative_scan(f, elems, reverse=False, axis=0):
     if reverse:
         flat = [tf.reverse(e, [axis]) for e in flat]
     lengths = {e.shape[axis] for e in flat}
+    if len(flat) > 1 and None in lengths:
+        # Keras's backend compares the lengths with `==`: a run-time length makes that a
+        # tensor, which `all()` cannot turn into a Python bool in a graph.
+        raise tf.errors.OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: "
+            "`ops.associative_scan` over several tensors needs their lengths along `axis` "
+            "known when the function is traced."
+        )
     if len(lengths) != 1:
         raise ValueError(
             "Array inputs to associative_scan must have the same first dimension. "
             f"(saw: {[tuple(e.shape) for e in flat]})"
-        )
-    if None in lengths:
-        raise NotImplementedError(
-            "ferroflow's `ops.associative_scan` needs a statically known length along `axis`."
         )
 
     def combine(a, b):
         return tf.nest.flatten(
             f(tf.nest.pack_sequence_as(elems, a), tf.nest.pack_sequence_as(elems, b))
         )
+
+    if None in lengths:
+        out = dynamic_associative_scan(combine, flat, axis % len(flat[0].shape))
+        if reverse:
+            out = [tf.reverse(e, [axis]) for e in out]
+        return tf.nest.pack_sequence_as(elems, out)
 
     def interleave(a, b):
         # a has len(b) or len(b) + 1 items along the axis: a0 b0 a1 b1 ...

@@ -255,6 +255,25 @@ def _tuple(v, n):
     return (v,) * n if isinstance(v, int) else tuple(v)
 
 
+def _conv_groups(channels, kernel):
+    """How many groups the input channels form for ``kernel`` (TensorFlow's checks)."""
+    depth, filters = kernel.shape[-2], kernel.shape[-1]
+    if channels is None or depth is None or channels == depth:
+        return 1
+    if depth == 0 or channels % depth:
+        raise ValueError(
+            f"Depth of input ({channels}) is not a multiple of input depth of filter ({depth}) "
+            f"with input shapes: kernel {list(kernel.shape)}."
+        )
+    groups = channels // depth
+    if filters is not None and filters % groups:
+        raise ValueError(
+            f"Depth of output ({filters}) is not a multiple of the number of groups ({groups}) "
+            f"with input shapes: kernel {list(kernel.shape)}."
+        )
+    return groups
+
+
 def _check_channels(inputs, kernel, data_format):
     have = inputs.shape[-1] if data_format == "channels_last" else inputs.shape[1]
     want = kernel.shape[-2]
@@ -319,16 +338,16 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
     inputs, kernel = _t(inputs), _t(kernel)
     n = len(inputs.shape) - 2
     channels = inputs.shape[-1] if data_format == "channels_last" else inputs.shape[1]
-    if channels != kernel.shape[-2]:
-        if channels % kernel.shape[-2] != 0:
-            _check_channels(inputs, kernel, data_format)
-        raise NotImplementedError(
-            "ferroflow's `ops.conv` does not support grouped convolutions (input channels "
-            f"{channels}, kernel input channels {kernel.shape[-2]})."
-        )
-    out = convolve(
-        inputs, kernel, _tuple(strides, n), padding.lower(), data_format, _tuple(dilation_rate, n)
-    )
+    groups = _conv_groups(channels, kernel)
+    args = (_tuple(strides, n), padding.lower(), data_format, _tuple(dilation_rate, n))
+    if groups == 1:
+        out = convolve(inputs, kernel, *args)
+    else:
+        # A grouped convolution (Keras runs TensorFlow's, compiled by XLA on the CPU): each
+        # group of input channels convolved with its own filters, the outputs concatenated.
+        axis = -1 if data_format == "channels_last" else 1
+        parts = zip(tf.split(inputs, groups, axis=axis), tf.split(kernel, groups, axis=-1))
+        out = tf.concat([convolve(x, k, *args) for x, k in parts], axis=axis)
     if (
         out.shape.is_fully_defined()
         and pymath.prod(out.shape) == 0

@@ -13,6 +13,8 @@ from ferroflow.keras._backend_config import floatx
 from ferroflow.keras.ops._dtypes import INT_TYPES, dtype_of, result_type
 from ferroflow.keras.ops._dtypes import lazy_op as _op
 from ferroflow.keras.ops._dtypes import standardize_dtype as _std
+from ferroflow.keras.ops._unique import unique  # noqa: F401 - `ops.numpy.unique`
+from ferroflow.keras.ops._vectorize import vectorize  # noqa: F401 - `ops.numpy.vectorize`
 from ferroflow.keras.ops.core import cast, convert_to_tensor
 
 _t = convert_to_tensor
@@ -1318,7 +1320,9 @@ def squeeze(x, axis=None):
             if x.shape[a] != 1:
                 raise ValueError(f"Cannot squeeze axis={a}, because the dimension is not 1.")
         axis = sorted(_canon(a, len(x.shape)) for a in axis)
-    return tf.squeeze(x, axis=axis)
+    # An empty ``axis`` squeezes every unit dimension, as `tf.squeeze(x, axis=[])` does in
+    # TensorFlow (ferroflow's `tf.squeeze` keeps them all for an empty list).
+    return tf.squeeze(x, axis=axis or None)
 
 
 def transpose(x, axes=None):
@@ -1911,53 +1915,6 @@ def histogram(x, bins=10, range=None):
     return counts, edges
 
 
-def unique(
-    x,
-    sorted=True,
-    return_index=False,
-    return_inverse=False,
-    return_counts=False,
-    axis=None,
-    size=None,
-    fill_value=None,
-):
-    """The unique elements of flattened ``x`` (``axis=None`` only in ferroflow), optionally
-    with first indices, inverse and counts, padded or cut to ``size``."""
-    if axis is not None:
-        raise NotImplementedError("ferroflow's `ops.unique` supports only axis=None.")
-    x = tf.convert_to_tensor(x)
-    shape = tf.shape(x)
-    flat = tf.reshape(x, [-1])
-    y, inverse, counts = tf.unique_with_counts(flat)
-    if return_index:
-        first = tf.math.unsorted_segment_min(
-            tf.range(tf.shape(flat)[0], dtype=tf.int32), inverse, tf.shape(y)[0]
-        )
-    if sorted:
-        order = tf.argsort(y)
-        y = tf.gather(y, order)
-        counts = tf.gather(counts, order)
-        if return_index:
-            first = tf.gather(first, order)
-        inverse = tf.gather(tf.math.invert_permutation(order), inverse)
-    if size is not None:
-        keep = tf.minimum(tf.shape(y)[0], size)
-        missing = tf.maximum(0, size - tf.shape(y)[0])
-        fill = tf.cast(0 if fill_value is None else fill_value, y.dtype)
-        y = tf.pad(y[:keep], [[0, missing]], constant_values=fill)
-        counts = tf.pad(counts[:keep], [[0, missing]])
-        if return_index:
-            first = tf.pad(first[:keep], [[0, missing]], constant_values=1)
-    out = [y]
-    if return_index:
-        out.append(first)
-    if return_inverse:
-        out.append(tf.reshape(inverse, shape))
-    if return_counts:
-        out.append(counts)
-    return tuple(out) if len(out) > 1 else out[0]
-
-
 # Products and contractions --------------------------------------------------------------
 def matmul(x1, x2):
     """Matrix product with NumPy's broadcasting (int8 x int8 gives int32); a rank-2 sparse
@@ -2194,31 +2151,6 @@ def view(x, dtype=None):
     return tf.bitcast(tf.reshape(x, shape[:-1] + [last // ratio, ratio]), new)
 
 
-def vectorize(pyfunc, *, excluded=None, signature=None):
-    """NumPy's `vectorize` as Keras's TensorFlow backend gives it: `excluded` is ignored (as in
-    Keras), and mapping over an axis longer than 1 raises ValueError there, so only inputs
-    whose dims are all 1 run (``pyfunc`` on the squeezed values, the unit dims restored)."""
-    if not callable(pyfunc):
-        raise ValueError(f"Expected argument `pyfunc` to be a callable. Received: pyfunc={pyfunc}")
-    if signature is not None:
-        raise NotImplementedError("ferroflow's `ops.vectorize` does not support `signature`.")
-
-    def wrapped(*args, **kwargs):
-        args = [_t(a) for a in args]
-        rank = builtins.max([a.shape.rank for a in args], default=0)
-        if builtins.any(d != 1 for a in args for d in a.shape):
-            raise ValueError("Not supported with `vectorize()` with the TensorFlow backend.")
-        out = pyfunc(*[tf.reshape(a, []) for a in args], **kwargs)
-        expand = list(range(rank))
-        if not expand:
-            return out
-        if isinstance(out, tuple):
-            return tuple(expand_dims(o, expand) for o in out)
-        return expand_dims(out, expand)
-
-    return wrapped
-
-
 __all__ = sorted(
     n
     for n, v in dict(globals()).items()
@@ -2227,3 +2159,5 @@ __all__ = sorted(
     and getattr(v, "__module__", __name__) == __name__
     and n not in ("cast", "convert_to_tensor", "shape_equal")
 )
+# Ops written in their own modules.
+__all__ = sorted([*__all__, "unique", "vectorize"])
