@@ -4,7 +4,7 @@ moves to and from ``channels_last``, and the depthwise convolution of any stride
 
 import numpy as np
 
-from ferroflow.array_ops import expand_dims, gather, shape, squeeze, transpose
+from ferroflow.array_ops import concat, expand_dims, gather, shape, split, squeeze, transpose
 from ferroflow.array_ops import range as range_
 from ferroflow.math import maximum
 from ferroflow.nn import conv3d, convolution, depthwise_conv2d
@@ -12,6 +12,7 @@ from ferroflow.nn import conv3d, convolution, depthwise_conv2d
 __all__ = [
     "convolve",
     "depthwise_convolve",
+    "grouped_convolve",
     "from_channels_last",
     "tf_data_format",
     "to_channels_last",
@@ -35,6 +36,17 @@ def from_channels_last(x):
     """``(batch, *spatial, channels)`` as ``(batch, channels, *spatial)``."""
     rank = len(x.shape)
     return transpose(x, [0, rank - 1, *range(1, rank - 1)])
+
+
+def grouped_convolve(inputs, kernel, groups, strides, padding, data_format, dilation_rate):
+    """`convolve` with the input channels in ``groups``: each group meets its own slice of
+    the filters (the kernel's last axis), and the outputs are concatenated."""
+    args = (strides, padding, data_format, dilation_rate)
+    if groups == 1:
+        return convolve(inputs, kernel, *args)
+    axis = -1 if data_format == "channels_last" else 1
+    parts = zip(split(inputs, groups, axis=axis), split(kernel, groups, axis=-1))
+    return concat([convolve(x, k, *args) for x, k in parts], axis)
 
 
 def convolve(inputs, kernel, strides, padding, data_format, dilation_rate):

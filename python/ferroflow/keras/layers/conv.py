@@ -1,11 +1,11 @@
 """`tf.keras.layers.Conv1D`, `Conv2D` and `Conv3D` (and their `Convolution*` aliases): learned
 filters slid over the spatial axes."""
 
-from ferroflow.array_ops import concat, pad, split
+from ferroflow.array_ops import pad
 from ferroflow.keras import ops
 from ferroflow.keras.layers import _lora
 from ferroflow.keras.layers._conv_base import ConvLayerBase, check_positive, subclass_arguments
-from ferroflow.keras.layers._conv_ops import convolve
+from ferroflow.keras.layers._conv_ops import grouped_convolve
 from ferroflow.keras.layers._shapes import conv_output_shape
 
 __all__ = [
@@ -140,17 +140,16 @@ class BaseConv(ConvLayerBase):
             config.update(lora_rank=self.lora_rank, lora_alpha=self.lora_alpha)
         return config
 
-    def _convolve(self, inputs, kernel, padding):
-        return convolve(inputs, kernel, self.strides, padding, self.data_format, self.dilation_rate)
-
     def _grouped_convolution(self, inputs, padding):
-        if self.groups == 1:
-            return self._convolve(inputs, self.kernel, padding)
-        # Each group of input channels meets its own slice of the filters.
-        input_groups = split(inputs, self.groups, axis=self._channel_axis)
-        kernel_groups = split(self.kernel, self.groups, axis=-1)
-        outputs = [self._convolve(x, k, padding) for x, k in zip(input_groups, kernel_groups)]
-        return concat(outputs, self._channel_axis)
+        return grouped_convolve(
+            inputs,
+            self.kernel,
+            self.groups,
+            self.strides,
+            padding,
+            self.data_format,
+            self.dilation_rate,
+        )
 
     def call(self, inputs):
         padding = self.padding

@@ -10,6 +10,7 @@ from ferroflow.keras.layers._conv_ops import (
     convolve,
     depthwise_convolve,
     from_channels_last,
+    grouped_convolve,
     tf_data_format,
     to_channels_last,
 )
@@ -340,14 +341,8 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
     channels = inputs.shape[-1] if data_format == "channels_last" else inputs.shape[1]
     groups = _conv_groups(channels, kernel)
     args = (_tuple(strides, n), padding.lower(), data_format, _tuple(dilation_rate, n))
-    if groups == 1:
-        out = convolve(inputs, kernel, *args)
-    else:
-        # A grouped convolution (Keras runs TensorFlow's, compiled by XLA on the CPU): each
-        # group of input channels convolved with its own filters, the outputs concatenated.
-        axis = -1 if data_format == "channels_last" else 1
-        parts = zip(tf.split(inputs, groups, axis=axis), tf.split(kernel, groups, axis=-1))
-        out = tf.concat([convolve(x, k, *args) for x, k in parts], axis=axis)
+    # Keras runs TensorFlow's grouped convolution (through XLA on the CPU).
+    out = grouped_convolve(inputs, kernel, groups, *args)
     if (
         out.shape.is_fully_defined()
         and pymath.prod(out.shape) == 0
