@@ -49,7 +49,15 @@ CASES = [
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_image_resize(tf_oracle, case, device):
-    run_case(tf_oracle, CASES, case, device, rtol=1e-5, atol=2e-6)
+    atol = 2e-6
+    if device.startswith("GPU"):
+        # GPU drivers may contract a multiply and an add into one fused operation (NVIDIA's
+        # do): a weighted sum whose large terms cancel then differs from the CPU's by float32
+        # rounding of those terms (3.8e-5 at -1.4 from int16 pixels near 300, on an H200).
+        image = np.asarray(CASES[case][1][0])
+        magnitude = float(np.abs(image).max()) if image.size and image.dtype != bool else 1.0
+        atol = max(atol, 4 * float(np.finfo(np.float32).eps) * magnitude)
+    run_case(tf_oracle, CASES, case, device, rtol=1e-5, atol=atol)
 
 
 def _resize_gradient(tf, image, size, method, antialias):
