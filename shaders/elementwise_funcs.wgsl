@@ -28,6 +28,33 @@ fn floormod_f(x: f32, y: f32) -> f32 {
     return select(r, r + y, r != 0.0 && ((r < 0.0) != (y < 0.0)));
 }
 
+// atan2 with C semantics (TensorFlow's kernels): WGSL's builtin is indeterminate where both
+// arguments are zero (lavapipe gives 3*pi/4 for atan2(0, 0)) and for infinities. A zero or
+// infinite argument gets C's value, signed like y; x's sign bit counts for -0.0.
+fn atan2_f(y: f32, x: f32) -> f32 {
+    if (is_nan(x) || is_nan(y)) { return nan(); }
+    let pi = 3.14159265358979;
+    let inf = bitcast<f32>(0x7f800000u);
+    let x_negative = (bitcast<u32>(x) & 0x80000000u) != 0u;
+    let ay = abs(y);
+    let ax = abs(x);
+    var r: f32;
+    if (ay == 0.0) {
+        r = select(0.0, pi, x_negative);
+    } else if (ax == 0.0) {
+        r = pi / 2.0;
+    } else if (ax == inf && ay == inf) {
+        r = select(pi / 4.0, 3.0 * pi / 4.0, x_negative);
+    } else if (ax == inf) {
+        r = select(0.0, pi, x_negative);
+    } else if (ay == inf) {
+        r = pi / 2.0;
+    } else {
+        return atan2(y, x);
+    }
+    return bitcast<f32>(bitcast<u32>(r) | (bitcast<u32>(y) & 0x80000000u));
+}
+
 fn max_f(x: f32, y: f32) -> f32 {
     return select(max(x, y), x + y, is_nan(x) || is_nan(y));
 }

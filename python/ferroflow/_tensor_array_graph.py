@@ -727,6 +727,10 @@ def _appended(buffer, count, i, value):
     pieces = [] if buffer is None else [buffer]
     gap = _difference(i, count)
     if _static(gap) != 0:
+        if _static(gap) is None:
+            # Run only where i > count, but a gradient's trace replays both branches of the
+            # write's `tf.cond` on one example: the pad must be valid for the other's too.
+            gap = _m.maximum(gap, 0)
         pieces.append(_zeros(gap, dims, lambda: _shape(value), value.dtype))
     pieces.append(row)
     return concat(pieces, 0) if len(pieces) > 1 else row

@@ -66,9 +66,60 @@ logical_not = _unary("logical_not", "NOT of a bool tensor.")
 is_nan = _unary("is_nan", "True where x is NaN.")
 is_inf = _unary("is_inf", "True where x is infinite.")
 is_finite = _unary("is_finite", "True where x is finite.")
-real = _unary("real", "Real part of a complex tensor (x itself for real input).")
-imag = _unary("imag", "Imaginary part of a complex tensor (zeros for real input).")
-conj = _unary("conj", "Complex conjugate.")
+_real = _unary("real", "Real part of a complex tensor.")
+_imag = _unary("imag", "Imaginary part of a complex tensor.")
+_conj = _unary("conj", "Complex conjugate.")
+
+
+def _plain_tensor(x):
+    """`x` as a tensor, or None for a composite (its dispatch serves it) or a misfit."""
+    from ferroflow.type_spec import CompositeTensor
+
+    if isinstance(x, CompositeTensor):
+        return None
+    try:
+        return convert_to_tensor(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_numeric(dtype):
+    return dtype.is_floating or dtype.is_integer or dtype.is_complex or dtype.is_quantized
+
+
+def real(input, name=None):  # noqa: A002
+    """Real part of a complex tensor; a real tensor itself (its gradient passes through), as
+    TensorFlow's; TypeError for bool and strings."""
+    x = _plain_tensor(input)
+    if x is None or x.dtype.is_complex:
+        return _real(input)
+    if not _is_numeric(x.dtype):
+        raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype!r}")
+    return x
+
+
+def imag(input, name=None):  # noqa: A002
+    """Imaginary part of a complex tensor; zeros like any other tensor (bool and strings too),
+    which no gradient reaches, as TensorFlow's."""
+    x = _plain_tensor(input)
+    if x is None or x.dtype.is_complex:
+        return _imag(input)
+    from ferroflow.array_ops import zeros_like
+
+    return zeros_like(x)
+
+
+def conj(x, name=None):
+    """Complex conjugate; a real tensor itself, as TensorFlow's; TypeError for bool and
+    strings."""
+    t = _plain_tensor(x)
+    if t is None or t.dtype.is_complex:
+        return _conj(x)
+    if not _is_numeric(t.dtype):
+        raise TypeError(f"Expected numeric or variant tensor, got dtype {t.dtype!r}.")
+    return t
+
+
 angle = _unary("angle", "Argument of a complex number (0 or pi for reals).")
 
 add = _binary("add", "x + y with broadcasting.")

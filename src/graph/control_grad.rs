@@ -453,7 +453,16 @@ impl BranchBackward<'_> {
         let mut seeds = Vec::new();
         for (o, u) in outs.into_iter().zip(upstream) {
             let Some(u) = u else { continue };
-            let u = match u.shape() != o.shape() && u.rank() == o.rank() {
+            // A lazy output's example is computed only if read, and a branch not taken while
+            // tracing may have examples it cannot run on (a TensorArray's append branch with a
+            // negative gap): its seed then stands in as zeros of its own (lazy) output.
+            let lazy = o.is_lazy() || u.is_lazy();
+            let u = match u.rank() == o.rank() && (lazy || u.shape() != o.shape()) {
+                true if lazy && trace::is_symbolic(u) => {
+                    trace::capture_as(u, &ops::zeros_like(&o)?)?
+                }
+                // A constant seed: its value holds for every branch.
+                true if lazy => u.clone(),
                 true => {
                     let dims: Vec<i64> = o.shape().dims().iter().map(|&d| d as i64).collect();
                     trace::capture_as(u, &ops::zeros(&dims, u.dtype())?)?

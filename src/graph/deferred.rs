@@ -214,10 +214,15 @@ pub fn defer(op: &Op, inputs: &[&Tensor]) -> Result<Option<Vec<Tensor>>> {
         // The trace's own types first: sizes its signature leaves unknown may not be judged
         // by the example's. Rules that need a size the trace lacks (a shape of unknown
         // length) take the example's, specialising the trace as before.
+        // The elements of shape inputs the trace knows (a `[batch, 3]` built from a traced
+        // batch size) count as they do for the node's recorded type: a lazy value's stand-in
+        // must have the sizes the graph says it has.
         true => {
             let traced: Vec<TensorType> = inputs.iter().map(|t| traced_type(t)).collect();
+            let known = super::trace::known_inputs(op, inputs);
             primitive
-                .infer(&traced)
+                .infer_with_values(&traced, &known)
+                .or_else(|_| primitive.infer(&traced))
                 .or_else(|_| primitive.infer(&types))
                 .map_err(shape_function_error)?
         }

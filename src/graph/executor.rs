@@ -276,10 +276,20 @@ fn check_dims(node: &Node, outputs: &[Tensor]) -> Result<()> {
                 info.dtype.name()
             )));
         }
-        // A value of unknown rank (a host call's result) may have any shape.
+        // A value of unknown rank (a host call's result) may have any shape. A lazy value (a
+        // replay's, inside a trace) is checked by its static type: its example would run now,
+        // and a branch not taken while tracing may have examples it cannot run on.
+        let produced: Vec<Option<usize>> = match t.is_lazy() {
+            true => super::deferred::static_type(t).dims,
+            false => t.shape().dims().iter().copied().map(Some).collect(),
+        };
         let fits = node.unknown_rank.get(k).copied().unwrap_or(false)
-            || info.dims.len() == t.rank()
-                && info.dims.iter().zip(t.shape().dims()).all(|(s, &d)| s.is_none_or(|s| s == d));
+            || info.dims.len() == produced.len()
+                && info
+                    .dims
+                    .iter()
+                    .zip(&produced)
+                    .all(|(s, d)| s.is_none() || d.is_none() || s == d);
         if !fits {
             return Err(Error::InvalidArgument(format!(
                 "{} ({}) was traced with shape {:?} but produced {}; trace the function again \

@@ -456,6 +456,29 @@ pub(crate) fn record_op(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) -> 
     })
 }
 
+/// What the innermost frame knows of the elements of each of `inputs` of `op`, as
+/// `record_op` gives the op's shape rule (empty for an op that reads none): deferred outputs
+/// then get the types their node is recorded with. A value of an enclosing frame enters this
+/// one as a capture, of which nothing is known.
+pub(crate) fn known_inputs(op: &Op, inputs: &[&Tensor]) -> Vec<Option<KnownInts>> {
+    if !known_ints::wanted(op) {
+        return Vec::new();
+    }
+    FRAMES.with(|f| {
+        let Ok(frames) = f.try_borrow() else { return Vec::new() };
+        let Some(depth) = frames.len().checked_sub(1) else { return Vec::new() };
+        let frame = &frames[depth];
+        inputs
+            .iter()
+            .map(|t| match find(&frames, depth, t.id()) {
+                Some((d, v)) if d == depth => known_elements(frame, v, t),
+                Some(_) => None,
+                None => known_ints::of_constant(t),
+            })
+            .collect()
+    })
+}
+
 /// What the trace knows of the elements of `t` (value `v` of `frame`): all of them for a
 /// constant, those the frame tracked for a symbolic shape.
 fn known_elements(frame: &Frame, v: ValueRef, t: &Tensor) -> Option<KnownInts> {
@@ -682,8 +705,13 @@ pub(crate) fn capture_as(outer: &Tensor, example: &Tensor) -> Result<Tensor> {
                 "capture_as needs an example of the same rank and dtype".into(),
             ));
         }
-        let dims: Vec<Option<usize>> = (outer_info.dims.iter().zip(example.shape().dims()))
-            .map(|(&d, &e)| d.filter(|&d| d == e))
+        // A lazy example's sizes are its static type's (reading its shape would run it).
+        let example_dims: Vec<Option<usize>> = match example.is_lazy() {
+            true => super::deferred::static_type(example).dims,
+            false => example.shape().dims().iter().copied().map(Some).collect(),
+        };
+        let dims: Vec<Option<usize>> = (outer_info.dims.iter().zip(&example_dims))
+            .map(|(&d, &e)| d.filter(|&d| Some(d) == e))
             .collect();
         let value = example.with_fresh_id();
         let frame = &mut frames[depth];
@@ -702,7 +730,11 @@ pub(crate) fn capture_as(outer: &Tensor, example: &Tensor) -> Result<Tensor> {
 /// static dims (`None` where unknown until the graph runs), else the tensor's own. Unlike
 /// `Tensor::dims`, reading them never specialises the trace.
 pub fn static_dims(t: &Tensor) -> Vec<Option<usize>> {
-    let own = || t.shape().dims().iter().map(|&d| Some(d)).collect();
+    // A lazy value's own dims are its static type's: its shape would run its kernel.
+    let own = || match t.is_lazy() {
+        true => super::deferred::static_type(t).dims,
+        false => t.shape().dims().iter().map(|&d| Some(d)).collect(),
+    };
     if !UNKNOWN_DIMS.with(Cell::get) {
         return own();
     }

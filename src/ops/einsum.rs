@@ -80,9 +80,46 @@ fn sum_out(term: Term, keep: &[char]) -> Result<Term> {
     Ok(Term { t: reduce_sum(&term.t, Some(&axes), false)?, letters })
 }
 
-/// Broadcasts size-1 axes of either term against the same letter in the other (ellipsis axes
-/// follow numpy's broadcasting). Only a size 1 that meets another size broadcasts; where the
-/// other size is unknown to the trace the example's is read (specialising the trace).
+/// TensorFlow's check of the sizes a letter names: every axis a letter (not an ellipsis)
+/// names has the size its first axis has (a first size 0 counts as unset, as TensorFlow's
+/// kernel takes it), so no size 1 broadcasts. Sizes unknown to the trace are compared by
+/// the contraction when the graph runs; a mismatch of known sizes is a ValueError there, as
+/// TensorFlow's shape function raises while building a graph.
+fn check_letter_sizes(terms: &[Term]) -> Result<()> {
+    let mut seen: Vec<(char, usize)> = Vec::new();
+    for term in terms {
+        let dims = static_shape::static_dims(&term.t);
+        for (axis, (&c, d)) in term.letters.iter().zip(&dims).enumerate() {
+            let Some(d) = *d else { continue };
+            if !c.is_ascii() {
+                continue;
+            }
+            match seen.iter_mut().find(|(l, _)| *l == c) {
+                Some((_, e)) if *e != 0 && *e != d => {
+                    let shown: Vec<String> =
+                        dims.iter().map(|d| d.map_or("?".into(), |d| d.to_string())).collect();
+                    let message = format!(
+                        "Expected dimension {e} at axis {axis} of the input shaped [{}] but got \
+                         dimension {d} [Op:Einsum]",
+                        shown.join(",")
+                    );
+                    return Err(match crate::graph::trace::recording() {
+                        true => Error::Value(message),
+                        false => Error::InvalidArgument(message),
+                    });
+                }
+                Some((_, e)) => *e = d,
+                None => seen.push((c, d)),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Broadcasts size-1 ellipsis axes of either term against the same axis in the other, as
+/// numpy aligns shapes (letters never broadcast: `check_letter_sizes`). Only a size 1 that
+/// meets another size broadcasts; where the other size is unknown to the trace the example's
+/// is read (specialising the trace).
 fn broadcast_shared(a: Term, b: Term) -> Result<(Term, Term)> {
     let expand = |term: Term, other: &Term| -> Result<Term> {
         let known = static_shape::static_dims(&term.t);
@@ -91,7 +128,7 @@ fn broadcast_shared(a: Term, b: Term) -> Result<(Term, Term)> {
         let mut changed = false;
         for (i, c) in term.letters.iter().enumerate() {
             let mut d = known[i].map_or(-1, |d| d as i64);
-            if let Some(j) = other.letters.iter().position(|x| x == c) {
+            if let Some(j) = other.letters.iter().position(|x| x == c && !x.is_ascii()) {
                 if known[i] == Some(1) {
                     let theirs = other_known[j].unwrap_or_else(|| other.t.dims()[j]);
                     if theirs != 1 {
@@ -211,6 +248,7 @@ pub fn einsum(equation: &str, inputs: &[&Tensor]) -> Result<Tensor> {
             "einsum: output subscript {c} does not appear in any input"
         )));
     }
+    check_letter_sizes(&terms)?;
     terms = terms.into_iter().map(diagonalize).collect::<Result<_>>()?;
     let needed_after = |terms: &[Term], from: usize| -> Vec<char> {
         output.iter().copied().chain(terms[from..].iter().flat_map(|t| t.letters.clone())).collect()

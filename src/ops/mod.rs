@@ -148,6 +148,10 @@ pub fn arg_reduce(op: ArgOp, x: &Tensor, axis: i64, output: DType) -> Result<Ten
             "output_type must be int32 or int64, got {output}"
         )));
     }
+    if x.dtype() == DType::Bool {
+        // TensorFlow's ArgMax and ArgMin take bool (false below true): as uint8 here.
+        return arg_reduce(op, &cast(x, DType::U8)?, axis, output);
+    }
     let axis = normalize_axis(axis, x.rank())?;
     apply1(&Op::ArgReduce(reduce::ArgReduce { op, axis, output }), &[x])
 }

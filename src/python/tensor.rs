@@ -117,6 +117,26 @@ macro_rules! operators {
     };
 }
 
+/// The other operand of `*`: TensorFlow's operator multiplies bool tensors as int32 (each
+/// operand cast, then the product cast back to bool), so with a bool tensor the other operand
+/// keeps the dtype it converts to (0.5 stays a float, cast to int32 0).
+fn mul_operand(other: &Bound<'_, PyAny>, like: &Tensor) -> PyResult<Option<Tensor>> {
+    match like.dtype() {
+        DType::Bool => operand_with(other, Hint::Prefer(DType::Bool)),
+        dtype => operand_with(other, Hint::Require(dtype)),
+    }
+}
+
+/// `a * b` as TensorFlow's operator: where either is bool, both are cast to int32 and the
+/// product back to bool (`tf.math.multiply` itself refuses bool).
+fn mul_operator(a: &Tensor, b: &Tensor) -> crate::error::Result<Tensor> {
+    if a.dtype() != DType::Bool && b.dtype() != DType::Bool {
+        return ops::mul(a, b);
+    }
+    let product = ops::mul(&ops::cast(a, DType::I32)?, &ops::cast(b, DType::I32)?)?;
+    ops::cast(&product, DType::Bool)
+}
+
 fn logical_or_bitwise(op: BinaryOp) -> impl Fn(&Tensor, &Tensor) -> crate::error::Result<Tensor> {
     move |a, b| ops::binary(op, a, b)
 }
@@ -124,7 +144,7 @@ fn logical_or_bitwise(op: BinaryOp) -> impl Fn(&Tensor, &Tensor) -> crate::error
 operators! {
     __add__, __radd__, inferred_operand, operand => ops::add;
     __sub__, __rsub__, operand, operand => ops::sub;
-    __mul__, __rmul__, operand, operand => ops::mul;
+    __mul__, __rmul__, mul_operand, mul_operand => mul_operator;
     __truediv__, __rtruediv__, operand, operand => ops::math::truediv;
     __floordiv__, __rfloordiv__, operand, operand => |a, b| ops::binary(BinaryOp::FloorDiv, a, b);
     __mod__, __rmod__, operand, operand => |a, b| ops::binary(BinaryOp::FloorMod, a, b);

@@ -91,7 +91,7 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
             Pow => Some(("pow_f(a, b)", dtype)),
             Maximum => Some(("max_f(a, b)", dtype)),
             Minimum => Some(("min_f(a, b)", dtype)),
-            Atan2 => Some(("atan2(a, b)", dtype)),
+            Atan2 => Some(("atan2_f(a, b)", dtype)),
             Xlogy => Some(("special_xlogy(a, b)", dtype)),
             Xlog1py => Some(("special_xlog1py(a, b)", dtype)),
             Xdivy => Some(("special_xdivy(a, b)", dtype)),

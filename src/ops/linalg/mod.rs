@@ -103,10 +103,14 @@ impl LinalgOp {
     }
 
     /// TensorFlow's dtype checks: the attr error for a type the op does not declare, and no
-    /// kernel for half (TensorFlow declares it but registers none on the CPU).
+    /// kernel for half (TensorFlow declares it but registers one on the CPU only for Qr and
+    /// MatrixInverse).
     fn check_dtype(&self, dtype: DType) -> Result<()> {
         match dtype {
             DType::F32 | DType::F64 | DType::C64 | DType::C128 => Ok(()),
+            DType::F16 if matches!(self, LinalgOp::Qr { .. } | LinalgOp::MatrixInverse { .. }) => {
+                Ok(())
+            }
             DType::F16 => Err(Error::NotFound(format!(
                 "Could not find device for node: {{{{node {0}}}}} = {0}[T=DT_HALF]",
                 self.name()
@@ -342,6 +346,13 @@ impl Primitive for LinalgOp {
         let out_types = self.infer(&types)?;
         let dims =
             |k: usize| -> Vec<usize> { out_types[k].dims.iter().map(|d| d.unwrap_or(0)).collect() };
+        if inputs.iter().any(|t| t.dtype() == DType::F16) {
+            // The half kernels (Qr, MatrixInverse): computed in float32, the results rounded.
+            let wide = inputs.iter().map(|t| crate::ops::cast::cpu(t, DType::F32));
+            let wide = wide.collect::<Result<Vec<Tensor>>>()?;
+            let outs = self.cpu(&wide.iter().collect::<Vec<&Tensor>>())?;
+            return outs.iter().map(|t| crate::ops::cast::cpu(t, DType::F16)).collect();
+        }
         let x = inputs[0];
         let (count, rows, cols) = kernels::batch_of(x);
         match self {

@@ -159,7 +159,9 @@ class Sequential(Model):
                     f"input_shape {input_shape}"
                 )
         else:
-            self._layers.insert(0, InputLayer(batch_shape=input_shape, dtype=self._layers[0].dtype))
+            # The first layer's compute dtype, as Keras's (a TextVectorization takes strings).
+            dtype = self._layers[0].compute_dtype
+            self._layers.insert(0, InputLayer(batch_shape=input_shape, dtype=dtype))
         inputs = self._layers[0].output
         x = inputs
         for layer in self._layers[1:]:

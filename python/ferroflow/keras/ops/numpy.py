@@ -416,8 +416,7 @@ def copy(x):
 
 def imag(x):
     """The imaginary part of ``x`` (zeros for real dtypes, as `tf.math.imag`)."""
-    x = _t(x)
-    return tf.math.imag(x) if x.dtype.is_complex else tf.zeros_like(x)
+    return tf.math.imag(_t(x))
 
 
 def real(x):
@@ -720,9 +719,6 @@ def _arg_extreme(op):
             neg_zero = tf.logical_and(tf.equal(x, 0.0), signbit(x))
             tiny = np.finfo(_std(x.dtype) if _std(x.dtype) != "bfloat16" else "float32").tiny
             x = tf.where(neg_zero, tf.constant(-tiny, x.dtype), x)
-        if name == "bool":
-            # argmax of bools is the first True (ferroflow's kernels take numbers only).
-            x = tf.cast(x, "int32")
         flat = tf.reshape(x, [-1]) if axis is None else x
         y = op(flat, axis=0 if axis is None else axis, output_type="int32")
         if keepdims:
