@@ -119,19 +119,25 @@ def test_imagenet_weights_from_the_cache(tf_oracle, tmp_path):
     assert_parity(tf_oracle, _imagenet_weights, (str(tmp_path), image), rtol=1e-4, atol=1e-4)
 
 
-def _seeded_forward(tf, builds, image):
-    """Forward passes of small builds whose weights come from one seeded generator."""
+def seed_weights(model):
+    """Sets the model's weights from one seeded generator (variances positive): the same
+    values under both frameworks."""
     import numpy as np
 
+    rng = np.random.default_rng(0)
+    values = []
+    for w in model.weights:
+        low = 0.5 if "variance" in w.path else -0.5
+        values.append(rng.uniform(low, 1.0, tuple(w.shape)).astype("float32") * 0.3)
+    model.set_weights(values)
+
+
+def _seeded_forward(tf, builds, image):
+    """Forward passes of small builds whose weights come from one seeded generator."""
     out = []
     for name, kwargs in builds:
         model = getattr(tf.keras.applications, name)(weights=None, **kwargs)
-        rng = np.random.default_rng(0)
-        values = []
-        for w in model.weights:
-            low = 0.5 if "variance" in w.path else -0.5
-            values.append(rng.uniform(low, 1.0, tuple(w.shape)).astype("float32") * 0.3)
-        model.set_weights(values)
+        seed_weights(model)
         out.append(model(tf.constant(image), training=False))
         tf.keras.backend.clear_session()
     return out
@@ -144,7 +150,9 @@ def test_seeded_forward(tf_oracle):
         ("ConvNeXtTiny", {"input_shape": (32, 32, 3), "include_top": False}),
     ]
     image = np.random.default_rng(2).uniform(0, 255, (2, 32, 32, 3)).astype("float32")
-    assert_parity(tf_oracle, _seeded_forward, (builds, image), rtol=1e-4, atol=1e-4)
+    assert_parity(
+        tf_oracle, _seeded_forward, (builds, image), rtol=1e-4, atol=1e-4, helpers=[seed_weights]
+    )
 
 
 def test_missing_weight_file_is_an_error(tmp_path, monkeypatch):
@@ -237,13 +245,3 @@ def test_legacy_weights_by_order_when_names_differ(tmp_path):
     load_legacy_h5_weights(model, str(path))
     for got, want in zip(model.get_weights(), values):
         np.testing.assert_array_equal(got, want)
-
-
-def test_channels_first_is_refused():
-    keras = ff.keras
-    keras.backend.set_image_data_format("channels_first")
-    try:
-        with pytest.raises(NotImplementedError, match="channels_last"):
-            keras.applications.MobileNetV2(weights=None)
-    finally:
-        keras.backend.set_image_data_format("channels_last")

@@ -4,23 +4,44 @@ legacy Keras ``.h5`` layout, matched to the model's layers by name. ferroflow do
 download: a weight file that is not in the cache is an error naming where to put it."""
 
 import os
+import warnings
 
 from ferroflow.keras import activations, backend, layers
 from ferroflow.keras.saving.weight_files import import_h5py
 from ferroflow.keras.utils.file_utils import get_file
 
-BN_AXIS = 3  # channels_last, the only data format ferroflow's Keras builds these in
+
+def channels_first():
+    """Whether the models are built channels first (`keras.config.image_data_format`)."""
+    return backend.image_data_format() == "channels_first"
+
+
+def bn_axis():
+    """The channel axis as Keras's builders that write ``3`` for channels last give it."""
+    return 1 if channels_first() else 3
+
+
+def channel_axis():
+    """The channel axis as Keras's builders that write ``-1`` for channels last give it."""
+    return 1 if channels_first() else -1
+
+
+def spatial(shape):
+    """(rows, cols) of an image shape without its batch dimension."""
+    return (shape[1], shape[2]) if channels_first() else (shape[0], shape[1])
+
+
+def refuse_channels_first(family):
+    """Keras's error for the families it builds channels last only."""
+    if channels_first():
+        raise ValueError(
+            f"{family} does not support the `channels_first` image data format. Switch to "
+            "`channels_last` by editing your local config file at ~/.keras/keras.json"
+        )
 
 
 def check_weights(weights, include_top, classes, known=("imagenet",)):
-    """Keras's checks of ``weights`` and ``classes`` before a build (and the data format:
-    ferroflow builds these models channels-last only)."""
-    if backend.image_data_format() != "channels_last":
-        raise NotImplementedError(
-            "keras.applications: ferroflow builds the application models in the "
-            "`channels_last` image data format only; received "
-            f"image_data_format={backend.image_data_format()!r}."
-        )
+    """Keras's checks of ``weights`` and ``classes`` before a build."""
     if not (weights in {*known, None} or (isinstance(weights, str) and os.path.exists(weights))):
         raise ValueError(
             "The `weights` argument should be either `None` (random initialization), "
@@ -34,14 +55,34 @@ def check_weights(weights, include_top, classes, known=("imagenet",)):
         )
 
 
-def obtain_input_shape(input_shape, default_size, min_size, require_flatten, weights=None):
-    """The model's input shape (channels last), validated as Keras validates it."""
+def _warn_channels(count):
+    if count not in {1, 3}:
+        warnings.warn(
+            "This model usually expects 1 or 3 input channels. However, it was passed an "
+            f"input_shape with {count} input channels.",
+            stacklevel=3,
+        )
+
+
+def obtain_input_shape(
+    input_shape, default_size, min_size, require_flatten, weights=None, data_format=None
+):
+    """The model's input shape in ``data_format`` (default: the image data format),
+    validated as Keras validates it."""
+    first = (data_format or backend.image_data_format()) == "channels_first"
     if weights != "imagenet" and input_shape and len(input_shape) == 3:
-        default_shape = (default_size, default_size, input_shape[-1])
+        _warn_channels(input_shape[0] if first else input_shape[-1])
+        if first:
+            default_shape = (input_shape[0], default_size, default_size)
+        else:
+            default_shape = (default_size, default_size, input_shape[-1])
     else:
-        default_shape = (default_size, default_size, 3)
+        default_shape = (
+            (3, default_size, default_size) if first else (default_size, default_size, 3)
+        )
     if weights == "imagenet" and require_flatten:
-        if input_shape is not None and tuple(input_shape) != default_shape:
+        # Keras compares as given: a list never equals the default tuple.
+        if input_shape is not None and input_shape != default_shape:
             raise ValueError(
                 "When setting `include_top=True` and loading `imagenet` weights, "
                 f"`input_shape` should be {default_shape}.  Received: input_shape={input_shape}"
@@ -50,17 +91,22 @@ def obtain_input_shape(input_shape, default_size, min_size, require_flatten, wei
     if input_shape:
         if len(input_shape) != 3:
             raise ValueError("`input_shape` must be a tuple of three integers.")
-        if input_shape[-1] != 3 and weights == "imagenet":
+        channels, size = (
+            (input_shape[0], input_shape[1:]) if first else (input_shape[-1], input_shape[:2])
+        )
+        if channels != 3 and weights == "imagenet":
             raise ValueError(
                 f"The input must have 3 channels; Received `input_shape={input_shape}`"
             )
-        if any(d is not None and d < min_size for d in input_shape[:2]):
+        if any(d is not None and d < min_size for d in size):
             raise ValueError(
                 f"Input size must be at least {min_size}x{min_size}; Received: "
                 f"input_shape={input_shape}"
             )
+    elif require_flatten:
+        input_shape = default_shape
     else:
-        input_shape = default_shape if require_flatten else (None, None, 3)
+        input_shape = (3, None, None) if first else (None, None, 3)
     if require_flatten and None in input_shape:
         raise ValueError(
             "If `include_top` is True, you should specify a static `input_shape`. "
@@ -70,22 +116,24 @@ def obtain_input_shape(input_shape, default_size, min_size, require_flatten, wei
 
 
 def model_input(input_tensor, shape):
-    """(the image tensor the layers start from, the model's inputs)."""
+    """(the image tensor the layers start from, the model's inputs). A tensor that is not a
+    Keras tensor goes through `keras.Input(tensor=...)` as in Keras, which refuses it."""
     if input_tensor is None:
         image = layers.Input(shape=shape)
         return image, image
-    if not hasattr(input_tensor, "_keras_history"):
-        raise NotImplementedError(
-            "keras.applications: `input_tensor` must be a Keras tensor (from `keras.Input` or "
-            "a layer's output); ferroflow does not wrap backend tensors as inputs."
-        )
-    return input_tensor, _source_inputs(input_tensor)
+    if backend.is_keras_tensor(input_tensor):
+        image = input_tensor
+    else:
+        image = layers.Input(tensor=input_tensor, shape=shape)
+    return image, _source_inputs(input_tensor)
 
 
 def _source_inputs(tensor):
     """The `keras.Input` tensors ``tensor`` depends on, as Keras's `get_source_inputs`."""
     from ferroflow.keras.layers.input_layer import InputLayer
 
+    if not hasattr(tensor, "_keras_history"):
+        return tensor
     layer = tensor._keras_history[0]
     if isinstance(layer, InputLayer):
         return tensor
@@ -158,7 +206,7 @@ def predictions(x, classes, classifier_activation, weights):
 
 def correct_pad(inputs, kernel_size):
     """The zero padding before a strided 'valid' convolution that makes it 'same'-like."""
-    size = inputs.shape[1:3]
+    size = inputs.shape[2:4] if channels_first() else inputs.shape[1:3]
     if isinstance(kernel_size, int):
         kernel_size = (kernel_size, kernel_size)
     adjust = (1, 1) if size[0] is None else (1 - size[0] % 2, 1 - size[1] % 2)

@@ -3,20 +3,22 @@ the ImageNet checks on ``alpha`` and the input size, and ``_make_divisible``."""
 
 import warnings
 
+from ferroflow.keras.applications._common import spatial
+
 
 def default_size(input_shape, sizes):
     """The square input size Keras assumes: the given one when it is square and in
     ``sizes``, else 224."""
     if input_shape is None:
         return 224
-    rows, cols = input_shape[0], input_shape[1]
+    rows, cols = spatial(input_shape)
     return rows if rows == cols and rows in sizes else 224
 
 
 def weight_rows(shape, weights, alpha, alphas, sizes, alpha_message):
     """The input size whose ImageNet weights load (224 with a warning when the input size
     has none); raises for an ``alpha`` with no weights."""
-    rows, cols = shape[0], shape[1]
+    rows, cols = spatial(shape)
     if weights == "imagenet":
         if alpha not in alphas:
             raise ValueError(alpha_message)

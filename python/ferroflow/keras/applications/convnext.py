@@ -162,6 +162,7 @@ def ConvNeXt(
     weights_name=None,
 ):
     """A ConvNeXt with ``depths`` blocks of ``projection_dims`` channels per stage."""
+    _common.refuse_channels_first("ConvNeXt")
     _common.check_weights(weights, include_top, classes)
     input_shape = _common.obtain_input_shape(
         input_shape, default_size, 32, require_flatten=include_top, weights=weights

@@ -4,7 +4,7 @@ bottleneck convolutions, transition blocks between them), Keras's layer names in
 from ferroflow.keras import layers
 from ferroflow.keras.applications import imagenet_utils
 from ferroflow.keras.applications._builder import build, keras_builder
-from ferroflow.keras.applications._common import BN_AXIS
+from ferroflow.keras.applications._common import bn_axis, refuse_channels_first
 from ferroflow.keras.applications.resnet import decode_predictions
 
 __all__ = ["DenseNet121", "DenseNet169", "DenseNet201", "decode_predictions", "preprocess_input"]
@@ -13,7 +13,7 @@ BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-application
 
 
 def _bn_relu(x, name):
-    x = layers.BatchNormalization(axis=BN_AXIS, epsilon=1.001e-5, name=f"{name}_bn")(x)
+    x = layers.BatchNormalization(axis=bn_axis(), epsilon=1.001e-5, name=f"{name}_bn")(x)
     return layers.Activation("relu", name=f"{name}_relu")(x)
 
 
@@ -23,7 +23,7 @@ def conv_block(x, growth_rate, name):
     x1 = layers.Conv2D(4 * growth_rate, 1, use_bias=False, name=f"{name}_1_conv")(x1)
     x1 = _bn_relu(x1, f"{name}_1")
     x1 = layers.Conv2D(growth_rate, 3, padding="same", use_bias=False, name=f"{name}_2_conv")(x1)
-    return layers.Concatenate(axis=BN_AXIS, name=f"{name}_concat")([x, x1])
+    return layers.Concatenate(axis=bn_axis(), name=f"{name}_concat")([x, x1])
 
 
 def dense_block(x, blocks, name):
@@ -36,7 +36,9 @@ def dense_block(x, blocks, name):
 def transition_block(x, reduction, name):
     """BN-ReLU, a 1x1 conv to ``reduction`` of the channels, 2x2 average pooling."""
     x = _bn_relu(x, name)
-    x = layers.Conv2D(int(x.shape[BN_AXIS] * reduction), 1, use_bias=False, name=f"{name}_conv")(x)
+    x = layers.Conv2D(int(x.shape[bn_axis()] * reduction), 1, use_bias=False, name=f"{name}_conv")(
+        x
+    )
     return layers.AveragePooling2D(2, strides=2, name=f"{name}_pool")(x)
 
 
@@ -53,9 +55,10 @@ def DenseNet(blocks, depth, name, **kwargs):
             x = dense_block(x, count, name=f"conv{stage + 2}")
             if stage < 3:
                 x = transition_block(x, 0.5, name=f"pool{stage + 2}")
-        x = layers.BatchNormalization(axis=BN_AXIS, epsilon=1.001e-5, name="bn")(x)
+        x = layers.BatchNormalization(axis=bn_axis(), epsilon=1.001e-5, name="bn")(x)
         return layers.Activation("relu", name="relu")(x)
 
+    refuse_channels_first("DenseNet")
     stem = f"densenet{depth}_weights_tf_dim_ordering_tf_kernels"
     return build(
         body,

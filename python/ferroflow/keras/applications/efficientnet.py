@@ -59,7 +59,10 @@ def round_filters(filters, width_coefficient, divisor=8):
 def squeeze_excite(x, filters, filters_se, activation, name, se_shape=None):
     """Squeeze-and-excitation: pooled, two 1x1 convs, the sigmoid gate times ``x``."""
     se = layers.GlobalAveragePooling2D(name=f"{name}se_squeeze")(x)
-    se = layers.Reshape(se_shape or (1, 1, filters), name=f"{name}se_reshape")(se)
+    se = layers.Reshape(
+        se_shape or ((filters, 1, 1) if _common.channels_first() else (1, 1, filters)),
+        name=f"{name}se_reshape",
+    )(se)
     se = layers.Conv2D(
         filters_se,
         1,
@@ -91,7 +94,7 @@ def conv_bn_act(
         name=conv_name,
         **conv_args,
     )(x)
-    x = layers.BatchNormalization(axis=3, momentum=momentum, name=bn_name)(x)
+    x = layers.BatchNormalization(axis=_common.bn_axis(), momentum=momentum, name=bn_name)(x)
     if activation is None:
         return x
     return layers.Activation(activation, name=act_name)(x)
@@ -137,7 +140,7 @@ def block(
         depthwise_initializer=CONV_KERNEL_INITIALIZER,
         name=f"{name}dwconv",
     )(x)
-    x = layers.BatchNormalization(axis=3, name=f"{name}bn")(x)
+    x = layers.BatchNormalization(axis=_common.bn_axis(), name=f"{name}bn")(x)
     x = layers.Activation(activation, name=f"{name}activation")(x)
     if 0 < se_ratio <= 1:
         x = squeeze_excite(x, filters, max(1, int(filters_in * se_ratio)), activation, name)
@@ -203,7 +206,7 @@ def EfficientNet(
 
     def body(x):
         x = layers.Rescaling(1.0 / 255.0)(x)
-        x = layers.Normalization(axis=3)(x)
+        x = layers.Normalization(axis=_common.bn_axis())(x)
         if weights == "imagenet":
             x = layers.Rescaling([1.0 / math.sqrt(s) for s in IMAGENET_STDDEV_RGB])(x)
         x = layers.ZeroPadding2D(padding=_common.correct_pad(x, 3), name="stem_conv_pad")(x)

@@ -5,6 +5,7 @@ normalization are part of the model (``include_preprocessing``), as in Keras."""
 import math
 
 from ferroflow.keras import initializers, layers
+from ferroflow.keras.applications import _common
 from ferroflow.keras.applications._builder import build
 from ferroflow.keras.applications.efficientnet import (
     CONV_KERNEL_INITIALIZER,
@@ -142,7 +143,9 @@ def MBConvBlock(
             use_bias=False,
             name=f"{name}dwconv2",
         )(x)
-        x = layers.BatchNormalization(axis=3, momentum=bn_momentum, name=f"{name}bn")(x)
+        x = layers.BatchNormalization(
+            axis=_common.bn_axis(), momentum=bn_momentum, name=f"{name}bn"
+        )(x)
         x = layers.Activation(activation, name=f"{name}activation")(x)
         if 0 < se_ratio <= 1:
             x = squeeze_excite(x, filters, max(1, int(input_filters * se_ratio)), activation, name)
@@ -227,12 +230,12 @@ def EfficientNetV2(
 
     def body(x):
         if include_preprocessing:
-            if name.split("-")[-1].startswith("b") and x.shape[3] == 3:
+            if name.split("-")[-1].startswith("b") and x.shape[_common.bn_axis()] == 3:
                 x = layers.Rescaling(scale=1.0 / 255)(x)
                 x = layers.Normalization(
                     mean=[0.485, 0.456, 0.406],
                     variance=[0.229**2, 0.224**2, 0.225**2],
-                    axis=3,
+                    axis=_common.bn_axis(),
                 )(x)
             else:
                 x = layers.Rescaling(scale=1.0 / 128.0, offset=-1)(x)

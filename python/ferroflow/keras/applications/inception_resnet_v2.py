@@ -2,6 +2,7 @@
 concatenation is added, scaled, to the block input), Keras's layer names included."""
 
 from ferroflow.keras import layers
+from ferroflow.keras.applications import _common
 from ferroflow.keras.applications._builder import imagenet_build, keras_builder
 from ferroflow.keras.applications.inception_v3 import _head
 from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
@@ -38,7 +39,7 @@ def conv2d_bn(
     )(x)
     if not use_bias:
         bn_name = None if name is None else f"{name}_bn"
-        x = layers.BatchNormalization(axis=3, scale=False, name=bn_name)(x)
+        x = layers.BatchNormalization(axis=_common.bn_axis(), scale=False, name=bn_name)(x)
     if activation is not None:
         x = layers.Activation(activation, name=None if name is None else f"{name}_ac")(x)
     return x
@@ -68,8 +69,15 @@ def inception_resnet_block(x, scale, block_type, block_idx, activation="relu"):
         )
     branches = [_chain(x, *chain) for chain in _BLOCKS[block_type]]
     block_name = f"{block_type}_{block_idx}"
-    mixed = layers.Concatenate(axis=3, name=f"{block_name}_mixed")(branches)
-    up = conv2d_bn(mixed, x.shape[3], 1, activation=None, use_bias=True, name=f"{block_name}_conv")
+    mixed = layers.Concatenate(axis=_common.bn_axis(), name=f"{block_name}_mixed")(branches)
+    up = conv2d_bn(
+        mixed,
+        x.shape[_common.bn_axis()],
+        1,
+        activation=None,
+        use_bias=True,
+        name=f"{block_name}_conv",
+    )
     x = CustomScaleLayer(scale)([x, up])
     if activation is not None:
         x = layers.Activation(activation, name=f"{block_name}_ac")(x)
@@ -89,7 +97,7 @@ def _body(x):
         _chain(x, (64, 1), (96, 3), (96, 3)),
     ]
     branches.append(_chain(pool(x), (64, 1)))
-    x = layers.Concatenate(axis=3, name="mixed_5b")(branches)
+    x = layers.Concatenate(axis=_common.bn_axis(), name="mixed_5b")(branches)
     for block_idx in range(1, 11):
         x = inception_resnet_block(x, 0.17, "block35", block_idx)
     branches = [
@@ -97,7 +105,7 @@ def _body(x):
         _chain(x, (256, 1), (256, 3), (384, 3, *down)),
         layers.MaxPooling2D(3, strides=2, padding="valid")(x),
     ]
-    x = layers.Concatenate(axis=3, name="mixed_6a")(branches)
+    x = layers.Concatenate(axis=_common.bn_axis(), name="mixed_6a")(branches)
     for block_idx in range(1, 21):
         x = inception_resnet_block(x, 0.1, "block17", block_idx)
     branches = [
@@ -106,7 +114,7 @@ def _body(x):
         _chain(x, (256, 1), (288, 3), (320, 3, *down)),
         layers.MaxPooling2D(3, strides=2, padding="valid")(x),
     ]
-    x = layers.Concatenate(axis=3, name="mixed_7a")(branches)
+    x = layers.Concatenate(axis=_common.bn_axis(), name="mixed_7a")(branches)
     for block_idx in range(1, 10):
         x = inception_resnet_block(x, 0.2, "block8", block_idx)
     x = inception_resnet_block(x, 1.0, "block8", 10, activation=None)

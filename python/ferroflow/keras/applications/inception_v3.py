@@ -22,9 +22,9 @@ def conv2d_bn(x, filters, num_row, num_col, padding="same", strides=(1, 1), name
         use_bias=False,
         name=None if name is None else f"{name}_conv",
     )(x)
-    x = layers.BatchNormalization(axis=3, scale=False, name=None if name is None else f"{name}_bn")(
-        x
-    )
+    x = layers.BatchNormalization(
+        axis=_common.bn_axis(), scale=False, name=None if name is None else f"{name}_bn"
+    )(x)
     return layers.Activation("relu", name=name)(x)
 
 
@@ -43,7 +43,7 @@ def _avg_branch(x, filters):
 
 
 def _concat(branches, name=None):
-    return layers.Concatenate(axis=3, name=name)(branches)
+    return layers.Concatenate(axis=_common.bn_axis(), name=name)(branches)
 
 
 def _body(x):

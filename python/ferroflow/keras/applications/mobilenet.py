@@ -31,12 +31,12 @@ def _depthwise_conv_block(x, filters, alpha, depth_multiplier, stride, block_id)
         use_bias=False,
         name=f"conv_dw_{block_id}",
     )(x)
-    x = layers.BatchNormalization(axis=-1, name=f"conv_dw_{block_id}_bn")(x)
+    x = layers.BatchNormalization(axis=_common.channel_axis(), name=f"conv_dw_{block_id}_bn")(x)
     x = layers.ReLU(6.0, name=f"conv_dw_{block_id}_relu")(x)
     x = layers.Conv2D(
         int(filters * alpha), (1, 1), padding="same", use_bias=False, name=f"conv_pw_{block_id}"
     )(x)
-    x = layers.BatchNormalization(axis=-1, name=f"conv_pw_{block_id}_bn")(x)
+    x = layers.BatchNormalization(axis=_common.channel_axis(), name=f"conv_pw_{block_id}_bn")(x)
     return layers.ReLU(6.0, name=f"conv_pw_{block_id}_relu")(x)
 
 
@@ -64,7 +64,7 @@ def MobileNet(
         x = layers.Conv2D(
             int(32 * alpha), (3, 3), padding="same", use_bias=False, strides=(2, 2), name="conv1"
         )(x)
-        x = layers.BatchNormalization(axis=-1, name="conv1_bn")(x)
+        x = layers.BatchNormalization(axis=_common.channel_axis(), name="conv1_bn")(x)
         x = layers.ReLU(6.0, name="conv1_relu")(x)
         for block_id, (filters, stride) in enumerate(_BLOCKS, start=1):
             x = _depthwise_conv_block(x, filters, alpha, depth_multiplier, stride, block_id)

@@ -1,7 +1,7 @@
 """`keras.applications.mobilenet_v2`: MobileNetV2 (inverted residual blocks) as Keras builds
 it, layer names and weight file names included."""
 
-from ferroflow.keras import layers
+from ferroflow.keras import backend, layers
 from ferroflow.keras.applications import _common, _mobile, imagenet_utils
 from ferroflow.keras.applications._builder import build
 from ferroflow.keras.applications.resnet import decode_predictions
@@ -21,11 +21,13 @@ _BLOCKS = (
 
 
 def _bn(x, name):
-    return layers.BatchNormalization(axis=-1, epsilon=1e-3, momentum=0.999, name=name)(x)
+    return layers.BatchNormalization(
+        axis=_common.channel_axis(), epsilon=1e-3, momentum=0.999, name=name
+    )(x)
 
 
 def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
-    in_channels = inputs.shape[-1]
+    in_channels = inputs.shape[_common.channel_axis()]
     pointwise_filters = _mobile.make_divisible(int(filters * alpha), 8)
     x = inputs
     prefix = f"block_{block_id}_"
@@ -57,6 +59,33 @@ def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
     return x
 
 
+def _default_size(input_shape, input_tensor):
+    """Keras's checks of ``input_tensor`` against ``input_shape``, and the square input size
+    whose weights load (from the Keras tensor's shape when ``input_shape`` is None)."""
+    keras_tensor = input_tensor is not None and backend.is_keras_tensor(input_tensor)
+    if input_shape is not None and input_tensor is not None:
+        if not keras_tensor:
+            raise ValueError(
+                f"input_tensor is not a Keras tensor; Received `input_tensor={input_tensor}`"
+            )
+        # Keras compares these two entries in both formats (channels with rows when
+        # channels first).
+        if _common.channels_first() and input_tensor.shape[1] != input_shape[1]:
+            raise ValueError(
+                "input_shape[1] must equal shape(input_tensor)[1] when `image_data_format` "
+                f"is `channels_first`; Received `input_tensor.shape={input_tensor.shape}`, "
+                f"`input_shape={input_shape}`"
+            )
+        if not _common.channels_first() and input_tensor.shape[2] != input_shape[1]:
+            raise ValueError(
+                "input_tensor.shape[2] must equal input_shape[1]; Received "
+                f"`input_tensor.shape={input_tensor.shape}`, `input_shape={input_shape}`"
+            )
+    if input_shape is None and keras_tensor:
+        return _mobile.default_size(tuple(input_tensor.shape[1:]), _SIZES)
+    return _mobile.default_size(input_shape, _SIZES)
+
+
 def MobileNetV2(
     input_shape=None,
     alpha=1.0,
@@ -69,10 +98,8 @@ def MobileNetV2(
     name=None,
 ):
     """MobileNetV2 with width multiplier ``alpha`` (Keras's architecture and layer names)."""
-    if input_shape is None and input_tensor is not None and hasattr(input_tensor, "shape"):
-        size = _mobile.default_size(tuple(input_tensor.shape[1:3]), _SIZES)
-    else:
-        size = _mobile.default_size(input_shape, _SIZES)
+    _common.check_weights(weights, include_top, classes)  # before the input checks, as Keras
+    size = _default_size(input_shape, input_tensor)
 
     def body(x):
         x = layers.Conv2D(

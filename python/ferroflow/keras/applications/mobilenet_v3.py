@@ -4,7 +4,7 @@ The input rescaling is part of the model (``include_preprocessing``), as in Kera
 
 import warnings
 
-from ferroflow.keras import layers
+from ferroflow.keras import backend, layers
 from ferroflow.keras.applications import _common, _mobile
 from ferroflow.keras.applications.resnet import decode_predictions
 from ferroflow.keras.models import Model
@@ -63,7 +63,9 @@ def hard_swish(x):
 
 
 def _bn(x, name):
-    return layers.BatchNormalization(axis=-1, epsilon=1e-3, momentum=0.999, name=name)(x)
+    return layers.BatchNormalization(
+        axis=_common.channel_axis(), epsilon=1e-3, momentum=0.999, name=name
+    )(x)
 
 
 def _se_block(inputs, filters, se_ratio, prefix):
@@ -82,7 +84,7 @@ def _se_block(inputs, filters, se_ratio, prefix):
 def _inverted_res_block(x, expansion, filters, kernel_size, stride, se_ratio, activation, block_id):
     shortcut = x
     prefix = "expanded_conv_"
-    infilters = x.shape[-1]
+    infilters = x.shape[_common.channel_axis()]
     if block_id:
         prefix = f"expanded_conv_{block_id}_"
         x = layers.Conv2D(
@@ -112,19 +114,27 @@ def _inverted_res_block(x, expansion, filters, kernel_size, stride, se_ratio, ac
 
 def _input_shape(input_shape, input_tensor):
     """Keras's MobileNetV3 input shape: from ``input_tensor``, else free height and width."""
+    first = _common.channels_first()
     if input_shape is not None and input_tensor is not None:
-        if not hasattr(input_tensor, "_keras_history"):
+        if not backend.is_keras_tensor(input_tensor):
             raise ValueError("input_tensor specified: ", input_tensor, "is not a keras tensor")
-        if input_tensor.shape[2] != input_shape[1]:
+        if input_tensor.shape[1 if first else 2] != input_shape[1]:
             raise ValueError(
-                "input_shape[1] must equal input_tensor.shape[2].  Received "
-                f"input_shape={input_shape}, input_tensor.shape={input_tensor.shape}"
+                ("When backend.image_data_format()=channels_first, " if first else "")
+                + "input_shape[1] must equal input_tensor.shape["
+                + ("1" if first else "2")
+                + f"].  Received input_shape={input_shape}, "
+                f"input_tensor.shape={input_tensor.shape}"
             )
     if input_shape is None and input_tensor is not None:
-        input_shape = (input_tensor.shape[2], input_tensor.shape[1], 3)
-    if input_shape is None:
-        input_shape = (None, None, 3)
-    rows, cols = input_shape[0], input_shape[1]
+        if backend.is_keras_tensor(input_tensor):
+            rows, cols = _common.spatial(input_tensor.shape[1:])
+            input_shape = (3, cols, rows) if first else (cols, rows, 3)
+    elif input_shape is None:
+        input_shape = (3, None, None) if first else (None, None, 3)
+    # A non-Keras `input_tensor` leaves the shape unknown: Keras subscripts it anyway
+    # (TypeError) before `keras.Input` could refuse the tensor.
+    rows, cols = _common.spatial(input_shape)
     if rows and cols and (rows < 32 or cols < 32):
         raise ValueError(f"Input size must be at least 32x32; Received `input_shape={input_shape}`")
     return input_shape
@@ -150,7 +160,7 @@ def MobileNetV3(
     """A MobileNetV3 of the given ``blocks`` table."""
     _common.check_weights(weights, include_top, classes)
     input_shape = _input_shape(input_shape, input_tensor)
-    rows, cols = input_shape[0], input_shape[1]
+    rows, cols = _common.spatial(input_shape)
     if weights == "imagenet":
         if (not minimalistic and alpha not in [0.75, 1.0]) or (minimalistic and alpha != 1.0):
             raise ValueError(
@@ -181,7 +191,7 @@ def MobileNetV3(
             activation if act == "a" else relu,
             block_id,
         )
-    last_conv_ch = _depth(x.shape[-1] * 6)
+    last_conv_ch = _depth(x.shape[_common.channel_axis()] * 6)
     if alpha > 1.0:
         last_point_ch = _depth(last_point_ch * alpha)
     x = layers.Conv2D(last_conv_ch, 1, padding="same", use_bias=False, name="conv_1")(x)

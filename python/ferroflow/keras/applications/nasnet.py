@@ -23,7 +23,9 @@ _WEIGHT_FILES = {
 
 
 def _bn(x, name):
-    return layers.BatchNormalization(axis=-1, momentum=0.9997, epsilon=1e-3, name=name)(x)
+    return layers.BatchNormalization(
+        axis=_common.channel_axis(), momentum=0.9997, epsilon=1e-3, name=name
+    )(x)
 
 
 def _conv1x1(x, filters, name):
@@ -73,9 +75,9 @@ def _adjust_block(p, ip, filters, block_id=None):
         p2 = layers.Cropping2D(cropping=((1, 0), (1, 0)))(p2)
         p2 = layers.AveragePooling2D(**pool, name=f"adjust_avg_pool_2_{block_id}")(p2)
         p2 = _conv1x1(p2, filters // 2, f"adjust_conv_2_{block_id}")
-        p = layers.Concatenate(axis=-1)([p1, p2])
+        p = layers.Concatenate(axis=_common.channel_axis())([p1, p2])
         return _bn(p, f"adjust_bn_{block_id}")
-    if p.shape[-1] != filters:
+    if p.shape[_common.channel_axis()] != filters:
         p = layers.Activation("relu")(p)
         p = _conv1x1(p, filters, f"adjust_conv_projection_{block_id}")
         return _bn(p, f"adjust_bn_{block_id}")
@@ -118,7 +120,9 @@ def _normal_a_cell(ip, p, filters, block_id=None):
     )
     x5 = _separable_conv_block(h, filters, block_id=f"normal_left5_{b}")
     x5 = layers.Add(name=f"normal_add_5_{b}")([x5, h])
-    x = layers.Concatenate(axis=-1, name=f"normal_concat_{b}")([p, x1, x2, x3, x4, x5])
+    x = layers.Concatenate(axis=_common.channel_axis(), name=f"normal_concat_{b}")(
+        [p, x1, x2, x3, x4, x5]
+    )
     return x, ip
 
 
@@ -147,7 +151,9 @@ def _reduction_a_cell(ip, p, filters, block_id=None):
         (3, 3), strides=(2, 2), padding="valid", name=f"reduction_right5_{b}"
     )(h3)
     x5 = layers.Add(name=f"reduction_add4_{b}")([x5_1, x5_2])
-    x = layers.Concatenate(axis=-1, name=f"reduction_concat_{b}")([x2, x3, x4, x5])
+    x = layers.Concatenate(axis=_common.channel_axis(), name=f"reduction_concat_{b}")(
+        [x2, x3, x4, x5]
+    )
     return x, ip
 
 
@@ -168,6 +174,7 @@ def NASNet(
     name="NASNet",
 ):
     """A NASNet-A with ``num_blocks`` normal cells per stage."""
+    _common.refuse_channels_first("NASNet")
     _common.check_weights(weights, include_top, classes)
     if isinstance(input_shape, tuple) and None in input_shape and weights == "imagenet":
         raise ValueError(

@@ -4,7 +4,7 @@ shares, as Keras builds them (layer names included, so Keras's weight files load
 from ferroflow.keras import layers
 from ferroflow.keras.applications import imagenet_utils
 from ferroflow.keras.applications._builder import build, keras_builder
-from ferroflow.keras.applications._common import BN_AXIS
+from ferroflow.keras.applications._common import bn_axis
 
 __all__ = ["ResNet50", "ResNet101", "ResNet152", "decode_predictions", "preprocess_input"]
 
@@ -12,7 +12,7 @@ BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-application
 
 
 def _bn(x, name):
-    return layers.BatchNormalization(axis=BN_AXIS, epsilon=1.001e-5, name=name)(x)
+    return layers.BatchNormalization(axis=bn_axis(), epsilon=1.001e-5, name=name)(x)
 
 
 def ResNet(stack_fn, preact, use_bias, weights_name=None, name="resnet", **kwargs):

@@ -2,6 +2,7 @@
 convolutions with projected residuals), Keras's layer names included."""
 
 from ferroflow.keras import layers
+from ferroflow.keras.applications import _common
 from ferroflow.keras.applications._builder import imagenet_build, keras_builder
 from ferroflow.keras.applications.inception_v3 import _head
 from ferroflow.keras.applications.mobilenet_v2 import preprocess_input
@@ -17,13 +18,13 @@ def _sep_bn(x, filters, name, relu_first=None):
     if relu_first is not None:
         x = layers.Activation("relu", name=relu_first)(x)
     x = layers.SeparableConv2D(filters, (3, 3), padding="same", use_bias=False, name=name)(x)
-    return layers.BatchNormalization(axis=-1, name=f"{name}_bn")(x)
+    return layers.BatchNormalization(axis=_common.channel_axis(), name=f"{name}_bn")(x)
 
 
 def _projected(x, filters):
     """The strided 1x1 projection of a downsampling block's residual (default names)."""
     r = layers.Conv2D(filters, (1, 1), strides=(2, 2), padding="same", use_bias=False)(x)
-    return layers.BatchNormalization(axis=-1)(r)
+    return layers.BatchNormalization(axis=_common.channel_axis())(r)
 
 
 def _down_block(x, block, filters, first_relu=True):
@@ -38,10 +39,10 @@ def _down_block(x, block, filters, first_relu=True):
 
 def _body(x):
     x = layers.Conv2D(32, (3, 3), strides=(2, 2), use_bias=False, name="block1_conv1")(x)
-    x = layers.BatchNormalization(axis=-1, name="block1_conv1_bn")(x)
+    x = layers.BatchNormalization(axis=_common.channel_axis(), name="block1_conv1_bn")(x)
     x = layers.Activation("relu", name="block1_conv1_act")(x)
     x = layers.Conv2D(64, (3, 3), use_bias=False, name="block1_conv2")(x)
-    x = layers.BatchNormalization(axis=-1, name="block1_conv2_bn")(x)
+    x = layers.BatchNormalization(axis=_common.channel_axis(), name="block1_conv2_bn")(x)
     x = layers.Activation("relu", name="block1_conv2_act")(x)
     x = _down_block(x, 2, (128, 128), first_relu=False)
     x = _down_block(x, 3, (256, 256))

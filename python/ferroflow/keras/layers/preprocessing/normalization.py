@@ -231,6 +231,9 @@ class Rescaling(Layer):
     def call(self, inputs):
         scale = cast(convert_to_tensor(self.scale), self.dtype)
         offset = cast(convert_to_tensor(self.offset), self.dtype)
+        if scale.shape.rank and backend_config.image_data_format() == "channels_first":
+            # Keras puts a per-channel scale on the channel axis of a channels-first image.
+            scale = reshape(scale, tuple(scale.shape) + (1,) * (3 - scale.shape.rank))
         return cast(inputs, self.dtype) * scale + offset
 
     def compute_output_shape(self, input_shape):
