@@ -8,6 +8,48 @@
 // then a minimax polynomial; sin/cos/tan hold their accuracy over all float32 (see
 // reduce_quarter_turns).
 
+// Correctly rounded float32 division. WGSL lets drivers approximate a / b (2.5 ulp) and
+// NVIDIA's Vulkan driver does, where TensorFlow's kernels round correctly: on an H200, 40 / 100
+// came out an ulp low, enough to move a percentile's index, a quantization step or a resize's
+// output size. A residual step with fma is not enough (lavapipe's fma is not fused), so the
+// significands are divided as integers, exactly: a leading 1 and three 8-bit digits give 24
+// bits and a guard bit, the remainder is the sticky bit, and the result rounds half to even.
+// Zeros, infinities, NaNs, subnormal operands and results outside the normal range keep the
+// driver's quotient (GPUs may flush subnormals anyway).
+fn div_f(a: f32, b: f32) -> f32 {
+    let q = a / b;
+    if (is_nan(q) || is_inf(q) || q == 0.0) { return q; }
+    let ua = bitcast<u32>(a);
+    let ub = bitcast<u32>(b);
+    let ea = i32((ua >> 23u) & 0xffu);
+    let eb = i32((ub >> 23u) & 0xffu);
+    if (ea == 0 || eb == 0 || ea == 255 || eb == 255) { return q; }
+    var ma = (ua & 0x7fffffu) | 0x800000u;
+    let mb = (ub & 0x7fffffu) | 0x800000u;
+    var e = ea - eb + 127;
+    // ma / mb in [1, 2): the quotient's leading digit is 1.
+    if (ma < mb) {
+        ma = ma << 1u;
+        e = e - 1;
+    }
+    var r = ma - mb;
+    var quotient = 1u;
+    for (var i = 0; i < 3; i = i + 1) {
+        let shifted = r << 8u;
+        let digit = shifted / mb;
+        r = shifted - digit * mb;
+        quotient = (quotient << 8u) | digit;
+    }
+    var mant = quotient >> 1u;
+    if ((quotient & 1u) == 1u && (r != 0u || (mant & 1u) == 1u)) { mant = mant + 1u; }
+    if (mant == 0x1000000u) {
+        mant = 0x800000u;
+        e = e + 1;
+    }
+    if (e < 1 || e > 254) { return q; }
+    return bitcast<f32>(((ua ^ ub) & 0x80000000u) | (u32(e) << 23u) | (mant & 0x7fffffu));
+}
+
 const LN2_HI: f32 = 0.693359375;
 const LN2_LO: f32 = -2.12194440e-4;
 

@@ -563,8 +563,11 @@ fn special_expint(x: f32) -> f32 {
         return (0.5772156649015329 + log_f(x)) + x * p;
     }
     if (x > 100.0) { return special_inf(); }
+    // e^x as e * e overflows float32 above 88.7 where Ei(x) does not (Ei(88.8) = 4e36), and a
+    // driver may multiply e * e first (NVIDIA's did, on an H200): e's exponent is applied last.
     let e = exp_f(0.5 * x);
-    return special_expint_h(x) / x * e * e;
+    let parts = frexp(e);
+    return ldexp(special_expint_h(x) / x * parts.fract * e, parts.exp);
 }
 
 // K0(x) + ln(x) I0(x) and x K1(x) - x ln(x) I1(x), entire in y = x^2, for 0 < x <= 2
