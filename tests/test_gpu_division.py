@@ -7,7 +7,6 @@ divides the significands as integers (shaders/precise_math.wgsl, div_f)."""
 import ferroflow as tf
 import numpy as np
 import pytest
-
 from conftest import require_gpu
 
 
