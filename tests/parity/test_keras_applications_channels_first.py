@@ -141,6 +141,12 @@ def _input_tensors(tf, image):
     out.append(
         attempt(lambda: A.MobileNetV3Small(weights=None, input_tensor=inp, input_shape=(9, 9, 3)))
     )
+    # EfficientNetV2 picks its preprocessing from the validated input shape (3 channels by
+    # default), not from the tensor: Keras's ImageNet normalization fails on one channel.
+    gray = keras.Input((32, 32, 1))
+    out.append(
+        attempt(lambda: A.EfficientNetV2B0(weights=None, include_top=False, input_tensor=gray))
+    )
     for name in ("ResNet50", "MobileNet", "MobileNetV2", "MobileNetV3Small", "EfficientNetB0"):
         for tensor in not_keras:
             out.append(

@@ -20,9 +20,11 @@ def build(
     file_names=None,
     origin=None,
     head=None,
+    pass_shape=False,
 ):
-    """Builds ``body`` (image tensor -> features) with Keras's checks, the classifier
-    ``head`` (default: average pooling + ``predictions``), and ``weights``.
+    """Builds ``body`` (image tensor -> features; ``body(image, shape)`` with ``pass_shape``,
+    for bodies that read the validated input shape as Keras does) with Keras's checks, the
+    classifier ``head`` (default: average pooling + ``predictions``), and ``weights``.
     ``file_names`` is (with top, without top) for ``weights="imagenet"``; it and ``name``
     may be functions of the input shape."""
     _common.check_weights(weights, include_top, classes)
@@ -30,7 +32,7 @@ def build(
         input_shape, default_size, min_size, require_flatten=include_top, weights=weights
     )
     image, inputs = _common.model_input(input_tensor, shape)
-    x = body(image)
+    x = body(image, shape) if pass_shape else body(image)
     head = head or _common.average_head
     x = head(x, include_top, pooling, classes, classifier_activation, weights)
     model = Model(inputs, x, name=name(shape) if callable(name) else name)

@@ -228,9 +228,10 @@ def EfficientNetV2(
     def filters(n):
         return round_filters(n, width_coefficient, min_depth, depth_divisor)
 
-    def body(x):
+    def body(x, shape):
         if include_preprocessing:
-            if name.split("-")[-1].startswith("b") and x.shape[_common.bn_axis()] == 3:
+            # Keras reads the channels from the validated input shape, not the input tensor.
+            if name.split("-")[-1].startswith("b") and shape[_common.bn_axis() - 1] == 3:
                 x = layers.Rescaling(scale=1.0 / 255)(x)
                 x = layers.Normalization(
                     mean=[0.485, 0.456, 0.406],
@@ -278,6 +279,7 @@ def EfficientNetV2(
         default_size=default_size,
         min_size=32,
         head=dropout_head(dropout_rate, bias_initializer=initializers.Constant(0.0)),
+        pass_shape=True,
         file_names=(f"{name}.h5", f"{name}_notop.h5"),
         origin=BASE_WEIGHTS_PATH,
         include_top=include_top,
