@@ -187,6 +187,19 @@ def _input_tensors(tf, image):
                 )
             )
         )
+        # `obtain_input_shape`'s checks, channels first (the messages are compared).
+        for kwargs in (
+            {"input_shape": (3, 16, 16), "include_top": False},
+            {"input_shape": (3, None, None)},
+            {"input_shape": (1, 64, 64), "include_top": False, "weights": "imagenet"},
+            {"input_shape": (224, 224, 3), "weights": "imagenet"},
+            {"input_shape": (3, 64)},
+        ):
+            try:
+                A.ResNet50(**{"weights": None, **kwargs})
+                out.append("built")
+            except ValueError as e:
+                out.append(str(e))
     finally:
         keras.config.set_image_data_format("channels_last")
     return out
