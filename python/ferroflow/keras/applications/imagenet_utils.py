@@ -6,7 +6,8 @@ import json
 import numpy as np
 
 from ferroflow.keras import backend
-from ferroflow.keras.applications._common import cached_file, correct_pad, obtain_input_shape
+from ferroflow.keras.applications import _common
+from ferroflow.keras.applications._common import cached_file, correct_pad
 
 __all__ = ["correct_pad", "decode_predictions", "obtain_input_shape", "preprocess_input"]
 
@@ -17,6 +18,16 @@ CLASS_INDEX_PATH = (
 _CAFFE_MEAN = [103.939, 116.779, 123.68]
 _TORCH_MEAN = [0.485, 0.456, 0.406]
 _TORCH_STD = [0.229, 0.224, 0.225]
+
+
+def obtain_input_shape(
+    input_shape, default_size, min_size, data_format, require_flatten, weights=None
+):
+    """Keras's input-shape validation with Keras's signature (``data_format`` before
+    ``require_flatten``)."""
+    return _common.obtain_input_shape(
+        input_shape, default_size, min_size, require_flatten, weights, data_format=data_format
+    )
 
 
 def preprocess_input(x, data_format=None, mode="caffe"):
