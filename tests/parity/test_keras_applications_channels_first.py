@@ -227,3 +227,29 @@ def _rescaling_channels_first(tf, device, image):
 def test_rescaling_channels_first(tf_oracle, device):
     image = np.arange(2 * 3 * 2 * 3, dtype=np.float32).reshape(2, 3, 2, 3)
     assert_parity(tf_oracle, _rescaling_channels_first, (device, image))
+
+
+def _config_round_trip(tf):
+    """A channels-first build's config (layers keep ``data_format`` and ``axis``) rebuilt
+    after the image data format is back to channels last."""
+    keras = tf.keras
+    keras.config.set_image_data_format("channels_first")
+    try:
+        model = keras.applications.EfficientNetB0(
+            weights=None, include_top=False, input_shape=(3, 32, 32)
+        )
+        config = model.get_config()
+    finally:
+        keras.config.set_image_data_format("channels_last")
+    rebuilt = keras.Model.from_config(config)
+    return (
+        rebuilt.count_params(),
+        tuple(rebuilt.output_shape),
+        rebuilt.get_layer("stem_conv").get_config(),
+        rebuilt.get_layer("stem_bn").get_config()["axis"],
+        rebuilt.get_layer("block1a_se_reshape").get_config()["target_shape"],
+    )
+
+
+def test_config_round_trip(tf_oracle):
+    assert_parity(tf_oracle, _config_round_trip)
