@@ -83,6 +83,13 @@ def _plain_tensor(x):
         return None
 
 
+def _composite_call(api, value, fallback):
+    """`api` on a composite `value`: its registered handler (a ragged tensor's applies `api`
+    to its flat values), else `fallback` (the op itself, which reports the misfit)."""
+    handler = _dispatch.find(api, (value,), {})
+    return handler() if handler is not None else fallback(value)
+
+
 def _is_numeric(dtype):
     return dtype.is_floating or dtype.is_integer or dtype.is_complex or dtype.is_quantized
 
@@ -91,7 +98,9 @@ def real(input, name=None):  # noqa: A002
     """Real part of a complex tensor; a real tensor itself (its gradient passes through), as
     TensorFlow's; TypeError for bool and strings."""
     x = _plain_tensor(input)
-    if x is None or x.dtype.is_complex:
+    if x is None:
+        return _composite_call(real, input, _real)
+    if x.dtype.is_complex:
         return _real(input)
     if not _is_numeric(x.dtype):
         raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype!r}")
@@ -102,7 +111,9 @@ def imag(input, name=None):  # noqa: A002
     """Imaginary part of a complex tensor; zeros like any other tensor (bool and strings too),
     which no gradient reaches, as TensorFlow's."""
     x = _plain_tensor(input)
-    if x is None or x.dtype.is_complex:
+    if x is None:
+        return _composite_call(imag, input, _imag)
+    if x.dtype.is_complex:
         return _imag(input)
     from ferroflow.array_ops import zeros_like
 
@@ -113,12 +124,18 @@ def conj(x, name=None):
     """Complex conjugate; a real tensor itself, as TensorFlow's; TypeError for bool and
     strings."""
     t = _plain_tensor(x)
-    if t is None or t.dtype.is_complex:
+    if t is None:
+        return _composite_call(conj, x, _conj)
+    if t.dtype.is_complex:
         return _conj(x)
     if not _is_numeric(t.dtype):
         raise TypeError(f"Expected numeric or variant tensor, got dtype {t.dtype!r}.")
     return t
 
+
+real = _dispatch.declare(real, "unary")
+imag = _dispatch.declare(imag, "unary")
+conj = _dispatch.declare(conj, "unary")
 
 angle = _unary("angle", "Argument of a complex number (0 or pi for reals).")
 

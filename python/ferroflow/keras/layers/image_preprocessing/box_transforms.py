@@ -206,7 +206,9 @@ def perspective_boxes(layer, bounding_boxes, transformation):
     fmt = layer.bounding_box_format
     bounding_boxes = convert_format(bounding_boxes, fmt, "xyxy", height, width)
     x0, y0, x1, y1 = _split(bounding_boxes["boxes"])
-    rows = homography(transformation["start_points"], transformation["end_points"])
+    rows = homography(
+        transformation["start_points"], transformation["end_points"], in_float32=False
+    )
     rows = tf.cast(rows, layer.compute_dtype)
     matrix = tf.reshape(tf.concat([rows, tf.ones_like(rows[:, :1])], axis=-1), [-1, 3, 3])
     inverse = tf.linalg.inv(matrix)

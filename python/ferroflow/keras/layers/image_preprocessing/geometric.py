@@ -373,11 +373,14 @@ class RandomShear(_FactorPairLayer):
         }
 
 
-def homography(start_points, end_points):
+def homography(start_points, end_points, in_float32=True):
     """The ``[batch, 8]`` projective rows taking ``end_points`` to ``start_points`` (four
-    ``(x, y)`` corners each), by solving Keras's 8x8 linear system."""
-    start = tf.cast(start_points, "float32")
-    end = tf.cast(end_points, "float32")
+    ``(x, y)`` corners each), by solving Keras's 8x8 linear system. Keras solves it in float32
+    for images but in the points' own dtype for boxes (``in_float32=False``), where a float16
+    policy meets TensorFlow's missing float16 solve kernel."""
+    start, end = start_points, end_points
+    if in_float32:
+        start, end = tf.cast(start, "float32"), tf.cast(end, "float32")
     rows = []
     for i in range(4):
         sx, sy = start[:, i, 0], start[:, i, 1]
