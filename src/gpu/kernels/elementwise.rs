@@ -71,7 +71,7 @@ pub fn binary_expr(op: BinaryOp, dtype: DType) -> Option<(&'static str, DType)> 
     };
     match dtype {
         // The CPU rounds the quotient to float16 before flooring it.
-        DType::F16 if op == FloorDiv => Some(("floor(f32(to_f16(a / b)))", DType::F16)),
+        DType::F16 if op == FloorDiv => Some(("floor(f32(to_f16(div_f(a, b))))", DType::F16)),
         // Ops TensorFlow has no float16 kernel for (zeta, igamma, ...) leave the CPU's error.
         DType::F16 if !op.info().2.contains(DType::F16) => None,
         DType::F16 => binary_expr(op, DType::F32).map(as_f16),
