@@ -54,6 +54,12 @@ NAMESPACES = (
     "tf.keras.backend",
     "tf.keras.mixed_precision",
     "tf.keras.constraints",
+    # Issue 21's input pipelines and files.
+    "tf.data.Dataset",
+    "tf.data.experimental",
+    "tf.io.gfile",
+    "tf.summary",
+    "tf.train",
 )
 
 _DUMP = """
