@@ -1,0 +1,248 @@
+"""The file system under `tf.io.gfile`, `tf.io.read_file` and the file datasets: local paths and
+``file://`` URIs, with TensorFlow's errors (an OS error becomes the `tf.errors` class its errno
+maps to, with TensorFlow's ``"<path>; <strerror>"`` message) and TensorFlow's glob.
+
+Other URI schemes (``gs://``, ``s3://``, ``ram://``...) have no file system here: they raise
+`UnimplementedError` as TensorFlow does for a scheme without a registered plugin.
+"""
+
+import errno as _errno
+import os
+import re
+
+from ferroflow import errors
+
+__all__ = [
+    "ERRNO_CLASSES",
+    "as_name",
+    "dirname",
+    "exists",
+    "get_matching_paths",
+    "is_directory",
+    "join_path",
+    "local_path",
+    "os_error",
+    "read_bytes",
+    "split_scheme",
+]
+
+# TensorFlow's `ErrnoToCode` (tsl/platform/errors.cc), for the errnos a file system meets.
+_ERRNO_NAMES = {
+    errors.InvalidArgumentError: "EINVAL ENAMETOOLONG E2BIG EFAULT ENOTTY ESPIPE EILSEQ",
+    errors.NotFoundError: "ENOENT ENODEV ENXIO ESRCH",
+    errors.AlreadyExistsError: "EEXIST EALREADY",
+    errors.PermissionDeniedError: "EPERM EACCES EROFS",
+    errors.FailedPreconditionError: "ENOTEMPTY EPIPE ENOTDIR EISDIR EBUSY ETXTBSY EBADF",
+    errors.ResourceExhaustedError: "ENOSPC EMFILE ENFILE ENOBUFS ENOMEM EMLINK EDQUOT",
+    errors.OutOfRangeError: "EFBIG EOVERFLOW ERANGE",
+    errors.UnimplementedError: "ENOSYS ENOTSUP EXDEV",
+    errors.UnavailableError: "EAGAIN EINTR EIO",
+    errors.CancelledError: "ECANCELED",
+}
+ERRNO_CLASSES = {
+    getattr(_errno, name): cls
+    for cls, names in _ERRNO_NAMES.items()
+    for name in names.split()
+    if hasattr(_errno, name)
+}
+
+_SCHEME = re.compile(r"^([a-zA-Z][0-9a-zA-Z.]*)://")
+
+
+def as_name(path):
+    """A path argument (str, bytes or `os.PathLike`) as a str, as TensorFlow's `compat` takes
+    it; anything else is TypeError."""
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if isinstance(path, (bytes, bytearray)):
+        return bytes(path).decode("utf-8", "surrogateescape")
+    if isinstance(path, str):
+        return path
+    raise TypeError(f"Expected binary or unicode string, got {path!r}")
+
+
+def split_scheme(name):
+    """``(scheme, rest)``: TensorFlow's `ParseURI` split of ``scheme://rest`` (``("", name)``
+    for a plain path)."""
+    m = _SCHEME.match(name)
+    if m is None:
+        return "", name
+    return m.group(1), name[m.end() :]
+
+
+def local_path(name):
+    """The local path ``name`` names (a plain path, or the path part of a ``file://`` URI);
+    other schemes raise TensorFlow's UnimplementedError."""
+    scheme, rest = split_scheme(name)
+    if scheme == "":
+        return name
+    if scheme == "file":
+        # file://host/path: the host is ignored, as TensorFlow's local file system does.
+        slash = rest.find("/")
+        return "" if slash < 0 else rest[slash:]
+    raise errors.UnimplementedError(
+        None, None, f"File system scheme '{scheme}' not implemented (file: '{name}')"
+    )
+
+
+def os_error(error, path):
+    """TensorFlow's error for an `OSError` met on ``path``."""
+    code = error.errno
+    cls = ERRNO_CLASSES.get(code, errors.UnknownError)
+    reason = os.strerror(code) if code is not None else str(error)
+    return cls(None, None, f"{path}; {reason}")
+
+
+def exists(name):
+    """Whether ``name`` exists (False for a missing path; other errors raise)."""
+    path = local_path(name)
+    return path != "" and os.path.exists(path)
+
+
+def is_directory(name):
+    """Whether ``name`` is a directory; False on any error, as `tf.io.gfile.isdir`."""
+    try:
+        return os.path.isdir(local_path(name))
+    except errors.OpError:
+        return False
+
+
+def read_bytes(name):
+    """The whole content of the file ``name`` (TensorFlow's errors for a missing file or a
+    directory)."""
+    path = local_path(name)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise os_error(e, path) from None
+
+
+def join_path(parent, child):
+    """tsl's `io::JoinPath` of two parts (one '/' between them)."""
+    if not parent:
+        return child
+    if not child:
+        return parent
+    if parent.endswith("/"):
+        return parent + (child[1:] if child.startswith("/") else child)
+    return parent + (child if child.startswith("/") else "/" + child)
+
+
+def dirname(name):
+    """tsl's `io::Dirname`: everything before the last '/' of the path part (``/`` for a
+    top-level path, ``""`` when there is no '/'), the scheme kept."""
+    scheme, rest = split_scheme(name)
+    prefix = f"{scheme}://" if scheme else ""
+    if scheme:
+        slash = rest.find("/")
+        host, path = (rest, "") if slash < 0 else (rest[:slash], rest[slash:])
+        prefix += host
+    else:
+        path = rest
+    pos = path.rfind("/")
+    if pos < 0:
+        return prefix if scheme else ""
+    if pos == 0:
+        return prefix + "/"
+    return prefix + path[:pos]
+
+
+_GLOB_CHARS = "*?[\\"
+
+
+def _is_glob(text):
+    return any(c in text for c in _GLOB_CHARS)
+
+
+def _fnmatch_regex(pattern):
+    """POSIX `fnmatch(pattern, FNM_PATHNAME)` as a regex: ``*``/``?`` never match '/', brackets
+    with ``!``/``^`` negation, a backslash escapes the next character."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i < n:
+            out.append(re.escape(pattern[i]))
+            i += 1
+        elif c == "[":
+            j = i
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(re.escape(c))
+                continue
+            body = pattern[i:j]
+            i = j + 1
+            negate = body[:1] in ("!", "^")
+            if negate:
+                body = body[1:]
+            body = body.replace("\\", "\\\\")
+            out.append(f"[{'^/' if negate else ''}{body}]")
+        else:
+            out.append(re.escape(c))
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def _prefixes(pattern):
+    """tsl's `AllDirectoryPrefixes`: the pattern and its ancestors, root first."""
+    fixed = pattern[: min((pattern.find(c) for c in _GLOB_CHARS if c in pattern), default=None)]
+    if dirname(fixed) == "":
+        pattern = join_path(".", pattern)
+    d = dirname(pattern) if pattern.endswith("/") else pattern
+    dirs = []
+    while d:
+        dirs.append(d)
+        parent = dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return dirs[::-1]
+
+
+def _children(name):
+    try:
+        return os.listdir(local_path(name))
+    except OSError:
+        return []
+
+
+def get_matching_paths(pattern):
+    """The paths matching the glob ``pattern``, in the order TensorFlow's `GetMatchingPaths`
+    finds them (breadth first, each directory's entries in listing order; TensorFlow scans
+    sibling directories in parallel, so its order across directories may vary)."""
+    if not pattern:
+        return []
+    local_path(pattern)  # an unknown scheme raises
+    dirs = _prefixes(pattern)
+    first = next((i for i, d in enumerate(dirs) if _is_glob(d)), len(dirs))
+    if first == len(dirs):
+        return [pattern] if exists(pattern) else []
+    queue = [(dirs[first - 1], first - 1)]
+    results = []
+    matchers = {}
+    while queue:
+        next_queue = []
+        for parent, index in queue:
+            index += 1
+            matcher = matchers.get(index)
+            if matcher is None:
+                matcher = matchers[index] = _fnmatch_regex(dirs[index])
+            for child in _children(parent):
+                path = join_path(parent, child)
+                if not matcher.match(path):
+                    continue
+                if index == len(dirs) - 1:
+                    results.append(path)
+                elif is_directory(path):
+                    next_queue.append((path, index))
+        queue = next_queue
+    return results
