@@ -51,7 +51,7 @@ $(STAMP): pyproject.toml
 $(TF_STAMP):
 	$(PYTHON) -m venv $(TF_VENV)
 	$(TF_VENV)/bin/pip install --quiet --upgrade pip
-	$(TF_VENV)/bin/pip install --quiet "tensorflow-cpu==$(TF_VERSION)" "numpy>=1.23"
+	$(TF_VENV)/bin/pip install --quiet "tensorflow-cpu==$(TF_VERSION)" "tensorboard==2.21.0" "numpy>=1.23"
 	touch $(TF_STAMP)
 
 $(EXTRAS_STAMP): $(STAMP) Makefile

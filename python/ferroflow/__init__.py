@@ -31,6 +31,7 @@ from ferroflow import (
     signal,
     sparse,
     strings,
+    summary,
     test,
     train,
     types,
