@@ -1,7 +1,7 @@
 """`tf.compat`: TensorFlow 1's API kept in TensorFlow 2.
 
-ferroflow's `compat.v1` holds only what ferroflow implements of it (today one function,
-`tf.compat.v1.nn.fused_batch_norm`); every other `tf.compat.v1` name is absent.
+ferroflow's `compat.v1` holds only what ferroflow implements of it (`nn.fused_batch_norm`,
+`train.summary_iterator` and the summary protos); every other `tf.compat.v1` name is absent.
 """
 
 from ferroflow.compat import v1
