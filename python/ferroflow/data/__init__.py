@@ -1,12 +1,15 @@
 """`tf.data`: input pipelines (`tf.data.Dataset`)."""
 
 from ferroflow.data import experimental
+from ferroflow.data._options import Options, ThreadingOptions
+from ferroflow.data._specs import DatasetSpec, IteratorSpec
 from ferroflow.data.dataset import (
     AUTOTUNE,
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
     Dataset,
     Iterator,
+    NumpyIterator,
 )
 
 __all__ = [
@@ -14,6 +17,11 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "DatasetSpec",
     "Iterator",
+    "IteratorSpec",
+    "NumpyIterator",
+    "Options",
+    "ThreadingOptions",
     "experimental",
 ]

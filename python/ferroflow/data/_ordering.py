@@ -12,7 +12,6 @@ import numpy as np
 from ferroflow import _random_seed, errors
 from ferroflow import dtypes as _dtypes
 from ferroflow._philox_stream import PhiloxStream
-from ferroflow.array_ops import convert_to_tensor
 from ferroflow.data import _structure
 from ferroflow.data.dataset import (
     INFINITE_CARDINALITY,
@@ -20,7 +19,6 @@ from ferroflow.data.dataset import (
     Dataset,
     check_count,
 )
-from ferroflow.tensor_spec import TensorSpec
 
 __all__ = [
     "CacheDataset",
@@ -297,23 +295,7 @@ class CacheDataset(_Reordering):
         return self._filename + ".ffcache"
 
     def _to_numpy(self, element):
-        """An element as numpy arrays; a composite component as the arrays of its component
-        tensors (in its spec's order)."""
-
-        def leaf(value, spec):
-            if isinstance(spec, TensorSpec):
-                return value.numpy()
-            return [t.numpy() for t in spec._to_tensor_list(value)]
-
-        return _structure.map_element(leaf, element, self.element_spec)
+        return _structure.to_arrays(element, self.element_spec)
 
     def _from_numpy(self, element):
-        def leaf(value, spec):
-            if isinstance(spec, TensorSpec):
-                return convert_to_tensor(value, dtype=spec.dtype)
-            parts = [
-                convert_to_tensor(a, dtype=s.dtype) for a, s in zip(value, spec._flat_tensor_specs)
-            ]
-            return spec._from_tensor_list(parts)
-
-        return _structure.map_element(leaf, element, self.element_spec)
+        return _structure.from_arrays(element, self.element_spec)

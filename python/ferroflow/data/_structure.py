@@ -19,12 +19,14 @@ __all__ = [
     "batched_spec",
     "common_supertype",
     "flatten",
+    "from_arrays",
     "is_component",
     "map_element",
     "merge_specs",
     "normalize",
     "pack_as",
     "spec_of",
+    "to_arrays",
     "to_numpy",
     "to_tensor",
     "unbatched_spec",
@@ -83,9 +85,10 @@ def _shape_of_structure(element):
 
 def is_component(value):
     """Whether ``value`` is kept as it is in an element: a composite value or a TensorArray."""
+    from ferroflow.data.dataset import Dataset
     from ferroflow.tensor_array_ops import TensorArray
 
-    return isinstance(value, (CompositeTensor, TensorArray))
+    return isinstance(value, (CompositeTensor, TensorArray, Dataset))
 
 
 def to_tensor(value):
@@ -134,8 +137,14 @@ def to_numpy(element):
 
 
 def _spec_of_leaf(value):
+    from ferroflow.data.dataset import Dataset
+
     if isinstance(value, _core.Tensor):
         return TensorSpec(value.shape, value.dtype)
+    if isinstance(value, Dataset):
+        from ferroflow.data._specs import DatasetSpec
+
+        return DatasetSpec(value.element_spec)
     return type_spec_from_value(value)
 
 
@@ -223,3 +232,27 @@ def merge_specs(first, second, what):
         return TensorSpec(dims, a.dtype)
 
     return map_element(merge, first, second)
+
+
+def to_arrays(element, spec):
+    """An element as numpy arrays (what files keep); a composite component as the arrays of
+    its component tensors, in its spec's order."""
+
+    def leaf(value, s):
+        if isinstance(s, TensorSpec):
+            return value.numpy()
+        return [t.numpy() for t in s._to_tensor_list(value)]
+
+    return map_element(leaf, element, spec)
+
+
+def from_arrays(arrays, spec):
+    """The element `to_arrays` made ``arrays`` from."""
+
+    def leaf(value, s):
+        if isinstance(s, TensorSpec):
+            return convert_to_tensor(value, dtype=s.dtype)
+        parts = [convert_to_tensor(a, dtype=t.dtype) for a, t in zip(value, s._flat_tensor_specs)]
+        return s._from_tensor_list(parts)
+
+    return map_element(leaf, arrays, spec)

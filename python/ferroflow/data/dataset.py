@@ -17,7 +17,14 @@ from ferroflow import errors
 from ferroflow.array_ops import constant
 from ferroflow.data import _structure
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator"]
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "Iterator",
+    "NumpyIterator",
+]
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -73,7 +80,7 @@ class Dataset:
 
     def as_numpy_iterator(self):
         """An iterator over the elements as numpy values (structures of arrays)."""
-        return (_structure.to_numpy(element) for element in self._elements())
+        return NumpyIterator(self)
 
     def cardinality(self):
         """The number of elements as an int64 scalar tensor: -1 (`tf.data.INFINITE_CARDINALITY`)
@@ -290,6 +297,207 @@ class Dataset:
 
         return ConcatenateDataset(self, dataset)
 
+    # --- nested datasets, state, selection (data-methods) --------------------------------------
+
+    def flat_map(self, map_func, name=None):
+        """The elements of the datasets ``map_func`` returns for each element, in order."""
+        from ferroflow.data._nested import FlatMapDataset
+
+        return FlatMapDataset(self, map_func)
+
+    def interleave(
+        self,
+        map_func,
+        cycle_length=None,
+        block_length=None,
+        num_parallel_calls=None,
+        deterministic=None,
+        name=None,
+    ):
+        """The datasets ``map_func`` returns, ``cycle_length`` at a time, ``block_length``
+        elements from each in turn (TensorFlow's order, with ``num_parallel_calls`` too)."""
+        from ferroflow.data._nested import InterleaveDataset
+
+        return InterleaveDataset(self, map_func, cycle_length, block_length, num_parallel_calls)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of ``size`` elements (``stride`` apart, a new one every ``shift``), each a
+        structure of datasets like the elements'."""
+        from ferroflow.data._nested import WindowDataset
+
+        return WindowDataset(self, size, shift, stride, drop_remainder)
+
+    def scan(self, initial_state, scan_func, name=None):
+        """``scan_func(state, element) -> (new_state, output)`` carried over the elements."""
+        from ferroflow.data._scan import ScanDataset
+
+        return ScanDataset(self, initial_state, scan_func)
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        """``reduce_func(state, element) -> new_state`` folded over the elements."""
+        from ferroflow.data._scan import reduce_dataset
+
+        return reduce_dataset(self, initial_state, reduce_func)
+
+    def group_by_window(
+        self, key_func, reduce_func, window_size=None, window_size_func=None, name=None
+    ):
+        """Elements grouped by ``key_func`` (an int64 scalar) into windows that
+        ``reduce_func(key, window_dataset)`` turns into datasets."""
+        from ferroflow.data._grouping import GroupByWindowDataset
+
+        return GroupByWindowDataset(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(
+        self,
+        element_length_func,
+        bucket_boundaries,
+        bucket_batch_sizes,
+        padded_shapes=None,
+        padding_values=None,
+        pad_to_bucket_boundary=False,
+        no_padding=False,
+        drop_remainder=False,
+        name=None,
+    ):
+        """Elements batched (padded) with others whose length falls in the same bucket."""
+        from ferroflow.data._grouping import bucket_by_sequence_length
+
+        return bucket_by_sequence_length(
+            self,
+            element_length_func,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            padded_shapes,
+            padding_values,
+            pad_to_bucket_boundary,
+            no_padding,
+            drop_remainder,
+        )
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        """(class, element) pairs resampled towards the class distribution ``target_dist``."""
+        from ferroflow.data._sampling import rejection_resample
+
+        return rejection_resample(self, class_func, target_dist, initial_dist, seed)
+
+    @staticmethod
+    def sample_from_datasets(
+        datasets,
+        weights=None,
+        seed=None,
+        stop_on_empty_dataset=False,
+        rerandomize_each_iteration=None,
+    ):
+        """Elements drawn at random from ``datasets`` (probabilities ``weights``)."""
+        from ferroflow.data._sampling import sample_from_datasets
+
+        return sample_from_datasets(
+            datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration
+        )
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """Elements of ``datasets`` in the order ``choice_dataset`` names them."""
+        from ferroflow.data._sampling import choose_from_datasets
+
+        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        """Endless random int64 scalars (TensorFlow's for the same seeds)."""
+        from ferroflow.data._sampling import RandomDataset
+
+        return RandomDataset(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=_dtypes.int64, name=None):
+        """``start, start + step, ...`` forever."""
+        from ferroflow.data._scan import counter
+
+        return counter(start, step, dtype)
+
+    def shard(self, num_shards, index, name=None):
+        """Every ``num_shards``-th element, from the ``index``-th."""
+        from ferroflow.data._selecting import ShardDataset
+
+        return ShardDataset(self, num_shards, index)
+
+    def take_while(self, predicate, name=None):
+        """The elements before the first for which ``predicate`` is False."""
+        from ferroflow.data._selecting import TakeWhileDataset
+
+        return TakeWhileDataset(self, predicate)
+
+    def enumerate(self, start=0, name=None):
+        """(index, element) pairs, indices from ``start`` (int64)."""
+        from ferroflow.data._sources import RangeDataset
+
+        return Dataset.zip((RangeDataset(start, np.iinfo(np.int64).max), self))
+
+    def unique(self, name=None):
+        """The elements not seen before (int32, int64 or string scalars)."""
+        from ferroflow.data._selecting import UniqueDataset
+
+        return UniqueDataset(self)
+
+    def ignore_errors(self, log_warning=False, name=None):
+        """The elements, less those whose computation raised a `tf.errors` error."""
+        from ferroflow.data._selecting import IgnoreErrorsDataset
+
+        return IgnoreErrorsDataset(self, log_warning)
+
+    def get_single_element(self, name=None):
+        """The one element of a dataset of one element (else InvalidArgumentError)."""
+        from ferroflow.data._selecting import single_element
+
+        return single_element(self)
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """``unbatch().batch(batch_size)`` (a list of sizes is cycled through)."""
+        from ferroflow.data._selecting import RebatchDataset
+
+        return RebatchDataset(self, batch_size, drop_remainder)
+
+    def fingerprint(self):
+        """A uint64 fingerprint of the pipeline's structure (ferroflow's own hash: it is not
+        TensorFlow's, which hashes its graph)."""
+        from ferroflow.data._options import fingerprint
+
+        return fingerprint(self)
+
+    def options(self):
+        """The `tf.data.Options` in effect (those set by `with_options` upstream, merged)."""
+        from ferroflow.data._options import dataset_options
+
+        return dataset_options(self)
+
+    def with_options(self, options, name=None):
+        """The same dataset with ``options`` merged into its options."""
+        from ferroflow.data._options import OptionsDataset
+
+        return OptionsDataset(self, options)
+
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """Writes the elements under the directory ``path`` (read back with `load`)."""
+        from ferroflow.data._save import save
+
+        save(self, path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
+        """The dataset `save` wrote under ``path``."""
+        from ferroflow.data._save import load
+
+        return load(path, element_spec, compression, reader_func, wait)
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        """The elements, written under ``path`` by the first complete iteration and read
+        back from there by later ones (and by later datasets of the same pipeline)."""
+        from ferroflow.data._save import SnapshotDataset
+
+        return SnapshotDataset(self, path, compression, reader_func, shard_func)
+
     def apply(self, transformation_func):
         """``transformation_func(self)``, which must return a dataset."""
         dataset = transformation_func(self)
@@ -325,6 +533,36 @@ class Iterator:
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
+    def get_next_as_optional(self):
+        """The next element as a `tf.experimental.Optional` (empty at the end)."""
+        from ferroflow.experimental_ops import Optional
+
+        try:
+            return Optional.from_value(next(self._elements))
+        except StopIteration:
+            return Optional.empty(self.element_spec)
+
+    @property
+    def _type_spec(self):
+        from ferroflow.data._specs import IteratorSpec
+
+        return IteratorSpec(self.element_spec)
+
+
+class NumpyIterator:
+    """`tf.data.NumpyIterator`: what `as_numpy_iterator` returns, elements as numpy values."""
+
+    def __init__(self, dataset):
+        self._elements = iter(dataset._elements())
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return _structure.to_numpy(next(self._elements))
+
+    next = __next__
+
 
 def check_count(value, what):
     """An int count argument (Python int or integer scalar tensor)."""
@@ -340,3 +578,15 @@ def finite_batches(n, batch_size, drop_remainder):
     if n < 0:
         return n
     return n // batch_size if drop_remainder else math.ceil(n / batch_size)
+
+
+def _register_specs():
+    """`tf.type_spec_from_value` of datasets and iterators (DatasetSpec, IteratorSpec)."""
+    from ferroflow.data._specs import DatasetSpec, IteratorSpec
+    from ferroflow.type_spec import register_type_spec_from_value_converter
+
+    register_type_spec_from_value_converter(Dataset, DatasetSpec.from_value, allow_subclass=True)
+    register_type_spec_from_value_converter(Iterator, IteratorSpec.from_value, allow_subclass=True)
+
+
+_register_specs()
