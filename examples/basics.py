@@ -4,10 +4,12 @@ squared error every 100 steps), then with Keras's `compile`/`fit`, and `model.sa
 
 Run with `make demo`. Writes to out/: basics_data.png (data and ground truth),
 basics_before.png and basics_after.png (predictions before and after the custom loop),
-basics_fit.png (the fitted model) and basics_loss.png (fit's loss curve), and the saved model.
+basics_fit.png (the fitted model) and basics_loss.png (fit's loss curve), the saved model, and
+a TensorBoard log of the fit in out/logs (`tensorboard --logdir out/logs` shows it).
 """
 
 import os
+import shutil
 import time
 
 import ferroflow as tf
@@ -83,13 +85,17 @@ def custom_loop(model, x, y):
 def keras_fit(x, y):
     new_model = Model(64)
     new_model.compile(loss=tf.keras.losses.MSE, optimizer=tf.optimizers.SGD(learning_rate=0.01))
+    logs = os.path.abspath(os.path.join(OUT, "logs"))
+    shutil.rmtree(logs, ignore_errors=True)  # one run's log, not every run's
+    board = tf.keras.callbacks.TensorBoard(logs, histogram_freq=10)
     start = time.perf_counter()
-    history = new_model.fit(x, y, epochs=100, batch_size=32, verbose=0)
+    history = new_model.fit(x, y, epochs=100, batch_size=32, verbose=0, callbacks=[board])
     seconds = time.perf_counter() - start
     losses = history.history["loss"]
     print(
         f"\nfit: 100 epochs of 7 steps in {seconds:.2f} s; loss {losses[0]:.3f} -> {losses[-1]:.3f}"
     )
+    print(f"wrote a TensorBoard log of the fit to {logs}")
     return new_model, history
 
 
