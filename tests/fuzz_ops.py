@@ -5155,6 +5155,88 @@ def _random_jpeg_quality(g):
     return [image, low, high], {"seed": _image_seed(g)}
 
 
+# --- tf.io files and decoders (io-files) -----------------------------------------------------
+
+_IO_DIR = Path(tempfile.gettempdir()) / "ferroflow_fuzz_io"
+
+
+def _io_path(g):
+    """A path inside the fuzzer's own directory (existing file, missing file, directory)."""
+    _IO_DIR.mkdir(exist_ok=True)
+    (_IO_DIR / "a.txt").write_bytes(b"abc\n1,2\n")
+    return str(_IO_DIR / g.pick(("a.txt", "missing", "", "sub/b.txt", "*.txt", "[a")))
+
+
+@spec("tf.io.read_file", "tf.io.matching_files", "tf.io.match_filenames_once")
+def _io_path_op(g):
+    return [_io_path(g) if not g.bad() else g.junk()], {}
+
+
+@spec("tf.io.write_file")
+def _io_write_file(g):
+    contents = g.strings(dims=[]) if not g.bad() else g.strings()
+    return [_io_path(g) if not g.bad() else g.junk(), contents], {}
+
+
+@spec("tf.io.decode_raw")
+def _io_decode_raw(g):
+    kwargs = {"little_endian": g.flag()}
+    if g.p(0.4):
+        kwargs["fixed_length"] = g.int_in(-2, 9) if g.bad() else g.int_in(0, 4) * 8
+    out_type = g.dtype() if g.p(0.3) else g.pick((tf.uint8, tf.int16, tf.float32))
+    return [g.strings(), out_type], kwargs
+
+
+@spec("tf.io.decode_csv")
+def _io_decode_csv(g):
+    n = g.int_in(0 if g.bad() else 1, 3)
+    delim = g.pick((",", "|", "\t", "ab" if g.bad() else ","))
+    if g.p(0.5):  # well-formed records of n fields, some empty or quoted
+        cells = ("1", "", "-2.5", '"a,b"', "x", "NA", "7")
+        rows = [delim.join(g.pick(cells) for _ in range(n)) for _ in range(g.int_in(0, 4))]
+        records = np.array(rows, dtype=object).reshape(len(rows))
+    else:
+        records = g.strings()
+    pool = ([0], [0.0], [""], tf.constant([], tf.int64), tf.constant([0.5], tf.float64), [[1]])
+    defaults = [g.pick(pool if g.bad() else pool[:-1]) for _ in range(n)]
+    kwargs = {"field_delim": delim}
+    kwargs["use_quote_delim"] = g.flag()
+    if g.p(0.2):
+        kwargs["na_value"] = g.pick(("", "NA", "1"))
+    if g.p(0.2):
+        kwargs["select_cols"] = sorted(g.rng.choice(5, size=n, replace=False).tolist())
+    return [records, defaults], kwargs
+
+
+@spec("tf.io.encode_base64")
+def _io_encode_base64(g):
+    return [g.strings()], {"pad": g.flag()}
+
+
+@spec("tf.io.decode_base64")
+def _io_decode_base64(g):
+    x = g.strings()
+    if g.p(0.5) and isinstance(x, tf.Tensor) and x.dtype == tf.string:
+        x = tf.io.encode_base64(x, pad=g.flag())
+    return [x], {}
+
+
+@spec("tf.io.decode_compressed")
+def _io_decode_compressed(g):
+    import gzip
+    import zlib
+
+    kind = g.pick(("", "ZLIB", "GZIP")) if not g.bad() else g.pick(("ZSTD", "BAD", "zlib"))
+    blob = g.pick((b"", b"hello" * 20, bytes(range(256))))
+    blob = zlib.compress(blob) if kind == "ZLIB" else gzip.compress(blob) if kind else blob
+    if g.p(0.5):
+        cut = bytearray(blob[: g.int_in(0, len(blob))])
+        if cut and g.p(0.5):
+            cut[g.int_in(0, len(cut) - 1)] ^= 1 << g.int_in(0, 7)
+        blob = bytes(cut)
+    return [[blob] if g.p(0.5) else blob, kind], {}
+
+
 # --- resolving and checking the table --------------------------------------------------------
 
 

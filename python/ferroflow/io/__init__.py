@@ -2,8 +2,33 @@
 `read_file`...), decoders and TFRecords."""
 
 from ferroflow.image import codecs as _codecs
-from ferroflow.io import gfile  # noqa: F401 - io-files
+from ferroflow.io import gfile  # io-files
+from ferroflow.io._decode import (  # io-files
+    decode_base64,
+    decode_compressed,
+    decode_csv,
+    decode_raw,
+    encode_base64,
+)
+from ferroflow.io._files import (  # io-files
+    match_filenames_once,
+    matching_files,
+    read_file,
+    write_file,
+)
 
 # tf.image's JPEG-quality augmentations are not in tf.io.
 __all__ = [n for n in _codecs.__all__ if "quality" not in n]
 globals().update({n: getattr(_codecs, n) for n in __all__})
+__all__ += [  # io-files
+    "decode_base64",
+    "decode_compressed",
+    "decode_csv",
+    "decode_raw",
+    "encode_base64",
+    "gfile",
+    "match_filenames_once",
+    "matching_files",
+    "read_file",
+    "write_file",
+]
