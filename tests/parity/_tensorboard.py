@@ -27,6 +27,15 @@ def value_record(step, value):
         tensor = [bytes(flat[0]), bytes(flat[1])] + [
             tf.io.decode_png(png).numpy().tolist() for png in flat[2:]
         ]
+    elif plugin == "graph_run_metadata_graph":
+        # The graphs are each framework's own: compare that they are there and parse.
+        from tensorboard.compat.proto import config_pb2
+        run = config_pb2.RunMetadata.FromString(tensor.item())
+        graphs = run.function_graphs
+        tensor = len(graphs) > 0, all(len(g.pre_optimization_graph.node) > 0 for g in graphs)
+    elif plugin == "graphs":  # a GraphDef event, as the loader migrates it
+        from tensorboard.compat.proto import graph_pb2
+        tensor = len(graph_pb2.GraphDef.FromString(tensor.reshape(-1)[0]).node) > 0
     elif tensor.dtype == object:
         tensor = [bytes(v) for v in tensor.reshape(-1)], tensor.shape
     else:
