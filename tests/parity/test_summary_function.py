@@ -82,6 +82,11 @@ def fit_with_tensorboard(tf, root):
     return history.history
 
 
+def test_queue_and_default_writers(tf_oracle, tmp_path):
+    assert_parity(tf_oracle, queue_and_defaults, args=(str(tmp_path),))
+    _compare(tmp_path)
+
+
 def _compare(root, skip_tags=()):
     logs = read_event_files(root / "tensorflow", root / "ferroflow")
     theirs, ours = logs[str(root / "tensorflow")], logs[str(root / "ferroflow")]
@@ -125,3 +130,44 @@ def test_keras_tensorboard_callback(tf_oracle, tmp_path):
         config["build_config"]["input_shape"][0] = None
         configs.append(config)
     assert configs[0] == configs[1]
+
+
+def queue_and_defaults(tf, root):
+    """When queued summaries reach the file (``max_queue``, flush, close), `set_as_default`
+    (on a thread of its own: the default writer is per thread) and steps kept in variables."""
+    import glob
+    import os
+    import threading
+
+    logdir = os.path.join(root, tf.__name__)
+    writer = tf.summary.create_file_writer(logdir, max_queue=3, flush_millis=10**7)
+    (path,) = glob.glob(os.path.join(logdir, "events*"))
+
+    def records():
+        return len(list(tf.compat.v1.train.summary_iterator(path)))
+
+    counts = []
+    with writer.as_default(step=1):
+        for i in range(5):
+            tf.summary.scalar("queued", float(i))
+            counts.append(records())
+        tf.summary.flush()
+        counts.append(records())
+        tf.summary.scalar("queued", 5.0)
+    counts.append(records())  # leaving as_default flushes
+
+    def on_thread():
+        writer.set_as_default(step=tf.Variable(7, dtype=tf.int64))
+        tf.summary.scalar("thread", 1.0)
+        counts.append(int(tf.summary.experimental.get_step()))
+
+    thread = threading.Thread(target=on_thread)
+    thread.start()
+    thread.join()
+    counts.append(bool(tf.summary.should_record_summaries()))  # not on this thread
+    steps = []
+    for event in tf.compat.v1.train.summary_iterator(path):
+        steps.extend((event.step, value.tag) for value in event.summary.value)
+    writer.close()
+    counts.append(records())
+    return counts, steps
