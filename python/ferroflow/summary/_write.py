@@ -28,15 +28,18 @@ class summary_scope:  # noqa: N801 - TensorFlow's name
     enclosing name scopes, never made unique and keeping characters a scope cannot hold."""
 
     def __init__(self, name, default_name="summary", values=None):
-        from ferroflow.name_scope import current_name_scope, name_scope_v2
-
-        name = name or default_name
-        outer = current_name_scope().rstrip("/")
-        self._tag = f"{outer}/{name}" if outer else name
-        self._scope = name_scope_v2(_INVALID_SCOPE_CHARACTERS.sub("", name) or default_name)
+        self._name = name or default_name
+        self._default_name = default_name
+        self._scope = None
 
     def __enter__(self):
-        return self._tag, self._scope.__enter__()
+        from ferroflow.name_scope import current_name_scope, name_scope_v2
+
+        outer = current_name_scope().rstrip("/")
+        tag = f"{outer}/{self._name}" if outer else self._name
+        scope_name = _INVALID_SCOPE_CHARACTERS.sub("", self._name) or self._default_name
+        self._scope = name_scope_v2(scope_name)
+        return tag, self._scope.__enter__()
 
     def __exit__(self, *exc):
         return self._scope.__exit__(*exc)
