@@ -5,7 +5,9 @@ import collections
 from ferroflow import _core, _dispatch, _dynamic_slice, _tracing
 from ferroflow import dtypes as _dtypes
 from ferroflow.dtypes import enum_of as _enum
+from ferroflow.extension_type import ExtensionType
 from ferroflow.tensor_shape import TensorShape
+from ferroflow.type_spec import CompositeTensor
 
 Tensor = _core.Tensor
 newaxis = None
@@ -37,7 +39,12 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 
 
 def is_tensor(x):
-    return _core.is_tensor(x)
+    """True for tensors, variables and TensorFlow's built-in composite tensors (SparseTensor,
+    RaggedTensor, IndexedSlices), as TensorFlow's `tf.is_tensor`; False for ExtensionType
+    values (StructuredTensor included), which TensorFlow does not count as tensors."""
+    if _core.is_tensor(x):
+        return True
+    return isinstance(x, CompositeTensor) and not isinstance(x, ExtensionType)
 
 
 def identity(input, name=None):  # noqa: A002 - TensorFlow's argument name
@@ -252,6 +259,9 @@ def _refuse_quantized_pad_value(tensor, mode, constant_values):
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
+    # TensorFlow's empty axis list means every size-1 dimension, as None does.
+    if isinstance(axis, (list, tuple)) and not axis:
+        axis = None
     return _core.squeeze(input, axis)
 
 

@@ -1364,3 +1364,37 @@ def _cast(x, dtype, name=None):
 
 
 _dispatch.register(_a.cast, SparseTensor, _cast)
+
+
+def _values_op(api):
+    """A SparseTensor handler of a unary API with f(0) == 0: the API applied to the values."""
+
+    def handler(x, *args, **kwargs):
+        out = x.with_values(api(x.values, *args, **kwargs))
+        out.set_shape(x.shape)
+        return out
+
+    return handler
+
+
+# The unary functions that TensorFlow applies to a SparseTensor's values (its `math_ops`
+# wrappers that accept one): those that keep zeros zero.
+for _api in (
+    _a.identity,
+    _m.abs,
+    _m.asin,
+    _m.asinh,
+    _m.atan,
+    _m.atanh,
+    _m.bessel_i0e,
+    _m.bessel_i1e,
+    _m.erf,
+    _m.negative,
+    _m.sign,
+    _m.sin,
+    _m.sqrt,
+    _m.square,
+    _m.tan,
+    _m.tanh,
+):
+    _dispatch.register(_api, SparseTensor, _values_op(_api))
