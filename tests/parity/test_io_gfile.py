@@ -72,7 +72,7 @@ def _files(tf, root):
     o(lambda: g.GFile(os.path.join(base, "new"), "wb").size())
     u = os.path.join(base, "u.txt")
     with open(u, "wb") as h:
-        h.write("é\nb".encode())
+        h.write("é\r\nb\rc".encode())
     o(lambda: (g.GFile(u).read(), g.GFile(u).readline()))
     o(lambda: g.GFile(u).read(1))
     o(lambda: g.GFile(u, encoding="latin-1").read())

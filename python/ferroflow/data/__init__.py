@@ -2,6 +2,11 @@
 
 from ferroflow.data import experimental
 from ferroflow.data._options import Options, ThreadingOptions
+from ferroflow.data._readers import (  # io-files
+    FixedLengthRecordDataset,
+    TextLineDataset,
+    TFRecordDataset,
+)
 from ferroflow.data._specs import DatasetSpec, IteratorSpec
 from ferroflow.data.dataset import (
     AUTOTUNE,
@@ -18,10 +23,13 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "Dataset",
     "DatasetSpec",
+    "FixedLengthRecordDataset",
     "Iterator",
     "IteratorSpec",
     "NumpyIterator",
     "Options",
+    "TFRecordDataset",
+    "TextLineDataset",
     "ThreadingOptions",
     "experimental",
 ]

@@ -157,6 +157,14 @@ class Dataset:
         return RangeDataset(*args, **kwargs)
 
     @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching ``file_pattern`` (a glob or a list of globs): sorted, in a new
+        random order each iteration unless ``shuffle=False`` (``seed`` fixes the orders)."""
+        from ferroflow.data._readers import list_files
+
+        return list_files(file_pattern, shuffle, seed, name)
+
+    @staticmethod
     def zip(*args, datasets=None, name=None):
         """Elements made of one element of each dataset: ``zip(a, b)`` or ``zip((a, b))``
         gives tuples, ``zip({"a": a, "b": b})`` dicts; stops at the shortest dataset."""

@@ -12,6 +12,7 @@ from ferroflow.data._options import (
     ServiceOptions,
     ThreadingOptions,
 )
+from ferroflow.data._readers import CsvDataset  # io-files
 from ferroflow.data._sampling import RandomDataset as _RandomDataset
 from ferroflow.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ferroflow.experimental_ops import Optional
@@ -22,6 +23,7 @@ __all__ = [
     "AutotuneAlgorithm",
     "AutotuneOptions",
     "Counter",
+    "CsvDataset",
     "DistributeOptions",
     "ExternalStatePolicy",
     "INFINITE_CARDINALITY",

@@ -102,7 +102,8 @@ class _Reader:
                 break
             parts.append(self._buffer[self._pos :])
             self._pos = len(self._buffer)
-        return b"".join(parts)
+        # TensorFlow's `ReadLineHelper` drops every carriage return of the line.
+        return b"".join(parts).replace(b"\r", b"")
 
     def seek(self, offset):
         if offset < 0:
@@ -216,7 +217,8 @@ class GFile:
         self._read_buf.seek(offset)
 
     def readline(self):
-        r"""The next line, with its ``\n``; ``''`` at the end of the file."""
+        r"""The next line, with its ``\n`` (carriage returns left out, as TensorFlow's reader
+        does); ``''`` at the end of the file."""
         self._preread_check()
         return self._prepare_value(self._read_buf.readline())
 
