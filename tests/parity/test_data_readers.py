@@ -218,3 +218,50 @@ def _list_files(tf, root):
 
 def test_list_files(tf_oracle, tmp_path):
     assert_parity(tf_oracle, _list_files, (str(tmp_path),))
+
+
+def _make_csv(tf, root):
+    import os
+    import tempfile
+
+    base = tempfile.mkdtemp(dir=root)
+    rows = ["a,b,name,label"] + [f"{i},{i * 0.5},n{i},{i % 2}" for i in range(7)]
+    with open(os.path.join(base, "one.csv"), "w") as f:
+        f.write("\n".join(rows[:5]) + "\n")
+    with open(os.path.join(base, "two.csv"), "w") as f:
+        f.write("\n".join([rows[0], "9,,x,1", "10,2e40,y,0", "3000000000,1.5,z,1"]) + "\n")
+    pattern = os.path.join(base, "*.csv")
+    make = tf.data.experimental.make_csv_dataset
+    out = [
+        list(make(pattern, 3, label_name="label", num_epochs=1, shuffle=False)),
+        list(make(pattern, 2, num_epochs=2, shuffle=False, select_columns=["name", 0])),
+        list(make(pattern, 4, num_epochs=1, shuffle_seed=5, num_parallel_reads=2)),
+        list(
+            make(
+                os.path.join(base, "one.csv"),
+                2,
+                column_names=["w", "x", "y", "z"],
+                column_defaults=[tf.int64, tf.float64, "?", 0],
+                header=True,
+                num_epochs=1,
+                shuffle=False,
+            )
+        ),
+        list(make(pattern, 5, shuffle=False).take(2)),
+    ]
+    for bad in (
+        lambda: make(os.path.join(base, "*.none"), 2),
+        lambda: make(pattern, 2, label_name="nope"),
+        lambda: make(pattern, 2, header=False),
+        lambda: make(pattern, 2, select_columns=["a", "a"]),
+        lambda: make(pattern, 2, compression_type="ZLIB"),
+    ):
+        try:
+            bad()
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            out.append(type(e).__name__)
+    return out
+
+
+def test_make_csv_dataset(tf_oracle, tmp_path):
+    assert_parity(tf_oracle, _make_csv, (str(tmp_path),))

@@ -2,6 +2,7 @@
 The transformations are functions returning ``lambda dataset: ...`` for `Dataset.apply`."""
 
 from ferroflow.data._grouping import Reducer
+from ferroflow.data._make_csv import make_csv_dataset  # io-files
 from ferroflow.data._options import (
     AutoShardPolicy,
     AutotuneAlgorithm,
@@ -64,6 +65,7 @@ __all__ = [
     "take_while",
     "unbatch",
     "unique",
+    "make_csv_dataset",  # io-files
 ]
 
 # `shard`'s index placeholder for distributed auto-sharding by hint.
