@@ -65,6 +65,16 @@ fn operations(g: &Graph) -> Vec<Operation> {
         .collect()
 }
 
+/// Whether `g` (or a branch or loop body in it) calls Python when it runs.
+fn calls_python(g: &Graph) -> bool {
+    g.nodes.iter().any(|n| match &n.kind {
+        NodeKind::Print(_) | NodeKind::Op(crate::ops::registry::Op::HostCall(_)) => true,
+        NodeKind::Cond(branches) => branches.iter().any(|b| calls_python(b)),
+        NodeKind::While { cond, body, .. } => calls_python(cond) || calls_python(body),
+        _ => false,
+    })
+}
+
 impl PyGraph {
     /// A loaded graph: the saved one and its optimised form (never specialised: saved graphs
     /// run for every shape their input specs admit).
@@ -96,6 +106,57 @@ impl PyGraph {
             }
         }
         wrap_all(py, outputs)
+    }
+
+    /// Runs the graph once per list of flat inputs in `batches`, without the GIL, on the
+    /// thread pool when `parallel` (`tf.data`'s parallel `map`); returns, in order, each run's
+    /// flat outputs or the exception it raised. A graph that calls Python (`py_function`,
+    /// `tf.print`) runs its inputs one after another, in order: those calls take the GIL
+    /// anyway, and their side effects then happen in element order.
+    fn call_many(
+        &self,
+        py: Python<'_>,
+        batches: Vec<Vec<Bound<'_, PyTensor>>>,
+        parallel: bool,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        use rayon::prelude::*;
+        let batches: Vec<Vec<Tensor>> = batches
+            .iter()
+            .map(|inputs| inputs.iter().map(|t| t.get().inner.clone()).collect())
+            .collect();
+        let graph = &self.optimized;
+        let host = crate::device::call_site_host();
+        let run_one = |inputs: Vec<Tensor>| -> crate::error::Result<Vec<Tensor>> {
+            let mut outputs = executor::run_owned(graph, inputs, Mode::Run)?;
+            for t in outputs.iter_mut().filter(|t| t.device().is_cpu() && t.device() != host) {
+                if let Some(moved) = t.to_device(host)? {
+                    *t = moved;
+                }
+            }
+            Ok(outputs)
+        };
+        let parallel = parallel && batches.len() > 1 && !calls_python(graph);
+        let results: Vec<crate::error::Result<Vec<Tensor>>> = py.detach(|| {
+            if parallel {
+                batches.into_par_iter().map(run_one).collect()
+            } else {
+                batches.into_iter().map(run_one).collect()
+            }
+        });
+        results
+            .into_iter()
+            .map(|r| match r.py() {
+                Ok(outputs) => Ok(wrap_all(py, outputs)?.into_pyobject(py)?.into_any().unbind()),
+                Err(e) => Ok(e.into_value(py).into_any()),
+            })
+            .collect()
+    }
+
+    /// Whether running the graph calls into Python (a host call or `tf.print`, nested in
+    /// control flow too).
+    #[getter]
+    fn calls_python(&self) -> bool {
+        calls_python(&self.optimized)
     }
 
     /// (name, static dims or None for an unknown rank, dtype enum) of each output of the

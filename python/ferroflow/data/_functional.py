@@ -1,10 +1,32 @@
-"""`map` and `filter`: user functions called on each element."""
+"""`map` and `filter`: user functions traced once into graphs, as TensorFlow's `tf.data` traces
+them, and run per element.
 
-from ferroflow import dtypes as _dtypes
+A function is traced when the transformation is made, with the input's element spec as its
+signature (a tuple element unpacked into positional arguments, any other element, dicts and
+namedtuples included, passed as one argument), on the CPU (TensorFlow's input pipelines run
+on the host). Inside it `tf.executing_eagerly()` is False, Python side effects run once,
+`x.shape` shows the spec's unknown dimensions as None, and stateful random ops draw new
+numbers on every element. The graph then runs per element: one call at a time for a plain
+`map`/`filter`, chunks of elements on Rust's thread pool without the GIL for
+`map(num_parallel_calls=...)` (see `_parallel.py`).
+
+Other transformations that take functions (`interleave`, `flat_map`, `scan`...) trace theirs
+through `trace_dataset_function`.
+"""
+
+import os
+
+from ferroflow import _core, errors, nest
+from ferroflow.concrete_function import GraphTensor, fill_template
 from ferroflow.data import _composite, _structure
 from ferroflow.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from ferroflow.device_scope import device
+from ferroflow.function import Function, _example_for
+from ferroflow.tensor_spec import TensorSpec
 
-__all__ = ["FilterDataset", "MapDataset"]
+__all__ = ["FilterDataset", "MapDataset", "TracedFunction", "trace_dataset_function"]
+
+AUTOTUNE = -1
 
 
 def call_on_element(fn, element):
@@ -12,87 +34,255 @@ def call_on_element(fn, element):
     return fn(*element) if type(element) is tuple else fn(element)
 
 
-def _example(spec, size, fill):
-    """An element of ``spec``, unknown dimensions ``size`` long, every entry ``fill``."""
-    return _structure.map_element(lambda s: _composite.example(s, size, fill), spec)
+def trace_dataset_function(fn, element_spec, kind):
+    """``fn`` traced once for elements of ``element_spec`` (a `TracedFunction`).
+
+    ``kind`` names the transformation in messages (``"Dataset.map()"``). The trace happens
+    now, as TensorFlow traces when the dataset is made: errors of the trace (a shape rule, a
+    Python exception) are raised here. Call the result with an element
+    (``traced(element)``) for the function's output as a dataset element (every leaf a tensor
+    or composite value, lists stacked into one tensor), read ``traced.output_spec`` for its
+    element spec, and run many elements with ``traced.run_many(elements, parallel)``.
+    """
+    return TracedFunction(fn, element_spec, kind)
 
 
-def _spec_from_examples(fn, spec):
-    """The spec of ``fn``'s outputs, from calls on two stand-in elements, of zeros and of ones
-    (so sizes computed from values, `x[: x[0] + 1]`, come out unknown as in TensorFlow's
-    trace); dimensions that change with the inputs' unknown ones (tried as 12 and 24, which
-    most reshapes divide) are unknown too."""
-    from ferroflow import script_ops
+def _cpu():
+    """Dataset functions run on the host, as TensorFlow places them."""
+    return device("/device:CPU:0")
 
-    leaves = _structure.flatten(spec)
-    unknown = any(_composite.unknown_dims(s) for s in leaves)
-    examples = ((12, 0), (24, 1)) if unknown else ((1, 0), (1, 1))
 
-    def probe(size, fill):
-        out = call_on_element(fn, _example(spec, size, fill))
-        return _structure.spec_of(_structure.normalize(out))
+class TracedFunction:
+    """A dataset function traced for an element spec (see `trace_dataset_function`)."""
 
-    try:
-        with script_ops.probing():
-            specs = [probe(size, fill) for size, fill in examples]
-    except script_ops.ProbeNeedsTrace:
-        # A py_function inside: TensorFlow never calls it to learn the spec, so the probes run
-        # in a discarded trace, where it is staged and its results have unknown shapes.
-        specs = [script_ops.traced(lambda s=size, f=fill: probe(s, f)) for size, fill in examples]
-    merged = specs[0]
-    for other in specs[1:]:
-        merged = _structure.merge_specs(merged, other, "map outputs")
-    return merged
+    def __init__(self, fn, element_spec, kind):
+        if not callable(fn):
+            raise TypeError(f"`{_argument_name(kind)}` must be callable, got {fn!r}.")
+        from ferroflow import autograph
+
+        converted = autograph.to_graph(fn)
+
+        def dataset_function(element):
+            out = call_on_element(converted, element)
+            if isinstance(out, list):
+                # As TensorFlow: a returned list is more likely a list of results (a
+                # numpy_function's) than one tensor's rows, so it is a tuple (nested lists
+                # are still tensors).
+                out = tuple(out)
+            try:
+                return _structure.normalize(out)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"Unsupported return value from function passed to {kind}: {out}."
+                ) from None
+
+        self.kind = kind
+        self.element_spec = element_spec
+        self._signature = (element_spec,)
+        name = getattr(fn, "__name__", "function")
+        self._function = Function(
+            dataset_function,
+            name=name if name != "<lambda>" else "lambda",
+            input_signature=self._signature,
+            autograph=False,
+        )
+        self._leaf_specs = _structure.flatten(element_spec)
+        self._flat_specs = nest.flatten(self._signature, expand_composites=True)
+        self._plain = all(isinstance(s, TensorSpec) for s in self._leaf_specs)
+        self._unknown_rank = any(
+            isinstance(s, TensorSpec) and s.shape.rank is None for s in self._leaf_specs
+        )
+        self._concretes = {}
+        with _cpu():
+            traces = [
+                self._trace_example(rank) for rank in ((1, 2) if self._unknown_rank else (0,))
+            ]
+        # With an input of unknown rank, ferroflow traces one graph per rank: the outputs'
+        # spec is what the traces at ranks 1 and 2 agree on (a rank or size that follows the
+        # input's becomes unknown), as TensorFlow's shape functions leave it.
+        specs = [_output_spec(c) for c in traces]
+        merged = specs[0]
+        for other in specs[1:]:
+            merged = _structure.merge_specs(merged, other, f"{kind} outputs")
+        self.output_spec = merged
+        self._concrete = traces[0]
+        # The graph runs every element directly when nothing about an element can change it
+        # (else each element finds its graph: per rank, or per size for a graph specialised
+        # to the sizes it was traced at).
+        self._direct = not self._unknown_rank and not self._concrete._core.specialised
+
+    # --- tracing ------------------------------------------------------------------------------
+
+    def _trace_example(self, rank):
+        """The concrete function for an example element (unknown ranks as ``rank``)."""
+
+        def example(spec):
+            if isinstance(spec, TensorSpec) and spec.shape.rank is None:
+                spec = TensorSpec([None] * rank, spec.dtype)
+            return _example_for(spec, composites=True)
+
+        element = nest.map_structure(example, self.element_spec)
+        return self._concrete_of((element,), self.flatten(element))
+
+    def _concrete_of(self, values, tensors):
+        """The graph for these flat tensors: one per rank of the inputs of unknown rank, and,
+        for a graph specialised to the sizes it was traced at, one per sizes."""
+        key = tuple(
+            len(t._dims) if isinstance(s, TensorSpec) and s.shape.rank is None else None
+            for s, t in zip(self._flat_specs, tensors)
+        )
+        concrete = self._concretes.get(key)
+        if concrete is not None and concrete._core.specialised:
+            key = ("exact", tuple(tuple(t._dims) for t in tensors))
+            concrete = self._concretes.get(key)
+        if concrete is None:
+            with _cpu():
+                concrete = self._function._signature_concrete(None, values, tensors)
+            self._concretes[key] = concrete
+        return concrete
+
+    # --- running ------------------------------------------------------------------------------
+
+    def flatten(self, element):
+        """The element's flat input tensors, in the signature's order (a composite by its
+        spec's components: rows of a ragged dataset may be dense tensors)."""
+        leaves = _structure.flatten(element)
+        if self._plain:
+            return [t if isinstance(t, _core.Tensor) else _structure.to_tensor(t) for t in leaves]
+        flat = []
+        for spec, leaf in zip(self._leaf_specs, leaves):
+            if isinstance(spec, TensorSpec):
+                flat.append(leaf if isinstance(leaf, _core.Tensor) else _structure.to_tensor(leaf))
+            else:
+                flat.extend(spec._to_tensor_list(leaf))
+        return flat
+
+    def flat_inputs(self, element):
+        """(concrete function, flat input tensors) for one element."""
+        flat = self.flatten(element)
+        if self._direct:
+            return self._concrete, flat
+        return self._concrete_of((element,), flat), flat
+
+    def __call__(self, element):
+        """The function's output for ``element``, as a dataset element."""
+        concrete, tensors = self.flat_inputs(element)
+        return self.output(concrete, concrete._core.call(tensors))
+
+    def output(self, concrete, outputs):
+        """The element the flat ``outputs`` of ``concrete`` make."""
+        element = fill_template(concrete._output_template, outputs)
+        if any(_structure.is_component(leaf) for leaf in _structure.flatten(element)):
+            # A composite has the static shape of the output spec, as TensorFlow's elements.
+            element = _structure.map_element(_composite.as_spec, element, self.output_spec)
+        return element
+
+    def run_many(self, elements, parallel):
+        """The outputs for ``elements`` in order, each an element or the exception its run
+        raised; on Rust's thread pool without the GIL when ``parallel``."""
+        groups = {}
+        prepared = []
+        for element in elements:
+            try:
+                concrete, tensors = self.flat_inputs(element)
+            except Exception as e:  # noqa: BLE001 - reported in the element's place
+                prepared.append(e)
+                continue
+            groups.setdefault(id(concrete), (concrete, []))[1].append(len(prepared))
+            prepared.append(tensors)
+        results = list(prepared)
+        for concrete, slots in groups.values():
+            outs = concrete._core.call_many([prepared[i] for i in slots], parallel)
+            for i, out in zip(slots, outs):
+                results[i] = out if isinstance(out, BaseException) else self.output(concrete, out)
+        return results
+
+
+def _argument_name(kind):
+    return "predicate" if "filter" in kind else "map_func"
+
+
+def _output_spec(concrete):
+    """The element spec of a traced function's outputs."""
+    return nest.map_structure(
+        lambda v: TensorSpec(v.shape, v.dtype) if isinstance(v, GraphTensor) else v,
+        concrete.structured_outputs,
+    )
+
+
+def parallel_calls(value):
+    """``num_parallel_calls`` as a thread count (None: sequential; AUTOTUNE: the cores)."""
+    if value is None:
+        return None
+    if hasattr(value, "numpy"):
+        from ferroflow import dtypes as _dtypes
+
+        if value.dtype != _dtypes.int64:
+            raise ValueError(
+                "num_parallel_calls: Tensor conversion requested dtype int64 for Tensor with "
+                f"dtype {value.dtype.name}: {value!r}"
+            )
+        value = int(value.numpy())
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int64")
+    if value == AUTOTUNE:
+        return os.cpu_count() or 1
+    if value <= 0:
+        raise errors.InvalidArgumentError(
+            None, None, "num_parallel_calls must be greater than zero. [Op:ParallelMapDatasetV2]"
+        )
+    return value
 
 
 class MapDataset(Dataset):
+    """``map_func``'s outputs, one per input element (see the module docstring)."""
+
     _repr_name = "_MapDataset"
 
-    def __init__(self, input_dataset, map_func):
+    def __init__(self, input_dataset, map_func, num_parallel_calls=None, deterministic=None):
         if not callable(map_func):
             raise TypeError(f"`map_func` must be callable, got {map_func!r}.")
         self._input = input_dataset
-        self._fn = map_func
-        self._spec = None
+        self._threads = parallel_calls(num_parallel_calls)
+        self._deterministic = deterministic
+        if self._threads is not None:
+            self._repr_name = "_ParallelMapDataset"
+        self._fn = trace_dataset_function(map_func, input_dataset.element_spec, "Dataset.map()")
 
     @property
     def element_spec(self):
-        if self._spec is None:
-            try:
-                self._spec = _spec_from_examples(self._fn, self._input.element_spec)
-            except Exception:
-                # The function cannot run on stand-in zeros: the first element says.
-                self._spec = _structure.spec_of(next(iter(self._results())))
-        return self._spec
+        return self._fn.output_spec
 
     def _cardinality(self):
         return self._input._cardinality()
 
-    def _results(self):
-        fn = self._fn
-        return (
-            _structure.normalize(call_on_element(fn, element))
-            for element in self._input._elements()
-        )
-
     def _elements(self):
-        # TensorFlow's elements come out of the traced function: a composite has the static
-        # shape of the element spec (a RaggedTensor's uniform row lengths only where the spec
-        # knows them). The spec is worked out only when a composite comes out.
-        for element in self._results():
-            if any(_structure.is_component(leaf) for leaf in _structure.flatten(element)):
-                element = _structure.map_element(_composite.as_spec, element, self.element_spec)
-            yield element
+        from ferroflow.data import _parallel
+
+        if self._threads is None or _core.graph_tracing():
+            # Inside a trace the graph runs on this thread, where the trace records it.
+            return _parallel.SequentialMap(self._fn, self._input._elements())
+        return _parallel.ParallelMap(self._fn, self._input._elements(), self._threads)
 
 
 class FilterDataset(Dataset):
+    """The elements for which ``predicate`` (traced once) returns True."""
+
     _repr_name = "_FilterDataset"
 
     def __init__(self, input_dataset, predicate):
         if not callable(predicate):
             raise TypeError(f"`predicate` must be callable, got {predicate!r}.")
         self._input = input_dataset
-        self._predicate = predicate
+        self._predicate = trace_dataset_function(
+            predicate, input_dataset.element_spec, "Dataset.filter()"
+        )
+        spec = self._predicate.output_spec
+        if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape.rank != 0:
+            raise ValueError(
+                "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                f"but its return type is {spec!r}."
+            )
 
     @property
     def element_spec(self):
@@ -103,12 +293,6 @@ class FilterDataset(Dataset):
         return n if n in (INFINITE_CARDINALITY, 0) else UNKNOWN_CARDINALITY
 
     def _elements(self):
-        for element in self._input._elements():
-            keep = _structure.to_tensor(call_on_element(self._predicate, element))
-            if keep.dtype != _dtypes.bool or keep.shape.rank != 0:
-                raise ValueError(
-                    "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
-                    f"but its return type is {keep.dtype.name} of shape {keep.shape}."
-                )
-            if bool(keep):
-                yield element
+        from ferroflow.data import _parallel
+
+        return _parallel.Filtered(self._predicate, self._input._elements())

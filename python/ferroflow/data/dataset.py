@@ -1,9 +1,9 @@
 """`tf.data.Dataset`: an input pipeline of elements (tensors nested in tuples and dicts), built
 from in-memory data and transformed lazily, in Python.
 
-Datasets run eagerly: iterating one yields ferroflow tensors, and functions given to `map` and
-`filter` are called on each element (TensorFlow traces them once into a graph; the results are
-the same for functions of their inputs). Pipelines that only reorder or select the rows of
+Iterating a dataset yields ferroflow tensors. Functions given to `map` and `filter` are traced
+once into graphs, as TensorFlow traces them, which run per element (`_functional.py`; on a
+thread pool with `num_parallel_calls`). Pipelines that only reorder or select the rows of
 `from_tensor_slices` data (`shuffle`, `take`, `skip`, `repeat`, `cache`, `prefetch`) work on row
 indices, so that `batch` slices the numpy arrays once per batch instead of stacking rows.
 """
@@ -186,10 +186,12 @@ class Dataset:
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """``map_func`` applied to each element (a tuple element is passed as separate
-        arguments, as in TensorFlow)."""
+        arguments, as in TensorFlow). The function is traced once, now, into a graph; with
+        ``num_parallel_calls`` (a count or `tf.data.AUTOTUNE`, the number of cores) the graph
+        runs on several elements at once on a thread pool."""
         from ferroflow.data._functional import MapDataset
 
-        return MapDataset(self, map_func)
+        return MapDataset(self, map_func, num_parallel_calls, deterministic)
 
     def filter(self, predicate, name=None):
         """The elements for which ``predicate`` (returning a scalar bool) is True."""
@@ -294,8 +296,9 @@ class Dataset:
         return CacheDataset(self, filename)
 
     def prefetch(self, buffer_size, name=None):
-        """The same elements (elements are produced on demand: there is nothing to overlap)."""
-        from ferroflow.data._ordering import PrefetchDataset
+        """The same elements, computed ahead by a background thread into a buffer of
+        ``buffer_size`` elements (`tf.data.AUTOTUNE`: a few)."""
+        from ferroflow.data._prefetch import PrefetchDataset
 
         return PrefetchDataset(self, buffer_size)
 
