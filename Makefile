@@ -9,7 +9,7 @@ STAMP := $(VENV)/.deps-installed
 FUZZ_ITERATIONS ?= 200000
 
 .PHONY: demo test build build-dev lint fmt rust-test python-test bench fuzz-long clean gpu-runtime \
-	tf-oracle
+	tf-oracle protos
 
 # Tests run every WGSL kernel on Mesa's lavapipe (a Vulkan device on the CPU), which counts as a
 # GPU only with this flag. Mesa warns without a runtime directory.
@@ -142,3 +142,8 @@ fuzz-long: build
 clean:
 	cargo clean
 	rm -rf $(VENV) $(TF_VENV)
+
+# TensorFlow's protobuf schemas (proto/tensorflow) compiled without protoc: tools/protogen (protox +
+# prost-build) rewrites the checked-in src/proto/tensorflow.rs and the Python descriptor set.
+protos:
+	cargo run --quiet --manifest-path tools/protogen/Cargo.toml --target-dir target/protogen -- $(CURDIR)

@@ -1,6 +1,17 @@
 """`tf.train`: object-based checkpoints (`Checkpoint`, `CheckpointManager`) and the tools that
 find and inspect them. The file format is described in docs/checkpoint-format.md."""
 
+from ferroflow.train._example import (  # io-core
+    BytesList,
+    Example,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+    SequenceExample,
+)
 from ferroflow.train.checkpoint import Checkpoint
 from ferroflow.train.checkpoint_management import (
     CheckpointManager,
@@ -8,13 +19,24 @@ from ferroflow.train.checkpoint_management import (
     get_checkpoint_state,
     latest_checkpoint,
 )
+from ferroflow.train.moving_averages import ExponentialMovingAverage
 from ferroflow.train.options import CheckpointOptions
 from ferroflow.train.reader import list_variables, load_checkpoint, load_variable
 
 __all__ = [
+    "BytesList",  # io-core: tf.train.Example's messages
+    "Example",
+    "Feature",
+    "FeatureList",
+    "FeatureLists",
+    "Features",
+    "FloatList",
+    "Int64List",
+    "SequenceExample",
     "Checkpoint",
     "CheckpointManager",
     "CheckpointOptions",
+    "ExponentialMovingAverage",
     "checkpoints_iterator",
     "get_checkpoint_state",
     "latest_checkpoint",
