@@ -76,7 +76,9 @@ def write_log(tf, root):
     out.append(bool(tf.summary.should_record_summaries()))
     with tf.summary.create_noop_writer().as_default():
         out.append(bool(tf.summary.scalar("noop", 1.0, step=1)))
-    writer.close()
+    with writer.as_default(step=1):
+        writer.close()
+        out.append(error(lambda: tf.summary.scalar("closed", 1.0)))
     writer.close()
     out.append(error(lambda: writer.as_default()))
     out.append(error(lambda: tf.summary.create_file_writer(None)))

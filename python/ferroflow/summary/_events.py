@@ -84,7 +84,12 @@ class EventFileWriter:
         """Queues ``event`` (a `tensorflow.Event`), flushing as TensorFlow's writer does."""
         with self._lock:
             if self.closed:
-                return
+                from ferroflow import errors
+
+                # TensorFlow's writer resource is gone once closed: its WriteSummary fails so.
+                raise errors.NotFoundError(
+                    None, None, "Resource SummaryWriterInterface does not exist (writer closed)"
+                )
             self._queue.append(event.SerializeToString())
             if (
                 len(self._queue) > self._max_queue
