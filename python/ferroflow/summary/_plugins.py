@@ -91,8 +91,10 @@ def histogram_buckets(data, bucket_count):
     indices = np.minimum(indices[finite].astype(np.int64), bucket_count - 1)
     counts = np.bincount(indices[indices >= 0], minlength=bucket_count).astype(np.float64)
     step = span / np.float64(bucket_count)
+    # TensorFlow's LinSpace: start and stop exactly, start + i * step between (an infinite
+    # step leaves the first edge finite).
     edges = low + np.arange(bucket_count + 1, dtype=np.float64) * step
-    edges[-1] = high
+    edges[0], edges[-1] = low, high
     return np.stack([edges[:-1], edges[1:], counts], axis=1)
 
 
