@@ -191,27 +191,13 @@ def bucket_by_sequence_length(
     )
 
 
-class _UnknownBatch(Dataset):
-    """Its input with an unknown batch dimension in its spec: TensorFlow's bucket batch
-    size is a tensor picked by the bucket id, unknown when its function is traced."""
-
-    def __init__(self, input_dataset):
-        self._input = input_dataset
-        self._spec = _structure.batched_spec(_structure.unbatched_spec(input_dataset.element_spec))
-
-    @property
-    def element_spec(self):
-        return self._spec
-
-    def _cardinality(self):
-        return self._input._cardinality()
-
-    def _elements(self):
-        return self._input._elements()
-
-
 def _unknown_batch(dataset):
-    return _UnknownBatch(dataset)
+    """``dataset`` with an unknown batch dimension in its spec: TensorFlow's bucket batch
+    size is a tensor picked by the bucket id, unknown when its function is traced."""
+    from ferroflow.data._sampling import PerElementDataset
+
+    spec = _structure.batched_spec(_structure.unbatched_spec(dataset.element_spec))
+    return PerElementDataset(dataset, lambda element: element, spec)
 
 
 def _filled_shape(shape, filler):

@@ -242,7 +242,8 @@ class OptionsDataset(Dataset):
 
     def __init__(self, input_dataset, options):
         if not isinstance(options, Options):
-            raise TypeError(f"Expected a tf.data.Options object, got {type(options)}.")
+            # TensorFlow's class: it reads the options' attributes.
+            raise AttributeError(f"Expected a tf.data.Options object, got {type(options)}.")
         self._input = input_dataset
         self._options = options
 

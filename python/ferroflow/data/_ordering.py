@@ -13,6 +13,7 @@ from ferroflow import _random_seed, errors
 from ferroflow import dtypes as _dtypes
 from ferroflow._philox_stream import PhiloxStream
 from ferroflow.data import _structure
+from ferroflow.data._seeds import IterationSeeds
 from ferroflow.data.dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
@@ -147,17 +148,14 @@ class ShuffleDataset(_Reordering):
         if seed is None:
             # Both seeds 0: TensorFlow's "unseeded", random 64-bit seeds.
             seed, seed2 = random.getrandbits(64), random.getrandbits(64)
-        self._seeds = (seed, seed2)
-        self._seed_stream = PhiloxStream(seed, seed2) if reshuffle_each_iteration else None
+        self._iteration_seeds = IterationSeeds(seed, seed2, reshuffle_each_iteration)
 
     def _cardinality(self):
         return self._input._cardinality()
 
     def _transform(self, stream):
         # Each iteration draws its seeds when it starts, as TensorFlow's iterator does.
-        seeds = self._seeds
-        if self._seed_stream is not None:
-            seeds = (next(self._seed_stream), next(self._seed_stream))
+        seeds = self._iteration_seeds.next_pair()
         return _buffer_shuffle(stream(), self._buffer_size, PhiloxStream(*seeds))
 
 

@@ -3,6 +3,7 @@
 fed to `stateless_categorical`, so a seeded program picks as TensorFlow's does) and
 `rejection_resample`."""
 
+import itertools
 import random
 
 import numpy as np
@@ -12,11 +13,13 @@ from ferroflow import dtypes as _dtypes
 from ferroflow._philox_stream import PhiloxStream
 from ferroflow.array_ops import constant, convert_to_tensor
 from ferroflow.data import _structure
+from ferroflow.data._seeds import IterationSeeds
 from ferroflow.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ferroflow.tensor_spec import TensorSpec
 
 __all__ = [
     "DirectedInterleaveDataset",
+    "PerElementDataset",
     "RandomDataset",
     "choose_from_datasets",
     "rejection_resample",
@@ -34,8 +37,7 @@ class RandomDataset(Dataset):
         seed, seed2 = _random_seed.get_seed(None if seed is None else int(seed))
         if seed is None:
             seed, seed2 = random.getrandbits(64), random.getrandbits(64)
-        self._seeds = (seed, seed2)
-        self._seed_stream = PhiloxStream(seed, seed2) if rerandomize_each_iteration else None
+        self._iteration_seeds = IterationSeeds(seed, seed2, rerandomize_each_iteration)
 
     @property
     def element_spec(self):
@@ -45,10 +47,7 @@ class RandomDataset(Dataset):
         return INFINITE_CARDINALITY
 
     def _words(self):
-        seeds = self._seeds
-        if self._seed_stream is not None:
-            seeds = (next(self._seed_stream), next(self._seed_stream))
-        return PhiloxStream(*seeds)
+        return PhiloxStream(*self._iteration_seeds.next_pair())
 
     def _elements(self):
         return (constant(word, dtype=_dtypes.int64) for word in self._words())
@@ -154,6 +153,15 @@ def _seed_pairs(random_dataset):
         yield convert_to_tensor(np.array([next(words), next(words)], np.int64))
 
 
+def _packed(value):
+    """Nested tuples of tensors as one tensor, as `tf.convert_to_tensor` packs them."""
+    from ferroflow.array_ops import stack
+
+    if isinstance(value, (tuple, list)):
+        return stack([_packed(v) for v in value])
+    return convert_to_tensor(value)
+
+
 def sample_from_datasets(
     datasets, weights=None, seed=None, stop_on_empty_dataset=False, rerandomize=None
 ):
@@ -208,15 +216,169 @@ def sample_from_datasets(
             for pair in pairs:
                 yield _categorical(logits, pair)
         for w, pair in zip(weight_source._elements(), pairs):
-            # TensorFlow's `log(components)`: the components stacked, a vector of weights
-            # becoming the one row of logits.
-            yield _categorical(math_ops.log(_structure.to_tensor(_structure.flatten(w))), pair)
+            # TensorFlow's `weights.map(lambda *p: log(p))`: the function's arguments (the
+            # element's parts, or the element) packed into one tensor, so a vector of weights
+            # becomes the one row of logits.
+            yield _categorical(math_ops.log(_packed(w if type(w) is tuple else (w,))), pair)
 
     return DirectedInterleaveDataset(_Selector(selections), datasets, stop_on_empty_dataset)
 
 
+class _RejectionFilter(Dataset):
+    """(class, element) pairs of the elements a uniform draw keeps (draw < the acceptance
+    probability of the element's class). The draws are those of TensorFlow's stateful
+    `random_uniform([], seed=seed)` in its filter function: one float per element from the
+    first word of every 256th Philox block (what the kernel reserves per run)."""
+
+    _repr_name = "_MapDataset"
+
+    def __init__(self, dataset, acceptance, class_func, seed):
+        self._input = dataset
+        self._acceptance = acceptance
+        self._class_func = class_func
+        self._seeds = _random_seed.get_seed(seed)
+
+    @property
+    def element_spec(self):
+        return (TensorSpec([], _dtypes.int32), self._input.element_spec)
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _elements(self):
+        from ferroflow.data import _calls
+
+        seed, seed2 = self._seeds
+        if seed is None:
+            seed, seed2 = random.getrandbits(64), random.getrandbits(64)
+        pairs = zip(self._acceptance._elements(), self._input._elements())
+        for k, (accept, element) in enumerate(pairs):
+            label = convert_to_tensor(_calls.call(self._class_func, element))
+            probability = float(np.asarray(accept.numpy())[int(label.numpy())])
+            word = next(PhiloxStream(seed, seed2, skip=256 * k))
+            draw = np.array((word & 0x7FFFFF) | 0x3F800000, np.uint32).view(np.float32) - 1
+            if draw < np.float32(probability):
+                yield (label, element)
+
+
+def _acceptance(initial, target):
+    """TensorFlow's per-class acceptance probabilities and the probability of drawing from
+    the original data (`_calculate_acceptance_probs_with_mixing`), in float32 numpy."""
+    initial = np.asarray(initial, np.float32)
+    target = np.asarray(target, np.float32)
+    ratio = target / (initial + np.finfo(np.float32).tiny)
+    high, low = ratio.max(), ratio.min()
+    # All ratios equal (the target is the initial distribution): 0 / 0, NaN as in
+    # TensorFlow, and unused (every element comes from the original data).
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accept = (ratio - low) / (high - low)
+    return accept.astype(np.float32), np.float32(low)
+
+
+class _EstimatedDistribution(Dataset):
+    """TensorFlow's streaming estimate of the class distribution (for `rejection_resample`
+    without ``initial_dist``): per batch of 32 class values, counts (started at 10 each)
+    updated, and the batch's elements all given the new ``counts / sum(counts)``."""
+
+    def __init__(self, classes, num_classes):
+        self._classes = classes
+        self._num_classes = num_classes
+
+    @property
+    def element_spec(self):
+        return TensorSpec([self._num_classes], _dtypes.float32)
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _elements(self):
+        counts = np.full([self._num_classes], 10, np.int64)
+        batch = []
+        classes = iter(self._classes._elements())
+        while True:
+            batch = [int(c.numpy()) for c in itertools.islice(classes, 32)]
+            if not batch:
+                return
+            for c in batch:
+                if 0 <= c < self._num_classes:
+                    counts[c] += 1
+            dist = (counts / counts.sum()).astype(np.float32)
+            for _ in batch:
+                yield convert_to_tensor(dist)
+
+
+class PerElementDataset(Dataset):
+    """``fn`` (a Python function of an element, run as it is) of each element of its input,
+    of the element spec ``spec``."""
+
+    _repr_name = "_MapDataset"
+
+    def __init__(self, input_dataset, fn, spec):
+        self._input = input_dataset
+        self._fn = fn
+        self._spec = spec
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _elements(self):
+        return (self._fn(e) for e in self._input._elements())
+
+
 def rejection_resample(dataset, class_func, target_dist, initial_dist=None, seed=None):
     """`Dataset.rejection_resample`: (class, element) pairs, resampled towards the class
-    distribution ``target_dist``: TensorFlow's composition (a mix of the original elements
-    and of those kept by a per-class acceptance test)."""
-    raise NotImplementedError
+    distribution ``target_dist``: TensorFlow's composition (a mix, drawn by
+    `sample_from_datasets`, of the original elements and of those a per-class acceptance
+    test keeps; without ``initial_dist``, the class distribution estimated as the elements
+    stream by), with TensorFlow's draws for a given seed."""
+    from ferroflow.data import _calls
+    from ferroflow.data._sources import TensorDataset
+
+    target = np.asarray(convert_to_tensor(target_dist).numpy(), np.float32)
+
+    def with_class(*x):
+        element = x[0] if len(x) == 1 else x
+        return _calls.call(class_func, element), element
+
+    originals = dataset.map(with_class)
+    if initial_dist is not None:
+        initial = np.asarray(convert_to_tensor(initial_dist).numpy(), np.float32)
+        accept, prob_original = _acceptance(initial, target)
+        acceptance_ds = TensorDataset(convert_to_tensor(accept)).repeat()
+        static = np.min(target / initial)
+        if static == 1:
+            return originals
+        filtered = _RejectionFilter(dataset, acceptance_ds, class_func, seed)
+        if static == 0:
+            return filtered
+        weights = TensorDataset((_weight_pair(prob_original),)).repeat()
+    else:
+        classes = PerElementDataset(
+            dataset,
+            lambda e: convert_to_tensor(_calls.call(class_func, e)),
+            TensorSpec([], _dtypes.int32),
+        )
+        estimate = _EstimatedDistribution(classes, len(target))
+        acceptance_ds = PerElementDataset(
+            estimate,
+            lambda d: convert_to_tensor(_acceptance(d.numpy(), target)[0]),
+            estimate.element_spec,
+        )
+        filtered = _RejectionFilter(dataset, acceptance_ds, class_func, seed)
+        scalar = TensorSpec([], _dtypes.float32)
+        weights = PerElementDataset(
+            estimate,
+            lambda d: (_weight_pair(_acceptance(d.numpy(), target)[1]),),
+            ((scalar, scalar),),
+        )
+    return sample_from_datasets([originals, filtered], weights, seed, stop_on_empty_dataset=True)
+
+
+def _weight_pair(prob_original):
+    """TensorFlow's weights element: ((p, 1 - p),), one row of two probabilities."""
+    p = np.float32(prob_original)
+    return (convert_to_tensor(p), convert_to_tensor(np.float32(1) - p))

@@ -34,9 +34,15 @@ def _write(path, payload, compression):
     os.replace(partial, path)
 
 
-def _read(path):
+def _read(path, compression):
     with open(path, "rb") as f:
         gzipped = f.read(2) == b"\x1f\x8b"
+    if gzipped != (compression == "GZIP"):
+        raise errors.DataLossError(
+            None,
+            None,
+            f"{path} was written with another compression than {compression or 'none'}.",
+        )
     opener = gzip.open if gzipped else open
     with opener(path, "rb") as f:
         return pickle.load(f)
@@ -86,14 +92,14 @@ class _Loaded(Dataset):
 
 def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
     """The dataset `save` wrote under ``path``."""
-    _check_compression(compression)
+    compression = _check_compression(compression)
     path = os.fspath(path)
     file = os.path.join(path, _FILE)
     if not os.path.exists(file):
         raise errors.NotFoundError(
             None, None, f"Could not find a dataset saved by ferroflow under {path}."
         )
-    payload = _read(file)
+    payload = _read(file, compression)
     spec = payload["element_spec"]
     if element_spec is not None and element_spec != spec:
         raise ValueError(
@@ -139,7 +145,7 @@ class SnapshotDataset(Dataset):
         file = self._file()
         if os.path.exists(file):
             spec = self.element_spec
-            stored = _Loaded(spec, _read(file))
+            stored = _Loaded(spec, _read(file, self._compression))
             if self._reader_func is None:
                 return iter(stored._elements())
             from ferroflow.data._nested import ListDataset

@@ -189,41 +189,19 @@ _FAILED = _Failure()
 
 def _guarded(dataset):
     """``dataset``'s elements, `_FAILED` in place of each one whose computation raised a
-    `tf.errors` error. A Python iterator ends at its first exception, while TensorFlow's
-    go on past a failed element; so `map` and `filter` are applied element by element here
-    (each through its own `Dataset.map`/`filter` over a one-element dataset), and an error
-    spoils only its element."""
-    from ferroflow.data._functional import FilterDataset, MapDataset
-    from ferroflow.data._nested import ListDataset
-
-    fn = getattr(dataset, "_fn", None) if isinstance(dataset, MapDataset) else None
-    predicate = getattr(dataset, "_predicate", None) if isinstance(dataset, FilterDataset) else None
-    source = getattr(dataset, "_input", None)
-    if (fn is None and predicate is None) or not isinstance(source, Dataset):
-        iterator = iter(dataset._elements())
-        while True:
-            try:
-                item = next(iterator)
-            except StopIteration:
-                return
-            except errors.OpError as error:
-                _FAILED.error = error
-                yield _FAILED
-                continue
-            yield item
-    for item in _guarded(source):
-        if item is _FAILED:
-            yield item
-            continue
-        one = ListDataset([item], source.element_spec)
-        step = one.map(fn) if fn is not None else one.filter(predicate)
+    `tf.errors` error. The iterators of `map` and `filter` go on past a failed element, as
+    TensorFlow's do (a Python generator would end at its first exception)."""
+    iterator = iter(dataset._elements())
+    while True:
         try:
-            results = list(step._elements())
+            item = next(iterator)
+        except StopIteration:
+            return
         except errors.OpError as error:
             _FAILED.error = error
             yield _FAILED
             continue
-        yield from results
+        yield item
 
 
 def _batch_sizes(batch_size):
@@ -383,7 +361,6 @@ def _random_access(dataset):
         _ordering.SkipDataset,
         _ordering.RepeatDataset,
         _ordering.CacheDataset,
-        _ordering.PrefetchDataset,
         ShardDataset,
     )
     if isinstance(dataset, sources):
@@ -392,7 +369,7 @@ def _random_access(dataset):
         return all(_random_access(d) for d in dataset._datasets)
     if isinstance(dataset, _combining.ConcatenateDataset):
         return _random_access(dataset._first) and _random_access(dataset._second)
-    if isinstance(dataset, keeping):
+    if isinstance(dataset, keeping) or type(dataset).__name__ == "PrefetchDataset":
         return _random_access(dataset._input)
     return False
 

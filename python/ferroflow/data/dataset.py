@@ -524,8 +524,16 @@ class Iterator:
     """What `iter(dataset)` returns: the elements, one `next` at a time."""
 
     def __init__(self, dataset):
+        from ferroflow.data._iterator_state import capture_seeds
+
         self._dataset = dataset
+        self._seed_states = capture_seeds(dataset)
         self._elements = dataset._elements()
+        # How many elements were read, and the variable a checkpoint saves it in (made when
+        # a `tf.train.Checkpoint` first reaches the iterator).
+        self._position = 0
+        self._saved_position = None
+        self._synced_position = 0
 
     @property
     def element_spec(self):
@@ -535,12 +543,18 @@ class Iterator:
         return self
 
     def __next__(self):
-        return next(self._elements)
+        if self._saved_position is not None:
+            from ferroflow.data._iterator_state import catch_up
+
+            catch_up(self)
+        element = next(self._elements)
+        self._position += 1
+        return element
 
     def get_next(self):
         """The next element; raises `tf.errors.OutOfRangeError` at the end."""
         try:
-            return next(self._elements)
+            return next(self)
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
@@ -549,9 +563,15 @@ class Iterator:
         from ferroflow.experimental_ops import Optional
 
         try:
-            return Optional.from_value(next(self._elements))
+            return Optional.from_value(next(self))
         except StopIteration:
             return Optional.empty(self.element_spec)
+
+    def _trackable_children(self):
+        """What `tf.train.Checkpoint` saves of an iterator: its position."""
+        from ferroflow.data._iterator_state import position_children
+
+        return position_children(self)
 
     @property
     def _type_spec(self):
