@@ -19,9 +19,12 @@ from ferroflow.train.checkpoint_management import (
     get_checkpoint_state,
     latest_checkpoint,
 )
+from ferroflow.train.cluster_spec import ClusterSpec
+from ferroflow.train.coordinator import Coordinator
 from ferroflow.train.moving_averages import ExponentialMovingAverage
 from ferroflow.train.options import CheckpointOptions
 from ferroflow.train.reader import list_variables, load_checkpoint, load_variable
+from ferroflow.train.views import CheckpointView, TrackableView
 
 __all__ = [
     "BytesList",  # io-core: tf.train.Example's messages
@@ -36,6 +39,10 @@ __all__ = [
     "Checkpoint",
     "CheckpointManager",
     "CheckpointOptions",
+    "CheckpointView",
+    "ClusterSpec",
+    "Coordinator",
+    "TrackableView",
     "ExponentialMovingAverage",
     "checkpoints_iterator",
     "get_checkpoint_state",
