@@ -36,7 +36,7 @@ def write_log(tf, root):
         tf.summary.histogram("h_zero_buckets", [1.0, 2.0], buckets=0)
         tf.summary.histogram("h_normal", rs.randn(1000).astype("float32"))
         tf.summary.histogram("h_inf", [1.0, np.inf, 2.0], buckets=4)
-        tf.summary.histogram("h_wide", [1e308, -1e308], buckets=4)
+        tf.summary.histogram("h_wide", np.array([1e308, -1e308]), buckets=4)
         tf.summary.text("t", "hello")
         tf.summary.text("t2", [["a", "b"], ["c", "\u00e9"]])
         tf.summary.image("img", rs.rand(4, 4, 5, 3).astype("float32"), max_outputs=3)

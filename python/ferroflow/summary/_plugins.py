@@ -93,7 +93,8 @@ def histogram_buckets(data, bucket_count):
     step = span / np.float64(bucket_count)
     # TensorFlow's LinSpace: start and stop exactly, start + i * step between (an infinite
     # step leaves the first edge finite).
-    edges = low + np.arange(bucket_count + 1, dtype=np.float64) * step
+    with np.errstate(invalid="ignore"):
+        edges = low + np.arange(bucket_count + 1, dtype=np.float64) * step
     edges[0], edges[-1] = low, high
     return np.stack([edges[:-1], edges[1:], counts], axis=1)
 
