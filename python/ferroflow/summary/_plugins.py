@@ -76,26 +76,25 @@ def histogram_buckets(data, bucket_count):
     data = np.asarray(data, dtype=np.float64).reshape(-1)
     if data.size == 0 or bucket_count == 0:
         return np.zeros((bucket_count, 3), np.float64)
-    low, high = data.min(), data.max()
-    span = high - low
-    if span == 0:
-        counts = np.zeros(bucket_count, np.float64)
-        counts[-1] = data.size
-        edges = np.full(bucket_count, high)
-        return np.stack([edges, edges, counts], axis=1)
-    width = span / np.float64(bucket_count)
-    with np.errstate(invalid="ignore"):
+    # IEEE arithmetic as TensorFlow's kernels do it: overflows and 0 * inf pass silently.
+    with np.errstate(all="ignore"):
+        low, high = data.min(), data.max()
+        span = high - low
+        if span == 0:
+            counts = np.zeros(bucket_count, np.float64)
+            counts[-1] = data.size
+            edges = np.full(bucket_count, high)
+            return np.stack([edges, edges, counts], axis=1)
+        width = span / np.float64(bucket_count)
         indices = np.floor((data - low) / width)
+        # TensorFlow's LinSpace: start and stop exactly, start + i * width between (an
+        # infinite width leaves the first edge finite).
+        edges = low + np.arange(bucket_count + 1, dtype=np.float64) * width
+    edges[0], edges[-1] = low, high
     # TensorFlow casts to int32 (NaN and infinities give INT_MIN there, counted nowhere).
     finite = np.isfinite(indices)
     indices = np.minimum(indices[finite].astype(np.int64), bucket_count - 1)
     counts = np.bincount(indices[indices >= 0], minlength=bucket_count).astype(np.float64)
-    step = span / np.float64(bucket_count)
-    # TensorFlow's LinSpace: start and stop exactly, start + i * step between (an infinite
-    # step leaves the first edge finite).
-    with np.errstate(invalid="ignore"):
-        edges = low + np.arange(bucket_count + 1, dtype=np.float64) * step
-    edges[0], edges[-1] = low, high
     return np.stack([edges[:-1], edges[1:], counts], axis=1)
 
 
