@@ -29,6 +29,22 @@ def _invalid(message):
     return errors.InvalidArgumentError(None, None, message)
 
 
+def _bool_attr(value, name):
+    """A boolean attribute, refused unless a Python bool (TensorFlow's `make_bool`)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"Expected bool for argument '{name}' not {value!r}.")
+    return value
+
+
+def _str_attr(value, name):
+    """A string attribute as bytes, refused unless str or bytes (TensorFlow's `make_str`)."""
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, bytes):
+        return value
+    raise TypeError(f"Expected string for argument '{name}' not {value!r}.")
+
+
 def _byte_array(values, shape):
     """A numpy object array of bytes, of ``shape``."""
     out = np.empty(len(values), dtype=object)
@@ -76,6 +92,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     length, a multiple of the element size; with ``fixed_length``, each is cut or zero-padded
     to that many bytes). The result has the input's shape plus one dimension."""
     out_type = _dtypes.as_dtype(out_type)
+    _bool_attr(little_endian, "little_endian")
     op = "DecodeRaw" if fixed_length is None else "DecodePaddedRaw"
     allowed = _RAW_TYPES if fixed_length is None else _PADDED_RAW_TYPES
     if _type_name(out_type) not in allowed.split(", "):
@@ -163,6 +180,7 @@ def _b64_decode_one(s):
 
 def encode_base64(input, pad=False, name=None):  # noqa: A002
     """Each string in web-safe base64 (``-`` and ``_``), with ``=`` padding when ``pad``."""
+    _bool_attr(pad, "pad")
     tensor = _host.string_input(input, "EncodeBase64")
 
     def encode(strings):
@@ -212,8 +230,8 @@ def _inflate(data, wbits, many_members):
 
 def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002
     """Each string decompressed: ``"ZLIB"``, ``"GZIP"`` or ``""`` (unchanged)."""
+    kind = _str_attr(compression_type, "compression_type").decode("utf-8", "replace")
     tensor = _host.string_input(bytes, "DecodeCompressed")
-    kind = compression_type
     if kind not in ("", "ZLIB", "GZIP", "ZSTD"):
         raise _invalid("Only ZLIB, ZSTD, GZIP or NONE are supported compressions")
     if kind == "ZSTD":
@@ -431,9 +449,11 @@ def decode_csv(
     """Each CSV record split into typed columns: one output per entry of ``record_defaults``
     (its dtype is the column's; its value fills empty or ``na_value`` fields, and an empty
     default makes the field required). ``select_cols`` reads only those columns."""
+    _bool_attr(use_quote_delim, "use_quote_delim")
     defaults, select_cols = check_record_defaults(record_defaults, select_cols)
     tensor = convert_to_tensor(records, dtype=_dtypes.string)
-    delim = field_delim.encode() if isinstance(field_delim, str) else bytes(field_delim)
+    delim = _str_attr(field_delim, "field_delim")
+    na_value = _str_attr(na_value, "na_value")
     if len(delim) != 1:
         raise _invalid("field_delim should be only 1 char")
     convert = csv_converter(defaults, na_value)
