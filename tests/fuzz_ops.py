@@ -5889,6 +5889,658 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
+# --- resolving and checking the table --------------------------------------------------------
+
+
+def public_ops():
+    """Every public callable of the fuzzed modules, as [(callable, [names])] in discovery order."""
+    found = {}
+    for prefix, module in MODULES:
+        for name in sorted(dir(module)):
+            value = getattr(module, name)
+            if name.startswith("_") or not callable(value) or isinstance(value, tf.DType):
+                continue
+            found.setdefault(id(value), (value, []))[1].append(f"{prefix}.{name}")
+    return list(found.values())
+
+
+def resolve(name):
+    """The callable an op name stands for: a public function, class or Tensor method."""
+    if name in TENSOR_METHODS:
+        return TENSOR_METHODS[name]
+    module_name, _, attr = name.rpartition(".")
+    return getattr(dict(MODULES)[module_name], attr)
+
+
+def check_table():
+    """Where SPECS and the public API disagree: an op without a spec, or a stale spec."""
+    errors = []
+    known = set()
+    for name in SPECS:
+        try:
+            fn = resolve(name)
+        except (AttributeError, KeyError):
+            errors.append(f"fuzz spec for a missing op: {name}")
+            continue
+        known.add(id(fn))
+        if name.startswith("Tensor.") and not hasattr(tf.Tensor, name.split(".", 1)[1]):
+            errors.append(f"fuzz spec for a missing Tensor attribute: {name}")
+    for value, names in public_ops():
+        if id(value) not in known:
+            errors.append(f"no fuzz spec for {' / '.join(names)}")
+    inherited = set(dir(object))
+    for attr in dir(tf.Tensor):
+        if attr in TENSOR_NOT_OPS or attr in inherited or f"Tensor.{attr}" in SPECS:
+            continue
+        errors.append(f"no fuzz spec for Tensor.{attr}")
+    return errors
+
+
+# --- showing arguments -----------------------------------------------------------------------
+
+
+def _literal(arr):
+    if arr.size == 0:
+        return f"np.zeros({list(arr.shape)})"
+    if arr.size <= 64:
+        return repr(arr.tolist())
+    head = ", ".join(repr(v) for v in arr.ravel()[:6].tolist())
+    return f"<{arr.size} values of shape {list(arr.shape)}: {head}, ...>"
+
+
+def _nesting(value):
+    depth = 0
+    while isinstance(value, list):
+        value, depth = value[0], depth + 1
+    return depth
+
+
+def show(value, depth=0):
+    """A short, mostly executable repr of an argument (nan/inf stand for float('nan'/'inf'))."""
+    if isinstance(value, tf.Tensor):
+        try:
+            return f"tf.constant({_literal(np.asarray(value.numpy()))}, tf.{value.dtype.name})"
+        except BaseException:  # a repr must not fail
+            return "<Tensor that cannot be shown>"
+    if isinstance(value, np.ndarray):
+        name = value.dtype.name
+        dtype = "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
+        if value.dtype.kind in "OUSM":
+            dtype = repr(value.dtype.str)
+        return f"np.array({_literal(value)}, {dtype})"
+    if isinstance(value, np.generic):
+        return f"np.{type(value).__name__}({value.item()!r})"
+    if isinstance(value, tf.DType):
+        if tf.dtypes._BY_ENUM.get(value.as_datatype_enum) is value:
+            return repr(value)
+        return f"tf.DType({value.as_datatype_enum}, {value.name!r}, ...)"
+    if isinstance(value, tf.TensorShape):
+        return f"tf.{value!r}"
+    if isinstance(value, (list, tuple)) and depth >= 4:
+        return "[...]" if isinstance(value, list) else "(...)"
+    if value is NESTED_TOO_DEEP or value is NESTED_RANK_70:
+        return f"<a 1.0 in {_nesting(value)} nested lists>"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(show(v, depth + 1) for v in value)
+        if isinstance(value, tuple):
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        return f"[{inner}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {show(v, depth + 1)}" for k, v in value.items()) + "}"
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}".replace("builtins.", "")
+    if isinstance(value, slice):
+        return f"slice({show(value.start)}, {show(value.stop)}, {show(value.step)})"
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def show_call(name, args, kwargs):
+    parts = [show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+# --- running calls ---------------------------------------------------------------------------
+
+# Fractions of deliberately invalid arguments: a third of the calls get none.
+BAD_RATES = (0.0, 0.0, 0.1, 0.1, 0.3, 0.6)
+
+
+class Plan:
+    """Which op iteration ``i`` calls, and with which arguments; depends only on seed and i."""
+
+    def __init__(self, seed, ops):
+        self.seed = seed
+        self.ops = ops
+        self._cycle = (None, None)
+
+    def op(self, i):
+        cycle, position = divmod(i, len(self.ops))
+        if self._cycle[0] != cycle:
+            order = np.random.default_rng([self.seed, cycle, 0]).permutation(len(self.ops))
+            self._cycle = (cycle, order)
+        return self.ops[self._cycle[1][position]]
+
+    def arguments(self, i):
+        rng = np.random.default_rng([self.seed, i, 1])
+        g = Gen(rng, float(rng.choice(BAD_RATES)))
+        return SPECS[self.op(i)](g)
+
+
+def materialize(result):
+    """Reads a result through, so that a broken tensor fails here rather than later."""
+    if isinstance(result, tf.type_spec.CompositeTensor):
+        materialize(tf.nest.flatten(result, expand_composites=True))
+    elif isinstance(result, tf.Tensor):
+        np.asarray(result.numpy())
+        assert isinstance(result.shape.as_list(), list)
+        assert isinstance(result.dtype.name, str)
+    elif isinstance(result, (list, tuple)):
+        for item in result:
+            materialize(item)
+
+
+def _qualname(exc):
+    cls = type(exc)
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
+
+
+def _stderr_since(offset):
+    """What the process wrote to stderr (when that is a file) since ``offset``: panic messages."""
+    if offset is None:
+        return ""
+    try:
+        return os.pread(2, 8192, offset).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _stderr_offset():
+    try:
+        return os.lseek(2, 0, os.SEEK_CUR)
+    except OSError:
+        return None
+
+
+def run_one(plan, i):
+    """Runs iteration ``i``: (op, outcome, exception name or "", failure record or None)."""
+    name = plan.op(i)
+    phase = "generate"
+    args, kwargs = (), {}
+    offset = _stderr_offset()
+    try:
+        args, kwargs = plan.arguments(i)
+        phase = "call"
+        result = resolve(name)(*args, **kwargs)
+        phase = "result"
+        materialize(result)
+        return name, "ok", "", None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # PanicException derives from BaseException
+        expected = ALLOWED + (EAGER_REFUSALS.get(name, ALLOWED),)
+        if phase != "generate" and isinstance(exc, expected):
+            return name, "error", type(exc).__name__, None
+        try:
+            shown = show_call(name, args, kwargs)
+        except BaseException as show_exc:
+            shown = f"<arguments cannot be shown: {show_exc!r}>"
+        record = {
+            "op": name,
+            "iteration": i,
+            "kind": "generator" if phase == "generate" else "exception",
+            "phase": phase,
+            "exception": _qualname(exc),
+            "message": str(exc)[:2000],
+            "call": shown,
+            "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[
+                -6000:
+            ],
+            "stderr": _stderr_since(offset)[-4000:],
+        }
+        return name, "failure", _qualname(exc), record
+
+
+def _limit_memory(megabytes):
+    if megabytes:
+        import resource
+
+        limit = megabytes * 2**20
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _quiet():
+    warnings.simplefilter("ignore")
+    np.seterr(all="ignore")
+
+
+def worker(opts, ops):
+    """Runs iterations [start, iterations), logging each call to ``opts.log`` before and after."""
+    _limit_memory(opts.max_memory_mb)
+    faulthandler.enable()
+    _quiet()
+    plan = Plan(opts.seed, ops)
+    skip = set(filter(None, opts.skip_ops.split(",")))
+    log = os.open(opts.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for i in range(opts.start, opts.iterations):
+        name = plan.op(i)
+        if name in skip:
+            os.write(log, f"E {i} {name} skipped -\n".encode())
+            continue
+        os.write(log, f"B {i} {_stderr_offset()}\n".encode())
+        name, outcome, error, record = run_one(plan, i)
+        line = f"E {i} {name} {outcome} {error or '-'}\n"
+        if record is not None:
+            line = "F " + json.dumps(record) + "\n" + line
+        os.write(log, line.encode())
+    os.close(log)
+    return 0
+
+
+# --- supervising workers ---------------------------------------------------------------------
+
+HEADLINES = (
+    r"memory allocation of \d+ bytes failed",
+    r"panicked at .*",
+    r"fatal runtime error: .*",
+    r"Fatal Python error: .*",
+    r"Timeout \(.*",
+)
+
+
+def _headline(stderr, default):
+    for pattern in HEADLINES:
+        match = re.search(pattern, stderr)
+        if match:
+            line = match.group(0)
+            if line.startswith("panicked"):  # the panic message is on the next line
+                rest = stderr[match.end() :].strip().splitlines()
+                line += " " + (rest[0] if rest else "")
+            return line.strip()
+    return default
+
+
+def _rust_frames(stderr):
+    """The innermost ferroflow frames of a Rust backtrace: where a crash happened."""
+    frames = re.findall(r"^\s*\d+: (ferroflow::\S+)", stderr, flags=re.MULTILINE)
+    return frames[:4]
+
+
+def _describe(opts, ops, failures):
+    """Adds the call to each crash record, rebuilt from the seed in one fresh process (which
+    only generates arguments, so it does not crash where the worker did)."""
+    if not failures:
+        return
+    cmd = [sys.executable, __file__, "--seed", str(opts.seed), "--ops", ",".join(ops)]
+    cmd += ["--describe", ",".join(str(f["iteration"]) for f in failures)]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        calls = json.loads(done.stdout) if done.returncode == 0 else {}
+        problem = f"<describe failed: {done.stderr.strip()[-500:]}>"
+    except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        calls, problem = {}, f"<describe failed: {e!r}>"
+    for f in failures:
+        f["call"] = calls.get(str(f["iteration"]), problem)
+
+
+def _watch(proc, log_path, call_timeout):
+    """Waits for the worker; returns True when it made no progress for ``call_timeout`` s."""
+    last_size, last_change = -1, time.monotonic()
+    while True:
+        try:
+            proc.wait(timeout=0.2)
+            return False
+        except subprocess.TimeoutExpired:
+            pass
+        size = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+        now = time.monotonic()
+        if size != last_size:
+            last_size, last_change = size, now
+        elif now - last_change > call_timeout:
+            proc.send_signal(signal.SIGABRT)  # faulthandler prints where it was stuck
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            return True
+
+
+class Tally:
+    """Outcome counts per op and the failure records."""
+
+    OUTCOMES = ("ok", "error", "failure", "crash", "hang", "skipped")
+
+    def __init__(self, ops):
+        self.ops = {
+            name: {"outcomes": collections.Counter(), "errors": collections.Counter()}
+            for name in ops
+        }
+        self.failures = []
+
+    def add(self, op, outcome, error):
+        entry = self.ops[op]
+        entry["outcomes"][outcome] += 1
+        if outcome != "ok" and error != "-":
+            entry["errors"][error] += 1
+
+    def read_log(self, path):
+        """Counts a worker's log; returns the iteration it started and never finished, if any."""
+        open_iteration = None
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if not line.endswith("\n"):
+                    break
+                tag, _, rest = line.rstrip("\n").partition(" ")
+                if tag == "B":
+                    open_iteration = int(rest.split()[0])
+                elif tag == "E":
+                    _, op, outcome, error = rest.split(" ")
+                    self.add(op, outcome, error)
+                    open_iteration = None
+                elif tag == "F":
+                    self.failures.append(json.loads(rest))
+        return open_iteration
+
+
+def supervise(opts, ops):
+    tally = Tally(ops)
+    plan = Plan(opts.seed, ops)
+    crashes = collections.Counter()
+    skip = set()
+    start, starts = 0, 0
+    began = time.monotonic()
+    env = dict(os.environ, RUST_BACKTRACE="1", PYTHONFAULTHANDLER="1")
+    with tempfile.TemporaryDirectory(prefix="ferroflow-fuzz-") as tmp:
+        while start < opts.iterations:
+            starts += 1
+            log_path = os.path.join(tmp, f"worker{starts}.log")
+            err_path = os.path.join(tmp, f"worker{starts}.err")
+            cmd = [sys.executable, __file__, "--worker", "--log", log_path]
+            cmd += ["--seed", str(opts.seed), "--iterations", str(opts.iterations)]
+            cmd += ["--start", str(start), "--max-memory-mb", str(opts.max_memory_mb)]
+            cmd += ["--ops", ",".join(ops), "--skip-ops", ",".join(sorted(skip))]
+            with open(err_path, "w+b") as err:
+                proc = subprocess.Popen(
+                    cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env
+                )
+                hung = _watch(proc, log_path, opts.call_timeout)
+            open_iteration = tally.read_log(log_path) if os.path.exists(log_path) else None
+            if proc.returncode == 0 and not hung:
+                break
+            with open(err_path, encoding="utf-8", errors="replace") as f:
+                stderr = f.read()
+            if open_iteration is None:
+                tally.failures.append(
+                    {
+                        "op": "<worker>",
+                        "kind": "worker",
+                        "exception": f"exit {proc.returncode}",
+                        "message": _headline(stderr, "the worker died outside any call"),
+                        "stderr": stderr[-6000:],
+                    }  # fmt: skip
+                )
+                break
+            op = plan.op(open_iteration)
+            offset = _crash_offset(log_path, open_iteration)
+            since = stderr.encode("utf-8", "replace")[offset:].decode("utf-8", "replace")
+            status = _exit_status(proc.returncode)
+            kind = "hang" if hung else "crash"
+            # faulthandler's traceback tells whether the op or reading its result crashed.
+            phase = "result" if re.search(r"line \d+ in materialize", since) else "call"
+            tally.add(op, kind, status)
+            tally.failures.append(
+                {
+                    "op": op,
+                    "iteration": open_iteration,
+                    "kind": kind,
+                    "phase": phase,
+                    "exception": status,
+                    "message": _headline(
+                        since, f"no progress for {opts.call_timeout} s" if hung else status
+                    ),
+                    "rust_frames": _rust_frames(since),
+                    "stderr": since[-6000:],
+                }
+            )
+            crashes[op] += 1
+            if crashes[op] >= opts.max_crashes_per_op:
+                skip.add(op)
+            start = open_iteration + 1
+    _describe(opts, ops, [f for f in tally.failures if f["kind"] in ("crash", "hang")])
+    return {
+        "seed": opts.seed,
+        "iterations": opts.iterations,
+        "elapsed_s": round(time.monotonic() - began, 2),
+        "worker_starts": starts,
+        "quarantined_ops": sorted(skip),
+        "tally": tally,
+    }
+
+
+def _crash_offset(log_path, iteration):
+    with open(log_path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if parts[:2] == ["B", str(iteration)] and len(parts) == 3 and parts[2] != "None":
+                return int(parts[2])
+    return 0
+
+
+def _exit_status(returncode):
+    if returncode is not None and returncode < 0:
+        try:
+            return signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit code {returncode}"
+
+
+def run_in_process(opts, ops):
+    """All iterations in this process: faster to debug, but the first crash ends the run."""
+    _limit_memory(opts.max_memory_mb)
+    _quiet()
+    tally = Tally(ops)
+    plan = Plan(opts.seed, ops)
+    began = time.monotonic()
+    for i in range(opts.iterations):
+        name, outcome, error, record = run_one(plan, i)
+        tally.add(name, outcome, error or "-")
+        if record is not None:
+            tally.failures.append(record)
+    return {
+        "seed": opts.seed,
+        "iterations": opts.iterations,
+        "elapsed_s": round(time.monotonic() - began, 2),
+        "worker_starts": 0,
+        "quarantined_ops": [],
+        "tally": tally,
+    }
+
+
+# --- the summary -----------------------------------------------------------------------------
+
+
+def signature(failure):
+    """What makes two failures the same bug: op, kind, exception and message without numbers."""
+    first_line = (failure.get("message", "").strip().splitlines() or [""])[0]
+    message = re.sub(r"0x[0-9a-f]+|\d+", "N", first_line)[:200]
+    kind = f"{failure['kind']} in {failure.get('phase', '?')}"
+    return f"{failure['op']} | {kind} | {failure.get('exception', '')} | {message}"
+
+
+def summarize(run, table_errors):
+    tally = run.pop("tally")
+    ops = {}
+    totals = collections.Counter()
+    for name, entry in tally.ops.items():
+        outcomes = entry["outcomes"]
+        calls = sum(n for outcome, n in outcomes.items() if outcome != "skipped")
+        ops[name] = {"calls": calls, **{o: outcomes[o] for o in Tally.OUTCOMES}}
+        ops[name]["errors"] = dict(entry["errors"].most_common())
+        totals.update(outcomes)
+        totals["calls"] += calls
+    distinct = {}
+    for failure in tally.failures:
+        key = signature(failure)
+        if key in distinct:
+            distinct[key]["count"] += 1
+        else:
+            distinct[key] = {"signature": key, "count": 1, "example": failure}
+    return {
+        **run,
+        "allowed_exceptions": [_qualname_of(cls) for cls in ALLOWED],
+        "never_succeeds": sorted(NEVER_SUCCEEDS),
+        "table_errors": table_errors,
+        "totals": {"calls": totals["calls"], **{o: totals[o] for o in Tally.OUTCOMES}},
+        "ops": ops,
+        "failure_count": len(tally.failures) + len(table_errors),
+        "distinct_failures": list(distinct.values()),
+    }
+
+
+def _qualname_of(cls):
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
+
+
+def print_summary(summary, only_failing=False, out=sys.stdout):
+    """The per-op table (only ops with failures when ``only_failing``), totals and failures."""
+    rows = sorted(summary["ops"].items())
+    if only_failing:
+        rows = [(name, c) for name, c in rows if c["failure"] + c["crash"] + c["hang"]]
+    width = max([len(name) for name, _ in rows] + [2])
+    header = (
+        f"{'op':<{width}}  {'calls':>6} {'ok':>6} {'error':>6} {'fail':>5} {'crash':>5} {'hang':>4}"
+    )
+    print(header + "  most common errors", file=out)
+    for name, c in rows:
+        errors = ", ".join(f"{k} {v}" for k, v in list(c["errors"].items())[:3])
+        print(
+            f"{name:<{width}}  {c['calls']:>6} {c['ok']:>6} {c['error']:>6} {c['failure']:>5} "
+            f"{c['crash']:>5} {c['hang']:>4}  {errors}",
+            file=out,
+        )
+    t = summary["totals"]
+    print(
+        f"\n{len(summary['ops'])} ops, {t['calls']} calls in {summary['elapsed_s']} s "
+        f"(seed {summary['seed']}, {summary['worker_starts']} worker starts): {t['ok']} results, "
+        f"{t['error']} typed errors, {t['failure']} untyped exceptions, {t['crash']} crashes, "
+        f"{t['hang']} hangs, {t['skipped']} skipped",
+        file=out,
+    )
+    for error in summary["table_errors"]:
+        print(f"TABLE: {error}", file=out)
+    if summary["quarantined_ops"]:
+        print(
+            f"stopped calling after repeated crashes: {', '.join(summary['quarantined_ops'])}",
+            file=out,
+        )
+    if summary["distinct_failures"]:
+        print(f"\n{len(summary['distinct_failures'])} distinct failures:", file=out)
+    for d in summary["distinct_failures"]:
+        example = d["example"]
+        print(f"\n[{d['count']}x] {d['signature']}", file=out)
+        if "iteration" in example:
+            print(f"  replay: {replay_command(summary, example)}", file=out)
+            print(f"  call:   {example.get('call', '')[:600]}", file=out)
+        if example.get("rust_frames"):
+            print(f"  where:  {' < '.join(example['rust_frames'])}", file=out)
+
+
+def replay_command(summary, failure):
+    return f"python tests/fuzz_ops.py --seed {summary['seed']} --replay {failure['iteration']}" + (
+        f" --ops {','.join(summary['selected_ops'])}" if summary.get("selected_ops") else ""
+    )
+
+
+# --- command line ----------------------------------------------------------------------------
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--iterations", type=int, default=1_000_000, help="calls to make")
+    parser.add_argument("--seed", type=int, default=None, help="default: random, printed")
+    parser.add_argument("--json", help="write the summary as JSON to this path")
+    parser.add_argument("--ops", default="", help="comma-separated op names (default: all)")
+    parser.add_argument("--max-memory-mb", type=int, default=4096, help="worker address space")
+    parser.add_argument("--call-timeout", type=float, default=30.0, help="seconds to call a hang")
+    parser.add_argument("--max-crashes-per-op", type=int, default=3)
+    parser.add_argument("--in-process", action="store_true", help="no worker process")
+    parser.add_argument("--replay", type=int, metavar="I", help="rerun iteration I, in-process")
+    parser.add_argument("--describe", metavar="I,J", help="print these iterations' calls")
+    parser.add_argument("--list", action="store_true", help="print the op names and exit")
+    parser.add_argument("--quiet", action="store_true", help="list only the ops that failed")
+    # Internal: the supervisor starts workers with these.
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--log", help=argparse.SUPPRESS)
+    parser.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--skip-ops", default="", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def selected_ops(opts):
+    if not opts.ops:
+        return sorted(SPECS)
+    ops = [name for name in opts.ops.split(",") if name]
+    unknown = [name for name in ops if name not in SPECS]
+    if unknown:
+        raise SystemExit(f"unknown ops: {', '.join(unknown)} (see --list)")
+    return ops
+
+
+def replay(opts, ops):
+    _limit_memory(opts.max_memory_mb)
+    _quiet()
+    plan = Plan(opts.seed, ops)
+    print(show_call(plan.op(opts.replay), *plan.arguments(opts.replay)), flush=True)
+    name, outcome, error, record = run_one(plan, opts.replay)
+    print(f"-> {outcome} {error}")
+    if record is not None:
+        print(record["traceback"] + record["stderr"])
+    return 1 if record is not None else 0
+
+
+def main(argv=None):
+    opts = parse_args(sys.argv[1:] if argv is None else argv)
+    ops = selected_ops(opts)
+    if opts.list:
+        print("\n".join(ops))
+        return 0
+    if opts.seed is None:
+        opts.seed = int.from_bytes(os.urandom(4), "little")
+    if opts.worker:
+        return worker(opts, ops)
+    if opts.describe is not None:
+        _quiet()
+        plan = Plan(opts.seed, ops)
+        calls = {}
+        for i in map(int, opts.describe.split(",")):
+            calls[i] = show_call(plan.op(i), *plan.arguments(i))
+        print(json.dumps(calls, indent=1))
+        return 0
+    if opts.replay is not None:
+        return replay(opts, ops)
+    run = run_in_process(opts, ops) if opts.in_process else supervise(opts, ops)
+    summary = summarize(run, check_table())
+    summary["selected_ops"] = ops if opts.ops else []
+    if opts.json:
+        with open(opts.json, "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=1)
+    print_summary(summary, only_failing=opts.quiet)
+    return 1 if summary["failure_count"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
 # --- tf.io TFRecord, Example parsing and TensorProto (io-core) --------------------------------
 
 
