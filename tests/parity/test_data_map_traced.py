@@ -202,3 +202,22 @@ def _prefetched(tf, buffer_size):
 def test_prefetch(tf_oracle, buffer_size):
     args = (-1 if buffer_size == "AUTOTUNE" else buffer_size,)
     assert_parity(tf_oracle, _prefetched, args, helpers=[_listed])
+
+
+def _padded(tf):
+    import numpy as np
+
+    def images():
+        for h in (6, 8):
+            yield np.arange(h * 7 * 3, dtype=np.float32).reshape(h, 7, 3)
+
+    ds = tf.data.Dataset.from_generator(
+        images, output_signature=tf.TensorSpec([None, None, 3], tf.float32)
+    )
+    # ferroflow's tf.pad needs known paddings: this function runs eagerly (same values).
+    padded = ds.map(lambda im: tf.image.resize_with_pad(im, 4, 5))
+    return padded.element_spec, _listed(tf, padded)
+
+
+def test_untraceable_function_runs_eagerly(tf_oracle):
+    assert_parity(tf_oracle, _padded, helpers=[_listed])

@@ -41,10 +41,45 @@ def trace_dataset_function(fn, element_spec, kind):
     now, as TensorFlow traces when the dataset is made: errors of the trace (a shape rule, a
     Python exception) are raised here. Call the result with an element
     (``traced(element)``) for the function's output as a dataset element (every leaf a tensor
-    or composite value, lists stacked into one tensor), read ``traced.output_spec`` for its
+    or composite value, a returned list a tuple), read ``traced.output_spec`` for its
     element spec, and run many elements with ``traced.run_many(elements, parallel)``.
+
+    Where the trace fails because a ferroflow op inside needs a value that TensorFlow's graph
+    computes only when it runs (`tf.pad` with paddings computed from the element's shape, as
+    `tf.image.resize_with_pad` makes them), the result is an `EagerFunction`: the same
+    interface, the function called eagerly per element (outputs equal to TensorFlow's for
+    functions of their inputs; Python side effects run per element).
     """
-    return TracedFunction(fn, element_spec, kind)
+    try:
+        return TracedFunction(fn, element_spec, kind)
+    except TypeError as e:
+        if not _untraceable_here(e):
+            raise
+    # A ferroflow op inside needs a value TensorFlow's graph computes when it runs (a padding
+    # or size from the element's shape, say): the function runs eagerly on each element.
+    return EagerFunction(fn, element_spec, kind)
+
+
+def _untraceable_here(error):
+    """Whether a trace failed in ferroflow's own code asking for a symbolic tensor's value
+    (TensorFlow traces that op), rather than in the user's (`int(x)`, which TensorFlow
+    refuses too)."""
+    if "needs the value of the symbolic tensor" not in str(error):
+        return False
+    tb, last = error.__traceback__, None
+    while tb is not None:
+        last, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+    return last is not None and last.startswith(_PACKAGE_DIR)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _returned(out):
+    """A function's return value as a dataset element; as in TensorFlow, a returned list is
+    a tuple (more likely a list of results, a numpy_function's, than one tensor's rows; nested
+    lists are still tensors)."""
+    return _structure.normalize(tuple(out) if isinstance(out, list) else out)
 
 
 def _cpu():
@@ -64,13 +99,8 @@ class TracedFunction:
 
         def dataset_function(element):
             out = call_on_element(converted, element)
-            if isinstance(out, list):
-                # As TensorFlow: a returned list is more likely a list of results (a
-                # numpy_function's) than one tensor's rows, so it is a tuple (nested lists
-                # are still tensors).
-                out = tuple(out)
             try:
-                return _structure.normalize(out)
+                return _returned(out)
             except (TypeError, ValueError):
                 raise TypeError(
                     f"Unsupported return value from function passed to {kind}: {out}."
@@ -198,6 +228,70 @@ class TracedFunction:
         return results
 
 
+class EagerFunction:
+    """A dataset function ferroflow cannot trace yet (see `trace_dataset_function`), called
+    eagerly on each element, with `TracedFunction`'s interface. Its output spec comes from
+    calls on stand-in elements."""
+
+    def __init__(self, fn, element_spec, kind):
+        self.kind = kind
+        self.element_spec = element_spec
+        self._fn = fn
+        try:
+            self.output_spec = _spec_from_examples(self, element_spec)
+        except Exception:  # noqa: BLE001 - the stand-ins do not suit it
+            self.output_spec = None
+
+    def _call(self, element):
+        with _cpu():
+            return _returned(call_on_element(self._fn, element))
+
+    def __call__(self, element):
+        out = self._call(element)
+        if self.output_spec is None:
+            self.output_spec = _structure.spec_of(out)
+        if any(_structure.is_component(leaf) for leaf in _structure.flatten(out)):
+            out = _structure.map_element(_composite.as_spec, out, self.output_spec)
+        return out
+
+    def run_many(self, elements, parallel):
+        results = []
+        for element in elements:
+            try:
+                results.append(self(element))
+            except Exception as e:  # noqa: BLE001 - reported in the element's place
+                results.append(e)
+        return results
+
+
+def _spec_from_examples(function, spec):
+    """The spec of an eager function's outputs, from calls on two stand-in elements, of zeros
+    and of ones (so sizes computed from values come out unknown); dimensions that change with
+    the inputs' unknown ones (tried as 12 and 24, which most reshapes divide) are unknown."""
+    from ferroflow import script_ops
+
+    unknown = any(_composite.unknown_dims(s) for s in _structure.flatten(spec))
+    examples = ((12, 0), (24, 1)) if unknown else ((1, 0), (1, 1))
+
+    def probe(size, fill):
+        element = _structure.map_element(lambda s: _composite.example(s, size, fill), spec)
+        return _structure.spec_of(function._call(element))
+
+    try:
+        with script_ops.probing():
+            specs = [probe(size, fill) for size, fill in examples]
+    except script_ops.ProbeNeedsTrace:
+        specs = [script_ops.traced(lambda s=size, f=fill: probe(s, f)) for size, fill in examples]
+    merged = specs[0]
+    for other in specs[1:]:
+        merged = _structure.merge_specs(merged, other, f"{function.kind} outputs")
+    return merged
+
+
+def _scalar_bool(spec):
+    return isinstance(spec, TensorSpec) and spec.dtype.name == "bool" and spec.shape.rank == 0
+
+
 def _argument_name(kind):
     return "predicate" if "filter" in kind else "map_func"
 
@@ -251,6 +345,9 @@ class MapDataset(Dataset):
 
     @property
     def element_spec(self):
+        if self._fn.output_spec is None:
+            # An eager function the stand-ins did not suit: the first element says.
+            next(iter(self._elements()))
         return self._fn.output_spec
 
     def _cardinality(self):
@@ -278,7 +375,7 @@ class FilterDataset(Dataset):
             predicate, input_dataset.element_spec, "Dataset.filter()"
         )
         spec = self._predicate.output_spec
-        if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape.rank != 0:
+        if spec is not None and not _scalar_bool(spec):
             raise ValueError(
                 "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
                 f"but its return type is {spec!r}."
@@ -295,4 +392,6 @@ class FilterDataset(Dataset):
     def _elements(self):
         from ferroflow.data import _parallel
 
-        return _parallel.Filtered(self._predicate, self._input._elements())
+        # An eager predicate (see `trace_dataset_function`) is checked on each element.
+        check = isinstance(self._predicate, EagerFunction)
+        return _parallel.Filtered(self._predicate, self._input._elements(), check)

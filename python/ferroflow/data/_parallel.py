@@ -77,9 +77,10 @@ class ParallelMap:
 class Filtered:
     """``upstream``'s elements for which the traced ``predicate`` returns True."""
 
-    def __init__(self, predicate, upstream):
+    def __init__(self, predicate, upstream, check=False):
         self._predicate = predicate
         self._upstream = iter(upstream)
+        self._check = check
 
     def __iter__(self):
         return self
@@ -87,5 +88,11 @@ class Filtered:
     def __next__(self):
         while True:
             element = next(self._upstream)
-            if bool(self._predicate(element)):
+            keep = self._predicate(element)
+            if self._check and (keep.dtype.name != "bool" or keep.shape.rank != 0):
+                raise ValueError(
+                    "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                    f"but its return type is {keep.dtype.name} of shape {keep.shape}."
+                )
+            if bool(keep):
                 return element
