@@ -142,22 +142,53 @@ def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, desc
         raise ValueError(f"Unknown encoding: {encoding!r}")
     metadata = plugin_metadata("audio", description, content=struct.pack("BB", 0x10, _WAV))
 
+    rate = []  # the sample rate, known once the lazy tensor is made (when recording)
+
     def lazy_tensor():
+        from ferroflow import _tracing
         from ferroflow.array_ops import convert_to_tensor
         from ferroflow.check_ops import assert_non_negative, assert_rank
 
         assert_rank(data, 3)
         assert_non_negative(max_outputs)
-        return convert_to_tensor(data, _dtypes.float32)[:max_outputs]
+        audio = _wav_input(convert_to_tensor(data), 0, _dtypes.float32)
+        # A tensor keeps its dtype (checked as the kernel checks it); a number becomes int32.
+        rate_dtype = None if hasattr(sample_rate, "dtype") else _dtypes.int32
+        rate_tensor = _wav_input(convert_to_tensor(sample_rate, rate_dtype), 1, _dtypes.int32)
+        if _tracing.is_symbolic(rate_tensor):
+            raise NotImplementedError(
+                "tf.summary.audio: a sample_rate computed inside the tf.function; pass a number"
+            )
+        rate.append(int(rate_tensor.numpy()))
+        return audio[:max_outputs]
 
-    rate = sample_rate.numpy() if hasattr(sample_rate, "numpy") else sample_rate
     with summary_scope(name, "audio_summary", values=[data, sample_rate, max_outputs, step]) as (
         tag,
         _,
     ):
         return write_with(
-            tag, lazy_tensor, step, metadata, host=lambda clips: _wav_table(clips, int(rate))
+            tag, lazy_tensor, step, metadata, host=lambda clips: _wav_table(clips, rate[0])
         )
+
+
+# TensorFlow's kernel names of dtypes (`DataTypeString`), as its dtype errors show them.
+_KERNEL_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _wav_input(tensor, index, expected):
+    """``tensor`` if it has the dtype `EncodeWav` takes at ``index``, else its error."""
+    if tensor.dtype != expected:
+        from ferroflow import errors
+
+        got = _KERNEL_TYPE_NAMES.get(tensor.dtype.name, tensor.dtype.name)
+        want = _KERNEL_TYPE_NAMES.get(expected.name, expected.name)
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"cannot compute EncodeWav as input #{index}(zero-based) was expected to be a "
+            f"{want} tensor but is a {got} tensor [Op:EncodeWav] name: ",
+        )
+    return tensor
 
 
 def _wav_table(clips, sample_rate):
