@@ -71,6 +71,9 @@ def write_log(tf, root):
         out.append(error(lambda: tf.summary.audio("mp3", np.zeros([1, 2, 1]), 8, encoding="mp3")))
         for clips in (np.zeros([1, 4, 1]), tf.zeros([1, 4, 1], tf.int32)):
             out.append(error(lambda clips=clips: tf.summary.audio("dtype", clips, 8000)))
+        out.append(error(lambda: tf.summary.write(3, tf.constant([1]))))
+        out.append(error(lambda: tf.summary.experimental.write_raw_pb(b"\xff\xff", step=1)))
+        tf.summary.write(["listed"], tf.constant([1]))
         for rate in (8000.0, tf.constant(8000.0)):
             out.append(error(lambda rate=rate: tf.summary.audio("rate", tf.zeros([1, 4, 1]), rate)))
         tf.summary.flush()

@@ -91,7 +91,11 @@ def _raw_events(tensor, step):
         try:
             summary.ParseFromString(_events._as_bytes(record))
         except Exception as e:  # protobuf's DecodeError
-            raise errors.InvalidArgumentError(None, None, "failed to parse summary") from e
+            raise errors.DataLossError(
+                None,
+                None,
+                f"Bad tf.compat.v1.Summary binary proto tensor string at index {len(events)}",
+            ) from e
         event = _events.message("Event", wall_time=time.time(), step=int(step))
         event.summary.CopyFrom(summary)
         events.append(event)
@@ -150,6 +154,17 @@ def _staged_write(writer, value, step, condition, make_events, finish):
     return ensure_shape(numpy_function(run, inputs, Tout=_dtypes.bool, stateful=True), [])
 
 
+def _tag_text(tag):
+    """The tag as TensorFlow's `WriteSummary` reads its string tensor (the first element)."""
+    from ferroflow.array_ops import convert_to_tensor
+
+    tag = convert_to_tensor(tag, _dtypes.string)
+    if _tracing.is_symbolic(tag):
+        raise NotImplementedError("tf.summary.write: a tag computed inside the tf.function")
+    value = np.asarray(tag.numpy(), dtype=object).reshape(-1)[0]
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
 def write(tag, tensor, step=None, metadata=None, name=None):
     """Writes a generic summary: ``tensor`` (or the callable giving it, called only when
     recording) under ``tag`` at ``step`` (`experimental.get_step()` when None) with
@@ -171,8 +186,7 @@ def write_with(tag, tensor, step=None, metadata=None, name=None, host=None):
         if step is None:
             step = get_step()
         meta = _metadata_bytes(metadata)
-        tag = _numpy(tag)
-        tag = tag.decode("utf-8") if isinstance(tag, bytes) else str(tag)
+        tag = _tag_text(tag)
         return emit(tensor, step, lambda v, s: _tensor_event(tag, v, s, meta), host)
 
 
