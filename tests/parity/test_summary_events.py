@@ -100,7 +100,8 @@ def write_log(tf, root):
 
 
 def read_back(tf, root):
-    """Both logs read with `summary_iterator`: (step, tag, plugin, dtype, shape, values)."""
+    """Both logs read with `summary_iterator` (step, tag, plugin, dtype, shape, values) and
+    with `tf.data.TFRecordDataset` and `tf.compat.v1.Event.FromString`."""
     import glob
     import os
 
@@ -136,6 +137,11 @@ def read_back(tf, root):
                     )
                 )
         result[name] = rows
+        # The same records through tf.data and the Event message class.
+        events = [tf.compat.v1.Event.FromString(r.numpy()) for r in tf.data.TFRecordDataset(path)]
+        result[name + " via TFRecordDataset"] = [
+            (e.step, [v.tag for v in e.summary.value]) for e in events
+        ]
     return result
 
 
