@@ -1,8 +1,8 @@
 """`BackupAndRestore`, `SwapEMAWeights`, `RemoteMonitor` and `TensorBoard` against TensorFlow
 2.21's Keras: a `fit` interrupted and run again resumes from the backup (same history and
 weights as Keras), EMA weights swapped in for `evaluate`/`predict` and at epoch ends, the
-errors Keras gives, and TensorBoard's arguments. ferroflow has no `tf.summary` yet: TensorBoard
-in `fit` is a NotImplementedError (checked on ferroflow alone)."""
+errors Keras gives, and TensorBoard's arguments (its logs are compared in
+`test_summary_function.py`)."""
 
 import pytest
 
@@ -146,16 +146,3 @@ def _remote_monitor_and_tensorboard(tf):
 
 def test_remote_monitor_and_tensorboard_arguments(tf_oracle):
     assert_parity(tf_oracle, _remote_monitor_and_tensorboard, (), helpers=[_model, error_classes])
-
-
-def test_tensorboard_in_fit_is_not_implemented(tmp_path):
-    import ferroflow as tf
-    import numpy as np
-
-    model = _model(tf, tf.keras.optimizers.SGD(0.1))
-    board = tf.keras.callbacks.TensorBoard(log_dir=str(tmp_path))
-    x = np.ones((4, 3), "float32")
-    with pytest.raises(NotImplementedError, match="tf.summary"):
-        model.fit(x, x[:, :2], verbose=0, callbacks=[board])
-    with pytest.raises(NotImplementedError, match="tf.summary"):
-        model.evaluate(x, x[:, :2], verbose=0, callbacks=[board])
