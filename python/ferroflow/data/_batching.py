@@ -211,12 +211,25 @@ def _padding_tensor(value, dtype):
     return tensor
 
 
+def _preferring_int64(value):
+    """``value`` as a tensor, int64 when it can be (TensorFlow's ``preferred_dtype``)."""
+    if isinstance(value, _core.Tensor):
+        return value
+    try:
+        return convert_to_tensor(value, dtype=_dtypes.int64)
+    except (TypeError, ValueError):
+        return convert_to_tensor(value)
+
+
 def _padded_shape(padded, input_shape):
     """A padded shape argument as a TensorShape, checked against the component's shape."""
     try:
         shape = TensorShape(padded) if not isinstance(padded, TensorShape) else padded
+        if shape.rank is not None and any(d is not None and d < 0 for d in shape.as_list()):
+            # TensorFlow's TensorShape refuses -1; as a tensor it means "unknown".
+            raise ValueError("negative dimension")
     except (TypeError, ValueError):
-        tensor = convert_to_tensor(padded)
+        tensor = _preferring_int64(padded)
         if tensor.shape.rank != 1:
             raise ValueError(
                 f"Padded shape {padded} must be a `tf.int64` vector tensor, but its shape was "

@@ -242,7 +242,14 @@ class Dataset:
         from ferroflow import dtypes as _dt
         from ferroflow.data._batching import DenseToRaggedDataset
 
-        splits = _dt.int64 if row_splits_dtype is None else row_splits_dtype
+        splits = _dt.int64 if row_splits_dtype is None else _dt.as_dtype(row_splits_dtype)
+        if splits not in (_dt.int32, _dt.int64):
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Value for attr 'Tsplits' of {splits.name} is not in the list of allowed "
+                "values: int32, int64",
+            )
         ragged = DenseToRaggedDataset(self, splits)
         return ragged.batch(batch_size, drop_remainder)
 
