@@ -113,3 +113,53 @@ CASES = [
 @pytest.mark.parametrize("device", DEVICES)
 def test_nested_datasets(tf_oracle, device):
     assert_parity(tf_oracle, describe_datasets, (CASES, device), helpers=[describe_value])
+
+
+def _in_function(tf):
+    """The transformations iterated by a `for` loop inside a `tf.function` (built inside
+    it, and passed to it), and `reduce` called inside one."""
+    D = tf.data.Dataset
+    cases = {
+        "flat_map": lambda: D.range(4).flat_map(lambda x: D.range(x)),
+        "interleave": lambda: D.range(4).interleave(lambda x: D.range(x), cycle_length=2),
+        "window": lambda: D.range(5).window(2).flat_map(lambda w: w.batch(2)).map(tf.reduce_sum),
+        "scan": lambda: D.range(5).scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s)),
+        "group_by_window": lambda: (
+            D.range(6)
+            .group_by_window(lambda x: x % 2, lambda k, d: d.batch(2), 2)
+            .map(tf.reduce_sum)
+        ),
+        "sample": lambda: D.sample_from_datasets([D.range(3), D.range(10, 13)], seed=1),
+        "unique": lambda: D.from_tensor_slices(tf.constant([1, 1, 2], tf.int64)).unique(),
+        "enumerate": lambda: D.range(3).enumerate().map(lambda i, x: i * 10 + x),
+    }
+    out = {}
+    for name, make in cases.items():
+
+        @tf.function
+        def folded():
+            total = tf.constant(0, tf.int64)
+            for x in make():  # noqa: B023 - traced at once, in this iteration
+                total = total * 3 + x
+            return total
+
+        out[name] = (folded(), folded())
+
+    @tf.function
+    def reduced():
+        return D.range(5).reduce(tf.constant(0, tf.int64), lambda s, x: s + x)
+
+    @tf.function
+    def passed(dataset):
+        total = tf.constant(0, tf.int64)
+        for x in dataset:
+            total += x
+        return total
+
+    out["reduce"] = reduced()
+    out["passed"] = passed(D.range(4).flat_map(lambda x: D.range(x)))
+    return out
+
+
+def test_inside_tf_function(tf_oracle):
+    assert_parity(tf_oracle, _in_function)
