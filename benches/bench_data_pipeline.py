@@ -2,7 +2,7 @@
 own interpreter, FERROFLOW_TF_PYTHON):
 
 - vectors: ``range(n)`` → ``map(x * 2 + 1 on a float32 vector of 16 made from the index)`` →
-  ``batch(256)`` → ``prefetch``; once with a sequential ``map`` and once with
+  ``batch(256)`` → ``prefetch``; with a sequential ``map``, and (vectors-parallel) with
   ``num_parallel_calls=AUTOTUNE``;
 - images: ``from_tensor_slices`` of n 64×64×3 uint8 images → ``map(tf.image.resize to 32×32,
   num_parallel_calls=AUTOTUNE)`` → ``batch(64)`` → ``prefetch``.
@@ -13,6 +13,9 @@ wall time, in percent: 200% keeps both cores of a 2-core machine busy), and the 
 ferroflow's rate to TensorFlow's (>1: ferroflow is faster).
 
     python benches/bench_data_pipeline.py [--vectors 1000000] [--images 100000]
+        [--cases vectors,vectors-parallel,images] [--ferroflow-only]
+
+(one case per process under ``/usr/bin/time -v`` gives the same CPU percent.)
 """
 
 import argparse
@@ -58,16 +61,20 @@ def images(tf, n):
     return ds.batch(IMAGE_BATCH).prefetch(tf.data.AUTOTUNE)
 
 
-def run_all(tf, n_vectors, n_images):
+CASES = ("vectors", "vectors-parallel", "images")
+
+
+def run_all(tf, n_vectors, n_images, cases=CASES):
     """{case: [elements/s, CPU percent]}; each pipeline is built, then timed over one pass."""
     out = {}
     for name, make in (
-        ("vectors, map", lambda: vectors(tf, n_vectors, False)),
-        ("vectors, map AUTOTUNE", lambda: vectors(tf, n_vectors, True)),
-        ("images resize AUTOTUNE", lambda: images(tf, n_images)),
+        ("vectors", lambda: vectors(tf, n_vectors, False)),
+        ("vectors-parallel", lambda: vectors(tf, n_vectors, True)),
+        ("images", lambda: images(tf, n_images)),
     ):
-        count, wall, cpu = timed_pass(make())
-        out[name] = [count / wall, cpu]
+        if name in cases:
+            count, wall, cpu = timed_pass(make())
+            out[name] = [count / wall, cpu]
     return out
 
 
@@ -75,19 +82,25 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--vectors", type=int, default=1_000_000)
     parser.add_argument("--images", type=int, default=100_000)
-    parser.add_argument("--tensorflow", action="store_true")
+    parser.add_argument("--cases", default=",".join(CASES), help=f"some of {CASES}")
+    parser.add_argument("--tensorflow", action="store_true", help="only TensorFlow's half")
+    parser.add_argument("--ferroflow-only", action="store_true")
     args = parser.parse_args()
+    cases = args.cases.split(",")
     if args.tensorflow:
         import tensorflow as tf
 
-        print(json.dumps(run_all(tf, args.vectors, args.images)))
+        print(json.dumps(run_all(tf, args.vectors, args.images, cases)))
         return
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
     import ferroflow as tf
     from _harness import run_tensorflow
 
-    mine = run_all(tf, args.vectors, args.images)
-    theirs = run_tensorflow(__file__, "--vectors", args.vectors, "--images", args.images) or {}
+    mine = run_all(tf, args.vectors, args.images, cases)
+    theirs = {}
+    if not args.ferroflow_only:
+        sizes = ("--vectors", args.vectors, "--images", args.images, "--cases", args.cases)
+        theirs = run_tensorflow(__file__, *sizes) or {}
     print(f"\ntf.data pipelines ({args.vectors} vectors, {args.images} images)")
     header = zip(("ff elem/s", "ff CPU%", "tf elem/s", "tf CPU%", "vs tf"), (12, 9, 12, 9, 8))
     print(f"  {'case':<26}" + "".join(f"{h:>{w}}" for h, w in header))
