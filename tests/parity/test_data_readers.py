@@ -4,6 +4,8 @@ under a temporary one (TensorFlow's run first, then ferroflow's), reads them bac
 `Dataset.list_files`, and returns the elements in order (dtypes and shapes compared) and the
 error classes of bad files (missing, corrupted, malformed CSV lines, wrong record lengths)."""
 
+import pytest
+
 from .harness import assert_parity
 
 
@@ -171,6 +173,7 @@ def _csv(tf, root):
     ]
     cases += [lambda f=f: C(f, [[0], [0], [0]]) for f in files]
     cases.append(lambda: C(files[8], [[0], [""], [0]], header=True))
+    cases.append(lambda: C(files[:6], [[0], [0], [0]]).ignore_errors())
     out = [_elements(tf, make) for make in cases]
     ds = C(c, [[0], [0.0], ["z"]], header=True)
     out += [repr(ds), ds.element_spec]
@@ -265,3 +268,59 @@ def _make_csv(tf, root):
 
 def test_make_csv_dataset(tf_oracle, tmp_path):
     assert_parity(tf_oracle, _make_csv, (str(tmp_path),))
+
+
+def _tfrecords(tf, root, writer_name, write):
+    """With ``write``, the ``writer_name`` framework writes TFRecord files (compressed or not,
+    damaged or not) and both return None; then both read them."""
+    import os
+
+    base = os.path.join(root, "tfrecords")
+    os.makedirs(base, exist_ok=True)
+    records = [b"", b"a", b"bc" * 100, bytes(range(256))]
+    kinds = {"plain": "", "zlib": "ZLIB", "gzip": "GZIP"}
+    if write:
+        if tf.__name__ != writer_name:
+            return None
+        for name, kind in kinds.items():
+            with tf.io.TFRecordWriter(os.path.join(base, name), kind) as w:
+                for r in records:
+                    w.write(r)
+        with open(os.path.join(base, "plain"), "rb") as f:
+            data = bytearray(f.read())
+        with open(os.path.join(base, "truncated"), "wb") as f:
+            f.write(data[:-3])
+        data[30] ^= 1  # inside the third record's data
+        with open(os.path.join(base, "corrupted"), "wb") as f:
+            f.write(data)
+        return None
+    R = tf.data.TFRecordDataset
+    paths = {name: os.path.join(base, name) for name in list(kinds) + ["truncated", "corrupted"]}
+    cases = [lambda n=n, k=k: R(paths[n], compression_type=k) for n, k in kinds.items()]
+    cases += [
+        lambda: R([paths["plain"], paths["gzip"]], compression_type=None),
+        lambda: R([paths["zlib"], paths["zlib"]], "ZLIB", num_parallel_reads=2),
+        lambda: R(paths["plain"], buffer_size=1),
+        lambda: R(paths["truncated"]),
+        lambda: R(paths["corrupted"]),
+        lambda: R(paths["gzip"], compression_type="ZLIB"),
+        lambda: R(os.path.join(base, "missing")),
+        lambda: R(paths["plain"]).batch(3),
+    ]
+    out = [_elements(tf, c) for c in cases]
+    out.append(repr(R(paths["plain"])))
+    return out
+
+
+def _has_tfrecord_reader():
+    from ferroflow import _core
+
+    return hasattr(_core, "TFRecordReader")
+
+
+@pytest.mark.skipif(not _has_tfrecord_reader(), reason="_core.TFRecordReader not built yet")
+@pytest.mark.parametrize("writer", ["tensorflow", "ferroflow"])
+def test_tfrecord_dataset(tf_oracle, tmp_path, writer):
+    # The writer's run (TensorFlow's goes first) writes the files, then both read them.
+    assert_parity(tf_oracle, _tfrecords, (str(tmp_path), writer, True), helpers=[_elements])
+    assert_parity(tf_oracle, _tfrecords, (str(tmp_path), writer, False), helpers=[_elements])

@@ -97,8 +97,32 @@ class _FilesDataset(Dataset):
         return UNKNOWN_CARDINALITY
 
     def _elements(self):
-        for name in self._filenames._elements():
-            yield from self._read(name)
+        return _Chain(self._filenames._elements(), self._read)
+
+
+class _Chain:
+    """The records of file after file. An iterator object rather than a generator, so that
+    `ignore_errors` can go on past a bad record (or a file that cannot be read), as
+    TensorFlow's reader iterators do."""
+
+    def __init__(self, names, read):
+        self._names = iter(names)
+        self._read = read
+        self._current = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            if self._current is None:
+                name = next(self._names)
+                self._current = iter(())  # a file whose reading fails is skipped next time
+                self._current = iter(self._read(name))
+            try:
+                return next(self._current)
+            except StopIteration:
+                self._current = None
 
 
 class _OneFile(Dataset):
