@@ -233,6 +233,8 @@ def _make_csv(tf, root):
         f.write("\n".join(rows[:5]) + "\n")
     with open(os.path.join(base, "two.csv"), "w") as f:
         f.write("\n".join([rows[0], "9,,x,1", "10,2e40,y,0", "3000000000,1.5,z,1"]) + "\n")
+    with open(os.path.join(base, "bad.txt"), "w") as f:
+        f.write("a,b\n1,2\nx,3\n4,5\n6,7\n")
     pattern = os.path.join(base, "*.csv")
     make = tf.data.experimental.make_csv_dataset
     out = [
@@ -251,6 +253,16 @@ def _make_csv(tf, root):
             )
         ),
         list(make(pattern, 5, shuffle=False).take(2)),
+        list(
+            make(
+                os.path.join(base, "bad.txt"),
+                2,
+                column_defaults=[[0], [0]],
+                num_epochs=1,
+                shuffle=False,
+                ignore_errors=True,
+            )
+        ),
     ]
     for bad in (
         lambda: make(os.path.join(base, "*.none"), 2),
