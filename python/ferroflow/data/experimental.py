@@ -15,6 +15,7 @@ from ferroflow.data._options import (
 )
 from ferroflow.data._readers import CsvDataset  # io-files
 from ferroflow.data._sampling import RandomDataset as _RandomDataset
+from ferroflow.data._writers import SqlDataset, TFRecordWriter
 from ferroflow.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ferroflow.experimental_ops import Optional
 
@@ -33,6 +34,8 @@ __all__ = [
     "RandomDataset",
     "Reducer",
     "SHARD_HINT",
+    "SqlDataset",
+    "TFRecordWriter",
     "ServiceOptions",
     "ThreadingOptions",
     "UNKNOWN_CARDINALITY",
@@ -41,6 +44,7 @@ __all__ = [
     "bucket_by_sequence_length",
     "cardinality",
     "choose_from_datasets",
+    "copy_to_device",
     "dense_to_ragged_batch",
     "dense_to_sparse_batch",
     "enable_debug_mode",
@@ -55,6 +59,7 @@ __all__ = [
     "load",
     "map_and_batch",
     "pad_to_cardinality",
+    "prefetch_to_device",
     "parallel_interleave",
     "rejection_resample",
     "sample_from_datasets",
@@ -304,3 +309,21 @@ def unbatch():
 def unique():
     """A transformation: ``dataset.unique()``."""
     return lambda dataset: dataset.unique()
+
+
+def prefetch_to_device(device, buffer_size=None):
+    """A transformation: the elements placed on ``device`` (and prefetched)."""
+    from ferroflow.data._writers import DeviceDataset
+
+    def transformation(dataset):
+        moved = DeviceDataset(dataset, device)
+        return moved if buffer_size is None else moved.prefetch(buffer_size)
+
+    return transformation
+
+
+def copy_to_device(target_device, source_device="/cpu:0"):
+    """A transformation: the elements copied to ``target_device``."""
+    from ferroflow.data._writers import DeviceDataset
+
+    return lambda dataset: DeviceDataset(dataset, target_device)

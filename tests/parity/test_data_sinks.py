@@ -1,0 +1,47 @@
+"""`tf.data.experimental.SqlDataset` (SQLite rows as tuples of scalars of the output types,
+bools, floats read as ints, a single type, column-count, query and driver errors) and
+`prefetch_to_device`/`copy_to_device` against TensorFlow."""
+
+from ._data_cases import describe_datasets, describe_value
+from .harness import assert_parity
+
+
+def _sql_and_devices(tf):
+    import os
+    import sqlite3
+    import tempfile
+
+    database = os.path.join(tempfile.mkdtemp(), "t.db")
+    connection = sqlite3.connect(database)
+    connection.execute("create table t (a integer, b text, c real)")
+    connection.executemany(
+        "insert into t values (?, ?, ?)", [(1, "x", 0.5), (2, "yy", 1.5), (3, "", -2.0)]
+    )
+    connection.commit()
+    connection.close()
+    sql = f"E.SqlDataset('sqlite', {database!r}, "
+    cases = [
+        ("rows", sql + "'select a, b, c from t', (tf.int64, tf.string, tf.float64))"),
+        ("one_type", sql + "'select a from t', tf.int32)"),
+        ("one_tuple", sql + "'select a from t', (tf.int32,))"),
+        ("bool", sql + "'select a > 1 from t', (tf.bool,))"),
+        ("float_as_int", sql + "'select c from t', (tf.int64,))"),
+        ("float32", sql + "'select c, a from t', (tf.float32, tf.int16))"),
+        ("small_ints", sql + "'select a, a, a from t', (tf.int16, tf.uint8, tf.uint16))"),
+        ("column_count", sql + "'select a, b from t', (tf.int64,))"),
+        ("bad_query", sql + "'select nope from t', (tf.int64,))"),
+        ("driver", f"E.SqlDataset('mysql', {database!r}, 'select a from t', (tf.int64,))"),
+        ("prefetch_to_device", "D.range(3).apply(E.prefetch_to_device('/cpu:0'))"),
+        ("prefetch_to_device_buffer", "D.range(3).apply(E.prefetch_to_device('/cpu:0', 2))"),
+        ("copy_to_device", "D.range(3).map(lambda x: x * 2).apply(E.copy_to_device('/cpu:0'))"),
+    ]
+    return describe_datasets(tf, cases, "CPU:0")
+
+
+def test_sql_dataset_and_device_copies(tf_oracle):
+    assert_parity(
+        tf_oracle,
+        _sql_and_devices,
+        (),
+        helpers=[describe_value, describe_datasets],
+    )
