@@ -137,10 +137,10 @@ def to_numpy(element):
 
 
 def _spec_of_leaf(value):
-    from ferroflow.data.dataset import Dataset
-
     if isinstance(value, _core.Tensor):
         return TensorSpec(value.shape, value.dtype)
+    from ferroflow.data.dataset import Dataset
+
     if isinstance(value, Dataset):
         from ferroflow.data._specs import DatasetSpec
 
