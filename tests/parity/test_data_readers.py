@@ -336,3 +336,60 @@ def test_tfrecord_dataset(tf_oracle, tmp_path, writer):
     # The writer's run (TensorFlow's goes first) writes the files, then both read them.
     assert_parity(tf_oracle, _tfrecords, (str(tmp_path), writer, True), helpers=[_elements])
     assert_parity(tf_oracle, _tfrecords, (str(tmp_path), writer, False), helpers=[_elements])
+
+
+def _batched_features(tf, root, write):
+    """TensorFlow writes TFRecord files of Examples; both parse them in batches."""
+    import os
+
+    base = os.path.join(root, "examples")
+    os.makedirs(base, exist_ok=True)
+    if write:
+        if tf.__name__ != "tensorflow":
+            return None
+        t = tf.train
+        for k in range(3):
+            with tf.io.TFRecordWriter(os.path.join(base, f"part{k}.tfrecord")) as w:
+                for i in range(4):
+                    n = 10 * k + i
+                    feature = {
+                        "x": t.Feature(float_list=t.FloatList(value=[n, n + 0.5])),
+                        "y": t.Feature(int64_list=t.Int64List(value=[n % 3])),
+                        "v": t.Feature(bytes_list=t.BytesList(value=[b"w"] * (n % 3))),
+                    }
+                    example = t.Example(features=t.Features(feature=feature))
+                    w.write(example.SerializeToString())
+        return None
+    features = {
+        "x": tf.io.FixedLenFeature([2], tf.float32),
+        "y": tf.io.FixedLenFeature([], tf.int64),
+        "v": tf.io.VarLenFeature(tf.string),
+    }
+    make = tf.data.experimental.make_batched_features_dataset
+    pattern = os.path.join(base, "*.tfrecord")
+    out = [
+        list(make(pattern, 5, features, label_key="y", num_epochs=1, shuffle=False)),
+        list(make(pattern, 4, features, num_epochs=2, shuffle_seed=3, reader_num_threads=2)),
+        list(make(pattern, 4, features, shuffle=False).take(4)),
+    ]
+    parse = tf.data.experimental.parse_example_dataset(features)
+    serialized = tf.data.TFRecordDataset(os.path.join(base, "part0.tfrecord")).batch(3)
+    parsed = serialized.apply(parse)
+    out += [parsed.element_spec, list(parsed)]
+    for bad in (
+        lambda: make(pattern, 2, features, label_key="nope"),
+        lambda: tf.data.Dataset.range(3).apply(
+            tf.data.experimental.parse_example_dataset(features)
+        ),
+    ):
+        try:
+            bad()
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            out.append(type(e).__name__)
+    return out
+
+
+@pytest.mark.skipif(not _has_tfrecord_reader(), reason="_core.TFRecordReader not built yet")
+def test_batched_features(tf_oracle, tmp_path):
+    assert_parity(tf_oracle, _batched_features, (str(tmp_path), True))
+    assert_parity(tf_oracle, _batched_features, (str(tmp_path), False))

@@ -1,6 +1,10 @@
 """`tf.data.experimental`: the constants, option classes and functions TensorFlow kept there.
 The transformations are functions returning ``lambda dataset: ...`` for `Dataset.apply`."""
 
+from ferroflow.data._batched_features import (  # io-files
+    make_batched_features_dataset,
+    parse_example_dataset,
+)
 from ferroflow.data._grouping import Reducer
 from ferroflow.data._make_csv import make_csv_dataset  # io-files
 from ferroflow.data._options import (
@@ -70,7 +74,9 @@ __all__ = [
     "take_while",
     "unbatch",
     "unique",
+    "make_batched_features_dataset",  # io-files
     "make_csv_dataset",  # io-files
+    "parse_example_dataset",  # io-files
 ]
 
 # `shard`'s index placeholder for distributed auto-sharding by hint.
