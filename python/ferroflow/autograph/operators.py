@@ -128,6 +128,14 @@ def for_stmt(iterable, body, get_state, set_state, names, set_target, required=(
     if isinstance(iterable, Tensor) and _tracing.tracing():
         _staged_for(iterable, body, get_state, set_state, names, set_target, required, extra_test)
         return
+    if _tracing.tracing() and _iterates_a_dataset(iterable):
+        from ferroflow.data._in_function import staged_dataset_loop
+
+        def staged_loop(test, step):
+            _staged_loop(test, step, get_state, set_state, names, required, 0)
+
+        staged_dataset_loop(iterable, extra_test, set_target, body, staged_loop)
+        return
     for item in iterable:
         set_target(item)
         body()
@@ -136,6 +144,16 @@ def for_stmt(iterable, body, get_state, set_state, names, set_target, required=(
             _check_python_loop_test(keep_going)
             if not keep_going:
                 break
+
+
+def _iterates_a_dataset(iterable):
+    """A `tf.data.Dataset`, or an iterator of one made outside the function being traced: a
+    loop over it is staged (its elements are pulled when the graph runs)."""
+    from ferroflow.data.dataset import Dataset, Iterator
+
+    if isinstance(iterable, Dataset):
+        return True
+    return isinstance(iterable, Iterator) and iterable._made_outside_trace
 
 
 def _staged_for(iterable, body, get_state, set_state, names, set_target, required, extra_test):

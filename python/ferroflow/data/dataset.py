@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
+from ferroflow import _tracing, errors
 from ferroflow import dtypes as _dtypes
-from ferroflow import errors
 from ferroflow.array_ops import constant
 from ferroflow.data import _structure
 
@@ -541,6 +541,9 @@ class Iterator:
         self._position = 0
         self._saved_position = None
         self._synced_position = 0
+        # An iterator made outside a `tf.function` and advanced inside one is a graph node that
+        # pulls its next element each time the graph runs (see data/_in_function.py).
+        self._made_outside_trace = not _tracing.tracing()
 
     @property
     def element_spec(self):
@@ -550,6 +553,13 @@ class Iterator:
         return self
 
     def __next__(self):
+        if self._made_outside_trace and _tracing.tracing():
+            from ferroflow.data._in_function import traced_next
+
+            return traced_next(self)
+        return self._next_eagerly()
+
+    def _next_eagerly(self):
         if self._saved_position is not None:
             from ferroflow.data._iterator_state import catch_up
 

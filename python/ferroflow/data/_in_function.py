@@ -1,0 +1,166 @@
+"""Datasets and iterators used inside a `tf.function`, as TensorFlow stages them: the elements
+are pulled when the graph runs, never read while tracing.
+
+Without this, a trace would iterate the dataset once in Python and bake the elements it saw
+into the graph as constants: every call would then see the same elements (a shuffled
+dataset would repeat one order, an iterator made outside the function would return its first
+element forever). Instead:
+
+* ``next(iterator)`` (or ``iterator.get_next()``) on an iterator made outside the function is a
+  host node that advances that Python iterator each time the graph runs (OutOfRangeError at
+  the end, as TensorFlow's ``IteratorGetNext``);
+* ``for x in dataset`` (AutoGraph) is a staged while loop: a node opens a fresh iterator of the
+  dataset when the graph runs, the loop test advances it and the body reads the element, and a
+  node after the loop closes it. The open iterators live in a per-thread stack of the loop,
+  so recursive or concurrent runs of the graph each iterate their own.
+
+Elements with composite parts (ragged, sparse) travel as their component tensors.
+"""
+
+import threading
+
+from ferroflow import _core, errors, nest
+from ferroflow.array_ops import constant, ensure_shape
+
+__all__ = ["staged_dataset_loop", "staged_reduce", "traced_next"]
+
+
+def _component_specs(element_spec):
+    return nest.flatten(element_spec, expand_composites=True)
+
+
+def _host(forward, dtypes):
+    """A stateful host node (a `PyFunc`, where TensorFlow's graph has iterator ops) calling
+    `forward()` each time the graph runs; it returns tensors of `dtypes`."""
+    enums = [d.as_datatype_enum for d in dtypes]
+    return _core.host_call("PyFunc", lambda args, record: (forward(), None), False, [], enums)
+
+
+def _element_outputs(element_spec, pull):
+    """The element `pull()` returns when the graph runs, as symbolic values of `element_spec`."""
+    specs = _component_specs(element_spec)
+
+    def forward():
+        flat = nest.flatten(pull(), expand_composites=True)
+        if len(flat) != len(specs):
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected {len(specs)} components, got {len(flat)}"
+            )
+        return flat
+
+    outputs = _host(forward, [s.dtype for s in specs])
+    outputs = [ensure_shape(t, s.shape) for t, s in zip(outputs, specs)]
+    return nest.pack_sequence_as(element_spec, outputs, expand_composites=True)
+
+
+def traced_next(iterator):
+    """``next(iterator)`` inside a trace: a node that advances `iterator` each graph run."""
+
+    def pull():
+        try:
+            return iterator._next_eagerly()
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    return _element_outputs(iterator.element_spec, pull)
+
+
+class _LoopCursor(threading.local):
+    """The iterators a staged loop over one dataset has open, innermost last, per thread."""
+
+    def __init__(self):
+        self.open = []
+        self.current = []
+
+
+class _StagedIteration:
+    """The nodes of one staged pass over a dataset (a fresh iteration each graph run) or over
+    an iterator made outside the function (its remaining elements): `open()` before the loop,
+    `more()` in its test (advances; a bool scalar), `element()` in its body, `close()` after."""
+
+    def __init__(self, iterable):
+        from ferroflow.data.dataset import Dataset
+
+        self._cursor = _LoopCursor()
+        self.element_spec = iterable.element_spec
+        if isinstance(iterable, Dataset):
+            self._source, self._advance = iterable._elements, next
+        else:
+            self._source = lambda: iterable
+            self._advance = type(iterable)._next_eagerly
+
+    def open(self):
+        def forward():
+            self._cursor.open.append(self._source())
+            self._cursor.current.append(None)
+            return []
+
+        _host(forward, [])
+
+    def more(self):
+        from ferroflow import dtypes
+
+        def forward():
+            try:
+                self._cursor.current[-1] = self._advance(self._cursor.open[-1])
+                return [constant(True)]
+            except StopIteration:
+                return [constant(False)]
+
+        return _host(forward, [dtypes.bool])[0]
+
+    def element(self):
+        return _element_outputs(self.element_spec, lambda: self._cursor.current[-1])
+
+    def close(self):
+        def forward():
+            self._cursor.open.pop()
+            self._cursor.current.pop()
+            return []
+
+        _host(forward, [])
+
+
+def staged_dataset_loop(iterable, extra_test, set_target, body, staged_loop):
+    """``for x in iterable: body()`` inside a trace. `staged_loop(test, step)` builds the while
+    loop (AutoGraph's, which carries the loop's state variables); `extra_test` is the
+    ``not break`` flag of a loop with ``break``, or None."""
+    from ferroflow import math as _m
+
+    iteration = _StagedIteration(iterable)
+    iteration.open()
+
+    def test(_):
+        more = iteration.more()
+        return more if extra_test is None else _m.logical_and(extra_test(), more)
+
+    def step(counter):
+        set_target(iteration.element())
+        body()
+        return counter
+
+    staged_loop(test, step)
+    iteration.close()
+
+
+def staged_reduce(dataset, initial_state, reduce_func, state_spec, call):
+    """`Dataset.reduce` inside a trace: a while loop over the state (of `state_spec`, the
+    relaxed spec `reduce_func` settles on) that folds each element pulled at run time;
+    ``call(fn, args)`` calls the user's function as the eager path does."""
+    from ferroflow.control_flow import while_loop
+    from ferroflow.data import _structure
+
+    iteration = _StagedIteration(dataset)
+    iteration.open()
+
+    def body(*flat):
+        state = nest.pack_sequence_as(state_spec, list(flat), expand_composites=True)
+        new_state = _structure.normalize(call(reduce_func, (state, iteration.element())))
+        return nest.flatten(new_state, expand_composites=True)
+
+    start = nest.flatten(initial_state, expand_composites=True)
+    invariants = [s.shape for s in _component_specs(state_spec)]
+    final = while_loop(lambda *_: iteration.more(), body, start, shape_invariants=invariants)
+    iteration.close()
+    final = final if isinstance(final, (list, tuple)) else [final]
+    return nest.pack_sequence_as(state_spec, list(final), expand_composites=True)

@@ -1,0 +1,100 @@
+"""Datasets and iterators used inside a `tf.function`, against TensorFlow: the elements are pulled
+when the graph runs (each call of a loop over a shuffled dataset sees a new order; `next` on an
+iterator made outside advances it on every call), never baked in while tracing."""
+
+from .harness import assert_parity
+
+
+def _shuffled_loop(tf):
+    ds = tf.data.Dataset.range(6).shuffle(6, seed=3)
+
+    @tf.function
+    def total():
+        s = tf.constant(0, tf.int64)
+        order = tf.constant(0, tf.int64)
+        for x in ds:
+            s += x
+            order = order * 10 + x
+        return s, order
+
+    return [total() for _ in range(3)]
+
+
+def test_loop_over_a_shuffled_dataset_reshuffles_each_call(tf_oracle):
+    assert_parity(tf_oracle, _shuffled_loop, ())
+
+
+def _next_of_outside_iterator(tf):
+    it = iter(tf.data.Dataset.from_tensor_slices({"a": [1, 2, 3], "b": [[1.0], [2.0], [3.0]]}))
+
+    @tf.function
+    def pull():
+        element = next(it)
+        return element["a"] * 10, element["b"], element["b"].shape.as_list()
+
+    out = [pull() for _ in range(3)]
+    try:
+        pull()
+    except tf.errors.OutOfRangeError as e:
+        out.append(type(e).__name__)
+    return out
+
+
+def test_next_of_an_outside_iterator_advances_each_call(tf_oracle):
+    assert_parity(tf_oracle, _next_of_outside_iterator, ())
+
+
+def _loops(tf):
+    ds = tf.data.Dataset.range(10).batch(4)  # the last batch is shorter: shape [None]
+    ragged = tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]))
+
+    @tf.function
+    def sums():
+        total = tf.constant(0, tf.int64)
+        count = 0
+        shapes = []
+        for batch in ds:
+            shapes.append(batch.shape.as_list())
+            total += tf.reduce_sum(batch)
+            count += 1
+        return total, count, shapes
+
+    @tf.function
+    def until_big():
+        total = tf.constant(0, tf.int64)
+        for x in tf.data.Dataset.range(100):
+            if x > 4:
+                break
+            total += x
+        return total
+
+    @tf.function
+    def nested():
+        total = tf.constant(0, tf.int64)
+        for a in tf.data.Dataset.range(3):
+            for b in tf.data.Dataset.range(4):
+                total += a * 10 + b
+        return total
+
+    @tf.function
+    def ragged_rows():
+        total = tf.constant(0, tf.int32)
+        for row in ragged:
+            total += tf.reduce_sum(row) * tf.size(row)
+        return total
+
+    it = iter(tf.data.Dataset.range(5))
+    next(it)
+
+    @tf.function
+    def rest():
+        total = tf.constant(0, tf.int64)
+        for x in it:
+            total += x
+        return total
+
+    return sums(), until_big(), nested(), ragged_rows(), ragged_rows(), rest()
+
+
+def test_staged_loops_over_datasets(tf_oracle):
+    assert_parity(tf_oracle, _loops, ())
