@@ -83,10 +83,13 @@ class TakeWhileDataset(_Unary):
 
 
 def _unique_key(element):
-    return tuple(
-        leaf.numpy().tobytes() if leaf.dtype != _dtypes.string else bytes(leaf.numpy())
-        for leaf in _structure.flatten(element)
-    )
+    """An element's value as a hashable key (its shape and its entries)."""
+    (leaf,) = _structure.flatten(element)
+    if leaf.dtype == _dtypes.string:
+        values = np.asarray(leaf.numpy(), dtype=object)
+        return (values.shape, tuple(bytes(v) for v in values.ravel()))
+    values = np.asarray(leaf.numpy())
+    return (values.shape, values.tobytes())
 
 
 class UniqueDataset(_Unary):
@@ -105,10 +108,9 @@ class UniqueDataset(_Unary):
     def _elements(self):
         seen = set()
         for element in self._input._elements():
-            leaves = _structure.flatten(element)
-            if len(leaves) != 1 or leaves[0].shape.rank != 0:
+            if len(_structure.flatten(element)) != 1:
                 raise errors.InvalidArgumentError(
-                    None, None, "UniqueDataset only supports inputs with a single scalar component."
+                    None, None, "UniqueDataset only supports inputs with a single component."
                 )
             key = _unique_key(element)
             if key not in seen:
