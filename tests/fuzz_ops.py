@@ -5237,6 +5237,30 @@ def _io_decode_compressed(g):
     return [[blob] if g.p(0.5) else blob, kind], {}
 
 
+@spec("tf.io.serialize_sparse", "tf.io.serialize_many_sparse")
+def _io_serialize_sparse(g):
+    n = g.int_in(0, 4)
+    rank = g.int_in(1, 3)
+    indices = np.sort(g.rng.integers(0, 3, size=(n, rank)), axis=0)
+    values = g.strings(dims=[n]) if g.p(0.3) else g.array(g.pick((tf.float32, tf.int64)), [n])
+    try:
+        sp = tf.sparse.SparseTensor(indices, values, [3] * rank)
+    except (TypeError, ValueError):  # junk values from a bad draw: junk input
+        sp = g.junk()
+    return [sp if not g.bad() else g.junk()], {}
+
+
+@spec("tf.io.deserialize_many_sparse")
+def _io_deserialize_many_sparse(g):
+    sp = tf.sparse.SparseTensor([[0, 1], [2, 0]], [1.5, 2.5], [3, 4])
+    data = tf.io.serialize_many_sparse(sp).numpy()
+    if g.p(0.3):
+        data = data.copy()
+        data[g.int_in(0, 2), g.int_in(0, 2)] = data[0, 0][: g.int_in(0, 8)]
+    dtype = tf.float32 if not g.bad() else g.dtype()
+    return [data if not g.bad() else g.junk(), dtype], {"rank": g.pick((None, 2, 3))}
+
+
 # --- resolving and checking the table --------------------------------------------------------
 
 

@@ -193,3 +193,48 @@ def _codecs(tf):
 
 def test_base64_and_compressed(tf_oracle):
     assert_parity(tf_oracle, _codecs, helpers=[_try])
+
+
+def _sparse(tf):
+    sp = tf.sparse.SparseTensor([[0, 1], [2, 0], [2, 2]], [1.5, 2.5, 3.5], [3, 4])
+    unordered = tf.sparse.SparseTensor([[2, 0], [0, 1]], [1, 2], [3, 2])
+    strings = tf.sparse.SparseTensor([[1]], [b"s"], [3])
+    many = tf.io.serialize_many_sparse(sp)
+    a = tf.io.serialize_sparse(tf.sparse.SparseTensor([[1]], [1.0], [5]))
+    b = tf.io.serialize_sparse(tf.sparse.SparseTensor([[3], [0]], [2.0, 3.0], [4]))
+    c = tf.io.serialize_sparse(tf.sparse.SparseTensor([[0, 0]], [2.0], [4, 4]))
+    out = [
+        tf.io.serialize_sparse(sp),
+        tf.io.serialize_sparse(strings),
+        many,
+        tf.io.deserialize_many_sparse(many, tf.float32),
+        tf.io.deserialize_many_sparse(tf.stack([b, a]), tf.float32),
+        tf.io.deserialize_many_sparse(a, tf.float32),
+        tf.function(lambda m: tf.io.deserialize_many_sparse(m, tf.float32, rank=2))(many),
+    ]
+    words = tf.sparse.SparseTensor([[0, 1], [1, 0], [1, 1]], [b"", b"xyz", b"\xff"], [3, 2])
+    out.append(tf.io.serialize_many_sparse(words))
+    out.append(tf.io.deserialize_many_sparse(tf.io.serialize_many_sparse(words), tf.string))
+    for bad in (
+        lambda: tf.io.serialize_sparse(tf.constant([1])),
+        lambda: tf.io.serialize_many_sparse(tf.sparse.SparseTensor([[1]], [1], [3])),
+        lambda: tf.io.serialize_many_sparse(unordered),
+        lambda: tf.io.deserialize_many_sparse(many, tf.float64),
+        lambda: tf.io.deserialize_many_sparse(many, tf.float32, rank=3),
+        lambda: tf.io.deserialize_many_sparse(tf.constant([[b"x", b"y", b"z"]]), tf.float32),
+        lambda: tf.io.deserialize_many_sparse(tf.stack([a, c]), tf.float32),
+        lambda: tf.io.deserialize_many_sparse(tf.zeros([0, 3], tf.string), tf.float32),
+    ):
+        out.append(_try(bad))
+    return out
+
+
+def _has_serialize_tensor():
+    from ferroflow import _core
+
+    return hasattr(_core, "serialize_tensor")
+
+
+@pytest.mark.skipif(not _has_serialize_tensor(), reason="_core.serialize_tensor not built yet")
+def test_sparse_serialization(tf_oracle):
+    assert_parity(tf_oracle, _sparse, helpers=[_try])

@@ -16,6 +16,11 @@ from ferroflow.io._files import (  # io-files
     read_file,
     write_file,
 )
+from ferroflow.io._sparse_serialize import (  # io-files
+    deserialize_many_sparse,
+    serialize_many_sparse,
+    serialize_sparse,
+)
 
 # tf.image's JPEG-quality augmentations are not in tf.io.
 __all__ = [n for n in _codecs.__all__ if "quality" not in n]
@@ -25,10 +30,13 @@ __all__ += [  # io-files
     "decode_compressed",
     "decode_csv",
     "decode_raw",
+    "deserialize_many_sparse",
     "encode_base64",
     "gfile",
     "match_filenames_once",
     "matching_files",
     "read_file",
+    "serialize_many_sparse",
+    "serialize_sparse",
     "write_file",
 ]
