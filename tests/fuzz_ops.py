@@ -5308,6 +5308,153 @@ def check_table():
     return errors
 
 
+# --- tf.io.decode_json_example (lead) ---------------------------------------------------------
+
+
+@spec("tf.io.decode_json_example")
+def _io_decode_json_example(g):
+    import json
+
+    feature = g.pick(
+        (
+            {"int64List": {"value": ["1", "-2"]}},
+            {"floatList": {"value": [0.5, "NaN"]}},
+            {"bytesList": {"value": ["aGk="]}},
+            {"int64List": {"value": ["x"]}},
+            {"floatList": 3},
+        )
+    )
+    good = json.dumps({"features": {"feature": {"a": feature}}})
+    texts = (good, "{}", "{", '{"features": 3}', "", "[1]", '{"features": {"feature": null}}')
+    rows = [g.pick(texts) for _ in range(g.int_in(0, 3))]
+    if g.bad():
+        return [g.junk()], {}
+    return [np.array(rows, dtype=object) if g.p(0.5) else g.pick(texts)], {}
+
+
+# --- tf.io TFRecord, Example parsing and TensorProto (io-core) --------------------------------
+
+
+def _fuzz_example(g):
+    """A serialized tf.train.Example: well-formed, truncated, or random bytes."""
+    t = tf.train
+    feats = {}
+    for key in ("a", "i", "s")[: g.int_in(0, 3)]:
+        kind = g.pick(("f", "i", "s", "none"))
+        n = g.int_in(0, 3)
+        if kind == "f":
+            feats[key] = t.Feature(float_list=t.FloatList(value=[1.5] * n))
+        elif kind == "i":
+            feats[key] = t.Feature(int64_list=t.Int64List(value=[-3] * n))
+        elif kind == "s":
+            feats[key] = t.Feature(bytes_list=t.BytesList(value=[b"\xff"] * n))
+        else:
+            feats[key] = t.Feature()
+    data = t.Example(features=t.Features(feature=feats)).SerializeToString()
+    if g.p(0.2):
+        data = data[: g.int_in(0, len(data))]
+    if g.p(0.1):
+        data = bytes(g.rng.integers(0, 256, size=g.int_in(0, 12), dtype=np.uint8))
+    return data
+
+
+def _fuzz_features(g):
+    io = tf.io
+    dtype = g.dtype((tf.float32, tf.int64, tf.string))
+    choices = [
+        lambda: io.FixedLenFeature([g.int_in(0, 2)], dtype),
+        lambda: io.FixedLenFeature([], tf.float32, default_value=g.pick((0.5, None))),
+        lambda: io.FixedLenSequenceFeature([], dtype, allow_missing=g.flag()),
+        lambda: io.VarLenFeature(dtype),
+        lambda: io.SparseFeature("i", "a", dtype, g.int_in(0, 4)),
+        lambda: io.RaggedFeature(tf.float32, value_key=g.pick(("a", "i"))),
+    ]
+    features = {g.pick(("a", "i", "s", "x")): g.pick(choices)() for _ in range(g.int_in(1, 3))}
+    return g.junk() if g.bad() else features
+
+
+@spec("tf.io.parse_example")
+def _io_parse_example(g):
+    records = [_fuzz_example(g) for _ in range(g.int_in(0, 4))]
+    if g.bad():
+        records = g.pick((records[:1] and records[0], [records], g.junk()))
+    return [records, _fuzz_features(g)], {}
+
+
+@spec("tf.io.parse_single_example")
+def _io_parse_single_example(g):
+    return [_fuzz_example(g) if not g.bad() else g.junk(), _fuzz_features(g)], {}
+
+
+@spec("tf.io.serialize_tensor")
+def _io_serialize_tensor(g):
+    return [g.tensor() if not g.bad() else g.junk()], {}
+
+
+@spec("tf.io.parse_tensor")
+def _io_parse_tensor(g):
+    data = tf.io.serialize_tensor(g.tensor()).numpy()
+    if g.p(0.3):
+        data = data[: g.int_in(0, len(data))]
+    if g.p(0.2):
+        flipped = bytearray(data)
+        if flipped:
+            flipped[g.int_in(0, len(flipped) - 1)] ^= 0xFF
+        data = bytes(flipped)
+    return [data if not g.bad() else g.junk(), g.dtype()], {}
+
+
+@spec("tf.io.TFRecordWriter")
+def _io_tfrecord_writer(g):
+    _IO_DIR.mkdir(exist_ok=True)
+    path = str(_IO_DIR / g.pick(("w.tfrecord", "missing/w.tfrecord")))
+    options = g.pick(("", "ZLIB", "GZIP", None, tf.io.TFRecordOptions("GZIP", compression_level=1)))
+    return [path if not g.bad() else g.junk(), options if not g.bad() else g.junk()], {}
+
+
+@spec("tf.io.TFRecordOptions")
+def _io_tfrecord_options(g):
+    kind = g.pick(("", "ZLIB", "GZIP", None, 0, 1, 2))
+    return [kind if not g.bad() else g.junk()], {"compression_level": g.pick((None, 0, 9))}
+
+
+@spec("tf.io.FixedLenFeature", "tf.io.FixedLenSequenceFeature")
+def _io_fixed_len_feature(g):
+    return [[g.int_in(0, 3)], g.dtype((tf.float32, tf.int64, tf.string))], {}
+
+
+@spec("tf.io.VarLenFeature")
+def _io_var_len_feature(g):
+    return [g.dtype((tf.float32, tf.int64, tf.string))], {}
+
+
+@spec("tf.io.RaggedFeature")
+def _io_ragged_feature(g):
+    partitions = g.pick(((), (tf.io.RaggedFeature.RowLengths("l"),), g.junk()))
+    return [g.dtype((tf.float32, tf.int64, tf.string))], {"partitions": partitions}
+
+
+@spec("tf.io.SparseFeature")
+def _io_sparse_feature(g):
+    return ["i", "v", g.dtype((tf.float32, tf.int64, tf.string)), g.int_in(-1, 5)], {}
+
+
+@spec(
+    "tf.train.Example",
+    "tf.train.SequenceExample",
+    "tf.train.Features",
+    "tf.train.Feature",
+    "tf.train.FeatureList",
+    "tf.train.FeatureLists",
+    "tf.train.BytesList",
+    "tf.train.FloatList",
+    "tf.train.Int64List",
+)
+def _train_proto_message(g):
+    # Protobuf messages take keyword fields only; a positional argument is a TypeError.
+    return ([g.junk()] if g.bad() else []), {}
+
+
 # --- showing arguments -----------------------------------------------------------------------
 
 
