@@ -2,7 +2,7 @@
 elements, padded shapes as TensorShapes and as -1 (unknown), one padding value for every
 component, bool and string padding, padding dtypes and ranks refused, elements of unknown
 rank, drop_remainder specs, row_splits dtypes, `batch(num_parallel_calls=AUTOTUNE,
-deterministic=False)`; nested windows interleaved. Element specs, cardinalities, elements
+deterministic=True)`; nested windows interleaved. Element specs, cardinalities, elements
 and exception classes, on the CPU and the GPU."""
 
 import pytest
@@ -49,7 +49,7 @@ CASES = [
     ),
     (
         "batch_parallel",
-        "D.range(5).batch(2, num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)",
+        "D.range(5).batch(2, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)",
     ),
     ("batch_negative", "D.range(5).batch(-1)"),
     ("ragged_dict", 'D.range(4).map(lambda n: {"a": tf.range(n), "b": n}).ragged_batch(2)'),
