@@ -98,3 +98,36 @@ def _loops(tf):
 
 def test_staged_loops_over_datasets(tf_oracle):
     assert_parity(tf_oracle, _loops, ())
+
+
+def _iterator_made_inside(tf):
+    ds = tf.data.Dataset.range(8).shuffle(8, seed=5)
+
+    @tf.function
+    def first_two():
+        it = iter(ds)
+        return next(it), next(it)
+
+    @tf.function
+    def loop_over_iterator():
+        total = tf.constant(0, tf.int64)
+        for x in iter(tf.data.Dataset.range(4)):
+            total = total * 10 + x
+        return total
+
+    @tf.function
+    def past_the_end():
+        it = iter(tf.data.Dataset.range(1))
+        next(it)
+        return next(it)
+
+    out = [first_two() for _ in range(3)] + [loop_over_iterator(), loop_over_iterator()]
+    try:
+        past_the_end()
+    except tf.errors.OutOfRangeError as e:
+        out.append(type(e).__name__)
+    return out
+
+
+def test_iterators_made_inside_a_function_start_afresh_each_call(tf_oracle):
+    assert_parity(tf_oracle, _iterator_made_inside, ())

@@ -147,13 +147,11 @@ def for_stmt(iterable, body, get_state, set_state, names, set_target, required=(
 
 
 def _iterates_a_dataset(iterable):
-    """A `tf.data.Dataset`, or an iterator of one made outside the function being traced: a
-    loop over it is staged (its elements are pulled when the graph runs)."""
+    """A `tf.data.Dataset` or an iterator of one: a loop over it is staged (its elements are
+    pulled when the graph runs)."""
     from ferroflow.data.dataset import Dataset, Iterator
 
-    if isinstance(iterable, Dataset):
-        return True
-    return isinstance(iterable, Iterator) and iterable._made_outside_trace
+    return isinstance(iterable, (Dataset, Iterator))
 
 
 def _staged_for(iterable, body, get_state, set_state, names, set_target, required, extra_test):

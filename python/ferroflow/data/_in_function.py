@@ -6,9 +6,10 @@ into the graph as constants: every call would then see the same elements (a shuf
 dataset would repeat one order, an iterator made outside the function would return its first
 element forever). Instead:
 
-* ``next(iterator)`` (or ``iterator.get_next()``) on an iterator made outside the function is a
-  host node that advances that Python iterator each time the graph runs (OutOfRangeError at
-  the end, as TensorFlow's ``IteratorGetNext``);
+* ``next(iterator)`` (or ``iterator.get_next()``) is a host node that advances the iterator
+  each time the graph runs (OutOfRangeError at the end, as TensorFlow's ``IteratorGetNext``):
+  an iterator made outside the function continues where it is; one made inside it
+  (``iter(dataset)`` in the function) is opened afresh by a node each time the graph runs;
 * ``for x in dataset`` (AutoGraph) is a staged while loop: a node opens a fresh iterator of the
   dataset when the graph runs, the loop test advances it and the body reads the element, and a
   node after the loop closes it. The open iterators live in a per-thread stack of the loop,
@@ -22,7 +23,7 @@ import threading
 from ferroflow import _core, errors, nest
 from ferroflow.array_ops import constant, ensure_shape
 
-__all__ = ["staged_dataset_loop", "staged_reduce", "traced_next"]
+__all__ = ["open_in_trace", "staged_dataset_loop", "staged_reduce", "traced_next"]
 
 
 def _component_specs(element_spec):
@@ -53,12 +54,39 @@ def _element_outputs(element_spec, pull):
     return nest.pack_sequence_as(element_spec, outputs, expand_composites=True)
 
 
+class _TraceCursor(threading.local):
+    """The Python iteration of an iterator made inside a trace, per thread: replaced by a fresh
+    one each time the graph runs its opening node."""
+
+    iterator = None
+
+
+def open_in_trace(dataset):
+    """`iter(dataset)` inside a trace: a node that starts a fresh iteration each graph run.
+    Returns the cursor that `next` nodes read."""
+    cursor = _TraceCursor()
+
+    def forward():
+        cursor.iterator = dataset._elements()
+        return []
+
+    _host(forward, [])
+    return cursor
+
+
+def _advance(iterator):
+    """The Python iteration behind `iterator` advanced (when the graph runs)."""
+    if iterator._made_outside_trace:
+        return iterator._next_eagerly()
+    return next(iterator._cursor.iterator)
+
+
 def traced_next(iterator):
     """``next(iterator)`` inside a trace: a node that advances `iterator` each graph run."""
 
     def pull():
         try:
-            return iterator._next_eagerly()
+            return _advance(iterator)
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
@@ -86,8 +114,7 @@ class _StagedIteration:
         if isinstance(iterable, Dataset):
             self._source, self._advance = iterable._elements, next
         else:
-            self._source = lambda: iterable
-            self._advance = type(iterable)._next_eagerly
+            self._source, self._advance = (lambda: iterable), _advance
 
     def open(self):
         def forward():

@@ -535,15 +535,22 @@ class Iterator:
 
         self._dataset = dataset
         self._seed_states = capture_seeds(dataset)
-        self._elements = dataset._elements()
+        # An iterator made outside a `tf.function` and advanced inside one is a graph node that
+        # pulls its next element each time the graph runs; one made inside a trace is opened
+        # afresh each time the graph runs (see data/_in_function.py).
+        self._made_outside_trace = not _tracing.tracing()
+        if self._made_outside_trace:
+            self._elements = dataset._elements()
+        else:
+            from ferroflow.data._in_function import open_in_trace
+
+            self._elements = None
+            self._cursor = open_in_trace(dataset)
         # How many elements were read, and the variable a checkpoint saves it in (made when
         # a `tf.train.Checkpoint` first reaches the iterator).
         self._position = 0
         self._saved_position = None
         self._synced_position = 0
-        # An iterator made outside a `tf.function` and advanced inside one is a graph node that
-        # pulls its next element each time the graph runs (see data/_in_function.py).
-        self._made_outside_trace = not _tracing.tracing()
 
     @property
     def element_spec(self):
@@ -553,7 +560,7 @@ class Iterator:
         return self
 
     def __next__(self):
-        if self._made_outside_trace and _tracing.tracing():
+        if _tracing.tracing():
             from ferroflow.data._in_function import traced_next
 
             return traced_next(self)
