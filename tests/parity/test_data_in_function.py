@@ -131,3 +131,29 @@ def _iterator_made_inside(tf):
 
 def test_iterators_made_inside_a_function_start_afresh_each_call(tf_oracle):
     assert_parity(tf_oracle, _iterator_made_inside, ())
+
+
+def _reduce_in_function(tf):
+    ds = tf.data.Dataset.range(5).shuffle(5, seed=7)
+
+    @tf.function
+    def digits():
+        return ds.reduce(tf.constant(0, tf.int64), lambda state, x: state * 10 + x)
+
+    @tf.function
+    def growing():
+        rows = tf.data.Dataset.range(3)
+        return rows.reduce(tf.zeros([0], tf.int64), lambda acc, x: tf.concat([acc, [x, x]], 0))
+
+    @tf.function
+    def pair_state():
+        ds2 = tf.data.Dataset.from_tensor_slices(([1.0, 2.0, 3.0], [1, 0, 1]))
+        return ds2.reduce(
+            (0.0, 0), lambda s, e: (s[0] + e[0] * tf.cast(e[1], tf.float32), s[1] + e[1])
+        )
+
+    return [digits() for _ in range(3)], growing(), pair_state()
+
+
+def test_reduce_inside_a_function_pulls_elements_each_call(tf_oracle):
+    assert_parity(tf_oracle, _reduce_in_function, ())

@@ -1,6 +1,6 @@
 """`scan`, `reduce` and `counter`: a state carried from element to element."""
 
-from ferroflow import _core, errors
+from ferroflow import _core, _tracing, errors
 from ferroflow import dtypes as _dtypes
 from ferroflow.data import _calls, _structure
 from ferroflow.data.dataset import Dataset
@@ -108,7 +108,12 @@ def reduce_dataset(dataset, initial_state, reduce_func):
     state = _structure.normalize(initial_state)
     spec = _structure.spec_of(state)
     # The function is traced first, as TensorFlow does: type errors come before any element.
-    state_spec(reduce_func, spec, dataset.element_spec, "reduce_func", pair=False)
+    settled, _ = state_spec(reduce_func, spec, dataset.element_spec, "reduce_func", pair=False)
+    if _tracing.tracing() and settled is not None:
+        # Inside a tf.function the elements are pulled when the graph runs, never baked in.
+        from ferroflow.data._in_function import staged_reduce
+
+        return staged_reduce(dataset, state, reduce_func, settled, _calls.call)
     for element in dataset._elements():
         new_state = _structure.normalize(_calls.call(reduce_func, (state, element)))
         _types_match(spec, _structure.spec_of(new_state), "reduce_func")
