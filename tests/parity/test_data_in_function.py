@@ -157,3 +157,30 @@ def _reduce_in_function(tf):
 
 def test_reduce_inside_a_function_pulls_elements_each_call(tf_oracle):
     assert_parity(tf_oracle, _reduce_in_function, ())
+
+
+def _optional_in_function(tf):
+    it = iter(tf.data.Dataset.from_tensor_slices(([1.0, 2.0], [[1, 2], [3, 4]])))
+
+    @tf.function
+    def pull():
+        opt = it.get_next_as_optional()
+        if opt.has_value():
+            x, y = opt.get_value()
+            return x + tf.cast(tf.reduce_sum(y), tf.float32)
+        return tf.constant(-1.0)
+
+    @tf.function
+    def value_of_empty():
+        return tf.data.Dataset.range(0).__iter__().get_next_as_optional().get_value()
+
+    out = [pull() for _ in range(3)]
+    try:
+        value_of_empty()
+    except tf.errors.InvalidArgumentError as e:
+        out.append(type(e).__name__)
+    return out
+
+
+def test_get_next_as_optional_inside_a_function(tf_oracle):
+    assert_parity(tf_oracle, _optional_in_function, ())

@@ -23,7 +23,13 @@ import threading
 from ferroflow import _core, errors, nest
 from ferroflow.array_ops import constant, ensure_shape
 
-__all__ = ["open_in_trace", "staged_dataset_loop", "staged_reduce", "traced_next"]
+__all__ = [
+    "open_in_trace",
+    "staged_dataset_loop",
+    "staged_reduce",
+    "traced_next",
+    "traced_next_as_optional",
+]
 
 
 def _component_specs(element_spec):
@@ -91,6 +97,30 @@ def traced_next(iterator):
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
     return _element_outputs(iterator.element_spec, pull)
+
+
+def traced_next_as_optional(iterator):
+    """``iterator.get_next_as_optional()`` inside a trace: a node that advances `iterator`
+    each graph run and says whether it had an element (the value is zeros when not)."""
+    from ferroflow import dtypes
+    from ferroflow.array_ops import zeros
+    from ferroflow.experimental_ops import _OptionalImpl
+
+    element_spec = iterator.element_spec
+    specs = _component_specs(element_spec)
+
+    def forward():
+        try:
+            flat = nest.flatten(_advance(iterator), expand_composites=True)
+            return [constant(True), *flat]
+        except StopIteration:
+            fillers = [zeros([d or 0 for d in (s.shape.dims or [])], s.dtype) for s in specs]
+            return [constant(False), *fillers]
+
+    has_value, *flat = _host(forward, [dtypes.bool] + [s.dtype for s in specs])
+    flat = [ensure_shape(t, s.shape) for t, s in zip(flat, specs)]
+    value = nest.pack_sequence_as(element_spec, flat, expand_composites=True)
+    return _OptionalImpl(ensure_shape(has_value, []), value, element_spec)
 
 
 class _LoopCursor(threading.local):

@@ -586,6 +586,10 @@ class Iterator:
         """The next element as a `tf.experimental.Optional` (empty at the end)."""
         from ferroflow.experimental_ops import Optional
 
+        if _tracing.tracing():
+            from ferroflow.data._in_function import traced_next_as_optional
+
+            return traced_next_as_optional(self)
         try:
             return Optional.from_value(next(self))
         except StopIteration:
