@@ -1,6 +1,6 @@
 """`tf.data.experimental.SqlDataset` (SQLite rows as tuples of scalars of the output types,
 bools, floats read as ints, a single type, column-count, query and driver errors) and
-`prefetch_to_device`/`copy_to_device` against TensorFlow."""
+`prefetch_to_device`/`copy_to_device` and `TFRecordWriter` against TensorFlow."""
 
 from ._data_cases import describe_datasets, describe_value
 from .harness import assert_parity
@@ -45,3 +45,34 @@ def test_sql_dataset_and_device_copies(tf_oracle):
         (),
         helpers=[describe_value, describe_datasets],
     )
+
+
+def _tfrecord_writer(tf):
+    """`experimental.TFRecordWriter` writes a dataset of strings: the file's bytes (equal to
+    TensorFlow's), the records read back, GZIP, and the refusal of non-string elements."""
+    import os
+    import tempfile
+
+    root = tempfile.mkdtemp()
+    D = tf.data.Dataset
+    plain = os.path.join(root, "plain.tfrecord")
+    tf.data.experimental.TFRecordWriter(plain).write(D.from_tensor_slices(["a", "bb", ""]))
+    with open(plain, "rb") as f:
+        raw = f.read()
+    packed = os.path.join(root, "packed.tfrecord.gz")
+    tf.data.experimental.TFRecordWriter(packed, "GZIP").write(D.from_tensor_slices(["q", "rr"]))
+    try:
+        tf.data.experimental.TFRecordWriter(plain).write(D.range(3))
+        refused = None
+    except Exception as e:  # noqa: BLE001 - the class is compared
+        refused = type(e).__name__
+    return {
+        "bytes": raw,
+        "records": [r.numpy() for r in tf.data.TFRecordDataset(plain)],
+        "gzip": [r.numpy() for r in tf.data.TFRecordDataset(packed, "GZIP")],
+        "refused": refused,
+    }
+
+
+def test_tfrecord_writer(tf_oracle):
+    assert_parity(tf_oracle, _tfrecord_writer)
