@@ -21,6 +21,7 @@ from ferroflow import (
     io,
     keras,
     linalg,
+    lookup,
     math,
     nest,
     nn,

@@ -6,6 +6,11 @@ from ferroflow.data._batched_features import (  # io-files
     parse_example_dataset,
 )
 from ferroflow.data._grouping import Reducer
+from ferroflow.data._lookup_tables import (  # lookup
+    DatasetInitializer,
+    index_table_from_dataset,
+    table_from_dataset,
+)
 from ferroflow.data._make_csv import make_csv_dataset  # io-files
 from ferroflow.data._options import (
     AutoShardPolicy,
@@ -77,6 +82,9 @@ __all__ = [
     "make_batched_features_dataset",  # io-files
     "make_csv_dataset",  # io-files
     "parse_example_dataset",  # io-files
+    "DatasetInitializer",  # lookup
+    "index_table_from_dataset",  # lookup
+    "table_from_dataset",  # lookup
 ]
 
 # `shard`'s index placeholder for distributed auto-sharding by hint.

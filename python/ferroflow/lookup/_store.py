@@ -1,0 +1,123 @@
+"""The contents of a lookup table: a Python dict from key to value row, read and written by host
+functions (eagerly a direct call on numpy values; inside a `tf.function` or a `Dataset.map` graph
+a stateful host-call node, so every run of the graph reads the table as it is then, as
+TensorFlow's resource ops do). TensorFlow's lookup kernels are CPU host kernels too."""
+
+import numpy as np
+
+from ferroflow import errors
+from ferroflow.dtypes import as_dtype, string
+from ferroflow.io import _host
+
+__all__ = ["Store", "check_kernel", "key_list", "shape_text"]
+
+
+def shape_text(shape):
+    """A shape as TensorFlow's messages print it: ``[2,3]``."""
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def key_list(keys):
+    """The keys of a numpy array as hashable Python values (bytes for strings)."""
+    flat = np.asarray(keys).reshape(-1)
+    if flat.dtype == object:
+        return [k if isinstance(k, bytes) else str(k).encode() for k in flat]
+    return flat.tolist()
+
+
+def check_kernel(op, supported, key_dtype, value_dtype, extra=""):
+    """TensorFlow's NotFoundError for a key/value dtype pair its table kernel is not registered
+    for (``supported``: {key dtype name: value dtype names})."""
+    if value_dtype.name in supported.get(key_dtype.name, ()):
+        return
+    listing = "".join(
+        f"  device='CPU'; key_dtype in [DT_{k.upper()}]; value_dtype in [DT_{v.upper()}]\n"
+        for k, values in supported.items()
+        for v in values
+    )
+    raise errors.NotFoundError(
+        None,
+        None,
+        f"Could not find device for node: {{{{node {op}}}}} = {op}[{extra}"
+        f"key_dtype=DT_{key_dtype.name.upper()}, value_dtype=DT_{value_dtype.name.upper()}]\n"
+        f"All kernels registered for op {op}:\n{listing} [Op:{op}]",
+    )
+
+
+class Store:
+    """A table's key → value map. ``value_shape`` is the shape of one value (``()`` for
+    scalar tables); insertion order is kept (export order: *departure*, TensorFlow's follows
+    its hash map's buckets, which no program may rely on)."""
+
+    def __init__(self, key_dtype, value_dtype, value_shape=()):
+        self.key_dtype = as_dtype(key_dtype)
+        self.value_dtype = as_dtype(value_dtype)
+        self.value_shape = tuple(int(d) for d in value_shape)
+        self.data = {}
+        self._np = object if self.value_dtype == string else self.value_dtype.as_numpy_dtype
+        self._knp = object if self.key_dtype == string else self.key_dtype.as_numpy_dtype
+
+    def _values_for(self, keys, values, op):
+        expected = tuple(keys.shape) + self.value_shape
+        if tuple(values.shape) != expected:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Expected shape {shape_text(expected)} for value, got "
+                f"{shape_text(values.shape)} [Op:{op}]",
+            )
+        return values.reshape((-1, *self.value_shape))
+
+    # --- host functions (numpy in, list of numpy out) ----------------------------------------
+
+    def find(self, keys, default):
+        """Values of ``keys`` (any shape); ``default`` is one value or one per key."""
+        keys = np.asarray(keys)
+        default = np.asarray(default, dtype=self._np)
+        per_key = default.shape == tuple(keys.shape) + self.value_shape and default.ndim > len(
+            self.value_shape
+        )
+        if not per_key and default.shape != self.value_shape:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                "Expected shape "
+                f"{shape_text(self.value_shape)} or {shape_text(keys.shape + self.value_shape)} "
+                f"for default value, got {shape_text(default.shape)} [Op:LookupTableFindV2]",
+            )
+        out = np.empty((keys.size, *self.value_shape), dtype=self._np)
+        defaults = default.reshape((-1, *self.value_shape)) if per_key else None
+        for i, k in enumerate(key_list(keys)):
+            row = self.data.get(k)
+            out[i] = row if row is not None else (defaults[i] if per_key else default)
+        return [out.reshape(tuple(keys.shape) + self.value_shape)]
+
+    def insert(self, keys, values, op="LookupTableInsertV2"):
+        keys = np.asarray(keys)
+        rows = self._values_for(keys, np.asarray(values, dtype=self._np), op)
+        for k, row in zip(key_list(keys), rows):
+            self.data[k] = row.copy() if self.value_shape else row
+        return []
+
+    def remove(self, keys):
+        for k in key_list(keys):
+            self.data.pop(k, None)
+        return []
+
+    def size(self):
+        return [np.int64(len(self.data))]
+
+    def export(self):
+        keys = np.empty(len(self.data), dtype=self._knp)
+        for i, k in enumerate(self.data):
+            keys[i] = k
+        values = np.empty((len(self.data), *self.value_shape), dtype=self._np)
+        for i, row in enumerate(self.data.values()):
+            values[i] = row
+        return [keys, values]
+
+    # --- as ops -------------------------------------------------------------------------------
+
+    def run(self, fn, inputs, out_dtypes, out_shapes=None):
+        """``fn`` as an op: now when eager, a stateful host-call node when tracing."""
+        return _host.run(fn, inputs, out_dtypes, out_shapes, stateful=True)
