@@ -113,6 +113,25 @@ class TensorDataset(Dataset):
         return iter((self._element,))
 
 
+def _range_bound(value, name):
+    """A bound of `Dataset.range` as an int, converted as TensorFlow converts it to int64: a
+    tensor of another dtype is ValueError, a Python float or string TypeError, a numpy value
+    truncated; a value traced inside a tf.function (known only when the graph runs) is
+    ferroflow's TypeError."""
+    from ferroflow._core import Tensor
+
+    if isinstance(value, Tensor) and value.dtype != _dtypes.int64:
+        raise ValueError(
+            f"{name}: Tensor conversion requested dtype int64 for Tensor with dtype "
+            f"{value.dtype.name}: {value!r}"
+        )
+    array = np.asarray(value)  # a traced value raises TypeError here
+    # As TensorFlow's conversion: Python floats and strings are refused, numpy values cast.
+    if isinstance(value, (float, str, bytes)) or array.dtype.kind not in "biuf":
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int64")
+    return int(array.astype(np.int64))
+
+
 class RangeDataset(Dataset):
     """``start, start + step, ...`` below ``stop`` (above it for a negative step)."""
 
@@ -124,7 +143,8 @@ class RangeDataset(Dataset):
                 "Invalid `args`. The length of `args` should be between 1 and 3 but was "
                 f"{len(args)}."
             )
-        bounds = [int(a.numpy()) if hasattr(a, "numpy") else int(a) for a in args]
+        names = {1: ["stop"], 2: ["start", "stop"], 3: ["start", "stop", "step"]}[len(args)]
+        bounds = [_range_bound(a, n) for a, n in zip(args, names)]
         if len(bounds) == 1:
             bounds = [0, bounds[0]]
         if len(bounds) == 2:
