@@ -30,8 +30,10 @@ pub mod gpu;
 #[path = "gpu_stub.rs"]
 pub mod gpu;
 pub mod graph;
+pub mod io;
 pub mod kernels;
 pub mod ops;
+pub mod proto;
 pub mod saved_model;
 pub mod shape;
 pub mod tensor;

@@ -5386,6 +5386,45 @@ def _io_parse_single_example(g):
     return [_fuzz_example(g) if not g.bad() else g.junk(), _fuzz_features(g)], {}
 
 
+def _fuzz_sequence_example(g):
+    """A serialized tf.train.SequenceExample with one float feature list, or damaged bytes."""
+    t = tf.train
+    steps = [t.Feature(float_list=t.FloatList(value=[0.5] * g.int_in(0, 2)))] * g.int_in(0, 3)
+    data = t.SequenceExample(
+        context=t.Features(feature={"c": t.Feature(int64_list=t.Int64List(value=[1]))}),
+        feature_lists=t.FeatureLists(feature_list={"x": t.FeatureList(feature=steps)}),
+    ).SerializeToString()
+    return data[: g.int_in(0, len(data))] if g.p(0.2) else data
+
+
+def _fuzz_sequence_features(g):
+    io = tf.io
+    dtype = g.dtype((tf.float32, tf.int64, tf.string))
+    sequence = g.pick(
+        (
+            {"x": io.FixedLenSequenceFeature([], dtype, allow_missing=g.flag())},
+            {"x": io.VarLenFeature(dtype)},
+            {"x": io.RaggedFeature(tf.float32)},
+            {},
+        )
+    )
+    context = g.pick(({"c": io.FixedLenFeature([], tf.int64)}, {"c": io.VarLenFeature(dtype)}, {}))
+    return (g.junk(), sequence) if g.bad() else (context, sequence)
+
+
+@spec("tf.io.parse_sequence_example")
+def _io_parse_sequence_example(g):
+    records = [_fuzz_sequence_example(g) for _ in range(g.int_in(0, 3))]
+    context, sequence = _fuzz_sequence_features(g)
+    return [records if not g.bad() else g.junk(), context, sequence], {}
+
+
+@spec("tf.io.parse_single_sequence_example")
+def _io_parse_single_sequence_example(g):
+    context, sequence = _fuzz_sequence_features(g)
+    return [_fuzz_sequence_example(g) if not g.bad() else g.junk(), context, sequence], {}
+
+
 @spec("tf.io.serialize_tensor")
 def _io_serialize_tensor(g):
     return [g.tensor() if not g.bad() else g.junk()], {}
@@ -5393,7 +5432,10 @@ def _io_serialize_tensor(g):
 
 @spec("tf.io.parse_tensor")
 def _io_parse_tensor(g):
-    data = tf.io.serialize_tensor(g.tensor()).numpy()
+    try:
+        data = tf.io.serialize_tensor(g.tensor()).numpy()
+    except (ValueError, TypeError):  # a bad value the generator made on purpose
+        data = b""
     if g.p(0.3):
         data = data[: g.int_in(0, len(data))]
     if g.p(0.2):
@@ -5437,22 +5479,6 @@ def _io_ragged_feature(g):
 @spec("tf.io.SparseFeature")
 def _io_sparse_feature(g):
     return ["i", "v", g.dtype((tf.float32, tf.int64, tf.string)), g.int_in(-1, 5)], {}
-
-
-@spec(
-    "tf.train.Example",
-    "tf.train.SequenceExample",
-    "tf.train.Features",
-    "tf.train.Feature",
-    "tf.train.FeatureList",
-    "tf.train.FeatureLists",
-    "tf.train.BytesList",
-    "tf.train.FloatList",
-    "tf.train.Int64List",
-)
-def _train_proto_message(g):
-    # Protobuf messages take keyword fields only; a positional argument is a TypeError.
-    return ([g.junk()] if g.bad() else []), {}
 
 
 # --- showing arguments -----------------------------------------------------------------------

@@ -7,7 +7,7 @@
 
 mod atomic;
 mod files;
-mod tensor_bytes;
+pub(crate) mod tensor_bytes;
 
 pub(crate) use atomic::io_error;
 pub use atomic::write_atomic;

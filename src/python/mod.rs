@@ -11,6 +11,7 @@ mod dlpack;
 mod errors;
 mod graph;
 mod host_call;
+mod io;
 mod ops;
 mod random;
 mod saved_model;
@@ -35,5 +36,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     debugging::register(m)?;
     m.add_function(wrap_pyfunction!(convert::_set_autocast, m)?)?;
     dlpack::register(m)?;
+    io::register(m)?;
     Ok(())
 }

@@ -17,11 +17,24 @@ from ferroflow.io._files import (  # io-files
     write_file,
 )
 from ferroflow.io._json_example import decode_json_example
+from ferroflow.io._parsing import (  # io-core
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    RaggedFeature,
+    SparseFeature,
+    VarLenFeature,
+    parse_example,
+    parse_sequence_example,
+    parse_single_example,
+    parse_single_sequence_example,
+)
 from ferroflow.io._sparse_serialize import (  # io-files
     deserialize_many_sparse,
     serialize_many_sparse,
     serialize_sparse,
 )
+from ferroflow.io._tensor_proto import parse_tensor, serialize_tensor  # io-core
+from ferroflow.io._tfrecord import TFRecordOptions, TFRecordWriter  # io-core
 
 # tf.image's JPEG-quality augmentations are not in tf.io.
 __all__ = [n for n in _codecs.__all__ if "quality" not in n]
@@ -40,5 +53,20 @@ __all__ += [  # io-files
     "serialize_many_sparse",
     "serialize_sparse",
     "write_file",
+]
+__all__ += [  # io-core
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "RaggedFeature",
+    "SparseFeature",
+    "TFRecordOptions",
+    "TFRecordWriter",
+    "VarLenFeature",
+    "parse_example",
+    "parse_sequence_example",
+    "parse_single_example",
+    "parse_single_sequence_example",
+    "parse_tensor",
+    "serialize_tensor",
 ]
 __all__ += ["decode_json_example"]

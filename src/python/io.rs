@@ -1,0 +1,260 @@
+//! `tf.io`'s file formats: TFRecord files (`io/_tfrecord.py`, the TFRecord dataset), Example
+//! parsing (`io/_parsing.py`) and serialized tensors; the work runs with the GIL released.
+
+use super::convert::{to_tensor, Hint};
+use super::errors::IntoPy;
+use super::tensor::{wrap, PyTensor};
+use crate::buffer::Buffer;
+use crate::error::Error;
+use crate::io::example::{self, Kind, Request, Values};
+use crate::io::tensor_proto;
+use crate::io::tfrecord::{Compression, TFRecordReader, TFRecordWriter};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::tstring::TfString;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::io::Read;
+use std::path::PathBuf;
+
+/// `tf.io.TFRecordWriter`'s file: records framed with TensorFlow's masked CRC-32C.
+#[pyclass(name = "TFRecordWriter", module = "ferroflow._core")]
+pub struct PyTFRecordWriter {
+    inner: TFRecordWriter,
+}
+
+#[pymethods]
+impl PyTFRecordWriter {
+    #[new]
+    #[pyo3(signature = (path, compression_type = "", compression_level = -1))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        compression_type: &str,
+        compression_level: i32,
+    ) -> PyResult<Self> {
+        let compression = Compression::parse(compression_type).py()?;
+        let inner =
+            py.detach(|| TFRecordWriter::create(&path, compression, compression_level)).py()?;
+        Ok(PyTFRecordWriter { inner })
+    }
+
+    fn write(&mut self, py: Python<'_>, record: &[u8]) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.write(record)).py()
+    }
+
+    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.flush()).py()
+    }
+
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.close()).py()
+    }
+}
+
+/// An iterator over the records of one TFRecord file, as `bytes`.
+#[pyclass(name = "TFRecordReader", module = "ferroflow._core")]
+pub struct PyTFRecordReader {
+    inner: TFRecordReader<Box<dyn Read + Send + Sync>>,
+    /// An error met after `read_many` had records to return: raised by the next call, so that
+    /// the records before a damaged one arrive first (as TensorFlow's dataset yields them).
+    pending: Option<crate::error::Error>,
+}
+
+#[pymethods]
+impl PyTFRecordReader {
+    #[new]
+    #[pyo3(signature = (path, compression_type = "", buffer_size = 262144))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        compression_type: &str,
+        buffer_size: usize,
+    ) -> PyResult<Self> {
+        let compression = Compression::parse(compression_type).py()?;
+        let inner = py.detach(|| TFRecordReader::open(&path, compression, buffer_size)).py()?;
+        Ok(PyTFRecordReader { inner, pending: None })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        if let Some(e) = self.pending.take() {
+            return Err(e).py();
+        }
+        let inner = &mut self.inner;
+        let record = py.detach(|| inner.read_record()).py()?;
+        Ok(record.map(|r| PyBytes::new(py, &r)))
+    }
+
+    /// Up to `n` records at once (fewer at the end): one GIL release for many small records.
+    fn read_many<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        if let Some(e) = self.pending.take() {
+            return Err(e).py();
+        }
+        let inner = &mut self.inner;
+        let (records, error) = py.detach(|| {
+            let mut out = Vec::with_capacity(n.min(4096));
+            while out.len() < n {
+                match inner.read_record() {
+                    Ok(Some(r)) => out.push(r),
+                    Ok(None) => break,
+                    Err(e) => return (out, Some(e)),
+                }
+            }
+            (out, None)
+        });
+        match error {
+            Some(e) if records.is_empty() => return Err(e).py(),
+            error => self.pending = error,
+        }
+        Ok(records.iter().map(|r| PyBytes::new(py, r)).collect())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTFRecordWriter>()?;
+    m.add_class::<PyTFRecordReader>()?;
+    m.add_function(wrap_pyfunction!(parse_example_flat, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_sequence_example_flat, m)?)?;
+    m.add_function(wrap_pyfunction!(serialize_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_tensor, m)?)?;
+    Ok(())
+}
+
+/// One requested feature, as `_parsing.py` describes it:
+/// (key, dtype name, fixed size, shape text, stride, required, dense).
+type RequestTuple = (String, String, Option<usize>, String, Option<usize>, bool, bool);
+
+fn requests(tuples: Vec<RequestTuple>) -> PyResult<Vec<Request>> {
+    tuples
+        .into_iter()
+        .map(|(key, dtype, size, shape, stride, required, dense)| {
+            let kind = match dtype.as_str() {
+                "float32" => Kind::Float,
+                "int64" => Kind::Int64,
+                "string" => Kind::Bytes,
+                other => {
+                    return Err(Error::InvalidArgument(format!(
+                        "Value for attr 'Tdense' of {other} is not in the list of allowed \
+                         values: float, int64, string"
+                    )))
+                    .py()
+                }
+            };
+            Ok(Request { key, kind, size, shape, stride, required, dense })
+        })
+        .collect()
+}
+
+fn values_tensor(values: Values) -> Tensor {
+    let (buffer, n) = match values {
+        Values::Float(v) => {
+            let n = v.len();
+            (Buffer::F32(v), n)
+        }
+        Values::Int64(v) => {
+            let n = v.len();
+            (Buffer::I64(v), n)
+        }
+        Values::Bytes(v) => {
+            let n = v.len();
+            (Buffer::Str(v.into_iter().map(TfString::from_vec).collect()), n)
+        }
+    };
+    Tensor::from_buffer_unchecked(buffer, Shape(vec![n]))
+}
+
+fn i64_tensor(v: Vec<i64>) -> Tensor {
+    let n = v.len();
+    Tensor::from_buffer_unchecked(Buffer::I64(v), Shape(vec![n]))
+}
+
+/// The serialized records: a string tensor of any shape, read row-major.
+fn records(serialized: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    to_tensor(serialized, Hint::Require(crate::dtype::DType::String))
+}
+
+fn record_slices(t: &Tensor) -> PyResult<Vec<&[u8]>> {
+    match t.host().py()? {
+        Buffer::Str(v) => Ok(v.iter().map(|s| s.as_bytes()).collect()),
+        _ => Err(Error::InvalidArgument("serialized must be a string tensor".into())).py(),
+    }
+}
+
+/// `parse_example`'s primitive: per request, (flat values, per-example counts; -1 = absent).
+#[pyfunction]
+fn parse_example_flat(
+    py: Python<'_>,
+    serialized: &Bound<'_, PyAny>,
+    names: Vec<String>,
+    request_tuples: Vec<RequestTuple>,
+    single: bool,
+) -> PyResult<Vec<(Py<PyTensor>, Py<PyTensor>)>> {
+    let t = records(serialized)?;
+    let reqs = requests(request_tuples)?;
+    let slices = record_slices(&t)?;
+    let parsed = py.detach(|| example::parse_examples(&slices, &names, &reqs, single)).py()?;
+    parsed
+        .into_iter()
+        .map(|p| Ok((wrap(py, values_tensor(p.values))?, wrap(py, i64_tensor(p.counts))?)))
+        .collect()
+}
+
+/// `parse_sequence_example`'s primitive: the context features as `parse_example_flat`, and per
+/// feature list (flat values, steps per example (-1 = absent), values per step).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn parse_sequence_example_flat(
+    py: Python<'_>,
+    serialized: &Bound<'_, PyAny>,
+    names: Vec<String>,
+    context: Vec<RequestTuple>,
+    lists: Vec<RequestTuple>,
+) -> PyResult<(Vec<(Py<PyTensor>, Py<PyTensor>)>, Vec<(Py<PyTensor>, Py<PyTensor>, Py<PyTensor>)>)>
+{
+    let t = records(serialized)?;
+    let (context, lists) = (requests(context)?, requests(lists)?);
+    let slices = record_slices(&t)?;
+    let (c, l) =
+        py.detach(|| example::parse_sequence_examples(&slices, &names, &context, &lists)).py()?;
+    let c = c
+        .into_iter()
+        .map(|p| Ok((wrap(py, values_tensor(p.values))?, wrap(py, i64_tensor(p.counts))?)))
+        .collect::<PyResult<_>>()?;
+    let l = l
+        .into_iter()
+        .map(|p| {
+            Ok((
+                wrap(py, values_tensor(p.values))?,
+                wrap(py, i64_tensor(p.steps))?,
+                wrap(py, i64_tensor(p.counts))?,
+            ))
+        })
+        .collect::<PyResult<_>>()?;
+    Ok((c, l))
+}
+
+/// `tf.io.serialize_tensor`: the TensorProto bytes of a tensor.
+#[pyfunction]
+fn serialize_tensor<'py>(
+    py: Python<'py>,
+    tensor: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let t = to_tensor(tensor, Hint::Infer)?;
+    let bytes = py.detach(|| tensor_proto::serialize(&t)).py()?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// `tf.io.parse_tensor`: TensorProto bytes back to a tensor of dtype enum `out_type`.
+#[pyfunction]
+fn parse_tensor(py: Python<'_>, serialized: &[u8], out_type: u32) -> PyResult<Py<PyTensor>> {
+    let dtype = crate::dtype::DType::from_enum(out_type).py()?;
+    let t = py.detach(|| tensor_proto::parse(serialized, dtype)).py()?;
+    wrap(py, t)
+}
