@@ -108,11 +108,12 @@ gpu-runtime:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q mesa-vulkan-drivers libvulkan1; \
 	fi
 
-# One pytest worker per core: most tests are short and single-threaded.
+# One pytest worker per core: most tests are short and single-threaded. The slowest tests are
+# listed at the end, so that a CI log shows where the 30-minute budget goes.
 PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 python-test: build gpu-runtime tf-oracle $(EXTRAS_STAMP)
 	$(TEST_ENV) $(RUST_TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q \
-		-n $(PYTEST_WORKERS)
+		-n $(PYTEST_WORKERS) --durations=30
 
 ## Everything CI runs. Each stage's wall time is printed at the end, so that a CI log shows where
 ## the run's minutes went (the full run must stay under 30 minutes on CI's 2 cores).
