@@ -6,8 +6,7 @@ import numpy as np
 from ferroflow import errors
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.dtypes import as_dtype, int64
-from ferroflow.lookup._static import check_keys
-from ferroflow.lookup._store import Store, check_kernel, key_list
+from ferroflow.lookup._store import Store, check_kernel, key_list, shape_text
 
 __all__ = ["DenseHashTable", "MutableHashTable"]
 
@@ -169,6 +168,15 @@ class DenseHashTable(_MutableBase):
         self._reserved = key_list(np.stack([self._empty, self._deleted]))
 
     def _refuse_reserved(self, keys, op):
+        # TensorFlow reads keys as a [dim 0, key size] matrix: with scalar keys, a key tensor
+        # of rank 2 or more must have every dimension after the first equal to one.
+        rows = keys.shape[0] if keys.ndim else 1
+        if keys.size != rows:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Expected key shape [{rows}] got {shape_text(keys.shape)} [Op:{op}]",
+            )
         found = set(key_list(keys))
         for which, key in zip(("empty_key", "deleted_key"), self._reserved):
             if key in found:
@@ -206,7 +214,7 @@ class DenseHashTable(_MutableBase):
         """Removes ``keys`` (a tensor of the key dtype)."""
         if keys.dtype != self._key_dtype:
             raise TypeError(
-                "Signature mismatch. Keys must be dtype %s, got %s." % (self._key_dtype, keys.dtype)
+                f"Signature mismatch. Keys must be dtype {self._key_dtype}, got {keys.dtype}."
             )
         self._store.run(self._checked_remove, [keys], [])
 

@@ -133,7 +133,7 @@ class StrongHashSpec(HasherSpec):
         if len(key) != 2:
             raise ValueError(f"`key` must have size 2, received {len(key)}")
         if not isinstance(key[0], int) or not isinstance(key[1], int):
-            raise TypeError("Invalid key %s. Must be unsigned integer values." % key)
+            raise TypeError(f"Invalid key {key}. Must be unsigned integer values.")
         return super().__new__(cls, "stronghash", key)
 
 
@@ -185,21 +185,19 @@ class StaticVocabularyTable:
             supported = (int64, string)
             if initializer.key_dtype not in supported:
                 raise TypeError(
-                    "Invalid `key_dtype`, expected one of %s, but got %s."
-                    % (supported, initializer.key_dtype)
+                    f"Invalid `key_dtype`, expected one of {supported}, but got "
+                    f"{initializer.key_dtype}."
                 )
             if initializer.key_dtype.is_integer != lookup_key_dtype.is_integer:
                 raise TypeError(
-                    "Invalid `key_dtype`, expected %s but got %s."
-                    % (
+                    "Invalid `key_dtype`, expected {} but got {}.".format(
                         "integer" if lookup_key_dtype.is_integer else "non-integer",
                         initializer.key_dtype,
                     )
                 )
             if initializer.value_dtype != int64:
                 raise TypeError(
-                    "Invalid `value_dtype`, expected %s but got %s."
-                    % (int64, initializer.value_dtype)
+                    f"Invalid `value_dtype`, expected {int64} but got {initializer.value_dtype}."
                 )
             self._table = StaticHashTable(initializer, default_value=-1)
         else:
@@ -249,17 +247,17 @@ class IdTableWithHashBuckets:
             supported = (int64, string)
             if table.key_dtype not in supported:
                 raise TypeError(
-                    "Invalid `key_dtype`, expected one of %s, but got %s."
-                    % (supported, table.key_dtype)
+                    f"Invalid `key_dtype`, expected one of {supported}, but got {table.key_dtype}."
                 )
             if table.key_dtype.is_integer != key_dtype.is_integer:
                 raise TypeError(
-                    "Invalid `key dtype`, expected %s but got %s."
-                    % ("integer" if key_dtype.is_integer else "non-integer", table.key_dtype)
+                    "Invalid `key dtype`, expected {} but got {}.".format(
+                        "integer" if key_dtype.is_integer else "non-integer", table.key_dtype
+                    )
                 )
             if table.value_dtype != int64:
                 raise TypeError(
-                    "Invalid `value_dtype`: expected int64 but got %s." % table.value_dtype
+                    f"Invalid `value_dtype`: expected int64 but got {table.value_dtype}."
                 )
         else:
             if num_oov_buckets <= 0:

@@ -87,9 +87,11 @@ class Store:
             )
         out = np.empty((keys.size, *self.value_shape), dtype=self._np)
         defaults = default.reshape((-1, *self.value_shape)) if per_key else None
+        # A 0-d object array put into an object array's element would nest; take its item.
+        fill = default if self.value_shape else default[()]
         for i, k in enumerate(key_list(keys)):
             row = self.data.get(k)
-            out[i] = row if row is not None else (defaults[i] if per_key else default)
+            out[i] = row if row is not None else (defaults[i] if per_key else fill)
         return [out.reshape(tuple(keys.shape) + self.value_shape)]
 
     def insert(self, keys, values, op="LookupTableInsertV2"):

@@ -1,0 +1,228 @@
+"""`tf.lookup` against TensorFlow: static, vocabulary, mutable and dense tables, text-file and
+dataset initializers; lookups of dense, ragged and sparse keys, eagerly, in `tf.function` and
+in `Dataset.map`, with TensorFlow's errors. Exports are sorted (their order is the hash map's)."""
+
+import pytest
+
+from .harness import assert_parity
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return type(e).__name__
+
+
+def _static(tf, device):
+    out = []
+    kv = tf.lookup.KeyValueTensorInitializer
+    with tf.device(device):
+        for keys, values, default, query in (
+            (["a", "b", "c"], [7, 8, 9], -1, tf.constant([["a", "x"], ["c", "b"]])),
+            (tf.constant([1, 5], tf.int64), [0.5, 1.5], -2.0, tf.constant([5, 2, 1], tf.int64)),
+            (tf.constant([3, 4]), ["x", "y"], "?", tf.constant([[[4]], [[0]]])),
+            (["u", "v"], [True, False], False, tf.constant("v")),
+            (["u", "v"], tf.constant([1.0, 2.0], tf.float64), 0.0, tf.constant([], tf.string)),
+        ):
+            table = tf.lookup.StaticHashTable(kv(keys, values), default)
+            k, v = table.export()
+            out += [table.lookup(query), table[query], table.size(), table.key_dtype]
+            out += [table.value_dtype, table.default_value, tf.sort(k) if k.dtype != tf.bool else k]
+            out.append(tf.function(lambda q, t=table: (t.lookup(q), t.size()))(query))
+        table = tf.lookup.StaticHashTable(kv(["a", "b", "a"], [1, 2, 1]), -1)
+        out.append(table.lookup(tf.ragged.constant([["a", "q"], [], ["b"]])))
+        sp = table.lookup(tf.sparse.SparseTensor([[0, 1], [2, 0]], ["b", "z"], [3, 2]))
+        out += [sp.indices, sp.values, sp.dense_shape]
+        ragged = tf.function(table.lookup)(tf.ragged.constant([["b"], ["a", "a", "x"]]))
+        out += [ragged, _outcome(lambda: table.lookup(tf.constant([1])))]
+    return out
+
+
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+def test_static_hash_table(tf_oracle, device):
+    assert_parity(tf_oracle, _static, (device,), helpers=[_outcome])
+
+
+def _static_errors(tf):
+    kv = tf.lookup.KeyValueTensorInitializer
+    sh = tf.lookup.StaticHashTable
+    return [
+        _outcome(lambda: sh(kv(["a", "a"], [1, 2]), -1)),
+        _outcome(lambda: sh(kv(["a", "b"], [1, 2, 3]), -1)),
+        _outcome(lambda: sh(kv(tf.constant([], tf.string), tf.constant([], tf.int64)), -1)),
+        _outcome(lambda: sh(kv(["a"], [1]), "x")),
+        _outcome(lambda: sh(kv(["a"], [1]), [1, 2])),
+        _outcome(lambda: sh(kv([1.5], [1]), -1)),
+        _outcome(lambda: sh(kv([1], [True]), False)),
+        _outcome(lambda: sh(kv(tf.constant([1], tf.int8), [1]), 0)),
+        _outcome(lambda: sh(kv(["a"], [1]), -1).lookup(["a"])),
+        _outcome(lambda: sh(kv(["a"], [1]), -1).lookup(tf.constant([1.0]))),
+    ]
+
+
+def test_static_hash_table_errors(tf_oracle):
+    assert_parity(tf_oracle, _static_errors, helpers=[_outcome])
+
+
+def _vocabulary(tf, device):
+    kv = tf.lookup.KeyValueTensorInitializer
+    ids = tf.constant([0, 1, 2], tf.int64)
+    out = []
+    with tf.device(device):
+        words = tf.lookup.StaticVocabularyTable(kv(["emerson", "lake", "palmer"], ids), 7)
+        query = tf.constant([["lake", "tarkus"], ["", "palmer"]])
+        out += [words.lookup(query), words.size(), words.key_dtype, words.value_dtype]
+        out.append(tf.function(words.lookup)(query))
+        out.append(words.lookup(tf.ragged.constant([["a", "lake"], ["zz"]])))
+        numbers = tf.lookup.StaticVocabularyTable(
+            kv(tf.constant([7, -3, 2**40], tf.int64), ids), 100, lookup_key_dtype=tf.int32
+        )
+        out.append(numbers.lookup(tf.constant([7, -3, 0, 12345, -99], tf.int32)))
+        int64s = tf.lookup.StaticVocabularyTable(kv(tf.constant([5], tf.int64), [0 * 5]), 3)
+        out.append(_outcome(lambda: int64s))
+        only_oov = tf.lookup.StaticVocabularyTable(None, 11)
+        out += [only_oov.lookup(tf.constant(["a", "b", "zz"])), only_oov.size()]
+        out.append(_outcome(lambda: tf.lookup.StaticVocabularyTable(None, 0)))
+        out.append(_outcome(lambda: tf.lookup.StaticVocabularyTable(kv(["a"], [1]), 2)))
+        out.append(_outcome(lambda: tf.lookup.StaticVocabularyTable(kv([1], [1]), 2)))
+        out.append(_outcome(lambda: words.lookup(tf.constant([1]))))
+        out.append(
+            _outcome(
+                lambda: tf.lookup.StaticVocabularyTable(
+                    kv(["a"], tf.constant([0], tf.int64)), 2, lookup_key_dtype=tf.int64
+                )
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+def test_static_vocabulary_table(tf_oracle, device):
+    assert_parity(tf_oracle, _vocabulary, (device,), helpers=[_outcome])
+
+
+def _text_file(tf, paths, blank_path):
+    tfi = tf.lookup.TextFileInitializer
+    idx = tf.lookup.TextFileIndex
+    sh = tf.lookup.StaticHashTable
+    out = [idx.WHOLE_LINE, idx.LINE_NUMBER]
+    path = paths[0]
+    query = tf.constant(["palmer", "lake", "tarkus", "palmer 30"])
+    for init, default in (
+        (tfi(paths[1], tf.string, 0, tf.int64, 1, delimiter=" "), -1),
+        (tfi(paths[2], tf.string, idx.WHOLE_LINE, tf.int64, idx.LINE_NUMBER), -1),
+        (tfi(paths[3], tf.string, 0, tf.int32, 1, delimiter=" ", value_index_offset=3), -1),
+        (tfi(paths[4], tf.string, 0, tf.int64, idx.LINE_NUMBER, delimiter=" ", vocab_size=2), -1),
+        (tfi(paths[5], tf.string, 0, tf.string, 1, delimiter=" "), "n/a"),
+    ):
+        table = sh(init, default)
+        out += [table.lookup(query), table.size()]
+    by_line = sh(tfi(paths[6], tf.int64, idx.LINE_NUMBER, tf.string, idx.WHOLE_LINE), "")
+    out.append(by_line.lookup(tf.constant([0, 2, 9], tf.int64)))
+    vocab = tf.lookup.StaticVocabularyTable(
+        tfi(paths[7], tf.string, 0, tf.int64, idx.LINE_NUMBER, delimiter=" "), 4
+    )
+    out.append(vocab.lookup(query))
+    for make in (
+        lambda: sh(tfi(path, tf.string, 0, tf.int64, 2, delimiter=" "), -1),
+        lambda: sh(tfi(path, tf.string, 0, tf.int64, 0, delimiter=" "), -1),
+        lambda: sh(tfi(path, tf.string, -2, tf.int64, -1, vocab_size=5), -1),
+        lambda: sh(tfi(blank_path, tf.string, -2, tf.int64, -1), -1),
+        lambda: sh(tfi(path + ".missing", tf.string, -2, tf.int64, -1), -1),
+        lambda: sh(tfi(path, tf.int64, -2, tf.int64, -1), -1),
+        lambda: tfi("", tf.string, -2, tf.int64, -1),
+        lambda: tfi(path, tf.string, -3, tf.int64, -1),
+        lambda: tfi(path, tf.string, -1, tf.int64, -1),
+        lambda: tfi(path, tf.float32, -2, tf.int64, -1),
+        lambda: tfi(path, tf.string, -2, tf.string, -1),
+        lambda: tfi(path, tf.string, -2, tf.int64, -1, vocab_size=0),
+        lambda: sh(tfi(paths[8], tf.string, 0, tf.int32, 1, delimiter=" "), -1.5),
+    ):
+        out.append(_outcome(make))
+    return out
+
+
+def test_text_file_initializer(tf_oracle, tmp_path):
+    paths = [tmp_path / f"vocab{i}.txt" for i in range(9)]
+    for path in paths:
+        path.write_text("emerson 10\nlake 20\npalmer 30\n")
+    blank = tmp_path / "blank.txt"
+    blank.write_text("a\nb\n\nc\n")
+    assert_parity(tf_oracle, _text_file, ([str(p) for p in paths], str(blank)), helpers=[_outcome])
+
+
+def _mutable(tf, device):
+    out = []
+    with tf.device(device):
+        table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+        table.insert(tf.constant(["a", "b", "c"]), tf.constant([1, 2, 3], tf.int64))
+        table.insert(tf.constant([["b"]]), tf.constant([[20]], tf.int64))
+        table.remove(tf.constant(["c", "nope"]))
+        out += [table.lookup(tf.constant([["a", "b"], ["c", "d"]])), table.size()]
+        out.append(table.lookup(["a", "x"], dynamic_default_values=tf.constant([5, 6], tf.int64)))
+        k, v = table.export()
+        order = tf.argsort(tf.strings.to_hash_bucket_fast(k, 2**31 - 1))
+        out += [tf.gather(k, order), tf.gather(v, order), table.key_dtype, table.value_dtype]
+
+        @tf.function
+        def step(keys, values):
+            table.insert(keys, values)
+            found = table.lookup(tf.constant(["a", "q", "z"]))
+            table.remove(tf.constant(["a"]))
+            return found, table.lookup(tf.constant(["a"])), table.size()
+
+        out.append(step(tf.constant(["z"]), tf.constant([26], tf.int64)))
+        out.append(step(tf.constant(["q"]), tf.constant([17], tf.int64)))
+        rows = tf.lookup.experimental.MutableHashTable(tf.int64, tf.float32, [0.0, -1.0])
+        rows.insert(tf.constant([1, 2], tf.int64), [[1.0, 2.0], [3.0, 4.0]])
+        out += [rows.lookup(tf.constant([[2, 9]], tf.int64)), rows.size()]
+        for bad in (
+            lambda: table.insert(tf.constant(["a", "b"]), tf.constant([1, 2, 3], tf.int64)),
+            lambda: table.insert(tf.constant([1]), tf.constant([1], tf.int64)),
+            lambda: table.insert(["a"], [1.5]),
+            lambda: table.remove(tf.constant([1])),
+            lambda: table.remove(["a"]),
+            lambda: table.lookup(["a"], dynamic_default_values=tf.constant([1])),
+            lambda: rows.insert(tf.constant([1, 2], tf.int64), [1.0, 2.0]),
+            lambda: tf.lookup.experimental.MutableHashTable(tf.bool, tf.int32, 0),
+            lambda: tf.lookup.experimental.MutableHashTable(tf.int32, tf.string, ""),
+        ):
+            out.append(_outcome(bad))
+    return out
+
+
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+def test_mutable_hash_table(tf_oracle, device):
+    assert_parity(tf_oracle, _mutable, (device,), helpers=[_outcome])
+
+
+def _dense(tf):
+    dense = tf.lookup.experimental.DenseHashTable
+    table = dense(tf.int64, tf.float32, -1.0, empty_key=0, deleted_key=-1)
+    table.insert(tf.constant([5, 6, 7], tf.int64), tf.constant([0.5, 0.6, 0.7]))
+    table.insert_or_assign(tf.constant([6], tf.int64), tf.constant([6.5]))
+    table.erase(tf.constant([7, 99], tf.int64))
+    out = [table.lookup(tf.constant([[5], [7]], tf.int64)), table.size(), table[[5]]]
+    out.append(_outcome(lambda: table.lookup(tf.constant([[5, 6], [7, 8]], tf.int64))))
+    out.append(tf.function(lambda k: table.lookup(k))(tf.constant([6], tf.int64)))
+    words = dense(tf.string, tf.int32, 0, empty_key="", deleted_key="$")
+    words.insert(["x", "y"], tf.constant([1, 2]))
+    words.remove(tf.constant(["x"]))
+    out += [words.lookup(["x", "y"]), words.size()]
+    for bad in (
+        lambda: dense(tf.int64, tf.int64, -1, empty_key=0, deleted_key=0),
+        lambda: table.insert(tf.constant([0], tf.int64), [1.0]),
+        lambda: table.insert(tf.constant([-1], tf.int64), [1.0]),
+        lambda: table.lookup(tf.constant([0], tf.int64)),
+        lambda: table.erase(tf.constant([1])),
+        lambda: table.erase([1]),
+        lambda: dense(tf.int32, tf.int64, -1, empty_key=0, deleted_key=-1),
+        lambda: words.lookup(["", "y"]),
+    ):
+        out.append(_outcome(bad))
+    return out
+
+
+def test_dense_hash_table(tf_oracle):
+    assert_parity(tf_oracle, _dense, helpers=[_outcome])
