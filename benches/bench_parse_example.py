@@ -43,8 +43,10 @@ def main():
     for _ in range(REPEATS):
         io.parse_example(batch, spec)
     elapsed = time.perf_counter() - start
-    print(f"{'tensorflow' if '--tf' in sys.argv else 'ferroflow'}: "
-          f"{BATCH * REPEATS / elapsed:,.0f} records/s ({elapsed:.2f} s for {BATCH * REPEATS:,})")
+    print(
+        f"{'tensorflow' if '--tf' in sys.argv else 'ferroflow'}: "
+        f"{BATCH * REPEATS / elapsed:,.0f} records/s ({elapsed:.2f} s for {BATCH * REPEATS:,})"
+    )
 
 
 if __name__ == "__main__":
