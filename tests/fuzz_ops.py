@@ -103,6 +103,8 @@ MODULES = (
     ("tf.experimental.numpy.random", tf.experimental.numpy.random),
     ("tf.nn.experimental", tf.nn.experimental),
     ("tf.signal", tf.signal),
+    ("tf.lookup", tf.lookup),  # lookup
+    ("tf.lookup.experimental", tf.lookup.experimental),  # lookup
 )
 
 
@@ -5259,6 +5261,114 @@ def _io_deserialize_many_sparse(g):
         data[g.int_in(0, 2), g.int_in(0, 2)] = data[0, 0][: g.int_in(0, 8)]
     dtype = tf.float32 if not g.bad() else g.dtype()
     return [data if not g.bad() else g.junk(), dtype], {"rank": g.pick((None, 2, 3))}
+
+
+# --- tf.lookup (lookup) -----------------------------------------------------------------------
+# Constructors fill their tables at once, so fuzzed keys, values and text files reach the import,
+# duplicate, shape and parsing checks; the host functions behind lookups get the same stores.
+
+_LOOKUP_KEYS = (tf.string, tf.int64, tf.int32)
+# Given a non-initializer, TensorFlow's tables read its key_dtype: AttributeError, kept.
+EAGER_REFUSALS.update(
+    {f"tf.lookup.{n}": AttributeError for n in ("StaticHashTable", "StaticVocabularyTable")}
+)
+_LOOKUP_VALUES = (tf.string, tf.int64, tf.int32, tf.float32, tf.float64, tf.bool)
+
+
+def _lookup_pair(g):
+    """Keys and values for a KeyValueTensorInitializer: matching, or mismatched when bad."""
+    n = g.int_in(0 if g.bad() else 1, 4)
+    key_dtype, value_dtype = g.pick(_LOOKUP_KEYS), g.pick(_LOOKUP_VALUES)
+    keys = g.strings(dims=[n]) if key_dtype == tf.string else g.array(key_dtype, [n])
+    if key_dtype != tf.string and g.p(0.5):
+        keys = np.unique(keys)
+    m = n if not g.bad() else g.int_in(0, 4)
+    values = g.strings(dims=[m]) if value_dtype == tf.string else g.array(value_dtype, [m])
+    return keys, values
+
+
+@spec("tf.lookup.KeyValueTensorInitializer")
+def _lookup_kv_initializer(g):
+    keys, values = _lookup_pair(g)
+    kwargs = {"key_dtype": g.dtype()} if g.bad() else {}
+    return [keys if not g.bad() else g.junk(), values], kwargs
+
+
+def _lookup_text_file(g):
+    _IO_DIR.mkdir(exist_ok=True)
+    lines = ("emerson 10", "lake 20", "", "a b c", "x\t1", "-5 -5", "\u00e9 3", "9999999999999 1")
+    path = _IO_DIR / "vocab.txt"
+    path.write_text("\n".join(g.pick(lines) for _ in range(g.int_in(0, 5))) + g.pick(("\n", "")))
+    return str(path)
+
+
+def _lookup_text_args(g):
+    key_dtype, value_dtype = g.pick(_LOOKUP_KEYS), g.pick(_LOOKUP_VALUES)
+    index = (-2, -1, 0, 1, 2) if not g.bad() else (-3, 5, "a", None)
+    kwargs = {"delimiter": g.pick((" ", "\t", ","))}
+    if g.p(0.3):
+        kwargs["vocab_size"] = g.int_in(-1 if g.bad() else 1, 5)
+    if g.p(0.2):
+        kwargs["value_index_offset"] = g.int_in(0, 3)
+    args = [_lookup_text_file(g), key_dtype, g.pick(index), value_dtype, g.pick(index)]
+    return args, kwargs
+
+
+@spec("tf.lookup.TextFileInitializer")
+def _lookup_text_initializer(g):
+    return _lookup_text_args(g)
+
+
+@spec("tf.lookup.TextFileIndex")
+def _lookup_text_index(g):
+    return [], {}
+
+
+def _lookup_initializer(g):
+    if g.p(0.3):
+        args, kwargs = _lookup_text_args(g)
+        try:
+            return tf.lookup.TextFileInitializer(*args, **kwargs)
+        except (TypeError, ValueError):
+            return g.junk()
+    keys, values = _lookup_pair(g)
+    try:
+        return tf.lookup.KeyValueTensorInitializer(keys, values)
+    except (TypeError, ValueError):
+        return g.junk()
+
+
+@spec("tf.lookup.StaticHashTable")
+def _lookup_static(g):
+    init = _lookup_initializer(g)
+    dtype = getattr(init, "value_dtype", tf.int64)
+    default = g.strings(dims=[]) if dtype == tf.string else g.array(dtype, [])
+    return [init, default if not g.bad() else g.junk()], {}
+
+
+@spec("tf.lookup.StaticVocabularyTable")
+def _lookup_vocabulary(g):
+    init = None if g.p(0.2) else _lookup_initializer(g)
+    kwargs = {"lookup_key_dtype": g.pick((tf.int32, tf.string, tf.float32))} if g.p(0.3) else {}
+    return [init, g.int_in(-1 if g.bad() else 1, 9)], kwargs
+
+
+@spec("tf.lookup.experimental.MutableHashTable")
+def _lookup_mutable(g):
+    value_dtype = g.pick(_LOOKUP_VALUES)
+    default = g.array(value_dtype, g.dims(max_rank=2)) if value_dtype != tf.string else ""
+    return [g.pick(_LOOKUP_KEYS) if not g.bad() else g.dtype(), value_dtype, default], {}
+
+
+@spec("tf.lookup.experimental.DenseHashTable")
+def _lookup_dense(g):
+    key_dtype = g.pick(_LOOKUP_KEYS) if not g.bad() else g.dtype()
+    value_dtype = g.pick(_LOOKUP_VALUES)
+    default = g.array(value_dtype, []) if value_dtype != tf.string else ""
+    reserved = ("", "$", "") if key_dtype == tf.string else (0, -1, 0, 7)
+    if g.bad():
+        reserved = (g.junk(), 0, [0, 0], "")
+    return [key_dtype, value_dtype, default, g.pick(reserved), g.pick(reserved)], {}
 
 
 # --- resolving and checking the table --------------------------------------------------------
