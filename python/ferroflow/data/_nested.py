@@ -113,6 +113,21 @@ def machine_parallelism():
         return os.cpu_count() or 1
 
 
+def _autotuned_cycle_length(num_parallel_calls):
+    """TensorFlow's cycle length when it is left to AUTOTUNE, which decides the element order:
+    the schedulable CPUs for a sequential interleave; ``min(num_parallel_calls, CPUs)`` for a
+    parallel one; and when parallelism is autotuned too, the CPUs divided (rounding up) by the
+    three threads each cycle element may use (its current and two prefetched future elements),
+    so that a 2-core machine interleaves one dataset at a time."""
+    cpus = machine_parallelism()
+    if num_parallel_calls is None:
+        return cpus
+    calls = int(num_parallel_calls)
+    if calls == AUTOTUNE:
+        return -(-cpus // 3)
+    return max(1, min(calls, cpus))
+
+
 def _positive_or_autotune(value, what, default):
     if value is None:
         return default
@@ -135,7 +150,7 @@ class InterleaveDataset(_DatasetsOfElements):
     def __init__(self, input_dataset, map_func, cycle_length, block_length, num_parallel_calls):
         super().__init__(input_dataset, map_func, "map_func")
         self._cycle_length = _positive_or_autotune(
-            cycle_length, "cycle_length", machine_parallelism()
+            cycle_length, "cycle_length", _autotuned_cycle_length(num_parallel_calls)
         )
         if block_length is None:
             block_length = 1
