@@ -226,3 +226,31 @@ def _dense(tf):
 
 def test_dense_hash_table(tf_oracle):
     assert_parity(tf_oracle, _dense, helpers=[_outcome])
+
+
+def _checkpoint(tf, directory):
+    import os
+
+    prefix = os.path.join(directory, tf.__name__, "ckpt")
+    table = tf.lookup.experimental.MutableHashTable(tf.string, tf.float32, [0.0, 0.0])
+    table.insert(tf.constant(["a", "b"]), tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    dense = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int32, -1, 0, -1)
+    dense.insert(tf.constant([7, 8], tf.int64), tf.constant([70, 80]))
+    path = tf.train.Checkpoint(t=table, d=dense).write(prefix)
+    table.insert(tf.constant(["c"]), tf.constant([[5.0, 6.0]]))
+    table.remove(tf.constant(["a"]))
+    dense.erase(tf.constant([7], tf.int64))
+    query = tf.constant(["a", "b", "c"])
+    out = [table.lookup(query), dense.lookup(tf.constant([7, 8], tf.int64))]
+    tf.train.Checkpoint(t=table, d=dense).read(path).assert_consumed()
+    out += [table.lookup(query), table.size(), dense.lookup(tf.constant([7, 8], tf.int64))]
+    fresh = tf.lookup.experimental.MutableHashTable(tf.string, tf.float32, [0.0, 0.0])
+    later = tf.train.Checkpoint()
+    later.restore(path)
+    later.t = fresh  # restored on assignment
+    out += [fresh.lookup(query), fresh.size()]
+    return out
+
+
+def test_mutable_tables_in_checkpoints(tf_oracle, tmp_path):
+    assert_parity(tf_oracle, _checkpoint, (str(tmp_path),))

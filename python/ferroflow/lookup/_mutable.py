@@ -6,6 +6,7 @@ import numpy as np
 from ferroflow import errors
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.dtypes import as_dtype, int64
+from ferroflow.lookup._checkpoint import table_children
 from ferroflow.lookup._store import Store, check_kernel, key_list, shape_text
 
 __all__ = ["DenseHashTable", "MutableHashTable"]
@@ -74,6 +75,11 @@ class _MutableBase:
 
     def __getitem__(self, keys):
         return self.lookup(keys)
+
+    def _trackable_children(self, *args, **kwargs):
+        """Checkpoint children: the contents as ``table-keys``/``table-values`` variables
+        (none when ``checkpoint=False``)."""
+        return table_children(self)
 
 
 class MutableHashTable(_MutableBase):

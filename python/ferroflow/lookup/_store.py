@@ -54,6 +54,9 @@ class Store:
         self.value_dtype = as_dtype(value_dtype)
         self.value_shape = tuple(int(d) for d in value_shape)
         self.data = {}
+        # Checkpoint variables (see _checkpoint.py) and whether a restore wrote them since.
+        self.slots = None
+        self.stale = False
         self._np = object if self.value_dtype == string else self.value_dtype.as_numpy_dtype
         self._knp = object if self.key_dtype == string else self.key_dtype.as_numpy_dtype
 
@@ -68,10 +71,20 @@ class Store:
             )
         return values.reshape((-1, *self.value_shape))
 
+    def _refresh(self):
+        """Reloads the contents a checkpoint restore wrote into the slot variables."""
+        if not self.stale:
+            return
+        self.stale = False
+        keys, values = (slot._peek().numpy() for slot in self.slots)
+        self.data = {}
+        self.insert(keys, values, "LookupTableImportV2")
+
     # --- host functions (numpy in, list of numpy out) ----------------------------------------
 
     def find(self, keys, default):
         """Values of ``keys`` (any shape); ``default`` is one value or one per key."""
+        self._refresh()
         keys = np.asarray(keys)
         default = np.asarray(default, dtype=self._np)
         per_key = default.shape == tuple(keys.shape) + self.value_shape and default.ndim > len(
@@ -95,6 +108,7 @@ class Store:
         return [out.reshape(tuple(keys.shape) + self.value_shape)]
 
     def insert(self, keys, values, op="LookupTableInsertV2"):
+        self._refresh()
         keys = np.asarray(keys)
         rows = self._values_for(keys, np.asarray(values, dtype=self._np), op)
         for k, row in zip(key_list(keys), rows):
@@ -102,14 +116,17 @@ class Store:
         return []
 
     def remove(self, keys):
+        self._refresh()
         for k in key_list(keys):
             self.data.pop(k, None)
         return []
 
     def size(self):
+        self._refresh()
         return [np.int64(len(self.data))]
 
     def export(self):
+        self._refresh()
         keys = np.empty(len(self.data), dtype=self._knp)
         for i, k in enumerate(self.data):
             keys[i] = k
