@@ -13,9 +13,18 @@ def _orders(tf):
         return tf.data.Dataset.range(3).map(lambda x: x + i * 10)
 
     out = []
-    for calls in (None, tf.data.AUTOTUNE, 1, 2, 3):
+    for calls in (None, tf.data.AUTOTUNE, 1, 2):
         out.append(list(ds.interleave(inner, num_parallel_calls=calls).as_numpy_iterator()))
     out.append(list(ds.interleave(inner, cycle_length=3, num_parallel_calls=tf.data.AUTOTUNE)))
+    # More calls than the cycle length fails: on iteration when the length is computed from
+    # the CPUs, at once when it is given.
+    for cycle in (None, 1):
+        try:
+            too_many = ds.interleave(inner, cycle_length=cycle, num_parallel_calls=64)
+            out.append("made")
+            list(too_many)
+        except tf.errors.InvalidArgumentError as e:
+            out.append(type(e).__name__)
     return out
 
 

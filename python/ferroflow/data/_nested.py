@@ -166,8 +166,23 @@ class InterleaveDataset(_DatasetsOfElements):
         self._repr_name = (
             "_InterleaveDataset" if num_parallel_calls is None else "_ParallelInterleaveDataset"
         )
+        # TensorFlow refuses more parallel calls than cycle elements: when the dataset is made
+        # for a cycle length given, when its iterator is made for one computed from the CPUs.
+        self._too_parallel = None
+        if num_parallel_calls is not None and AUTOTUNE != int(num_parallel_calls) > 0:
+            if int(num_parallel_calls) > self._cycle_length:
+                self._too_parallel = (
+                    "If `cycle_length` is set to a fixed value, `num_parallel_calls` must be "
+                    "either `tf.data.AUTOTUNE` or a value less than or equal to `cycle_length`. "
+                    f"However, `num_parallel_calls` is {int(num_parallel_calls)} and "
+                    f"`cycle_length` is {self._cycle_length}"
+                )
+                if cycle_length is not None and int(cycle_length) != AUTOTUNE:
+                    raise errors.InvalidArgumentError(None, None, self._too_parallel)
 
     def _elements(self):
+        if self._too_parallel is not None:
+            raise errors.InvalidArgumentError(None, None, self._too_parallel)
         inputs = iter(self._input._elements())
         slots = [None] * self._cycle_length
         open_count = 0
