@@ -228,6 +228,42 @@ def test_dense_hash_table(tf_oracle):
     assert_parity(tf_oracle, _dense, helpers=[_outcome])
 
 
+def _dense_export(tf):
+    """The bucket arrays: hash positions, quadratic probing, reuse of removed buckets, growth.
+    TensorFlow's export aliases the table's buffers (later inserts change an exported tensor),
+    so each export is copied at once."""
+
+    def copied(table):
+        return [t.numpy().copy() for t in table.export()]
+
+    dense = tf.lookup.experimental.DenseHashTable
+    numbers = dense(tf.int64, tf.int64, -1, empty_key=0, deleted_key=-1, initial_num_buckets=16)
+    numbers.insert(
+        tf.constant([5, 21, 37, -7, 3], tf.int64), tf.constant([1, 2, 3, 4, 5], tf.int64)
+    )
+    out = copied(numbers)
+    numbers.erase(tf.constant([21], tf.int64))
+    numbers.insert(tf.constant([53], tf.int64), tf.constant([9], tf.int64))
+    out += [*copied(numbers), numbers.size()]
+    numbers.insert(tf.range(100, 140, dtype=tf.int64), tf.range(40, dtype=tf.int64))
+    out += [*numbers.export(), numbers.size(), numbers.lookup(tf.constant([37, 53, 21], tf.int64))]
+    words = dense(tf.string, tf.float32, [0.0, 0.0], "", "$", initial_num_buckets=64)
+    keys = tf.strings.as_string(tf.range(40)) + tf.constant(["", "abcdefgh", "xyz\xff"])[:1]
+    words.insert(tf.concat([keys, ["abcdefghij", "\u00e9\u00e9"]], 0), tf.ones([42, 2]))
+    words.erase(tf.constant(["7", "nope"]))
+    out += [*words.export(), words.size()]
+    small = dense(tf.int32, tf.float64, 0.5, 7, 8, initial_num_buckets=4)
+    small.insert(tf.constant([-1, 2**30, 3, 9]), tf.constant([1.0, 2.0, 3.0, 4.0], tf.float64))
+    out += [*small.export(), small.lookup(tf.constant([9, 3]))]
+    for buckets in (3, 0, 1):
+        out.append(_outcome(lambda b=buckets: dense(tf.int64, tf.int64, -1, 0, -1, b)))
+    return out
+
+
+def test_dense_hash_table_export(tf_oracle):
+    assert_parity(tf_oracle, _dense_export, helpers=[_outcome])
+
+
 def _checkpoint(tf, directory):
     import os
 

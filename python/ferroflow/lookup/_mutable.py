@@ -7,7 +7,8 @@ from ferroflow import errors
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.dtypes import as_dtype, int64
 from ferroflow.lookup._checkpoint import table_children
-from ferroflow.lookup._store import Store, check_kernel, key_list, shape_text
+from ferroflow.lookup._dense_store import DenseStore
+from ferroflow.lookup._store import Store, check_kernel, run, shape_text
 
 __all__ = ["DenseHashTable", "MutableHashTable"]
 
@@ -52,12 +53,12 @@ class _MutableBase:
 
     def size(self, name=None):
         """The number of elements in the table, an int64 scalar."""
-        return self._store.run(self._store.size, [], [int64], [()])[0]
+        return run(self._store.size, [], [int64], [()])[0]
 
     def _insert(self, keys, values):
         keys = convert_to_tensor(keys, self._key_dtype)
         values = convert_to_tensor(values, self._value_dtype)
-        self._store.run(self._checked_insert, [keys, values], [])
+        run(self._checked_insert, [keys, values], [])
 
     def _checked_insert(self, keys, values):
         return self._store.insert(keys, values)
@@ -69,9 +70,7 @@ class _MutableBase:
         """(keys, values): every entry. *Departure:* in insertion order; TensorFlow's order
         is its hash map's, unspecified."""
         shapes = [[None], [None, *self._value_shape]]
-        return tuple(
-            self._store.run(self._store.export, [], [self._key_dtype, self._value_dtype], shapes)
-        )
+        return tuple(run(self._store.export, [], [self._key_dtype, self._value_dtype], shapes))
 
     def __getitem__(self, keys):
         return self.lookup(keys)
@@ -110,7 +109,7 @@ class MutableHashTable(_MutableBase):
             raise TypeError(
                 f"Dtype of argument `keys` must be {self._key_dtype}, received: {keys.dtype}"
             )
-        self._store.run(self._store.remove, [keys], [])
+        run(self._store.remove, [keys], [])
 
     def lookup(self, keys, dynamic_default_values=None, name=None):
         """Values of ``keys``; missing keys get ``dynamic_default_values`` (one per key) when
@@ -130,12 +129,13 @@ class MutableHashTable(_MutableBase):
                     f"{self._value_dtype.name} [Op:LookupTableFindV2]",
                 )
         shape = keys.shape.concatenate(self._value_shape)
-        return self._store.run(self._find, [keys, default], [self._value_dtype], [shape])[0]
+        return run(self._find, [keys, default], [self._value_dtype], [shape])[0]
 
 
 class DenseHashTable(_MutableBase):
     """A mutable hash table with two reserved keys: ``empty_key`` and ``deleted_key`` may
-    never be inserted or looked up."""
+    never be inserted or looked up. Its contents are TensorFlow's bucket arrays (see
+    ``_dense_store.py``), so ``export`` gives TensorFlow's result."""
 
     def __init__(
         self,
@@ -150,65 +150,45 @@ class DenseHashTable(_MutableBase):
         experimental_is_anonymous=False,
     ):
         self._setup(key_dtype, value_dtype, default_value, name, checkpoint)
-        self._initial_num_buckets = initial_num_buckets
-        empty = convert_to_tensor(empty_key, dtype=self._key_dtype)
-        deleted = convert_to_tensor(deleted_key, dtype=self._key_dtype)
+        self._initial_num_buckets = 2**17 if initial_num_buckets is None else initial_num_buckets
+        empty = np.asarray(convert_to_tensor(empty_key, dtype=self._key_dtype).numpy())
+        deleted = np.asarray(convert_to_tensor(deleted_key, dtype=self._key_dtype).numpy())
         check_kernel(
             "MutableDenseHashTableV2", DENSE_TABLE_KERNELS, self._key_dtype, self._value_dtype
         )
-        self._empty = np.asarray(empty.numpy())
-        self._deleted = np.asarray(deleted.numpy())
-        if self._empty.shape != self._deleted.shape or np.array_equal(self._empty, self._deleted):
-            op = "MutableDenseHashTableV2"
-            message = (
-                "Empty and deleted keys cannot be equal"
-                if self._empty.shape == self._deleted.shape
-                else "Empty and deleted keys must have same shape, got shapes: "
-                f"{list(self._empty.shape)} and {list(self._deleted.shape)}"
-            )
-            raise errors.InvalidArgumentError(None, None, f"{message} [Op:{op}]")
-        if self._empty.ndim != 0:
-            raise errors.UnimplementedError(
-                None, None, "DenseHashTable with non-scalar keys is not supported by ferroflow"
-            )
-        self._reserved = key_list(np.stack([self._empty, self._deleted]))
-
-    def _refuse_reserved(self, keys, op):
-        # TensorFlow reads keys as a [dim 0, key size] matrix: with scalar keys, a key tensor
-        # of rank 2 or more must have every dimension after the first equal to one.
-        rows = keys.shape[0] if keys.ndim else 1
-        if keys.size != rows:
+        op = "MutableDenseHashTableV2"
+        buckets = self._initial_num_buckets
+        if buckets < 4 or buckets & (buckets - 1):
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"Expected key shape [{rows}] got {shape_text(keys.shape)} [Op:{op}]",
+                f"Number of buckets must be at least 4 and a power of 2, got: {buckets} [Op:{op}]",
             )
-        found = set(key_list(keys))
-        for which, key in zip(("empty_key", "deleted_key"), self._reserved):
-            if key in found:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Using the {which} as a table key is not allowed [Op:{op}]"
-                )
-
-    def _checked_insert(self, keys, values):
-        self._refuse_reserved(keys, "LookupTableInsertV2")
-        return self._store.insert(keys, values)
-
-    def _find(self, keys, default):
-        self._refuse_reserved(keys, "LookupTableFindV2")
-        return self._store.find(keys, default)
-
-    def _checked_remove(self, keys):
-        self._refuse_reserved(keys, "LookupTableRemoveV2")
-        return self._store.remove(keys)
+        if empty.shape != deleted.shape:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                "Empty and deleted keys must have same shape, got shapes: "
+                f"{shape_text(empty.shape)} and {shape_text(deleted.shape)} [Op:{op}]",
+            )
+        if np.array_equal(empty, deleted):
+            raise errors.InvalidArgumentError(
+                None, None, f"Empty and deleted keys cannot be equal [Op:{op}]"
+            )
+        if empty.ndim != 0:
+            raise errors.UnimplementedError(
+                None, None, "DenseHashTable with non-scalar keys is not supported by ferroflow"
+            )
+        self._store = DenseStore(
+            self._key_dtype, self._value_dtype, tuple(self._value_shape), empty, deleted, buckets
+        )
+        self._checked_insert = self._store.insert
 
     def lookup(self, keys, name=None):
         """Values of ``keys``, ``default_value`` for missing ones."""
         keys = convert_to_tensor(keys, dtype=self._key_dtype)
         shape = keys.shape.concatenate(self._value_shape)
-        return self._store.run(
-            self._find, [keys, self._default_value], [self._value_dtype], [shape]
-        )[0]
+        return run(self._store.find, [keys, self._default_value], [self._value_dtype], [shape])[0]
 
     def insert_or_assign(self, keys, values, name=None):
         """Associates ``keys`` with ``values``."""
@@ -222,16 +202,14 @@ class DenseHashTable(_MutableBase):
             raise TypeError(
                 f"Signature mismatch. Keys must be dtype {self._key_dtype}, got {keys.dtype}."
             )
-        self._store.run(self._checked_remove, [keys], [])
+        run(self._store.remove, [keys], [])
 
     remove = erase
 
     def export(self, name=None):
-        """Not available: TensorFlow exports its bucket arrays (empty buckets included, in
-        its hash order), which ferroflow's table does not reproduce."""
-        raise errors.UnimplementedError(
-            None,
-            None,
-            "DenseHashTable.export returns TensorFlow's internal bucket layout, which ferroflow "
-            "does not reproduce",
-        )
+        """(keys, values): TensorFlow's bucket arrays, ``[buckets, 1]`` keys (empty buckets
+        hold ``empty_key``, removed entries ``deleted_key``) and ``[buckets, value size]``
+        values (zeros in unused buckets)."""
+        size = self._store._value_size
+        shapes = [[None, 1], [None, size]]
+        return tuple(run(self._store.export, [], [self._key_dtype, self._value_dtype], shapes))

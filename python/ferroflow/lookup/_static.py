@@ -6,7 +6,7 @@ import collections
 
 from ferroflow.array_ops import convert_to_tensor, where
 from ferroflow.dtypes import int64, string
-from ferroflow.lookup._store import Store, check_kernel
+from ferroflow.lookup._store import Store, check_kernel, run
 from ferroflow.math import add, cast, not_equal
 from ferroflow.ragged.ragged_tensor import RaggedTensor
 from ferroflow.sparse_tensor import SparseTensor
@@ -87,14 +87,14 @@ class StaticHashTable:
 
     def size(self, name=None):
         """The number of elements in the table, an int64 scalar."""
-        return self._store.run(self._store.size, [], [int64], [()])[0]
+        return run(self._store.size, [], [int64], [()])[0]
 
     def lookup(self, keys, name=None):
         """The values of ``keys`` (a Tensor, RaggedTensor or SparseTensor), ``default_value``
         for missing keys, in the structure of ``keys``."""
         key_tensor = flat_keys(keys)
         check_keys(keys, self._key_dtype)
-        values = self._store.run(
+        values = run(
             self._store.find,
             [key_tensor, self._default_value],
             [self._value_dtype],
@@ -109,9 +109,7 @@ class StaticHashTable:
         """(keys, values): every entry of the table. *Departure:* in insertion order;
         TensorFlow's order is its hash map's, unspecified."""
         return tuple(
-            self._store.run(
-                self._store.export, [], [self._key_dtype, self._value_dtype], [[None], [None]]
-            )
+            run(self._store.export, [], [self._key_dtype, self._value_dtype], [[None], [None]])
         )
 
 

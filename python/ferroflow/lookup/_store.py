@@ -9,7 +9,7 @@ from ferroflow import errors
 from ferroflow.dtypes import as_dtype, string
 from ferroflow.io import _host
 
-__all__ = ["Store", "check_kernel", "key_list", "shape_text"]
+__all__ = ["Store", "check_kernel", "key_list", "run", "shape_text"]
 
 
 def shape_text(shape):
@@ -135,8 +135,8 @@ class Store:
             values[i] = row
         return [keys, values]
 
-    # --- as ops -------------------------------------------------------------------------------
 
-    def run(self, fn, inputs, out_dtypes, out_shapes=None):
-        """``fn`` as an op: now when eager, a stateful host-call node when tracing."""
-        return _host.run(fn, inputs, out_dtypes, out_shapes, stateful=True)
+def run(fn, inputs, out_dtypes, out_shapes=None):
+    """A table's host function ``fn`` as an op: now when eager, a stateful host-call node when
+    tracing (stateful: the table may change between runs)."""
+    return _host.run(fn, inputs, out_dtypes, out_shapes, stateful=True)
