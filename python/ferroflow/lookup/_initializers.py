@@ -7,7 +7,7 @@ from ferroflow import errors
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.dtypes import as_dtype, int64, string
 from ferroflow.framework_ops import get_static_value
-from ferroflow.lookup._store import key_list, shape_text
+from ferroflow.lookup._store import convert, key_list, shape_text
 
 __all__ = [
     "KeyValueTensorInitializer",
@@ -108,8 +108,8 @@ class KeyValueTensorInitializer(TableInitializerBase):
     """Table initializer from a ``keys`` tensor and a ``values`` tensor of the same shape."""
 
     def __init__(self, keys, values, key_dtype=None, value_dtype=None, name=None):
-        self._keys = convert_to_tensor(keys, dtype=key_dtype)
-        self._values = convert_to_tensor(values, dtype=value_dtype)
+        self._keys = convert(keys, key_dtype, "keys")
+        self._values = convert(values, value_dtype, "values")
         self._name = name if name is not None else "key_value_init"
         super().__init__(self._keys.dtype, self._values.dtype)
 

@@ -8,7 +8,7 @@ from ferroflow.array_ops import convert_to_tensor
 from ferroflow.dtypes import as_dtype, int64
 from ferroflow.lookup._checkpoint import table_children
 from ferroflow.lookup._dense_store import DenseStore
-from ferroflow.lookup._store import Store, check_kernel, run, shape_text
+from ferroflow.lookup._store import Store, check_kernel, convert, run, shape_text
 
 __all__ = ["DenseHashTable", "MutableHashTable"]
 
@@ -56,8 +56,8 @@ class _MutableBase:
         return run(self._store.size, [], [int64], [()])[0]
 
     def _insert(self, keys, values):
-        keys = convert_to_tensor(keys, self._key_dtype)
-        values = convert_to_tensor(values, self._value_dtype)
+        keys = convert(keys, self._key_dtype, "keys")
+        values = convert(values, self._value_dtype, "values")
         run(self._checked_insert, [keys, values], [])
 
     def _checked_insert(self, keys, values):
@@ -114,7 +114,7 @@ class MutableHashTable(_MutableBase):
     def lookup(self, keys, dynamic_default_values=None, name=None):
         """Values of ``keys``; missing keys get ``dynamic_default_values`` (one per key) when
         given, else ``default_value``."""
-        keys = convert_to_tensor(keys, dtype=self._key_dtype)
+        keys = convert(keys, self._key_dtype, "keys")
         if dynamic_default_values is None:
             default = self._default_value
         else:
@@ -186,7 +186,7 @@ class DenseHashTable(_MutableBase):
 
     def lookup(self, keys, name=None):
         """Values of ``keys``, ``default_value`` for missing ones."""
-        keys = convert_to_tensor(keys, dtype=self._key_dtype)
+        keys = convert(keys, self._key_dtype, "keys")
         shape = keys.shape.concatenate(self._value_shape)
         return run(self._store.find, [keys, self._default_value], [self._value_dtype], [shape])[0]
 

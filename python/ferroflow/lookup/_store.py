@@ -9,7 +9,7 @@ from ferroflow import errors
 from ferroflow.dtypes import as_dtype, string
 from ferroflow.io import _host
 
-__all__ = ["Store", "check_kernel", "key_list", "run", "shape_text"]
+__all__ = ["Store", "check_kernel", "convert", "key_list", "run", "shape_text"]
 
 
 def shape_text(shape):
@@ -17,12 +17,26 @@ def shape_text(shape):
     return "[" + ",".join(str(int(d)) for d in shape) + "]"
 
 
+def convert(value, dtype, name):
+    """``convert_to_tensor(value, dtype, name=name)``: TensorFlow names the argument in the
+    error for a tensor of another dtype."""
+    from ferroflow._core import Tensor
+    from ferroflow.array_ops import convert_to_tensor
+
+    try:
+        return convert_to_tensor(value, dtype=dtype)
+    except ValueError as e:
+        if isinstance(value, Tensor):
+            raise ValueError(f"{name}: {e}") from None
+        raise
+
+
 def key_list(keys):
     """The keys of a numpy array as hashable Python values (bytes for strings)."""
-    flat = np.asarray(keys).reshape(-1)
-    if flat.dtype == object:
+    flat = np.asarray(keys).reshape(-1).tolist()
+    if flat and isinstance(flat[0], (bytes, str)) and any(type(k) is not bytes for k in flat):
         return [k if isinstance(k, bytes) else str(k).encode() for k in flat]
-    return flat.tolist()
+    return flat
 
 
 def check_kernel(op, supported, key_dtype, value_dtype, extra=""):
@@ -57,6 +71,7 @@ class Store:
         # Checkpoint variables (see _checkpoint.py) and whether a restore wrote them since.
         self.slots = None
         self.stale = False
+        self._index = None  # sorted numeric keys and their values, for vectorized finds
         self._np = object if self.value_dtype == string else self.value_dtype.as_numpy_dtype
         self._knp = object if self.key_dtype == string else self.key_dtype.as_numpy_dtype
 
@@ -98,17 +113,37 @@ class Store:
                 f"{shape_text(self.value_shape)} or {shape_text(keys.shape + self.value_shape)} "
                 f"for default value, got {shape_text(default.shape)} [Op:LookupTableFindV2]",
             )
+        if not self.value_shape and not per_key:
+            return [self._find_scalars(keys, default[()])]
         out = np.empty((keys.size, *self.value_shape), dtype=self._np)
         defaults = default.reshape((-1, *self.value_shape)) if per_key else None
-        # A 0-d object array put into an object array's element would nest; take its item.
-        fill = default if self.value_shape else default[()]
         for i, k in enumerate(key_list(keys)):
             row = self.data.get(k)
-            out[i] = row if row is not None else (defaults[i] if per_key else fill)
+            out[i] = row if row is not None else (defaults[i] if per_key else default)
         return [out.reshape(tuple(keys.shape) + self.value_shape)]
+
+    def _find_scalars(self, keys, fill):
+        """Scalar values with one default: a binary search over sorted keys for numbers, dict
+        reads for strings."""
+        if keys.dtype != object:
+            if self._index is None:
+                ks = np.fromiter(self.data.keys(), dtype=self._knp, count=len(self.data))
+                vs = np.array(list(self.data.values()), dtype=self._np).reshape(len(ks))
+                order = np.argsort(ks, kind="stable")
+                self._index = (ks[order], vs[order])
+            ks, vs = self._index
+            if not len(ks):
+                return np.full(keys.shape, fill, dtype=self._np)
+            at = np.minimum(np.searchsorted(ks, keys), len(ks) - 1)
+            return np.where(ks[at] == keys, vs[at], np.asarray(fill, dtype=self._np))
+        get = self.data.get
+        out = np.empty(keys.size, dtype=self._np)
+        out[:] = [get(k, fill) for k in key_list(keys)]
+        return out.reshape(keys.shape)
 
     def insert(self, keys, values, op="LookupTableInsertV2"):
         self._refresh()
+        self._index = None
         keys = np.asarray(keys)
         rows = self._values_for(keys, np.asarray(values, dtype=self._np), op)
         for k, row in zip(key_list(keys), rows):
@@ -117,6 +152,7 @@ class Store:
 
     def remove(self, keys):
         self._refresh()
+        self._index = None
         for k in key_list(keys):
             self.data.pop(k, None)
         return []
