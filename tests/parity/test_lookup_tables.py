@@ -290,3 +290,25 @@ def _checkpoint(tf, directory):
 
 def test_mutable_tables_in_checkpoints(tf_oracle, tmp_path):
     assert_parity(tf_oracle, _checkpoint, (str(tmp_path),))
+
+
+FIELDS = ["1_0", "+7", "1e2", "inf", "0x10", "1.5", "\u0663", "1.5x", "nan", "-Infinity", ".5"]
+FIELDS += ["99999999999999999999", "2147483648", "-0"]
+
+
+def _text_fields(tf, paths):
+    out = []
+    for path, dtype in paths:  # one file per table: TensorFlow shares tables by file name
+        init = tf.lookup.TextFileInitializer(path, tf.string, 0, getattr(tf, dtype), 1, " ")
+        out.append(_outcome(lambda i=init: tf.lookup.StaticHashTable(i, 0).export()[1]))
+    return out
+
+
+def test_text_file_fields(tf_oracle, tmp_path):
+    paths = []
+    for dtype in ("int64", "int32", "float32", "float64"):
+        for i, field in enumerate(FIELDS):
+            path = tmp_path / f"{dtype}_{i}.txt"
+            path.write_text(f"a {field}\n", encoding="utf-8")
+            paths.append((str(path), dtype))
+    assert_parity(tf_oracle, _text_fields, (paths,), helpers=[_outcome])

@@ -215,12 +215,18 @@ class TextFileInitializer(TableInitializerBase):
             return text
         shown = text.decode(errors="replace")
         try:
+            # Python also reads '1_0' and non-ASCII digits, which TensorFlow's parsers refuse.
+            if not shown.isascii() or "_" in shown:
+                raise ValueError
             if dtype.is_integer:
                 value = int(shown.strip(), 10)
                 info = np.iinfo(dtype.as_numpy_dtype)
                 if not info.min <= value <= info.max:
                     raise ValueError
                 return value
+            body = shown.strip().lstrip("+-")
+            if body[:2] in ("0x", "0X"):  # strtod's hexadecimal floats
+                return float.fromhex(shown.strip())
             return float(shown)
         except ValueError:
             raise errors.InvalidArgumentError(
