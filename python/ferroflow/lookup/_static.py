@@ -92,8 +92,9 @@ class StaticHashTable:
     def lookup(self, keys, name=None):
         """The values of ``keys`` (a Tensor, RaggedTensor or SparseTensor), ``default_value``
         for missing keys, in the structure of ``keys``."""
-        key_tensor = flat_keys(keys)
         check_keys(keys, self._key_dtype)
+        # A ragged tensor of ragged_rank > 1 has ragged values: ValueError, as TensorFlow.
+        key_tensor = convert_to_tensor(flat_keys(keys))
         values = run(
             self._store.find,
             [key_tensor, self._default_value],
