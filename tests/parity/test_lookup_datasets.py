@@ -23,7 +23,9 @@ def _in_map(tf):
         lambda w: (static.lookup(w), vocab.lookup(w), mutable.lookup(w))
     )
     parallel = lines.map(lambda s: static.lookup(s), num_parallel_calls=2, deterministic=True)
-    return list(ds.as_numpy_iterator()), list(parallel.as_numpy_iterator())
+    # A table made in the map function is one resource, filled by the first element only.
+    local = lines.map(lambda s: tf.lookup.StaticHashTable(kv(tf.stack([s]), [5]), -1).lookup(s))
+    return [list(d.as_numpy_iterator()) for d in (ds, parallel, local)]
 
 
 def test_lookup_in_dataset_map(tf_oracle):

@@ -312,3 +312,31 @@ def test_text_file_fields(tf_oracle, tmp_path):
             path.write_text(f"a {field}\n", encoding="utf-8")
             paths.append((str(path), dtype))
     assert_parity(tf_oracle, _text_fields, (paths,), helpers=[_outcome])
+
+
+def _function_local(tf):
+    """Tables made inside a traced function from its inputs: one per trace, filled on the
+    trace's first run (later runs keep those contents, as TensorFlow's resources)."""
+    kv = tf.lookup.KeyValueTensorInitializer
+
+    @tf.function
+    def local(keys, values, query):
+        table = tf.lookup.StaticHashTable(kv(keys, values), -1)
+        return table.lookup(query), table.size()
+
+    @tf.function
+    def vocabulary(keys, query):
+        ids = tf.range(tf.size(keys, out_type=tf.int64))
+        return tf.lookup.StaticVocabularyTable(kv(keys, ids), 3).lookup(query)
+
+    query = tf.constant(["a", "c"])
+    return [
+        local(tf.constant(["a", "b"]), tf.constant([1, 2]), query),
+        local(tf.constant(["c"]), tf.constant([3]), query),
+        local(tf.constant(["c", "c"]), tf.constant([3, 4]), query),
+        vocabulary(tf.constant(["x", "y"]), tf.constant(["y", "zz"])),
+    ]
+
+
+def test_tables_made_in_functions(tf_oracle):
+    assert_parity(tf_oracle, _function_local)

@@ -1,13 +1,15 @@
 """`tf.lookup.KeyValueTensorInitializer`, `TextFileInitializer` and `TextFileIndex`: what fills a
 static table when it is created. ``initialize(table)`` writes into the table's store."""
 
+import threading
+
 import numpy as np
 
 from ferroflow import errors
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.dtypes import as_dtype, int64, string
 from ferroflow.framework_ops import get_static_value
-from ferroflow.lookup._store import convert, key_list, shape_text
+from ferroflow.lookup._store import convert, key_list, run, shape_text
 
 __all__ = [
     "KeyValueTensorInitializer",
@@ -114,9 +116,27 @@ class KeyValueTensorInitializer(TableInitializerBase):
         super().__init__(self._keys.dtype, self._values.dtype)
 
     def initialize(self, table):
-        """Imports the keys and values into ``table`` (TensorFlow's LookupTableImportV2)."""
+        """Imports the keys and values into ``table`` (TensorFlow's LookupTableImportV2).
+        Keys or values known only when a traced function runs (its inputs) are imported by a
+        node of that graph when it first runs; as TensorFlow's function-local tables (one
+        resource per trace, initialized once), later runs keep the first run's contents."""
         check_table_dtypes(table, self._keys.dtype, self._values.dtype)
-        import_pairs(table._store, _numpy(self._keys), _numpy(self._values))
+        keys, values = get_static_value(self._keys), get_static_value(self._values)
+        if keys is not None and values is not None:
+            import_pairs(table._store, np.asarray(keys), np.asarray(values))
+            return
+        store = table._store
+        done = []
+        lock = threading.Lock()  # a map graph may run on several threads
+
+        def first_import(keys, values):
+            with lock:
+                if not done:
+                    import_pairs(store, keys, values)
+                    done.append(True)
+            return []
+
+        run(first_import, [self._keys, self._values], [])
 
 
 class TextFileIndex:
