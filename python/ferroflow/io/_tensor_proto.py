@@ -47,7 +47,22 @@ def parse_tensor(serialized, out_type, name=None):
         raise errors.InvalidArgumentError(
             None, None, f"Expected `serialized` to be a scalar, got shape: {shape}"
         )
-    return _core.parse_tensor(serialized.numpy(), out_type.as_datatype_enum)
+    try:
+        return _core.parse_tensor(serialized.numpy(), out_type.as_datatype_enum)
+    except errors.InvalidArgumentError as e:
+        raise _with_cpp_names(e) from None
+
+
+# TensorFlow's mismatch message names dtypes as C++ does (DataTypeString).
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _with_cpp_names(error):
+    message = error.message
+    if message.startswith("Type mismatch between parsed tensor"):
+        for python, cpp in _CPP_NAMES.items():
+            message = message.replace(f"({python})", f"({cpp})")
+    return type(error)(None, None, message)
 
 
 __all__ = ["parse_tensor", "serialize_tensor"]
