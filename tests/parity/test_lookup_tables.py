@@ -340,3 +340,31 @@ def _function_local(tf):
 
 def test_tables_made_in_functions(tf_oracle):
     assert_parity(tf_oracle, _function_local)
+
+
+def _dense_vector_keys(tf):
+    """Keys that are vectors: TensorFlow's Hash64Combine of the elements' hashes places them."""
+    dense = tf.lookup.experimental.DenseHashTable
+    pairs = dense(tf.int64, tf.float32, -1.0, [0, 0], [-1, -1], initial_num_buckets=16)
+    pairs.insert(tf.constant([[1, 2], [3, 4], [5, 6], [0, 7]], tf.int64), [1.0, 2.0, 3.0, 4.0])
+    out = [t.numpy().copy() for t in pairs.export()]
+    out.append(pairs.lookup(tf.constant([[3, 4], [9, 9]], tf.int64)))
+    out.append(pairs.lookup(tf.constant([[[3, 4]], [[5, 6]]], tf.int64)))
+    pairs.erase(tf.constant([[3, 4]], tf.int64))
+    out += [pairs.size(), tf.function(pairs.lookup)(tf.constant([[5, 6], [3, 4]], tf.int64))]
+    words = dense(tf.string, tf.int64, [-1, -1], ["", ""], ["$", "$"], initial_num_buckets=16)
+    words.insert(tf.constant([["a", "b"], ["hello", "x"]]), tf.constant([[1, 2], [3, 4]], tf.int64))
+    out += [*words.export(), words.lookup(tf.constant([["hello", "x"], ["a", "a"]]))]
+    for bad in (
+        lambda: pairs.lookup(tf.constant([3, 4], tf.int64)),
+        lambda: pairs.lookup(tf.constant([1, 2, 3], tf.int64)),
+        lambda: pairs.insert(tf.constant([[0, 0]], tf.int64), [1.0]),
+        lambda: pairs.insert(tf.constant([[8, 8]], tf.int64), [1.0, 2.0]),
+        lambda: dense(tf.int64, tf.int64, -1, empty_key=[0, 0], deleted_key=[1]),
+    ):
+        out.append(_outcome(bad))
+    return out
+
+
+def test_dense_hash_table_vector_keys(tf_oracle):
+    assert_parity(tf_oracle, _dense_vector_keys, helpers=[_outcome])

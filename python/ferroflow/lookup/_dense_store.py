@@ -40,8 +40,22 @@ def hash64(data):
     return h
 
 
-def _hash(key):
+def _hash_scalar(key):
     return hash64(key) if isinstance(key, bytes) else key & _MASK
+
+
+def _hash(key):
+    """TensorFlow's HashKey: a scalar's hash, or the Hash64Combine fold of an element-wise
+    key's scalar hashes."""
+    if not isinstance(key, tuple):
+        return _hash_scalar(key)
+    result = 0
+    for part in key:
+        b = _hash_scalar(part)
+        result = (
+            result ^ ((b + 0x9E3779B97F4A7800 + (result << 10) + (result >> 4)) & _MASK)
+        ) & _MASK
+    return result
 
 
 class DenseStore:
@@ -56,7 +70,9 @@ class DenseStore:
         self._value_size = int(np.prod(self.value_shape, dtype=np.int64))
         self._np = object if value_dtype == string else value_dtype.as_numpy_dtype
         self._knp = object if key_dtype == string else key_dtype.as_numpy_dtype
-        self.empty, self.deleted = key_list(np.stack([empty, deleted]))
+        self.key_shape = tuple(empty.shape)
+        self._key_size = int(np.prod(self.key_shape, dtype=np.int64))
+        self.empty, self.deleted = self._rows(np.stack([empty, deleted]))
         self.slots = None
         self.stale = False
         self._allocate(num_buckets)
@@ -73,16 +89,37 @@ class DenseStore:
             return
         self.stale = False
         keys, values = (np.asarray(slot._peek().numpy()) for slot in self.slots)
-        self.keys = key_list(keys)
+        self.keys = self._rows(keys)
         self.values = values.reshape(len(self.keys), self._value_size).astype(self._np)
         self.entries = sum(k != self.empty and k != self.deleted for k in self.keys)
 
+    def _rows(self, keys):
+        """The keys of ``keys`` (a batch of keys) as hashable values: scalars, or tuples of a
+        key's elements when keys are not scalars."""
+        flat = key_list(keys)
+        if not self.key_shape:
+            return flat
+        size = self._key_size
+        return [tuple(flat[i : i + size]) for i in range(0, len(flat), size)]
+
     def _check(self, keys, op):
-        rows = keys.shape[0] if keys.ndim else 1
-        if keys.size != rows:
+        """TensorFlow reads keys as a [dim 0, key size] matrix; the batch shape is what is
+        left of the keys' shape without the key dimensions."""
+        rank = len(self.key_shape)
+        if rank and (keys.ndim < rank or tuple(keys.shape[keys.ndim - rank :]) != self.key_shape):
             raise errors.InvalidArgumentError(
-                None, None, f"Expected key shape [{rows}] got {shape_text(keys.shape)} [Op:{op}]"
+                None,
+                None,
+                f"Input key shape {shape_text(keys.shape)} must end with the table's key shape "
+                f"{shape_text(self.key_shape)} [Op:{op}]",
             )
+        rows = keys.shape[0] if keys.ndim else 1
+        if keys.size != rows * self._key_size:
+            expected = shape_text((rows, *self.key_shape))
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected key shape {expected} got {shape_text(keys.shape)} [Op:{op}]"
+            )
+        return tuple(keys.shape[: keys.ndim - len(self.key_shape)])
 
     def _refuse(self, key, op):
         for which, reserved in (("empty_key", self.empty), ("deleted_key", self.deleted)):
@@ -131,10 +168,11 @@ class DenseStore:
         self._refresh()
         op = "LookupTableFindV2"
         keys = np.asarray(keys)
-        self._check(keys, op)
+        batch = self._check(keys, op)
         default = np.asarray(default, dtype=self._np).reshape(self._value_size)
-        out = np.empty((keys.size, self._value_size), dtype=self._np)
-        for i, key in enumerate(key_list(keys)):
+        rows = self._rows(keys)
+        out = np.empty((len(rows), self._value_size), dtype=self._np)
+        for i, key in enumerate(rows):
             self._refuse(key, op)
             out[i] = default
             for bucket in self._probe(key):
@@ -144,15 +182,15 @@ class DenseStore:
                     break
                 if held == self.empty:
                     break
-        return [out.reshape(tuple(keys.shape) + self.value_shape)]
+        return [out.reshape(batch + self.value_shape)]
 
     def insert(self, keys, values):
         self._refresh()
         op = "LookupTableInsertV2"
         keys = np.asarray(keys)
-        self._check(keys, op)
+        batch = self._check(keys, op)
         values = np.asarray(values, dtype=self._np)
-        expected = tuple(keys.shape) + self.value_shape
+        expected = batch + self.value_shape
         if tuple(values.shape) != expected:
             raise errors.InvalidArgumentError(
                 None,
@@ -160,7 +198,7 @@ class DenseStore:
                 f"Expected shape {shape_text(expected)} for value, got "
                 f"{shape_text(values.shape)} [Op:{op}]",
             )
-        flat = key_list(keys)
+        flat = self._rows(keys)
         # As TensorFlow: grow as if every key were new, then insert key by key (a reserved key
         # stops the batch where it stands).
         self._grow(self.entries + len(flat))
@@ -174,7 +212,7 @@ class DenseStore:
         op = "LookupTableRemoveV2"
         keys = np.asarray(keys)
         self._check(keys, op)
-        for key in key_list(keys):
+        for key in self._rows(keys):
             self._refuse(key, op)
             for bucket in self._probe(key):
                 held = self.keys[bucket]
@@ -191,9 +229,12 @@ class DenseStore:
         return [np.int64(self.entries)]
 
     def export(self):
-        """TensorFlow's export: the bucket arrays, [buckets, 1] keys, [buckets, value size]
-        values."""
+        """TensorFlow's export: the bucket arrays, [buckets, key size] keys, [buckets, value
+        size] values."""
         self._refresh()
-        keys = np.empty((len(self.keys), 1), dtype=self._knp)
-        keys[:, 0] = self.keys
+        keys = np.empty((len(self.keys), max(self._key_size, 1)), dtype=self._knp)
+        if self.key_shape:
+            keys[...] = self.keys
+        else:
+            keys[:, 0] = self.keys
         return [keys, self.values.copy()]

@@ -175,10 +175,6 @@ class DenseHashTable(_MutableBase):
             raise errors.InvalidArgumentError(
                 None, None, f"Empty and deleted keys cannot be equal [Op:{op}]"
             )
-        if empty.ndim != 0:
-            raise errors.UnimplementedError(
-                None, None, "DenseHashTable with non-scalar keys is not supported by ferroflow"
-            )
         self._store = DenseStore(
             self._key_dtype, self._value_dtype, tuple(self._value_shape), empty, deleted, buckets
         )
@@ -187,7 +183,11 @@ class DenseHashTable(_MutableBase):
     def lookup(self, keys, name=None):
         """Values of ``keys``, ``default_value`` for missing ones."""
         keys = convert(keys, self._key_dtype, "keys")
-        shape = keys.shape.concatenate(self._value_shape)
+        key_rank = len(self._store.key_shape)
+        rank = keys.shape.rank
+        shape = None
+        if rank is not None and rank >= key_rank:
+            shape = keys.shape[: rank - key_rank].concatenate(self._value_shape)
         return run(self._store.find, [keys, self._default_value], [self._value_dtype], [shape])[0]
 
     def insert_or_assign(self, keys, values, name=None):
@@ -211,5 +211,5 @@ class DenseHashTable(_MutableBase):
         hold ``empty_key``, removed entries ``deleted_key``) and ``[buckets, value size]``
         values (zeros in unused buckets)."""
         size = self._store._value_size
-        shapes = [[None, 1], [None, size]]
+        shapes = [[None, max(self._store._key_size, 1)], [None, size]]
         return tuple(run(self._store.export, [], [self._key_dtype, self._value_dtype], shapes))
