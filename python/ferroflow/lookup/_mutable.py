@@ -58,13 +58,7 @@ class _MutableBase:
     def _insert(self, keys, values):
         keys = convert(keys, self._key_dtype, "keys")
         values = convert(values, self._value_dtype, "values")
-        run(self._checked_insert, [keys, values], [])
-
-    def _checked_insert(self, keys, values):
-        return self._store.insert(keys, values)
-
-    def _find(self, keys, default):
-        return self._store.find(keys, default)
+        run(self._store.insert, [keys, values], [])
 
     def export(self, name=None):
         """(keys, values): every entry. *Departure:* in insertion order; TensorFlow's order
@@ -129,7 +123,7 @@ class MutableHashTable(_MutableBase):
                     f"{self._value_dtype.name} [Op:LookupTableFindV2]",
                 )
         shape = keys.shape.concatenate(self._value_shape)
-        return run(self._find, [keys, default], [self._value_dtype], [shape])[0]
+        return run(self._store.find, [keys, default], [self._value_dtype], [shape])[0]
 
 
 class DenseHashTable(_MutableBase):
@@ -178,7 +172,6 @@ class DenseHashTable(_MutableBase):
         self._store = DenseStore(
             self._key_dtype, self._value_dtype, tuple(self._value_shape), empty, deleted, buckets
         )
-        self._checked_insert = self._store.insert
 
     def lookup(self, keys, name=None):
         """Values of ``keys``, ``default_value`` for missing ones."""
