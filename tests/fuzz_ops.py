@@ -3925,12 +3925,21 @@ def _nn_image(g, rank):
 
 @spec(
     "tf.nn.conv2d_transpose",
-    "tf.nn.conv1d_transpose",
     "tf.nn.conv3d_transpose",
     "tf.nn.conv_transpose",
 )
 def _nn_conv_transpose(g):
-    rank = g.int_in(3, 5)
+    return _conv_transpose_case(g, g.int_in(3, 5))
+
+
+# Its own spec: it takes rank-3 inputs only, which the shared random rank gave a third of the
+# time (too few valid calls for the suite's run to see one succeed).
+@spec("tf.nn.conv1d_transpose")
+def _nn_conv1d_transpose(g):
+    return _conv_transpose_case(g, 3)
+
+
+def _conv_transpose_case(g, rank):
     dims, dtype, x = _nn_image(g, rank)
     c = dims[-1] if dims else 1
     out_c = g.int_in(1, 3)
@@ -4058,6 +4067,8 @@ TNP_NAMES = sorted(n for n in dir(TNP) if not n.startswith("_"))
 EAGER_REFUSALS.update(
     {f"tf.experimental.numpy.{n}": (AttributeError, AssertionError) for n in TNP_NAMES}
 )
+# tnp.random's size may be a tensor, whose `.data` (a NumPy method) TensorFlow reads too.
+EAGER_REFUSALS.update({"tf.experimental.numpy.random.poisson": AttributeError})
 # around/round (and Tensor.__round__, which is around) end with Tensor.astype, so they only
 # work after experimental_enable_numpy_behavior, which the fuzzer never turns on (it is global);
 # numpy.inexact is abstract.
