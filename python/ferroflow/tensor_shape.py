@@ -1,6 +1,15 @@
 """`tf.TensorShape`: a possibly partially known shape."""
 
 
+def _dimension(value):
+    """A known dimension as an int: TensorFlow's ValueError for a negative one (-1 means
+    "unknown" only in ops' shape arguments, never in a TensorShape)."""
+    value = int(value)
+    if value < 0:
+        raise ValueError(f"Dimension {value} must be >= 0")
+    return value
+
+
 class TensorShape:
     """The shape of a tensor: a list of dimensions, each an int or None (unknown).
 
@@ -20,7 +29,7 @@ class TensorShape:
         elif isinstance(dims, int):
             self._dims = (dims,)
         else:
-            self._dims = tuple(None if d is None else int(d) for d in dims)
+            self._dims = tuple(None if d is None else _dimension(d) for d in dims)
 
     @property
     def rank(self):

@@ -59,3 +59,21 @@ def _sparse_unary(tf, device):
 @pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
 def test_sparse_unary_math(tf_oracle, device):
     assert_parity(tf_oracle, _sparse_unary, (device,))
+
+
+def _negative_dimensions(tf):
+    out = [tf.TensorShape([2, None]).as_list()]
+    for make in (
+        lambda: tf.TensorShape([-1]),
+        lambda: tf.TensorShape([None, -1]),
+        lambda: tf.TensorSpec([-1], tf.float32),
+    ):
+        try:
+            make()
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
+def test_negative_dimensions_are_refused(tf_oracle):
+    assert_parity(tf_oracle, _negative_dimensions, ())
