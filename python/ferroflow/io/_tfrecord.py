@@ -129,9 +129,13 @@ class TFRecordWriter:
 
 
 def _path_string(path):
+    """The writer's path as text: a str or bytes only, as TensorFlow's `compat.as_bytes` takes
+    (anything else used to be written to a file named by its `str`)."""
     if isinstance(path, bytes):
         return path.decode("utf-8")
-    return str(path.__fspath__() if hasattr(path, "__fspath__") else path)
+    if not isinstance(path, str):
+        raise TypeError(f"Expected binary or unicode string, got {path!r}")
+    return path
 
 
 __all__ = ["TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter"]

@@ -3,7 +3,7 @@
 import contextlib
 import weakref
 
-from ferroflow import _core, _tracing
+from ferroflow import _core, _tracing, errors
 from ferroflow.summary import _events
 from ferroflow.summary._state import state
 
@@ -172,6 +172,21 @@ def _plain(value, name):
     return value
 
 
+def _text(value, name):
+    """A string argument of the writer as TensorFlow converts it to a string scalar: another
+    Python scalar is TypeError, a sequence (not a scalar) InvalidArgumentError; either used to
+    name a directory by its `str`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple, dict, set)) or getattr(value, "ndim", 0):
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"{name} must be a scalar string, got {value!r} [Op:CreateSummaryFileWriter]",
+        )
+    raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
+
+
 def create_file_writer(
     logdir,
     max_queue=None,
@@ -202,10 +217,11 @@ def create_file_writer(
             "create_file_writer: experimental_trackable (a SavedModel-tracked writer) is not "
             "supported"
         )
-    logdir = _plain(logdir, "logdir")
+    logdir = _text(_plain(logdir, "logdir"), "logdir")
     max_queue = 10 if max_queue is None else int(_plain(max_queue, "max_queue"))
     flush_millis = 120000 if flush_millis is None else int(_plain(flush_millis, "flush_millis"))
     suffix = ".v2" if filename_suffix is None else _plain(filename_suffix, "filename_suffix")
+    suffix = _text(suffix, "filename_suffix")
     del name  # the resource's name in TensorFlow's graph; ferroflow has no resource to name
     return _FileWriter(str(logdir), max_queue, flush_millis, str(suffix))
 
