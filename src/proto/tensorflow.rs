@@ -378,6 +378,21 @@ pub struct NameAttrList {
     >,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
+pub struct JobDef {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(btree_map = "int32, string", tag = "2")]
+    pub tasks: ::prost::alloc::collections::BTreeMap<
+        i32,
+        ::prost::alloc::string::String,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ClusterDef {
+    #[prost(message, repeated, tag = "1")]
+    pub job: ::prost::alloc::vec::Vec<JobDef>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct HistogramProto {
     #[prost(double, tag = "1")]
     pub min: f64,

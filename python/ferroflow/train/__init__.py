@@ -1,6 +1,7 @@
 """`tf.train`: object-based checkpoints (`Checkpoint`, `CheckpointManager`) and the tools that
 find and inspect them. The file format is described in docs/checkpoint-format.md."""
 
+from ferroflow import _proto
 from ferroflow.train._example import (  # io-core
     BytesList,
     Example,
@@ -26,6 +27,10 @@ from ferroflow.train.options import CheckpointOptions
 from ferroflow.train.reader import list_variables, load_checkpoint, load_variable
 from ferroflow.train.views import CheckpointView, TrackableView
 
+# The cluster messages, from TensorFlow's schema (proto/tensorflow/cluster.proto).
+ClusterDef = _proto.message_class("tensorflow.ClusterDef")
+JobDef = _proto.message_class("tensorflow.JobDef")
+
 __all__ = [
     "BytesList",  # io-core: tf.train.Example's messages
     "Example",
@@ -40,7 +45,9 @@ __all__ = [
     "CheckpointManager",
     "CheckpointOptions",
     "CheckpointView",
+    "ClusterDef",
     "ClusterSpec",
+    "JobDef",
     "Coordinator",
     "TrackableView",
     "ExponentialMovingAverage",
