@@ -25,5 +25,10 @@ for name in (
     "bench_sparse",
     "bench_segment",
     "bench_dlpack",
+    "bench_data_pipeline",
+    # 100k records here (the per-record parse path is slow); the measure is 1M.
+    "bench_data_io --records 100000",
+    "bench_parse_example",
 ):
-    subprocess.run([sys.executable, os.path.join(HERE, f"{name}.py")], check=True)
+    script, *args = name.split()
+    subprocess.run([sys.executable, os.path.join(HERE, f"{script}.py"), *args], check=True)
