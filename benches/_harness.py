@@ -6,11 +6,19 @@ FERROFLOW_TF_PYTHON (a separate virtual environment, since TensorFlow is never a
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
 
 import numpy as np
+
+
+def cpu_seconds():
+    """CPU time (user + system) this process has used: with the wall time of a pass, how many
+    cores a pipeline kept busy."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def best_time(fn, repeat=7, number=None, min_seconds=0.2):

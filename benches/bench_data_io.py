@@ -18,30 +18,25 @@ pass: a pipeline that parallelises should keep both cores of a 2-core machine bu
 import argparse
 import json
 import os
-import resource
 import sys
 import tempfile
 import time
 
 import numpy as np
+from _harness import cpu_seconds
 
 FEATURES = 10
 BATCH = 256
 
 
-def _cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def timed_pass(dataset):
     """(elements, wall seconds, busy cores) of one full pass over `dataset`."""
-    count, wall, cpu = 0, time.perf_counter(), _cpu_seconds()
+    count, wall, cpu = 0, time.perf_counter(), cpu_seconds()
     for batch in dataset:
         first = batch[0] if isinstance(batch, tuple) else next(iter(batch.values()))
         count += int(first.shape[0])
     wall = time.perf_counter() - wall
-    return count, wall, (_cpu_seconds() - cpu) / wall
+    return count, wall, (cpu_seconds() - cpu) / wall
 
 
 def feature_spec(tf):

@@ -20,28 +20,23 @@ ferroflow's rate to TensorFlow's (>1: ferroflow is faster).
 
 import argparse
 import json
-import resource
 import sys
 import time
 
 import numpy as np
+from _harness import cpu_seconds
 
 IMAGE_BATCH = 64
 VECTOR_BATCH = 256
 
 
-def _cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def timed_pass(dataset):
     """(elements, wall seconds, CPU percent) of one full pass over `dataset`."""
-    count, wall, cpu = 0, time.perf_counter(), _cpu_seconds()
+    count, wall, cpu = 0, time.perf_counter(), cpu_seconds()
     for batch in dataset:
         count += int(batch.shape[0])
     wall = time.perf_counter() - wall
-    return count, wall, 100.0 * (_cpu_seconds() - cpu) / wall
+    return count, wall, 100.0 * (cpu_seconds() - cpu) / wall
 
 
 def vectors(tf, n, parallel):
