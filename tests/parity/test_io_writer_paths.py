@@ -13,6 +13,9 @@ def _attempts(tf):
         "TFRecordWriter": lambda p: tf.io.TFRecordWriter(p).close(),
         "create_file_writer": lambda p: tf.summary.create_file_writer(p).flush(),
         "write_file": lambda p: tf.io.write_file(p, "x"),
+        "data.experimental.TFRecordWriter": lambda p: tf.data.experimental.TFRecordWriter(p).write(
+            tf.data.Dataset.from_tensors(b"x")
+        ),
     }
     for name, write in writers.items():
         for path in (7, True, (), None):

@@ -21,7 +21,11 @@ class TFRecordWriter:
     "", "ZLIB" or "GZIP"), one record per element."""
 
     def __init__(self, filename, compression_type=None):
-        self._filename = filename
+        from ferroflow.array_ops import convert_to_tensor
+
+        # TensorFlow converts the name to a string tensor now: None is ValueError, a number
+        # TypeError (they used to name a file by their `str`).
+        self._filename = convert_to_tensor(filename, _dtypes.string)
         self._compression_type = compression_type
 
     def write(self, dataset):
@@ -37,7 +41,12 @@ class TFRecordWriter:
                 "Invalid `dataset.` Expected `dataset` to produce scalar `tf.string` tensors, "
                 f"but got {dataset.element_spec}."
             )
-        with RecordWriter(self._filename, self._compression_type or "") as writer:
+        if self._filename.shape.rank != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"filename must be a scalar, got shape {self._filename.shape}"
+            )
+        filename = self._filename.numpy().decode("utf-8")
+        with RecordWriter(filename, self._compression_type or "") as writer:
             for element in dataset._elements():
                 writer.write(bytes(element.numpy()))
 
