@@ -161,8 +161,12 @@ class DeviceDataset(Dataset):
         from ferroflow.device_scope import device
 
         for element in self._input._elements():
+            # The scope must close before the yield: a generator suspended inside it would
+            # leave the device pushed on the consumer's thread, and one closed later by the
+            # garbage collector would pop whatever scope is on top then.
             with device(self._device):
-                yield _structure.map_element(
+                moved = _structure.map_element(
                     lambda t: identity(t) if hasattr(t, "numpy") and hasattr(t, "dtype") else t,
                     element,
                 )
+            yield moved
