@@ -393,363 +393,6 @@ pub struct ClusterDef {
     pub job: ::prost::alloc::vec::Vec<JobDef>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
-pub struct HistogramProto {
-    #[prost(double, tag = "1")]
-    pub min: f64,
-    #[prost(double, tag = "2")]
-    pub max: f64,
-    #[prost(double, tag = "3")]
-    pub num: f64,
-    #[prost(double, tag = "4")]
-    pub sum: f64,
-    #[prost(double, tag = "5")]
-    pub sum_squares: f64,
-    #[prost(double, repeated, tag = "6")]
-    pub bucket_limit: ::prost::alloc::vec::Vec<f64>,
-    #[prost(double, repeated, tag = "7")]
-    pub bucket: ::prost::alloc::vec::Vec<f64>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SummaryDescription {
-    #[prost(string, tag = "1")]
-    pub type_hint: ::prost::alloc::string::String,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SummaryMetadata {
-    #[prost(message, optional, tag = "1")]
-    pub plugin_data: ::core::option::Option<summary_metadata::PluginData>,
-    #[prost(string, tag = "2")]
-    pub display_name: ::prost::alloc::string::String,
-    #[prost(string, tag = "3")]
-    pub summary_description: ::prost::alloc::string::String,
-    #[prost(enumeration = "DataClass", tag = "4")]
-    pub data_class: i32,
-}
-/// Nested message and enum types in `SummaryMetadata`.
-pub mod summary_metadata {
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct PluginData {
-        #[prost(string, tag = "1")]
-        pub plugin_name: ::prost::alloc::string::String,
-        #[prost(bytes = "vec", tag = "2")]
-        pub content: ::prost::alloc::vec::Vec<u8>,
-    }
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct Summary {
-    #[prost(message, repeated, tag = "1")]
-    pub value: ::prost::alloc::vec::Vec<summary::Value>,
-}
-/// Nested message and enum types in `Summary`.
-pub mod summary {
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct Image {
-        #[prost(int32, tag = "1")]
-        pub height: i32,
-        #[prost(int32, tag = "2")]
-        pub width: i32,
-        #[prost(int32, tag = "3")]
-        pub colorspace: i32,
-        #[prost(bytes = "vec", tag = "4")]
-        pub encoded_image_string: ::prost::alloc::vec::Vec<u8>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Audio {
-        #[prost(float, tag = "1")]
-        pub sample_rate: f32,
-        #[prost(int64, tag = "2")]
-        pub num_channels: i64,
-        #[prost(int64, tag = "3")]
-        pub length_frames: i64,
-        #[prost(bytes = "vec", tag = "4")]
-        pub encoded_audio_string: ::prost::alloc::vec::Vec<u8>,
-        #[prost(string, tag = "5")]
-        pub content_type: ::prost::alloc::string::String,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Value {
-        #[prost(string, tag = "7")]
-        pub node_name: ::prost::alloc::string::String,
-        #[prost(string, tag = "1")]
-        pub tag: ::prost::alloc::string::String,
-        #[prost(message, optional, tag = "9")]
-        pub metadata: ::core::option::Option<super::SummaryMetadata>,
-        #[prost(oneof = "value::Value", tags = "2, 3, 4, 5, 6, 8")]
-        pub value: ::core::option::Option<value::Value>,
-    }
-    /// Nested message and enum types in `Value`.
-    pub mod value {
-        #[derive(Clone, PartialEq, ::prost::Oneof)]
-        pub enum Value {
-            #[prost(float, tag = "2")]
-            SimpleValue(f32),
-            #[prost(bytes, tag = "3")]
-            ObsoleteOldStyleHistogram(::prost::alloc::vec::Vec<u8>),
-            #[prost(message, tag = "4")]
-            Image(super::Image),
-            #[prost(message, tag = "5")]
-            Histo(super::super::HistogramProto),
-            #[prost(message, tag = "6")]
-            Audio(super::Audio),
-            #[prost(message, tag = "8")]
-            Tensor(super::super::TensorProto),
-        }
-    }
-}
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum DataClass {
-    Unknown = 0,
-    Scalar = 1,
-    Tensor = 2,
-    BlobSequence = 3,
-}
-impl DataClass {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unknown => "DATA_CLASS_UNKNOWN",
-            Self::Scalar => "DATA_CLASS_SCALAR",
-            Self::Tensor => "DATA_CLASS_TENSOR",
-            Self::BlobSequence => "DATA_CLASS_BLOB_SEQUENCE",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "DATA_CLASS_UNKNOWN" => Some(Self::Unknown),
-            "DATA_CLASS_SCALAR" => Some(Self::Scalar),
-            "DATA_CLASS_TENSOR" => Some(Self::Tensor),
-            "DATA_CLASS_BLOB_SEQUENCE" => Some(Self::BlobSequence),
-            _ => None,
-        }
-    }
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct Event {
-    #[prost(double, tag = "1")]
-    pub wall_time: f64,
-    #[prost(int64, tag = "2")]
-    pub step: i64,
-    #[prost(message, optional, tag = "10")]
-    pub source_metadata: ::core::option::Option<SourceMetadata>,
-    #[prost(oneof = "event::What", tags = "3, 4, 5, 6, 7, 8, 9")]
-    pub what: ::core::option::Option<event::What>,
-}
-/// Nested message and enum types in `Event`.
-pub mod event {
-    #[derive(Clone, PartialEq, ::prost::Oneof)]
-    pub enum What {
-        #[prost(string, tag = "3")]
-        FileVersion(::prost::alloc::string::String),
-        #[prost(bytes, tag = "4")]
-        GraphDef(::prost::alloc::vec::Vec<u8>),
-        #[prost(message, tag = "5")]
-        Summary(super::Summary),
-        #[deprecated]
-        #[prost(message, tag = "6")]
-        LogMessage(super::LogMessage),
-        #[prost(message, tag = "7")]
-        SessionLog(super::SessionLog),
-        #[prost(message, tag = "8")]
-        TaggedRunMetadata(super::TaggedRunMetadata),
-        #[prost(bytes, tag = "9")]
-        MetaGraphDef(::prost::alloc::vec::Vec<u8>),
-    }
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SourceMetadata {
-    #[prost(string, tag = "1")]
-    pub writer: ::prost::alloc::string::String,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct LogMessage {
-    #[prost(enumeration = "log_message::Level", tag = "1")]
-    pub level: i32,
-    #[prost(string, tag = "2")]
-    pub message: ::prost::alloc::string::String,
-}
-/// Nested message and enum types in `LogMessage`.
-pub mod log_message {
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::prost::Enumeration
-    )]
-    #[repr(i32)]
-    pub enum Level {
-        Unknown = 0,
-        Debugging = 10,
-        Info = 20,
-        Warn = 30,
-        Error = 40,
-        Fatal = 50,
-    }
-    impl Level {
-        /// String value of the enum field names used in the ProtoBuf definition.
-        ///
-        /// The values are not transformed in any way and thus are considered stable
-        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-        pub fn as_str_name(&self) -> &'static str {
-            match self {
-                Self::Unknown => "UNKNOWN",
-                Self::Debugging => "DEBUGGING",
-                Self::Info => "INFO",
-                Self::Warn => "WARN",
-                Self::Error => "ERROR",
-                Self::Fatal => "FATAL",
-            }
-        }
-        /// Creates an enum from field names used in the ProtoBuf definition.
-        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-            match value {
-                "UNKNOWN" => Some(Self::Unknown),
-                "DEBUGGING" => Some(Self::Debugging),
-                "INFO" => Some(Self::Info),
-                "WARN" => Some(Self::Warn),
-                "ERROR" => Some(Self::Error),
-                "FATAL" => Some(Self::Fatal),
-                _ => None,
-            }
-        }
-    }
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SessionLog {
-    #[prost(enumeration = "session_log::SessionStatus", tag = "1")]
-    pub status: i32,
-    #[prost(string, tag = "2")]
-    pub checkpoint_path: ::prost::alloc::string::String,
-    #[prost(string, tag = "3")]
-    pub msg: ::prost::alloc::string::String,
-}
-/// Nested message and enum types in `SessionLog`.
-pub mod session_log {
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::prost::Enumeration
-    )]
-    #[repr(i32)]
-    pub enum SessionStatus {
-        StatusUnspecified = 0,
-        Start = 1,
-        Stop = 2,
-        Checkpoint = 3,
-    }
-    impl SessionStatus {
-        /// String value of the enum field names used in the ProtoBuf definition.
-        ///
-        /// The values are not transformed in any way and thus are considered stable
-        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-        pub fn as_str_name(&self) -> &'static str {
-            match self {
-                Self::StatusUnspecified => "STATUS_UNSPECIFIED",
-                Self::Start => "START",
-                Self::Stop => "STOP",
-                Self::Checkpoint => "CHECKPOINT",
-            }
-        }
-        /// Creates an enum from field names used in the ProtoBuf definition.
-        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-            match value {
-                "STATUS_UNSPECIFIED" => Some(Self::StatusUnspecified),
-                "START" => Some(Self::Start),
-                "STOP" => Some(Self::Stop),
-                "CHECKPOINT" => Some(Self::Checkpoint),
-                _ => None,
-            }
-        }
-    }
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct TaggedRunMetadata {
-    #[prost(string, tag = "1")]
-    pub tag: ::prost::alloc::string::String,
-    #[prost(bytes = "vec", tag = "2")]
-    pub run_metadata: ::prost::alloc::vec::Vec<u8>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct BytesList {
-    #[prost(bytes = "vec", repeated, tag = "1")]
-    pub value: ::prost::alloc::vec::Vec<::prost::alloc::vec::Vec<u8>>,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct FloatList {
-    #[prost(float, repeated, tag = "1")]
-    pub value: ::prost::alloc::vec::Vec<f32>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct Int64List {
-    #[prost(int64, repeated, tag = "1")]
-    pub value: ::prost::alloc::vec::Vec<i64>,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct Feature {
-    #[prost(oneof = "feature::Kind", tags = "1, 2, 3")]
-    pub kind: ::core::option::Option<feature::Kind>,
-}
-/// Nested message and enum types in `Feature`.
-pub mod feature {
-    #[derive(Clone, PartialEq, ::prost::Oneof)]
-    pub enum Kind {
-        #[prost(message, tag = "1")]
-        BytesList(super::BytesList),
-        #[prost(message, tag = "2")]
-        FloatList(super::FloatList),
-        #[prost(message, tag = "3")]
-        Int64List(super::Int64List),
-    }
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct Features {
-    #[prost(btree_map = "string, message", tag = "1")]
-    pub feature: ::prost::alloc::collections::BTreeMap<
-        ::prost::alloc::string::String,
-        Feature,
-    >,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct FeatureList {
-    #[prost(message, repeated, tag = "1")]
-    pub feature: ::prost::alloc::vec::Vec<Feature>,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct FeatureLists {
-    #[prost(btree_map = "string, message", tag = "1")]
-    pub feature_list: ::prost::alloc::collections::BTreeMap<
-        ::prost::alloc::string::String,
-        FeatureList,
-    >,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct Example {
-    #[prost(message, optional, tag = "1")]
-    pub features: ::core::option::Option<Features>,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct SequenceExample {
-    #[prost(message, optional, tag = "1")]
-    pub context: ::core::option::Option<Features>,
-    #[prost(message, optional, tag = "2")]
-    pub feature_lists: ::core::option::Option<FeatureLists>,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct FullTypeDef {
     #[prost(enumeration = "FullTypeId", tag = "1")]
     pub type_id: i32,
@@ -1138,4 +781,380 @@ pub struct GraphDef {
     pub library: ::core::option::Option<FunctionDefLibrary>,
     #[prost(message, optional, tag = "5")]
     pub debug_info: ::core::option::Option<GraphDebugInfo>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RunMetadata {
+    #[prost(message, repeated, tag = "3")]
+    pub partition_graphs: ::prost::alloc::vec::Vec<GraphDef>,
+    #[prost(message, repeated, tag = "4")]
+    pub function_graphs: ::prost::alloc::vec::Vec<run_metadata::FunctionGraphs>,
+}
+/// Nested message and enum types in `RunMetadata`.
+pub mod run_metadata {
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct FunctionGraphs {
+        #[prost(message, repeated, tag = "1")]
+        pub partition_graphs: ::prost::alloc::vec::Vec<super::GraphDef>,
+        #[prost(message, optional, tag = "2")]
+        pub pre_optimization_graph: ::core::option::Option<super::GraphDef>,
+        #[prost(message, optional, tag = "3")]
+        pub post_optimization_graph: ::core::option::Option<super::GraphDef>,
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct HistogramProto {
+    #[prost(double, tag = "1")]
+    pub min: f64,
+    #[prost(double, tag = "2")]
+    pub max: f64,
+    #[prost(double, tag = "3")]
+    pub num: f64,
+    #[prost(double, tag = "4")]
+    pub sum: f64,
+    #[prost(double, tag = "5")]
+    pub sum_squares: f64,
+    #[prost(double, repeated, tag = "6")]
+    pub bucket_limit: ::prost::alloc::vec::Vec<f64>,
+    #[prost(double, repeated, tag = "7")]
+    pub bucket: ::prost::alloc::vec::Vec<f64>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SummaryDescription {
+    #[prost(string, tag = "1")]
+    pub type_hint: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SummaryMetadata {
+    #[prost(message, optional, tag = "1")]
+    pub plugin_data: ::core::option::Option<summary_metadata::PluginData>,
+    #[prost(string, tag = "2")]
+    pub display_name: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub summary_description: ::prost::alloc::string::String,
+    #[prost(enumeration = "DataClass", tag = "4")]
+    pub data_class: i32,
+}
+/// Nested message and enum types in `SummaryMetadata`.
+pub mod summary_metadata {
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct PluginData {
+        #[prost(string, tag = "1")]
+        pub plugin_name: ::prost::alloc::string::String,
+        #[prost(bytes = "vec", tag = "2")]
+        pub content: ::prost::alloc::vec::Vec<u8>,
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Summary {
+    #[prost(message, repeated, tag = "1")]
+    pub value: ::prost::alloc::vec::Vec<summary::Value>,
+}
+/// Nested message and enum types in `Summary`.
+pub mod summary {
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Image {
+        #[prost(int32, tag = "1")]
+        pub height: i32,
+        #[prost(int32, tag = "2")]
+        pub width: i32,
+        #[prost(int32, tag = "3")]
+        pub colorspace: i32,
+        #[prost(bytes = "vec", tag = "4")]
+        pub encoded_image_string: ::prost::alloc::vec::Vec<u8>,
+    }
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct Audio {
+        #[prost(float, tag = "1")]
+        pub sample_rate: f32,
+        #[prost(int64, tag = "2")]
+        pub num_channels: i64,
+        #[prost(int64, tag = "3")]
+        pub length_frames: i64,
+        #[prost(bytes = "vec", tag = "4")]
+        pub encoded_audio_string: ::prost::alloc::vec::Vec<u8>,
+        #[prost(string, tag = "5")]
+        pub content_type: ::prost::alloc::string::String,
+    }
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct Value {
+        #[prost(string, tag = "7")]
+        pub node_name: ::prost::alloc::string::String,
+        #[prost(string, tag = "1")]
+        pub tag: ::prost::alloc::string::String,
+        #[prost(message, optional, tag = "9")]
+        pub metadata: ::core::option::Option<super::SummaryMetadata>,
+        #[prost(oneof = "value::Value", tags = "2, 3, 4, 5, 6, 8")]
+        pub value: ::core::option::Option<value::Value>,
+    }
+    /// Nested message and enum types in `Value`.
+    pub mod value {
+        #[derive(Clone, PartialEq, ::prost::Oneof)]
+        pub enum Value {
+            #[prost(float, tag = "2")]
+            SimpleValue(f32),
+            #[prost(bytes, tag = "3")]
+            ObsoleteOldStyleHistogram(::prost::alloc::vec::Vec<u8>),
+            #[prost(message, tag = "4")]
+            Image(super::Image),
+            #[prost(message, tag = "5")]
+            Histo(super::super::HistogramProto),
+            #[prost(message, tag = "6")]
+            Audio(super::Audio),
+            #[prost(message, tag = "8")]
+            Tensor(super::super::TensorProto),
+        }
+    }
+}
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum DataClass {
+    Unknown = 0,
+    Scalar = 1,
+    Tensor = 2,
+    BlobSequence = 3,
+}
+impl DataClass {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unknown => "DATA_CLASS_UNKNOWN",
+            Self::Scalar => "DATA_CLASS_SCALAR",
+            Self::Tensor => "DATA_CLASS_TENSOR",
+            Self::BlobSequence => "DATA_CLASS_BLOB_SEQUENCE",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "DATA_CLASS_UNKNOWN" => Some(Self::Unknown),
+            "DATA_CLASS_SCALAR" => Some(Self::Scalar),
+            "DATA_CLASS_TENSOR" => Some(Self::Tensor),
+            "DATA_CLASS_BLOB_SEQUENCE" => Some(Self::BlobSequence),
+            _ => None,
+        }
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Event {
+    #[prost(double, tag = "1")]
+    pub wall_time: f64,
+    #[prost(int64, tag = "2")]
+    pub step: i64,
+    #[prost(message, optional, tag = "10")]
+    pub source_metadata: ::core::option::Option<SourceMetadata>,
+    #[prost(oneof = "event::What", tags = "3, 4, 5, 6, 7, 8, 9")]
+    pub what: ::core::option::Option<event::What>,
+}
+/// Nested message and enum types in `Event`.
+pub mod event {
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum What {
+        #[prost(string, tag = "3")]
+        FileVersion(::prost::alloc::string::String),
+        #[prost(bytes, tag = "4")]
+        GraphDef(::prost::alloc::vec::Vec<u8>),
+        #[prost(message, tag = "5")]
+        Summary(super::Summary),
+        #[deprecated]
+        #[prost(message, tag = "6")]
+        LogMessage(super::LogMessage),
+        #[prost(message, tag = "7")]
+        SessionLog(super::SessionLog),
+        #[prost(message, tag = "8")]
+        TaggedRunMetadata(super::TaggedRunMetadata),
+        #[prost(bytes, tag = "9")]
+        MetaGraphDef(::prost::alloc::vec::Vec<u8>),
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SourceMetadata {
+    #[prost(string, tag = "1")]
+    pub writer: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct LogMessage {
+    #[prost(enumeration = "log_message::Level", tag = "1")]
+    pub level: i32,
+    #[prost(string, tag = "2")]
+    pub message: ::prost::alloc::string::String,
+}
+/// Nested message and enum types in `LogMessage`.
+pub mod log_message {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum Level {
+        Unknown = 0,
+        Debugging = 10,
+        Info = 20,
+        Warn = 30,
+        Error = 40,
+        Fatal = 50,
+    }
+    impl Level {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unknown => "UNKNOWN",
+                Self::Debugging => "DEBUGGING",
+                Self::Info => "INFO",
+                Self::Warn => "WARN",
+                Self::Error => "ERROR",
+                Self::Fatal => "FATAL",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "UNKNOWN" => Some(Self::Unknown),
+                "DEBUGGING" => Some(Self::Debugging),
+                "INFO" => Some(Self::Info),
+                "WARN" => Some(Self::Warn),
+                "ERROR" => Some(Self::Error),
+                "FATAL" => Some(Self::Fatal),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SessionLog {
+    #[prost(enumeration = "session_log::SessionStatus", tag = "1")]
+    pub status: i32,
+    #[prost(string, tag = "2")]
+    pub checkpoint_path: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub msg: ::prost::alloc::string::String,
+}
+/// Nested message and enum types in `SessionLog`.
+pub mod session_log {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum SessionStatus {
+        StatusUnspecified = 0,
+        Start = 1,
+        Stop = 2,
+        Checkpoint = 3,
+    }
+    impl SessionStatus {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::StatusUnspecified => "STATUS_UNSPECIFIED",
+                Self::Start => "START",
+                Self::Stop => "STOP",
+                Self::Checkpoint => "CHECKPOINT",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "STATUS_UNSPECIFIED" => Some(Self::StatusUnspecified),
+                "START" => Some(Self::Start),
+                "STOP" => Some(Self::Stop),
+                "CHECKPOINT" => Some(Self::Checkpoint),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct TaggedRunMetadata {
+    #[prost(string, tag = "1")]
+    pub tag: ::prost::alloc::string::String,
+    #[prost(bytes = "vec", tag = "2")]
+    pub run_metadata: ::prost::alloc::vec::Vec<u8>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct BytesList {
+    #[prost(bytes = "vec", repeated, tag = "1")]
+    pub value: ::prost::alloc::vec::Vec<::prost::alloc::vec::Vec<u8>>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct FloatList {
+    #[prost(float, repeated, tag = "1")]
+    pub value: ::prost::alloc::vec::Vec<f32>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Int64List {
+    #[prost(int64, repeated, tag = "1")]
+    pub value: ::prost::alloc::vec::Vec<i64>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Feature {
+    #[prost(oneof = "feature::Kind", tags = "1, 2, 3")]
+    pub kind: ::core::option::Option<feature::Kind>,
+}
+/// Nested message and enum types in `Feature`.
+pub mod feature {
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Kind {
+        #[prost(message, tag = "1")]
+        BytesList(super::BytesList),
+        #[prost(message, tag = "2")]
+        FloatList(super::FloatList),
+        #[prost(message, tag = "3")]
+        Int64List(super::Int64List),
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Features {
+    #[prost(btree_map = "string, message", tag = "1")]
+    pub feature: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        Feature,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct FeatureList {
+    #[prost(message, repeated, tag = "1")]
+    pub feature: ::prost::alloc::vec::Vec<Feature>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct FeatureLists {
+    #[prost(btree_map = "string, message", tag = "1")]
+    pub feature_list: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        FeatureList,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Example {
+    #[prost(message, optional, tag = "1")]
+    pub features: ::core::option::Option<Features>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SequenceExample {
+    #[prost(message, optional, tag = "1")]
+    pub context: ::core::option::Option<Features>,
+    #[prost(message, optional, tag = "2")]
+    pub feature_lists: ::core::option::Option<FeatureLists>,
 }

@@ -140,31 +140,13 @@ def trace_export(name, step=None, profiler_outdir=None):
         if _trace is None:
             raise ValueError("Must enable trace before export through tf.summary.trace_on.")
         functions = list(_trace)
-    run_metadata = b"".join(
-        _field(4, _field(2, graph_def(f.graph).SerializeToString())) for f in functions
-    )
+    run_metadata = _events.message("RunMetadata")
+    for f in functions:
+        run_metadata.function_graphs.add().pre_optimization_graph.CopyFrom(graph_def(f.graph))
+    run_metadata = run_metadata.SerializeToString()
     metadata = _events.message("SummaryMetadata")
     metadata.plugin_data.plugin_name = "graph_run_metadata_graph"
     metadata.plugin_data.content = b"1"
     with summary_scope(name, "graph_run_metadata_graph_summary", [step]) as (tag, _):
         write(tag=tag, tensor=run_metadata, step=step, metadata=metadata)
     trace_off()
-
-
-def _field(number, payload):
-    """One length-delimited protobuf field. `RunMetadata` (tensorflow/core/protobuf/
-    config.proto) is outside the schemas ferroflow carries; these are its two fields used:
-    ``function_graphs = 4`` and, inside, ``pre_optimization_graph = 2``."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _varint(n):
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
