@@ -5453,6 +5453,20 @@ def _io_decode_json_example(g):
     return [np.array(rows, dtype=object) if g.p(0.5) else g.pick(texts)], {}
 
 
+# A graph that is not a GraphDef: TensorFlow's write_graph calls its protobuf methods anyway.
+EAGER_REFUSALS["tf.io.write_graph"] = AttributeError
+
+
+@spec("tf.io.write_graph")
+def _io_write_graph(g):
+    graph = tf.compat.v1.GraphDef()
+    for k in range(g.int_in(0, 3)):
+        graph.node.add(name=f"n{k}", op=g.pick(("Mul", "Placeholder", "")))
+    target = graph if not g.bad() else g.junk()
+    folder = str(_IO_DIR / g.pick(("graphs", "graphs/deeper", "")))
+    return [target, folder, g.pick(("g.pbtxt", "g.pb", "sub/g.pb"))], {"as_text": g.flag()}
+
+
 # --- tf.io TFRecord, Example parsing and TensorProto (io-core) --------------------------------
 
 

@@ -35,6 +35,7 @@ from ferroflow.io._sparse_serialize import (  # io-files
 )
 from ferroflow.io._tensor_proto import parse_tensor, serialize_tensor  # io-core
 from ferroflow.io._tfrecord import TFRecordOptions, TFRecordWriter  # io-core
+from ferroflow.io._write_graph import write_graph
 
 # tf.image's JPEG-quality augmentations are not in tf.io.
 __all__ = [n for n in _codecs.__all__ if "quality" not in n]
@@ -69,4 +70,4 @@ __all__ += [  # io-core
     "parse_tensor",
     "serialize_tensor",
 ]
-__all__ += ["decode_json_example"]
+__all__ += ["decode_json_example", "write_graph"]

@@ -1,12 +1,31 @@
 """`tf.compat.v1`, reduced to what ferroflow implements: `nn.fused_batch_norm`,
-`train.summary_iterator` and the summary protos (`Event`, `Summary`, `SummaryMetadata`,
-`HistogramProto`) that TensorFlow 1's summary code builds."""
+`train.summary_iterator`, the summary protos (`Event`, `Summary`, `SummaryMetadata`,
+`HistogramProto`) that TensorFlow 1's summary code builds, and the graph protos (`GraphDef`,
+`NodeDef`, `AttrValue`)."""
 
 from ferroflow.compat.v1 import nn, train
 
-__all__ = ["Event", "HistogramProto", "Summary", "SummaryMetadata", "nn", "train"]
+__all__ = [
+    "AttrValue",
+    "Event",
+    "GraphDef",
+    "HistogramProto",
+    "NodeDef",
+    "Summary",
+    "SummaryMetadata",
+    "nn",
+    "train",
+]
 
-_PROTOS = ("Event", "HistogramProto", "Summary", "SummaryMetadata")
+_PROTOS = (
+    "AttrValue",
+    "Event",
+    "GraphDef",
+    "HistogramProto",
+    "NodeDef",
+    "Summary",
+    "SummaryMetadata",
+)
 
 
 def __getattr__(name):
