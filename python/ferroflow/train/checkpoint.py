@@ -126,6 +126,11 @@ class Checkpoint(AutoTrackable):
     # --- writing -----------------------------------------------------------------------------
 
     def _write(self, file_prefix, options=None):
+        if file_prefix is None:  # TensorFlow converts the prefix to a string tensor first
+            raise ValueError(
+                "Attempt to convert a value (None) with an unsupported type "
+                "(<class 'NoneType'>) to a Tensor."
+            )
         _deferred.sweep()  # values waiting for objects attached since the restore land first
         root, extras = self._graph_root()
         graph, keys, values = serialize(root, extras)
