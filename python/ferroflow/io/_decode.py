@@ -3,13 +3,14 @@ host ops (`io/_host.py`) that follow TensorFlow's kernels (`decode_raw_op.cc`,
 `decode_csv_op.cc`, `base64.cc`, `decode_compressed_op.cc`) rule for rule, errors included."""
 
 import base64 as _base64
+import functools
 import re
 import warnings
 import zlib
 
 import numpy as np
 
-from ferroflow import _tracing, errors
+from ferroflow import _dispatch, _tracing, errors
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.io import _host
@@ -23,6 +24,22 @@ __all__ = [
     "encode_base64",
     "parse_csv_record",
 ]
+
+
+def _ragged_elementwise(fn):
+    """A unary string op that TensorFlow also applies to a RaggedTensor's flat values: the
+    plain path first; a composite argument, which it refuses, goes to the registered ragged
+    handler (`_dispatch`'s unary elementwise table)."""
+
+    @functools.wraps(fn)
+    def api(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            return _dispatch.dispatch_on_error(api, args, kwargs)
+
+    _dispatch.declare(api, "unary")
+    return api
 
 
 def _invalid(message):
@@ -178,6 +195,7 @@ def _b64_decode_one(s):
     return _base64.urlsafe_b64decode(body)[: last // 4 * 3 + remain - 1]
 
 
+@_ragged_elementwise
 def encode_base64(input, pad=False, name=None):  # noqa: A002
     """Each string in web-safe base64 (``-`` and ``_``), with ``=`` padding when ``pad``."""
     _bool_attr(pad, "pad")
@@ -192,6 +210,7 @@ def encode_base64(input, pad=False, name=None):  # noqa: A002
     return _host.run(encode, [tensor], [_dtypes.string], [tensor.shape])[0]
 
 
+@_ragged_elementwise
 def decode_base64(input, name=None):  # noqa: A002
     """Each web-safe base64 string decoded (padded or not)."""
     tensor = _host.string_input(input, "DecodeBase64")
@@ -228,6 +247,7 @@ def _inflate(data, wbits, many_members):
         data = inflater.unused_data
 
 
+@_ragged_elementwise
 def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002
     """Each string decompressed: ``"ZLIB"``, ``"GZIP"`` or ``""`` (unchanged)."""
     kind = _str_attr(compression_type, "compression_type").decode("utf-8", "replace")

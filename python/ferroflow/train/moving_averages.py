@@ -42,10 +42,14 @@ def _op_name(value):
 class ExponentialMovingAverage:
     """Maintains moving averages of variables by exponential decay.
 
+    >>> import ferroflow as tf
+    >>> v = tf.Variable(1.0)
     >>> ema = tf.train.ExponentialMovingAverage(decay=0.9)
-    >>> ema.apply([v])          # creates the shadow variable, then after each training step:
-    >>> ema.apply([v])          # moves it toward v
-    >>> ema.average(v)          # the shadow variable
+    >>> ema.apply([v])  # creates the shadow variable (v's value); later calls move it toward v
+    >>> _ = v.assign(3.0)
+    >>> ema.apply([v])
+    >>> float(ema.average(v).numpy())
+    1.2000000476837158
     """
 
     def __init__(self, decay, num_updates=None, zero_debias=False, name="ExponentialMovingAverage"):
