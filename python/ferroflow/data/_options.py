@@ -8,7 +8,7 @@ import hashlib
 import logging
 
 from ferroflow import dtypes as _dtypes
-from ferroflow.data.dataset import Dataset
+from ferroflow.data.dataset import Dataset, PassThroughDataset
 
 __all__ = [
     "AutoShardPolicy",
@@ -235,7 +235,7 @@ def merge_options(*options_list):
     return result
 
 
-class OptionsDataset(Dataset):
+class OptionsDataset(PassThroughDataset):
     """Its input, with options."""
 
     _repr_name = "_OptionsDataset"
@@ -246,19 +246,6 @@ class OptionsDataset(Dataset):
             raise AttributeError(f"Expected a tf.data.Options object, got {type(options)}.")
         self._input = input_dataset
         self._options = options
-
-    @property
-    def element_spec(self):
-        return self._input.element_spec
-
-    def _cardinality(self):
-        return self._input._cardinality()
-
-    def _slice_source(self):
-        return self._input._slice_source()
-
-    def _indices(self):
-        return self._input._indices()
 
     def _elements(self):
         return self._input._elements()

@@ -23,7 +23,6 @@ from ferroflow.data.dataset import (
 
 __all__ = [
     "CacheDataset",
-    "PrefetchDataset",
     "RepeatDataset",
     "ShuffleDataset",
     "SkipDataset",
@@ -234,20 +233,6 @@ class SkipDataset(_Reordering):
         if isinstance(items, range):
             return items[self._count :]
         return itertools.islice(items, self._count, None)
-
-
-class PrefetchDataset(_Reordering):
-    _repr_name = "_PrefetchDataset"
-
-    def __init__(self, input_dataset, buffer_size):
-        super().__init__(input_dataset)
-        self._buffer_size = check_count(buffer_size, "buffer_size")
-
-    def _cardinality(self):
-        return self._input._cardinality()
-
-    def _transform(self, stream):
-        return stream()
 
 
 class CacheDataset(_Reordering):

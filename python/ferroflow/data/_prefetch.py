@@ -17,7 +17,7 @@ import threading
 import weakref
 
 from ferroflow import _core, errors
-from ferroflow.data.dataset import Dataset, check_count
+from ferroflow.data.dataset import Dataset, PassThroughDataset, check_count
 from ferroflow.device_scope import device
 
 __all__ = ["PrefetchDataset", "Prefetcher"]
@@ -37,7 +37,7 @@ class _Stop(threading.Event):
     """A stop flag that a WeakSet can hold."""
 
 
-class PrefetchDataset(Dataset):
+class PrefetchDataset(PassThroughDataset):
     _repr_name = "_PrefetchDataset"
 
     def __init__(self, input_dataset, buffer_size):
@@ -53,19 +53,6 @@ class PrefetchDataset(Dataset):
             )
         self._input = input_dataset
         self._buffer_size = max(2, os.cpu_count() or 1) if size == AUTOTUNE else size
-
-    @property
-    def element_spec(self):
-        return self._input.element_spec
-
-    def _cardinality(self):
-        return self._input._cardinality()
-
-    def _slice_source(self):
-        return self._input._slice_source()
-
-    def _indices(self):
-        return self._input._indices()
 
     def _elements(self):
         if self._slice_source() is not None:

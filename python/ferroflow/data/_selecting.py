@@ -13,6 +13,7 @@ from ferroflow.data.dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
     Dataset,
+    PassThroughDataset,
     check_count,
 )
 
@@ -371,7 +372,7 @@ def _random_access(dataset):
         return all(_random_access(d) for d in dataset._datasets)
     if isinstance(dataset, _combining.ConcatenateDataset):
         return _random_access(dataset._first) and _random_access(dataset._second)
-    if isinstance(dataset, keeping) or type(dataset).__name__ == "PrefetchDataset":
+    if isinstance(dataset, keeping) or isinstance(dataset, PassThroughDataset):
         return _random_access(dataset._input)
     return False
 

@@ -527,6 +527,24 @@ class Dataset:
         return dataset
 
 
+class PassThroughDataset(Dataset):
+    """Its input's elements unchanged (options, prefetching): spec, cardinality and rows are
+    the input's."""
+
+    @property
+    def element_spec(self):
+        return self._input.element_spec
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _slice_source(self):
+        return self._input._slice_source()
+
+    def _indices(self):
+        return self._input._indices()
+
+
 class Iterator:
     """What `iter(dataset)` returns: the elements, one `next` at a time."""
 
