@@ -3,11 +3,14 @@
 The directory holds ferroflow's own layout (one pickled file of the element spec and the
 elements as numpy arrays, gzip-compressed with ``compression="GZIP"``), not TensorFlow's
 snapshot format: TensorFlow cannot read what ferroflow saves, nor ferroflow what TensorFlow
-saves (both raise rather than misread)."""
+saves (both raise rather than misread). Reading rebuilds only containers, numpy values and
+spec classes: a file naming anything else is DataLossError, never code run."""
 
+import collections
 import gzip
 import os
 import pickle
+import sys
 
 from ferroflow import errors
 from ferroflow.data import _structure
@@ -45,7 +48,40 @@ def _read(path, compression):
         )
     opener = gzip.open if gzipped else open
     with opener(path, "rb") as f:
-        return pickle.load(f)
+        try:
+            return _Unpickler(f).load()
+        except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as e:
+            raise errors.DataLossError(None, None, f"{path} is not a saved dataset: {e}") from None
+
+
+# What a saved dataset may rebuild: containers, numpy arrays and scalars, and the element
+# spec's classes. A file is never trusted to name anything else (unpickling a global is
+# calling it, so an open unpickler would run whatever a hostile file names).
+_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "slice", "complex", "bytearray"}
+_NUMPY = {"_reconstruct", "scalar", "ndarray", "dtype"}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        from ferroflow.dtypes import DType
+        from ferroflow.tensor_shape import TensorShape
+        from ferroflow.type_spec import TypeSpec
+
+        if module == "builtins" and name in _BUILTINS:
+            return super().find_class(module, name)
+        if module.split(".")[0] == "numpy" and (name in _NUMPY or name.endswith("DType")):
+            return super().find_class(module, name)
+        if (module, name) == ("ferroflow.dtypes", "as_dtype"):  # how a DType pickles
+            return super().find_class(module, name)
+        # Only classes of modules already imported: naming a module must not import it.
+        found = getattr(sys.modules.get(module), name, None)
+        if isinstance(found, type) and (
+            issubclass(found, (TypeSpec, DType, TensorShape))
+            or found is collections.OrderedDict
+            or (issubclass(found, tuple) and hasattr(found, "_fields"))
+        ):
+            return found
+        raise pickle.UnpicklingError(f"a saved dataset does not hold {module}.{name}")
 
 
 def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
