@@ -5,9 +5,8 @@ containers, numpy values and spec classes: a hostile file that names any other c
 import os
 import pickle
 
-import pytest
-
 import ferroflow as tf
+import pytest
 
 
 class _RunsACommand:
