@@ -36,3 +36,16 @@ def test_a_truncated_saved_dataset_is_data_loss(tmp_path):
     file.write_bytes(file.read_bytes()[:10])
     with pytest.raises(tf.errors.DataLossError):
         tf.data.Dataset.load(str(saved))
+
+
+def test_a_hostile_cache_file_runs_nothing(tmp_path):
+    cache = str(tmp_path / "cache")
+    assert list(tf.data.Dataset.range(3).cache(cache).as_numpy_iterator()) == [0, 1, 2]
+    files = [p for p in tmp_path.iterdir() if p.is_file()]
+    assert files
+    marker = tmp_path / "ran"
+    for file in files:
+        file.write_bytes(pickle.dumps([_RunsACommand(marker)]))
+    with pytest.raises(tf.errors.DataLossError):
+        list(tf.data.Dataset.range(3).cache(cache).as_numpy_iterator())
+    assert not marker.exists()

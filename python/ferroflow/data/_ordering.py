@@ -255,8 +255,11 @@ class CacheDataset(_Reordering):
 
     def _transform(self, stream):
         if self._kept is None and self._filename and os.path.exists(self._cache_path()):
+            from ferroflow.data._save import load_pickle
+
             with open(self._cache_path(), "rb") as f:
-                self._kept = [self._from_numpy(e) for e in pickle.load(f)]
+                kept = load_pickle(f, self._cache_path())
+            self._kept = [self._from_numpy(e) for e in kept]
         if self._kept is not None:
             return iter(self._kept)
         return self._recording(iter(stream()))

@@ -16,7 +16,7 @@ from ferroflow import errors
 from ferroflow.data import _structure
 from ferroflow.data.dataset import Dataset
 
-__all__ = ["SnapshotDataset", "load", "save"]
+__all__ = ["SnapshotDataset", "load", "load_pickle", "save"]
 
 _FILE = "ferroflow_dataset.pkl"
 _SNAPSHOT = "ferroflow_snapshot.pkl"
@@ -48,10 +48,16 @@ def _read(path, compression):
         )
     opener = gzip.open if gzipped else open
     with opener(path, "rb") as f:
-        try:
-            return _Unpickler(f).load()
-        except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as e:
-            raise errors.DataLossError(None, None, f"{path} is not a saved dataset: {e}") from None
+        return load_pickle(f, path)
+
+
+def load_pickle(file, path):
+    """What `save` (or `cache` to a file) pickled into ``file``, rebuilt by `_Unpickler`;
+    DataLossError for a damaged or hostile file."""
+    try:
+        return _Unpickler(file).load()
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as e:
+        raise errors.DataLossError(None, None, f"{path} is not a saved dataset: {e}") from None
 
 
 # What a saved dataset may rebuild: containers, numpy arrays and scalars, and the element
