@@ -1,15 +1,16 @@
 """The TensorFlow side of the parity tests: a long-lived process that runs programs on request.
 
-Started once per test session with the TensorFlow interpreter (`FERROFLOW_TF_PYTHON`), so that
-TensorFlow is imported once for hundreds of programs and hypothesis examples. It speaks
+`_forkserver.py` (run by the TensorFlow interpreter, `FERROFLOW_TF_PYTHON`) imports TensorFlow
+once and forks one worker per test module, which serves that module's programs and hypothesis
+examples. It speaks
 length-prefixed pickles: 8 bytes of big-endian length, then the pickle.
 
     -> {"sources": [(text, file name, first line), ...], "entry", "args", "kwargs"}
     <- ("ok", comparable result)  or  ("harness-error", traceback text)
 
-The first message, sent unasked, is ("ready", tensorflow version). A program's exception is a
-result, not a failure: the worker keeps serving. The programs' own output (print, tf.print) goes
-to stderr, never into the protocol stream.
+The first message, sent unasked, is ("ready", {"version": tensorflow version, "pid": process
+id}). A program's exception is a result, not a failure: the worker keeps serving. The programs'
+own output (print, tf.print) goes to stderr, never into the protocol stream.
 """
 
 import os
@@ -50,21 +51,22 @@ def _protocol_streams():
     return requests, replies
 
 
-def main():
+def import_tensorflow():
+    """TensorFlow, quiet; raises what the import raises."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
-    requests, replies = _protocol_streams()
+    import tensorflow as tf
+
+    tf.get_logger().setLevel("ERROR")
+    return tf
+
+
+def serve(tf, requests, replies):
+    """Answers requests on the protocol streams until the client closes them."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from _convert import HarnessError, run_program, uses_keras
 
-    try:
-        import tensorflow as tf
-
-        tf.get_logger().setLevel("ERROR")
-    except Exception:
-        _send(replies, ("harness-error", traceback.format_exc()))
-        return
-    _send(replies, ("ready", tf.__version__))
+    _send(replies, ("ready", {"version": tf.__version__, "pid": os.getpid()}))
 
     while True:
         header = _read_exactly(requests, HEADER.size)
@@ -94,7 +96,3 @@ def main():
             _send(replies, reply)
         except Exception:
             _send(replies, ("harness-error", traceback.format_exc()))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,11 +1,11 @@
 """Differential tests: the same program runs under TensorFlow and under ferroflow.
 
 A program is a function `program(tf, *args)` whose only access to a framework is its `tf`
-argument. Its source text is run by a TensorFlow worker process (`_worker.py`) and, in this
-process, with `tf` bound to ferroflow; both results are converted by `_convert.to_comparable`
-and compared: structure and container types, dict key order, namedtuple types and fields, Python
-scalar types, dtypes, shapes, values (floats within tolerances, everything else exactly) and,
-when the program raises, the exception's class name.
+argument. Its source text is run by a TensorFlow worker process (`_worker.py`, forked by
+`_forkserver.py`) and, in this process, with `tf` bound to ferroflow; both results are
+converted by `_convert.to_comparable` and compared: structure and container types, dict key
+order, namedtuple types and fields, Python scalar types, dtypes, shapes, values (floats within
+tolerances, everything else exactly) and, when the program raises, the exception's class name.
 
     @parity(rtol=1e-6)
     def test_reduce_max(tf):
@@ -16,12 +16,16 @@ module): only its source travels to the worker. Arguments must be picklable (num
 Python values).
 """
 
+import atexit
 import builtins
+import contextlib
 import inspect
 import os
 import pickle
 import pprint
 import select
+import signal
+import socket
 import struct
 import subprocess
 import symtable
@@ -70,44 +74,102 @@ class OracleError(Exception):
     """The TensorFlow worker could not be started or stopped answering."""
 
 
-class TensorFlowWorker:
-    """Client of a `_worker.py` process. Restarts it after a crash or a timeout."""
+class _ForkServer:
+    """A `_forkserver.py` process: TensorFlow imported once, a fresh worker forked per module."""
 
     def __init__(self, python):
-        self.python = python
-        self.process = None
-        self.version = None
-        self._stderr = None
-
-    def start(self):
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
         env.pop("PYTHONPATH", None)
-        # The worker's stderr (program prints, TensorFlow's remaining warnings) goes to a file
-        # whose tail is shown when the worker dies.
+        self.directory = tempfile.TemporaryDirectory(prefix="ferroflow-oracle-")
+        self.path = os.path.join(self.directory.name, "socket")
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [self.python, "-u", str(HERE / "_worker.py")],
+            [python, "-u", str(HERE / "_forkserver.py"), self.path],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             env=env,
             cwd=str(REPO),
         )
-        kind, payload = self._receive(START_TIMEOUT)
-        if kind != "ready":
+        ready, _, _ = select.select([self.process.stdout], [], [], START_TIMEOUT)
+        line = self.process.stdout.readline().decode(errors="replace") if ready else ""
+        if not line.startswith("ready "):
             self.close()
-            raise OracleError(f"the worker could not import TensorFlow:\n{payload}")
-        self.version = payload
+            self._stderr.seek(0)
+            detail = line.replace("\\n", "\n") or self._stderr.read().decode(errors="replace")
+            raise OracleError(f"the worker could not import TensorFlow:\n{detail}")
+
+    def alive(self):
+        return self.process is not None and self.process.poll() is None
+
+    def connect(self, stderr):
+        """A connection to a newly forked worker that writes its diagnostics to `stderr`."""
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(self.path)
+        socket.send_fds(connection, [b"w"], [stderr.fileno()])
+        return connection
 
     def close(self):
         if self.process is not None:
+            self.process.stdin.close()
             try:
-                self.process.stdin.close()
                 self.process.wait(timeout=10)
-            except Exception:
+            except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
             self.process = None
+        self.directory.cleanup()
+
+
+_fork_servers = {}
+
+
+def _fork_server(python):
+    """This test process's fork server for `python`, started on first use or after it died."""
+    server = _fork_servers.get(python)
+    if server is None or not server.alive():
+        server = _fork_servers[python] = _ForkServer(python)
+        atexit.register(server.close)
+    return server
+
+
+class TensorFlowWorker:
+    """Client of a forked `_worker`. Replaces it after a crash or a timeout."""
+
+    def __init__(self, python):
+        self.python = python
+        self.connection = None
+        self.pid = None
+        self.version = None
+        self._stderr = None
+
+    def start(self):
+        # The worker's stderr (program prints, TensorFlow's remaining warnings) goes to a file
+        # whose tail is shown when the worker dies.
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self.connection = _fork_server(self.python).connect(self._stderr)
+            kind, payload = self._receive(START_TIMEOUT)
+        except OSError as error:
+            self.close()
+            raise OracleError(f"the TensorFlow fork server refused a worker: {error}") from error
+        if kind != "ready":
+            self.close()
+            raise OracleError(f"the worker could not start:\n{payload}")
+        self.version, self.pid = payload["version"], payload["pid"]
+
+    def close(self):
+        """Closing the connection ends the worker: it reads end-of-file and exits."""
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+            self.pid = None
+
+    def _kill(self):
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        self.close()
 
     def _stderr_tail(self, limit=4000):
         if self._stderr is None:
@@ -117,21 +179,17 @@ class TensorFlowWorker:
         return text[-limit:]
 
     def _read_exactly(self, count, deadline):
-        fd = self.process.stdout.fileno()
         data = bytearray()
         while len(data) < count:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise OracleError("the TensorFlow worker timed out")
-            ready, _, _ = select.select([fd], [], [], remaining)
+            ready, _, _ = select.select([self.connection], [], [], remaining)
             if not ready:
                 continue
-            chunk = os.read(fd, count - len(data))
+            chunk = self.connection.recv(count - len(data))
             if not chunk:
-                raise OracleError(
-                    f"the TensorFlow worker exited (code {self.process.poll()}):\n"
-                    f"{self._stderr_tail()}"
-                )
+                raise OracleError(f"the TensorFlow worker exited:\n{self._stderr_tail()}")
             data += chunk
         return bytes(data)
 
@@ -145,18 +203,15 @@ class TensorFlowWorker:
         recorded = _recorded.recorded_result(request)
         if recorded is not None:
             return recorded
-        if self.process is None or self.process.poll() is not None:
+        if self.connection is None:
             self.start()
         payload = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            self.process.stdin.write(HEADER.pack(len(payload)) + payload)
-            self.process.stdin.flush()
+            self.connection.sendall(HEADER.pack(len(payload)) + payload)
             kind, result = self._receive(timeout)
         except (OracleError, OSError) as error:
             # A dead or hung worker is replaced for the next program.
-            self.process.kill()
-            self.process.wait()
-            self.process = None
+            self._kill()
             raise OracleError(str(error)) from error
         if kind == "harness-error":
             raise HarnessError(f"TensorFlow side: {result}")
