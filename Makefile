@@ -9,7 +9,7 @@ STAMP := $(VENV)/.deps-installed
 FUZZ_ITERATIONS ?= 200000
 
 .PHONY: demo test build build-dev lint fmt rust-test python-test bench fuzz-long clean gpu-runtime \
-	tf-oracle protos
+	tf-oracle protos nasm
 
 # Tests run every WGSL kernel on Mesa's lavapipe (a Vulkan device on the CPU), which counts as a
 # GPU only with this flag. Mesa warns without a runtime directory.
@@ -66,11 +66,11 @@ $(TF_EXTRAS_STAMP): $(TF_STAMP) Makefile
 tf-oracle: $(TF_ORACLE)
 
 ## Build the extension in release mode into the virtual environment.
-build: $(STAMP)
+build: $(STAMP) nasm
 	$(VENV)/bin/maturin develop --release --quiet
 
 ## Faster unoptimised build for iterating on the bindings.
-build-dev: $(STAMP)
+build-dev: $(STAMP) nasm
 	$(VENV)/bin/maturin develop --quiet
 
 ## The main job: the seeds' basics, end to end.
@@ -86,18 +86,28 @@ demo: build
 # python-test passes the same profile to the cargo it runs (tests/test_saved_model.py builds a Rust
 # example), so that it reuses rust-test's artifacts instead of compiling the crate a third time.
 RUST_TEST_ENV := CARGO_PROFILE_DEV_OPT_LEVEL=0 CARGO_PROFILE_DEV_DEBUG=false
-rust-test: gpu-runtime
+rust-test: gpu-runtime nasm
 	$(TEST_ENV) $(RUST_TEST_ENV) cargo test
 
 # Clippy runs with the default features (plus python, which only adds code) and with none; no
 # code is compiled only without python, so a third run with the default features alone checked
 # nothing new.
-lint: $(STAMP)
+lint: $(STAMP) nasm
 	cargo fmt --check
 	cargo clippy --all-targets --no-default-features -- -D warnings
 	cargo clippy --all-targets --features python -- -D warnings
 	$(VENV)/bin/ruff check python tests benches examples tools
 	$(VENV)/bin/ruff format --check python tests benches examples tools
+
+## Installs nasm when missing: mozjpeg-sys assembles libjpeg-turbo's SIMD kernels with it (JPEG
+## decoding as fast as TensorFlow's, bit for bit the same); without it the crate builds the C code.
+nasm:
+	@if ! command -v nasm >/dev/null 2>&1; then \
+		echo "Installing nasm so that JPEG decoding uses libjpeg-turbo's SIMD kernels"; \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q nasm; \
+	fi
 
 ## Installs lavapipe (Debian's mesa-vulkan-drivers) when no Vulkan software driver is present.
 gpu-runtime:
