@@ -583,9 +583,6 @@ class TFRecordReader:
 # (key, dtype name, fixed size, shape text, stride, required, dense) of one requested feature.
 _FeatureRequest = tuple[str, str, int | None, str, int | None, bool, bool]
 
-def parse_example_flat(
-    serialized: Tensor, names: list[str], request_tuples: list[_FeatureRequest], single: bool
-) -> list[tuple[Tensor, Tensor]]: ...
 def parse_sequence_example_flat(
     serialized: Tensor,
     names: list[str],

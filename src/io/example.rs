@@ -1,14 +1,19 @@
-//! `tf.io.parse_example`'s primitive: decodes a batch of serialized `tf.train.Example` (or
-//! `SequenceExample`) records with prost, in parallel, and returns for each requested feature
-//! its values flattened over the batch with per-example counts. Python builds the dense, sparse
-//! and ragged outputs from them (`python/ferroflow/io/_parsing.py`).
+//! Decoding serialized `tf.train.Example` (or `SequenceExample`) records with prost, in
+//! parallel: for each requested feature its values flattened over the batch with per-example
+//! counts. The `ParseExampleV2` primitive (`ops/parse_example.rs`) assembles TensorFlow's dense,
+//! sparse and ragged outputs from them; `parse_sequence_example` still assembles in Python
+//! (`python/ferroflow/io/_parsing.py`).
 //!
 //! Errors are TensorFlow's `InvalidArgument` messages: a record that is not an Example, a
 //! feature of another type than requested, a fixed-size feature of the wrong size, a missing
 //! required feature.
 
+use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::proto::tensorflow::{feature::Kind as ProtoKind, Example, Feature, SequenceExample};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::tstring::TfString;
 use prost::Message;
 use rayon::prelude::*;
 
@@ -21,6 +26,17 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind a dtype parses as (float32, int64 and string only).
+    pub fn of(dtype: crate::dtype::DType) -> Option<Kind> {
+        use crate::dtype::DType;
+        match dtype {
+            DType::F32 => Some(Kind::Float),
+            DType::I64 => Some(Kind::Int64),
+            DType::String => Some(Kind::Bytes),
+            _ => None,
+        }
+    }
+
     fn proto_name(self) -> &'static str {
         match self {
             Kind::Float => "float",
@@ -64,12 +80,26 @@ impl Values {
         }
     }
 
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         match self {
             Values::Float(v) => v.len(),
             Values::Int64(v) => v.len(),
             Values::Bytes(v) => v.len(),
         }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values as a tensor of `dims` (their count must be the dims' product).
+    pub fn into_tensor(self, dims: &[usize]) -> Tensor {
+        let buffer = match self {
+            Values::Float(v) => Buffer::F32(v),
+            Values::Int64(v) => Buffer::I64(v),
+            Values::Bytes(v) => Buffer::Str(v.into_iter().map(TfString::from_vec).collect()),
+        };
+        Tensor::from_buffer_unchecked(buffer, Shape(dims.to_vec()))
     }
 
     fn append(&mut self, other: Values) {

@@ -25,6 +25,7 @@ pub mod math;
 pub mod matmul;
 pub mod nms;
 pub mod nn;
+pub mod parse_example;
 pub mod patches;
 pub mod primitive;
 pub mod quantized;

@@ -16,6 +16,7 @@ use super::host_call::HostCall;
 use super::linalg::LinalgOp;
 use super::matmul::MatMulAttrs;
 use super::nms::Nms;
+use super::parse_example::ParseExampleV2;
 use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
 use super::random::index_shuffle::RandomIndexShuffle;
@@ -117,6 +118,8 @@ primitives! {
     Bitcast(Bitcast),
     /// Inputs: the hypothesis' indices, values and shape, then the truth's.
     EditDistance(EditDistance),
+    /// Inputs: serialized, names, one default per dense key.
+    ParseExample(ParseExampleV2),
     Shape(ShapeOf),
     Patches(PatchSpec),
     PatchesGrad(PatchesGrad),

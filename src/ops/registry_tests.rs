@@ -7,8 +7,9 @@ use super::primitive::TensorType;
 use super::registry::Op;
 use super::{
     assert, betainc, binary, bitcast, broadcast_args, cast, codecs, composite, creation,
-    edit_distance, ensure_shape, fft, host_call, index, linalg, matmul, nms, nn, patches, random,
-    reduce, segment, select, shape_input, shape_ops, sobol, sort, split, strings, unary,
+    edit_distance, ensure_shape, fft, host_call, index, linalg, matmul, nms, nn, parse_example,
+    patches, random, reduce, segment, select, shape_input, shape_ops, sobol, sort, split, strings,
+    unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -32,6 +33,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         segment::registry_examples(),
         bitcast::registry_examples(),
         edit_distance::registry_examples(),
+        parse_example::registry_examples(),
         random::index_shuffle::registry_examples(),
         random::registry_examples(),
         patches::registry_examples(),
@@ -85,6 +87,8 @@ const VALUE_SIZED: &[&str] = &[
     "Unique",
     "BroadcastGradientArgs",
     "StringSplitV2",
+    // How many values each record holds.
+    "ParseExampleV2",
     "UnicodeDecode",
     "UnicodeDecodeWithOffsets",
     "StringNGrams",

@@ -1,5 +1,6 @@
-//! `tf.io`'s file formats: TFRecord files (`io/_tfrecord.py`, the TFRecord dataset), Example
-//! parsing (`io/_parsing.py`) and serialized tensors; the work runs with the GIL released.
+//! `tf.io`'s file formats: TFRecord files (`io/_tfrecord.py`, the TFRecord dataset),
+//! SequenceExample parsing (`io/_parsing.py`; Examples parse through the `ParseExampleV2`
+//! primitive) and serialized tensors; the work runs with the GIL released.
 
 use super::convert::{to_tensor, Hint};
 use super::errors::IntoPy;
@@ -11,7 +12,6 @@ use crate::io::tensor_proto;
 use crate::io::tfrecord::{Compression, TFRecordReader, TFRecordWriter};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
-use crate::tstring::TfString;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::io::Read;
@@ -120,7 +120,6 @@ impl PyTFRecordReader {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTFRecordWriter>()?;
     m.add_class::<PyTFRecordReader>()?;
-    m.add_function(wrap_pyfunction!(parse_example_flat, m)?)?;
     m.add_function(wrap_pyfunction!(parse_sequence_example_flat, m)?)?;
     m.add_function(wrap_pyfunction!(serialize_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(parse_tensor, m)?)?;
@@ -152,22 +151,9 @@ fn requests(tuples: Vec<RequestTuple>) -> PyResult<Vec<Request>> {
         .collect()
 }
 
-fn values_tensor(values: Values) -> Tensor {
-    let (buffer, n) = match values {
-        Values::Float(v) => {
-            let n = v.len();
-            (Buffer::F32(v), n)
-        }
-        Values::Int64(v) => {
-            let n = v.len();
-            (Buffer::I64(v), n)
-        }
-        Values::Bytes(v) => {
-            let n = v.len();
-            (Buffer::Str(v.into_iter().map(TfString::from_vec).collect()), n)
-        }
-    };
-    Tensor::from_buffer_unchecked(buffer, Shape(vec![n]))
+fn values(v: Values) -> Tensor {
+    let n = v.len();
+    v.into_tensor(&[n])
 }
 
 fn i64_tensor(v: Vec<i64>) -> Tensor {
@@ -187,26 +173,8 @@ fn record_slices(t: &Tensor) -> PyResult<Vec<&[u8]>> {
     }
 }
 
-/// `parse_example`'s primitive: per request, (flat values, per-example counts; -1 = absent).
-#[pyfunction]
-fn parse_example_flat(
-    py: Python<'_>,
-    serialized: &Bound<'_, PyAny>,
-    names: Vec<String>,
-    request_tuples: Vec<RequestTuple>,
-    single: bool,
-) -> PyResult<Vec<(Py<PyTensor>, Py<PyTensor>)>> {
-    let t = records(serialized)?;
-    let reqs = requests(request_tuples)?;
-    let slices = record_slices(&t)?;
-    let parsed = py.detach(|| example::parse_examples(&slices, &names, &reqs, single)).py()?;
-    parsed
-        .into_iter()
-        .map(|p| Ok((wrap(py, values_tensor(p.values))?, wrap(py, i64_tensor(p.counts))?)))
-        .collect()
-}
-
-/// `parse_sequence_example`'s primitive: the context features as `parse_example_flat`, and per
+/// `parse_sequence_example`'s primitive: per context feature (flat values, per-example counts;
+/// -1 = absent), and per
 /// feature list (flat values, steps per example (-1 = absent), values per step).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
@@ -225,13 +193,13 @@ fn parse_sequence_example_flat(
         py.detach(|| example::parse_sequence_examples(&slices, &names, &context, &lists)).py()?;
     let c = c
         .into_iter()
-        .map(|p| Ok((wrap(py, values_tensor(p.values))?, wrap(py, i64_tensor(p.counts))?)))
+        .map(|p| Ok((wrap(py, values(p.values))?, wrap(py, i64_tensor(p.counts))?)))
         .collect::<PyResult<_>>()?;
     let l = l
         .into_iter()
         .map(|p| {
             Ok((
-                wrap(py, values_tensor(p.values))?,
+                wrap(py, values(p.values))?,
                 wrap(py, i64_tensor(p.steps))?,
                 wrap(py, i64_tensor(p.counts))?,
             ))

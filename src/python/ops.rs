@@ -1038,7 +1038,8 @@ fn string_op(
 }
 
 /// A primitive by TensorFlow name for the ops Python calls by name (segment reductions,
-/// Bitcast, RandomIndexShuffle, EditDistance, non-max suppression, SobolSample),
+/// Bitcast, RandomIndexShuffle, EditDistance, non-max suppression, SobolSample,
+/// ParseExampleV2),
 /// its attributes as a JSON object, as saved graphs hold them.
 #[pyfunction]
 fn raw_op(
@@ -1050,6 +1051,7 @@ fn raw_op(
     use crate::ops::primitive::Decode;
     let known = crate::ops::segment::Segment::names().contains(&name)
         || ["Bitcast", "RandomIndexShuffle", "EditDistance", "Betainc"].contains(&name)
+        || name == "ParseExampleV2"
         || crate::ops::fft::Fft::names().contains(&name)
         || crate::ops::codecs::CodecOp::names().contains(&name)
         || crate::ops::linalg::LinalgOp::names().contains(&name)

@@ -5,7 +5,8 @@ float32/int64/string, batch and scalar inputs, the errors, and a traced call."""
 from .harness import assert_parity
 
 
-def _records(tf):
+def _example(tf, **kw):
+    """A serialized tf.train.Example of float, int64 or bytes lists (an empty list: floats)."""
     t = tf.train
 
     def f(v):
@@ -17,9 +18,13 @@ def _records(tf):
             return t.Feature(int64_list=t.Int64List(value=v))
         return t.Feature(bytes_list=t.BytesList(value=v))
 
+    feats = t.Features(feature={k: f(v) for k, v in kw.items()})
+    return t.Example(features=feats).SerializeToString()
+
+
+def _records(tf):
     def ex(**kw):
-        feats = t.Features(feature={k: f(v) for k, v in kw.items()})
-        return t.Example(features=feats).SerializeToString()
+        return _example(tf, **kw)
 
     return [
         ex(
@@ -115,11 +120,15 @@ def _parse_program(tf, device):
 
 
 def test_parse_example_cpu(tf_oracle):
-    assert_parity(tf_oracle, _parse_program, args=("CPU:0",), helpers=[_records, _outcome, _plain])
+    assert_parity(
+        tf_oracle, _parse_program, args=("CPU:0",), helpers=[_example, _records, _outcome, _plain]
+    )
 
 
 def test_parse_example_gpu(tf_oracle):
-    assert_parity(tf_oracle, _parse_program, args=("GPU:0",), helpers=[_records, _outcome, _plain])
+    assert_parity(
+        tf_oracle, _parse_program, args=("GPU:0",), helpers=[_example, _records, _outcome, _plain]
+    )
 
 
 def _traced_program(tf):
@@ -142,7 +151,7 @@ def _traced_program(tf):
 
 
 def test_parse_example_traced(tf_oracle):
-    assert_parity(tf_oracle, _traced_program, helpers=[_records])
+    assert_parity(tf_oracle, _traced_program, helpers=[_example, _records])
 
 
 def _sequence_program(tf):
