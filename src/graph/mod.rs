@@ -7,6 +7,7 @@ pub mod deferred;
 pub mod executor;
 pub mod fused;
 mod fused_cpu;
+mod instance;
 pub mod ir;
 pub(crate) mod known_ints;
 pub mod passes;

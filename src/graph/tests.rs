@@ -213,6 +213,21 @@ fn a_traced_random_node_draws_new_numbers_on_every_run() {
 }
 
 #[test]
+fn a_fresh_instance_of_a_seeded_graph_draws_its_sequence_again() {
+    let x = Tensor::from_slice(&[1.0f32; 16], &[16]).unwrap();
+    let g = traced(|x| ops::nn::dropout(x, 0.5, None, Some(3)).unwrap(), &x);
+    assert!(g.draws_random());
+    let runs = |g: &Graph| -> Vec<Vec<f32>> { (0..3).map(|_| values(g, &x)).collect() };
+    let first = runs(&g);
+    assert!(first.windows(2).any(|w| w[0] != w[1]), "every run drew alike: {first:?}");
+    // The original goes on drawing; each new instance starts again from the first run.
+    assert_ne!(runs(&g), first);
+    assert_eq!(runs(&g.fresh_instance()), first);
+    let plain = traced(|x| bin(BinaryOp::Mul, x, x), &x);
+    assert!(!plain.draws_random());
+}
+
+#[test]
 fn composites_are_one_named_node_and_keep_their_gradient_rule() {
     let x = Tensor::from_slice(&[0.0f32, -1.0, 2.0, 0.0], &[4]).unwrap();
     let g = traced(|x| ops::nn::relu(x).unwrap(), &x);

@@ -83,6 +83,15 @@ impl ShapeFromInput {
         }
     }
 
+    /// This node in a new instance of its graph, when it draws random numbers (see
+    /// `RandomSpec::fresh_instance`).
+    pub fn fresh_instance(&self) -> Option<ShapeFromInput> {
+        match &*self.0 {
+            Op::Random(spec) => Some(ShapeFromInput(Box::new(Op::Random(spec.fresh_instance())))),
+            _ => None,
+        }
+    }
+
     /// The node that recomputes this one for a gradient (a random op's forward numbers).
     pub fn replaying(&self) -> ShapeFromInput {
         ShapeFromInput(Box::new(self.0.replaying()))
@@ -464,7 +473,7 @@ pub(crate) fn registry_examples() -> Vec<(Op, Vec<Tensor>)> {
         uniform,
         &Shape(vec![2]),
         DType::F32,
-        Stream { key: [1, 2], call: 3 },
+        Stream { key: [1, 2], call: 3, unseeded: false },
     );
     vec![
         (wrap(Op::Reshape(Reshape(vec![3, -1]))), vec![x.clone(), shape(&[3, -1])]),

@@ -198,6 +198,22 @@ impl PyGraph {
         Ok(PyGraph { traced: self.traced.clone(), optimized, specialised: self.specialised })
     }
 
+    /// Whether the graph draws random numbers when it runs (see `fresh_instance`).
+    #[getter]
+    fn draws_random(&self) -> bool {
+        self.optimized.draws_random()
+    }
+
+    /// The graph as a new instance, for a new `tf.data` iterator: its random ops draw their
+    /// sequence from the start again when seeded, from new keys when not.
+    fn fresh_instance(&self) -> PyGraph {
+        PyGraph {
+            traced: Arc::new(self.traced.fresh_instance()),
+            optimized: Arc::new(self.optimized.fresh_instance()),
+            specialised: self.specialised,
+        }
+    }
+
     /// Only valid for the traced input shapes (see `trace::Traced::specialised`).
     #[getter]
     fn specialised(&self) -> bool {

@@ -18,7 +18,7 @@ import os
 
 from ferroflow import _core, errors, nest
 from ferroflow.concrete_function import GraphTensor, fill_template
-from ferroflow.data import _composite, _structure
+from ferroflow.data import _composite, _instances, _structure
 from ferroflow.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ferroflow.device_scope import device
 from ferroflow.function import Function, _example_for
@@ -197,7 +197,7 @@ class TracedFunction:
     def __call__(self, element):
         """The function's output for ``element``, as a dataset element."""
         concrete, tensors = self.flat_inputs(element)
-        return self.output(concrete, concrete._core.call(tensors))
+        return self.output(concrete, _instances.graph_for(concrete._core).call(tensors))
 
     def output(self, concrete, outputs):
         """The element the flat ``outputs`` of ``concrete`` make."""
@@ -222,7 +222,8 @@ class TracedFunction:
             prepared.append(tensors)
         results = list(prepared)
         for concrete, slots in groups.values():
-            outs = concrete._core.call_many([prepared[i] for i in slots], parallel)
+            graph = _instances.graph_for(concrete._core)
+            outs = graph.call_many([prepared[i] for i in slots], parallel)
             for i, out in zip(slots, outs):
                 results[i] = out if isinstance(out, BaseException) else self.output(concrete, out)
         return results

@@ -22,6 +22,7 @@ import threading
 
 from ferroflow import _core, errors, nest
 from ferroflow.array_ops import constant, ensure_shape
+from ferroflow.data import _instances
 
 __all__ = [
     "open_in_trace",
@@ -73,7 +74,7 @@ def open_in_trace(dataset):
     cursor = _TraceCursor()
 
     def forward():
-        cursor.iterator = dataset._elements()
+        cursor.iterator = _instances.elements(dataset)
         return []
 
     _host(forward, [])
@@ -142,7 +143,7 @@ class _StagedIteration:
         self._cursor = _LoopCursor()
         self.element_spec = iterable.element_spec
         if isinstance(iterable, Dataset):
-            self._source, self._advance = iterable._elements, next
+            self._source, self._advance = (lambda: _instances.elements(iterable)), next
         else:
             self._source, self._advance = (lambda: iterable), _advance
 

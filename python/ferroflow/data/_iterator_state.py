@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 
 from ferroflow import dtypes as _dtypes
+from ferroflow.data import _instances
 from ferroflow.data.dataset import Dataset
 
 __all__ = ["capture_seeds", "catch_up", "position_children"]
@@ -92,7 +93,7 @@ def catch_up(iterator):
         for dataset, state in zip(randoms, states):
             dataset._iteration_seeds.set_state(state)
         iterator._seed_states = states
-        iterator._elements = iterator._dataset._elements()
+        iterator._elements = _instances.elements(iterator._dataset)
         iterator._position = 0
     # Consumed without keeping them: the elements before the saved position.
     for _ in itertools.islice(iterator._elements, wanted - iterator._position):

@@ -11,6 +11,7 @@ compute ahead, or the trace must see the ops.
 """
 
 import atexit
+import contextvars
 import os
 import queue
 import threading
@@ -71,8 +72,10 @@ class Prefetcher:
         self._finished = False
         stop = _Stop()
         _running.add(stop)
+        # The thread computes elements for the iterator that made it (data/_instances.py).
+        context = contextvars.copy_context()
         thread = threading.Thread(
-            target=_fill, args=(iter(upstream), self._queue, stop), daemon=True
+            target=context.run, args=(_fill, iter(upstream), self._queue, stop), daemon=True
         )
         thread.start()
         # The thread holds no reference to this object: dropping it stops the thread.

@@ -2,7 +2,7 @@
 
 from ferroflow import _core, _tracing, errors
 from ferroflow import dtypes as _dtypes
-from ferroflow.data import _calls, _structure
+from ferroflow.data import _calls, _instances, _structure
 from ferroflow.data.dataset import Dataset
 
 __all__ = ["ScanDataset", "reduce_dataset", "state_spec"]
@@ -114,7 +114,7 @@ def reduce_dataset(dataset, initial_state, reduce_func):
         from ferroflow.data._in_function import staged_reduce
 
         return staged_reduce(dataset, state, reduce_func, settled, _calls.call)
-    for element in dataset._elements():
+    for element in _instances.elements(dataset):
         new_state = _structure.normalize(_calls.call(reduce_func, (state, element)))
         _types_match(spec, _structure.spec_of(new_state), "reduce_func")
         state = new_state

@@ -320,7 +320,9 @@ def _plural(n):
 
 
 def single_element(dataset):
-    """`Dataset.get_single_element`: the one element, or InvalidArgumentError."""
+    """`Dataset.get_single_element`: the one element, or InvalidArgumentError. As TensorFlow's
+    DatasetToSingleElement op, it runs the functions' shared instances, not an iterator's own:
+    their random draws go on from one call to the next."""
     iterator = iter(dataset._elements())
     first = next(iterator, _END)
     if first is _END:

@@ -15,7 +15,7 @@ import numpy as np
 from ferroflow import _tracing, errors
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import constant
-from ferroflow.data import _structure
+from ferroflow.data import _instances, _structure
 
 __all__ = [
     "AUTOTUNE",
@@ -558,7 +558,7 @@ class Iterator:
         # afresh each time the graph runs (see data/_in_function.py).
         self._made_outside_trace = not _tracing.tracing()
         if self._made_outside_trace:
-            self._elements = dataset._elements()
+            self._elements = _instances.elements(dataset)
         else:
             from ferroflow.data._in_function import open_in_trace
 
@@ -630,7 +630,7 @@ class NumpyIterator:
     """`tf.data.NumpyIterator`: what `as_numpy_iterator` returns, elements as numpy values."""
 
     def __init__(self, dataset):
-        self._elements = iter(dataset._elements())
+        self._elements = _instances.elements(dataset)
 
     def __iter__(self):
         return self

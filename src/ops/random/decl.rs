@@ -313,7 +313,7 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
             distribution,
             shape: Shape::new(dims.to_vec()),
             dtype,
-            stream: Stream { key: [1, 2], call: 3 },
+            stream: Stream { key: [1, 2], call: 3, unseeded: false },
             replays: false,
             calls: NodeCalls::default(),
         };

@@ -102,6 +102,17 @@ impl RandomSpec {
         RandomSpec { stream: Stream { call, ..self.stream }, ..self.clone() }
     }
 
+    /// This node in a new instance of its graph (`Graph::fresh_instance`): its runs count from
+    /// the start again, so a seeded node draws its sequence again and an unseeded one draws
+    /// from a new key.
+    pub fn fresh_instance(&self) -> RandomSpec {
+        let mut stream = self.stream;
+        if stream.unseeded {
+            stream.key = seeds::fresh_entropy_key();
+        }
+        RandomSpec { stream, calls: NodeCalls::default(), ..self.clone() }
+    }
+
     /// The node that recomputes this one for a gradient (see `replays`).
     pub fn replaying(&self) -> RandomSpec {
         RandomSpec { replays: true, ..self.clone() }

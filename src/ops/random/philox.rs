@@ -24,6 +24,10 @@ pub fn philox(mut c: [u32; 4], mut k: [u32; 2]) -> [u32; 4] {
 pub struct Stream {
     pub key: [u32; 2],
     pub call: u32,
+    /// The key came from entropy (neither a global nor an op seed): a new instance of a graph
+    /// (`Graph::fresh_instance`) takes a new key instead of repeating this one's numbers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unseeded: bool,
 }
 
 impl Stream {

@@ -41,13 +41,7 @@ pub fn next_stream(op_seed: Option<i64>) -> Stream {
     let mut s = STATE.lock().unwrap_or_else(|e| e.into_inner());
     let (g, o) = match (s.global, op_seed) {
         (None, None) => {
-            s.entropy = s.entropy.wrapping_add(1);
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(0);
-            let k = splitmix(t ^ splitmix(s.entropy) ^ (std::process::id() as u64) << 32);
-            return Stream { key: [k as u32, (k >> 32) as u32], call: 0 };
+            return Stream { key: entropy_key(&mut s), call: 0, unseeded: true };
         }
         (Some(g), None) => match crate::graph::trace::next_op_seed() {
             Some(o) => (g, o),
@@ -62,10 +56,26 @@ pub fn next_stream(op_seed: Option<i64>) -> Stream {
     let k = splitmix(splitmix(g as u64) ^ (o as u64));
     if crate::graph::trace::open() {
         // A traced node counts its own runs; tracing must not use up eager calls.
-        return Stream { key: [k as u32, (k >> 32) as u32], call: 0 };
+        return Stream { key: [k as u32, (k >> 32) as u32], call: 0, unseeded: false };
     }
     let call = s.calls.entry((g, o)).or_insert(0);
     let this = *call;
     *call = call.wrapping_add(1);
-    Stream { key: [k as u32, (k >> 32) as u32], call: this }
+    Stream { key: [k as u32, (k >> 32) as u32], call: this, unseeded: false }
+}
+
+/// A key for an unseeded stream: nondeterministic, never the same twice in a process.
+fn entropy_key(s: &mut SeedState) -> [u32; 2] {
+    s.entropy = s.entropy.wrapping_add(1);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let k = splitmix(t ^ splitmix(s.entropy) ^ (std::process::id() as u64) << 32);
+    [k as u32, (k >> 32) as u32]
+}
+
+/// A new key for an unseeded stream (see `Stream::unseeded`).
+pub fn fresh_entropy_key() -> [u32; 2] {
+    entropy_key(&mut STATE.lock().unwrap_or_else(|e| e.into_inner()))
 }

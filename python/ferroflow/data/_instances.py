@@ -1,0 +1,71 @@
+"""Each iterator runs its own instances of the dataset functions' graphs.
+
+TensorFlow instantiates a dataset's functions for every iterator, so the random ops in a
+`map`/`filter` function start their sequence again with each iterator: under a global or op
+seed, two epochs (two `for` loops, two `iter()`, two `reduce` calls) draw the same numbers;
+without one, they draw different ones. Within one iterator the instance keeps drawing: a
+`repeat()` goes on with new numbers.
+
+`elements(dataset)` is how a new iterator reads a dataset: it opens a scope, the graphs that
+run while one of its elements is computed are this scope's instances (`graph_for`,
+`Graph.fresh_instance` in Rust), and the prefetch thread carries the scope with it
+(`contextvars`).
+"""
+
+import contextvars
+
+__all__ = ["elements", "graph_for"]
+
+_SCOPE = contextvars.ContextVar("ferroflow_data_iterator_scope", default=None)
+
+
+class _Scope:
+    """One iterator's graph instances, by the graph they copy."""
+
+    def __init__(self):
+        self._graphs = {}
+
+    def graph(self, core):
+        entry = self._graphs.get(id(core))
+        if entry is None:
+            # The original is kept so that its id is not reused while this scope lives.
+            instance = core.fresh_instance() if core.draws_random else core
+            entry = self._graphs[id(core)] = (core, instance)
+        return entry[1]
+
+
+def graph_for(core):
+    """The graph to run for ``core`` (a `_core.Graph`): the current iterator's instance of it,
+    or ``core`` itself outside any iterator."""
+    scope = _SCOPE.get()
+    return core if scope is None else scope.graph(core)
+
+
+def elements(dataset):
+    """The elements of a new iterator over ``dataset`` (an iterator)."""
+    scope = _Scope()
+    token = _SCOPE.set(scope)
+    try:
+        upstream = iter(dataset._elements())
+    finally:
+        _SCOPE.reset(token)
+    return _Scoped(upstream, scope)
+
+
+class _Scoped:
+    """``upstream``'s elements computed in ``scope``. A class, not a generator: a generator
+    ends at its first exception, and an iterator goes on past an element that failed."""
+
+    def __init__(self, upstream, scope):
+        self._upstream = upstream
+        self._scope = scope
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        token = _SCOPE.set(self._scope)
+        try:
+            return next(self._upstream)
+        finally:
+            _SCOPE.reset(token)

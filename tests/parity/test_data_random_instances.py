@@ -1,0 +1,69 @@
+"""Random ops in dataset functions against TensorFlow: each iterator runs its own instance of a
+`map`/`filter` function (data/_instances.py), so a seeded random op draws the same sequence in
+every epoch, every `iter()`, every `reduce` call (a `tf.function` calling `reduce` too), an
+unseeded one draws new numbers, and within one iterator (`repeat`, a prefetching or parallel
+map) the draws go on. ferroflow's stateful random stream is its own, so the programs compare
+which draws repeat, not the numbers."""
+
+import pytest
+
+from .harness import assert_parity
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _epochs(tf, device):
+    def values(ds):
+        return [float(v) for v in ds]
+
+    def draw(x):
+        return tf.random.uniform([])
+
+    with tf.device(device):
+        tf.random.set_seed(7)
+        ds = tf.data.Dataset.range(3).map(draw)
+        first, second = values(ds), values(ds)
+        one, two = iter(ds), iter(ds)
+        iterators = [float(next(one)), float(next(two)), float(next(one))]
+        repeated = values(tf.data.Dataset.range(2).map(draw).repeat(2))
+        parallel = tf.data.Dataset.range(2).map(draw, num_parallel_calls=2).prefetch(2).repeat(2)
+        parallel_epochs = [values(parallel), values(parallel)]
+        op_seed = tf.data.Dataset.range(3).map(lambda x: tf.random.uniform([], seed=3))
+        kept = tf.data.Dataset.range(6).filter(lambda x: tf.random.uniform([]) > 0.5)
+        kept_epochs = [[int(v) for v in kept], [int(v) for v in kept]]
+
+        @tf.function
+        def total():
+            return ds.reduce(0.0, lambda a, v: a + v)
+
+        generator = tf.random.Generator.from_seed(1)
+        drawn = tf.data.Dataset.range(2).map(lambda x: generator.uniform([]))
+        tf.random.set_seed(None)
+        unseeded = tf.data.Dataset.range(3).map(draw)
+        return {
+            "epochs_repeat": first == second,
+            "iterators_start_alike": iterators[0] == iterators[1] == first[0],
+            "iterator_goes_on": iterators[2] == first[1],
+            "repeat_goes_on": repeated[:2] != repeated[2:],
+            # Parallel calls take the draws in any order.
+            "parallel_epochs_repeat": sorted(parallel_epochs[0]) == sorted(parallel_epochs[1]),
+            "parallel_repeat_goes_on": sorted(parallel_epochs[0][:2])
+            != sorted(parallel_epochs[0][2:]),
+            "op_seed_epochs_repeat": values(op_seed) == values(op_seed),
+            "filter_epochs_repeat": kept_epochs[0] == kept_epochs[1],
+            "reduce_calls_repeat": float(ds.reduce(0.0, lambda a, v: a + v))
+            == float(ds.reduce(0.0, lambda a, v: a + v)),
+            "function_calls_repeat": float(total()) == float(total()),
+            # get_single_element runs the functions' shared instance, which goes on drawing.
+            "single_elements": [
+                float(ds.take(1).get_single_element()) == first[0],
+                float(ds.take(1).get_single_element()) == first[1],
+            ],
+            "generator_goes_on": values(drawn) != values(drawn),
+            "unseeded_epochs_differ": values(unseeded) != values(unseeded),
+        }
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_random_ops_restart_with_each_iterator(tf_oracle, device):
+    assert_parity(tf_oracle, _epochs, args=(device,))
