@@ -30,9 +30,11 @@ pub mod patches;
 pub mod primitive;
 pub mod quantized;
 pub mod random;
+pub mod read_file;
 pub mod reduce;
 mod reduce_decl;
 pub mod registry;
+pub mod resize;
 #[cfg(test)]
 mod registry_tests;
 pub mod segment;

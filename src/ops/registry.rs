@@ -21,7 +21,9 @@ use super::patches::{MaxPoolGrad, PatchSpec, PatchesGrad};
 use super::primitive::{Attrs, Decode, Primitive};
 use super::random::index_shuffle::RandomIndexShuffle;
 use super::random::{RandomSpec, RngSkip, RngState, StatelessSpec};
+use super::read_file::ReadFile;
 use super::reduce::{ArgReduce, Cumulative, Reduce};
+use super::resize::Resize;
 use super::segment::Segment;
 use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
@@ -152,6 +154,10 @@ primitives! {
     Nms(Nms),
     /// Inputs: dim, num_results, skip.
     SobolSample(SobolSample),
+    /// ResizeBilinear (input: images) and ResizeBilinearGrad (inputs: gradient, images).
+    Resize(Resize),
+    /// Input: a scalar file name (a node with an effect: the file may change between runs).
+    ReadFile(ReadFile),
 }
 
 impl Op {

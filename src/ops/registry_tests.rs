@@ -8,8 +8,8 @@ use super::registry::Op;
 use super::{
     assert, betainc, binary, bitcast, broadcast_args, cast, codecs, composite, creation,
     edit_distance, ensure_shape, fft, host_call, index, linalg, matmul, nms, nn, parse_example,
-    patches, random, reduce, segment, select, shape_input, shape_ops, sobol, sort, split, strings,
-    unary,
+    patches, random, read_file, reduce, resize, segment, select, shape_input, shape_ops, sobol,
+    sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -48,6 +48,8 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         linalg::registry_examples(),
         nms::registry_examples(),
         sobol::registry_examples(),
+        resize::registry_examples(),
+        read_file::registry_examples(),
     ]
     .concat()
 }

@@ -1056,7 +1056,8 @@ fn raw_op(
         || crate::ops::codecs::CodecOp::names().contains(&name)
         || crate::ops::linalg::LinalgOp::names().contains(&name)
         || crate::ops::nms::Nms::names().contains(&name)
-        || name == "SobolSample";
+        || crate::ops::resize::Resize::names().contains(&name)
+        || ["SobolSample", "ReadFile"].contains(&name);
     if !known {
         return Err(PyValueError::new_err(format!("{name} is not a raw op")));
     }

@@ -1,15 +1,21 @@
 """`tf.image.resize` and its relatives, as gathers and per-axis weight matrices.
 
-Bilinear and nearest (no antialiasing) gather the neighbouring rows and columns and
+Bilinear (no antialiasing) to a static size on a CPU is TensorFlow's ResizeBilinear kernel
+itself (the primitive in src/ops/resize.rs, its gradient ResizeBilinearGrad); elsewhere (a GPU,
+a size computed in a graph), bilinear and nearest gather the neighbouring rows and columns and
 interpolate (TensorFlow's ResizeBilinear / ResizeNearestNeighbor with half-pixel centres);
 bicubic, area and the ScaleAndTranslate kernels apply one [out, in] weight matrix per axis.
 Gradients follow from the composition."""
 
 import enum
+import json
+import re
 
 import numpy as np
 
 import ferroflow as tf
+from ferroflow import _core
+from ferroflow.device_scope import active_scopes
 
 from . import _kernels
 from ._checks import as_batch, at_least_3d, check, dims, dtype_refusal, is_tensor, without_gradient
@@ -127,8 +133,35 @@ def _adjoint(grad, table, axis, lead, inner):
     return total
 
 
+_DEVICE_TYPE = re.compile(r"(?:^|/)(?:device:)?(cpu|gpu)(?::|/|$)", re.IGNORECASE)
+_READ_DIRECTLY = {"uint8", "int8", "uint16", "int16", "int32", "int64", "float32"}
+_HALF_PIXEL = json.dumps({"align_corners": False, "half_pixel_centers": True})
+
+
+def _placed_on_host():
+    """Whether an op made now runs on a CPU: no GPU is visible, or the innermost `tf.device`
+    scope that names a device type names the CPU (ops go to GPU:0 by default). A traced
+    function is retraced per scope, so a trace may decide this too."""
+    if not _core.visible_gpus():
+        return True
+    for name in reversed(active_scopes()):
+        match = _DEVICE_TYPE.search(name or "")
+        if match:
+            return match.group(1).lower() == "cpu"
+    return False
+
+
 def _resize_bilinear(images, height, width):
     batch, in_h, in_w, channels = dims(images)
+    if isinstance(height, int) and isinstance(width, int) and _placed_on_host():
+        # TensorFlow's ResizeBilinear kernel, bit for bit, with ResizeBilinearGrad as its
+        # gradient (src/ops/resize.rs): one node where the composition below is dozens. It
+        # reads integer images as they are (as TensorFlow's kernel, value by value); other
+        # floats go through a cast to float32, which their gradient flows back through.
+        if images.dtype.name not in _READ_DIRECTLY:
+            images = tf.cast(images, tf.float32)
+        attrs = f'{{"size": [{height}, {width}], "grid": {_HALF_PIXEL}}}'
+        return _core.raw_op("ResizeBilinear", [images], attrs)[0]
     images = tf.cast(images, tf.float32)
     static = all(isinstance(d, int) for d in (batch, in_h, in_w, channels, height, width))
     if not static or batch * height * width * channels == 0:

@@ -5,8 +5,8 @@ import os
 
 import numpy as np
 
+from ferroflow import _core, _tracing, errors
 from ferroflow import dtypes as _dtypes
-from ferroflow import errors
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.io import _filesystem as _fs
 from ferroflow.io import _host
@@ -37,9 +37,13 @@ def _scalar(tensor, what, op):
 
 
 def read_file(filename, name=None):
-    """The whole content of the file ``filename`` (a scalar string tensor)."""
+    """The whole content of the file ``filename`` (a scalar string tensor). Inside a graph it
+    is the ReadFile primitive (Rust, no GIL: parallel `tf.data` maps read files in parallel),
+    which follows the same file system rules as the eager read below."""
     filename = _string(filename)
     _scalar(filename, "filename", "ReadFile")
+    if _tracing.tracing():
+        return _core.raw_op("ReadFile", [filename], "{}")[0]
 
     def read(path):
         return [np.array(_fs.read_bytes(_name(path)), dtype=object)]

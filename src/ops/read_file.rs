@@ -1,0 +1,196 @@
+//! `ReadFile` (`tf.io.read_file` inside a graph): a local file's bytes as a scalar string, read
+//! on the thread that runs the node, without the GIL, so that a `tf.data` map reading files runs
+//! its elements in parallel. Eagerly `io/_files.py` reads in Python over the same file system
+//! rules (`io/_filesystem.py`), which this mirrors: plain paths and `file://` URIs (host
+//! ignored), other schemes TensorFlow's UnimplementedError, and an OS error the `tf.errors`
+//! class tsl's `ErrnoToCode` gives its errno, with TensorFlow's `"<path>; <strerror>"` message.
+
+use crate::buffer::Buffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops::primitive::{
+    expect_name, input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
+};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::tstring::TfString;
+
+const NAME: &str = "ReadFile";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ReadFile {}
+
+/// The local path `name` names: the path part of a `file://host/path` URI, `name` itself
+/// without a scheme; any other scheme has no file system here.
+fn local_path(name: &str) -> Result<&str> {
+    let scheme_len = name
+        .find("://")
+        .filter(|&end| {
+            let mut chars = name[..end].chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '.')
+        })
+        .unwrap_or(0);
+    if scheme_len == 0 {
+        return Ok(name);
+    }
+    let (scheme, rest) = (&name[..scheme_len], &name[scheme_len + 3..]);
+    if scheme == "file" {
+        return Ok(rest.find('/').map_or("", |slash| &rest[slash..]));
+    }
+    Err(Error::Unimplemented(format!(
+        "File system scheme '{scheme}' not implemented (file: '{name}')"
+    )))
+}
+
+/// tsl's `ErrnoToCode` for the errors reading a file can meet; an errno it maps to a class
+/// this crate has no variant for (UnknownError) is reported as an internal error.
+fn os_error(e: &std::io::Error, path: &str) -> Error {
+    let reason = e.to_string();
+    // std prints "<strerror> (os error N)"; TensorFlow prints strerror alone.
+    let reason = reason.split(" (os error").next().unwrap_or(&reason);
+    let message = format!("{path}; {reason}");
+    errno_class(e)(message)
+}
+
+#[cfg(target_os = "linux")]
+fn errno_class(e: &std::io::Error) -> fn(String) -> Error {
+    use libc::*;
+    let code = e.raw_os_error().unwrap_or(0);
+    let is = |codes: &[i32]| codes.contains(&code);
+    if is(&[ENOENT, ENODEV, ENXIO, ESRCH]) {
+        Error::NotFound
+    } else if is(&[EPERM, EACCES, EROFS]) {
+        Error::PermissionDenied
+    } else if is(&[ENOTEMPTY, EPIPE, ENOTDIR, EISDIR, EBUSY, ETXTBSY, EBADF]) {
+        Error::FailedPrecondition
+    } else if is(&[EINVAL, ENAMETOOLONG, E2BIG, EFAULT, ENOTTY, ESPIPE, EILSEQ]) {
+        Error::InvalidArgument
+    } else if is(&[ENOSPC, EMFILE, ENFILE, ENOBUFS, ENOMEM, EMLINK, EDQUOT]) {
+        Error::ResourceExhausted
+    } else if is(&[EFBIG, EOVERFLOW, ERANGE]) {
+        Error::OutOfRange
+    } else if is(&[ENOSYS, ENOTSUP, EXDEV]) {
+        Error::Unimplemented
+    } else if is(&[EAGAIN, EINTR, EIO]) {
+        Error::Unavailable
+    } else {
+        Error::Internal
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn errno_class(e: &std::io::Error) -> fn(String) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Error::NotFound,
+        std::io::ErrorKind::PermissionDenied => Error::PermissionDenied,
+        std::io::ErrorKind::IsADirectory | std::io::ErrorKind::NotADirectory => {
+            Error::FailedPrecondition
+        }
+        _ => Error::Internal,
+    }
+}
+
+#[cfg(unix)]
+fn os_path(bytes: &[u8]) -> &std::path::Path {
+    use std::os::unix::ffi::OsStrExt;
+    std::path::Path::new(std::ffi::OsStr::from_bytes(bytes))
+}
+
+/// The file's bytes.
+pub fn read(name: &[u8]) -> Result<Vec<u8>> {
+    let text = String::from_utf8_lossy(name);
+    let path = local_path(&text)?;
+    #[cfg(unix)]
+    let target = if path.len() == text.len() { os_path(name) } else { os_path(path.as_bytes()) };
+    #[cfg(not(unix))]
+    let target = std::path::Path::new(path);
+    std::fs::read(target).map_err(|e| os_error(&e, path))
+}
+
+impl Primitive for ReadFile {
+    fn tf_name(&self) -> &'static str {
+        NAME
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Exactly(1)
+    }
+
+    fn attrs(&self) -> Attrs {
+        Attrs::new()
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let x = input(inputs, 0)?;
+        if x.dtype != DType::String {
+            return Err(Error::unsupported_dtype(NAME, x.dtype));
+        }
+        if x.rank() != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "Input filename tensor must be scalar, but had shape: {} [Op:{NAME}]",
+                crate::ops::primitive::describe_dims(&x.dims).replace('?', "-1")
+            )));
+        }
+        Ok(vec![TensorType { dtype: DType::String, dims: vec![] }])
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        self.infer(&[TensorType::of(inputs[0])])?;
+        let Buffer::Str(names) = inputs[0].buffer() else {
+            return Err(Error::unsupported_dtype(NAME, inputs[0].dtype()));
+        };
+        let bytes = read(names[0].as_bytes())?;
+        let contents = Buffer::Str(vec![TfString::from_vec(bytes)]);
+        Ok(vec![Tensor::from_buffer_unchecked(contents, Shape::scalar())])
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions {
+            gpu: GpuKernel::CpuOnly("file contents are host strings"),
+            differentiable: false,
+            fusable: false,
+        }
+    }
+
+    /// A file can change between runs: never folded into a constant or deduplicated.
+    fn stateful(&self) -> bool {
+        true
+    }
+}
+
+impl Decode for ReadFile {
+    fn names() -> Vec<&'static str> {
+        vec![NAME]
+    }
+
+    fn decode(name: &str, _: &Attrs) -> Result<Self> {
+        expect_name(name, NAME)?;
+        Ok(ReadFile {})
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let name = Buffer::Str(vec![TfString::from(path)]);
+    let name = Tensor::from_buffer_unchecked(name, Shape::scalar());
+    vec![(crate::ops::registry::Op::ReadFile(ReadFile {}), vec![name])]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemes_and_errors() {
+        assert_eq!(local_path("/a/b").unwrap(), "/a/b");
+        assert_eq!(local_path("file://host/a/b").unwrap(), "/a/b");
+        assert_eq!(local_path("file://host").unwrap(), "");
+        assert!(matches!(local_path("gs://bucket/x"), Err(Error::Unimplemented(_))));
+        let missing = read(b"/no/such/file/here").unwrap_err();
+        assert_eq!(missing.to_string(), "/no/such/file/here; No such file or directory");
+        assert!(matches!(missing, Error::NotFound(_)));
+        assert!(matches!(read(b"/").unwrap_err(), Error::FailedPrecondition(_)));
+    }
+}

@@ -1,0 +1,403 @@
+//! `ResizeBilinear` and its adjoint `ResizeBilinearGrad` on the host, computed as TensorFlow's
+//! CPU kernels compute them (`resize_bilinear_op.cc`), so that results agree bit for bit: the
+//! source position of output row/column `i` is `(i + 0.5) * scale - 0.5` with half-pixel
+//! centres (else `i * scale`), all in float32, its lower and upper neighbours clamped to the
+//! image, and each output the lerp of the two top neighbours, of the two bottom ones, then of
+//! those two (columns first). The gradient scatters each output gradient back to its four
+//! neighbours in TensorFlow's order (rows, columns, then the four corners), so its sums round
+//! as TensorFlow's do.
+//!
+//! ResizeBilinear reads float32 and integer images, converting each value it reads to float32
+//! as TensorFlow's kernel does (so a decoded uint8 image is never cast whole first);
+//! `tf.image.resize` casts the other float types to float32 first, as before, so that their
+//! gradients keep flowing through that cast. ResizeBilinearGrad is float32. The output size is an attribute (`tf.image.resize` uses the
+//! primitive only for a static size; a size computed in a graph takes the composition of
+//! gathers in `image/resize.py`). On a GPU, the Python layer keeps that composition too.
+
+use crate::buffer::Buffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops::primitive::{
+    describe_dims, from_variant, input, variant_attrs, Arity, Attrs, Decisions, Decode, GpuKernel,
+    Primitive, TensorType,
+};
+use crate::ops::registry::Op;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use rayon::prelude::*;
+
+/// The sampling grid of both ops (TensorFlow's `align_corners` and `half_pixel_centers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Grid {
+    pub align_corners: bool,
+    pub half_pixel_centers: bool,
+}
+
+/// The resize ops with their attributes; the variant names are TensorFlow's op names.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Resize {
+    /// Input: float32 images `[batch, height, width, channels]`; output `[batch, size..,
+    /// channels]`.
+    ResizeBilinear { size: [usize; 2], grid: Grid },
+    /// Inputs: the output's gradient, the original images (for their shape).
+    ResizeBilinearGrad { grid: Grid },
+}
+
+use Resize::*;
+
+const NAMES: &[&str] = &["ResizeBilinear", "ResizeBilinearGrad"];
+
+/// Work below this many output values runs on the calling thread.
+const PARALLEL_MIN: usize = 1 << 15;
+
+fn invalid(message: impl std::fmt::Display, op: &str) -> Error {
+    Error::InvalidArgument(format!("{message} [Op:{op}]"))
+}
+
+/// TensorFlow's `CalculateResizeScale`.
+fn scale(in_size: usize, out_size: usize, align_corners: bool) -> f32 {
+    if align_corners && out_size > 1 {
+        (in_size as f32 - 1.0) / (out_size as f32 - 1.0)
+    } else {
+        in_size as f32 / out_size as f32
+    }
+}
+
+/// Output position `i`'s neighbours and weight along one axis (TensorFlow's
+/// `CachedInterpolation`).
+#[derive(Clone, Copy)]
+struct Tap {
+    lower: usize,
+    upper: usize,
+    lerp: f32,
+}
+
+fn taps(in_size: usize, out_size: usize, grid: Grid) -> Vec<Tap> {
+    let s = scale(in_size, out_size, grid.align_corners);
+    (0..out_size)
+        .map(|i| {
+            let pos =
+                if grid.half_pixel_centers { (i as f32 + 0.5) * s - 0.5 } else { i as f32 * s };
+            let floor = pos.floor();
+            Tap {
+                lower: (floor as i64).max(0) as usize,
+                upper: (pos.ceil() as i64).min(in_size as i64 - 1).max(0) as usize,
+                lerp: pos - floor,
+            }
+        })
+        .collect()
+}
+
+/// A value TensorFlow's kernel reads as `static_cast<float>(v)` (Rust's `as` rounds the same).
+trait Pixel: Copy + Send + Sync {
+    fn float(self) -> f32;
+}
+
+macro_rules! pixels {
+    ($($t:ty),*) => { $(impl Pixel for $t { #[inline(always)] fn float(self) -> f32 { self as f32 } })* };
+}
+pixels!(u8, i8, u16, i16, i32, i64);
+
+impl Pixel for f32 {
+    #[inline(always)]
+    fn float(self) -> f32 {
+        self
+    }
+}
+
+/// The input dtypes ResizeBilinear reads directly.
+const PIXELS: &[DType] =
+    &[DType::U8, DType::I8, DType::U16, DType::I16, DType::I32, DType::I64, DType::F32];
+
+fn floats<'a>(t: &'a Tensor, op: &str) -> Result<&'a [f32]> {
+    match t.buffer() {
+        Buffer::F32(v) => Ok(v),
+        _ => Err(Error::unsupported_dtype(op, t.dtype())),
+    }
+}
+
+fn image_dims(t: &Tensor, what: &str, op: &str) -> Result<[usize; 4]> {
+    match *t.dims() {
+        [n, h, w, c] => Ok([n, h, w, c]),
+        _ => Err(invalid(format!("{what} must be 4-dimensional{}", describe_dims(&known(t))), op)),
+    }
+}
+
+fn known(t: &Tensor) -> Vec<Option<usize>> {
+    t.dims().iter().map(|&d| Some(d)).collect()
+}
+
+/// TensorFlow's ResizeBilinear CPU kernel on images `[n, h, w, c]`.
+fn resize<T: Pixel>(
+    x: &[T],
+    [n, h, w, c]: [usize; 4],
+    [oh, ow]: [usize; 2],
+    grid: Grid,
+) -> Vec<f32> {
+    let mut out = crate::kernels::alloc::with_capacity(n * oh * ow * c);
+    out.resize(n * oh * ow * c, 0.0f32);
+    if out.is_empty() {
+        return out;
+    }
+    // TensorFlow's no-op resize is a plain cast.
+    if (oh, ow) == (h, w) {
+        out.iter_mut().zip(x).for_each(|(o, v)| *o = v.float());
+        return out;
+    }
+    let ys = taps(h, oh, grid);
+    let xs = taps(w, ow, grid);
+    let row = |(r, out_row): (usize, &mut [f32])| {
+        let (b, y) = (r / oh, r % oh);
+        let image = &x[b * h * w * c..(b + 1) * h * w * c];
+        let top = &image[ys[y].lower * w * c..][..w * c];
+        let bottom = &image[ys[y].upper * w * c..][..w * c];
+        let y_lerp = ys[y].lerp;
+        for (tap, out_px) in xs.iter().zip(out_row.chunks_exact_mut(c)) {
+            let (lo, hi, x_lerp) = (tap.lower * c, tap.upper * c, tap.lerp);
+            for (k, o) in out_px.iter_mut().enumerate() {
+                let (top_left, top_right) = (top[lo + k].float(), top[hi + k].float());
+                let (bottom_left, bottom_right) = (bottom[lo + k].float(), bottom[hi + k].float());
+                let upper = top_left + (top_right - top_left) * x_lerp;
+                let lower = bottom_left + (bottom_right - bottom_left) * x_lerp;
+                *o = upper + (lower - upper) * y_lerp;
+            }
+        }
+    };
+    if n * oh * ow * c >= PARALLEL_MIN {
+        out.par_chunks_mut(ow * c).enumerate().for_each(row);
+    } else {
+        out.chunks_mut(ow * c).enumerate().for_each(row);
+    }
+    out
+}
+
+/// TensorFlow's ResizeBilinearGrad CPU kernel: `g` `[n, oh, ow, c]` scattered onto
+/// `[n, h, w, c]`, images in parallel (each one's sums in TensorFlow's order).
+fn resize_grad(g: &[f32], [n, oh, ow, c]: [usize; 4], [h, w]: [usize; 2], grid: Grid) -> Vec<f32> {
+    let mut out = crate::kernels::alloc::with_capacity(n * h * w * c);
+    out.resize(n * h * w * c, 0.0f32);
+    if out.is_empty() || g.is_empty() {
+        return out;
+    }
+    let ys = taps(h, oh, grid);
+    let xs = taps(w, ow, grid);
+    let image = |(b, acc): (usize, &mut [f32])| {
+        let g = &g[b * oh * ow * c..(b + 1) * oh * ow * c];
+        for (y, ty) in ys.iter().enumerate() {
+            let inverse_y = 1.0 - ty.lerp;
+            for (x, tx) in xs.iter().enumerate() {
+                let inverse_x = 1.0 - tx.lerp;
+                let (top, bottom) = (ty.lower * w, ty.upper * w);
+                let (left, right) = (tx.lower, tx.upper);
+                for k in 0..c {
+                    let v = g[(y * ow + x) * c + k];
+                    acc[(top + left) * c + k] += v * inverse_y * inverse_x;
+                    acc[(top + right) * c + k] += v * inverse_y * tx.lerp;
+                    acc[(bottom + left) * c + k] += v * ty.lerp * inverse_x;
+                    acc[(bottom + right) * c + k] += v * ty.lerp * tx.lerp;
+                }
+            }
+        }
+    };
+    if n > 1 && n * oh * ow * c >= PARALLEL_MIN {
+        out.par_chunks_mut(h * w * c).enumerate().for_each(image);
+    } else {
+        out.chunks_mut(h * w * c).enumerate().for_each(image);
+    }
+    out
+}
+
+impl Resize {
+    fn grid(&self) -> Grid {
+        match self {
+            ResizeBilinear { grid, .. } | ResizeBilinearGrad { grid } => *grid,
+        }
+    }
+
+    fn check_grid(&self) -> Result<()> {
+        let grid = self.grid();
+        if grid.align_corners && grid.half_pixel_centers {
+            return Err(invalid(
+                "If half_pixel_centers is True, align_corners must be False.",
+                self.tf_name(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn check_type(t: &TensorType, what: &str, op: &str) -> Result<()> {
+    if t.dtype != DType::F32 {
+        return Err(Error::unsupported_dtype(op, t.dtype));
+    }
+    if t.rank() != 4 {
+        return Err(invalid(format!("{what} must be 4-dimensional{}", describe_dims(&t.dims)), op));
+    }
+    Ok(())
+}
+
+impl Primitive for Resize {
+    fn tf_name(&self) -> &'static str {
+        match self {
+            ResizeBilinear { .. } => "ResizeBilinear",
+            ResizeBilinearGrad { .. } => "ResizeBilinearGrad",
+        }
+    }
+
+    fn arity(&self) -> Arity {
+        match self {
+            ResizeBilinear { .. } => Arity::Exactly(1),
+            ResizeBilinearGrad { .. } => Arity::Exactly(2),
+        }
+    }
+
+    fn attrs(&self) -> Attrs {
+        variant_attrs(self)
+    }
+
+    fn infer(&self, inputs: &[TensorType]) -> Result<Vec<TensorType>> {
+        let op = self.tf_name();
+        self.check_grid()?;
+        match self {
+            ResizeBilinear { size, .. } => {
+                let x = input(inputs, 0)?;
+                if !PIXELS.contains(&x.dtype) {
+                    return Err(Error::unsupported_dtype(op, x.dtype));
+                }
+                check_type(&x.with_dtype(DType::F32), "input", op)?;
+                if size[0] == 0 || size[1] == 0 {
+                    return Err(invalid("output dimensions must be positive", op));
+                }
+                let dims = vec![x.dims[0], Some(size[0]), Some(size[1]), x.dims[3]];
+                Ok(vec![TensorType { dtype: DType::F32, dims }])
+            }
+            ResizeBilinearGrad { .. } => {
+                let (g, original) = (input(inputs, 0)?, input(inputs, 1)?);
+                check_type(g, "input_grad", op)?;
+                check_type(original, "original_image", op)?;
+                Ok(vec![original.clone()])
+            }
+        }
+    }
+
+    fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        let op = self.tf_name();
+        let types: Vec<TensorType> = inputs.iter().map(|t| TensorType::of(t)).collect();
+        self.infer(&types)?;
+        let grid = self.grid();
+        Ok(vec![match self {
+            ResizeBilinear { size, .. } => {
+                let dims = image_dims(inputs[0], "input", op)?;
+                if dims[1] == 0 || dims[2] == 0 {
+                    return Err(invalid("input image must be of non-zero size", op));
+                }
+                let shape = Shape::new(vec![dims[0], size[0], size[1], dims[3]]);
+                crate::shape::check_alloc(shape.num_elements(), DType::F32)?;
+                let out = match inputs[0].buffer() {
+                    Buffer::U8(v) => resize(v, dims, *size, grid),
+                    Buffer::I8(v) => resize(v, dims, *size, grid),
+                    Buffer::U16(v) => resize(v, dims, *size, grid),
+                    Buffer::I16(v) => resize(v, dims, *size, grid),
+                    Buffer::I32(v) => resize(v, dims, *size, grid),
+                    Buffer::I64(v) => resize(v, dims, *size, grid),
+                    _ => resize(floats(inputs[0], op)?, dims, *size, grid),
+                };
+                Tensor::from_vec(out, shape)
+            }
+            ResizeBilinearGrad { .. } => {
+                let gd = image_dims(inputs[0], "input_grad", op)?;
+                let [n, h, w, c] = image_dims(inputs[1], "original_image", op)?;
+                if gd[0] != n || gd[3] != c {
+                    return Err(invalid(
+                        "input_grad and original_image must have the same batch size and depth",
+                        op,
+                    ));
+                }
+                let g = floats(inputs[0], op)?;
+                Tensor::from_vec(resize_grad(g, gd, [h, w], grid), Shape::new(vec![n, h, w, c]))
+            }
+        }])
+    }
+
+    /// ResizeBilinear's adjoint is ResizeBilinearGrad; that one's is ResizeBilinear again
+    /// (TensorFlow registers none for ResizeBilinearGrad; the operator is linear, so this is
+    /// its exact gradient and second derivatives keep working as they did before).
+    fn gradient(&self, inputs: &[Tensor], _: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        let grid = self.grid();
+        match self {
+            // Integer images carry no gradient.
+            ResizeBilinear { .. } if inputs[0].dtype() != DType::F32 => Ok(vec![None]),
+            ResizeBilinear { .. } => {
+                let adjoint = Op::Resize(ResizeBilinearGrad { grid });
+                Ok(vec![Some(crate::dispatch::apply1(&adjoint, &[g, &inputs[0]])?)])
+            }
+            ResizeBilinearGrad { .. } => {
+                let dims = inputs[0].dims();
+                let size = [dims[1], dims[2]];
+                let forward = Op::Resize(ResizeBilinear { size, grid });
+                Ok(vec![Some(crate::dispatch::apply1(&forward, &[g])?), None])
+            }
+        }
+    }
+
+    fn decisions(&self) -> Decisions {
+        Decisions {
+            gpu: GpuKernel::CpuOnly(
+                "TensorFlow's CPU kernel, bit for bit; on a GPU tf.image.resize composes gathers",
+            ),
+            differentiable: true,
+            fusable: false,
+        }
+    }
+}
+
+impl Decode for Resize {
+    fn names() -> Vec<&'static str> {
+        NAMES.to_vec()
+    }
+
+    fn decode(name: &str, attrs: &Attrs) -> Result<Self> {
+        from_variant(name, attrs)
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn registry_examples() -> Vec<(Op, Vec<Tensor>)> {
+    let grid = Grid { align_corners: false, half_pixel_centers: true };
+    let values: Vec<f32> = (0..2 * 3 * 4 * 2).map(|v| v as f32 * 0.5).collect();
+    let image = Tensor::from_slice(&values, &[2, 3, 4, 2]).unwrap();
+    let g = Tensor::from_slice(&vec![1.0f32; 2 * 5 * 3 * 2], &[2, 5, 3, 2]).unwrap();
+    let pixels = Tensor::from_slice(&[0u8, 255, 7, 9, 100, 3], &[1, 2, 3, 1]).unwrap();
+    vec![
+        (Op::Resize(ResizeBilinear { size: [5, 3], grid }), vec![image.clone()]),
+        (Op::Resize(ResizeBilinear { size: [3, 2], grid }), vec![pixels]),
+        (Op::Resize(ResizeBilinearGrad { grid }), vec![g, image]),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upsampling_matches_tensorflow() {
+        // tf.image.resize([[1, 2], [3, 4]] as [1, 2, 2, 1], [3, 3]) under TensorFlow 2.21.
+        let grid = Grid { align_corners: false, half_pixel_centers: true };
+        let out = resize(&[1.0, 2.0, 3.0, 4.0], [1, 2, 2, 1], [3, 3], grid);
+        let expected = [1.0, 1.5, 2.0, 2.0, 2.5, 3.0, 3.0, 3.5, 4.0];
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn gradient_is_the_adjoint() {
+        // <resize(x), g> == <x, resize_grad(g)> for a random-ish x and g.
+        let grid = Grid { align_corners: false, half_pixel_centers: true };
+        let x: Vec<f32> = (0..3 * 5 * 2).map(|v| ((v * 7) % 11) as f32).collect();
+        let g: Vec<f32> = (0..4 * 3 * 2).map(|v| ((v * 5) % 7) as f32).collect();
+        let y = resize(&x, [1, 3, 5, 2], [4, 3], grid);
+        let back = resize_grad(&g, [1, 4, 3, 2], [3, 5], grid);
+        let lhs: f64 = y.iter().zip(&g).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
+        let rhs: f64 = x.iter().zip(&back).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
+        assert!((lhs - rhs).abs() < 1e-3, "{lhs} vs {rhs}");
+    }
+}
