@@ -58,6 +58,10 @@ fn io_error(path: &str, e: io::Error) -> Error {
         io::ErrorKind::PermissionDenied => {
             Error::PermissionDenied(format!("{path}; Permission denied"))
         }
+        io::ErrorKind::NotADirectory => {
+            Error::FailedPrecondition(format!("{path}; Not a directory"))
+        }
+        io::ErrorKind::IsADirectory => Error::FailedPrecondition(format!("{path}; Is a directory")),
         // flate2 reports a damaged compressed stream as invalid data: zlib's Z_DATA_ERROR (-3),
         // worded as TensorFlow's reader words it (zlib's own detail differs from flate2's).
         io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => {

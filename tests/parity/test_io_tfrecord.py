@@ -47,10 +47,22 @@ def _write_read(tf, root, records):
     opts = tf.io.TFRecordOptions("GZIP")
     get = tf.io.TFRecordOptions.get_compression_type_string
     errors.append([get(opts), get(None), get("ZLIB"), get(1), get(2), get(0)])
-    try:
-        tf.io.TFRecordWriter(os.path.join(root, "missing", "dir", "x.tfrecord"))
-    except Exception as e:  # noqa: BLE001
-        errors.append(type(e).__name__)
+    # A missing directory, a file where a directory should be, a directory where the file.
+    with open(os.path.join(root, "plain"), "w") as f:
+        f.write("x")
+    for bad in (("missing", "dir", "x.tfrecord"), ("plain", "x.tfrecord"), ("missing",)):
+        path = os.path.join(root, *bad)
+        if bad == ("missing",):
+            os.makedirs(path, exist_ok=True)
+        try:
+            tf.io.TFRecordWriter(path)
+        except Exception as e:  # noqa: BLE001
+            errors.append((type(e).__name__, str(e).replace(root, "ROOT")))
+        try:
+            list(tf.data.TFRecordDataset(path))
+        except Exception as e:  # noqa: BLE001
+            message = str(e).split("}}")[-1].split(" [Op:")[0].strip()
+            errors.append((type(e).__name__, message.replace(root, "ROOT")))
     return out, errors
 
 
