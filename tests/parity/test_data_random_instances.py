@@ -67,3 +67,39 @@ def _epochs(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_random_ops_restart_with_each_iterator(tf_oracle, device):
     assert_parity(tf_oracle, _epochs, args=(device,))
+
+
+def _state_functions(tf, device):
+    """`scan` and `reduce` functions are traced once, as TensorFlow traces them: Python side
+    effects run at the trace, `tf.executing_eagerly()` is False inside, and random ops draw
+    per element, restarting with each iterator."""
+    calls = []
+
+    def step(state, x):
+        calls.append(tf.executing_eagerly())
+        return state + x, state * 2 + tf.cast(tf.random.uniform([]) < 2.0, tf.int64)
+
+    def total(state, x):
+        calls.append(("reduce", tf.executing_eagerly()))
+        return state + x + tf.cast(tf.random.uniform([], maxval=3, dtype=tf.int32), tf.int64)
+
+    with tf.device(device):
+        tf.random.set_seed(11)
+        scanned = tf.data.Dataset.range(5).scan(tf.constant(0, tf.int64), step)
+        epochs = [[int(v) for v in scanned], [int(v) for v in scanned]]
+        data = tf.data.Dataset.range(6)
+        sums = [int(data.reduce(tf.constant(0, tf.int64), total)) for _ in range(2)]
+        noisy = tf.data.Dataset.range(3).scan(0.0, lambda s, x: (s + 1.0, tf.random.uniform([])))
+        noisy_epochs = [[float(v) for v in noisy], [float(v) for v in noisy]]
+    return {
+        "epochs": epochs,
+        "calls": calls,
+        "sums_repeat": sums[0] == sums[1],
+        "noisy_epochs_repeat": noisy_epochs[0] == noisy_epochs[1],
+        "noisy_draws_differ": len(set(noisy_epochs[0])) == 3,
+    }
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scan_and_reduce_functions_are_traced(tf_oracle, device):
+    assert_parity(tf_oracle, _state_functions, args=(device,))

@@ -12,9 +12,10 @@ run while one of its elements is computed are this scope's instances (`graph_for
 (`contextvars`).
 """
 
+import contextlib
 import contextvars
 
-__all__ = ["elements", "graph_for"]
+__all__ = ["elements", "graph_for", "iterator_scope"]
 
 _SCOPE = contextvars.ContextVar("ferroflow_data_iterator_scope", default=None)
 
@@ -39,6 +40,16 @@ def graph_for(core):
     or ``core`` itself outside any iterator."""
     scope = _SCOPE.get()
     return core if scope is None else scope.graph(core)
+
+
+@contextlib.contextmanager
+def iterator_scope():
+    """A new iterator's scope for the block (`Dataset.reduce` folds its elements in one)."""
+    token = _SCOPE.set(_Scope())
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
 
 
 def elements(dataset):

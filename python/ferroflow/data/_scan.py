@@ -55,6 +55,38 @@ def state_spec(fn, initial_spec, element_spec, what, pair):
         spec = relaxed
 
 
+def state_function(fn, initial_spec, element_spec, what, pair, kind):
+    """``fn`` traced once for (state, element) arguments, as TensorFlow traces `scan` and
+    `reduce` functions: Python side effects run at the trace, random ops draw per element.
+    The state is relaxed as in `state_spec`: ``fn`` is traced again with dimensions of the
+    new state that differ from the state's unknown, until the spec settles. Returns (traced
+    function, state spec, output spec); the specs are None when ferroflow calls ``fn``
+    eagerly (`trace_dataset_function`) and the stand-in elements did not suit it."""
+    from ferroflow.data._functional import trace_dataset_function
+
+    spec = initial_spec
+    while True:
+        traced = trace_dataset_function(fn, (spec, element_spec), kind)
+        if traced.output_spec is None:
+            return traced, None, None
+        out = _settled_spec(traced.output_spec, what, pair)
+        new_state, output = out if pair else (out, None)
+        _types_match(spec, new_state, what)
+        relaxed = _structure.merge_specs(spec, new_state, f"the `{what}` states")
+        if relaxed == spec:
+            return traced, spec, output
+        spec = relaxed
+
+
+def _settled_spec(out, what, pair):
+    """The (state, output) specs of a traced function's output spec (the state's alone
+    without ``pair``)."""
+    if pair:
+        state, output = _check_pair(out, what)
+        return state, output
+    return out
+
+
 def _described(out, what, pair):
     if pair:
         state, output = _check_pair(out, what)
@@ -73,13 +105,13 @@ class ScanDataset(Dataset):
             raise TypeError(f"`scan_func` must be callable, got {scan_func!r}.")
         self._input = input_dataset
         self._initial = _structure.normalize(initial_state)
-        self._fn = scan_func
-        _, self._spec = state_spec(
+        self._fn, _, self._spec = state_function(
             scan_func,
             _structure.spec_of(self._initial),
             input_dataset.element_spec,
             "scan_func",
             pair=True,
+            kind="Dataset.scan()",
         )
 
     @property
@@ -96,7 +128,7 @@ class ScanDataset(Dataset):
     def _elements(self):
         state = self._initial
         for element in self._input._elements():
-            new_state, output = _check_pair(_calls.call(self._fn, (state, element)), "scan_func")
+            new_state, output = _check_pair(self._fn((state, element)), "scan_func")
             new_state = _structure.normalize(new_state)
             _types_match(_structure.spec_of(state), _structure.spec_of(new_state), "scan_func")
             state = new_state
@@ -107,17 +139,23 @@ def reduce_dataset(dataset, initial_state, reduce_func):
     """`Dataset.reduce`: ``reduce_func(state, element)`` folded over the elements."""
     state = _structure.normalize(initial_state)
     spec = _structure.spec_of(state)
-    # The function is traced first, as TensorFlow does: type errors come before any element.
-    settled, _ = state_spec(reduce_func, spec, dataset.element_spec, "reduce_func", pair=False)
-    if _tracing.tracing() and settled is not None:
-        # Inside a tf.function the elements are pulled when the graph runs, never baked in.
-        from ferroflow.data._in_function import staged_reduce
+    if _tracing.tracing():
+        settled, _ = state_spec(reduce_func, spec, dataset.element_spec, "reduce_func", False)
+        if settled is not None:
+            # Inside a tf.function the elements are pulled when the graph runs, never baked
+            # in; the function is traced into the loop's body.
+            from ferroflow.data._in_function import staged_reduce
 
-        return staged_reduce(dataset, state, reduce_func, settled, _calls.call)
-    for element in _instances.elements(dataset):
-        new_state = _structure.normalize(_calls.call(reduce_func, (state, element)))
-        _types_match(spec, _structure.spec_of(new_state), "reduce_func")
-        state = new_state
+            return staged_reduce(dataset, state, reduce_func, settled, _calls.call)
+    # The function is traced first, as TensorFlow does: type errors come before any element.
+    traced, _, _ = state_function(
+        reduce_func, spec, dataset.element_spec, "reduce_func", False, "Dataset.reduce()"
+    )
+    with _instances.iterator_scope():
+        for element in dataset._elements():
+            new_state = _structure.normalize(traced((state, element)))
+            _types_match(spec, _structure.spec_of(new_state), "reduce_func")
+            state = new_state
     return state
 
 
