@@ -70,7 +70,7 @@ def test_random_ops_restart_with_each_iterator(tf_oracle, device):
 
 
 def _state_functions(tf, device):
-    """`scan` and `reduce` functions are traced once, as TensorFlow traces them: Python side
+    """`scan`, `reduce` and `take_while` functions are traced once, as TensorFlow traces them: Python side
     effects run at the trace, `tf.executing_eagerly()` is False inside, and random ops draw
     per element, restarting with each iterator."""
     calls = []
@@ -91,8 +91,15 @@ def _state_functions(tf, device):
         sums = [int(data.reduce(tf.constant(0, tf.int64), total)) for _ in range(2)]
         noisy = tf.data.Dataset.range(3).scan(0.0, lambda s, x: (s + 1.0, tf.random.uniform([])))
         noisy_epochs = [[float(v) for v in noisy], [float(v) for v in noisy]]
+
+        def below(x):
+            calls.append(("take_while", tf.executing_eagerly()))
+            return x < 3
+
+        taken = [int(v) for v in tf.data.Dataset.range(6).take_while(below)]
     return {
         "epochs": epochs,
+        "taken": taken,
         "calls": calls,
         "sums_repeat": sums[0] == sums[1],
         "noisy_epochs_repeat": noisy_epochs[0] == noisy_epochs[1],

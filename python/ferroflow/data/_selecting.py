@@ -8,7 +8,7 @@ import numpy as np
 
 from ferroflow import dtypes as _dtypes
 from ferroflow import errors
-from ferroflow.data import _calls, _structure
+from ferroflow.data import _structure
 from ferroflow.data.dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
@@ -65,9 +65,13 @@ class TakeWhileDataset(_Unary):
         super().__init__(input_dataset)
         if not callable(predicate):
             raise TypeError(f"`predicate` must be callable, got {predicate!r}.")
-        self._predicate = predicate
         # TensorFlow traces the predicate now: a non-boolean one fails here.
-        spec = _calls.output_spec(predicate, input_dataset.element_spec)
+        from ferroflow.data._functional import trace_dataset_function
+
+        self._predicate = trace_dataset_function(
+            predicate, input_dataset.element_spec, "Dataset.take_while()"
+        )
+        spec = self._predicate.output_spec
         if spec is not None and not (
             getattr(spec, "dtype", None) == _dtypes.bool and spec.shape.rank == 0
         ):
@@ -78,7 +82,7 @@ class TakeWhileDataset(_Unary):
 
     def _elements(self):
         for element in self._input._elements():
-            if not bool(_bool_scalar(_calls.call(self._predicate, element), _spec_text)):
+            if not bool(_bool_scalar(self._predicate(element), _spec_text)):
                 return
             yield element
 
