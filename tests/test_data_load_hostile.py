@@ -1,12 +1,18 @@
-"""`tf.data.Dataset.load` reads ferroflow's pickled layout with an unpickler that rebuilds only
-containers, numpy values and spec classes: a hostile file that names any other callable (here
-`os.system`) is DataLossError, and nothing it names runs."""
+"""`tf.data.Dataset.load` reads TensorFlow's snapshot layout from files it does not trust:
+damaged metadata, element specs and shard records are typed errors (DataLossError,
+NotFoundError, DecodeError as TensorFlow), never a crash, a hang or a read outside the saved
+directory. `Dataset.cache(filename)` keeps ferroflow's own pickled layout, read by an
+unpickler that rebuilds only containers, numpy values and spec classes: a hostile file that
+names any other callable (here `os.system`) is DataLossError, and nothing it names runs."""
 
 import os
 import pickle
+import random
 
 import ferroflow as tf
 import pytest
+from ferroflow._proto import message_class
+from google.protobuf.message import DecodeError
 
 
 class _RunsACommand:
@@ -17,25 +23,110 @@ class _RunsACommand:
         return (os.system, (f"touch {self.marker}",))
 
 
-def test_a_hostile_saved_dataset_runs_nothing(tmp_path):
-    saved = tmp_path / "saved"
-    tf.data.Dataset.range(3).save(str(saved))
-    assert list(tf.data.Dataset.load(str(saved)).as_numpy_iterator()) == [0, 1, 2]
-    (file,) = [p for p in saved.iterdir() if p.is_file()]
-    marker = tmp_path / "ran"
-    file.write_bytes(pickle.dumps({"element_spec": _RunsACommand(marker), "elements": []}))
-    with pytest.raises(tf.errors.DataLossError):
-        tf.data.Dataset.load(str(saved))
-    assert not marker.exists()
+def _saved(tmp_path, name="saved"):
+    saved = tmp_path / name
+    tf.data.Dataset.range(4).map(lambda x: (x, tf.strings.as_string(x))).save(str(saved))
+    (run,) = [p for p in saved.iterdir() if p.is_dir()]
+    return saved, run / "00000000.shard" / "00000000.snapshot"
 
 
-def test_a_truncated_saved_dataset_is_data_loss(tmp_path):
-    saved = tmp_path / "saved"
-    tf.data.Dataset.range(3).save(str(saved))
-    (file,) = [p for p in saved.iterdir() if p.is_file()]
-    file.write_bytes(file.read_bytes()[:10])
+def _read(saved):
+    return [(int(a), bytes(b.numpy())) for a, b in tf.data.Dataset.load(str(saved))]
+
+
+_TYPED = (tf.errors.DataLossError, tf.errors.NotFoundError, tf.errors.InvalidArgumentError)
+
+
+def test_random_damage_to_a_shard_is_a_typed_error(tmp_path):
+    saved, shard = _saved(tmp_path)
+    good = shard.read_bytes()
+    assert _read(saved) == [(i, str(i).encode()) for i in range(4)]
+    rng = random.Random(0)
+    for _ in range(200):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        shard.write_bytes(bytes(data[: rng.randint(0, len(data))]))
+        try:
+            _read(saved)
+        except _TYPED:
+            pass
+
+
+def test_hostile_string_lengths_are_data_loss(tmp_path):
+    """A string tensor whose packed lengths claim more bytes (or more strings) than the
+    record holds: each is DataLossError, nothing allocated from the claimed sizes."""
+    saved, shard = _saved(tmp_path)
+    proto_class = message_class("tensorflow.TensorProto")
+    hostile = [
+        proto_class(dtype=7, tensor_content=b"\xff\xff\xff\xff\x0f" + b"x"),
+        proto_class(dtype=7, tensor_content=b"\x05ab"),
+        proto_class(dtype=7, tensor_content=b"\x80"),
+    ]
+    big = proto_class(dtype=7, tensor_content=b"\x01a")
+    big.tensor_shape.dim.add().size = 2**40
+    hostile.append(big)
+    for proto in hostile:
+        shard.unlink()
+        with tf.io.TFRecordWriter(str(shard)) as w:
+            w.write(tf.io.serialize_tensor(tf.constant(0, tf.int64)).numpy())
+            w.write(proto.SerializeToString())
+        with pytest.raises(tf.errors.DataLossError):
+            _read(saved)
+
+
+def test_damaged_metadata_and_spec(tmp_path):
+    saved, _ = _saved(tmp_path)
+    meta = saved / "snapshot.metadata"
+    record_class = message_class("tensorflow.data.experimental.SnapshotMetadataRecord")
+    good = record_class.FromString(meta.read_bytes())
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for run_id in ("..", "../outside", "", "a/b"):
+        bad = record_class()
+        bad.CopyFrom(good)
+        bad.run_id = run_id
+        meta.write_bytes(bad.SerializeToString())
+        with pytest.raises(tf.errors.DataLossError):
+            _read(saved)
+    meta.write_bytes(b"\xff\xff")
     with pytest.raises(tf.errors.DataLossError):
+        _read(saved)
+    meta.unlink()
+    with pytest.raises(tf.errors.NotFoundError):
+        _read(saved)
+    spec = saved / "dataset_spec.pb"
+    spec.write_bytes(b"\xff")
+    with pytest.raises(DecodeError):
         tf.data.Dataset.load(str(saved))
+    spec.write_bytes(b"\x9a\x03\x00")  # a list_value: no spec
+    with pytest.raises(TypeError):
+        tf.data.Dataset.load(str(saved))
+    # A StructuredValue nested past protobuf's recursion limit is refused while parsing.
+    nested = b""
+    for _ in range(300):
+        inner = b"\x0a" + _varint(len(nested)) + nested  # TupleValue.values
+        nested = b"\xa2\x03" + _varint(len(inner)) + inner  # StructuredValue.tuple_value
+    spec.write_bytes(nested)
+    with pytest.raises(DecodeError):
+        tf.data.Dataset.load(str(saved))
+
+
+def _varint(n):
+    out = b""
+    while n >= 0x80:
+        out += bytes([n & 0x7F | 0x80])
+        n >>= 7
+    return out + bytes([n])
+
+
+def test_composite_elements_are_not_saved_in_a_non_tensorflow_format(tmp_path):
+    ragged = tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1, 2], [3]]))
+    with pytest.raises(tf.errors.UnimplementedError, match="DT_VARIANT"):
+        ragged.save(str(tmp_path / "ragged"))
+    assert not (tmp_path / "ragged").exists()
+    with pytest.raises(tf.errors.UnimplementedError, match="snappy"):
+        tf.data.Dataset.range(2).save(str(tmp_path / "s"), compression="SNAPPY")
 
 
 def test_a_hostile_cache_file_runs_nothing(tmp_path):

@@ -1158,3 +1158,188 @@ pub struct SequenceExample {
     #[prost(message, optional, tag = "2")]
     pub feature_lists: ::core::option::Option<FeatureLists>,
 }
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StructuredValue {
+    #[prost(
+        oneof = "structured_value::Kind",
+        tags = "1, 11, 12, 13, 14, 31, 32, 33, 34, 35, 51, 52, 53, 54, 55, 56"
+    )]
+    pub kind: ::core::option::Option<structured_value::Kind>,
+}
+/// Nested message and enum types in `StructuredValue`.
+pub mod structured_value {
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Kind {
+        #[prost(message, tag = "1")]
+        NoneValue(super::NoneValue),
+        #[prost(double, tag = "11")]
+        Float64Value(f64),
+        #[prost(sint64, tag = "12")]
+        Int64Value(i64),
+        #[prost(string, tag = "13")]
+        StringValue(::prost::alloc::string::String),
+        #[prost(bool, tag = "14")]
+        BoolValue(bool),
+        #[prost(message, tag = "31")]
+        TensorShapeValue(super::TensorShapeProto),
+        #[prost(enumeration = "super::DataType", tag = "32")]
+        TensorDtypeValue(i32),
+        #[prost(message, tag = "33")]
+        TensorSpecValue(super::TensorSpecProto),
+        #[prost(message, tag = "34")]
+        TypeSpecValue(::prost::alloc::boxed::Box<super::TypeSpecProto>),
+        #[prost(message, tag = "35")]
+        BoundedTensorSpecValue(super::BoundedTensorSpecProto),
+        #[prost(message, tag = "51")]
+        ListValue(super::ListValue),
+        #[prost(message, tag = "52")]
+        TupleValue(super::TupleValue),
+        #[prost(message, tag = "53")]
+        DictValue(super::DictValue),
+        #[prost(message, tag = "54")]
+        NamedTupleValue(super::NamedTupleValue),
+        #[prost(message, tag = "55")]
+        TensorValue(super::TensorProto),
+        #[prost(message, tag = "56")]
+        NumpyValue(super::TensorProto),
+    }
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct NoneValue {}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListValue {
+    #[prost(message, repeated, tag = "1")]
+    pub values: ::prost::alloc::vec::Vec<StructuredValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TupleValue {
+    #[prost(message, repeated, tag = "1")]
+    pub values: ::prost::alloc::vec::Vec<StructuredValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DictValue {
+    #[prost(btree_map = "string, message", tag = "1")]
+    pub fields: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        StructuredValue,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PairValue {
+    #[prost(string, tag = "1")]
+    pub key: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub value: ::core::option::Option<StructuredValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct NamedTupleValue {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(message, repeated, tag = "2")]
+    pub values: ::prost::alloc::vec::Vec<PairValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TensorSpecProto {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(enumeration = "DataType", tag = "3")]
+    pub dtype: i32,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct BoundedTensorSpecProto {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(enumeration = "DataType", tag = "3")]
+    pub dtype: i32,
+    #[prost(message, optional, tag = "4")]
+    pub minimum: ::core::option::Option<TensorProto>,
+    #[prost(message, optional, tag = "5")]
+    pub maximum: ::core::option::Option<TensorProto>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TypeSpecProto {
+    #[prost(enumeration = "type_spec_proto::TypeSpecClass", tag = "1")]
+    pub type_spec_class: i32,
+    #[prost(message, optional, boxed, tag = "2")]
+    pub type_state: ::core::option::Option<::prost::alloc::boxed::Box<StructuredValue>>,
+    #[prost(string, tag = "3")]
+    pub type_spec_class_name: ::prost::alloc::string::String,
+    #[prost(int32, tag = "4")]
+    pub num_flat_components: i32,
+}
+/// Nested message and enum types in `TypeSpecProto`.
+pub mod type_spec_proto {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum TypeSpecClass {
+        Unknown = 0,
+        SparseTensorSpec = 1,
+        IndexedSlicesSpec = 2,
+        RaggedTensorSpec = 3,
+        TensorArraySpec = 4,
+        DataDatasetSpec = 5,
+        DataIteratorSpec = 6,
+        OptionalSpec = 7,
+        PerReplicaSpec = 8,
+        VariableSpec = 9,
+        RowPartitionSpec = 10,
+        RegisteredTypeSpec = 12,
+        ExtensionTypeSpec = 13,
+    }
+    impl TypeSpecClass {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unknown => "UNKNOWN",
+                Self::SparseTensorSpec => "SPARSE_TENSOR_SPEC",
+                Self::IndexedSlicesSpec => "INDEXED_SLICES_SPEC",
+                Self::RaggedTensorSpec => "RAGGED_TENSOR_SPEC",
+                Self::TensorArraySpec => "TENSOR_ARRAY_SPEC",
+                Self::DataDatasetSpec => "DATA_DATASET_SPEC",
+                Self::DataIteratorSpec => "DATA_ITERATOR_SPEC",
+                Self::OptionalSpec => "OPTIONAL_SPEC",
+                Self::PerReplicaSpec => "PER_REPLICA_SPEC",
+                Self::VariableSpec => "VARIABLE_SPEC",
+                Self::RowPartitionSpec => "ROW_PARTITION_SPEC",
+                Self::RegisteredTypeSpec => "REGISTERED_TYPE_SPEC",
+                Self::ExtensionTypeSpec => "EXTENSION_TYPE_SPEC",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "UNKNOWN" => Some(Self::Unknown),
+                "SPARSE_TENSOR_SPEC" => Some(Self::SparseTensorSpec),
+                "INDEXED_SLICES_SPEC" => Some(Self::IndexedSlicesSpec),
+                "RAGGED_TENSOR_SPEC" => Some(Self::RaggedTensorSpec),
+                "TENSOR_ARRAY_SPEC" => Some(Self::TensorArraySpec),
+                "DATA_DATASET_SPEC" => Some(Self::DataDatasetSpec),
+                "DATA_ITERATOR_SPEC" => Some(Self::DataIteratorSpec),
+                "OPTIONAL_SPEC" => Some(Self::OptionalSpec),
+                "PER_REPLICA_SPEC" => Some(Self::PerReplicaSpec),
+                "VARIABLE_SPEC" => Some(Self::VariableSpec),
+                "ROW_PARTITION_SPEC" => Some(Self::RowPartitionSpec),
+                "REGISTERED_TYPE_SPEC" => Some(Self::RegisteredTypeSpec),
+                "EXTENSION_TYPE_SPEC" => Some(Self::ExtensionTypeSpec),
+                _ => None,
+            }
+        }
+    }
+}

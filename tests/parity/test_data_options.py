@@ -133,11 +133,9 @@ def _saved_and_loaded(tf):
     D = tf.data.Dataset
     root = tempfile.mkdtemp()
     out = {}
-    rt = tf.ragged.constant([[1, 2], [3], []])
     cases = {
         "plain": D.range(5).map(lambda x: (x, tf.strings.as_string(x))),
         "dict": D.from_tensor_slices({"a": [[1.0, 2.0], [3.0, 4.0]], "b": ["x", "y"]}),
-        "ragged": D.from_tensor_slices(rt),
         "empty": D.range(0),
     }
     for name, ds in cases.items():

@@ -6,8 +6,29 @@ both; each side parses them)."""
 from .harness import assert_parity, parity
 
 
+def _saved_dataset_roots(tf):
+    """The messages of a saved dataset's files (snapshot.proto, struct.proto), which neither
+    framework exports publicly."""
+    names = [
+        "tensorflow.data.experimental.SnapshotRecord",
+        "tensorflow.data.experimental.SnapshotMetadataRecord",
+        "tensorflow.data.experimental.SnapshotTensorMetadata",
+        "tensorflow.data.experimental.DistributedSnapshotMetadata",
+        "tensorflow.StructuredValue",
+    ]
+    if tf.__name__ == "tensorflow":
+        from tensorflow.core.protobuf import snapshot_pb2, struct_pb2
+
+        modules = {"tensorflow.data.experimental": snapshot_pb2, "tensorflow": struct_pb2}
+        return [getattr(modules[n.rpartition(".")[0]], n.rpartition(".")[2]) for n in names]
+    from ferroflow._proto import message_class
+
+    return [message_class(n) for n in names]
+
+
 def _schema(tf):
-    """Every message reachable from the public classes, with its fields' wire properties."""
+    """Every message reachable from the public classes, with its fields' wire properties
+    (and the values of its enums)."""
     roots = [
         tf.train.Example,
         tf.train.SequenceExample,
@@ -15,6 +36,7 @@ def _schema(tf):
         tf.compat.v1.Summary,
         tf.compat.v1.SummaryMetadata,
         tf.compat.v1.HistogramProto,
+        *_saved_dataset_roots(tf),
     ]
     seen, out, todo = set(), [], [r.DESCRIPTOR for r in roots]
     while todo:
@@ -22,6 +44,8 @@ def _schema(tf):
         if d.full_name in seen:
             continue
         seen.add(d.full_name)
+        for e in d.enum_types:
+            out.append((e.full_name, sorted((v.name, v.number) for v in e.values)))
         for f in d.fields:
             oneof = f.containing_oneof.name if f.containing_oneof else None
             sub = f.message_type.full_name if f.message_type else None
@@ -33,7 +57,7 @@ def _schema(tf):
     return sorted(out)
 
 
-@parity(helpers=[_schema])
+@parity(helpers=[_schema, _saved_dataset_roots])
 def test_schemas_match(tf):
     return _schema(tf)
 

@@ -255,7 +255,7 @@ class CacheDataset(_Reordering):
 
     def _transform(self, stream):
         if self._kept is None and self._filename and os.path.exists(self._cache_path()):
-            from ferroflow.data._save import load_pickle
+            from ferroflow.data._cache_file import load_pickle
 
             with open(self._cache_path(), "rb") as f:
                 kept = load_pickle(f, self._cache_path())

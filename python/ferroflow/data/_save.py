@@ -1,171 +1,419 @@
-"""`Dataset.save`, `Dataset.load` and `Dataset.snapshot`: elements kept in a directory.
+"""`Dataset.save`, `Dataset.load` and `Dataset.snapshot` in TensorFlow's snapshot layout, so
+that saved datasets move between TensorFlow and ferroflow in both directions:
 
-The directory holds ferroflow's own layout (one pickled file of the element spec and the
-elements as numpy arrays, gzip-compressed with ``compression="GZIP"``), not TensorFlow's
-snapshot format: TensorFlow cannot read what ferroflow saves, nor ferroflow what TensorFlow
-saves (both raise rather than misread). Reading rebuilds only containers, numpy values and
-spec classes: a file naming anything else is DataLossError, never code run."""
+- ``path/snapshot.metadata``: a ``SnapshotMetadataRecord`` (run id, version 2, component
+  dtypes, element count, finalized);
+- ``path/dataset_spec.pb``: the element spec as a ``StructuredValue`` (`_structure_coder`);
+- ``path/<run_id>/<shard:08d>.shard/<checkpoint:08d>.snapshot``: TFRecords (GZIP/ZLIB
+  compressed or not), one ``TensorProto`` per component of each element, in order.
 
-import collections
-import gzip
+`snapshot` writes the same files under ``path/<fingerprint>/`` (no ``dataset_spec.pb``).
+Elements of composite specs (ragged, sparse) are saved by TensorFlow as DT_VARIANT tensors,
+which ferroflow cannot write: saving them is UnimplementedError, as is SNAPPY compression
+(ferroflow has no snappy codec)."""
+
+import multiprocessing
 import os
-import pickle
-import sys
+import secrets
+import shutil
+import time
 
-from ferroflow import errors
+from google.protobuf.message import DecodeError
+
+from ferroflow import _core, errors
+from ferroflow import _structure_coder as coder
+from ferroflow._proto import message_class
 from ferroflow.data import _structure
 from ferroflow.data.dataset import Dataset
 
-__all__ = ["SnapshotDataset", "load", "load_pickle", "save"]
+__all__ = ["SnapshotDataset", "load", "save", "snapshot"]
 
-_FILE = "ferroflow_dataset.pkl"
-_SNAPSHOT = "ferroflow_snapshot.pkl"
-_COMPRESSIONS = (None, "", "NONE", "GZIP", "AUTO", "SNAPPY")
-
-
-def _check_compression(compression):
-    if compression not in _COMPRESSIONS:
-        raise ValueError(f"Unsupported compression: {compression!r}.")
-    return "GZIP" if compression == "GZIP" else None
+_METADATA = "snapshot.metadata"
+_SPEC = "dataset_spec.pb"
+_VERSION = 2
+_UNKNOWN = -2  # tf.data.UNKNOWN_CARDINALITY
 
 
-def _write(path, payload, compression):
+def _metadata_class():
+    return message_class("tensorflow.data.experimental.SnapshotMetadataRecord")
+
+
+def _record_compression(compression):
+    """The TFRecord compression of ``compression``. TensorFlow writes any name it does not
+    know (None, "", "AUTO", "NONE", ...) uncompressed, and so does ferroflow."""
+    if compression in ("GZIP", "ZLIB"):
+        return compression
+    if compression == "SNAPPY":
+        raise errors.UnimplementedError(
+            None, None, "ferroflow has no snappy codec: use compression='GZIP' or None."
+        )
+    return ""
+
+
+def _flat_specs(spec, what):
+    from ferroflow.tensor_spec import TensorSpec
+    from ferroflow.type_spec import TypeSpec
+
+    flat = _structure.flatten(spec)
+    for s in flat:
+        if not isinstance(s, TypeSpec):
+            raise TypeError(f"An element_spec must hold `tf.TypeSpec`s, got {s!r}.")
+        if type(s) is not TensorSpec:
+            raise errors.UnimplementedError(
+                None,
+                None,
+                f"ferroflow cannot {what} a dataset whose elements hold a {type(s).__name__}: "
+                "TensorFlow saves those as DT_VARIANT tensors.",
+            )
+    return flat
+
+
+def _write_atomically(path, data):
     partial = f"{path}.tmp-{os.getpid()}"
-    opener = gzip.open if compression == "GZIP" else open
-    with opener(partial, "wb") as f:
-        pickle.dump(payload, f)
+    with open(partial, "wb") as f:
+        f.write(data)
     os.replace(partial, path)
 
 
-def _read(path, compression):
-    with open(path, "rb") as f:
-        gzipped = f.read(2) == b"\x1f\x8b"
-    if gzipped != (compression == "GZIP"):
-        raise errors.DataLossError(
-            None,
-            None,
-            f"{path} was written with another compression than {compression or 'none'}.",
-        )
-    opener = gzip.open if gzipped else open
-    with opener(path, "rb") as f:
-        return load_pickle(f, path)
+class _ShardWriters:
+    """One TFRecord file per shard index under ``run_dir``, opened on first use."""
+
+    def __init__(self, run_dir, compression):
+        self._run_dir = run_dir
+        self._compression = compression
+        self._writers = {}
+
+    def write(self, shard, element):
+        writer = self._writers.get(shard)
+        if writer is None:
+            directory = os.path.join(self._run_dir, f"{shard:08d}.shard")
+            os.makedirs(directory, exist_ok=True)
+            file = os.path.join(directory, f"{0:08d}.snapshot")
+            writer = self._writers[shard] = _core.TFRecordWriter(file, self._compression)
+        for component in _structure.flatten(element):
+            writer.write(_component_record(component))
+
+    def close(self):
+        for writer in self._writers.values():
+            writer.close()
 
 
-def load_pickle(file, path):
-    """What `save` (or `cache` to a file) pickled into ``file``, rebuilt by `_Unpickler`;
-    DataLossError for a damaged or hostile file."""
+def _varint_bytes(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _component_record(tensor):
+    """The ``TensorProto`` bytes TensorFlow's snapshot writer makes of ``tensor``: numbers
+    packed in ``tensor_content`` (as `serialize_tensor`) and strings there too, every length
+    as a varint before all the bytes."""
+    from ferroflow import string
+
+    if tensor.dtype != string:
+        return _core.serialize_tensor(tensor)
+    import numpy as np
+
+    values = [bytes(v) for v in np.asarray(tensor.numpy(), dtype=object).reshape(-1)]
+    proto = message_class("tensorflow.TensorProto")(dtype=tensor.dtype.as_datatype_enum)
+    proto.tensor_shape.SetInParent()
+    for d in tensor.shape:
+        proto.tensor_shape.dim.add().size = d
+    if values:
+        proto.tensor_content = b"".join(map(_varint_bytes, map(len, values))) + b"".join(values)
+    return proto.SerializeToString()
+
+
+def _shard_index(shard_func, element):
+    from ferroflow import convert_to_tensor, int64
+    from ferroflow.data import _calls
+
+    result = convert_to_tensor(_calls.call(shard_func, element))
+    if result.dtype != int64 or result.shape.rank != 0:
+        raise errors.InvalidArgumentError(None, None, "`shard_func` must return a scalar int64.")
+    return int(result.numpy())
+
+
+def _metadata(run_id, flat, count, graph_hash=""):
+    record = _metadata_class()(
+        graph_hash=graph_hash,
+        run_id=str(run_id),
+        creation_timestamp=int(time.time() * 1e6),
+        version=_VERSION,
+        dtype=[s.dtype.as_datatype_enum for s in flat],
+        num_elements=count,
+        finalized=True,
+    )
+    return record.SerializeToString()
+
+
+def _write_run(elements, directory, flat, compression, shard_of, graph_hash=""):
+    """Writes ``elements`` (shard ``shard_of(element, index)``) into a new run directory of
+    ``directory``, then its finalized metadata; a write left unfinished removes its run."""
+    run_id = secrets.randbits(64)
+    run_dir = os.path.join(directory, str(run_id))
+    os.makedirs(run_dir)  # also for no elements, as TensorFlow
+    writers = _ShardWriters(run_dir, compression)
+    count = 0
+    done = False
     try:
-        return _Unpickler(file).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as e:
-        raise errors.DataLossError(None, None, f"{path} is not a saved dataset: {e}") from None
-
-
-# What a saved dataset may rebuild: containers, numpy arrays and scalars, and the element
-# spec's classes. A file is never trusted to name anything else (unpickling a global is
-# calling it, so an open unpickler would run whatever a hostile file names).
-_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "slice", "complex", "bytearray"}
-_NUMPY = {"_reconstruct", "scalar", "ndarray", "dtype"}
-
-
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        from ferroflow.dtypes import DType
-        from ferroflow.tensor_shape import TensorShape
-        from ferroflow.type_spec import TypeSpec
-
-        if module == "builtins" and name in _BUILTINS:
-            return super().find_class(module, name)
-        if module.split(".")[0] == "numpy" and (name in _NUMPY or name.endswith("DType")):
-            return super().find_class(module, name)
-        if (module, name) == ("ferroflow.dtypes", "as_dtype"):  # how a DType pickles
-            return super().find_class(module, name)
-        # Only classes of modules already imported: naming a module must not import it.
-        found = getattr(sys.modules.get(module), name, None)
-        if isinstance(found, type) and (
-            issubclass(found, (TypeSpec, DType, TensorShape))
-            or found is collections.OrderedDict
-            or (issubclass(found, tuple) and hasattr(found, "_fields"))
-        ):
-            return found
-        raise pickle.UnpicklingError(f"a saved dataset does not hold {module}.{name}")
+        for element in elements:
+            writers.write(shard_of(element, count), element)
+            count += 1
+            yield element
+        done = True
+    finally:
+        writers.close()
+        if not done:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    _write_atomically(
+        os.path.join(directory, _METADATA), _metadata(run_id, flat, count, graph_hash)
+    )
 
 
 def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
     """Writes every element of ``dataset`` under the directory ``path``."""
     if checkpoint_args is not None:
         raise NotImplementedError("`checkpoint_args` is not supported by ferroflow's `save`.")
-    compression = _check_compression(compression)
     path = os.fspath(path)
     spec = dataset.element_spec
-    elements = []
-    for element in dataset._elements():
-        if shard_func is not None:
-            # Called as TensorFlow calls it (its result picks a shard file; ferroflow keeps
-            # one file, so the shard does not change what `load` reads back).
-            from ferroflow.data import _calls
+    flat = _flat_specs(spec, "save")
+    encoded = coder.encode_structure(spec).SerializeToString()
+    records = _record_compression(compression)
 
-            _calls.call(shard_func, element)
-        elements.append(_structure.to_arrays(element, spec))
+    def shard_of(element, _):
+        return 0 if shard_func is None else _shard_index(shard_func, element)
+
     os.makedirs(path, exist_ok=True)
-    _write(
-        os.path.join(path, _FILE),
-        {"element_spec": spec, "elements": elements},
-        compression,
-    )
+    for _ in _write_run(dataset._elements(), path, flat, records, shard_of):
+        pass
+    _write_atomically(os.path.join(path, _SPEC), encoded)
 
 
-class _Loaded(Dataset):
-    _repr_name = "_LoadDataset"
+def _data_loss(message):
+    return errors.DataLossError(None, None, message)
 
-    def __init__(self, spec, arrays):
+
+def _read_metadata(directory):
+    file = os.path.join(directory, _METADATA)
+    try:
+        with open(file, "rb") as f:
+            record = _metadata_class().FromString(f.read())
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{file}; No such file or directory") from None
+    except DecodeError as e:
+        raise _data_loss(f"Could not parse the snapshot metadata {file}: {e}") from None
+    run_id = record.run_id
+    if not run_id or run_id in (".", "..") or "/" in run_id or os.sep in run_id:
+        raise _data_loss(f"The snapshot metadata {file} names no valid run: {run_id!r}.")
+    if record.version != _VERSION:
+        raise _data_loss(f"Unsupported snapshot version {record.version} in {file}.")
+    return record
+
+
+def _varint(data, at):
+    value = shift = 0
+    while True:
+        if at >= len(data) or shift > 63:
+            raise ValueError("a truncated string length")
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at += 1
+        shift += 7
+        if not byte & 0x80:
+            return value, at
+
+
+def _strings_in_content(record):
+    """``record`` with a string tensor's ``tensor_content`` (what TensorFlow's snapshot writer
+    uses: every length as a varint, then the bytes) moved into ``string_val``, which
+    `_core.parse_tensor` reads."""
+    proto = message_class("tensorflow.TensorProto").FromString(record)
+    content = proto.tensor_content
+    if not content:
+        return record
+    count = 1
+    for d in proto.tensor_shape.dim:
+        count *= max(d.size, 0)
+    if count > len(content):  # every string takes at least its one-byte length
+        raise ValueError("more strings than bytes")
+    lengths, at = [], 0
+    for _ in range(count):
+        n, at = _varint(content, at)
+        lengths.append(n)
+    if at + sum(lengths) != len(content):
+        raise ValueError("string lengths do not match the content")
+    for n in lengths:
+        proto.string_val.append(content[at : at + n])
+        at += n
+    proto.tensor_content = b""
+    return proto.SerializeToString()
+
+
+def _parse_component(record, spec, file):
+    from ferroflow import string
+
+    try:
+        if spec.dtype == string:
+            record = _strings_in_content(record)
+        return _core.parse_tensor(record, spec.dtype.as_datatype_enum)
+    except (errors.InvalidArgumentError, DecodeError, ValueError) as e:
+        raise _data_loss(f"Unable to parse tensor from stored proto in {file}: {e}") from None
+
+
+class _ShardDataset(Dataset):
+    """The elements of one shard directory, read file by file."""
+
+    _repr_name = "_ShardDataset"
+
+    def __init__(self, directory, spec, compression):
+        self._directory = directory
         self._spec = spec
-        self._arrays = arrays
+        self._compression = compression
 
     @property
     def element_spec(self):
         return self._spec
 
     def _cardinality(self):
-        return len(self._arrays)
+        return _UNKNOWN
 
     def _elements(self):
-        return (_structure.from_arrays(a, self._spec) for a in self._arrays)
+        flat = _structure.flatten(self._spec)
+        files = sorted(f for f in os.listdir(self._directory) if f.endswith(".snapshot"))
+        for name in files:
+            file = os.path.join(self._directory, name)
+            pending = []
+            for record in _core.TFRecordReader(file, self._compression):
+                pending.append(_parse_component(record, flat[len(pending)], file))
+                if len(pending) == len(flat):
+                    yield _structure.pack_as(self._spec, pending)
+                    pending = []
+            if pending:
+                raise _data_loss(f"{file} ends inside an element.")
+
+
+class _Shards(Dataset):
+    """The datasets of the shards of a saved run (listed when iterated)."""
+
+    _repr_name = "_ShardsDataset"
+
+    def __init__(self, directory, spec, compression):
+        from ferroflow.data._specs import DatasetSpec
+
+        self._directory = directory
+        self._spec = spec
+        self._compression = compression
+        self._dataset_spec = DatasetSpec(spec)
+
+    @property
+    def element_spec(self):
+        return self._dataset_spec
+
+    def _cardinality(self):
+        return _UNKNOWN
+
+    def _elements(self):
+        run_dir = os.path.join(self._directory, _read_metadata(self._directory).run_id)
+        try:
+            names = sorted(n for n in os.listdir(run_dir) if n.endswith(".shard"))
+        except FileNotFoundError:
+            raise errors.NotFoundError(
+                None, None, f"{run_dir}; No such file or directory"
+            ) from None
+        for name in names:
+            yield _ShardDataset(os.path.join(run_dir, name), self._spec, self._compression)
+
+
+def _default_reader(datasets):
+    from ferroflow.data import AUTOTUNE
+
+    return datasets.interleave(
+        lambda x: x, cycle_length=multiprocessing.cpu_count(), num_parallel_calls=AUTOTUNE
+    )
+
+
+def _read(directory, spec, compression, reader_func):
+    """``reader_func`` applied to the dataset of ``directory``'s shard datasets."""
+    _flat_specs(spec, "load")
+    records = _record_compression(compression)
+    read = (reader_func or _default_reader)(_Shards(directory, spec, records))
+    if not isinstance(read, Dataset):
+        raise TypeError(f"`reader_func` must return a `tf.data.Dataset`, got {read!r}.")
+    return read
+
+
+class _Loaded(Dataset):
+    _repr_name = "_LoadDataset"
+
+    def __init__(self, path, spec, read):
+        self._path = path
+        self._spec = spec
+        self._read = read
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def _cardinality(self):
+        try:
+            record = _read_metadata(self._path)
+        except (errors.NotFoundError, errors.DataLossError):
+            return _UNKNOWN
+        return record.num_elements if record.finalized else _UNKNOWN
+
+    def _elements(self):
+        return self._read._elements()
+
+
+def _load_element_spec(path):
+    file = os.path.join(path, _SPEC)
+    if not os.path.exists(file):
+        raise errors.NotFoundError(
+            None, None, f"tf.data snapshot element_spec file not found: {file}."
+        )
+    with open(file, "rb") as f:
+        proto = message_class("tensorflow.StructuredValue").FromString(f.read())
+    try:
+        return coder.decode_proto(proto)
+    except coder.NotEncodableError:
+        raise errors.NotFoundError(
+            None, None, f"tf.data snapshot element_spec file not found or invalid: {file}."
+        ) from None
 
 
 def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
-    """The dataset `save` wrote under ``path``."""
-    compression = _check_compression(compression)
+    """The dataset `save` (TensorFlow's or ferroflow's) wrote under ``path``; ``wait`` retries
+    every 5 seconds until it is there, as TensorFlow does."""
     path = os.fspath(path)
-    file = os.path.join(path, _FILE)
-    if not os.path.exists(file):
-        raise errors.NotFoundError(
-            None, None, f"Could not find a dataset saved by ferroflow under {path}."
-        )
-    payload = _read(file, compression)
-    spec = payload["element_spec"]
-    if element_spec is not None and element_spec != spec:
-        raise ValueError(
-            f"The `element_spec` {element_spec} does not match the saved dataset's {spec}."
-        )
-    dataset = _Loaded(spec, payload["elements"])
-    if reader_func is None:
-        return dataset
-    from ferroflow.data._nested import ListDataset
-    from ferroflow.data._specs import DatasetSpec
-
-    return reader_func(ListDataset([dataset], DatasetSpec(spec)))
+    while True:
+        try:
+            spec = _load_element_spec(path) if element_spec is None else element_spec
+            break
+        except errors.NotFoundError:
+            if not wait:
+                raise
+            time.sleep(5)
+    return _Loaded(path, spec, _read(path, spec, compression, reader_func))
 
 
 class SnapshotDataset(Dataset):
-    """The elements, written under ``path`` by the first complete iteration and read back
-    from there afterwards (by any snapshot of a pipeline of the same fingerprint)."""
+    """The elements, written under ``path/<fingerprint>/`` in TensorFlow's snapshot layout by
+    the first complete iteration and read back from there afterwards (by any snapshot of a
+    pipeline of the same fingerprint). The fingerprint is ferroflow's, so TensorFlow and
+    ferroflow never find each other's snapshots; ``"AUTO"`` compression (TensorFlow: snappy)
+    writes uncompressed records."""
 
     _repr_name = "_SnapshotDataset"
 
     def __init__(self, input_dataset, path, compression, reader_func, shard_func):
         self._input = input_dataset
         self._path = os.fspath(path)
-        self._compression = _check_compression(compression)
+        self._records = _record_compression(compression)
+        self._flat = _flat_specs(input_dataset.element_spec, "snapshot")
         self._reader_func = reader_func
         self._shard_func = shard_func
 
@@ -174,34 +422,39 @@ class SnapshotDataset(Dataset):
         return self._input.element_spec
 
     def _cardinality(self):
-        n = self._input._cardinality()
-        return n
+        return self._input._cardinality()
 
-    def _file(self):
+    def _hash(self):
         from ferroflow.data._options import fingerprint
 
-        key = int(fingerprint(self._input).numpy())
-        return os.path.join(self._path, f"{key:016x}", _SNAPSHOT)
+        return str(int(fingerprint(self._input).numpy()) % 2**64)
 
     def _elements(self):
-        file = self._file()
-        if os.path.exists(file):
+        graph_hash = self._hash()
+        directory = os.path.join(self._path, graph_hash)
+        try:
+            finalized = _read_metadata(directory).finalized
+        except (errors.NotFoundError, errors.DataLossError):
+            finalized = False
+        if finalized:
             spec = self.element_spec
-            stored = _Loaded(spec, _read(file, self._compression))
-            if self._reader_func is None:
-                return iter(stored._elements())
-            from ferroflow.data._nested import ListDataset
-            from ferroflow.data._specs import DatasetSpec
+            return iter(_read(directory, spec, self._records, self._reader_func)._elements())
 
-            read = self._reader_func(ListDataset([stored], DatasetSpec(spec)))
-            return iter(read._elements())
-        return self._recording(file)
+        def shard_of(element, _):
+            return _shard_index(self._shard_func, element)
 
-    def _recording(self, file):
-        spec = self.element_spec
-        kept = []
-        for element in self._input._elements():
-            kept.append(_structure.to_arrays(element, spec))
-            yield element
-        os.makedirs(os.path.dirname(file), exist_ok=True)
-        _write(file, kept, self._compression)
+        return _write_run(
+            self._input._elements(), directory, self._flat, self._records, shard_of, graph_hash
+        )
+
+
+def snapshot(dataset, path, compression="AUTO", reader_func=None, shard_func=None):
+    """`Dataset.snapshot`: as TensorFlow, without a ``shard_func`` the elements are numbered,
+    kept as ``(index, element)`` in shard ``index % cpu_count()`` and the number dropped
+    after reading."""
+    if shard_func is not None:
+        return SnapshotDataset(dataset, path, compression, reader_func, shard_func)
+    cpus = multiprocessing.cpu_count()
+    numbered = dataset.enumerate()
+    kept = SnapshotDataset(numbered, path, compression, reader_func, lambda i, _: i % cpus)
+    return kept.map(lambda _, element: element)

@@ -512,9 +512,9 @@ class Dataset:
     def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
         """The elements, written under ``path`` by the first complete iteration and read
         back from there by later ones (and by later datasets of the same pipeline)."""
-        from ferroflow.data._save import SnapshotDataset
+        from ferroflow.data._save import snapshot
 
-        return SnapshotDataset(self, path, compression, reader_func, shard_func)
+        return snapshot(self, path, compression, reader_func, shard_func)
 
     def apply(self, transformation_func):
         """``transformation_func(self)``, which must return a dataset."""

@@ -1,0 +1,52 @@
+"""The file of `Dataset.cache(filename)`: ferroflow's own layout (the elements as numpy arrays,
+pickled into ``filename + ".ffcache"``), not TensorFlow's (a tensor bundle,
+``filename.index`` and data shards): a cache is written and read back by the same program,
+and neither side reads the other's. Reading rebuilds only containers, numpy values and spec
+classes: a file naming anything else is DataLossError, never code run."""
+
+import collections
+import pickle
+import sys
+
+from ferroflow import errors
+
+__all__ = ["load_pickle"]
+
+
+def load_pickle(file, path):
+    """What `cache` pickled into ``file``, rebuilt by `_Unpickler`; DataLossError for a
+    damaged or hostile file."""
+    try:
+        return _Unpickler(file).load()
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as e:
+        raise errors.DataLossError(None, None, f"{path} is not a cached dataset: {e}") from None
+
+
+# What a cache file may rebuild: containers, numpy arrays and scalars, and the element spec's
+# classes. A file is never trusted to name anything else (unpickling a global is calling it,
+# so an open unpickler would run whatever a hostile file names).
+_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "slice", "complex", "bytearray"}
+_NUMPY = {"_reconstruct", "scalar", "ndarray", "dtype"}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        from ferroflow.dtypes import DType
+        from ferroflow.tensor_shape import TensorShape
+        from ferroflow.type_spec import TypeSpec
+
+        if module == "builtins" and name in _BUILTINS:
+            return super().find_class(module, name)
+        if module.split(".")[0] == "numpy" and (name in _NUMPY or name.endswith("DType")):
+            return super().find_class(module, name)
+        if (module, name) == ("ferroflow.dtypes", "as_dtype"):  # how a DType pickles
+            return super().find_class(module, name)
+        # Only classes of modules already imported: naming a module must not import it.
+        found = getattr(sys.modules.get(module), name, None)
+        if isinstance(found, type) and (
+            issubclass(found, (TypeSpec, DType, TensorShape))
+            or found is collections.OrderedDict
+            or (issubclass(found, tuple) and hasattr(found, "_fields"))
+        ):
+            return found
+        raise pickle.UnpicklingError(f"a cached dataset does not hold {module}.{name}")
