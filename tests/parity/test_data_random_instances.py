@@ -70,9 +70,9 @@ def test_random_ops_restart_with_each_iterator(tf_oracle, device):
 
 
 def _state_functions(tf, device):
-    """`scan`, `reduce` and `take_while` functions are traced once, as TensorFlow traces them: Python side
-    effects run at the trace, `tf.executing_eagerly()` is False inside, and random ops draw
-    per element, restarting with each iterator."""
+    """`scan`, `reduce`, `take_while` and grouping functions are traced once, as TensorFlow
+    traces them: Python side effects run at the trace, `tf.executing_eagerly()` is False
+    inside, and random ops draw per element, restarting with each iterator."""
     calls = []
 
     def step(state, x):
@@ -97,9 +97,32 @@ def _state_functions(tf, device):
             return x < 3
 
         taken = [int(v) for v in tf.data.Dataset.range(6).take_while(below)]
+
+        def parity(x):
+            calls.append(("key", tf.executing_eagerly()))
+            return x % 2
+
+        windows = tf.data.Dataset.range(7).group_by_window(
+            parity, lambda k, w: w.batch(3), window_size=3
+        )
+        grouped = [v.numpy().tolist() for v in windows]
+
+        def fold(state, x):
+            calls.append(("fold", tf.executing_eagerly()))
+            return state + x
+
+        reducer = tf.data.experimental.Reducer(
+            lambda key: tf.constant(0, tf.int64), fold, lambda state: state * 10
+        )
+        folded = tf.data.Dataset.range(7).apply(
+            tf.data.experimental.group_by_reducer(parity, reducer)
+        )
+        reduced = [int(v) for v in folded]
     return {
         "epochs": epochs,
         "taken": taken,
+        "grouped": grouped,
+        "reduced": reduced,
         "calls": calls,
         "sums_repeat": sums[0] == sums[1],
         "noisy_epochs_repeat": noisy_epochs[0] == noisy_epochs[1],

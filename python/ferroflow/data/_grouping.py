@@ -20,17 +20,27 @@ def _int64_scalar(value):
     return convert_to_tensor(value, dtype=_dtypes.int64)
 
 
-def _check_int64_scalar_fn(fn, arg_spec, what):
-    spec = _calls.output_spec(lambda *a: _int64_scalar(fn(*a)), arg_spec)
+def _int64_scalar_function(fn, arg_spec, what, kind):
+    """``fn`` traced once, as TensorFlow traces `key_func` and `window_size_func`, its result
+    converted to int64 as TensorFlow's wrapper converts it; ValueError when that is not a
+    scalar."""
+    from ferroflow.data._functional import trace_dataset_function
+
+    def as_int64(*args):
+        return _int64_scalar(fn(*args))
+
+    traced = trace_dataset_function(as_int64, arg_spec, kind)
+    spec = traced.output_spec
     if spec is not None and not _INT64_SCALAR.is_compatible_with(spec):
         raise ValueError(
             f"Invalid `{what}`. `{what}` must return a single `tf.int64` scalar tensor but its "
             f"return type is {spec}."
         )
+    return traced
 
 
 def _key(fn, element, what):
-    key = _int64_scalar(_calls.call(fn, element))
+    key = _int64_scalar(fn(element))
     if key.shape.rank != 0:
         raise errors.InvalidArgumentError(None, None, f"`{what}` must return a scalar int64.")
     return int(key.numpy())
@@ -60,11 +70,13 @@ class GroupByWindowDataset(Dataset):
                 return _int64_scalar(size)
 
         self._input = input_dataset
-        self._key_func = key_func
         self._reduce_func = reduce_func
-        self._window_size_func = window_size_func
-        _check_int64_scalar_fn(window_size_func, _INT64_SCALAR, "window_size_func")
-        _check_int64_scalar_fn(key_func, input_dataset.element_spec, "key_func")
+        self._window_size_func = _int64_scalar_function(
+            window_size_func, _INT64_SCALAR, "window_size_func", "Dataset.group_by_window()"
+        )
+        self._key_func = _int64_scalar_function(
+            key_func, input_dataset.element_spec, "key_func", "Dataset.group_by_window()"
+        )
         self._spec = _calls.output_spec(
             reduce_func,
             (_INT64_SCALAR, DatasetSpec(input_dataset.element_spec)),
@@ -148,13 +160,15 @@ def bucket_by_sequence_length(
     upper = [*boundaries, np.iinfo(np.int32).max]
 
     def bucket(*args):
-        length = int(convert_to_tensor(element_length_func(*args)).numpy())
-        matches = [i for i, (lo, hi) in enumerate(zip(lower, upper)) if lo <= length < hi]
-        if not matches:
-            raise errors.InvalidArgumentError(
-                None, None, "Reduction over an empty set: the length fits no bucket."
-            )
-        return min(matches)
+        # Traced once, with ops: the first bucket whose bounds hold the length.
+        import ferroflow as tf
+
+        length = tf.convert_to_tensor(element_length_func(*args))
+        inside = tf.logical_and(
+            tf.less_equal(tf.constant(lower, length.dtype), length),
+            tf.less(length, tf.constant(upper, length.dtype)),
+        )
+        return tf.reduce_min(tf.where(inside))
 
     def batches(bucket_id, window):
         bucket_id = int(bucket_id.numpy())
@@ -187,8 +201,14 @@ def bucket_by_sequence_length(
         bucket,
         batches,
         None,
-        lambda bucket_id: sizes[int(bucket_id.numpy())],
+        lambda bucket_id: _gather_size(sizes, bucket_id),
     )
+
+
+def _gather_size(sizes, bucket_id):
+    from ferroflow import array_ops
+
+    return array_ops.gather(convert_to_tensor(sizes, dtype=_dtypes.int64), bucket_id)
 
 
 def _unknown_batch(dataset):
@@ -236,20 +256,32 @@ class GroupByReducerDataset(Dataset):
     _repr_name = "_GroupByReducerDataset"
 
     def __init__(self, input_dataset, key_func, reducer):
-        from ferroflow.data._scan import state_spec
+        from ferroflow.data._functional import trace_dataset_function
+        from ferroflow.data._scan import state_function
 
+        kind = "tf.data.experimental.group_by_reducer()"
         self._input = input_dataset
-        self._key_func = key_func
-        self._reducer = reducer
-        _check_int64_scalar_fn(key_func, input_dataset.element_spec, "key_func")
-        init_spec = _calls.output_spec(reducer.init_func, _INT64_SCALAR)
+        self._key_func = _int64_scalar_function(
+            key_func, input_dataset.element_spec, "key_func", kind
+        )
+        # TensorFlow traces the three functions now, the reducer with the state relaxed.
+        self._init_func = trace_dataset_function(reducer.init_func, _INT64_SCALAR, kind)
         self._spec = None
+        self._reduce_func = self._finalize_func = None
+        init_spec = self._init_func.output_spec
         if init_spec is not None:
-            settled, _ = state_spec(
-                reducer.reduce_func, init_spec, input_dataset.element_spec, "reduce_func", False
+            self._reduce_func, settled, _ = state_function(
+                reducer.reduce_func,
+                init_spec,
+                input_dataset.element_spec,
+                "reduce_func",
+                False,
+                kind,
             )
             if settled is not None:
-                self._spec = _calls.output_spec(reducer.finalize_func, settled)
+                self._finalize_func = trace_dataset_function(reducer.finalize_func, settled, kind)
+                self._spec = self._finalize_func.output_spec
+        self._reducer = reducer
 
     @property
     def element_spec(self):
@@ -268,11 +300,19 @@ class GroupByReducerDataset(Dataset):
         for element in self._input._elements():
             key = _key(self._key_func, element, "key_func")
             if key not in states:
-                states[key] = _structure.normalize(
-                    _calls.call(self._reducer.init_func, _int64_scalar(key))
-                )
-            states[key] = _structure.normalize(
-                _calls.call(self._reducer.reduce_func, (states[key], element))
-            )
+                states[key] = _structure.normalize(self._init_func(_int64_scalar(key)))
+            states[key] = _structure.normalize(self._reduce((states[key], element)))
         for state in states.values():
-            yield _structure.normalize(_calls.call(self._reducer.finalize_func, state))
+            yield _structure.normalize(self._finalize(state))
+
+    # The traced reducer functions; called eagerly where the stand-in values did not suit
+    # the initial state's function, so that the specs were not known to trace them.
+    def _reduce(self, args):
+        if self._reduce_func is not None:
+            return self._reduce_func(args)
+        return _calls.call(self._reducer.reduce_func, args)
+
+    def _finalize(self, state):
+        if self._finalize_func is not None:
+            return self._finalize_func(state)
+        return _calls.call(self._reducer.finalize_func, state)
