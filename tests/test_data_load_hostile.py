@@ -120,11 +120,11 @@ def _varint(n):
     return out + bytes([n])
 
 
-def test_composite_elements_are_not_saved_in_a_non_tensorflow_format(tmp_path):
-    ragged = tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1, 2], [3]]))
+def test_sparse_elements_are_not_saved_in_a_non_tensorflow_format(tmp_path):
+    sparse = tf.data.Dataset.from_tensors(tf.sparse.from_dense([[1, 0], [0, 2]]))
     with pytest.raises(tf.errors.UnimplementedError, match="DT_VARIANT"):
-        ragged.save(str(tmp_path / "ragged"))
-    assert not (tmp_path / "ragged").exists()
+        sparse.save(str(tmp_path / "sparse"))
+    assert not (tmp_path / "sparse").exists()
     with pytest.raises(tf.errors.UnimplementedError, match="snappy"):
         tf.data.Dataset.range(2).save(str(tmp_path / "s"), compression="SNAPPY")
 
@@ -140,3 +140,45 @@ def test_a_hostile_cache_file_runs_nothing(tmp_path):
     with pytest.raises(tf.errors.DataLossError):
         list(tf.data.Dataset.range(3).cache(cache).as_numpy_iterator())
     assert not marker.exists()
+
+
+def test_hostile_ragged_variants_are_data_loss(tmp_path):
+    """Ragged components (DT_VARIANT RaggedTensorVariant records) whose splits, tensor count,
+    type name or framing are wrong: DataLossError, never a ragged tensor built on them."""
+    saved = tmp_path / "ragged"
+    rt = tf.ragged.constant([[1, 2], [3]])
+    tf.data.Dataset.from_tensors(rt).save(str(saved))
+    (run,) = [p for p in saved.iterdir() if p.is_dir()]
+    shard = run / "00000000.shard" / "00000000.snapshot"
+    assert [r.to_list() for r in tf.data.Dataset.load(str(saved))] == [[[1, 2], [3]]]
+    tensor_class = message_class("tensorflow.TensorProto")
+    data_class = message_class("tensorflow.VariantTensorDataProto")
+
+    def variant(type_name, *parts, framing=None):
+        data = data_class(type_name=type_name)
+        for part in parts:
+            data.tensors.add().ParseFromString(tf.io.serialize_tensor(part).numpy())
+        encoded = data.SerializeToString()
+        content = _varint(len(encoded) if framing is None else framing) + encoded
+        proto = tensor_class(dtype=21, tensor_content=content)
+        proto.tensor_shape.SetInParent()
+        return proto.SerializeToString()
+
+    splits = tf.constant([0, 2, 3], tf.int64)
+    values = tf.constant([1, 2, 3], tf.int32)
+    hostile = [
+        variant("RaggedTensorVariant", tf.constant([0, 5, 3], tf.int64), values),
+        variant("RaggedTensorVariant", tf.constant([1, 3], tf.int64), values),
+        variant("RaggedTensorVariant", values),
+        variant("RaggedTensorVariant", splits, splits, values),
+        variant("Other", splits, values),
+        variant("RaggedTensorVariant", splits, values, framing=2**40),
+        variant("RaggedTensorVariant", splits, tf.constant([1.0, 2.0, 3.0])),
+        b"\x08\x15\x12\x00\x22\x01",
+    ]
+    for record in hostile:
+        shard.unlink()
+        with tf.io.TFRecordWriter(str(shard)) as w:
+            w.write(record)
+        with pytest.raises(tf.errors.DataLossError):
+            list(tf.data.Dataset.load(str(saved)))

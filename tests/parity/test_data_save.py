@@ -39,6 +39,17 @@ def _cases(tf):
             {"compression": "ZLIB"},
             {"compression": "ZLIB"},
         ),
+        (
+            "dict_ragged",
+            D.from_tensors(tf.ragged.constant([[[1.5], [2.0, 3.0]], [[4.0]]], ragged_rank=2))
+            .repeat(2)
+            .map(
+                lambda r: {"r": r, "s": tf.ragged.constant([["a"], []], row_splits_dtype=tf.int32)}
+            ),
+            {},
+            {},
+        ),
+        ("ragged_rows", D.from_tensor_slices(tf.ragged.constant([[1, 2], [3], []])), {}, {}),
         ("sharded", D.range(7), {"shard_func": lambda x: x % 3}, {}),
         (
             "reader_func",
@@ -66,8 +77,10 @@ def _plain(tf, value):
         name = type(value).__name__ if hasattr(value, "_fields") else "tuple"
         fields = getattr(value, "_fields", None)
         return (name, fields, tuple(_plain(tf, v) for v in value))
-    if isinstance(value, tf.TensorSpec):
-        return ("spec", value.shape.rank and value.shape.as_list(), value.dtype.name)
+    if isinstance(value, tf.TypeSpec):
+        return (type(value).__name__, value.shape.rank and value.shape.as_list(), value.dtype.name)
+    if isinstance(value, tf.RaggedTensor):
+        return ("ragged", value.row_splits.dtype.name, value.to_list())
     if isinstance(value, tf.Tensor):
         import numpy as np
 

@@ -8,9 +8,10 @@ that saved datasets move between TensorFlow and ferroflow in both directions:
   compressed or not), one ``TensorProto`` per component of each element, in order.
 
 `snapshot` writes the same files under ``path/<fingerprint>/`` (no ``dataset_spec.pb``).
-Elements of composite specs (ragged, sparse) are saved by TensorFlow as DT_VARIANT tensors,
-which ferroflow cannot write: saving them is UnimplementedError, as is SNAPPY compression
-(ferroflow has no snappy codec)."""
+How a component becomes a record (dense tensors, ragged ones as DT_VARIANT
+``RaggedTensorVariant``s) is `_snapshot_records`. Other composite components (sparse,
+optional, nested datasets) are DT_VARIANT encodings ferroflow does not write or read:
+UnimplementedError, as is SNAPPY compression (ferroflow has no snappy codec)."""
 
 import multiprocessing
 import os
@@ -23,6 +24,7 @@ from google.protobuf.message import DecodeError
 from ferroflow import _core, errors
 from ferroflow import _structure_coder as coder
 from ferroflow._proto import message_class
+from ferroflow.data import _snapshot_records as records
 from ferroflow.data import _structure
 from ferroflow.data.dataset import Dataset
 
@@ -51,19 +53,18 @@ def _record_compression(compression):
 
 
 def _flat_specs(spec, what):
-    from ferroflow.tensor_spec import TensorSpec
     from ferroflow.type_spec import TypeSpec
 
     flat = _structure.flatten(spec)
     for s in flat:
         if not isinstance(s, TypeSpec):
             raise TypeError(f"An element_spec must hold `tf.TypeSpec`s, got {s!r}.")
-        if type(s) is not TensorSpec:
+        if not records.savable(s):
             raise errors.UnimplementedError(
                 None,
                 None,
-                f"ferroflow cannot {what} a dataset whose elements hold a {type(s).__name__}: "
-                "TensorFlow saves those as DT_VARIANT tensors.",
+                f"ferroflow cannot {what} a dataset whose elements hold a {type(s).__name__} "
+                "(TensorFlow saves it as a DT_VARIANT tensor ferroflow cannot encode).",
             )
     return flat
 
@@ -78,9 +79,10 @@ def _write_atomically(path, data):
 class _ShardWriters:
     """One TFRecord file per shard index under ``run_dir``, opened on first use."""
 
-    def __init__(self, run_dir, compression):
+    def __init__(self, run_dir, compression, flat):
         self._run_dir = run_dir
         self._compression = compression
+        self._flat = flat
         self._writers = {}
 
     def write(self, shard, element):
@@ -90,41 +92,12 @@ class _ShardWriters:
             os.makedirs(directory, exist_ok=True)
             file = os.path.join(directory, f"{0:08d}.snapshot")
             writer = self._writers[shard] = _core.TFRecordWriter(file, self._compression)
-        for component in _structure.flatten(element):
-            writer.write(_component_record(component))
+        for component, spec in zip(_structure.flatten(element), self._flat):
+            writer.write(records.component_record(component, spec))
 
     def close(self):
         for writer in self._writers.values():
             writer.close()
-
-
-def _varint_bytes(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _component_record(tensor):
-    """The ``TensorProto`` bytes TensorFlow's snapshot writer makes of ``tensor``: numbers
-    packed in ``tensor_content`` (as `serialize_tensor`) and strings there too, every length
-    as a varint before all the bytes."""
-    from ferroflow import string
-
-    if tensor.dtype != string:
-        return _core.serialize_tensor(tensor)
-    import numpy as np
-
-    values = [bytes(v) for v in np.asarray(tensor.numpy(), dtype=object).reshape(-1)]
-    proto = message_class("tensorflow.TensorProto")(dtype=tensor.dtype.as_datatype_enum)
-    proto.tensor_shape.SetInParent()
-    for d in tensor.shape:
-        proto.tensor_shape.dim.add().size = d
-    if values:
-        proto.tensor_content = b"".join(map(_varint_bytes, map(len, values))) + b"".join(values)
-    return proto.SerializeToString()
 
 
 def _shard_index(shard_func, element):
@@ -143,8 +116,9 @@ def _metadata(run_id, flat, count, graph_hash=""):
         run_id=str(run_id),
         creation_timestamp=int(time.time() * 1e6),
         version=_VERSION,
-        dtype=[s.dtype.as_datatype_enum for s in flat],
-        num_elements=count,
+        dtype=[records.record_dtype(s) for s in flat],
+        # A snapshot's record leaves the count out, as TensorFlow's does.
+        num_elements=0 if graph_hash else count,
         finalized=True,
     )
     return record.SerializeToString()
@@ -156,7 +130,7 @@ def _write_run(elements, directory, flat, compression, shard_of, graph_hash=""):
     run_id = secrets.randbits(64)
     run_dir = os.path.join(directory, str(run_id))
     os.makedirs(run_dir)  # also for no elements, as TensorFlow
-    writers = _ShardWriters(run_dir, compression)
+    writers = _ShardWriters(run_dir, compression, flat)
     count = 0
     done = False
     try:
@@ -214,56 +188,6 @@ def _read_metadata(directory):
     return record
 
 
-def _varint(data, at):
-    value = shift = 0
-    while True:
-        if at >= len(data) or shift > 63:
-            raise ValueError("a truncated string length")
-        byte = data[at]
-        value |= (byte & 0x7F) << shift
-        at += 1
-        shift += 7
-        if not byte & 0x80:
-            return value, at
-
-
-def _strings_in_content(record):
-    """``record`` with a string tensor's ``tensor_content`` (what TensorFlow's snapshot writer
-    uses: every length as a varint, then the bytes) moved into ``string_val``, which
-    `_core.parse_tensor` reads."""
-    proto = message_class("tensorflow.TensorProto").FromString(record)
-    content = proto.tensor_content
-    if not content:
-        return record
-    count = 1
-    for d in proto.tensor_shape.dim:
-        count *= max(d.size, 0)
-    if count > len(content):  # every string takes at least its one-byte length
-        raise ValueError("more strings than bytes")
-    lengths, at = [], 0
-    for _ in range(count):
-        n, at = _varint(content, at)
-        lengths.append(n)
-    if at + sum(lengths) != len(content):
-        raise ValueError("string lengths do not match the content")
-    for n in lengths:
-        proto.string_val.append(content[at : at + n])
-        at += n
-    proto.tensor_content = b""
-    return proto.SerializeToString()
-
-
-def _parse_component(record, spec, file):
-    from ferroflow import string
-
-    try:
-        if spec.dtype == string:
-            record = _strings_in_content(record)
-        return _core.parse_tensor(record, spec.dtype.as_datatype_enum)
-    except (errors.InvalidArgumentError, DecodeError, ValueError) as e:
-        raise _data_loss(f"Unable to parse tensor from stored proto in {file}: {e}") from None
-
-
 class _ShardDataset(Dataset):
     """The elements of one shard directory, read file by file."""
 
@@ -288,7 +212,7 @@ class _ShardDataset(Dataset):
             file = os.path.join(self._directory, name)
             pending = []
             for record in _core.TFRecordReader(file, self._compression):
-                pending.append(_parse_component(record, flat[len(pending)], file))
+                pending.append(records.parse_component(record, flat[len(pending)], file))
                 if len(pending) == len(flat):
                     yield _structure.pack_as(self._spec, pending)
                     pending = []
