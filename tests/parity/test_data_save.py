@@ -2,9 +2,11 @@
 framework saves the same datasets into its own directory (`_save_all`), then each loads
 what both saved (`_load_all`), so TensorFlow reads ferroflow's files and ferroflow reads
 TensorFlow's. Elements, specs, order and cardinality are compared, and both frameworks must
-read their own files and the other's alike. The files themselves are compared too: layout,
-metadata, the encoded element spec and the uncompressed shard bytes. Damaged and missing
-files give TensorFlow's exception classes."""
+read their own files and the other's alike (dense and ragged components, dict, tuple and
+namedtuple elements, GZIP/ZLIB, shard_func, reader_func, empty and unknown shapes). The files
+themselves are compared too: layout, metadata, the encoded element spec and the uncompressed
+shard bytes. `snapshot` writes the same layout under a fingerprint directory, which both
+frameworks read back. Damaged and missing files give TensorFlow's exception classes."""
 
 import pytest
 
@@ -219,3 +221,48 @@ def test_damaged_files_and_bad_arguments(tf_oracle, tmp_path):
     assert_parity(tf_oracle, _save_all, args=(root, "CPU:0"), helpers=helpers)
     result = assert_parity(tf_oracle, _damaged, args=(root,))
     assert result[0] != "raised", result
+
+
+def _snapshots(tf, root, read_both):
+    """Each framework snapshots a pipeline (GZIP) into its own directory and replays it; then
+    both snapshots' run directories are read with `load` (TensorFlow's and ferroflow's
+    fingerprints differ, so neither `snapshot` finds the other's files)."""
+    import os
+
+    D = tf.data.Dataset
+    meta_class = _metadata_class(tf)
+    out = {}
+    path = os.path.join(root, "snap", tf.__name__)
+    snap = D.range(5).map(lambda x: x * 2).snapshot(path, compression="GZIP")
+    out["passes"] = [[int(x) for x in snap] for _ in range(2)]
+    out["again"] = [int(x) for x in D.range(5).map(lambda x: x * 2).snapshot(path, "GZIP")]
+    (fingerprint,) = os.listdir(path)
+    with open(os.path.join(path, fingerprint, "snapshot.metadata"), "rb") as f:
+        meta = meta_class.FromString(f.read())
+    out["metadata"] = (meta.version, list(meta.dtype), meta.num_elements, meta.finalized)
+    out["fingerprint"] = (fingerprint.isdigit(), meta.graph_hash == fingerprint)
+    out["layout"] = sorted(
+        os.path.relpath(os.path.join(d, f), path)
+        .replace(fingerprint, "HASH")
+        .replace(meta.run_id, "RUN")
+        for d, _, files in os.walk(path)
+        for f in files
+    )
+    out["shards"] = len(os.listdir(os.path.join(path, fingerprint, meta.run_id)))
+    for writer in ("tensorflow", "ferroflow") if read_both else ():
+        where = os.path.join(root, "snap", writer)
+        (h,) = os.listdir(where)
+        spec = (tf.TensorSpec([], tf.int64), tf.TensorSpec([], tf.int64))
+        loaded = D.load(os.path.join(where, h), spec, "GZIP", lambda s: s.flat_map(lambda d: d))
+        out[writer] = sorted((int(i), int(x)) for i, x in loaded)
+    return out
+
+
+def test_snapshot_layout_and_files(tf_oracle, tmp_path):
+    root = str(tmp_path)
+    for read_both in (False, True):
+        # Once both snapshot directories exist, each framework reads the other's too.
+        result = assert_parity(
+            tf_oracle, _snapshots, args=(root, read_both), helpers=[_metadata_class]
+        )
+        assert result[0] != "raised", result
