@@ -1,5 +1,6 @@
 """`tf.data.Dataset.load` reads TensorFlow's snapshot layout from files it does not trust:
-damaged metadata, element specs and shard records are typed errors (DataLossError,
+damaged metadata, element specs and shard records (dense, ragged and sparse variant
+records) are typed errors (DataLossError,
 NotFoundError, DecodeError as TensorFlow), never a crash, a hang or a read outside the saved
 directory. `Dataset.cache(filename)` keeps ferroflow's own pickled layout, read by an
 unpickler that rebuilds only containers, numpy values and spec classes: a hostile file that
@@ -120,11 +121,11 @@ def _varint(n):
     return out + bytes([n])
 
 
-def test_sparse_elements_are_not_saved_in_a_non_tensorflow_format(tmp_path):
-    sparse = tf.data.Dataset.from_tensors(tf.sparse.from_dense([[1, 0], [0, 2]]))
+def test_dataset_elements_are_not_saved_in_a_non_tensorflow_format(tmp_path):
+    windows = tf.data.Dataset.range(4).window(2)  # elements are datasets
     with pytest.raises(tf.errors.UnimplementedError, match="DT_VARIANT"):
-        sparse.save(str(tmp_path / "sparse"))
-    assert not (tmp_path / "sparse").exists()
+        windows.save(str(tmp_path / "windows"))
+    assert not (tmp_path / "windows").exists()
     with pytest.raises(tf.errors.UnimplementedError, match="snappy"):
         tf.data.Dataset.range(2).save(str(tmp_path / "s"), compression="SNAPPY")
 
@@ -151,34 +152,69 @@ def test_hostile_ragged_variants_are_data_loss(tmp_path):
     (run,) = [p for p in saved.iterdir() if p.is_dir()]
     shard = run / "00000000.shard" / "00000000.snapshot"
     assert [r.to_list() for r in tf.data.Dataset.load(str(saved))] == [[[1, 2], [3]]]
-    tensor_class = message_class("tensorflow.TensorProto")
-    data_class = message_class("tensorflow.VariantTensorDataProto")
-
-    def variant(type_name, *parts, framing=None):
-        data = data_class(type_name=type_name)
-        for part in parts:
-            data.tensors.add().ParseFromString(tf.io.serialize_tensor(part).numpy())
-        encoded = data.SerializeToString()
-        content = _varint(len(encoded) if framing is None else framing) + encoded
-        proto = tensor_class(dtype=21, tensor_content=content)
-        proto.tensor_shape.SetInParent()
-        return proto.SerializeToString()
-
     splits = tf.constant([0, 2, 3], tf.int64)
     values = tf.constant([1, 2, 3], tf.int32)
     hostile = [
-        variant("RaggedTensorVariant", tf.constant([0, 5, 3], tf.int64), values),
-        variant("RaggedTensorVariant", tf.constant([1, 3], tf.int64), values),
-        variant("RaggedTensorVariant", values),
-        variant("RaggedTensorVariant", splits, splits, values),
-        variant("Other", splits, values),
-        variant("RaggedTensorVariant", splits, values, framing=2**40),
-        variant("RaggedTensorVariant", splits, tf.constant([1.0, 2.0, 3.0])),
+        _variant("RaggedTensorVariant", tf.constant([0, 5, 3], tf.int64), values),
+        _variant("RaggedTensorVariant", tf.constant([1, 3], tf.int64), values),
+        _variant("RaggedTensorVariant", values),
+        _variant("RaggedTensorVariant", splits, splits, values),
+        _variant("Other", splits, values),
+        _variant("RaggedTensorVariant", splits, values, framing=2**40),
+        _variant("RaggedTensorVariant", splits, tf.constant([1.0, 2.0, 3.0])),
         b"\x08\x15\x12\x00\x22\x01",
     ]
+    _each_is_data_loss(saved, shard, hostile)
+
+
+def _variant(type_name, *parts, framing=None, groups=1):
+    """A DT_VARIANT record: ``groups`` VariantTensorDataProtos of ``type_name`` sharing
+    ``parts`` (one each when ``groups`` is 3, as a sparse tensor's), lengths ``framing``."""
+    encoded = []
+    for i in range(groups):
+        data = message_class("tensorflow.VariantTensorDataProto")(type_name=type_name)
+        for part in parts if groups == 1 else parts[i : i + 1]:
+            data.tensors.add().ParseFromString(tf.io.serialize_tensor(part).numpy())
+        encoded.append(data.SerializeToString())
+    lengths = [len(e) for e in encoded] if framing is None else [framing] * groups
+    content = b"".join(map(_varint, lengths)) + b"".join(encoded)
+    proto = message_class("tensorflow.TensorProto")(dtype=21, tensor_content=content)
+    proto.tensor_shape.SetInParent()
+    if groups > 1:
+        proto.tensor_shape.dim.add().size = groups
+    return proto.SerializeToString()
+
+
+def _each_is_data_loss(saved, shard, hostile):
     for record in hostile:
         shard.unlink()
         with tf.io.TFRecordWriter(str(shard)) as w:
             w.write(record)
         with pytest.raises(tf.errors.DataLossError):
             list(tf.data.Dataset.load(str(saved)))
+
+
+def test_hostile_sparse_variants_are_data_loss(tmp_path):
+    saved = tmp_path / "sparse"
+    tf.data.Dataset.from_tensors(tf.sparse.from_dense([[1.0, 0.0], [0.0, 2.0]])).save(str(saved))
+    (run,) = [p for p in saved.iterdir() if p.is_dir()]
+    shard = run / "00000000.shard" / "00000000.snapshot"
+    assert tf.sparse.to_dense(next(iter(tf.data.Dataset.load(str(saved))))).numpy().tolist() == [
+        [1.0, 0.0],
+        [0.0, 2.0],
+    ]
+    i64 = lambda v: tf.constant(v, tf.int64)  # noqa: E731
+    good_values = tf.constant([1.0, 2.0])
+    hostile = [
+        _variant("tensorflow::Tensor", i64([[0, 0], [1, 5]]), good_values, i64([2, 2]), groups=3),
+        _variant("tensorflow::Tensor", i64([[0, 0], [-1, 1]]), good_values, i64([2, 2]), groups=3),
+        _variant("tensorflow::Tensor", i64([[0, 0]]), good_values, i64([2, 2]), groups=3),
+        _variant(
+            "tensorflow::Tensor", i64([[0, 0], [1, 1]]), good_values, i64([2, 2, 1]), groups=3
+        ),
+        _variant("tensorflow::Tensor", i64([[0], [1]]), good_values, i64([2]), groups=3),
+        _variant("Other", i64([[0, 0], [1, 1]]), good_values, i64([2, 2]), groups=3),
+        _variant("tensorflow::Tensor", i64([[0, 0], [1, 1]]), good_values, i64([2, 2])),
+        _variant("tensorflow::Tensor", i64([[0, 0]]), good_values, i64([2]), groups=3, framing=9),
+    ]
+    _each_is_data_loss(saved, shard, hostile)

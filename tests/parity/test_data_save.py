@@ -2,7 +2,7 @@
 framework saves the same datasets into its own directory (`_save_all`), then each loads
 what both saved (`_load_all`), so TensorFlow reads ferroflow's files and ferroflow reads
 TensorFlow's. Elements, specs, order and cardinality are compared, and both frameworks must
-read their own files and the other's alike (dense and ragged components, dict, tuple and
+read their own files and the other's alike (dense, ragged and sparse components, dict, tuple and
 namedtuple elements, GZIP/ZLIB, shard_func, reader_func, empty and unknown shapes). The files
 themselves are compared too: layout, metadata, the encoded element spec and the uncompressed
 shard bytes. `snapshot` writes the same layout under a fingerprint directory, which both
@@ -52,6 +52,14 @@ def _cases(tf):
             {},
         ),
         ("ragged_rows", D.from_tensor_slices(tf.ragged.constant([[1, 2], [3], []])), {}, {}),
+        (
+            "sparse",
+            D.from_tensor_slices(
+                tf.sparse.SparseTensor([[0, 1], [2, 0], [2, 3]], [1.5, 2.5, -1.0], [3, 4])
+            ).map(lambda s: (s, tf.sparse.from_dense(tf.constant([["", "x"]])))),
+            {"compression": "GZIP"},
+            {"compression": "GZIP"},
+        ),
         ("sharded", D.range(7), {"shard_func": lambda x: x % 3}, {}),
         (
             "reader_func",
@@ -81,6 +89,11 @@ def _plain(tf, value):
         return (name, fields, tuple(_plain(tf, v) for v in value))
     if isinstance(value, tf.TypeSpec):
         return (type(value).__name__, value.shape.rank and value.shape.as_list(), value.dtype.name)
+    if isinstance(value, tf.SparseTensor):
+        return (
+            "sparse",
+            *(_plain(tf, t) for t in (value.indices, value.values, value.dense_shape)),
+        )
     if isinstance(value, tf.RaggedTensor):
         return ("ragged", value.row_splits.dtype.name, value.to_list())
     if isinstance(value, tf.Tensor):

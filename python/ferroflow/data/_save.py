@@ -8,10 +8,10 @@ that saved datasets move between TensorFlow and ferroflow in both directions:
   compressed or not), one ``TensorProto`` per component of each element, in order.
 
 `snapshot` writes the same files under ``path/<fingerprint>/`` (no ``dataset_spec.pb``).
-How a component becomes a record (dense tensors, ragged ones as DT_VARIANT
-``RaggedTensorVariant``s) is `_snapshot_records`. Other composite components (sparse,
-optional, nested datasets) are DT_VARIANT encodings ferroflow does not write or read:
-UnimplementedError, as is SNAPPY compression (ferroflow has no snappy codec)."""
+How a component becomes a record (dense tensors; ragged and sparse ones as TensorFlow's
+DT_VARIANT encodings) is `_snapshot_records`. Other composite components (optionals, nested
+datasets) are variant encodings ferroflow does not write or read: UnimplementedError, as is
+SNAPPY compression (ferroflow has no snappy codec)."""
 
 import multiprocessing
 import os

@@ -6,6 +6,9 @@ it (`Dataset.save`/`snapshot` shard files), and back.
 - A `RaggedTensorSpec` component: a scalar DT_VARIANT tensor whose ``tensor_content`` is the
   varint length of one ``VariantTensorDataProto`` (type ``RaggedTensorVariant``) and the
   proto: the row splits, outermost first, then the flat values.
+- A `SparseTensorSpec` component: a DT_VARIANT vector of 3 ``VariantTensorDataProto``s of
+  type ``tensorflow::Tensor`` (indices, values, dense shape): the 3 varint lengths, then the
+  protos.
 
 Reading trusts nothing: every length is checked against the bytes present, ragged row
 splits are validated, and any damage is DataLossError.
@@ -21,14 +24,16 @@ __all__ = ["component_record", "parse_component", "record_dtype", "savable"]
 
 _VARIANT = 21  # DT_VARIANT
 _RAGGED = "RaggedTensorVariant"
+_TENSOR = "tensorflow::Tensor"
 
 
 def savable(spec):
     """Whether components of ``spec`` have a record encoding here."""
     from ferroflow.ragged.ragged_tensor_spec import RaggedTensorSpec
+    from ferroflow.sparse_tensor import SparseTensorSpec
     from ferroflow.tensor_spec import TensorSpec
 
-    return type(spec) in (TensorSpec, RaggedTensorSpec)
+    return type(spec) in (TensorSpec, RaggedTensorSpec, SparseTensorSpec)
 
 
 def record_dtype(spec):
@@ -79,44 +84,64 @@ def _dense_record(tensor):
     return proto.SerializeToString()
 
 
+def _variant_record(groups, type_name):
+    """A DT_VARIANT record of one ``VariantTensorDataProto`` of ``type_name`` per group of
+    tensors in ``groups`` (a vector when there are several, as TensorFlow's sparse one)."""
+    encoded = []
+    for tensors in groups:
+        data = message_class("tensorflow.VariantTensorDataProto")(type_name=type_name)
+        for t in tensors:
+            data.tensors.add().ParseFromString(_dense_record(t))
+        encoded.append(data.SerializeToString())
+    lengths = b"".join(_varint_bytes(len(e)) for e in encoded)
+    proto = _tensor_proto(dtype=_VARIANT, tensor_content=lengths + b"".join(encoded))
+    proto.tensor_shape.SetInParent()
+    if len(groups) > 1:
+        proto.tensor_shape.dim.add().size = len(groups)
+    return proto.SerializeToString()
+
+
 def component_record(value, spec):
     """The record bytes of one component ``value`` of spec ``spec``."""
+    from ferroflow.sparse_tensor import SparseTensorSpec
     from ferroflow.tensor_spec import TensorSpec
 
     if type(spec) is TensorSpec:
         return _dense_record(value)
+    if type(spec) is SparseTensorSpec:
+        parts = (value.indices, value.values, value.dense_shape)
+        return _variant_record([[p] for p in parts], _TENSOR)
     if spec._ragged_rank == 0:
-        parts = [value]
-    else:
-        parts = [*value.nested_row_splits, value.flat_values]
-    data = message_class("tensorflow.VariantTensorDataProto")(type_name=_RAGGED)
-    for part in parts:
-        data.tensors.add().ParseFromString(_dense_record(part))
-    encoded = data.SerializeToString()
-    proto = _tensor_proto(dtype=_VARIANT, tensor_content=_varint_bytes(len(encoded)) + encoded)
-    proto.tensor_shape.SetInParent()
-    return proto.SerializeToString()
+        return _variant_record([[value]], _RAGGED)
+    return _variant_record([[*value.nested_row_splits, value.flat_values]], _RAGGED)
 
 
 def _strings_in_content(proto):
     """``proto``'s string ``tensor_content`` moved into ``string_val`` (which
     `_core.parse_tensor` reads)."""
-    content = proto.tensor_content
     count = 1
     for d in proto.tensor_shape.dim:
         count *= max(d.size, 0)
+    proto.string_val.extend(_byte_strings(proto.tensor_content, count, "strings"))
+    proto.tensor_content = b""
+
+
+def _byte_strings(content, count, what):
+    """The ``count`` byte strings packed in ``content`` as TensorFlow packs a list of them:
+    every length as a varint, then all the bytes (which must fill ``content`` exactly)."""
     if count > len(content):  # every string takes at least its one-byte length
-        raise ValueError("more strings than bytes")
+        raise ValueError(f"more {what} than bytes")
     lengths, at = [], 0
     for _ in range(count):
         n, at = _varint(content, at)
         lengths.append(n)
     if at + sum(lengths) != len(content):
-        raise ValueError("string lengths do not match the content")
+        raise ValueError(f"the {what}' lengths do not match their content")
+    out = []
     for n in lengths:
-        proto.string_val.append(content[at : at + n])
+        out.append(content[at : at + n])
         at += n
-    proto.tensor_content = b""
+    return out
 
 
 def _parse_dense(proto, dtype):
@@ -127,24 +152,58 @@ def _parse_dense(proto, dtype):
     return _core.parse_tensor(proto.SerializeToString(), dtype.as_datatype_enum)
 
 
+def _variants(proto, shape, type_name, sizes):
+    """The ``VariantTensorDataProto``s of a DT_VARIANT record of ``shape`` (``[]`` or
+    ``[n]``), each checked to be of ``type_name`` and to hold a number of tensors in
+    ``sizes``."""
+    if proto.dtype != _VARIANT or [d.size for d in proto.tensor_shape.dim] != shape:
+        raise ValueError(f"expected a DT_VARIANT tensor of shape {shape}")
+    count = shape[0] if shape else 1
+    if proto.variant_val:
+        found = list(proto.variant_val)
+    else:
+        data_class = message_class("tensorflow.VariantTensorDataProto")
+        packed = _byte_strings(proto.tensor_content, count, "variants")
+        found = [data_class.FromString(b) for b in packed]
+    if len(found) != count:
+        raise ValueError(f"expected {count} variants, got {len(found)}")
+    for data in found:
+        if data.type_name != type_name or len(data.tensors) not in sizes:
+            raise ValueError(
+                f"expected a {type_name} of {sizes[0]} tensors, got {data.type_name!r} "
+                f"holding {len(data.tensors)}"
+            )
+    return found
+
+
+def _parse_sparse(proto, spec):
+    from ferroflow import int64
+    from ferroflow.sparse_tensor import SparseTensor
+
+    indices, values, shape = (
+        _parse_dense(d.tensors[0], dtype)
+        for d, dtype in zip(_variants(proto, [3], _TENSOR, (1,)), (int64, spec.dtype, int64))
+    )
+    dims = shape.numpy()
+    if (
+        shape.shape.rank != 1
+        or indices.shape.rank != 2
+        or values.shape.rank != 1
+        or indices.shape[0] != values.shape[0]
+        or indices.shape[1] != dims.shape[0]
+        or not spec.shape.is_compatible_with(dims.tolist())
+        or (dims < 0).any()
+        or (indices.numpy() < 0).any()
+        or (indices.numpy() >= dims).any()
+    ):
+        raise ValueError("the sparse tensor's indices, values and shape do not fit")
+    return SparseTensor(indices, values, shape)
+
+
 def _parse_ragged(proto, spec):
     from ferroflow.ragged.ragged_tensor import RaggedTensor
 
-    if proto.dtype != _VARIANT or len(proto.tensor_shape.dim) != 0:
-        raise ValueError("a ragged component must be a scalar DT_VARIANT tensor")
-    if proto.variant_val:
-        (data,) = proto.variant_val
-    else:
-        content = proto.tensor_content
-        n, at = _varint(content, 0)
-        if at + n != len(content):
-            raise ValueError("the variant's length does not match its content")
-        data = message_class("tensorflow.VariantTensorDataProto").FromString(content[at:])
-    if data.type_name != _RAGGED or len(data.tensors) != spec._ragged_rank + 1:
-        raise ValueError(
-            f"expected a {_RAGGED} of ragged rank {spec._ragged_rank}, got "
-            f"{data.type_name!r} holding {len(data.tensors)} tensors"
-        )
+    (data,) = _variants(proto, [], _RAGGED, (spec._ragged_rank + 1,))
     *splits, values = data.tensors
     values = _parse_dense(values, spec.dtype)
     if not splits:
@@ -156,6 +215,7 @@ def _parse_ragged(proto, spec):
 def parse_component(record, spec, file):
     """The component of spec ``spec`` that ``record`` (read from ``file``) holds."""
     from ferroflow import string
+    from ferroflow.sparse_tensor import SparseTensorSpec
     from ferroflow.tensor_spec import TensorSpec
 
     try:
@@ -164,6 +224,8 @@ def parse_component(record, spec, file):
         proto = message_class("tensorflow.TensorProto").FromString(record)
         if type(spec) is TensorSpec:
             return _parse_dense(proto, spec.dtype)
+        if type(spec) is SparseTensorSpec:
+            return _parse_sparse(proto, spec)
         return _parse_ragged(proto, spec)
     except (errors.InvalidArgumentError, DecodeError, ValueError) as e:
         raise errors.DataLossError(
