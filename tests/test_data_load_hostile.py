@@ -13,6 +13,7 @@ import random
 import ferroflow as tf
 import pytest
 from ferroflow._proto import message_class
+from ferroflow.data import _snappy
 from google.protobuf.message import DecodeError
 
 
@@ -42,16 +43,47 @@ def test_random_damage_to_a_shard_is_a_typed_error(tmp_path):
     saved, shard = _saved(tmp_path)
     good = shard.read_bytes()
     assert _read(saved) == [(i, str(i).encode()) for i in range(4)]
-    rng = random.Random(0)
-    for _ in range(200):
+    _damage_randomly(shard, good, random.Random(0), 200, lambda: _read(saved))
+
+
+def _damage_randomly(shard, good, rng, times, read):
+    """``read()`` after each of ``times`` random damages (bytes changed, the end cut) to
+    ``shard``: a typed error or elements, nothing else."""
+    for _ in range(times):
         data = bytearray(good)
         for _ in range(rng.randint(1, 4)):
             data[rng.randrange(len(data))] = rng.randrange(256)
         shard.write_bytes(bytes(data[: rng.randint(0, len(data))]))
         try:
-            _read(saved)
+            read()
         except _TYPED:
             pass
+
+
+def test_random_damage_to_a_snappy_shard_is_a_typed_error(tmp_path):
+    """SNAPPY shards (decoded in Python): damaged block lengths, literal lengths and copy
+    offsets are DataLossError, never an exception of another class or a huge allocation."""
+    saved = tmp_path / "snappy"
+    ds = tf.data.Dataset.range(200).map(lambda x: (x, tf.strings.as_string(x % 3)))
+    ds.save(str(saved), compression="SNAPPY")
+    (run,) = [p for p in saved.iterdir() if p.is_dir()]
+    shard = run / "00000000.shard" / "00000000.snapshot"
+    good = shard.read_bytes()
+    # A block with a copy: the literal "ab", then 8 bytes copied from 2 back (overlapping).
+    block = b"\x0a" + b"\x04ab" + b"\x11\x02"
+    shard.write_bytes(b"\x00\x00\x00\x06" + block)
+    assert _snappy.decompress_file(str(shard)) == b"ab" * 5
+    for data in (
+        b"\x00\x00\x00\x06" + block[:-1] + b"\x05",  # a copy before the block's start
+        b"\x00\x00\x00\x05" + block[:-1],  # a copy cut short
+        b"\xff\xff\xff\xff" + block,  # a block length past the file
+        b"\x00\x00\x00\x03\xff\xff\xff",  # a declared size past the limit
+    ):
+        shard.write_bytes(data)
+        with pytest.raises(tf.errors.DataLossError):
+            list(tf.data.Dataset.load(str(saved), compression="SNAPPY"))
+    read = lambda: list(tf.data.Dataset.load(str(saved), compression="SNAPPY"))  # noqa: E731
+    _damage_randomly(shard, good, random.Random(1), 100, read)
 
 
 def test_hostile_string_lengths_are_data_loss(tmp_path):
@@ -126,8 +158,6 @@ def test_dataset_elements_are_not_saved_in_a_non_tensorflow_format(tmp_path):
     with pytest.raises(tf.errors.UnimplementedError, match="DT_VARIANT"):
         windows.save(str(tmp_path / "windows"))
     assert not (tmp_path / "windows").exists()
-    with pytest.raises(tf.errors.UnimplementedError, match="snappy"):
-        tf.data.Dataset.range(2).save(str(tmp_path / "s"), compression="SNAPPY")
 
 
 def test_a_hostile_cache_file_runs_nothing(tmp_path):

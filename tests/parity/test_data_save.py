@@ -3,7 +3,7 @@ framework saves the same datasets into its own directory (`_save_all`), then eac
 what both saved (`_load_all`), so TensorFlow reads ferroflow's files and ferroflow reads
 TensorFlow's. Elements, specs, order and cardinality are compared, and both frameworks must
 read their own files and the other's alike (dense, ragged and sparse components, dict, tuple and
-namedtuple elements, GZIP/ZLIB, shard_func, reader_func, empty and unknown shapes). The files
+namedtuple elements, GZIP/ZLIB/SNAPPY, shard_func, reader_func, empty and unknown shapes). The files
 themselves are compared too: layout, metadata, the encoded element spec and the uncompressed
 shard bytes. `snapshot` writes the same layout under a fingerprint directory, which both
 frameworks read back. Damaged and missing files give TensorFlow's exception classes."""
@@ -59,6 +59,12 @@ def _cases(tf):
             ).map(lambda s: (s, tf.sparse.from_dense(tf.constant([["", "x"]])))),
             {"compression": "GZIP"},
             {"compression": "GZIP"},
+        ),
+        (
+            "snappy",
+            D.range(300).map(lambda x: (x % 7, tf.strings.as_string(x // 3))),
+            {"compression": "SNAPPY", "shard_func": lambda x, _: x % 2},
+            {"compression": "SNAPPY"},
         ),
         ("sharded", D.range(7), {"shard_func": lambda x: x % 3}, {}),
         (
@@ -237,9 +243,10 @@ def test_damaged_files_and_bad_arguments(tf_oracle, tmp_path):
 
 
 def _snapshots(tf, root, read_both):
-    """Each framework snapshots a pipeline (GZIP) into its own directory and replays it; then
-    both snapshots' run directories are read with `load` (TensorFlow's and ferroflow's
-    fingerprints differ, so neither `snapshot` finds the other's files)."""
+    """Each framework snapshots a pipeline (GZIP, and the default "AUTO": snappy) into its
+    own directory and replays it; then both snapshots' run directories are read with `load`
+    (TensorFlow's and ferroflow's fingerprints differ, so neither `snapshot` finds the
+    other's files)."""
     import os
 
     D = tf.data.Dataset
@@ -249,6 +256,9 @@ def _snapshots(tf, root, read_both):
     snap = D.range(5).map(lambda x: x * 2).snapshot(path, compression="GZIP")
     out["passes"] = [[int(x) for x in snap] for _ in range(2)]
     out["again"] = [int(x) for x in D.range(5).map(lambda x: x * 2).snapshot(path, "GZIP")]
+    auto = os.path.join(root, "auto", tf.__name__)
+    pipeline = D.range(40).map(lambda x: tf.strings.as_string(x % 5))
+    out["auto"] = [[bytes(x.numpy()) for x in pipeline.snapshot(auto)] for _ in range(2)]
     (fingerprint,) = os.listdir(path)
     with open(os.path.join(path, fingerprint, "snapshot.metadata"), "rb") as f:
         meta = meta_class.FromString(f.read())
@@ -263,11 +273,17 @@ def _snapshots(tf, root, read_both):
     )
     out["shards"] = len(os.listdir(os.path.join(path, fingerprint, meta.run_id)))
     for writer in ("tensorflow", "ferroflow") if read_both else ():
+        flat = lambda s: s.flat_map(lambda d: d)  # noqa: E731
         where = os.path.join(root, "snap", writer)
         (h,) = os.listdir(where)
         spec = (tf.TensorSpec([], tf.int64), tf.TensorSpec([], tf.int64))
-        loaded = D.load(os.path.join(where, h), spec, "GZIP", lambda s: s.flat_map(lambda d: d))
+        loaded = D.load(os.path.join(where, h), spec, "GZIP", flat)
         out[writer] = sorted((int(i), int(x)) for i, x in loaded)
+        where = os.path.join(root, "auto", writer)
+        (h,) = os.listdir(where)
+        spec = (tf.TensorSpec([], tf.int64), tf.TensorSpec([], tf.string))
+        loaded = D.load(os.path.join(where, h), spec, "SNAPPY", flat)
+        out[writer, "auto"] = sorted((int(i), bytes(x.numpy())) for i, x in loaded)
     return out
 
 

@@ -4,19 +4,20 @@ that saved datasets move between TensorFlow and ferroflow in both directions:
 - ``path/snapshot.metadata``: a ``SnapshotMetadataRecord`` (run id, version 2, component
   dtypes, element count, finalized);
 - ``path/dataset_spec.pb``: the element spec as a ``StructuredValue`` (`_structure_coder`);
-- ``path/<run_id>/<shard:08d>.shard/<checkpoint:08d>.snapshot``: TFRecords (GZIP/ZLIB
-  compressed or not), one ``TensorProto`` per component of each element, in order.
+- ``path/<run_id>/<shard:08d>.shard/<checkpoint:08d>.snapshot``: TFRecords (GZIP/ZLIB/
+  SNAPPY compressed or not), one ``TensorProto`` per component of each element, in order.
 
 `snapshot` writes the same files under ``path/<fingerprint>/`` (no ``dataset_spec.pb``).
 How a component becomes a record (dense tensors; ragged and sparse ones as TensorFlow's
 DT_VARIANT encodings) is `_snapshot_records`. Other composite components (optionals, nested
-datasets) are variant encodings ferroflow does not write or read: UnimplementedError, as is
-SNAPPY compression (ferroflow has no snappy codec)."""
+datasets) are variant encodings ferroflow does not write or read: UnimplementedError.
+SNAPPY files go through `_snappy` (pure Python)."""
 
 import multiprocessing
 import os
 import secrets
 import shutil
+import tempfile
 import time
 
 from google.protobuf.message import DecodeError
@@ -24,8 +25,8 @@ from google.protobuf.message import DecodeError
 from ferroflow import _core, errors
 from ferroflow import _structure_coder as coder
 from ferroflow._proto import message_class
+from ferroflow.data import _snappy, _structure
 from ferroflow.data import _snapshot_records as records
-from ferroflow.data import _structure
 from ferroflow.data.dataset import Dataset
 
 __all__ = ["SnapshotDataset", "load", "save", "snapshot"]
@@ -34,6 +35,7 @@ _METADATA = "snapshot.metadata"
 _SPEC = "dataset_spec.pb"
 _VERSION = 2
 _UNKNOWN = -2  # tf.data.UNKNOWN_CARDINALITY
+_RAW = ".records"  # a SNAPPY shard's records before they are compressed
 
 
 def _metadata_class():
@@ -43,13 +45,7 @@ def _metadata_class():
 def _record_compression(compression):
     """The TFRecord compression of ``compression``. TensorFlow writes any name it does not
     know (None, "", "AUTO", "NONE", ...) uncompressed, and so does ferroflow."""
-    if compression in ("GZIP", "ZLIB"):
-        return compression
-    if compression == "SNAPPY":
-        raise errors.UnimplementedError(
-            None, None, "ferroflow has no snappy codec: use compression='GZIP' or None."
-        )
-    return ""
+    return compression if compression in ("GZIP", "ZLIB", "SNAPPY") else ""
 
 
 def _flat_specs(spec, what):
@@ -91,13 +87,21 @@ class _ShardWriters:
             directory = os.path.join(self._run_dir, f"{shard:08d}.shard")
             os.makedirs(directory, exist_ok=True)
             file = os.path.join(directory, f"{0:08d}.snapshot")
-            writer = self._writers[shard] = _core.TFRecordWriter(file, self._compression)
+            if self._compression == "SNAPPY":  # records first, compressed on closing
+                file += _RAW
+            compression = "" if self._compression == "SNAPPY" else self._compression
+            writer = self._writers[shard] = _core.TFRecordWriter(file, compression)
         for component, spec in zip(_structure.flatten(element), self._flat):
             writer.write(records.component_record(component, spec))
 
     def close(self):
-        for writer in self._writers.values():
+        for shard, writer in self._writers.items():
             writer.close()
+            if self._compression == "SNAPPY":
+                file = os.path.join(self._run_dir, f"{shard:08d}.shard", f"{0:08d}.snapshot")
+                with open(file + _RAW, "rb") as f:
+                    _snappy.compress_file(f.read(), file)
+                os.remove(file + _RAW)
 
 
 def _shard_index(shard_func, element):
@@ -188,6 +192,20 @@ def _read_metadata(directory):
     return record
 
 
+def _records_of(file, compression):
+    """The records of one shard file (a SNAPPY one decompressed into a temporary file)."""
+    if compression != "SNAPPY":
+        yield from _core.TFRecordReader(file, compression)
+        return
+    stream = _snappy.decompress_file(file)
+    with tempfile.TemporaryDirectory() as scratch:
+        raw = os.path.join(scratch, "records")
+        with open(raw, "wb") as f:
+            f.write(stream)
+        del stream
+        yield from _core.TFRecordReader(raw, "")
+
+
 class _ShardDataset(Dataset):
     """The elements of one shard directory, read file by file."""
 
@@ -211,7 +229,7 @@ class _ShardDataset(Dataset):
         for name in files:
             file = os.path.join(self._directory, name)
             pending = []
-            for record in _core.TFRecordReader(file, self._compression):
+            for record in _records_of(file, self._compression):
                 pending.append(records.parse_component(record, flat[len(pending)], file))
                 if len(pending) == len(flat):
                     yield _structure.pack_as(self._spec, pending)
@@ -328,15 +346,15 @@ class SnapshotDataset(Dataset):
     """The elements, written under ``path/<fingerprint>/`` in TensorFlow's snapshot layout by
     the first complete iteration and read back from there afterwards (by any snapshot of a
     pipeline of the same fingerprint). The fingerprint is ferroflow's, so TensorFlow and
-    ferroflow never find each other's snapshots; ``"AUTO"`` compression (TensorFlow: snappy)
-    writes uncompressed records."""
+    ferroflow never find each other's snapshots."""
 
     _repr_name = "_SnapshotDataset"
 
     def __init__(self, input_dataset, path, compression, reader_func, shard_func):
         self._input = input_dataset
         self._path = os.fspath(path)
-        self._records = _record_compression(compression)
+        # "AUTO" is snappy in TensorFlow's snapshots (a plain `save` writes it uncompressed).
+        self._records = "SNAPPY" if compression == "AUTO" else _record_compression(compression)
         self._flat = _flat_specs(input_dataset.element_spec, "snapshot")
         self._reader_func = reader_func
         self._shard_func = shard_func

@@ -19,6 +19,7 @@ from google.protobuf.message import DecodeError
 
 from ferroflow import _core, errors
 from ferroflow._proto import message_class
+from ferroflow.data import _varint
 
 __all__ = ["component_record", "parse_component", "record_dtype", "savable"]
 
@@ -47,28 +48,6 @@ def _tensor_proto(**fields):
     return message_class("tensorflow.TensorProto")(**fields)
 
 
-def _varint_bytes(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _varint(data, at):
-    value = shift = 0
-    while True:
-        if at >= len(data) or shift > 63:
-            raise ValueError("a truncated length")
-        byte = data[at]
-        value |= (byte & 0x7F) << shift
-        at += 1
-        shift += 7
-        if not byte & 0x80:
-            return value, at
-
-
 def _dense_record(tensor):
     from ferroflow import string
 
@@ -80,7 +59,7 @@ def _dense_record(tensor):
     for d in tensor.shape:
         proto.tensor_shape.dim.add().size = d
     if values:
-        proto.tensor_content = b"".join(map(_varint_bytes, map(len, values))) + b"".join(values)
+        proto.tensor_content = b"".join(map(_varint.encode, map(len, values))) + b"".join(values)
     return proto.SerializeToString()
 
 
@@ -93,7 +72,7 @@ def _variant_record(groups, type_name):
         for t in tensors:
             data.tensors.add().ParseFromString(_dense_record(t))
         encoded.append(data.SerializeToString())
-    lengths = b"".join(_varint_bytes(len(e)) for e in encoded)
+    lengths = b"".join(_varint.encode(len(e)) for e in encoded)
     proto = _tensor_proto(dtype=_VARIANT, tensor_content=lengths + b"".join(encoded))
     proto.tensor_shape.SetInParent()
     if len(groups) > 1:
@@ -133,7 +112,7 @@ def _byte_strings(content, count, what):
         raise ValueError(f"more {what} than bytes")
     lengths, at = [], 0
     for _ in range(count):
-        n, at = _varint(content, at)
+        n, at = _varint.read(content, at)
         lengths.append(n)
     if at + sum(lengths) != len(content):
         raise ValueError(f"the {what}' lengths do not match their content")
