@@ -216,6 +216,14 @@ def _damaged(tf, root):
     attempt(
         "garbage_spec", lambda p, s: rewrite(os.path.join(p, "dataset_spec.pb"), lambda b: b"\xff")
     )
+    attempt("no_metadata", lambda p, s: os.remove(os.path.join(p, "snapshot.metadata")))
+    attempt(
+        "garbage_metadata",
+        lambda p, s: rewrite(
+            os.path.join(p, "snapshot.metadata"), lambda b: b"hello world garbage long enough"
+        ),
+    )
+    attempt("no_run", lambda p, s: shutil.rmtree(os.path.dirname(os.path.dirname(s))))
     attempt("empty_spec", lambda p, s: rewrite(os.path.join(p, "dataset_spec.pb"), lambda b: b""))
     try:
         D.load(os.path.join(root, "missing"))

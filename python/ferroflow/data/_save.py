@@ -260,12 +260,9 @@ class _Shards(Dataset):
 
     def _elements(self):
         run_dir = os.path.join(self._directory, _read_metadata(self._directory).run_id)
-        try:
-            names = sorted(n for n in os.listdir(run_dir) if n.endswith(".shard"))
-        except FileNotFoundError:
-            raise errors.NotFoundError(
-                None, None, f"{run_dir}; No such file or directory"
-            ) from None
+        # A run directory that is not there holds no shards, as TensorFlow reads it.
+        names = sorted(os.listdir(run_dir)) if os.path.isdir(run_dir) else []
+        names = [n for n in names if n.endswith(".shard")]
         for name in names:
             yield _ShardDataset(os.path.join(run_dir, name), self._spec, self._compression)
 
