@@ -151,13 +151,13 @@ impl Site<'_> {
     }
 }
 
-/// The values of `feature` if it sets a list, checked against `request`.
-fn feature_values(feature: &Feature, request: &Request, site: &Site<'_>) -> Result<Option<Values>> {
-    let (actual, values) = match &feature.kind {
+/// The values of `feature` if it sets a list, checked against `request` (taken, not copied).
+fn feature_values(feature: Feature, request: &Request, site: &Site<'_>) -> Result<Option<Values>> {
+    let (actual, values) = match feature.kind {
         None => return Ok(None),
-        Some(ProtoKind::FloatList(l)) => (Kind::Float, Values::Float(l.value.clone())),
-        Some(ProtoKind::Int64List(l)) => (Kind::Int64, Values::Int64(l.value.clone())),
-        Some(ProtoKind::BytesList(l)) => (Kind::Bytes, Values::Bytes(l.value.clone())),
+        Some(ProtoKind::FloatList(l)) => (Kind::Float, Values::Float(l.value)),
+        Some(ProtoKind::Int64List(l)) => (Kind::Int64, Values::Int64(l.value)),
+        Some(ProtoKind::BytesList(l)) => (Kind::Bytes, Values::Bytes(l.value)),
     };
     if actual != request.kind {
         let (expected, actual) = (request.kind.proto_name(), actual.proto_name());
@@ -207,18 +207,20 @@ fn example_name(names: &[String], i: usize) -> &str {
 /// One example's values per request.
 type Row = Vec<(Option<Values>, i64)>;
 
+/// One example's requested features, taken out of its decoded map (each key is requested once).
 fn parse_features(
-    features: Option<&crate::proto::tensorflow::Features>,
+    features: Option<crate::proto::tensorflow::Features>,
     requests: &[Request],
     name: &str,
     index: usize,
     single: bool,
 ) -> Result<Row> {
+    let mut features = features.map(|f| f.feature);
     requests
         .iter()
         .map(|request| {
             let site = Site { name, key: &request.key, index, single };
-            let found = features.and_then(|f| f.feature.get(&request.key));
+            let found = features.as_mut().and_then(|f| f.remove(&request.key));
             let values = match found {
                 Some(feature) => feature_values(feature, request, &site)?,
                 None => None,
@@ -257,6 +259,21 @@ fn gather(rows: Vec<Row>, requests: &[Request]) -> Vec<Parsed> {
     out
 }
 
+/// Below this many records a batch parses on the calling thread: handing one record (a
+/// `Dataset.map(parse_single_example)` element) to the thread pool costs more than parsing it.
+const PARALLEL_FROM: usize = 16;
+
+/// `parse(i, record)` over the records, in parallel when there are enough of them.
+fn each_record<T: Send>(
+    serialized: &[&[u8]],
+    parse: impl Fn(usize, &[u8]) -> Result<T> + Sync + Send,
+) -> Result<Vec<T>> {
+    if serialized.len() < PARALLEL_FROM {
+        return serialized.iter().enumerate().map(|(i, r)| parse(i, r)).collect();
+    }
+    serialized.par_iter().enumerate().map(|(i, r)| parse(i, r)).collect()
+}
+
 /// Parses serialized Examples; `names` (possibly empty) names them in error messages, `single`
 /// words them as TensorFlow's scalar-input path does.
 pub fn parse_examples(
@@ -265,14 +282,10 @@ pub fn parse_examples(
     requests: &[Request],
     single: bool,
 ) -> Result<Vec<Parsed>> {
-    let rows: Vec<Row> = serialized
-        .par_iter()
-        .enumerate()
-        .map(|(i, record)| {
-            let example = Example::decode(*record).map_err(|_| decode_error(record, "example"))?;
-            parse_features(example.features.as_ref(), requests, example_name(names, i), i, single)
-        })
-        .collect::<Result<_>>()?;
+    let rows: Vec<Row> = each_record(serialized, |i, record| {
+        let example = Example::decode(record).map_err(|_| decode_error(record, "example"))?;
+        parse_features(example.features, requests, example_name(names, i), i, single)
+    })?;
     Ok(gather(rows, requests))
 }
 
@@ -285,48 +298,42 @@ pub fn parse_sequence_examples(
     lists: &[Request],
 ) -> Result<(Vec<Parsed>, Vec<ParsedList>)> {
     type ListRow = Vec<Option<Vec<(Option<Values>, i64)>>>;
-    let rows: Vec<(Row, ListRow)> = serialized
-        .par_iter()
-        .enumerate()
-        .map(|(i, record)| {
-            let example = SequenceExample::decode(*record)
-                .map_err(|_| decode_error(record, "sequence example"))?;
-            let name = example_name(names, i);
-            let context_row = parse_features(example.context.as_ref(), context, name, i, false)?;
-            let list_row = lists
-                .iter()
-                .map(|request| {
-                    let found = example
-                        .feature_lists
-                        .as_ref()
-                        .and_then(|f| f.feature_list.get(&request.key));
-                    let Some(list) = found else {
-                        if request.required {
-                            return Err(Error::InvalidArgument(format!(
-                                "Name: {name}, Feature list '{}' is required but could not be \
+    let rows: Vec<(Row, ListRow)> = each_record(serialized, |i, record| {
+        let example = SequenceExample::decode(record)
+            .map_err(|_| decode_error(record, "sequence example"))?;
+        let name = example_name(names, i);
+        let context_row = parse_features(example.context, context, name, i, false)?;
+        let mut feature_lists = example.feature_lists.map(|f| f.feature_list);
+        let list_row = lists
+            .iter()
+            .map(|request| {
+                let found = feature_lists.as_mut().and_then(|f| f.remove(&request.key));
+                let Some(list) = found else {
+                    if request.required {
+                        return Err(Error::InvalidArgument(format!(
+                            "Name: {name}, Feature list '{}' is required but could not be \
                                  found.  Did you mean to include it in \
                                  feature_list_dense_missing_assumed_empty or \
                                  feature_list_dense_defaults?",
-                                request.key
-                            )));
-                        }
-                        return Ok(None);
-                    };
-                    let site = Site { name, key: &request.key, index: i, single: false };
-                    list.feature
-                        .iter()
-                        .map(|f| {
-                            let v = feature_values(f, request, &site)?;
-                            let n = v.as_ref().map_or(0, |v| v.len() as i64);
-                            Ok((v, n))
-                        })
-                        .collect::<Result<Vec<_>>>()
-                        .map(Some)
-                })
-                .collect::<Result<ListRow>>()?;
-            Ok((context_row, list_row))
-        })
-        .collect::<Result<_>>()?;
+                            request.key
+                        )));
+                    }
+                    return Ok(None);
+                };
+                let site = Site { name, key: &request.key, index: i, single: false };
+                list.feature
+                    .into_iter()
+                    .map(|f| {
+                        let v = feature_values(f, request, &site)?;
+                        let n = v.as_ref().map_or(0, |v| v.len() as i64);
+                        Ok((v, n))
+                    })
+                    .collect::<Result<Vec<_>>>()
+                    .map(Some)
+            })
+            .collect::<Result<ListRow>>()?;
+        Ok((context_row, list_row))
+    })?;
     let (context_rows, list_rows): (Vec<Row>, Vec<ListRow>) = rows.into_iter().unzip();
     let mut out: Vec<ParsedList> = lists
         .iter()

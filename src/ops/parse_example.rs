@@ -101,6 +101,12 @@ impl ParseExampleV2 {
                 return Err(invalid(format!("len({attr}) != number of keys: {n} vs {keys}")));
             }
         }
+        // Each record's features are taken out of its map once per key.
+        let mut keys = std::collections::HashSet::new();
+        let all = self.sparse_keys.iter().chain(&self.dense_keys).chain(&self.ragged_keys);
+        if let Some(key) = all.into_iter().find(|k| !keys.insert(k.as_str())) {
+            return Err(invalid(format!("Key {key} is requested more than once")));
+        }
         for &t in &self.sparse_types {
             kind(t, "sparse_types")?;
         }
