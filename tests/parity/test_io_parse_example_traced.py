@@ -162,3 +162,34 @@ def test_parse_example_traced_errors(tf_oracle, device):
     assert_parity(
         tf_oracle, _errors_program, args=(device,), helpers=[_example, _records, _outcome]
     )
+
+
+def _saved_program(tf, folder):
+    """A SavedModel holding the op: its attributes and defaults survive saving and loading."""
+    io = tf.io
+    features = {
+        "a": io.FixedLenFeature([2], tf.float32, default_value=[0.5, 0.5]),
+        "i": io.VarLenFeature(tf.int64),
+        "r": io.RaggedFeature(tf.string, value_key="s"),
+        "seq": io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True),
+    }
+
+    class Parser(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def parse(self, s):
+            return _flat(tf, tf.io.parse_example(s, features))
+
+    recs = tf.constant(_records(tf))
+    folder = f"{folder}/{tf.__name__}"  # each framework its own, should they run at once
+    tf.saved_model.save(Parser(), folder)
+    out = tf.saved_model.load(folder).parse(recs)
+    return tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, out)
+
+
+def test_parse_example_saved_model(tf_oracle, tmp_path):
+    assert_parity(
+        tf_oracle,
+        _saved_program,
+        args=(str(tmp_path / "saved"),),
+        helpers=[_example, _records, _flat],
+    )
