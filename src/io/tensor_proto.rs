@@ -79,7 +79,8 @@ pub fn from_proto(proto: &TensorProto) -> Result<Tensor> {
         .ok_or_else(|| cannot_parse("the shape is too large"))?;
     if !proto.tensor_content.is_empty() {
         if dtype == DType::String {
-            return Err(cannot_parse("a string tensor has tensor_content"));
+            let strings = string_list(&proto.tensor_content, n)?;
+            return Tensor::from_buffer(Buffer::Str(strings), Shape(dims));
         }
         // The checkpoint codec reads complex128 with a trailing axis of (real, imaginary).
         let stored = match dtype {
@@ -148,6 +149,35 @@ pub fn from_proto(proto: &TensorProto) -> Result<Tensor> {
     Tensor::from_buffer(buffer, Shape(dims))
 }
 
+/// `n` strings packed in a string tensor's `tensor_content`, as TensorFlow packs them (its
+/// `EncodeStringList`: the n lengths as varints, then the bytes one after another). Each
+/// length takes at least a byte, so `n` is checked against the content before any allocation.
+fn string_list(content: &[u8], n: usize) -> Result<Vec<TfString>> {
+    if n > content.len() {
+        return Err(cannot_parse("the string lengths run past tensor_content"));
+    }
+    let mut rest = content;
+    let mut lengths = Vec::with_capacity(n);
+    for _ in 0..n {
+        let length = prost::encoding::decode_varint(&mut rest)
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| cannot_parse("a string length in tensor_content is malformed"))?;
+        lengths.push(length as usize);
+    }
+    if lengths.iter().sum::<usize>() != rest.len() {
+        return Err(cannot_parse("the string lengths do not match tensor_content"));
+    }
+    Ok(lengths
+        .into_iter()
+        .map(|length| {
+            let (head, tail) = rest.split_at(length);
+            rest = tail;
+            TfString::new(head)
+        })
+        .collect())
+}
+
 /// `tf.io.parse_tensor`: a TensorProto's bytes back to a tensor of `out_type`.
 pub fn parse(serialized: &[u8], out_type: DType) -> Result<Tensor> {
     let proto = TensorProto::decode(serialized).map_err(|_| {
@@ -208,6 +238,24 @@ mod tests {
         assert_eq!(hex(&serialize(&empty).unwrap()), "08011206120012020803");
         let back = parse(&serialize(&x).unwrap(), DType::F32).unwrap();
         assert_eq!(back.to_vec::<f32>().unwrap(), vec![1.5, 2.0]);
+    }
+
+    #[test]
+    fn strings_packed_in_tensor_content_are_read() {
+        // TensorFlow's Dataset.save packs strings this way: lengths 1 and 2, then "0" "ab".
+        let bytes =
+            [0x08, 0x07, 0x12, 0x04, 0x12, 0x02, 0x08, 0x02, 0x22, 0x05, 1, 2, b'0', b'a', b'b'];
+        let t = parse(&bytes, DType::String).unwrap();
+        assert_eq!(t.dims(), &[2]);
+        // Written back as TensorFlow's serialize_tensor writes strings: in string_val.
+        assert_eq!(hex(&serialize(&t).unwrap()), "080712041202080242013042026162");
+        // Lengths that do not add up to the bytes, a length cut short, more strings than bytes.
+        for content in [vec![1u8, 3, b'0', b'a', b'b'], vec![1, 0x80], vec![1]] {
+            let mut bad = bytes[..8].to_vec();
+            bad.extend([0x22, content.len() as u8]);
+            bad.extend(content);
+            assert!(matches!(parse(&bad, DType::String), Err(Error::InvalidArgument(_))));
+        }
     }
 
     #[test]

@@ -34,9 +34,9 @@ pub mod read_file;
 pub mod reduce;
 mod reduce_decl;
 pub mod registry;
-pub mod resize;
 #[cfg(test)]
 mod registry_tests;
+pub mod resize;
 pub mod segment;
 pub mod select;
 mod shape_decl;

@@ -123,7 +123,27 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_sequence_example_flat, m)?)?;
     m.add_function(wrap_pyfunction!(serialize_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(parse_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(snappy_compress_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(snappy_decompress_blocks, m)?)?;
     Ok(())
+}
+
+/// `data` as TensorFlow's SNAPPY blocks (`tf.data` save files).
+#[pyfunction]
+fn snappy_compress_blocks<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    let out = py.detach(|| crate::io::snappy::compress_blocks(data)).py()?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// The stream TensorFlow's SNAPPY blocks hold; DataLossError naming `path` when damaged.
+#[pyfunction]
+fn snappy_decompress_blocks<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    path: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let out = py.detach(|| crate::io::snappy::decompress_blocks(data, path)).py()?;
+    Ok(PyBytes::new(py, &out))
 }
 
 /// One requested feature, as `_parsing.py` describes it:

@@ -25,7 +25,12 @@ import socket
 import sys
 import traceback
 
-import _worker
+# Run as a script, this file's folder is on the path; pytest also imports it, as a module of
+# the tests package.
+try:
+    from . import _worker
+except ImportError:
+    import _worker
 
 
 def _serve_connection(tf, listener, connection):

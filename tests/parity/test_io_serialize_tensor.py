@@ -35,11 +35,18 @@ def _program(tf, device, protos):
             lambda: tf.io.parse_tensor(tf.io.serialize_tensor(tf.constant(1.0)), tf.int32),
             lambda: tf.io.parse_tensor(b"\xff\xff\x01", tf.int32),
             lambda: tf.io.parse_tensor([b"x"], tf.float32),
+            # tensor_content whose string lengths do not add up to its bytes.
+            lambda: tf.io.parse_tensor(
+                bytes.fromhex("08071204120208022205010330616 2".replace(" ", "")), tf.string
+            ),
         ):
             try:
                 out.append(call())
             except Exception as e:  # noqa: BLE001 - the class is what is compared
-                out.append((type(e).__name__, str(e).split("}}")[-1].split(" [Op:")[0].strip()))
+                message = str(e).split("}}")[-1].split(" [Op:")[0].strip()
+                # TensorFlow prints the proto's debug string after this; ferroflow says why.
+                message = message.split(": ")[0] if message.startswith("Cannot parse") else message
+                out.append((type(e).__name__, message))
         traced = tf.function(lambda x: tf.io.parse_tensor(tf.io.serialize_tensor(x), tf.float32))
         out.append(traced(tf.constant([[1.0, 2.0]])))
     return out
@@ -59,6 +66,9 @@ def _protos():
         ("08061204120208023a0cac02ffffffffffffffffff01", "int8"),
         ("080a1204120208035a0101", "bool"),
         ("08011204120208032a100000803f000000400000404000008040", "float32"),
+        # Strings packed in tensor_content (lengths as varints, then the bytes), as
+        # TensorFlow's Dataset.save writes them.
+        ("0807120412020802220501023061 62".replace(" ", ""), "string"),
     ]
     return [(bytes.fromhex(h), dtype) for h, dtype in table]
 
