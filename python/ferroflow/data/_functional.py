@@ -17,7 +17,7 @@ through `trace_dataset_function`.
 import os
 
 from ferroflow import _core, errors, nest
-from ferroflow.concrete_function import GraphTensor, fill_template
+from ferroflow.concrete_function import GraphTensor, _CompositeSlot, fill_template
 from ferroflow.data import _composite, _instances, _structure
 from ferroflow.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from ferroflow.device_scope import device
@@ -123,6 +123,7 @@ class TracedFunction:
             isinstance(s, TensorSpec) and s.shape.rank is None for s in self._leaf_specs
         )
         self._concretes = {}
+        self._builders = {}
         with _cpu():
             traces = [
                 self._trace_example(rank) for rank in ((1, 2) if self._unknown_rank else (0,))
@@ -201,11 +202,37 @@ class TracedFunction:
 
     def output(self, concrete, outputs):
         """The element the flat ``outputs`` of ``concrete`` make."""
-        element = fill_template(concrete._output_template, outputs)
-        if any(_structure.is_component(leaf) for leaf in _structure.flatten(element)):
-            # A composite has the static shape of the output spec, as TensorFlow's elements.
-            element = _structure.map_element(_composite.as_spec, element, self.output_spec)
-        return element
+        build = self._builders.get(id(concrete))
+        if build is None:
+            build = self._builders[id(concrete)] = self._output_builder(concrete)
+        return build(outputs)
+
+    def _output_builder(self, concrete):
+        """How ``concrete``'s flat outputs become an element, worked out once per graph: the
+        template filled in, each composite built once, by its output spec when that describes
+        it (a composite has the static shape of the output spec, as TensorFlow's elements)."""
+        template = concrete._output_template
+        slots = [v for v in nest.flatten(template) if isinstance(v, _CompositeSlot)]
+        if not slots:
+            return lambda outputs: fill_template(template, outputs)
+        leaves = [
+            s for s in _structure.flatten(self.output_spec) if _composite.is_composite_spec(s)
+        ]
+        if len(leaves) != len(slots):
+            return lambda outputs: self._output_by_value(template, outputs)
+        spec_of_slot = {
+            id(slot): spec if spec.is_compatible_with(slot.spec) else slot.spec
+            for slot, spec in zip(slots, leaves)
+        }
+
+        def rebuild(slot, parts):
+            return spec_of_slot[id(slot)]._from_tensor_list(parts)
+
+        return lambda outputs: fill_template(template, outputs, rebuild)
+
+    def _output_by_value(self, template, outputs):
+        element = fill_template(template, outputs)
+        return _structure.map_element(_composite.as_spec, element, self.output_spec)
 
     def run_many(self, elements, parallel):
         """The outputs for ``elements`` in order, each an element or the exception its run
