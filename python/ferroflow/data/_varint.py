@@ -1,5 +1,5 @@
-"""Protobuf-style varints (7 bits a byte, low first), as TensorFlow packs string and variant
-lengths and snappy its block sizes."""
+"""Protobuf-style varints (7 bits a byte, low first), as TensorFlow packs the lengths of the
+strings and variants in a TensorProto's ``tensor_content``."""
 
 __all__ = ["encode", "read"]
 

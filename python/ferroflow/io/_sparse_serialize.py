@@ -7,6 +7,7 @@ import numpy as np
 from ferroflow import _tracing, errors
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import constant, convert_to_tensor
+from ferroflow.data import _varint
 from ferroflow.io import _host
 
 __all__ = ["deserialize_many_sparse", "serialize_many_sparse", "serialize_sparse"]
@@ -31,18 +32,6 @@ def _check_out_type(out_type):
         )
 
 
-def _varint(n):
-    out = bytearray()
-    while True:
-        low = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
-
-
 def _serialized(array, dtype):
     """The `TensorProto` bytes TensorFlow's `AsProtoTensorContent` writes: every dtype's values
     in ``tensor_content`` (strings as varint lengths, then the bytes), unlike
@@ -56,7 +45,7 @@ def _serialized(array, dtype):
     proto = message_class("tensorflow.TensorProto").FromString(data)
     strings = list(proto.string_val)
     del proto.string_val[:]
-    proto.tensor_content = b"".join(_varint(len(v)) for v in strings) + b"".join(strings)
+    proto.tensor_content = b"".join(_varint.encode(len(v)) for v in strings) + b"".join(strings)
     return proto.SerializeToString()
 
 
