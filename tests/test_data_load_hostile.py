@@ -173,6 +173,24 @@ def test_a_hostile_cache_file_runs_nothing(tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        # A numpy module's entry point, named like a dtype class.
+        b"\x80\x02cnumpy.f2py.__main__\nXDType\n.",
+        # A terabyte bytearray.
+        b"\x80\x02cbuiltins\nbytearray\nJ\x00\x00\x00\x10\x85R.",
+    ],
+)
+def test_a_cache_file_cannot_run_numpy_code_or_allocate_from_a_length(tmp_path, payload):
+    cache = str(tmp_path / "cache")
+    list(tf.data.Dataset.range(3).cache(cache).as_numpy_iterator())
+    for file in (p for p in tmp_path.iterdir() if p.is_file()):
+        file.write_bytes(payload)
+    with pytest.raises(tf.errors.DataLossError):
+        list(tf.data.Dataset.range(3).cache(cache).as_numpy_iterator())
+
+
 def test_hostile_ragged_variants_are_data_loss(tmp_path):
     """Ragged components (DT_VARIANT RaggedTensorVariant records) whose splits, tensor count,
     type name or framing are wrong: DataLossError, never a ragged tensor built on them."""

@@ -225,6 +225,7 @@ def _damaged(tf, root):
     )
     attempt("no_run", lambda p, s: shutil.rmtree(os.path.dirname(os.path.dirname(s))))
     attempt("empty_spec", lambda p, s: rewrite(os.path.join(p, "dataset_spec.pb"), lambda b: b""))
+    attempt("no_components", lambda p, s: None, element_spec=())
     try:
         D.load(os.path.join(root, "missing"))
         out["missing"] = None

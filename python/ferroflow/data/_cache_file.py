@@ -8,6 +8,8 @@ import collections
 import pickle
 import sys
 
+import numpy as np
+
 from ferroflow import errors
 
 __all__ = ["load_pickle"]
@@ -18,15 +20,32 @@ def load_pickle(file, path):
     damaged or hostile file."""
     try:
         return _Unpickler(file).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as e:
+    except (
+        pickle.UnpicklingError,
+        EOFError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        MemoryError,
+        OverflowError,
+    ) as e:
         raise errors.DataLossError(None, None, f"{path} is not a cached dataset: {e}") from None
 
 
 # What a cache file may rebuild: containers, numpy arrays and scalars, and the element spec's
 # classes. A file is never trusted to name anything else (unpickling a global is calling it,
 # so an open unpickler would run whatever a hostile file names).
-_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "slice", "complex", "bytearray"}
-_NUMPY = {"_reconstruct", "scalar", "ndarray", "dtype"}
+_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "complex"}
+
+
+def _numpy_allowed(found):
+    """Whether ``found`` is one of what numpy arrays and scalars pickle as: the array class, a
+    dtype class, or numpy's two rebuilding functions (nothing else numpy has, which could be a
+    module's entry point)."""
+    multiarray = sys.modules["numpy"]._core.multiarray
+    if found in (np.ndarray, multiarray._reconstruct, multiarray.scalar):
+        return True
+    return isinstance(found, type) and issubclass(found, np.dtype)
 
 
 class _Unpickler(pickle.Unpickler):
@@ -37,8 +56,12 @@ class _Unpickler(pickle.Unpickler):
 
         if module == "builtins" and name in _BUILTINS:
             return super().find_class(module, name)
-        if module.split(".")[0] == "numpy" and (name in _NUMPY or name.endswith("DType")):
-            return super().find_class(module, name)
+        if module.split(".")[0] == "numpy":
+            # Looked up among modules already imported: naming a module must not import it.
+            found = getattr(sys.modules.get(module), name, None)
+            if _numpy_allowed(found):
+                return found
+            raise pickle.UnpicklingError(f"a cached dataset does not hold {module}.{name}")
         if (module, name) == ("ferroflow.dtypes", "as_dtype"):  # how a DType pickles
             return super().find_class(module, name)
         # Only classes of modules already imported: naming a module must not import it.

@@ -292,8 +292,8 @@ class GroupByReducerDataset(Dataset):
         return self._spec
 
     def _cardinality(self):
-        n = self._input._cardinality()
-        return n if n == 0 else UNKNOWN_CARDINALITY
+        # As TensorFlow's, even for an empty input.
+        return UNKNOWN_CARDINALITY
 
     def _elements(self):
         states = {}

@@ -230,6 +230,8 @@ class _ShardDataset(Dataset):
             file = os.path.join(self._directory, name)
             pending = []
             for record in _records_of(file, self._compression):
+                if len(pending) >= len(flat):
+                    raise _data_loss(f"{file} holds records the element spec has no place for.")
                 pending.append(records.parse_component(record, flat[len(pending)], file))
                 if len(pending) == len(flat):
                     yield _structure.pack_as(self._spec, pending)
@@ -315,6 +317,7 @@ def _load_element_spec(path):
             None, None, f"tf.data snapshot element_spec file not found: {file}."
         )
     with open(file, "rb") as f:
+        # A file protobuf cannot parse raises its DecodeError, as TensorFlow's load does.
         proto = message_class("tensorflow.StructuredValue").FromString(f.read())
     try:
         return coder.decode_proto(proto)
@@ -336,6 +339,12 @@ def load(path, element_spec=None, compression=None, reader_func=None, wait=False
             if not wait:
                 raise
             time.sleep(5)
+    if not _structure.flatten(spec):
+        # TensorFlow's reader dataset needs at least one component type.
+        raise ValueError(
+            "Attr 'output_types' of 'ParallelInterleaveDatasetV4' Op passed list of length 0 "
+            "less than minimum 1."
+        )
     return _Loaded(path, spec, _read(path, spec, compression, reader_func))
 
 

@@ -1,6 +1,6 @@
 """`scan`, `reduce` and `counter`: a state carried from element to element."""
 
-from ferroflow import _core, _tracing, errors
+from ferroflow import _tracing
 from ferroflow import dtypes as _dtypes
 from ferroflow.data import _calls, _instances, _structure
 from ferroflow.data.dataset import Dataset
@@ -175,10 +175,11 @@ def counter(start, step, dtype):
 
 
 def _scalar(value, dtype, what):
+    """``value`` as a ``dtype`` tensor; TensorFlow's ValueError, naming the argument, for a
+    tensor of another dtype."""
     from ferroflow.array_ops import convert_to_tensor
 
-    if isinstance(value, _core.Tensor) and value.dtype != dtype:
-        raise errors.InvalidArgumentError(
-            None, None, f"`{what}` has dtype {value.dtype.name}, expected {dtype.name}."
-        )
-    return convert_to_tensor(value, dtype=dtype)
+    try:
+        return convert_to_tensor(value, dtype=dtype)
+    except ValueError as e:
+        raise ValueError(f"{what}: {e}") from None

@@ -195,7 +195,9 @@ def parse(serialized, features, example_names, params=None):
 
 
 def _ordered(out, features):
-    """TensorFlow's dict order: sparse outputs, then dense, then ragged, each by key."""
+    """TensorFlow's dict order: sparse outputs, then dense, then ragged outputs, each by key,
+    then the features built from other keys' outputs (SparseFeatures, and RaggedFeatures
+    reading another key's values), by key."""
 
     def rank(key):
         f = features[key]
@@ -203,8 +205,9 @@ def _ordered(out, features):
             return 0
         if isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)):
             return 1
-        # SparseFeatures are assembled from sparse outputs after the op, so they come later.
-        return 2 if isinstance(f, SparseFeature) else 3
+        if isinstance(f, SparseFeature) or f.value_key not in (None, key):
+            return 3
+        return 2
 
     return {k: out[k] for k in sorted(out, key=lambda k: (rank(k), k))}
 
