@@ -148,9 +148,8 @@ class ConcreteFunction:
         tensors = []
         sig.key_of((args, kwargs), tensors)
         # Checked against the tensors themselves: a composite's key leaves leave sizes unknown.
-        got = [sig.TensorLeaf(t._dtype_enum, tuple(t._dims)) for t in tensors]
-        if len(got) != len(self._leaves) or not all(
-            want.admits(have) for want, have in zip(self._leaves, got)
+        if len(tensors) != len(self._leaves) or not all(
+            want.admits(_call_leaf(t, want)) for want, t in zip(self._leaves, tensors)
         ):
             raise TypeError(
                 f"{self._name}: the arguments do not match the traced signature "
@@ -234,6 +233,19 @@ def _output_description(slot, parts):
 
 def _rebuild_composite(slot, parts):
     return slot.spec._from_tensor_list(parts)
+
+
+def _call_leaf(tensor, want):
+    """The key leaf of an argument of a call. A symbolic tensor (a concrete function called
+    inside a trace) is taken by its static shape, its unknown sizes admitted as TensorFlow's
+    compatibility check admits them: reading its example sizes would specialise the trace
+    being recorded to them (a map function fused with the next, say)."""
+    if _core.is_symbolic(tensor):
+        static = tensor.shape
+        if static.rank is not None and static.rank == len(want.dims):
+            dims = tuple(w if d is None else d for d, w in zip(static.as_list(), want.dims))
+            return sig.TensorLeaf(tensor._dtype_enum, dims)
+    return sig.TensorLeaf(tensor._dtype_enum, tuple(tensor._dims))
 
 
 def fill_template(template, tensors, composite=_rebuild_composite):

@@ -198,12 +198,26 @@ fn sparse(p: Parsed, batch: usize, single: bool) -> [Tensor; 3] {
     [i64_tensor(indices, &[n, rank]), p.values.into_tensor(&[n]), i64_tensor(shape, &[rank])]
 }
 
+/// Refuses an output of `rows × width` elements that cannot be allocated: a hostile record can
+/// make a key's longest row huge, and a raw op's shape any size (TensorFlow: ResourceExhausted).
+fn checked_len(rows: usize, width: usize, dtype: DType) -> Result<usize> {
+    let n = rows.checked_mul(width);
+    crate::shape::check_alloc(n.unwrap_or(usize::MAX), dtype)?;
+    Ok(n.unwrap_or_default())
+}
+
 /// Fixed-size rows: each present example's `size` values, the default for a missing one.
-fn fill_fixed<T: Clone>(values: Vec<T>, counts: &[i64], size: usize, default: &[T]) -> Vec<T> {
+fn fill_fixed<T: Clone>(
+    values: Vec<T>,
+    counts: &[i64],
+    size: usize,
+    default: &[T],
+    dtype: DType,
+) -> Result<Vec<T>> {
     if counts.iter().all(|&c| c >= 0) {
-        return values;
+        return Ok(values);
     }
-    let mut out = Vec::with_capacity(counts.len() * size);
+    let mut out = Vec::with_capacity(checked_len(counts.len(), size, dtype)?);
     let mut values = values.into_iter();
     for &count in counts {
         if count >= 0 {
@@ -212,27 +226,34 @@ fn fill_fixed<T: Clone>(values: Vec<T>, counts: &[i64], size: usize, default: &[
             out.extend_from_slice(default);
         }
     }
-    out
+    Ok(out)
 }
 
 /// Variable-length rows of `stride` values, padded to the longest example with `pad`.
-fn fill_padded<T: Clone>(values: Vec<T>, counts: &[i64], stride: usize, pad: T) -> (Vec<T>, usize) {
+fn fill_padded<T: Clone>(
+    values: Vec<T>,
+    counts: &[i64],
+    stride: usize,
+    pad: T,
+    dtype: DType,
+) -> Result<(Vec<T>, usize)> {
     if stride == 0 {
         // A row of no values: there are no rows to put values in.
-        return (Vec::new(), 0);
+        return Ok((Vec::new(), 0));
     }
     let rows: Vec<usize> = counts.iter().map(|&c| present(c) / stride).collect();
     let longest = rows.iter().copied().max().unwrap_or(0);
     if rows.iter().all(|&r| r == longest) {
-        return (values, longest);
+        return Ok((values, longest));
     }
-    let mut out = Vec::with_capacity(counts.len() * longest * stride);
+    let row = longest.saturating_mul(stride);
+    let mut out = Vec::with_capacity(checked_len(counts.len(), row, dtype)?);
     let mut values = values.into_iter();
     for &r in &rows {
         out.extend(values.by_ref().take(r * stride));
         out.resize(out.len() + (longest - r) * stride, pad.clone());
     }
-    (out, longest)
+    Ok((out, longest))
 }
 
 /// One dense key's values: fixed rows with the default filling missing ones, or
@@ -242,23 +263,24 @@ fn fill<T: Clone + Default>(
     counts: &[i64],
     spec: &Dense,
     default: &[T],
-) -> (Vec<T>, Option<usize>) {
+    dtype: DType,
+) -> Result<(Vec<T>, Option<usize>)> {
     if spec.variable {
         let pad = default.first().cloned().unwrap_or_default();
-        let (v, rows) = fill_padded(values, counts, spec.size, pad);
-        (v, Some(rows))
+        let (v, rows) = fill_padded(values, counts, spec.size, pad, dtype)?;
+        Ok((v, Some(rows)))
     } else {
-        (fill_fixed(values, counts, spec.size, default), None)
+        Ok((fill_fixed(values, counts, spec.size, default, dtype)?, None))
     }
 }
 
 /// One dense key's output: TensorFlow checks each default against the key's type and size.
 fn dense(p: Parsed, spec: &Dense, default: &Tensor, key: &str, batch: &[usize]) -> Result<Tensor> {
     let n = default.num_elements();
-    if spec.variable && n > 1 {
+    if spec.variable && n != 1 {
         return Err(invalid(format!(
-            "Default value for variable-length key {key} must be a scalar padding value, got \
-             shape {}",
+            "Default value for variable-length key {key} must contain a single element (the \
+             padding element), got shape {}",
             describe_dims(&TensorType::of(default).dims)
         )));
     }
@@ -273,16 +295,16 @@ fn dense(p: Parsed, spec: &Dense, default: &Tensor, key: &str, batch: &[usize]) 
     let mismatch = || invalid(format!("Default value for key {key} has the wrong dtype"));
     let (values, rows) = match (p.values, default.buffer()) {
         (Values::Float(v), Buffer::F32(d)) => {
-            let (v, rows) = fill(v, counts, spec, d);
+            let (v, rows) = fill(v, counts, spec, d, DType::F32)?;
             (Values::Float(v), rows)
         }
         (Values::Int64(v), Buffer::I64(d)) => {
-            let (v, rows) = fill(v, counts, spec, d);
+            let (v, rows) = fill(v, counts, spec, d, DType::I64)?;
             (Values::Int64(v), rows)
         }
         (Values::Bytes(v), Buffer::Str(d)) => {
             let d: Vec<Vec<u8>> = d.iter().map(|s| s.as_bytes().to_vec()).collect();
-            let (v, rows) = fill(v, counts, spec, &d);
+            let (v, rows) = fill(v, counts, spec, &d, DType::String)?;
             (Values::Bytes(v), rows)
         }
         _ => return Err(mismatch()),
@@ -575,5 +597,26 @@ mod tests {
         let inputs = example_inputs(false);
         let refs: Vec<&Tensor> = inputs.iter().collect();
         assert!(matches!(op.cpu(&refs), Err(Error::InvalidArgument(_))));
+    }
+
+    #[test]
+    fn variable_length_keys_need_one_padding_value() {
+        // "seq" is variable-length: its default must be one padding value, not none or two.
+        for padding in [&[][..], &[1.0f32, 2.0][..]] {
+            let mut inputs = example_inputs(false);
+            inputs[3] = Tensor::from_slice(padding, &[padding.len()]).unwrap();
+            let refs: Vec<&Tensor> = inputs.iter().collect();
+            let err = example_op().cpu(&refs).unwrap_err();
+            assert!(err.to_string().contains("the padding element"), "{err}");
+        }
+    }
+
+    #[test]
+    fn padded_outputs_beyond_memory_are_resource_exhausted() {
+        // A count no record could hold, as a damaged length would give: refused, not allocated.
+        let err = fill_padded(vec![1i64], &[i64::MAX, 0], 1, 0, DType::I64).unwrap_err();
+        assert!(matches!(err, Error::ResourceExhausted(_)), "{err}");
+        let err = fill_fixed(vec![1i64], &[-1, 1], usize::MAX / 2, &[], DType::I64).unwrap_err();
+        assert!(matches!(err, Error::ResourceExhausted(_)), "{err}");
     }
 }

@@ -79,8 +79,9 @@ fn taps(in_size: usize, out_size: usize, grid: Grid) -> Vec<Tap> {
             let pos =
                 if grid.half_pixel_centers { (i as f32 + 0.5) * s - 0.5 } else { i as f32 * s };
             let floor = pos.floor();
+            // Past 2^24 float32 positions round, and may round beyond the last pixel.
             Tap {
-                lower: (floor as i64).max(0) as usize,
+                lower: ((floor as i64).max(0) as usize).min(in_size - 1),
                 upper: (pos.ceil() as i64).min(in_size as i64 - 1).max(0) as usize,
                 lerp: pos - floor,
             }
@@ -96,7 +97,12 @@ trait Pixel: Copy + Send + Sync {
 macro_rules! pixels {
     ($($t:ty),*) => { $(impl Pixel for $t { #[inline(always)] fn float(self) -> f32 { self as f32 } })* };
 }
-pixels!(u8, i8, u16, i16, i32, i64);
+pixels!(u8, i8, u16, i16, i32, i64, f64);
+
+macro_rules! half_pixels {
+    ($($t:ty),*) => { $(impl Pixel for $t { #[inline(always)] fn float(self) -> f32 { self.to_f32() } })* };
+}
+half_pixels!(half::f16, half::bf16);
 
 impl Pixel for f32 {
     #[inline(always)]
@@ -105,9 +111,23 @@ impl Pixel for f32 {
     }
 }
 
-/// The input dtypes ResizeBilinear reads directly.
-const PIXELS: &[DType] =
-    &[DType::U8, DType::I8, DType::U16, DType::I16, DType::I32, DType::I64, DType::F32];
+/// The input dtypes ResizeBilinear reads directly (TensorFlow's `REGISTER_KERNEL` list).
+const PIXELS: &[DType] = &[
+    DType::U8,
+    DType::I8,
+    DType::U16,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::F64,
+];
+
+/// The image dtypes ResizeBilinearGrad returns its gradient in (computed in float32, as
+/// TensorFlow's kernel does, and cast).
+const GRADIENTS: &[DType] = &[DType::F16, DType::BF16, DType::F32, DType::F64];
 
 fn floats<'a>(t: &'a Tensor, op: &str) -> Result<&'a [f32]> {
     match t.buffer() {
@@ -121,6 +141,14 @@ fn image_dims(t: &Tensor, what: &str, op: &str) -> Result<[usize; 4]> {
         [n, h, w, c] => Ok([n, h, w, c]),
         _ => Err(invalid(format!("{what} must be 4-dimensional{}", describe_dims(&known(t))), op)),
     }
+}
+
+/// An output shape whose element count is checked: a raw op's `size` may ask for more than
+/// memory (TensorFlow: ResourceExhausted), and the product itself may overflow.
+fn output_shape(dims: [usize; 4]) -> Result<Shape> {
+    let n = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+    crate::shape::check_alloc(n.unwrap_or(usize::MAX), DType::F32)?;
+    Ok(Shape::new(dims.to_vec()))
 }
 
 fn known(t: &Tensor) -> Vec<Option<usize>> {
@@ -274,7 +302,10 @@ impl Primitive for Resize {
             ResizeBilinearGrad { .. } => {
                 let (g, original) = (input(inputs, 0)?, input(inputs, 1)?);
                 check_type(g, "input_grad", op)?;
-                check_type(original, "original_image", op)?;
+                if !GRADIENTS.contains(&original.dtype) {
+                    return Err(Error::unsupported_dtype(op, original.dtype));
+                }
+                check_type(&original.with_dtype(DType::F32), "original_image", op)?;
                 Ok(vec![original.clone()])
             }
         }
@@ -291,8 +322,7 @@ impl Primitive for Resize {
                 if dims[1] == 0 || dims[2] == 0 {
                     return Err(invalid("input image must be of non-zero size", op));
                 }
-                let shape = Shape::new(vec![dims[0], size[0], size[1], dims[3]]);
-                crate::shape::check_alloc(shape.num_elements(), DType::F32)?;
+                let shape = output_shape([dims[0], size[0], size[1], dims[3]])?;
                 let out = match inputs[0].buffer() {
                     Buffer::U8(v) => resize(v, dims, *size, grid),
                     Buffer::I8(v) => resize(v, dims, *size, grid),
@@ -300,6 +330,9 @@ impl Primitive for Resize {
                     Buffer::I16(v) => resize(v, dims, *size, grid),
                     Buffer::I32(v) => resize(v, dims, *size, grid),
                     Buffer::I64(v) => resize(v, dims, *size, grid),
+                    Buffer::F16(v) => resize(v, dims, *size, grid),
+                    Buffer::BF16(v) => resize(v, dims, *size, grid),
+                    Buffer::F64(v) => resize(v, dims, *size, grid),
                     _ => resize(floats(inputs[0], op)?, dims, *size, grid),
                 };
                 Tensor::from_vec(out, shape)
@@ -314,7 +347,12 @@ impl Primitive for Resize {
                     ));
                 }
                 let g = floats(inputs[0], op)?;
-                Tensor::from_vec(resize_grad(g, gd, [h, w], grid), Shape::new(vec![n, h, w, c]))
+                let shape = output_shape([n, h, w, c])?;
+                let grad = Tensor::from_vec(resize_grad(g, gd, [h, w], grid), shape);
+                match inputs[1].dtype() {
+                    DType::F32 => grad,
+                    dtype => crate::ops::cast(&grad, dtype)?,
+                }
             }
         }])
     }
@@ -326,7 +364,7 @@ impl Primitive for Resize {
         let grid = self.grid();
         match self {
             // Integer images carry no gradient.
-            ResizeBilinear { .. } if inputs[0].dtype() != DType::F32 => Ok(vec![None]),
+            ResizeBilinear { .. } if !GRADIENTS.contains(&inputs[0].dtype()) => Ok(vec![None]),
             ResizeBilinear { .. } => {
                 let adjoint = Op::Resize(ResizeBilinearGrad { grid });
                 Ok(vec![Some(crate::dispatch::apply1(&adjoint, &[g, &inputs[0]])?)])
@@ -399,5 +437,27 @@ mod tests {
         let lhs: f64 = y.iter().zip(&g).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
         let rhs: f64 = x.iter().zip(&back).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
         assert!((lhs - rhs).abs() < 1e-3, "{lhs} vs {rhs}");
+    }
+
+    #[test]
+    fn taps_stay_inside_wide_images() {
+        // Past 2^24 pixels float32 positions round up beyond the last pixel.
+        let width = (1 << 25) + 3;
+        for half_pixel_centers in [false, true] {
+            let grid = Grid { align_corners: false, half_pixel_centers };
+            for tap in taps(width, 7, grid) {
+                assert!(tap.lower < width && tap.upper < width);
+            }
+        }
+    }
+
+    #[test]
+    fn outputs_beyond_memory_are_resource_exhausted() {
+        let x = Tensor::from_slice(&[1.0f32; 4], &[1, 2, 2, 1]).unwrap();
+        let grid = Grid { align_corners: false, half_pixel_centers: false };
+        for size in [[1 << 32, 1 << 32], [usize::MAX / 2, 3]] {
+            let err = Resize::ResizeBilinear { size, grid }.cpu(&[&x]).unwrap_err();
+            assert!(matches!(err, Error::ResourceExhausted(_)), "{err}");
+        }
     }
 }

@@ -87,6 +87,43 @@ impl PyGraph {
     }
 }
 
+/// One output of `call_many_stacked`: stacked, or each run's value.
+enum Column {
+    Stacked(Tensor),
+    Runs(Vec<Tensor>),
+}
+
+fn unwrap_batches(batches: &[Vec<Bound<'_, PyTensor>>]) -> Vec<Vec<Tensor>> {
+    batches.iter().map(|inputs| inputs.iter().map(|t| t.get().inner.clone()).collect()).collect()
+}
+
+impl PyGraph {
+    /// Runs the graph once per list of flat inputs (see `call_many`), without touching Python.
+    fn run_many(
+        &self,
+        batches: Vec<Vec<Tensor>>,
+        parallel: bool,
+    ) -> Vec<crate::error::Result<Vec<Tensor>>> {
+        use rayon::prelude::*;
+        let graph = &self.optimized;
+        let host = crate::device::call_site_host();
+        let run_one = |inputs: Vec<Tensor>| -> crate::error::Result<Vec<Tensor>> {
+            let mut outputs = executor::run_owned(graph, inputs, Mode::Run)?;
+            for t in outputs.iter_mut().filter(|t| t.device().is_cpu() && t.device() != host) {
+                if let Some(moved) = t.to_device(host)? {
+                    *t = moved;
+                }
+            }
+            Ok(outputs)
+        };
+        if parallel && batches.len() > 1 && !calls_python(graph) {
+            batches.into_par_iter().map(run_one).collect()
+        } else {
+            batches.into_iter().map(run_one).collect()
+        }
+    }
+}
+
 #[pymethods]
 impl PyGraph {
     /// Runs the graph on the flat input tensors; returns the flat outputs.
@@ -119,35 +156,62 @@ impl PyGraph {
         batches: Vec<Vec<Bound<'_, PyTensor>>>,
         parallel: bool,
     ) -> PyResult<Vec<Py<PyAny>>> {
-        use rayon::prelude::*;
-        let batches: Vec<Vec<Tensor>> = batches
-            .iter()
-            .map(|inputs| inputs.iter().map(|t| t.get().inner.clone()).collect())
-            .collect();
-        let graph = &self.optimized;
-        let host = crate::device::call_site_host();
-        let run_one = |inputs: Vec<Tensor>| -> crate::error::Result<Vec<Tensor>> {
-            let mut outputs = executor::run_owned(graph, inputs, Mode::Run)?;
-            for t in outputs.iter_mut().filter(|t| t.device().is_cpu() && t.device() != host) {
-                if let Some(moved) = t.to_device(host)? {
-                    *t = moved;
-                }
-            }
-            Ok(outputs)
-        };
-        let parallel = parallel && batches.len() > 1 && !calls_python(graph);
-        let results: Vec<crate::error::Result<Vec<Tensor>>> = py.detach(|| {
-            if parallel {
-                batches.into_par_iter().map(run_one).collect()
-            } else {
-                batches.into_iter().map(run_one).collect()
-            }
-        });
+        let batches = unwrap_batches(&batches);
+        let results = py.detach(|| self.run_many(batches, parallel));
         results
             .into_iter()
             .map(|r| match r.py() {
                 Ok(outputs) => Ok(wrap_all(py, outputs)?.into_pyobject(py)?.into_any().unbind()),
                 Err(e) => Ok(e.into_value(py).into_any()),
+            })
+            .collect()
+    }
+
+    /// `call_many` with each output stacked along a new first axis (`tf.data`'s map and batch
+    /// fused: no element is built in Python). Returns, per flat output, the stacked tensor, or
+    /// the list of the runs' values where `stack` says not to stack it (a composite's part)
+    /// or the runs' shapes differ (the caller reports TensorFlow's error for those). The first
+    /// failing run's error is raised. Stacking happens on this thread, under the caller's
+    /// device scope (the host, for an input pipeline).
+    fn call_many_stacked(
+        &self,
+        py: Python<'_>,
+        batches: Vec<Vec<Bound<'_, PyTensor>>>,
+        parallel: bool,
+        stack: Vec<bool>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let batches = unwrap_batches(&batches);
+        let columns = py.detach(|| -> crate::error::Result<Vec<Column>> {
+            let runs = self.run_many(batches, parallel);
+            let runs: Vec<Vec<Tensor>> = runs.into_iter().collect::<crate::error::Result<_>>()?;
+            let width = self.optimized.outputs.len();
+            let mut columns: Vec<Vec<Tensor>> =
+                (0..width).map(|_| Vec::with_capacity(runs.len())).collect();
+            for outputs in runs {
+                for (column, t) in columns.iter_mut().zip(outputs) {
+                    column.push(t);
+                }
+            }
+            columns
+                .into_iter()
+                .enumerate()
+                .map(|(i, column)| {
+                    let same = column.windows(2).all(|w| w[0].shape() == w[1].shape());
+                    if stack.get(i).copied().unwrap_or(false) && same && !column.is_empty() {
+                        let refs: Vec<&Tensor> = column.iter().collect();
+                        Ok(Column::Stacked(crate::ops::stack(&refs, 0)?))
+                    } else {
+                        Ok(Column::Runs(column))
+                    }
+                })
+                .collect()
+        });
+        columns
+            .py()?
+            .into_iter()
+            .map(|column| match column {
+                Column::Stacked(t) => Ok(wrap(py, t)?.into_any()),
+                Column::Runs(ts) => Ok(wrap_all(py, ts)?.into_pyobject(py)?.into_any().unbind()),
             })
             .collect()
     }

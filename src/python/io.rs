@@ -12,6 +12,7 @@ use crate::io::tensor_proto;
 use crate::io::tfrecord::{Compression, TFRecordReader, TFRecordWriter};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
+use crate::tstring::TfString;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::io::Read;
@@ -94,6 +95,28 @@ impl PyTFRecordReader {
 
     /// Up to `n` records at once (fewer at the end): one GIL release for many small records.
     fn read_many<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let records = self.take(py, n)?;
+        Ok(records.iter().map(|r| PyBytes::new(py, r)).collect())
+    }
+
+    /// Up to `n` records as one string tensor of shape `[k]` (`tf.data`'s batch of a reader:
+    /// no tensor per record); None at the end.
+    fn read_batch(&mut self, py: Python<'_>, n: usize) -> PyResult<Option<Py<PyTensor>>> {
+        let records = self.take(py, n)?;
+        if records.is_empty() {
+            return Ok(None);
+        }
+        let k = records.len();
+        let strings = records.into_iter().map(TfString::from_vec).collect();
+        let t = Tensor::from_buffer(Buffer::Str(strings), Shape::new(vec![k])).py()?;
+        Ok(Some(wrap(py, t)?))
+    }
+}
+
+impl PyTFRecordReader {
+    /// Up to `n` records; an error after some records is kept for the next call, so that the
+    /// records before a damaged one arrive first (as TensorFlow's dataset yields them).
+    fn take(&mut self, py: Python<'_>, n: usize) -> PyResult<Vec<Vec<u8>>> {
         if let Some(e) = self.pending.take() {
             return Err(e).py();
         }
@@ -113,7 +136,7 @@ impl PyTFRecordReader {
             Some(e) if records.is_empty() => return Err(e).py(),
             error => self.pending = error,
         }
-        Ok(records.iter().map(|r| PyBytes::new(py, r)).collect())
+        Ok(records)
     }
 }
 

@@ -94,9 +94,14 @@ class BatchDataset(Dataset):
         return finite_batches(self._input._cardinality(), self._batch_size, self._drop_remainder)
 
     def _elements(self):
+        from ferroflow.data import _fusion
+
         source = self._input._slice_source()
         if source is not None:
             return self._sliced(source, self._input._indices())
+        fused = _fusion.map_and_batch(self) or _fusion.read_and_batch(self)
+        if fused is not None:
+            return fused
         return self._stacked(iter(self._input._elements()))
 
     def _sliced(self, source, indices):

@@ -382,12 +382,14 @@ class MapDataset(Dataset):
         return self._input._cardinality()
 
     def _elements(self):
-        from ferroflow.data import _parallel
+        from ferroflow.data import _fusion, _parallel
 
-        if self._threads is None or _core.graph_tracing():
+        # Maps before this one may fuse with it into one graph (data/_fusion.py).
+        fn, threads, source = _fusion.map_chain(self)
+        if threads is None or _core.graph_tracing():
             # Inside a trace the graph runs on this thread, where the trace records it.
-            return _parallel.SequentialMap(self._fn, self._input._elements())
-        return _parallel.ParallelMap(self._fn, self._input._elements(), self._threads)
+            return _parallel.SequentialMap(fn, source._elements())
+        return _parallel.ParallelMap(fn, source._elements(), threads)
 
 
 class FilterDataset(Dataset):

@@ -10,21 +10,28 @@ without one, they draw different ones. Within one iterator the instance keeps dr
 run while one of its elements is computed are this scope's instances (`graph_for`,
 `Graph.fresh_instance` in Rust), and the prefetch thread carries the scope with it
 (`contextvars`).
+
+Elements are computed on the host, as TensorFlow's input pipelines run (its dataset kernels
+are CPU kernels, and so are the elements an iterator returns): every step runs in a CPU device
+scope (`on_host`), whatever scope the consumer has open. Only `prefetch_to_device` and
+`copy_to_device` place elements elsewhere.
 """
 
 import contextlib
 import contextvars
 
-__all__ = ["elements", "graph_for", "iterator_scope"]
+__all__ = ["elements", "graph_for", "iterator_scope", "on_host", "optimization_enabled"]
 
 _SCOPE = contextvars.ContextVar("ferroflow_data_iterator_scope", default=None)
 
 
 class _Scope:
-    """One iterator's graph instances, by the graph they copy."""
+    """One iterator's graph instances, by the graph they copy, and the options of the dataset
+    it iterates (which optimizations apply)."""
 
-    def __init__(self):
+    def __init__(self, options=None):
         self._graphs = {}
+        self.options = options
 
     def graph(self, core):
         entry = self._graphs.get(id(core))
@@ -42,22 +49,49 @@ def graph_for(core):
     return core if scope is None else scope.graph(core)
 
 
+def on_host():
+    """The device scope in which elements are computed (see the module docstring)."""
+    from ferroflow.device_scope import device
+
+    return device("/device:CPU:0")
+
+
 @contextlib.contextmanager
 def iterator_scope():
-    """A new iterator's scope for the block (`Dataset.reduce` folds its elements in one)."""
+    """A new iterator's scope for the block (`Dataset.reduce` folds its elements in one), on
+    the host."""
     token = _SCOPE.set(_Scope())
     try:
-        yield
+        with on_host():
+            yield
     finally:
         _SCOPE.reset(token)
 
 
+def optimization_enabled(name, default):
+    """Whether the iterated dataset's options allow the optimization ``name`` (an attribute of
+    `experimental_optimization`): its own setting, else `apply_default_optimizations` for one
+    TensorFlow applies by default (``default``)."""
+    scope = _SCOPE.get()
+    options = None if scope is None else scope.options
+    if options is None:
+        return default
+    optimization = options.experimental_optimization
+    value = getattr(optimization, name)
+    if value is not None:
+        return value
+    return default and optimization.apply_default_optimizations is not False
+
+
 def elements(dataset):
     """The elements of a new iterator over ``dataset`` (an iterator)."""
-    scope = _Scope()
+    from ferroflow.data._options import dataset_options
+
+    scope = _Scope(dataset_options(dataset))
     token = _SCOPE.set(scope)
     try:
-        upstream = iter(dataset._elements())
+        with on_host():
+            upstream = iter(dataset._elements())
     finally:
         _SCOPE.reset(token)
     return _Scoped(upstream, scope)
@@ -77,6 +111,7 @@ class _Scoped:
     def __next__(self):
         token = _SCOPE.set(self._scope)
         try:
-            return next(self._upstream)
+            with on_host():
+                return next(self._upstream)
         finally:
             _SCOPE.reset(token)

@@ -88,6 +88,9 @@ class _FilesDataset(Dataset):
         self._filenames = filenames
         self._read = read
         self._spec = spec
+        # A reader that reads many records into one tensor sets this: a file's name to a
+        # function of `n` giving up to `n` records as a `[k]` tensor, None at the end.
+        self.open_batches = None
 
     @property
     def element_spec(self):
@@ -98,6 +101,32 @@ class _FilesDataset(Dataset):
 
     def _elements(self):
         return _Chain(self._filenames._elements(), self._read)
+
+    def batches(self, size, drop_remainder):
+        """The records in batches of ``size`` (`batch` fused with the reader: the records of
+        a batch are read into one tensor, none is made per record), or None where the reader
+        cannot. A batch may span files, as `batch` of the records does."""
+        if self.open_batches is None:
+            return None
+        return self._batches(size, drop_remainder)
+
+    def _batches(self, size, drop_remainder):
+        from ferroflow.array_ops import concat
+
+        parts, have = [], 0
+        for name in self._filenames._elements():
+            take = self.open_batches(name)
+            while True:
+                part = take(size - have)
+                if part is None:
+                    break
+                parts.append(part)
+                have += part.shape[0]
+                if have == size:
+                    yield parts[0] if len(parts) == 1 else concat(parts, 0)
+                    parts, have = [], 0
+        if parts and not drop_remainder:
+            yield parts[0] if len(parts) == 1 else concat(parts, 0)
 
 
 class _Chain:
@@ -174,6 +203,11 @@ class _ReaderDataset(Dataset):
 
     def _elements(self):
         return self._impl._elements()
+
+    def _record_batches(self, size, drop_remainder):
+        """Batches read whole by the reader (see `_FilesDataset.batches`), or None."""
+        batches = getattr(self._impl, "batches", None)
+        return None if batches is None else batches(size, drop_remainder)
 
 
 # --- reading files ---------------------------------------------------------------------------
@@ -363,7 +397,7 @@ class TFRecordDataset(_ReaderDataset):
         kind = _compression(compression_type)
         size = _scalar_value(buffer_size)
 
-        def read(filename):
+        def open_records(filename):
             if kind not in ("", "ZLIB", "GZIP"):
                 raise _invalid(f"Unsupported compression_type: {kind}")
             if size is not None and size < 0:
@@ -373,14 +407,20 @@ class TFRecordDataset(_ReaderDataset):
             if _filesystem.is_directory(name):
                 raise errors.FailedPreconditionError(None, None, f"{name}; Is a directory")
             try:
-                records = _core.TFRecordReader(path, kind, size or 256 * 1024)
+                return _core.TFRecordReader(path, kind, size or 256 * 1024)
             except OSError as e:
                 raise _filesystem.os_error(e, name) from None
+
+        def read(filename):
             make = _core.constant
-            for record in records:
+            for record in open_records(filename):
                 yield make(record, _STRING, None)
 
-        super().__init__(reader(filenames, read, _STRING_SPEC, num_parallel_reads))
+        impl = reader(filenames, read, _STRING_SPEC, num_parallel_reads)
+        if isinstance(impl, _FilesDataset):
+            # `batch` right after reads whole batches of records (see `_FilesDataset.batches`).
+            impl.open_batches = lambda filename: open_records(filename).read_batch
+        super().__init__(impl)
 
 
 # --- CsvDataset ------------------------------------------------------------------------------

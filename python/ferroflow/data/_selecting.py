@@ -326,13 +326,17 @@ def _plural(n):
 def single_element(dataset):
     """`Dataset.get_single_element`: the one element, or InvalidArgumentError. As TensorFlow's
     DatasetToSingleElement op, it runs the functions' shared instances, not an iterator's own:
-    their random draws go on from one call to the next."""
-    iterator = iter(dataset._elements())
-    first = next(iterator, _END)
-    if first is _END:
-        raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
-    if next(iterator, _END) is not _END:
-        raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+    their random draws go on from one call to the next. Like an iterator's, the element is
+    computed on the host."""
+    from ferroflow.data._instances import on_host
+
+    with on_host():
+        iterator = iter(dataset._elements())
+        first = next(iterator, _END)
+        if first is _END:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if next(iterator, _END) is not _END:
+            raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
     return first
 
 
@@ -352,7 +356,10 @@ def element_at(dataset, index):
     n = dataset._cardinality()
     if index < 0 or (n >= 0 and index >= n):
         raise errors.OutOfRangeError(None, None, f"Index out of range [0, {n}):{index}")
-    return next(itertools.islice(dataset._elements(), index, None))
+    from ferroflow.data._instances import on_host
+
+    with on_host():
+        return next(itertools.islice(dataset._elements(), index, None))
 
 
 def _random_access(dataset):

@@ -134,7 +134,6 @@ def _adjoint(grad, table, axis, lead, inner):
 
 
 _DEVICE_TYPE = re.compile(r"(?:^|/)(?:device:)?(cpu|gpu)(?::|/|$)", re.IGNORECASE)
-_READ_DIRECTLY = {"uint8", "int8", "uint16", "int16", "int32", "int64", "float32"}
 _HALF_PIXEL = json.dumps({"align_corners": False, "half_pixel_centers": True})
 
 
@@ -156,10 +155,8 @@ def _resize_bilinear(images, height, width):
     if isinstance(height, int) and isinstance(width, int) and _placed_on_host():
         # TensorFlow's ResizeBilinear kernel, bit for bit, with ResizeBilinearGrad as its
         # gradient (src/ops/resize.rs): one node where the composition below is dozens. It
-        # reads integer images as they are (as TensorFlow's kernel, value by value); other
-        # floats go through a cast to float32, which their gradient flows back through.
-        if images.dtype.name not in _READ_DIRECTLY:
-            images = tf.cast(images, tf.float32)
+        # reads every dtype TensorFlow's kernel takes as it is, value by value, and returns a
+        # float image's gradient in the image's dtype.
         attrs = f'{{"size": [{height}, {width}], "grid": {_HALF_PIXEL}}}'
         return _core.raw_op("ResizeBilinear", [images], attrs)[0]
     images = tf.cast(images, tf.float32)
