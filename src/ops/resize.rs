@@ -174,22 +174,20 @@ fn resize<T: Pixel>(
     }
     let ys = taps(h, oh, grid);
     let xs = taps(w, ow, grid);
+    // Images of 1, 3 or 4 channels get a row kernel compiled for that count (its channel
+    // loop unrolled); others the one that reads `c` at run time.
+    let lerp_row = match c {
+        1 => lerp_row::<T, 1>,
+        3 => lerp_row::<T, 3>,
+        4 => lerp_row::<T, 4>,
+        _ => lerp_row::<T, 0>,
+    };
     let row = |(r, out_row): (usize, &mut [f32])| {
         let (b, y) = (r / oh, r % oh);
         let image = &x[b * h * w * c..(b + 1) * h * w * c];
         let top = &image[ys[y].lower * w * c..][..w * c];
         let bottom = &image[ys[y].upper * w * c..][..w * c];
-        let y_lerp = ys[y].lerp;
-        for (tap, out_px) in xs.iter().zip(out_row.chunks_exact_mut(c)) {
-            let (lo, hi, x_lerp) = (tap.lower * c, tap.upper * c, tap.lerp);
-            for (k, o) in out_px.iter_mut().enumerate() {
-                let (top_left, top_right) = (top[lo + k].float(), top[hi + k].float());
-                let (bottom_left, bottom_right) = (bottom[lo + k].float(), bottom[hi + k].float());
-                let upper = top_left + (top_right - top_left) * x_lerp;
-                let lower = bottom_left + (bottom_right - bottom_left) * x_lerp;
-                *o = upper + (lower - upper) * y_lerp;
-            }
-        }
+        lerp_row(top, bottom, &xs, ys[y].lerp, out_row, c);
     };
     if n * oh * ow * c >= PARALLEL_MIN {
         out.par_chunks_mut(ow * c).enumerate().for_each(row);
@@ -197,6 +195,32 @@ fn resize<T: Pixel>(
         out.chunks_mut(ow * c).enumerate().for_each(row);
     }
     out
+}
+
+/// One output row between input rows `top` and `bottom`: columns first, then rows, as
+/// TensorFlow's kernel computes them (bit for bit). `C` is the channel count where it is
+/// known when compiling, 0 where `c` says.
+fn lerp_row<T: Pixel, const C: usize>(
+    top: &[T],
+    bottom: &[T],
+    xs: &[Tap],
+    y_lerp: f32,
+    out_row: &mut [f32],
+    c: usize,
+) {
+    let c = if C == 0 { c } else { C };
+    for (tap, out_px) in xs.iter().zip(out_row.chunks_exact_mut(c)) {
+        let (lo, hi, x_lerp) = (tap.lower * c, tap.upper * c, tap.lerp);
+        let (top_lo, top_hi) = (&top[lo..lo + c], &top[hi..hi + c]);
+        let (bottom_lo, bottom_hi) = (&bottom[lo..lo + c], &bottom[hi..hi + c]);
+        for k in 0..c {
+            let (top_left, top_right) = (top_lo[k].float(), top_hi[k].float());
+            let (bottom_left, bottom_right) = (bottom_lo[k].float(), bottom_hi[k].float());
+            let upper = top_left + (top_right - top_left) * x_lerp;
+            let lower = bottom_left + (bottom_right - bottom_left) * x_lerp;
+            out_px[k] = upper + (lower - upper) * y_lerp;
+        }
+    }
 }
 
 /// TensorFlow's ResizeBilinearGrad CPU kernel: `g` `[n, oh, ow, c]` scattered onto

@@ -20,9 +20,14 @@ one's shape, other counts raise its "Cannot add tensor to the batch" error, and 
 on after a batch whose element failed. `tf.data.Options().experimental_optimization`'s
 `map_and_batch_fusion = False` (or `apply_default_optimizations = False`) turns it off, as in
 TensorFlow; `map_fusion = False` turns map fusion off.
+
+- **Map parallelization.** A sequential `map` whose graph is pure runs its elements on the
+  thread pool, as TensorFlow's default `map_parallelization` makes stateless maps parallel
+  (`map_parallelization = False` turns it off).
 """
 
 import itertools
+import os
 
 from ferroflow import _core, errors
 from ferroflow.concrete_function import _TENSOR, _CompositeSlot
@@ -49,12 +54,29 @@ def _pure(fn):
 
 
 def map_chain(map_dataset):
-    """(traced function, threads, input dataset) that compute ``map_dataset``'s elements: its
-    own function over its input, or, where maps before it fuse with it, one function over the
-    first one's input. Worked out once per dataset."""
-    if not _instances.optimization_enabled("map_fusion", default=True):
+    """(function, threads, input dataset) that compute ``map_dataset``'s elements: its own
+    function over its input, or, where maps before it fuse with it, one traced function over
+    the first one's input; with the cores as threads where a sequential map's graph is pure
+    (TensorFlow's default `map_parallelization` of stateless maps: the same elements in the
+    same order)."""
+    if _instances.optimization_enabled("map_fusion", default=True):
+        fn, threads, source = _fused_chain(map_dataset)
+    else:
         # Off only where the options turn it off: it changes nothing but speed.
-        return (map_dataset._fn, map_dataset._threads, map_dataset._input)
+        fn, threads, source = map_dataset._fn, map_dataset._threads, map_dataset._input
+    if (
+        threads is None
+        and _traced_fn_of(fn) is not None
+        and _pure(fn)
+        and _instances.optimization_enabled("map_parallelization", default=True)
+    ):
+        threads = os.cpu_count() or 1
+    return fn, threads, source
+
+
+def _fused_chain(map_dataset):
+    """The maps ending at ``map_dataset`` fused (see `map_chain`), worked out once per
+    dataset."""
     cached = map_dataset.__dict__.get("_fused_chain")
     if cached is not None:
         return cached
