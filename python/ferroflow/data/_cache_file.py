@@ -12,7 +12,7 @@ import numpy as np
 
 from ferroflow import errors
 
-__all__ = ["load_pickle"]
+__all__ = ["check_element", "load_pickle"]
 
 
 def load_pickle(file, path):
@@ -73,3 +73,51 @@ class _Unpickler(pickle.Unpickler):
         ):
             return found
         raise pickle.UnpicklingError(f"a cached dataset does not hold {module}.{name}")
+
+
+def check_element(arrays, spec):
+    """Raises TensorFlow's InvalidArgumentError where a cached element does not match the
+    reading dataset's element spec (a cache file another pipeline wrote under the same name):
+    a component of another dtype or an incompatible shape, as TensorFlow's cache reader checks
+    them, instead of converting the values silently."""
+    from ferroflow.data import _structure
+    from ferroflow.tensor_spec import TensorSpec
+
+    leaves = []
+    try:
+        _structure.map_element(lambda value, s: leaves.append((value, s)), arrays, spec)
+    except (TypeError, ValueError, KeyError, IndexError):
+        raise errors.InvalidArgumentError(
+            None, None, "The cached element does not have the structure of the dataset's elements."
+        ) from None
+    for component, (value, s) in enumerate(leaves):
+        pairs = [(value, s)] if isinstance(s, TensorSpec) else zip(value, s._flat_tensor_specs)
+        for array, want in pairs:
+            _check_component(component, np.asarray(array), want)
+
+
+def _check_component(component, array, want):
+    got = "string" if array.dtype.kind in "OSU" else _kernel_name(array.dtype)
+    expected = _kernel_name(want.dtype.as_numpy_dtype) if want.dtype.name != "string" else "string"
+    if got != expected:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Data type mismatch at component {component}: expected {expected} but got {got}.",
+        )
+    if not want.shape.is_compatible_with(array.shape):
+        dims = ",".join("?" if d is None else str(d) for d in want.shape.as_list())
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Incompatible shapes at component {component}: expected [{dims}] but got "
+            f"[{','.join(str(d) for d in array.shape)}].",
+        )
+
+
+def _kernel_name(numpy_dtype):
+    """A dtype as TensorFlow's kernels name it in messages (float, double, half...)."""
+    from ferroflow.dtypes import as_dtype
+
+    name = as_dtype(np.dtype(numpy_dtype)).name
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)

@@ -255,10 +255,12 @@ class CacheDataset(_Reordering):
 
     def _transform(self, stream):
         if self._kept is None and self._filename and os.path.exists(self._cache_path()):
-            from ferroflow.data._cache_file import load_pickle
+            from ferroflow.data._cache_file import check_element, load_pickle
 
             with open(self._cache_path(), "rb") as f:
                 kept = load_pickle(f, self._cache_path())
+            for element in kept:
+                check_element(element, self.element_spec)
             self._kept = [self._from_numpy(e) for e in kept]
         if self._kept is not None:
             return iter(self._kept)
