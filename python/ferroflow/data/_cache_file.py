@@ -97,27 +97,8 @@ def check_element(arrays, spec):
 
 
 def _check_component(component, array, want):
-    got = "string" if array.dtype.kind in "OSU" else _kernel_name(array.dtype)
-    expected = _kernel_name(want.dtype.as_numpy_dtype) if want.dtype.name != "string" else "string"
-    if got != expected:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
-            f"Data type mismatch at component {component}: expected {expected} but got {got}.",
-        )
-    if not want.shape.is_compatible_with(array.shape):
-        dims = ",".join("?" if d is None else str(d) for d in want.shape.as_list())
-        raise errors.InvalidArgumentError(
-            None,
-            None,
-            f"Incompatible shapes at component {component}: expected [{dims}] but got "
-            f"[{','.join(str(d) for d in array.shape)}].",
-        )
+    from ferroflow.data._component_check import check_component
+    from ferroflow.dtypes import as_dtype, string
 
-
-def _kernel_name(numpy_dtype):
-    """A dtype as TensorFlow's kernels name it in messages (float, double, half...)."""
-    from ferroflow.dtypes import as_dtype
-
-    name = as_dtype(np.dtype(numpy_dtype)).name
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)
+    dtype = string if array.dtype.kind in "OSU" else as_dtype(array.dtype)
+    check_component(component, dtype, array.shape, want)

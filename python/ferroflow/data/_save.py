@@ -232,7 +232,8 @@ class _ShardDataset(Dataset):
             for record in _records_of(file, self._compression):
                 if len(pending) >= len(flat):
                     raise _data_loss(f"{file} holds records the element spec has no place for.")
-                pending.append(records.parse_component(record, flat[len(pending)], file))
+                component = len(pending)
+                pending.append(records.parse_component(record, flat[component], file, component))
                 if len(pending) == len(flat):
                     yield _structure.pack_as(self._spec, pending)
                     pending = []

@@ -191,22 +191,50 @@ def _parse_ragged(proto, spec):
     return RaggedTensor.from_nested_row_splits(values, splits, validate=True)
 
 
-def parse_component(record, spec, file):
-    """The component of spec ``spec`` that ``record`` (read from ``file``) holds."""
+def parse_component(record, spec, file, component=0):
+    """The component of spec ``spec`` that ``record`` (read from ``file``) holds. A dense one
+    of another dtype or an incompatible shape is TensorFlow's InvalidArgumentError naming
+    ``component``; a record that is no tensor of the spec's kind is DataLossError."""
+    from ferroflow.tensor_spec import TensorSpec
+
+    try:
+        value = _parse(record, spec)
+    except (errors.InvalidArgumentError, DecodeError, ValueError) as e:
+        if type(spec) is TensorSpec:
+            _check_dtype(record, spec, component)
+        raise errors.DataLossError(
+            None, None, f"Unable to parse tensor from stored proto in {file}: {e}"
+        ) from None
+    if type(spec) is TensorSpec:
+        from ferroflow.data._component_check import check_shape
+
+        check_shape(component, tuple(value._dims), spec)
+    return value
+
+
+def _parse(record, spec):
     from ferroflow import string
     from ferroflow.sparse_tensor import SparseTensorSpec
     from ferroflow.tensor_spec import TensorSpec
 
+    if type(spec) is TensorSpec and spec.dtype != string:
+        return _core.parse_tensor(record, spec.dtype.as_datatype_enum)
+    proto = message_class("tensorflow.TensorProto").FromString(record)
+    if type(spec) is TensorSpec:
+        return _parse_dense(proto, spec.dtype)
+    if type(spec) is SparseTensorSpec:
+        return _parse_sparse(proto, spec)
+    return _parse_ragged(proto, spec)
+
+
+def _check_dtype(record, spec, component):
+    """Raises TensorFlow's error where ``record`` holds a tensor of another dtype than
+    ``spec``'s (nothing where it is no tensor at all)."""
+    from ferroflow.data._component_check import check_dtype
+    from ferroflow.dtypes import as_dtype
+
     try:
-        if type(spec) is TensorSpec and spec.dtype != string:
-            return _core.parse_tensor(record, spec.dtype.as_datatype_enum)
-        proto = message_class("tensorflow.TensorProto").FromString(record)
-        if type(spec) is TensorSpec:
-            return _parse_dense(proto, spec.dtype)
-        if type(spec) is SparseTensorSpec:
-            return _parse_sparse(proto, spec)
-        return _parse_ragged(proto, spec)
-    except (errors.InvalidArgumentError, DecodeError, ValueError) as e:
-        raise errors.DataLossError(
-            None, None, f"Unable to parse tensor from stored proto in {file}: {e}"
-        ) from None
+        dtype = as_dtype(message_class("tensorflow.TensorProto").FromString(record).dtype)
+    except (DecodeError, TypeError, ValueError):
+        return
+    check_dtype(component, dtype, spec)
