@@ -5,14 +5,18 @@
 - tfrecord/batch-then-parse: the same records, ``batch(256)`` first and one ``parse_example``
   per batch (TensorFlow's recommended order);
 - images: JPEG files → ``list_files`` → ``map(read_file, decode_jpeg, resize 160², cast)`` with
-  ``num_parallel_calls=AUTOTUNE`` → ``batch(32)`` → ``prefetch``.
+  ``num_parallel_calls=AUTOTUNE`` → ``batch(32)`` → ``prefetch``;
+- text/split-per-line: a text file of ``--text-mb`` MB → ``TextLineDataset`` →
+  ``map(tf.strings.split, count the words)`` → ``batch(1024)`` → ``prefetch``;
+- text/batch-then-split: the same lines, ``batch(1024)`` first and one ``tf.strings.split`` per
+  batch (a RaggedTensor of words).
 
 Each pipeline is one function of `tf`, run unchanged under both frameworks on the same files
 (written once by ferroflow here, which TensorFlow's run also checks it can read), reporting
 records per second and the CPU cores the process kept busy (CPU time / wall time) over the
 pass: a pipeline that parallelises should keep both cores of a 2-core machine busy.
 
-    python benches/bench_data_io.py [--records 1000000] [--images 2000]
+    python benches/bench_data_io.py [--records 1000000] [--images 2000] [--text-mb 100]
 """
 
 import argparse
@@ -81,6 +85,31 @@ def image_pipeline(tf, pattern):
     return ds.batch(32).prefetch(tf.data.AUTOTUNE)
 
 
+def split_per_line(tf, path):
+    ds = tf.data.TextLineDataset(path)
+    ds = ds.map(lambda line: (tf.size(tf.strings.split(line)),), num_parallel_calls=-1)
+    return ds.batch(1024).prefetch(-1)
+
+
+def batch_then_split(tf, path):
+    ds = tf.data.TextLineDataset(path).batch(1024)
+    return ds.map(lambda lines: (tf.strings.split(lines),)).prefetch(-1)
+
+
+def write_text(path, megabytes):
+    rng = np.random.default_rng(2)
+    words = np.array([f"w{n}" for n in range(5000)])
+    with open(path, "w") as f:
+        written = 0
+        while written < megabytes * 1_000_000:
+            chunk = "\n".join(
+                " ".join(words[rng.integers(0, 5000, size=rng.integers(1, 20))])
+                for _ in range(10_000)
+            )
+            f.write(chunk + "\n")
+            written += len(chunk) + 1
+
+
 def write_records(tf, path, count):
     rng = np.random.default_rng(0)
     floats = rng.standard_normal((count, 20)).astype(np.float32)
@@ -119,6 +148,8 @@ def run_all(tf, folder):
         ("tfrecord/parse-per-record", parse_per_record, records),
         ("tfrecord/batch-then-parse", batch_then_parse, records),
         ("images/decode+resize", image_pipeline, os.path.join(folder, "images", "*.jpg")),
+        ("text/split-per-line", split_per_line, os.path.join(folder, "text.txt")),
+        ("text/batch-then-split", batch_then_split, os.path.join(folder, "text.txt")),
     ):
         timed_pass(build(tf, source).take(4))  # traces and warms up
         count, wall, cores = timed_pass(build(tf, source))
@@ -136,6 +167,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--images", type=int, default=2_000)
+    parser.add_argument("--text-mb", type=int, default=100)
     args = parser.parse_args()
 
     import ferroflow as tf
@@ -146,8 +178,9 @@ def main():
         write_records(tf, os.path.join(folder, "records.tfrecord"), args.records)
         os.mkdir(os.path.join(folder, "images"))
         write_images(tf, os.path.join(folder, "images"), args.images)
+        write_text(os.path.join(folder, "text.txt"), args.text_mb)
         print(
-            f"wrote {args.records} records and {args.images} JPEGs in "
+            f"wrote {args.records} records, {args.images} JPEGs and {args.text_mb} MB of text in "
             f"{time.perf_counter() - start:.1f} s"
         )
         mine = run_all(tf, folder)

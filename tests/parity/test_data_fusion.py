@@ -3,7 +3,8 @@ one graph, a batch after a map stacks the map's outputs in Rust, a batch after a
 reader reads whole batches of records. Each program compares elements, specs and errors with
 TensorFlow's unfused kernels over pipelines that hit every branch: composites between and
 after the maps, tuple and dict elements, partial and dropped last batches, batches spanning
-files, outputs whose shapes differ, failing elements and damaged files."""
+files, outputs whose shapes differ, failing elements and damaged files; text lines read in
+batches across files, empty files and compression."""
 
 import pytest
 
@@ -185,5 +186,44 @@ def test_fused_pipelines_match_tensorflow(tf_oracle, device, tmp_path):
 def test_fusion_keeps_random_draws_and_reader_errors(tf_oracle, device, tmp_path):
     expected = assert_parity(
         tf_oracle, _random_and_damaged, args=(device, str(tmp_path)), helpers=(_write,)
+    )
+    assert expected[0] != "raised", expected
+
+
+def _text_batches(tf, device, folder):
+    import gzip
+    import os
+
+    texts = [b"one two\r\nthree\n\nfour five six\n", b"", b"last line without break", b"\n\n"]
+    paths = []
+    for i, text in enumerate(texts):
+        paths.append(os.path.join(folder, f"t{i}.txt"))
+        with open(paths[-1], "wb") as f:
+            f.write(text)
+    zipped = os.path.join(folder, "z.txt.gz")
+    with gzip.open(zipped, "wb") as f:
+        f.write(b"a\nb\nc")
+    out = []
+    with tf.device(device):
+        lines = tf.data.TextLineDataset(paths)
+        for ds in (
+            lines.batch(2),
+            lines.batch(3, drop_remainder=True),
+            lines.batch(100),
+            lines.batch(2).map(tf.strings.split),
+            tf.data.TextLineDataset(zipped, compression_type="GZIP").batch(2),
+        ):
+            out.append([_show(tf, e) for e in ds])
+        try:
+            list(tf.data.TextLineDataset(os.path.join(folder, "missing.txt")).batch(2))
+        except Exception as e:  # noqa: BLE001 - compared by class
+            out.append(type(e).__name__)
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_text_lines_read_in_batches(tf_oracle, device, tmp_path):
+    expected = assert_parity(
+        tf_oracle, _text_batches, args=(device, str(tmp_path)), helpers=(_show,)
     )
     assert expected[0] != "raised", expected

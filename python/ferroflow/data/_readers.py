@@ -8,6 +8,7 @@ deterministic parallel interleave. Files are read when iterated, so a missing fi
 is inflated as TensorFlow's `ZlibInputStream` does.
 """
 
+import itertools
 import zlib
 
 import numpy as np
@@ -283,23 +284,39 @@ def _check_buffer_size(buffer_size, message):
 # --- TextLineDataset -------------------------------------------------------------------------
 
 
-def _text_lines(name, kind):
-    """The lines of a file without their line breaks; every carriage return is dropped, as
-    TensorFlow's `BufferedInputStream::ReadLine` drops them."""
+def _line_bytes(name, kind):
+    """The lines of a file without their line breaks, as bytes; every carriage return is
+    dropped, as TensorFlow's `BufferedInputStream::ReadLine` drops them."""
     _check_compression(kind)
-    make = _core.constant
     pending = b""
     for chunk in _chunks(name, kind):
         lines = (pending + chunk).split(b"\n")
         pending = lines.pop()
         for line in lines:
-            if b"\r" in line:
-                line = line.replace(b"\r", b"")
-            yield make(line, _STRING, None)
+            yield line.replace(b"\r", b"") if b"\r" in line else line
     if pending:
         pending = pending.replace(b"\r", b"")
         if pending:
-            yield make(pending, _STRING, None)
+            yield pending
+
+
+def _text_lines(name, kind):
+    """The lines of a file as scalar string tensors."""
+    make = _core.constant
+    for line in _line_bytes(name, kind):
+        yield make(line, _STRING, None)
+
+
+def _line_batches(name, kind):
+    """A function of ``n`` giving up to ``n`` more lines of the file as one `[k]` string
+    tensor, None at the end (`_FilesDataset.open_batches`)."""
+    lines = _line_bytes(name, kind)
+
+    def take(n):
+        batch = list(itertools.islice(lines, n))
+        return _core.constant(batch, _STRING, None) if batch else None
+
+    return take
 
 
 class TextLineDataset(_ReaderDataset):
@@ -323,7 +340,15 @@ class TextLineDataset(_ReaderDataset):
             _check_buffer_size(buffer_size, "`buffer_size` must be >= 0 (0 == default)")
             yield from _text_lines(filename.numpy(), kind)
 
-        super().__init__(reader(filenames, read, _STRING_SPEC, num_parallel_reads))
+        def open_batches(filename):
+            _check_buffer_size(buffer_size, "`buffer_size` must be >= 0 (0 == default)")
+            return _line_batches(filename.numpy(), kind)
+
+        impl = reader(filenames, read, _STRING_SPEC, num_parallel_reads)
+        if isinstance(impl, _FilesDataset):
+            # `batch` right after reads whole batches of lines (see `_FilesDataset.batches`).
+            impl.open_batches = open_batches
+        super().__init__(impl)
 
 
 # --- FixedLengthRecordDataset ----------------------------------------------------------------
