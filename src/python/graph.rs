@@ -75,6 +75,21 @@ fn calls_python(g: &Graph) -> bool {
     })
 }
 
+/// Whether `g` (or a branch or loop body in it) has state beyond its inputs, as TensorFlow
+/// calls a function stateful: it reads or assigns a variable, draws random numbers, prints or
+/// calls Python. Runs of a stateless graph may happen in any order, on any thread.
+fn stateful(g: &Graph) -> bool {
+    g.nodes.iter().any(|n| match &n.kind {
+        NodeKind::ReadVariable(_) | NodeKind::AssignVariable(_) | NodeKind::Print(_) => true,
+        NodeKind::Op(op) => {
+            op.primitive().stateful() || matches!(op, crate::ops::registry::Op::HostCall(_))
+        }
+        NodeKind::Cond(branches) => branches.iter().any(|b| stateful(b)),
+        NodeKind::While { cond, body, .. } => stateful(cond) || stateful(body),
+        _ => false,
+    })
+}
+
 impl PyGraph {
     /// A loaded graph: the saved one and its optimised form (never specialised: saved graphs
     /// run for every shape their input specs admit).
@@ -221,6 +236,13 @@ impl PyGraph {
     #[getter]
     fn calls_python(&self) -> bool {
         calls_python(&self.optimized)
+    }
+
+    /// Whether the graph has state beyond its inputs (variables, random draws, Python calls):
+    /// `tf.data` fuses and parallelises only graphs without.
+    #[getter]
+    fn stateful(&self) -> bool {
+        stateful(&self.traced)
     }
 
     /// (name, static dims or None for an unknown rank, dtype enum) of each output of the

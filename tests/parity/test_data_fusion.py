@@ -137,6 +137,16 @@ def _random_and_damaged(tf, device, folder):
 
     out = []
     with tf.device(device):
+        # A map that assigns a variable is stateful: it runs element after element, unfused.
+        counter = tf.Variable(0, dtype=tf.int64)
+        counted = (
+            tf.data.Dataset.range(40)
+            .map(lambda n: n * 2)
+            .map(lambda n: (n, counter.assign_add(1)))
+            .map(lambda n, c: n + c * 1000)
+            .batch(8)
+        )
+        out.append([e.numpy() for e in counted])
         tf.random.set_seed(7)
         noisy = (
             tf.data.Dataset.range(6)

@@ -4,8 +4,8 @@ before it runs, done here when an iterator opens.
 - **Map fusion.** Consecutive `map`s whose functions are traced graphs become one graph (the
   second function's concrete graph called on the first's outputs, inlined), so an element
   crosses into Python once instead of once per `map`: no dict of tensors, no SparseTensor is
-  built in between. Only graphs that draw no random numbers and call no Python are fused: the
-  fused graph then computes exactly what the two did, whatever order its elements run in.
+  built in between. Only stateless graphs are fused (no variable, random op or Python call):
+  the fused graph then computes exactly what the two did, whatever order its elements run in.
 - **Read and batch.** A `batch` right after a TFRecord reader reads each batch's records
   into one string tensor in Rust (`TFRecordReader.read_batch`), making no tensor per record.
 - **Map and batch.** A `batch` right after a traced `map` runs the map's graph on the batch's
@@ -21,7 +21,7 @@ on after a batch whose element failed. `tf.data.Options().experimental_optimizat
 `map_and_batch_fusion = False` (or `apply_default_optimizations = False`) turns it off, as in
 TensorFlow; `map_fusion = False` turns map fusion off.
 
-- **Map parallelization.** A sequential `map` whose graph is pure runs its elements on the
+- **Map parallelization.** A sequential `map` whose graph is stateless runs its elements on the
   thread pool, as TensorFlow's default `map_parallelization` makes stateless maps parallel
   (`map_parallelization = False` turns it off).
 """
@@ -49,16 +49,18 @@ def _traced(map_dataset):
 
 
 def _pure(fn):
-    core = fn._concrete._core
-    return not core.draws_random and not core.calls_python
+    """Whether the function's graph is stateless (no variable, random op or Python call), so
+    its runs may be fused and reordered, as TensorFlow fuses and parallelises only stateless
+    functions."""
+    return not fn._concrete._core.stateful
 
 
 def map_chain(map_dataset):
     """(function, threads, input dataset) that compute ``map_dataset``'s elements: its own
     function over its input, or, where maps before it fuse with it, one traced function over
-    the first one's input; with the cores as threads where a sequential map's graph is pure
-    (TensorFlow's default `map_parallelization` of stateless maps: the same elements in the
-    same order)."""
+    the first one's input; with the cores as threads where a sequential map's graph is
+    stateless (TensorFlow's default `map_parallelization`: the same elements in the same
+    order)."""
     if _instances.optimization_enabled("map_fusion", default=True):
         fn, threads, source = _fused_chain(map_dataset)
     else:
