@@ -8,7 +8,6 @@ deterministic parallel interleave. Files are read when iterated, so a missing fi
 is inflated as TensorFlow's `ZlibInputStream` does.
 """
 
-import itertools
 import zlib
 
 import numpy as np
@@ -284,37 +283,53 @@ def _check_buffer_size(buffer_size, message):
 # --- TextLineDataset -------------------------------------------------------------------------
 
 
-def _line_bytes(name, kind):
-    """The lines of a file without their line breaks, as bytes; every carriage return is
-    dropped, as TensorFlow's `BufferedInputStream::ReadLine` drops them."""
+def _line_lists(name, kind):
+    """The lines of a file without their line breaks, as lists of bytes (one per chunk read);
+    every carriage return is dropped, as TensorFlow's `BufferedInputStream::ReadLine` drops
+    them."""
     _check_compression(kind)
     pending = b""
     for chunk in _chunks(name, kind):
         lines = (pending + chunk).split(b"\n")
         pending = lines.pop()
-        for line in lines:
-            yield line.replace(b"\r", b"") if b"\r" in line else line
+        if b"\r" in chunk:
+            lines = [line.replace(b"\r", b"") for line in lines]
+        if lines:
+            yield lines
+    pending = pending.replace(b"\r", b"")
     if pending:
-        pending = pending.replace(b"\r", b"")
-        if pending:
-            yield pending
+        yield [pending]
 
 
 def _text_lines(name, kind):
     """The lines of a file as scalar string tensors."""
     make = _core.constant
-    for line in _line_bytes(name, kind):
-        yield make(line, _STRING, None)
+    for lines in _line_lists(name, kind):
+        for line in lines:
+            yield make(line, _STRING, None)
 
 
 def _line_batches(name, kind):
     """A function of ``n`` giving up to ``n`` more lines of the file as one `[k]` string
-    tensor, None at the end (`_FilesDataset.open_batches`)."""
-    lines = _line_bytes(name, kind)
+    tensor, None at the end (`_FilesDataset.open_batches`): lines are sliced out of each
+    chunk's list, never handled one by one."""
+    lists = _line_lists(name, kind)
+    buffer, start = [], 0
 
     def take(n):
-        batch = list(itertools.islice(lines, n))
-        return _core.constant(batch, _STRING, None) if batch else None
+        nonlocal buffer, start
+        out = []
+        while len(out) < n:
+            if start >= len(buffer):
+                buffer, start = next(lists, None), 0
+                if buffer is None:
+                    buffer = []
+                    break
+                continue
+            piece = buffer[start : start + n - len(out)]
+            out.extend(piece)
+            start += len(piece)
+        return _core.constant(out, _STRING, None) if out else None
 
     return take
 
