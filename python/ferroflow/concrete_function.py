@@ -237,14 +237,16 @@ def _rebuild_composite(slot, parts):
 
 def _call_leaf(tensor, want):
     """The key leaf of an argument of a call. A symbolic tensor (a concrete function called
-    inside a trace) is taken by its static shape, its unknown sizes admitted as TensorFlow's
-    compatibility check admits them: reading its example sizes would specialise the trace
-    being recorded to them (a map function fused with the next, say)."""
+    inside a trace) whose unknown sizes are unknown in the traced signature too is taken by
+    its static shape: reading its example sizes would specialise the trace being recorded to
+    them (a map function fused with the next, say). Where the signature fixes a size the
+    tensor leaves unknown, its example size is read, as before, and checked."""
     if _core.is_symbolic(tensor):
         static = tensor.shape
         if static.rank is not None and static.rank == len(want.dims):
-            dims = tuple(w if d is None else d for d, w in zip(static.as_list(), want.dims))
-            return sig.TensorLeaf(tensor._dtype_enum, dims)
+            dims = static.as_list()
+            if all(d is not None or w is None for d, w in zip(dims, want.dims)):
+                return sig.TensorLeaf(tensor._dtype_enum, tuple(dims))
     return sig.TensorLeaf(tensor._dtype_enum, tuple(tensor._dims))
 
 

@@ -78,10 +78,13 @@ def _chunks(elements, size, drop_remainder):
 class BatchDataset(Dataset):
     _repr_name = "_BatchDataset"
 
-    def __init__(self, input_dataset, batch_size, drop_remainder):
+    def __init__(self, input_dataset, batch_size, drop_remainder, parallel=False):
         self._input = input_dataset
         self._batch_size = _batch_size(batch_size)
         self._drop_remainder = bool(drop_remainder)
+        # `batch(num_parallel_calls=...)`: TensorFlow's ParallelBatchDataset, which its
+        # map-and-batch fusion leaves alone (data/_fusion.py).
+        self._parallel = parallel
         self._spec = _structure.batched_spec(
             input_dataset.element_spec, self._batch_size if self._drop_remainder else None
         )

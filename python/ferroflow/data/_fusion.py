@@ -138,6 +138,9 @@ def map_and_batch(batch_dataset):
     where the map cannot be fused with it (see the module docstring)."""
     if _core.graph_tracing() or _traced(batch_dataset._input) is None:
         return None
+    # TensorFlow fuses a plain batch only: `batch(num_parallel_calls=...)` keeps batch's rules.
+    if batch_dataset._parallel:
+        return None
     if not _instances.optimization_enabled("map_and_batch_fusion", default=True):
         return None
     fn, threads, source = map_chain(batch_dataset._input)

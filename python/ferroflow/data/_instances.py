@@ -57,10 +57,12 @@ def on_host():
 
 
 @contextlib.contextmanager
-def iterator_scope():
-    """A new iterator's scope for the block (`Dataset.reduce` folds its elements in one), on
-    the host."""
-    token = _SCOPE.set(_Scope())
+def iterator_scope(dataset):
+    """A new iterator's scope over ``dataset`` for the block (`Dataset.reduce` folds its
+    elements in one), on the host, with the dataset's options."""
+    from ferroflow.data._options import dataset_options
+
+    token = _SCOPE.set(_Scope(dataset_options(dataset)))
     try:
         with on_host():
             yield

@@ -151,7 +151,7 @@ def reduce_dataset(dataset, initial_state, reduce_func):
     traced, _, _ = state_function(
         reduce_func, spec, dataset.element_spec, "reduce_func", False, "Dataset.reduce()"
     )
-    with _instances.iterator_scope():
+    with _instances.iterator_scope(dataset):
         for element in dataset._elements():
             new_state = _structure.normalize(traced((state, element)))
             _types_match(spec, _structure.spec_of(new_state), "reduce_func")

@@ -211,7 +211,7 @@ class Dataset:
         unless ``drop_remainder``)."""
         from ferroflow.data._batching import BatchDataset
 
-        return BatchDataset(self, batch_size, drop_remainder)
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_calls is not None)
 
     def padded_batch(
         self,
