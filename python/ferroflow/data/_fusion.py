@@ -33,7 +33,7 @@ from ferroflow import _core, errors
 from ferroflow.concrete_function import _TENSOR, _CompositeSlot
 from ferroflow.data import _composite, _instances, _structure
 
-__all__ = ["map_and_batch", "map_chain", "read_and_batch"]
+__all__ = ["fuses_with_map", "map_and_batch", "map_chain", "read_and_batch"]
 
 
 def _traced(map_dataset):
@@ -136,6 +136,19 @@ def read_and_batch(batch_dataset):
 def map_and_batch(batch_dataset):
     """The batches of ``batch_dataset`` (a `BatchDataset` over a `map`) computed fused, or None
     where the map cannot be fused with it (see the module docstring)."""
+    fused = _fusion_of(batch_dataset)
+    return None if fused is None else _Batches(*fused, batch_dataset)
+
+
+def fuses_with_map(batch_dataset):
+    """Whether the options in effect fuse ``batch_dataset`` with the `map` before it (which
+    TensorFlow then runs as its MapAndBatch dataset)."""
+    return _fusion_of(batch_dataset) is not None
+
+
+def _fusion_of(batch_dataset):
+    """(function, threads, source, assembler) of ``batch_dataset`` fused with its map, or None
+    where they do not fuse."""
     if _core.graph_tracing() or _traced(batch_dataset._input) is None:
         return None
     # TensorFlow fuses a plain batch only: `batch(num_parallel_calls=...)` keeps batch's rules.
@@ -149,7 +162,7 @@ def map_and_batch(batch_dataset):
     assemble = _assembler(fn, batch_dataset)
     if assemble is None:
         return None
-    return _Batches(fn, threads, source, batch_dataset, assemble)
+    return fn, threads, source, assemble
 
 
 def _traced_fn_of(fn):
@@ -163,7 +176,7 @@ class _Batches:
     MapAndBatch, a batch with a failing element raises its error and the next batch follows
     (a generator would end at its first exception)."""
 
-    def __init__(self, fn, threads, source, batch_dataset, assemble):
+    def __init__(self, fn, threads, source, assemble, batch_dataset):
         self._fn = fn
         self._core = fn._concrete._core
         self._parallel = threads is not None and threads > 1

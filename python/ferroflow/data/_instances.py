@@ -20,20 +20,33 @@ scope (`on_host`), whatever scope the consumer has open. Only `prefetch_to_devic
 import contextlib
 import contextvars
 
-__all__ = ["elements", "graph_for", "iterator_scope", "on_host", "optimization_enabled"]
+__all__ = [
+    "elements",
+    "graph_for",
+    "iterator_scope",
+    "on_host",
+    "optimization_enabled",
+    "shared_scope",
+]
 
 _SCOPE = contextvars.ContextVar("ferroflow_data_iterator_scope", default=None)
 
 
 class _Scope:
     """One iterator's graph instances, by the graph they copy, and the options of the dataset
-    it iterates (which optimizations apply)."""
+    it iterates (which optimizations apply). A shared scope runs the graphs themselves, as
+    TensorFlow's DatasetToSingleElement and GetElementAtIndex ops do; an unoptimized one applies
+    no optimization, as the first of those (the second applies the options)."""
 
-    def __init__(self, options=None):
+    def __init__(self, options=None, shared=False, optimized=True):
         self._graphs = {}
         self.options = options
+        self.shared = shared
+        self.optimized = optimized
 
     def graph(self, core):
+        if self.shared:
+            return core
         entry = self._graphs.get(id(core))
         if entry is None:
             # The original is kept so that its id is not reused while this scope lives.
@@ -70,11 +83,30 @@ def iterator_scope(dataset):
         _SCOPE.reset(token)
 
 
+@contextlib.contextmanager
+def shared_scope(dataset, optimized):
+    """The scope of a one-off read of ``dataset`` for the block: on the host, with the
+    functions' shared instances (their random draws go on from one call to the next), and
+    ``dataset``'s optimizations where ``optimized`` (`experimental.at`, as TensorFlow's
+    GetElementAtIndex), else none whatever its options say (`get_single_element`, as
+    TensorFlow's DatasetToSingleElement)."""
+    from ferroflow.data._options import dataset_options
+
+    token = _SCOPE.set(_Scope(dataset_options(dataset), shared=True, optimized=optimized))
+    try:
+        with on_host():
+            yield
+    finally:
+        _SCOPE.reset(token)
+
+
 def optimization_enabled(name, default):
     """Whether the iterated dataset's options allow the optimization ``name`` (an attribute of
     `experimental_optimization`): its own setting, else `apply_default_optimizations` for one
     TensorFlow applies by default (``default``)."""
     scope = _SCOPE.get()
+    if scope is not None and not scope.optimized:
+        return False
     options = None if scope is None else scope.options
     if options is None:
         return default

@@ -325,12 +325,13 @@ def _plural(n):
 
 def single_element(dataset):
     """`Dataset.get_single_element`: the one element, or InvalidArgumentError. As TensorFlow's
-    DatasetToSingleElement op, it runs the functions' shared instances, not an iterator's own:
-    their random draws go on from one call to the next. Like an iterator's, the element is
-    computed on the host."""
-    from ferroflow.data._instances import on_host
+    DatasetToSingleElement op, it runs the functions' shared instances, not an iterator's own
+    (their random draws go on from one call to the next), and applies none of the dataset's
+    optimizations: a `map` then `batch` keeps `batch`'s rules. Like an iterator's, the element
+    is computed on the host."""
+    from ferroflow.data._instances import shared_scope
 
-    with on_host():
+    with shared_scope(dataset, optimized=False):
         iterator = iter(dataset._elements())
         first = next(iterator, _END)
         if first is _END:
@@ -353,13 +354,33 @@ def element_at(dataset, index):
             None,
             f"Random access is not implemented for dataset {type(dataset).__name__}.",
         )
-    n = dataset._cardinality()
-    if index < 0 or (n >= 0 and index >= n):
-        raise errors.OutOfRangeError(None, None, f"Index out of range [0, {n}):{index}")
-    from ferroflow.data._instances import on_host
+    from ferroflow.data._instances import shared_scope
 
-    with on_host():
+    with shared_scope(dataset, optimized=True):
+        # TensorFlow optimizes the dataset first; its fused MapAndBatch has no random access.
+        if _fused_map_and_batch(dataset):
+            raise errors.UnimplementedError(
+                None,
+                None,
+                "Random access is not implemented for dataset MapAndBatchDatasetOp::Dataset",
+            )
+        n = dataset._cardinality()
+        if index < 0 or (n >= 0 and index >= n):
+            raise errors.OutOfRangeError(None, None, f"Index out of range [0, {n}):{index}")
         return next(itertools.islice(dataset._elements(), index, None))
+
+
+def _fused_map_and_batch(dataset):
+    """Whether ``dataset`` or a dataset it reads is a `batch` that the optimizations fuse
+    with the `map` before it."""
+    from ferroflow.data import _fusion
+    from ferroflow.data._batching import BatchDataset
+
+    while dataset is not None:
+        if type(dataset) is BatchDataset and _fusion.fuses_with_map(dataset):
+            return True
+        dataset = getattr(dataset, "_input", None)
+    return False
 
 
 def _random_access(dataset):
