@@ -13,6 +13,7 @@ DT_VARIANT encodings) is `_snapshot_records`. Other composite components (option
 datasets) are variant encodings ferroflow does not write or read: UnimplementedError.
 SNAPPY files go through `_snappy` (pure Python)."""
 
+import contextlib
 import multiprocessing
 import os
 import secrets
@@ -66,10 +67,17 @@ def _flat_specs(spec, what):
 
 
 def _write_atomically(path, data):
+    """``data`` as the file ``path``, which readers see whole or not at all: written beside it
+    and renamed over it; a failed write leaves no partial file behind."""
     partial = f"{path}.tmp-{os.getpid()}"
-    with open(partial, "wb") as f:
-        f.write(data)
-    os.replace(partial, path)
+    try:
+        with open(partial, "wb") as f:
+            f.write(data)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise
 
 
 class _ShardWriters:
@@ -95,13 +103,21 @@ class _ShardWriters:
             writer.write(records.component_record(component, spec))
 
     def close(self):
+        """Closes every shard's file (all of them, even after one fails: the first failure is
+        raised once the others are closed)."""
+        failure = None
         for shard, writer in self._writers.items():
-            writer.close()
-            if self._compression == "SNAPPY":
-                file = os.path.join(self._run_dir, f"{shard:08d}.shard", f"{0:08d}.snapshot")
-                with open(file + _RAW, "rb") as f:
-                    _snappy.compress_file(f.read(), file)
-                os.remove(file + _RAW)
+            try:
+                writer.close()
+                if self._compression == "SNAPPY":
+                    file = os.path.join(self._run_dir, f"{shard:08d}.shard", f"{0:08d}.snapshot")
+                    with open(file + _RAW, "rb") as f:
+                        _snappy.compress_file(f.read(), file)
+                    os.remove(file + _RAW)
+            except Exception as e:  # noqa: BLE001 - re-raised below, after the other shards
+                failure = failure or e
+        if failure is not None:
+            raise failure
 
 
 def _shard_index(shard_func, element):
@@ -142,10 +158,14 @@ def _write_run(elements, directory, flat, compression, shard_of, graph_hash=""):
             writers.write(shard_of(element, count), element)
             count += 1
             yield element
+        # Closing flushes (and for SNAPPY compresses) the shards: a run is finished only
+        # once its files are whole.
+        writers.close()
         done = True
     finally:
-        writers.close()
         if not done:
+            with contextlib.suppress(Exception):
+                writers.close()
             shutil.rmtree(run_dir, ignore_errors=True)
     _write_atomically(
         os.path.join(directory, _METADATA), _metadata(run_id, flat, count, graph_hash)
