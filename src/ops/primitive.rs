@@ -162,6 +162,13 @@ pub trait Primitive {
     fn stateful(&self) -> bool {
         false
     }
+    /// Stateful as TensorFlow's op registry declares it (`SetIsStateful`), which decides
+    /// whether tf.data may fuse a function's runs and run them in any order. The same as
+    /// `stateful` except for ops never folded here that TensorFlow declares stateless
+    /// (ReadFile: a file may change between runs of a graph, but not within one pipeline).
+    fn tensorflow_stateful(&self) -> bool {
+        self.stateful()
+    }
     /// Reads only its inputs' shapes (Shape, ZerosLike): a constant in a trace wherever those
     /// shapes are fully known, whatever the inputs' values.
     fn reads_only_shapes(&self) -> bool {

@@ -157,6 +157,12 @@ impl Primitive for ReadFile {
     fn stateful(&self) -> bool {
         true
     }
+
+    /// TensorFlow declares ReadFile stateless, so tf.data fuses and parallelises maps that
+    /// read files (an image pipeline's `read_file` + `decode_jpeg` map).
+    fn tensorflow_stateful(&self) -> bool {
+        false
+    }
 }
 
 impl Decode for ReadFile {

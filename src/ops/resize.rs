@@ -7,10 +7,11 @@
 //! neighbours in TensorFlow's order (rows, columns, then the four corners), so its sums round
 //! as TensorFlow's do.
 //!
-//! ResizeBilinear reads float32 and integer images, converting each value it reads to float32
-//! as TensorFlow's kernel does (so a decoded uint8 image is never cast whole first);
-//! `tf.image.resize` casts the other float types to float32 first, as before, so that their
-//! gradients keep flowing through that cast. ResizeBilinearGrad is float32. The output size is an attribute (`tf.image.resize` uses the
+//! ResizeBilinear reads every image dtype TensorFlow's kernel takes, converting each value it
+//! reads to float32 as that kernel does (so a decoded uint8 image is never cast whole first),
+//! and returns float32. ResizeBilinearGrad sums the gradient as TensorFlow's kernel does (in
+//! double for a double image, else in float32), and is not differentiable itself, as TensorFlow declares it
+//! (a second derivative through a resize is None there, not an error). The output size is an attribute (`tf.image.resize` uses the
 //! primitive only for a static size; a size computed in a graph takes the composition of
 //! gathers in `image/resize.py`). On a GPU, the Python layer keeps that composition too.
 
@@ -24,7 +25,9 @@ use crate::ops::primitive::{
 use crate::ops::registry::Op;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
+use num_traits::AsPrimitive;
 use rayon::prelude::*;
+use std::ops::AddAssign;
 
 /// The sampling grid of both ops (TensorFlow's `align_corners` and `half_pixel_centers`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -89,27 +92,16 @@ fn taps(in_size: usize, out_size: usize, grid: Grid) -> Vec<Tap> {
         .collect()
 }
 
-/// A value TensorFlow's kernel reads as `static_cast<float>(v)` (Rust's `as` rounds the same).
-trait Pixel: Copy + Send + Sync {
-    fn float(self) -> f32;
-}
+/// A value TensorFlow's kernel reads as `static_cast<float>(v)` (`as_` rounds the same; the
+/// half types widen exactly).
+trait Pixel: AsPrimitive<f32> + Send + Sync {}
+impl<T: AsPrimitive<f32> + Send + Sync> Pixel for T {}
 
-macro_rules! pixels {
-    ($($t:ty),*) => { $(impl Pixel for $t { #[inline(always)] fn float(self) -> f32 { self as f32 } })* };
-}
-pixels!(u8, i8, u16, i16, i32, i64, f64);
-
-macro_rules! half_pixels {
-    ($($t:ty),*) => { $(impl Pixel for $t { #[inline(always)] fn float(self) -> f32 { self.to_f32() } })* };
-}
-half_pixels!(half::f16, half::bf16);
-
-impl Pixel for f32 {
-    #[inline(always)]
-    fn float(self) -> f32 {
-        self
-    }
-}
+/// A gradient sum: TensorFlow's ResizeBilinearGrad kernel adds its float32 products into the
+/// image's own type, `output(..) += T(product)` (double sums in double), except for half and
+/// bfloat16, which it sums in float32 and rounds once.
+trait GradientSum: Copy + Default + AddAssign + Send + Sync + 'static {}
+impl<T: Copy + Default + AddAssign + Send + Sync + 'static> GradientSum for T {}
 
 /// The input dtypes ResizeBilinear reads directly (TensorFlow's `REGISTER_KERNEL` list).
 const PIXELS: &[DType] = &[
@@ -125,8 +117,7 @@ const PIXELS: &[DType] = &[
     DType::F64,
 ];
 
-/// The image dtypes ResizeBilinearGrad returns its gradient in (computed in float32, as
-/// TensorFlow's kernel does, and cast).
+/// The image dtypes ResizeBilinearGrad returns its gradient in (see `GradientSum`).
 const GRADIENTS: &[DType] = &[DType::F16, DType::BF16, DType::F32, DType::F64];
 
 fn floats<'a>(t: &'a Tensor, op: &str) -> Result<&'a [f32]> {
@@ -169,7 +160,7 @@ fn resize<T: Pixel>(
     }
     // TensorFlow's no-op resize is a plain cast.
     if (oh, ow) == (h, w) {
-        out.iter_mut().zip(x).for_each(|(o, v)| *o = v.float());
+        out.iter_mut().zip(x).for_each(|(o, v)| *o = v.as_());
         return out;
     }
     let ys = taps(h, oh, grid);
@@ -214,8 +205,8 @@ fn lerp_row<T: Pixel, const C: usize>(
         let (top_lo, top_hi) = (&top[lo..lo + c], &top[hi..hi + c]);
         let (bottom_lo, bottom_hi) = (&bottom[lo..lo + c], &bottom[hi..hi + c]);
         for k in 0..c {
-            let (top_left, top_right) = (top_lo[k].float(), top_hi[k].float());
-            let (bottom_left, bottom_right) = (bottom_lo[k].float(), bottom_hi[k].float());
+            let (top_left, top_right) = (top_lo[k].as_(), top_hi[k].as_());
+            let (bottom_left, bottom_right) = (bottom_lo[k].as_(), bottom_hi[k].as_());
             let upper = top_left + (top_right - top_left) * x_lerp;
             let lower = bottom_left + (bottom_right - bottom_left) * x_lerp;
             out_px[k] = upper + (lower - upper) * y_lerp;
@@ -225,15 +216,23 @@ fn lerp_row<T: Pixel, const C: usize>(
 
 /// TensorFlow's ResizeBilinearGrad CPU kernel: `g` `[n, oh, ow, c]` scattered onto
 /// `[n, h, w, c]`, images in parallel (each one's sums in TensorFlow's order).
-fn resize_grad(g: &[f32], [n, oh, ow, c]: [usize; 4], [h, w]: [usize; 2], grid: Grid) -> Vec<f32> {
+fn resize_grad<T: GradientSum>(
+    g: &[f32],
+    [n, oh, ow, c]: [usize; 4],
+    [h, w]: [usize; 2],
+    grid: Grid,
+) -> Vec<T>
+where
+    f32: AsPrimitive<T>,
+{
     let mut out = crate::kernels::alloc::with_capacity(n * h * w * c);
-    out.resize(n * h * w * c, 0.0f32);
+    out.resize(n * h * w * c, T::default());
     if out.is_empty() || g.is_empty() {
         return out;
     }
     let ys = taps(h, oh, grid);
     let xs = taps(w, ow, grid);
-    let image = |(b, acc): (usize, &mut [f32])| {
+    let image = |(b, acc): (usize, &mut [T])| {
         let g = &g[b * oh * ow * c..(b + 1) * oh * ow * c];
         for (y, ty) in ys.iter().enumerate() {
             let inverse_y = 1.0 - ty.lerp;
@@ -243,10 +242,10 @@ fn resize_grad(g: &[f32], [n, oh, ow, c]: [usize; 4], [h, w]: [usize; 2], grid: 
                 let (left, right) = (tx.lower, tx.upper);
                 for k in 0..c {
                     let v = g[(y * ow + x) * c + k];
-                    acc[(top + left) * c + k] += v * inverse_y * inverse_x;
-                    acc[(top + right) * c + k] += v * inverse_y * tx.lerp;
-                    acc[(bottom + left) * c + k] += v * ty.lerp * inverse_x;
-                    acc[(bottom + right) * c + k] += v * ty.lerp * tx.lerp;
+                    acc[(top + left) * c + k] += (v * inverse_y * inverse_x).as_();
+                    acc[(top + right) * c + k] += (v * inverse_y * tx.lerp).as_();
+                    acc[(bottom + left) * c + k] += (v * ty.lerp * inverse_x).as_();
+                    acc[(bottom + right) * c + k] += (v * ty.lerp * tx.lerp).as_();
                 }
             }
         }
@@ -372,18 +371,24 @@ impl Primitive for Resize {
                 }
                 let g = floats(inputs[0], op)?;
                 let shape = output_shape([n, h, w, c])?;
-                let grad = Tensor::from_vec(resize_grad(g, gd, [h, w], grid), shape);
+                let size = [h, w];
                 match inputs[1].dtype() {
-                    DType::F32 => grad,
-                    dtype => crate::ops::cast(&grad, dtype)?,
+                    DType::F64 => Tensor::from_vec(resize_grad::<f64>(g, gd, size, grid), shape),
+                    // Half and bfloat16 gradients are summed in float32, then rounded once.
+                    dtype => {
+                        let sums = Tensor::from_vec(resize_grad::<f32>(g, gd, size, grid), shape);
+                        match dtype {
+                            DType::F32 => sums,
+                            _ => crate::ops::cast(&sums, dtype)?,
+                        }
+                    }
                 }
             }
         }])
     }
 
-    /// ResizeBilinear's adjoint is ResizeBilinearGrad; that one's is ResizeBilinear again
-    /// (TensorFlow registers none for ResizeBilinearGrad; the operator is linear, so this is
-    /// its exact gradient and second derivatives keep working as they did before).
+    /// ResizeBilinear's adjoint is ResizeBilinearGrad, which TensorFlow declares not
+    /// differentiable (`NotDifferentiable`: a second derivative through a resize is None there).
     fn gradient(&self, inputs: &[Tensor], _: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
         let grid = self.grid();
         match self {
@@ -393,12 +398,7 @@ impl Primitive for Resize {
                 let adjoint = Op::Resize(ResizeBilinearGrad { grid });
                 Ok(vec![Some(crate::dispatch::apply1(&adjoint, &[g, &inputs[0]])?)])
             }
-            ResizeBilinearGrad { .. } => {
-                let dims = inputs[0].dims();
-                let size = [dims[1], dims[2]];
-                let forward = Op::Resize(ResizeBilinear { size, grid });
-                Ok(vec![Some(crate::dispatch::apply1(&forward, &[g])?), None])
-            }
+            ResizeBilinearGrad { .. } => Ok(vec![None, None]),
         }
     }
 
@@ -407,7 +407,7 @@ impl Primitive for Resize {
             gpu: GpuKernel::CpuOnly(
                 "TensorFlow's CPU kernel, bit for bit; on a GPU tf.image.resize composes gathers",
             ),
-            differentiable: true,
+            differentiable: matches!(self, ResizeBilinear { .. }),
             fusable: false,
         }
     }

@@ -208,6 +208,10 @@ impl Primitive for ShapeFromInput {
     fn stateful(&self) -> bool {
         self.0.primitive().stateful()
     }
+
+    fn tensorflow_stateful(&self) -> bool {
+        self.0.primitive().tensorflow_stateful()
+    }
 }
 
 impl Decode for ShapeFromInput {

@@ -82,7 +82,8 @@ fn stateful(g: &Graph) -> bool {
     g.nodes.iter().any(|n| match &n.kind {
         NodeKind::ReadVariable(_) | NodeKind::AssignVariable(_) | NodeKind::Print(_) => true,
         NodeKind::Op(op) => {
-            op.primitive().stateful() || matches!(op, crate::ops::registry::Op::HostCall(_))
+            op.primitive().tensorflow_stateful()
+                || matches!(op, crate::ops::registry::Op::HostCall(_))
         }
         NodeKind::Cond(branches) => branches.iter().any(|b| stateful(b)),
         NodeKind::While { cond, body, .. } => stateful(cond) || stateful(body),

@@ -161,13 +161,19 @@ def _resize_bilinear(images, height, width):
         return _core.raw_op("ResizeBilinear", [images], attrs)[0]
     images = tf.cast(images, tf.float32)
     static = all(isinstance(d, int) for d in (batch, in_h, in_w, channels, height, width))
-    if not static or batch * height * width * channels == 0:
+    if static and batch * height * width * channels == 0:
         return _bilinear_forward(images, height, width)
 
     @tf.custom_gradient
     def bilinear(images):
         def grad(upstream):
-            # TensorFlow's ResizeBilinearGrad as gathers: the columns' adjoint, then the rows'.
+            # TensorFlow's gradient is ResizeBilinearGrad, which it declares not
+            # differentiable: a second derivative through a resize is None there, so nothing
+            # here is recorded for one.
+            upstream = tf.stop_gradient(upstream)
+            if not static:
+                return _dynamic_adjoint(tf.stop_gradient(images), upstream, height, width)
+            # ResizeBilinearGrad as gathers: the columns' adjoint, then the rows'.
             rows = _adjoint(upstream, _adjoint_table(in_w, width), 2, batch * height, channels)
             rows = tf.reshape(rows, [batch, height, in_w, channels])
             out = _adjoint(rows, _adjoint_table(in_h, height), 1, batch, in_w * channels)
@@ -176,6 +182,15 @@ def _resize_bilinear(images, height, width):
         return _bilinear_forward(images, height, width), grad
 
     return bilinear(images)
+
+
+def _dynamic_adjoint(images, upstream, height, width):
+    """The adjoint of `_bilinear_forward` where a size is known only when the graph runs:
+    the gathers' own gradient."""
+    with tf.GradientTape() as tape:
+        tape.watch(images)
+        out = _bilinear_forward(images, height, width)
+    return tape.gradient(out, images, output_gradients=upstream)
 
 
 def _bilinear_forward(images, height, width):
