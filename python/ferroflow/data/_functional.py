@@ -55,6 +55,13 @@ def trace_dataset_function(fn, element_spec, kind):
     except TypeError as e:
         if not _untraceable_here(e):
             raise
+    except errors.InternalError as e:
+        from ferroflow.data._deferred import unreachable_capture
+
+        clear = unreachable_capture(e)
+        if clear is None:
+            raise
+        raise clear from None
     # A ferroflow op inside needs a value TensorFlow's graph computes when it runs (a padding
     # or size from the element's shape, say): the function runs eagerly on each element.
     return EagerFunction(fn, element_spec, kind)

@@ -15,6 +15,11 @@ element forever). Instead:
   node after the loop closes it. The open iterators live in a per-thread stack of the loop,
   so recursive or concurrent runs of the graph each iterate their own.
 
+A dataset built inside the function from its symbolic values (`_deferred.py`) is made by a
+node where it is built, each time the graph runs (`staged_construction`); the nodes that use
+it take that node's output as an input and read the dataset it made; `get_single_element`
+and `cardinality` of such a dataset are nodes of their own.
+
 Elements with composite parts (ragged, sparse) travel as their component tensors.
 """
 
@@ -26,8 +31,11 @@ from ferroflow.data import _instances
 
 __all__ = [
     "open_in_trace",
+    "staged_cardinality",
+    "staged_construction",
     "staged_dataset_loop",
     "staged_reduce",
+    "staged_single_element",
     "traced_next",
     "traced_next_as_optional",
 ]
@@ -37,26 +45,53 @@ def _component_specs(element_spec):
     return nest.flatten(element_spec, expand_composites=True)
 
 
-def _host(forward, dtypes):
+def _host(forward, dtypes, inputs=()):
     """A stateful host node (a `PyFunc`, where TensorFlow's graph has iterator ops) calling
-    `forward()` each time the graph runs; it returns tensors of `dtypes`."""
+    `forward(*values)` each time the graph runs, with the values `inputs` have then; it returns
+    tensors of `dtypes`."""
     enums = [d.as_datatype_enum for d in dtypes]
-    return _core.host_call("PyFunc", lambda args, record: (forward(), None), False, [], enums)
+    return _core.host_call(
+        "PyFunc", lambda args, record: (forward(*args), None), False, list(inputs), enums
+    )
 
 
-def _element_outputs(element_spec, pull):
-    """The element `pull()` returns when the graph runs, as symbolic values of `element_spec`."""
+def _made(dataset):
+    """(inputs, current): ``current()`` is ``dataset`` as the graph run makes it, where
+    `inputs` (the output of the node that makes it, for one built from symbolic values)
+    order the reading node after it; a dataset made while tracing is itself."""
+    from ferroflow.data._deferred import DeferredDataset
+
+    if isinstance(dataset, DeferredDataset):
+        return [dataset.token], lambda *_: dataset.current()
+    return [], lambda: dataset
+
+
+def staged_construction(inputs, make):
+    """The node that calls ``make(*values)`` (``values`` those of `inputs`) each time the
+    graph runs, to make a dataset; its output (a token) orders the nodes reading it after."""
+    from ferroflow import dtypes
+
+    def forward(*values):
+        make(*values)
+        return [constant(0, dtype=dtypes.int64)]
+
+    return ensure_shape(_host(forward, [dtypes.int64], inputs)[0], [])
+
+
+def _element_outputs(element_spec, pull, inputs=()):
+    """The element `pull(*values)` returns when the graph runs (``values`` those of
+    `inputs`), as symbolic values of `element_spec`."""
     specs = _component_specs(element_spec)
 
-    def forward():
-        flat = nest.flatten(pull(), expand_composites=True)
+    def forward(*values):
+        flat = nest.flatten(pull(*values), expand_composites=True)
         if len(flat) != len(specs):
             raise errors.InvalidArgumentError(
                 None, None, f"Expected {len(specs)} components, got {len(flat)}"
             )
         return flat
 
-    outputs = _host(forward, [s.dtype for s in specs])
+    outputs = _host(forward, [s.dtype for s in specs], inputs)
     outputs = [ensure_shape(t, s.shape) for t, s in zip(outputs, specs)]
     return nest.pack_sequence_as(element_spec, outputs, expand_composites=True)
 
@@ -72,12 +107,13 @@ def open_in_trace(dataset):
     """`iter(dataset)` inside a trace: a node that starts a fresh iteration each graph run.
     Returns the cursor that `next` nodes read."""
     cursor = _TraceCursor()
+    inputs, make = _made(dataset)
 
-    def forward():
-        cursor.iterator = _instances.elements(dataset)
+    def forward(*values):
+        cursor.iterator = _instances.elements(make(*values))
         return []
 
-    _host(forward, [])
+    _host(forward, [], inputs)
     return cursor
 
 
@@ -143,17 +179,20 @@ class _StagedIteration:
         self._cursor = _LoopCursor()
         self.element_spec = iterable.element_spec
         if isinstance(iterable, Dataset):
-            self._source, self._advance = (lambda: _instances.elements(iterable)), next
+            self._inputs, make = _made(iterable)
+            self._source = lambda *values: _instances.elements(make(*values))
+            self._advance = next
         else:
+            self._inputs = []
             self._source, self._advance = (lambda: iterable), _advance
 
     def open(self):
-        def forward():
-            self._cursor.open.append(self._source())
+        def forward(*values):
+            self._cursor.open.append(self._source(*values))
             self._cursor.current.append(None)
             return []
 
-        _host(forward, [])
+        _host(forward, [], self._inputs)
 
     def more(self):
         from ferroflow import dtypes
@@ -222,3 +261,27 @@ def staged_reduce(dataset, initial_state, reduce_func, state_spec, call):
     iteration.close()
     final = final if isinstance(final, (list, tuple)) else [final]
     return nest.pack_sequence_as(state_spec, list(final), expand_composites=True)
+
+
+def staged_single_element(dataset):
+    """`get_single_element` of a dataset built from symbolic values: a node that makes the
+    dataset and reads its one element each time the graph runs."""
+    from ferroflow.data._selecting import single_element
+
+    inputs, make = _made(dataset)
+    return _element_outputs(
+        dataset.element_spec, lambda *values: single_element(make(*values)), inputs
+    )
+
+
+def staged_cardinality(dataset):
+    """`cardinality()` of a dataset built from symbolic values, where tracing cannot know it
+    (a `range` of a traced length): a node that counts when the graph runs."""
+    from ferroflow import dtypes
+
+    inputs, make = _made(dataset)
+
+    def forward(*values):
+        return [constant(make(*values)._cardinality(), dtype=dtypes.int64)]
+
+    return ensure_shape(_host(forward, [dtypes.int64], inputs)[0], [])

@@ -116,8 +116,7 @@ class TensorDataset(Dataset):
 def _range_bound(value, name):
     """A bound of `Dataset.range` as an int, converted as TensorFlow converts it to int64: a
     tensor of another dtype is ValueError, a Python float or string TypeError, a numpy value
-    truncated; a value traced inside a tf.function (known only when the graph runs) is
-    ferroflow's TypeError."""
+    truncated. (A bound traced inside a tf.function defers the dataset: see `_deferred.py`.)"""
     from ferroflow._core import Tensor
 
     if isinstance(value, Tensor) and value.dtype != _dtypes.int64:
@@ -125,7 +124,7 @@ def _range_bound(value, name):
             f"{name}: Tensor conversion requested dtype int64 for Tensor with dtype "
             f"{value.dtype.name}: {value!r}"
         )
-    array = np.asarray(value)  # a traced value raises TypeError here
+    array = np.asarray(value)
     # As TensorFlow's conversion: Python floats and strings are refused, numpy values cast.
     if isinstance(value, (float, str, bytes)) or array.dtype.kind not in "biuf":
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int64")

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ferroflow import _tracing, errors
+from ferroflow import _core, _tracing, errors
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import constant
 from ferroflow.data import _instances, _structure
@@ -31,7 +31,20 @@ INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 
 
-class Dataset:
+class _DatasetType(type):
+    """Every dataset construction passes here: inside a `tf.function`, one whose arguments
+    hold values known only when the graph runs is recorded, to be made when the graph runs
+    (data/_deferred.py)."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls._deferrable and _core.graph_tracing():
+            from ferroflow.data._deferred import made_in_trace
+
+            return made_in_trace(cls, args, kwargs, super().__call__)
+        return super().__call__(*args, **kwargs)
+
+
+class Dataset(metaclass=_DatasetType):
     """A potentially large set of elements, iterated in order.
 
     Build one with `from_tensor_slices`, `from_tensors` or `range`, transform it with `map`,
@@ -45,6 +58,8 @@ class Dataset:
 
     # The class name `repr` shows, as TensorFlow's (`_TensorSliceDataset`...).
     _repr_name = "DatasetV2"
+    # Made from symbolic values inside a trace, the dataset is deferred (see `_DatasetType`).
+    _deferrable = True
 
     # --- what subclasses provide ------------------------------------------------------------
 
