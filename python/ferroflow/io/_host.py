@@ -31,6 +31,15 @@ def expect_string(tensor, index, op):
         )
 
 
+def _numpy(tensor):
+    """A tensor's value as a numpy array; a string scalar as a 0-d object array, since a numpy
+    bytes scalar drops trailing NUL bytes (a serialized proto can end with one)."""
+    value = tensor.numpy()
+    if isinstance(value, bytes):
+        return np.array(value, dtype=object)
+    return np.asarray(value)
+
+
 class _Forward:
     """What the host-call node calls: the function on numpy values, results as tensors."""
 
@@ -39,7 +48,7 @@ class _Forward:
         self._dtypes = out_dtypes
 
     def __call__(self, args, record):
-        values = self._fn(*[np.asarray(a.numpy()) for a in args])
+        values = self._fn(*[_numpy(a) for a in args])
         return [constant(v, dtype=d) for v, d in zip(values, self._dtypes)], None
 
 
@@ -54,5 +63,5 @@ def run(fn, inputs, out_dtypes, out_shapes=None, stateful=False):
         outputs = _core.host_call(kind, _Forward(fn, out_dtypes), False, list(inputs), enums)
         shapes = out_shapes or [None] * len(outputs)
         return [o if s is None else ensure_shape(o, s) for o, s in zip(outputs, shapes)]
-    values = fn(*[np.asarray(x.numpy()) for x in inputs])
+    values = fn(*[_numpy(x) for x in inputs])
     return [constant(v, dtype=d) for v, d in zip(values, out_dtypes)]

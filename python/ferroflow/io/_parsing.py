@@ -5,7 +5,8 @@ Examples parse through the `ParseExampleV2` primitive (`_parse_op.py`): one grap
 traced. SequenceExamples: the context features through the same op (a SequenceExample's context
 is an Example's features field), the feature lists decoded in Rust
 (``_core.parse_sequence_example_flat``: each list's values flattened with per-step counts) and
-assembled here; they are eager only.
+assembled here. Traced, a SequenceExample parse is one host-call node that runs this eager
+parser (`_sequence_traced.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from ferroflow import _core, _tracing, errors
 from ferroflow import dtypes as _dtypes
 
-from . import _parse_op
+from . import _parse_op, _sequence_traced
 from ._features import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -107,6 +108,8 @@ def _sequence_request(key, feature):
         shape = [int(d) for d in feature.shape]
         size = int(np.prod(shape, dtype=np.int64))
         name = _dtype_name(feature.dtype, "feature_list_dense_types")
+        if feature.default_value is not None:  # TensorFlow pads feature lists with zeros only
+            raise ValueError(f"Value feature_list.dense_defaults[{key}] must be None")
         return (key, name, size, _shape_text(shape), None, not feature.allow_missing, True)
     if isinstance(feature, VarLenFeature):
         name = _dtype_name(feature.dtype, "feature_list_sparse_types")
@@ -172,13 +175,35 @@ def _sequence_output(feature, values, steps, counts, batch, single):
     return RaggedTensor.from_row_lengths(inner, steps.astype(splits_dtype), validate=False)
 
 
+def _check_context(context_features):
+    for key, feature in context_features.items():
+        if isinstance(feature, (FixedLenSequenceFeature, SparseFeature)):
+            raise ValueError(f"Unsupported context feature type for key '{key}'")
+
+
+def _check_empty_batch(context_features):
+    """TensorFlow's kernel counts a required context feature's values over the records: an
+    empty batch has none, fewer than the feature's shape holds, and it refuses the batch."""
+    for key in sorted(context_features):
+        feature = context_features[key]
+        if isinstance(feature, FixedLenFeature) and feature.default_value is None:
+            size = int(np.prod([int(d) for d in feature.shape], dtype=np.int64))
+            if size:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Inconsistent max number of elements for feature {key}: expected {size}, "
+                    "but found 0",
+                )
+
+
 def _parse_sequence_eager(serialized, context_features, sequence_features, example_names):
     single = serialized.shape.rank == 0
     batch = 1 if single else int(serialized.shape[0])
     context_features = dict(context_features or {})
-    for key, feature in context_features.items():
-        if isinstance(feature, (FixedLenSequenceFeature, SparseFeature)):
-            raise ValueError(f"Unsupported context feature type for key '{key}'")
+    _check_context(context_features)
+    if batch == 0:
+        _check_empty_batch(context_features)
     seq_keys = sorted(sequence_features or {})
     lists = [_sequence_request(k, sequence_features[k]) for k in seq_keys]
     # The lists first: they decode each record as a SequenceExample (TensorFlow's message for
@@ -206,6 +231,28 @@ def _check_sequence_args(context_features, sequence_features):
         raise ValueError("Must provide at least one context_feature or sequence_feature.")
 
 
+def _parse_sequence_traced(
+    serialized, context_features, sequence_features, example_names, single=False
+):
+    """The traced parse, after the checks the eager parser makes before reading any record:
+    a trace reports them when it is built, as TensorFlow's Python does."""
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    _check_context(context_features)
+    for key in sorted(sequence_features):
+        _sequence_request(key, sequence_features[key])
+    if context_features:
+        _parse_op._Params(context_features)
+    every = [*context_features.values(), *sequence_features.values()]
+    if serialized.shape.rank is None and any(isinstance(f, RaggedFeature) for f in every):
+        raise ValueError("serialized must have statically-known rank to parse ragged features.")
+    single = single or serialized.shape.rank == 0
+    features = (context_features, sequence_features)
+    return _sequence_traced.parse(
+        _parse_sequence_eager, serialized, *features, example_names, single
+    )
+
+
 def parse_sequence_example(
     serialized, context_features=None, sequence_features=None, example_names=None, name=None
 ):
@@ -216,8 +263,8 @@ def parse_sequence_example(
     if serialized.shape.rank != 1 and not _core.is_symbolic(serialized):
         raise ValueError(f"Input serialized must be a vector, got shape {serialized.shape}")
     if _tracing.tracing() or _core.is_symbolic(serialized):
-        raise errors.UnimplementedError(
-            None, None, "parse_sequence_example inside a traced function is not supported yet"
+        return _parse_sequence_traced(
+            serialized, context_features, sequence_features, example_names
         )
     return _parse_sequence_eager(serialized, context_features, sequence_features, example_names)
 
@@ -228,18 +275,17 @@ def parse_single_sequence_example(
     """`parse_sequence_example` of one scalar record: returns ``(context, feature_lists)``."""
     _check_sequence_args(context_features, sequence_features)
     serialized = _serialized_tensor(serialized)
-    if serialized.shape.rank != 0 and not _core.is_symbolic(serialized):
+    if serialized.shape.rank not in (0, None):
         raise ValueError(f"Input serialized must be a scalar, got shape {serialized.shape}")
-    if _tracing.tracing() or _core.is_symbolic(serialized):
-        raise errors.UnimplementedError(
-            None,
-            None,
-            "parse_single_sequence_example inside a traced function is not supported yet",
-        )
     names = None if example_name is None else [example_name]
-    context, lists, _ = _parse_sequence_eager(
-        serialized, context_features, sequence_features, names
-    )
+    if _tracing.tracing() or _core.is_symbolic(serialized):
+        context, lists, _ = _parse_sequence_traced(
+            serialized, context_features, sequence_features, names, single=True
+        )
+    else:
+        context, lists, _ = _parse_sequence_eager(
+            serialized, context_features, sequence_features, names
+        )
     return context, lists
 
 
