@@ -28,6 +28,7 @@ from ferroflow.io._parsing import (  # io-core
     parse_single_example,
     parse_single_sequence_example,
 )
+from ferroflow.io._proto_codec import decode_proto, encode_proto
 from ferroflow.io._sparse_serialize import (  # io-files
     deserialize_many_sparse,
     serialize_many_sparse,
@@ -71,3 +72,4 @@ __all__ += [  # io-core
     "serialize_tensor",
 ]
 __all__ += ["decode_json_example", "write_graph"]
+__all__ += ["decode_proto", "encode_proto"]
