@@ -6,6 +6,7 @@ of the stack does not open its scope twice."""
 
 import contextlib
 import functools
+import inspect
 import threading
 
 __all__ = ["layer_scope", "variable_path", "wrap_build"]
@@ -55,7 +56,23 @@ def wrap_build(build):
     @functools.wraps(build)
     def scoped_build(self, *args, **kwargs):
         with layer_scope(self):
-            return build(self, *args, **kwargs)
+            result = build(self, *args, **kwargs)
+        # As Keras's build wrapper: any completed build leaves the layer built.
+        record_build_shapes(self, build, args, kwargs)
+        self.built = True
+        return result
 
     scoped_build._in_layer_scope = True
     return scoped_build
+
+
+def record_build_shapes(layer, build, args, kwargs):
+    """Keeps the arguments of ``layer``'s completed ``build`` by parameter name, as Keras 3's
+    build wrapper does: what `get_build_config` returns (an outer build, finishing last, wins
+    over the `super().build` calls inside it)."""
+    try:
+        bound = inspect.signature(build).bind(layer, *args, **kwargs).arguments
+    except TypeError:
+        return
+    shapes = {name: value for name, value in bound.items() if name != "self"}
+    object.__setattr__(layer, "_build_shapes_dict", shapes)

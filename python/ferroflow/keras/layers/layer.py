@@ -148,6 +148,7 @@ class Layer(_quantization.QuantizableLayer, AutoTrackable):
             "_input_spec",
             "_auto_config",
             "_input_shape_arg",
+            "_build_shapes_dict",
         }
     )
 
@@ -292,6 +293,26 @@ class Layer(_quantization.QuantizableLayer, AutoTrackable):
 
     def build(self, input_shape):
         self.built = True
+        _layer_paths.record_build_shapes(self, Layer.build, (input_shape,), {})
+
+    def get_build_config(self):
+        """Keras 3's record of the shapes the layer was built for: ``{"input_shape": shape}``
+        for a one-argument `build`, ``{"shapes_dict": {...}}`` for more; None before it is
+        built."""
+        shapes = self.__dict__.get("_build_shapes_dict")
+        if shapes is None:
+            return None
+        if len(shapes) == 1:
+            return {"input_shape": next(iter(shapes.values()))}
+        return {"shapes_dict": shapes}
+
+    def build_from_config(self, config):
+        """Builds the layer from `get_build_config`'s record (Keras 3)."""
+        if config:
+            if "input_shape" in config:
+                self.build(config["input_shape"])
+            elif "shapes_dict" in config:
+                self.build(**config["shapes_dict"])
 
     def call(self, inputs, *args, **kwargs):
         return inputs

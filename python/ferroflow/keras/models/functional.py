@@ -74,6 +74,8 @@ class Functional(Model):
         self._operations = operations
         object.__setattr__(self, "_layers", [op for op in operations if isinstance(op, Layer)])
         self.built = True
+        # Built from its graph, with no shape: Keras's build config of a functional model.
+        object.__setattr__(self, "_build_shapes_dict", {"input_shape": None})
         if not trainable:
             self.trainable = False
         self.output_names = [x._keras_history.operation.name for x in self._outputs]

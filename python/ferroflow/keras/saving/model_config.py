@@ -45,7 +45,7 @@ def get_build_config(obj):
     inputs); Keras ignores it."""
     if not isinstance(obj, _layer_type()):
         return None
-    own = getattr(obj, "get_build_config", None)
+    own = _own_method(obj, "get_build_config")
     if own is not None:
         return own()
     specs = getattr(obj, "_first_call_specs", None)
