@@ -398,3 +398,34 @@ def test_dataset_escaping_its_function_raises_instead_of_reading_stale_values():
         list(kept[0])
     with pytest.raises(TypeError, match="known only when its graph runs"):
         kept[0].get_single_element()
+
+
+def _shuffles_made_in_each_call(tf, device):
+    # Built from constants inside the function: TensorFlow makes the shuffle anew in each call,
+    # so every call's first pass has the same order (ferroflow kept one dataset across calls
+    # and went on to the next order).
+    @tf.function
+    def two_passes():
+        ds = tf.data.Dataset.range(1, 6).shuffle(10, seed=5)
+        out = tf.TensorArray(tf.int64, size=0, dynamic_size=True)
+        i = 0
+        for x in ds:
+            out = out.write(i, x)
+            i += 1
+        for x in ds:
+            out = out.write(i, x)
+            i += 1
+        return out.stack()
+
+    @tf.function
+    def single():
+        return tf.data.Dataset.range(1, 6).shuffle(10, seed=5).batch(5).get_single_element()
+
+    with tf.device(device):
+        return [two_passes(), two_passes(), single(), single()]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_shuffles_made_in_a_function_start_over_each_call(tf_oracle, device):
+    expected = assert_parity(tf_oracle, _shuffles_made_in_each_call, args=(device,))
+    assert expected[0] != "raised", expected

@@ -45,6 +45,10 @@ def _one_off_reads(tf, device):
     with tf.device(device):
         for name, dataset in datasets.items():
             for read, fn in reads.items():
+                if (name, read) == ("shapes batch", "iterator"):
+                    # TensorFlow's fused batch takes the shape of whichever element finishes
+                    # first: it varies from run to run (test_data_fusion covers ferroflow's).
+                    continue
                 try:
                     out.append((name, read, fn(dataset).numpy()))
                 except Exception as e:  # noqa: BLE001 - compared by class and message

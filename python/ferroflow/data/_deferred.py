@@ -70,8 +70,36 @@ def made_in_trace(cls, args, kwargs, make):
 
     args, kwargs = _Rebuilder(_of_trace, own, note_dataset)((args, kwargs))
     if not symbolic and not upstream:
-        return make(*args, **kwargs)
+        _making.depth = getattr(_making, "depth", 0) + 1
+        try:
+            made = make(*args, **kwargs)
+        finally:
+            _making.depth -= 1
+        seeds = getattr(made, "_iteration_seeds", None)
+        # Only a shuffle starts over: a dataset made inside another's constructor is that
+        # one's part, and `Dataset.random`'s words are read by `sample_from_datasets`
+        # through its own methods (both stay as made, going on across calls).
+        from ferroflow.data._ordering import ShuffleDataset
+
+        if seeds is None or _making.depth > 0 or not isinstance(made, ShuffleDataset):
+            return made
+        # A dataset whose iterations draw seeds (a reshuffling `shuffle`): TensorFlow makes it
+        # anew in every call of the function, so each call's first iteration has the same
+        # order; a dataset kept across calls would go on to the next order instead.
+        return DeferredDataset(_restarted, (made, seeds.state()), {}, [], [])
     return DeferredDataset(cls, args, kwargs, list(symbolic.values()), list(upstream.values()))
+
+
+# How many dataset constructors from constants are running on this thread (see made_in_trace).
+_making = threading.local()
+
+
+def _restarted(dataset, seeds_state):
+    """``dataset`` (made while tracing) with its iteration seeds back at ``seeds_state``."""
+    fresh = copy.copy(dataset)
+    fresh._iteration_seeds = copy.copy(dataset._iteration_seeds)
+    fresh._iteration_seeds.set_state(seeds_state)
+    return fresh
 
 
 def _of_trace(tensor):
