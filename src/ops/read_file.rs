@@ -2,8 +2,10 @@
 //! on the thread that runs the node, without the GIL, so that a `tf.data` map reading files runs
 //! its elements in parallel. Eagerly `io/_files.py` reads in Python over the same file system
 //! rules (`io/_filesystem.py`), which this mirrors: plain paths and `file://` URIs (host
-//! ignored), other schemes TensorFlow's UnimplementedError, and an OS error the `tf.errors`
-//! class tsl's `ErrnoToCode` gives its errno, with TensorFlow's `"<path>; <strerror>"` message.
+//! ignored), `ram://` names in the folder where `io/_ram_filesystem.py` keeps TensorFlow's
+//! in-memory files, other schemes TensorFlow's UnimplementedError, and an OS error the
+//! `tf.errors` class tsl's `ErrnoToCode` gives its errno, with TensorFlow's
+//! `"<path>; <strerror>"` message.
 
 use crate::buffer::Buffer;
 use crate::dtype::DType;
@@ -14,14 +16,63 @@ use crate::ops::primitive::{
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::tstring::TfString;
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::RwLock;
 
 const NAME: &str = "ReadFile";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadFile {}
 
+/// The folder holding this process's `ram://` files, set by `io/_ram_filesystem.py` when it
+/// creates it (`ferroflow._core.set_ram_root`); None before any `ram://` name was used.
+static RAM_ROOT: RwLock<Option<PathBuf>> = RwLock::new(None);
+
+/// Names the folder that holds the `ram://` files.
+pub fn set_ram_root(root: PathBuf) {
+    *RAM_ROOT.write().unwrap_or_else(|e| e.into_inner()) = Some(root);
+}
+
+/// A `ram://` name's part as a file name, escaped as `io/_ram_filesystem.py` escapes it: '%'
+/// as `%25`, and the parts a path cannot hold ('', '.', '..') as `%`, `%2E`, `%2E%2E`.
+fn ram_part(part: &str) -> Cow<'_, str> {
+    match part {
+        "" => Cow::Borrowed("%"),
+        "." => Cow::Borrowed("%2E"),
+        ".." => Cow::Borrowed("%2E%2E"),
+        _ if part.contains('%') => Cow::Owned(part.replace('%', "%25")),
+        _ => Cow::Borrowed(part),
+    }
+}
+
+/// Where the `ram://` file `rest` (the name less its scheme) is kept; None when no `ram://`
+/// name was used yet (so it cannot exist).
+fn ram_path(rest: &str) -> Option<PathBuf> {
+    // tsl's StripRamFsPrefix drops one trailing '/'.
+    let key = rest.strip_suffix('/').unwrap_or(rest);
+    let mut path = RAM_ROOT.read().unwrap_or_else(|e| e.into_inner()).clone()?;
+    if !key.is_empty() {
+        for part in key.split('/') {
+            path.push(&*ram_part(part));
+        }
+    }
+    Some(path)
+}
+
+/// TensorFlow's RamFileSystem read: NotFoundError (with no message, as TensorFlow's) for a
+/// missing name, InvalidArgumentError for a directory.
+fn read_ram(name: &str, rest: &str) -> Result<Vec<u8>> {
+    let path = ram_path(rest).ok_or_else(|| Error::NotFound(String::new()))?;
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_dir() => Err(Error::InvalidArgument(format!("{name} is a directory."))),
+        Ok(_) => std::fs::read(&path).map_err(|e| os_error(&e, name)),
+        Err(_) => Err(Error::NotFound(String::new())),
+    }
+}
+
 /// The local path `name` names: the path part of a `file://host/path` URI, `name` itself
-/// without a scheme; any other scheme has no file system here.
+/// without a scheme; `ram://` is read by `read_ram`, any other scheme has no file system here.
 fn local_path(name: &str) -> Result<&str> {
     let scheme_len = name
         .find("://")
@@ -100,6 +151,9 @@ fn os_path(bytes: &[u8]) -> &std::path::Path {
 /// The file's bytes.
 pub fn read(name: &[u8]) -> Result<Vec<u8>> {
     let text = String::from_utf8_lossy(name);
+    if let Some(rest) = text.strip_prefix("ram://") {
+        return read_ram(&text, rest);
+    }
     let path = local_path(&text)?;
     #[cfg(unix)]
     let target = if path.len() == text.len() { os_path(name) } else { os_path(path.as_bytes()) };
@@ -198,5 +252,13 @@ mod tests {
         assert_eq!(missing.to_string(), "/no/such/file/here; No such file or directory");
         assert!(matches!(missing, Error::NotFound(_)));
         assert!(matches!(read(b"/").unwrap_err(), Error::FailedPrecondition(_)));
+    }
+
+    #[test]
+    fn ram_names_are_escaped_parts_under_the_root() {
+        assert_eq!(ram_part("a%b"), "a%25b");
+        assert_eq!(ram_part(".."), "%2E%2E");
+        assert_eq!(ram_part(""), "%");
+        assert_eq!(ram_part("x"), "x");
     }
 }

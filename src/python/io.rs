@@ -148,7 +148,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(snappy_compress_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(snappy_decompress_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(set_ram_root, m)?)?;
     Ok(())
+}
+
+/// Names the folder where `io/_ram_filesystem.py` keeps the `ram://` files, for `ReadFile`.
+#[pyfunction]
+fn set_ram_root(root: PathBuf) {
+    crate::ops::read_file::set_ram_root(root);
 }
 
 /// `data` as TensorFlow's SNAPPY blocks (`tf.data` save files).

@@ -226,7 +226,7 @@ def _check_compression(kind):
 def _open(name):
     """The file ``name`` (bytes from a filename tensor) opened for reading."""
     text = _text(name)
-    path = _filesystem.local_path(text)
+    path = _filesystem.readable_path(text)
     try:
         if _filesystem.is_directory(text):
             raise IsADirectoryError(21, "Is a directory")
@@ -443,7 +443,7 @@ class TFRecordDataset(_ReaderDataset):
             if size is not None and size < 0:
                 raise _invalid("`buffer_size` must be >= 0 (0 == no buffering)")
             name = _text(filename.numpy())
-            path = _filesystem.local_path(name)
+            path = _filesystem.readable_path(name)
             if _filesystem.is_directory(name):
                 raise errors.FailedPreconditionError(None, None, f"{name}; Is a directory")
             try:

@@ -29,6 +29,7 @@ from ferroflow._proto import message_class
 from ferroflow.data import _snappy, _structure
 from ferroflow.data import _snapshot_records as records
 from ferroflow.data.dataset import Dataset
+from ferroflow.io import _filesystem
 
 __all__ = ["SnapshotDataset", "load", "save", "snapshot"]
 
@@ -176,7 +177,7 @@ def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None)
     """Writes every element of ``dataset`` under the directory ``path``."""
     if checkpoint_args is not None:
         raise NotImplementedError("`checkpoint_args` is not supported by ferroflow's `save`.")
-    path = os.fspath(path)
+    path = _filesystem.host_path(os.fspath(path))
     spec = dataset.element_spec
     flat = _flat_specs(spec, "save")
     encoded = coder.encode_structure(spec).SerializeToString()
@@ -201,7 +202,8 @@ def _read_metadata(directory):
         with open(file, "rb") as f:
             record = _metadata_class().FromString(f.read())
     except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"{file}; No such file or directory") from None
+        shown = _filesystem.shown(file)
+        raise errors.NotFoundError(None, None, f"{shown}; No such file or directory") from None
     except DecodeError as e:
         raise _data_loss(f"Could not parse the snapshot metadata {file}: {e}") from None
     run_id = record.run_id
@@ -335,7 +337,7 @@ def _load_element_spec(path):
     file = os.path.join(path, _SPEC)
     if not os.path.exists(file):
         raise errors.NotFoundError(
-            None, None, f"tf.data snapshot element_spec file not found: {file}."
+            None, None, f"tf.data snapshot element_spec file not found: {_filesystem.shown(file)}."
         )
     with open(file, "rb") as f:
         # A file protobuf cannot parse raises its DecodeError, as TensorFlow's load does.
@@ -344,14 +346,16 @@ def _load_element_spec(path):
         return coder.decode_proto(proto)
     except coder.NotEncodableError:
         raise errors.NotFoundError(
-            None, None, f"tf.data snapshot element_spec file not found or invalid: {file}."
+            None,
+            None,
+            f"tf.data snapshot element_spec file not found or invalid: {_filesystem.shown(file)}.",
         ) from None
 
 
 def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
     """The dataset `save` (TensorFlow's or ferroflow's) wrote under ``path``; ``wait`` retries
     every 5 seconds until it is there, as TensorFlow does."""
-    path = os.fspath(path)
+    path = _filesystem.host_path(os.fspath(path))
     while True:
         try:
             spec = _load_element_spec(path) if element_spec is None else element_spec
@@ -379,7 +383,7 @@ class SnapshotDataset(Dataset):
 
     def __init__(self, input_dataset, path, compression, reader_func, shard_func):
         self._input = input_dataset
-        self._path = os.fspath(path)
+        self._path = _filesystem.host_path(os.fspath(path))
         # "AUTO" is snappy in TensorFlow's snapshots (a plain `save` writes it uncompressed).
         self._records = "SNAPPY" if compression == "AUTO" else _record_compression(compression)
         self._flat = _flat_specs(input_dataset.element_spec, "snapshot")

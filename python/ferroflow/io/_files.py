@@ -10,6 +10,7 @@ from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.io import _filesystem as _fs
 from ferroflow.io import _host
+from ferroflow.io import _ram_filesystem as _ram
 
 __all__ = ["match_filenames_once", "matching_files", "read_file", "write_file"]
 
@@ -64,7 +65,14 @@ def write_file(filename, contents, name=None):
         )
 
     def write(path, data):
-        local = _fs.local_path(_name(path))
+        name = _name(path)
+        if _ram.owns(name):
+            # WriteFileOp creates the parent directory; a ram file is appended to.
+            _ram.recursively_create_dir(_fs.dirname(name))
+            with open(_ram.open_write(name), "ab") as f:
+                f.write(data.item())
+            return []
+        local = _fs.local_path(name)
         parent = os.path.dirname(local)
         try:
             if parent:

@@ -1,8 +1,10 @@
 """The file system under `tf.io.gfile`, `tf.io.read_file` and the file datasets: local paths and
 ``file://`` URIs, with TensorFlow's errors (an OS error becomes the `tf.errors` class its errno
-maps to, with TensorFlow's ``"<path>; <strerror>"`` message) and TensorFlow's glob.
+maps to, with TensorFlow's ``"<path>; <strerror>"`` message) and TensorFlow's glob, and
+TensorFlow's in-memory ``ram://`` (`_ram_filesystem.py`), whose names `local_path` maps onto a
+private directory.
 
-Other URI schemes (``gs://``, ``s3://``, ``ram://``...) have no file system here: they raise
+Other URI schemes (``gs://``, ``s3://``...) have no file system here: they raise
 `UnimplementedError` as TensorFlow does for a scheme without a registered plugin.
 """
 
@@ -11,19 +13,26 @@ import os
 import re
 
 from ferroflow import errors
+from ferroflow.io import _ram_filesystem as _ram
 
 __all__ = [
     "ERRNO_CLASSES",
     "as_name",
+    "basename",
     "dirname",
     "exists",
+    "fnmatch_regex",
     "get_matching_paths",
+    "host_path",
     "is_directory",
     "join_path",
     "local_path",
     "os_error",
     "read_bytes",
+    "readable_path",
+    "shown",
     "split_scheme",
+    "writable_path",
 ]
 
 # TensorFlow's `ErrnoToCode` (tsl/platform/errors.cc), for the errnos a file system meets.
@@ -71,11 +80,13 @@ def split_scheme(name):
 
 
 def local_path(name):
-    """The local path ``name`` names (a plain path, or the path part of a ``file://`` URI);
-    other schemes raise TensorFlow's UnimplementedError."""
+    """The local path ``name`` names (a plain path, the path part of a ``file://`` URI, or
+    where a ``ram://`` name is kept); other schemes raise TensorFlow's UnimplementedError."""
     scheme, rest = split_scheme(name)
     if scheme == "":
         return name
+    if scheme == "ram":
+        return _ram.local(_ram.key(name))
     if scheme == "file":
         # file://host/path: the host is ignored, as TensorFlow's local file system does.
         slash = rest.find("/")
@@ -86,7 +97,10 @@ def local_path(name):
 
 
 def os_error(error, path):
-    """TensorFlow's error for an `OSError` met on ``path``."""
+    """TensorFlow's error for an `OSError` met on ``path`` (named by its ``ram://`` name when it
+    is one's)."""
+    if isinstance(path, str):
+        path = _ram.name_of(path) or path
     code = error.errno
     cls = ERRNO_CLASSES.get(code, errors.UnknownError)
     reason = os.strerror(code) if code is not None else str(error)
@@ -95,6 +109,12 @@ def os_error(error, path):
 
 def exists(name):
     """Whether ``name`` exists (False for a missing path; other errors raise)."""
+    if _ram.owns(name):
+        try:
+            _ram.stat(name)
+        except errors.NotFoundError:
+            return False
+        return True
     path = local_path(name)
     return path != "" and os.path.exists(path)
 
@@ -102,6 +122,8 @@ def exists(name):
 def is_directory(name):
     """Whether ``name`` is a directory; False on any error, as `tf.io.gfile.isdir`."""
     try:
+        if _ram.owns(name):
+            return _ram.stat(name)[0]
         return os.path.isdir(local_path(name))
     except errors.OpError:
         return False
@@ -110,12 +132,47 @@ def is_directory(name):
 def read_bytes(name):
     """The whole content of the file ``name`` (TensorFlow's errors for a missing file or a
     directory)."""
-    path = local_path(name)
+    path = readable_path(name)
     try:
         with open(path, "rb") as f:
             return f.read()
     except OSError as e:
         raise os_error(e, path) from None
+
+
+def host_path(path):
+    """``path`` as the operating system names it: where a ``ram://`` name is kept, any other
+    path unchanged (for code that works on local files through `os` or Rust)."""
+    if isinstance(path, str) and _ram.owns(path):
+        return _ram.local(_ram.key(path))
+    return path
+
+
+def shown(text):
+    """``text`` (a message naming local paths) with ``ram://`` files named as such."""
+    return _ram.shown(text)
+
+
+def readable_path(name):
+    """The local path to read the file ``name`` from; a ``ram://`` name is checked first, with
+    TensorFlow's errors for a missing file or a directory."""
+    return _ram.open_read(name) if _ram.owns(name) else local_path(name)
+
+
+def writable_path(name):
+    """The local path to write the file ``name`` to; a ``ram://`` file is created (with the
+    parents it needs) as TensorFlow's ram file system creates it."""
+    return _ram.open_write(name) if _ram.owns(name) else local_path(name)
+
+
+def basename(name):
+    """tsl's `io::Basename`: what follows the last '/' of the path part (after a URI's
+    host), so ``ram://x`` has none."""
+    scheme, rest = split_scheme(name)
+    if scheme:
+        slash = rest.find("/")
+        rest = "" if slash < 0 else rest[slash:]
+    return rest[rest.rfind("/") + 1 :]
 
 
 def join_path(parent, child):
@@ -155,7 +212,7 @@ def _is_glob(text):
     return any(c in text for c in _GLOB_CHARS)
 
 
-def _fnmatch_regex(pattern):
+def fnmatch_regex(pattern):
     """POSIX `fnmatch(pattern, FNM_PATHNAME)` as a regex: ``*``/``?`` never match '/', brackets
     with ``!``/``^`` negation, a backslash escapes the next character."""
     out, i, n = [], 0, len(pattern)
@@ -221,6 +278,8 @@ def get_matching_paths(pattern):
     sibling directories in parallel, so its order across directories may vary)."""
     if not pattern:
         return []
+    if _ram.owns(pattern):
+        return _ram.matching_paths(pattern)
     local_path(pattern)  # an unknown scheme raises
     dirs = _prefixes(pattern)
     first = next((i for i, d in enumerate(dirs) if _is_glob(d)), len(dirs))
@@ -235,7 +294,7 @@ def get_matching_paths(pattern):
             index += 1
             matcher = matchers.get(index)
             if matcher is None:
-                matcher = matchers[index] = _fnmatch_regex(dirs[index])
+                matcher = matchers[index] = fnmatch_regex(dirs[index])
             for child in _children(parent):
                 path = join_path(parent, child)
                 if not matcher.match(path):

@@ -4,6 +4,8 @@ Rust (``ferroflow._core.TFRecordWriter``) with the GIL released."""
 from __future__ import annotations
 
 from ferroflow import _core, errors
+from ferroflow.io import _filesystem as _fs
+from ferroflow.io import _ram_filesystem as _ram
 
 
 class TFRecordCompressionType:
@@ -100,7 +102,14 @@ class TFRecordWriter:
         if not isinstance(options, TFRecordOptions):
             options = TFRecordOptions(compression_type=options)
         compression, level = options._writer_arguments()
-        self._writer = _core.TFRecordWriter(_path_string(path), compression, level)
+        name = _path_string(path)
+        self._ram_head = None
+        if _ram.owns(name):
+            name = _fs.writable_path(name)
+            with open(name, "rb") as f:
+                # TensorFlow's ram files are appended to: the records follow what was there.
+                self._ram_head = (name, f.read())
+        self._writer = _core.TFRecordWriter(name, compression, level)
 
     def __enter__(self):
         return self
@@ -126,6 +135,13 @@ class TFRecordWriter:
     def close(self):
         """Finishes and closes the file; later writes raise FailedPreconditionError."""
         self._writer.close()
+        if self._ram_head is not None and self._ram_head[1]:
+            name, head = self._ram_head
+            with open(name, "rb") as f:
+                written = f.read()
+            with open(name, "wb") as f:
+                f.write(head + written)
+        self._ram_head = None
 
 
 def _path_string(path):

@@ -1,5 +1,6 @@
 """`tf.io.gfile`: TensorFlow's file API over the local file system (plain paths and ``file://``
-URIs; other schemes raise `UnimplementedError` as TensorFlow does without their plugin).
+URIs) and TensorFlow's in-memory ``ram://`` file system (`_ram_filesystem.py`); other schemes
+raise `UnimplementedError` as TensorFlow does without their plugin.
 
 Errors are TensorFlow's: an OS error becomes the `tf.errors` class of its errno with the
 message ``"<path>; <reason>"`` (`NotFoundError` for a missing file).
@@ -18,6 +19,7 @@ import shutil
 
 from ferroflow import errors
 from ferroflow.io import _filesystem as _fs
+from ferroflow.io import _ram_filesystem as _ram
 
 __all__ = [
     "GFile",
@@ -155,24 +157,27 @@ class GFile:
         """The mode the file was opened with."""
         return self.__mode
 
-    def _path(self):
+    def _text_name(self):
         if not isinstance(self.__name, (str, bytes, bytearray, os.PathLike)):
             raise TypeError(f"GFile expects a path, got {self.__name!r}")
-        return _fs.local_path(_fs.as_name(self.__name))
+        return _fs.as_name(self.__name)
 
     def _preread_check(self):
         if not self._read_buf:
             if not self._read_check_passed:
                 raise errors.PermissionDeniedError(None, None, "File isn't open for reading")
-            self._read_buf = _Reader(self._path())
+            self._read_buf = _Reader(_fs.readable_path(self._text_name()))
 
     def _prewrite_check(self):
         if not self._writable_file:
             if not self._write_check_passed:
                 raise errors.PermissionDeniedError(None, None, "File isn't open for writing")
-            path = self._path()
+            name = self._text_name()
+            path = _fs.writable_path(name)
+            # A ram:// file is appended to in every mode, as TensorFlow's are.
+            append = "a" in self.__mode or _ram.owns(name)
             try:
-                self._writable_file = open(path, "ab" if "a" in self.__mode else "wb")  # noqa: SIM115
+                self._writable_file = open(path, "ab" if append else "wb")  # noqa: SIM115
             except OSError as e:
                 raise _fs.os_error(e, path) from None
 
@@ -238,6 +243,8 @@ class GFile:
             self._preread_check()
             return self._read_buf.tell()
         self._prewrite_check()
+        if _ram.owns(self._text_name()):
+            raise errors.UnimplementedError(None, None, "This filesystem does not support Tell()")
         return self._writable_file.tell()
 
     def __enter__(self):
@@ -306,6 +313,8 @@ def listdir(path):
     name = _fs.as_name(path)
     if not _fs.is_directory(name):
         raise errors.NotFoundError(None, None, f"Could not find directory {name}")
+    if _ram.owns(name):
+        return _ram.children(name)
     local = _fs.local_path(name)
     try:
         return os.listdir(local)
@@ -323,6 +332,12 @@ def glob(pattern):
 
 def mkdir(path):
     """Creates the directory ``path`` (its parent must exist; an existing ``path`` is fine)."""
+    if _ram.owns(_fs.as_name(path)):
+        try:
+            _ram.create_dir(_fs.as_name(path))
+        except errors.AlreadyExistsError:
+            pass  # TensorFlow's Python binding ignores AlreadyExists
+        return
     local = _local(path)
     try:
         os.mkdir(local)
@@ -334,6 +349,9 @@ def mkdir(path):
 
 def makedirs(path):
     """Creates the directory ``path`` and its missing parents."""
+    if _ram.owns(_fs.as_name(path)):
+        _ram.recursively_create_dir(_fs.as_name(path))
+        return
     local = _local(path)
     parts = []
     current = local
@@ -356,6 +374,9 @@ def makedirs(path):
 
 def remove(path):
     """Deletes the file ``path``."""
+    if _ram.owns(_fs.as_name(path)):
+        _ram.delete_file(_fs.as_name(path))
+        return
     local = _local(path)
     try:
         os.unlink(local)
@@ -365,6 +386,9 @@ def remove(path):
 
 def rmtree(path):
     """Deletes ``path`` and everything under it (a file is deleted too)."""
+    if _ram.owns(_fs.as_name(path)):
+        _ram.delete_recursively(_fs.as_name(path))
+        return
     local = _local(path)
     if not os.path.lexists(local):
         raise errors.NotFoundError(None, None, f"{local} not found")
@@ -387,6 +411,9 @@ def copy(src, dst, overwrite=False):
     ``overwrite``)."""
     src, dst = _fs.as_name(src), _fs.as_name(dst)
     _check_overwrite(dst, overwrite)
+    if _ram.owns(src) or _ram.owns(dst):
+        _copy_through(src, dst)
+        return
     source, target = _fs.local_path(src), _fs.local_path(dst)
     try:
         with open(source, "rb") as f:
@@ -399,11 +426,34 @@ def copy(src, dst, overwrite=False):
         raise _fs.os_error(e, e.filename if e.filename is not None else source) from None
 
 
+def _copy_through(src, dst):
+    """tsl's `FileSystemCopyFile`, the copy of a file system without its own: ``src`` opened,
+    then ``dst`` opened for writing (a ram:// one is appended to; a directory gets the file
+    named by ``src``'s basename, which a ``ram://name`` has none of), then the bytes copied."""
+    source = _fs.readable_path(src)
+    try:
+        with open(source, "rb") as f:
+            if _fs.is_directory(dst):
+                dst = _fs.join_path(dst, _fs.basename(src))
+            target = _fs.writable_path(dst)
+            if os.path.isdir(target):
+                raise IsADirectoryError(21, os.strerror(21), target)
+            with open(target, "ab" if _ram.owns(dst) else "wb") as g:
+                shutil.copyfileobj(f, g)
+    except OSError as e:
+        raise _fs.os_error(e, e.filename if e.filename is not None else source) from None
+
+
 def rename(src, dst, overwrite=False):
     """Renames (moves) ``src`` to ``dst`` (AlreadyExistsError when ``dst`` exists unless
     ``overwrite``)."""
     src, dst = _fs.as_name(src), _fs.as_name(dst)
     _check_overwrite(dst, overwrite)
+    if _ram.owns(src) != _ram.owns(dst):
+        raise errors.UnimplementedError(None, None, f"Renaming {src} to {dst} not implemented")
+    if _ram.owns(src):
+        _ram.rename(src, dst)
+        return
     source, target = _fs.local_path(src), _fs.local_path(dst)
     try:
         os.rename(source, target)
@@ -412,7 +462,10 @@ def rename(src, dst, overwrite=False):
 
 
 def stat(path):
-    """The `FileStatistics` of ``path``."""
+    """The `FileStatistics` of ``path`` (a ram:// one has no modification time: 0)."""
+    if _ram.owns(_fs.as_name(path)):
+        is_directory, length = _ram.stat(_fs.as_name(path))
+        return FileStatistics(length, 0, is_directory)
     local = _local(path)
     try:
         info = os.stat(local)
@@ -460,5 +513,6 @@ def walk(top, topdown=True, onerror=None):
 
 
 def get_registered_schemes():
-    """The URI schemes `tf.io.gfile` understands: ``''`` (plain paths) and ``'file'``."""
-    return ["file", ""]
+    """The URI schemes `tf.io.gfile` understands: ``''`` (plain paths), ``'file'`` and
+    ``'ram'``."""
+    return ["ram", "file", ""]

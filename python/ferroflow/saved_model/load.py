@@ -6,6 +6,7 @@ import json
 import os
 
 from ferroflow import _core
+from ferroflow._host_path import host_path as _host_path
 from ferroflow.errors import DataLossError, NotFoundError
 from ferroflow.saved_model.restored import (
     RestoredFunction,
@@ -50,11 +51,12 @@ def load(export_dir, tags=None, options=None):
     if _core.graph_tracing():
         raise AssertionError("tf.saved_model.load is not supported inside a traced tf.function.")
     export_dir = os.fspath(export_dir)
-    if not os.path.isfile(os.path.join(export_dir, MODEL_FILE)):
+    local = _host_path(export_dir)
+    if not os.path.isfile(os.path.join(local, MODEL_FILE)):
         raise SavedModelNotFoundError(
             f"SavedModel file does not exist at: {os.path.join(export_dir, MODEL_FILE)}"
         )
-    core = _core.SavedModel(export_dir)
+    core = _core.SavedModel(local)
     try:
         return _rebuild(core, json.loads(core.metadata()))
     except (KeyError, IndexError, TypeError, ValueError) as e:

@@ -16,6 +16,7 @@ import json
 import os
 
 from ferroflow import _core
+from ferroflow._host_path import host_path as _host_path
 from ferroflow.concrete_function import _TENSOR as _RESULT
 from ferroflow.dtypes import as_dtype
 from ferroflow.saved_model import _structure, signatures
@@ -65,7 +66,7 @@ def save(obj, export_dir, signatures=None, options=None):
             "Expected an object of type `Trackable`, such as `tf.Module` or a subclass of the "
             f"`Trackable` class, for export. Got {obj} with type {type(obj)}."
         )
-    _Saver(obj, signatures).write(os.fspath(export_dir))
+    _Saver(obj, signatures).write(_host_path(os.fspath(export_dir)))
 
 
 class _Saver:

@@ -60,7 +60,9 @@ class EventFileWriter:
 
     def __init__(self, logdir, max_queue=10, flush_millis=120000, filename_suffix=".v2"):
         from ferroflow import _core
+        from ferroflow.io import _filesystem
 
+        logdir = _filesystem.host_path(os.fspath(logdir))
         os.makedirs(logdir, exist_ok=True)
         seconds = int(time.time())
         name = (

@@ -21,6 +21,8 @@ import os
 
 from ferroflow import _core, device_scope
 from ferroflow import dtypes as _dtypes
+from ferroflow._host_path import host_path as _host_path
+from ferroflow._host_path import shown as _shown
 from ferroflow.errors import DataLossError, NotFoundError
 from ferroflow.train import _deferred, checkpoint_management
 from ferroflow.train.object_graph import ObjectGraph, serialize
@@ -135,7 +137,7 @@ class Checkpoint(AutoTrackable):
         root, extras = self._graph_root()
         graph, keys, values = serialize(root, extras)
         file_prefix = os.fspath(file_prefix)
-        _core.checkpoint_write(file_prefix, keys, values, json.dumps(graph))
+        _core.checkpoint_write(_host_path(file_prefix), keys, values, json.dumps(graph))
         run_write_callbacks(options.experimental_write_callbacks if options else None, file_prefix)
         return file_prefix
 
@@ -186,7 +188,8 @@ class Checkpoint(AutoTrackable):
             raise NotFoundError(
                 None,
                 None,
-                f"Error when restoring from checkpoint or SavedModel at {original}: {e.message}"
+                f"Error when restoring from checkpoint or SavedModel at {original}: "
+                f"{_shown(e.message)}"
                 "\nPlease double-check that the path is correct. You may be missing the "
                 "checkpoint suffix (e.g. the '-1' in 'path/to/ckpt-1').",
             ) from None
@@ -198,7 +201,8 @@ class Checkpoint(AutoTrackable):
 
 
 def _open(save_path):
-    if os.path.isdir(save_path) and not os.path.exists(save_path + ".index"):
+    local = _host_path(save_path)
+    if os.path.isdir(local) and not os.path.exists(local + ".index"):
         raise DataLossError(
             None,
             None,
@@ -206,7 +210,7 @@ def _open(save_path):
             "directory: perhaps your file is in a different file format and you need to use a "
             "different restore operator?",
         )
-    return _core.CheckpointReader(save_path)
+    return _core.CheckpointReader(local)
 
 
 def _record_in_state_file(save_path):

@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from ferroflow import _core
+from ferroflow._host_path import host_path as _host_path
 from ferroflow.train import _text_format
 from ferroflow.train.checkpoint_state import CheckpointState
 from ferroflow.train.options import CheckpointOptions
@@ -88,7 +89,7 @@ def update_checkpoint_state_internal(
             f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint state. "
             " Please use a different save path."
         )
-    _core.write_file_atomic(state_file, state.to_text().encode("utf-8"))
+    _core.write_file_atomic(_host_path(state_file), state.to_text().encode("utf-8"))
 
 
 def get_checkpoint_state(checkpoint_dir, latest_filename=None):
@@ -96,10 +97,10 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     the state file is absent or unreadable."""
     checkpoint_dir = os.fspath(checkpoint_dir)
     state_file = _state_file(checkpoint_dir, latest_filename)
-    if not os.path.exists(state_file):
+    if not os.path.exists(_host_path(state_file)):
         return None
     try:
-        with open(state_file, "rb") as f:
+        with open(_host_path(state_file), "rb") as f:
             text = f.read().decode("utf-8")
         state = CheckpointState.from_text(text)
     except (OSError, UnicodeDecodeError, _text_format.ParseError) as e:
@@ -123,14 +124,15 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
     if state and state.model_checkpoint_path:
         prefix = state.model_checkpoint_path
-        if os.path.exists(prefix + ".index") or os.path.isfile(prefix):
+        local = _host_path(prefix)
+        if os.path.exists(local + ".index") or os.path.isfile(local):
             return prefix
         _log.error("Couldn't match files for checkpoint %s", prefix)
     return None
 
 
 def _delete_if_exists(pattern):
-    for path in glob.glob(pattern):
+    for path in glob.glob(_host_path(pattern)):
         try:
             os.remove(path)
         except FileNotFoundError:  # another process got there first

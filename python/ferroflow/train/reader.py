@@ -8,6 +8,8 @@ import numpy as np
 
 from ferroflow import _core
 from ferroflow import dtypes as _dtypes
+from ferroflow._host_path import host_path as _host_path
+from ferroflow._host_path import is_directory as _is_directory
 from ferroflow.errors import NotFoundError
 from ferroflow.train import checkpoint_management
 from ferroflow.train.object_graph import OBJECT_GRAPH_KEY
@@ -23,7 +25,7 @@ class CheckpointReader:
     """The keys, dtypes, shapes and values of one checkpoint."""
 
     def __init__(self, prefix):
-        self._reader = _core.CheckpointReader(prefix)
+        self._reader = _core.CheckpointReader(_host_path(os.fspath(prefix)))
         self._entries = {key: (dtype, dims) for key, dtype, dims in self._reader.entries()}
 
     def has_tensor(self, tensor_str):
@@ -51,7 +53,8 @@ class CheckpointReader:
 
 def _checkpoint_filename(ckpt_dir_or_file):
     path = os.fspath(ckpt_dir_or_file)
-    if os.path.isdir(path):
+    # gfile's isdir: a ram:// prefix of names is a directory, as TensorFlow finds it.
+    if _is_directory(path):
         return checkpoint_management.latest_checkpoint(path)
     return path
 

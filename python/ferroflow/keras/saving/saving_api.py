@@ -11,6 +11,7 @@ reads the weights of such files (by position, or ``by_name``).
 import logging
 import os
 
+from ferroflow._host_path import host_path
 from ferroflow.keras.saving import (
     checkpoint_weights,
     file_utils,
@@ -61,7 +62,7 @@ def save_model(model, filepath, overwrite=True, **kwargs):
     zipped = kwargs.pop("zipped", None)
     if kwargs:
         raise ValueError(f"The following argument(s) are not supported: {list(kwargs.keys())}")
-    filepath = os.fspath(filepath)
+    filepath = host_path(os.fspath(filepath))  # a ram:// name's local path
     kind = _model_format(filepath, save_format)
     if zipped is False:
         raise ValueError(
@@ -101,7 +102,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """The model saved at ``filepath`` (a `.keras` file or a SavedModel directory), compiled
     again unless ``compile`` is False. ``custom_objects`` maps names to the custom classes and
     functions the model uses; ``safe_mode`` refuses to load serialized lambdas."""
-    filepath = os.fspath(filepath)
+    filepath = host_path(os.fspath(filepath))  # a ram:// name's local path
     if filepath.endswith(".keras"):
         return keras_archive.load_model(filepath, custom_objects, compile, safe_mode)
     if filepath.endswith(_H5_SUFFIXES):
@@ -125,7 +126,7 @@ def save_weights(model, filepath, overwrite=True, **kwargs):
     options = kwargs.pop("options", None)
     if kwargs:
         raise ValueError(f"Invalid keyword arguments: {kwargs}")
-    filepath = os.fspath(filepath)
+    filepath = host_path(os.fspath(filepath))  # a ram:// name's local path
     if filepath.endswith(".weights.h5"):
         if not model.built:
             raise ValueError(
@@ -156,7 +157,7 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     objects_to_skip = kwargs.pop("objects_to_skip", None)
     if kwargs:
         raise ValueError(f"Invalid keyword arguments: {kwargs}")
-    filepath = os.fspath(filepath)
+    filepath = host_path(os.fspath(filepath))  # a ram:// name's local path
     if filepath.endswith(_H5_SUFFIXES) and not filepath.endswith(".weights.h5"):
         if objects_to_skip is not None:
             raise ValueError(

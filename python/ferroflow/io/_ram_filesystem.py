@@ -1,0 +1,403 @@
+"""TensorFlow's in-memory file system, ``ram://`` (tsl's `RamFileSystem`), kept in a directory
+private to this process (created on first use, removed at exit) so that every reader and writer
+of local files (the TFRecord, checkpoint and SavedModel code in Rust, `ReadFile` in a graph)
+works on it through `local`.
+
+RamFileSystem is a flat map from names (a URI less ``ram://`` and one trailing '/') to a file's
+bytes or a directory mark; a name is a directory too while any name starts with it, as a
+*string* prefix (``ram://ab`` is a directory once ``ram://abc`` exists), and its children are
+the names one '/' below it. Here each name is a path under the private root. The parents that a
+write needs and nobody created as directories are on disk but no name of the map (*implicit*,
+`_implicit`), so that stat, listings, glob and deletes see the map TensorFlow has: writing
+``ram://a/b/f`` makes neither ``ram://a`` nor ``ram://a/b`` a child of anything. Opening a file
+for writing appends to what it holds, in every mode, as TensorFlow's ram files do.
+
+Not reproduced: a file and a name below it at once (``ram://a`` and ``ram://a/b``), which a
+directory tree cannot hold; that raises UnimplementedError.
+"""
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+
+from ferroflow import _core, errors
+
+__all__ = [
+    "PREFIX",
+    "children",
+    "create_dir",
+    "delete_dir",
+    "delete_file",
+    "delete_recursively",
+    "key",
+    "local",
+    "matching_paths",
+    "name_of",
+    "open_read",
+    "open_write",
+    "owns",
+    "recursively_create_dir",
+    "rename",
+    "shown",
+    "stat",
+]
+
+PREFIX = "ram://"
+
+_lock = threading.RLock()
+_root = None
+_implicit = set()  # names of directories on disk that are no entry of the map
+
+# A name's parts as file names: '%' escaped, and the parts a path cannot hold ('', '.', '..')
+# spelled with escapes no other part produces. `src/ops/read_file.rs` encodes the same way.
+_SPECIAL = {"": "%", ".": "%2E", "..": "%2E%2E"}
+_SPECIAL_BACK = {v: k for k, v in _SPECIAL.items()}
+
+
+def owns(name):
+    """Whether the (str) path ``name`` is on this file system."""
+    return name.startswith(PREFIX)
+
+
+def key(name):
+    """tsl's `StripRamFsPrefix`: the map's name for ``name``."""
+    text = name[len(PREFIX) :] if name.startswith(PREFIX) else name
+    return text[:-1] if text.endswith("/") else text
+
+
+def _encode(part):
+    return _SPECIAL.get(part) or part.replace("%", "%25")
+
+
+def _decode(part):
+    return _SPECIAL_BACK[part] if part in _SPECIAL_BACK else part.replace("%25", "%")
+
+
+def _remove_root(path, owner):
+    if os.getpid() == owner:  # a forked child leaves its parent's store alone
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _root_dir():
+    global _root
+    with _lock:
+        if _root is None:
+            path = tempfile.mkdtemp(prefix="ferroflow-ram-")
+            atexit.register(_remove_root, path, os.getpid())
+            _core.set_ram_root(path)
+            _root = path
+        return _root
+
+
+def local(name_key):
+    """The path on disk holding the map's name ``name_key``."""
+    if name_key == "":
+        return _root_dir()
+    return os.path.join(_root_dir(), *(_encode(p) for p in name_key.split("/")))
+
+
+def name_of(path):
+    """The ``ram://`` name of a path on disk under the root (None for another path)."""
+    if _root is None or not (path == _root or path.startswith(_root + os.sep)):
+        return None
+    rest = path[len(_root) + 1 :]
+    return PREFIX + "/".join(_decode(p) for p in rest.split(os.sep)) if rest else PREFIX
+
+
+def shown(text):
+    """``text`` (a message) with the paths under the root written as ``ram://`` names."""
+    if _root is None:
+        return text
+    return text.replace(_root + os.sep, PREFIX).replace(_root, PREFIX)
+
+
+def _entries(path, prefix):
+    """``(name, is_file)`` for every entry of the map on disk under ``path`` (names start
+    with ``prefix``), in no particular order."""
+    try:
+        listing = list(os.scandir(path))
+    except OSError:
+        return
+    for entry in listing:
+        name = prefix + _decode(entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            if name not in _implicit:
+                yield name, False
+            yield from _entries(entry.path, name + "/")
+        else:
+            yield name, True
+
+
+def _has_entries(name_key):
+    return any(True for _ in _entries(local(name_key), name_key + "/"))
+
+
+def _sorted(entries):
+    # std::map orders names by their bytes.
+    return sorted(entries, key=lambda e: e[0].encode("utf-8", "surrogateescape"))
+
+
+def _not_found():
+    return errors.NotFoundError(None, None, "")
+
+
+def _is_entry_dir(name_key, path):
+    return name_key != "" and name_key not in _implicit and os.path.isdir(path)
+
+
+def stat(name):
+    """``(is_directory, length)`` of ``name`` (RamFileSystem's `Stat`: a directory when any
+    name starts with it); NotFoundError otherwise."""
+    name_key = key(name)
+    with _lock:
+        path = local(name_key)
+        if name_key and os.path.isfile(path):
+            return False, os.path.getsize(path)
+        # The names starting with name_key all lie in its parent's folder, under a part that
+        # starts with its last part.
+        parent, _, last = name_key.rpartition("/")
+        folder = local(parent)
+        prefix = parent + "/" if parent else ""
+        try:
+            listing = list(os.scandir(folder)) if name_key else list(os.scandir(path))
+        except OSError:
+            raise _not_found() from None
+        for entry in listing:
+            child = _decode(entry.name)
+            if name_key and not child.startswith(last):
+                continue
+            full = prefix + child if name_key else child
+            if not entry.is_dir(follow_symlinks=False) or full not in _implicit:
+                return True, 0
+            if _has_entries(full):
+                return True, 0
+        raise _not_found()
+
+
+def children(name):
+    """RamFileSystem's `GetChildren`: the part after ``name`` (and one '/') of each name that
+    starts with it and has no further '/', in the map's order."""
+    name_key = key(name)
+    with _lock:
+        found = []
+        for entry, _ in _sorted(_entries(_root_dir(), "")):
+            if not entry.startswith(name_key):
+                continue
+            rest = entry[len(name_key) :]
+            rest = rest[1:] if rest.startswith("/") else rest
+            if rest and "/" not in rest:
+                found.append(rest)
+        return found
+
+
+def matching_paths(pattern):
+    """RamFileSystem's `GetMatchingPaths`: every name the whole pattern matches (fnmatch with
+    FNM_PATHNAME), in the map's order, as ``ram://`` URIs."""
+    from ferroflow.io._filesystem import fnmatch_regex
+
+    matcher = fnmatch_regex(key(pattern))
+    with _lock:
+        return [PREFIX + n for n, _ in _sorted(_entries(_root_dir(), "")) if matcher.match(n)]
+
+
+def _unsupported(name_key):
+    return errors.UnimplementedError(
+        None,
+        None,
+        f"{PREFIX}{name_key} holds a file and names below it at once, which ferroflow's ram "
+        "file system (a directory tree) cannot hold",
+    )
+
+
+def _make_parents(name_key):
+    """Creates the folders on disk that ``name_key`` lies in, as implicit directories."""
+    parts = name_key.split("/")
+    for i in range(1, len(parts)):
+        parent = "/".join(parts[:i])
+        path = local(parent)
+        if os.path.isdir(path):
+            continue
+        if os.path.lexists(path):
+            raise _unsupported(parent)
+        os.mkdir(path)
+        _implicit.add(parent)
+
+
+def _clear_implicit(name_key, path):
+    """Removes the implicit folder ``name_key`` holding no entry, so that a file or a
+    directory entry can take its place."""
+    if _has_entries(name_key):
+        raise _unsupported(name_key)
+    shutil.rmtree(path)
+    below = name_key + "/"
+    _implicit.difference_update({d for d in _implicit if d == name_key or d.startswith(below)})
+
+
+def _drop_dir_entry(name_key, path):
+    """Ends the directory entry ``name_key``; the names below it stay, as in the map."""
+    if _has_entries(name_key):
+        _implicit.add(name_key)
+    else:
+        _clear_implicit(name_key, path)
+
+
+def open_read(name):
+    """The path on disk of the file ``name``, checked as RamFileSystem's
+    `NewRandomAccessFile`."""
+    name_key = key(name)
+    with _lock:
+        path = local(name_key)
+        if name_key and os.path.isfile(path):
+            return path
+        if _is_entry_dir(name_key, path):
+            raise errors.InvalidArgumentError(None, None, f"{name} is a directory.")
+        raise _not_found()
+
+
+def open_write(name):
+    """The path on disk of the file ``name``, created empty if it was not there (its missing
+    parents too): RamFileSystem's `NewWritableFile`, whose files are appended to."""
+    name_key = key(name)
+    with _lock:
+        path = local(name_key)
+        if name_key and os.path.isfile(path):
+            return path
+        if _is_entry_dir(name_key, path) or name_key == "":
+            raise errors.InvalidArgumentError(None, None, f"{name} is a directory.")
+        if os.path.isdir(path):
+            _clear_implicit(name_key, path)
+        _make_parents(name_key)
+        with open(path, "ab"):
+            pass
+        return path
+
+
+def create_dir(name):
+    """RamFileSystem's `CreateDir` (its parents need not exist)."""
+    name_key = key(name)
+    with _lock:
+        path = local(name_key)
+        if name_key and os.path.isfile(path):
+            raise errors.AlreadyExistsError(
+                None, None, "cannot create directory with same name as an existing file"
+            )
+        if os.path.isdir(path):
+            _implicit.discard(name_key)
+            return
+        _make_parents(name_key)
+        os.mkdir(path)
+
+
+def recursively_create_dir(name):
+    """RamFileSystem's `RecursivelyCreateDir`: `create_dir` for each prefix ending at a '/',
+    the last one's error raised."""
+    parts = key(name).split("/")
+    last = None
+    for i in range(1, len(parts) + 1):
+        try:
+            create_dir("/".join(parts[:i]))
+            last = None
+        except errors.AlreadyExistsError as e:
+            last = e
+    if last is not None:
+        raise last
+
+
+def delete_file(name):
+    """RamFileSystem's `DeleteFile`: ends the entry ``name``, a file or a directory."""
+    name_key = key(name)
+    with _lock:
+        path = local(name_key)
+        if name_key and os.path.isfile(path):
+            os.unlink(path)
+        elif _is_entry_dir(name_key, path):
+            _drop_dir_entry(name_key, path)
+        else:
+            raise _not_found()
+
+
+def delete_dir(name):
+    """RamFileSystem's `DeleteDir`: ends the directory entry ``name`` (the names below it
+    stay)."""
+    name_key = key(name)
+    with _lock:
+        path = local(name_key)
+        if name_key and os.path.isfile(path):
+            raise errors.InvalidArgumentError(None, None, "Not a directory")
+        if not _is_entry_dir(name_key, path):
+            raise _not_found()
+        _drop_dir_entry(name_key, path)
+
+
+def rename(src, dst):
+    """RamFileSystem's `RenameFile`: the entry ``src`` (a file, or a directory mark without
+    the names below it) becomes ``dst``, replacing what ``dst`` was."""
+    source, target = key(src), key(dst)
+    with _lock:
+        src_path, dst_path = local(source), local(target)
+        is_file = bool(source) and os.path.isfile(src_path)
+        if not is_file and not _is_entry_dir(source, src_path):
+            raise _not_found()
+        if source == target:
+            # The map assigns the entry to itself and then erases it.
+            delete_file(src)
+            return
+        if not target:
+            raise _unsupported(target)
+        if is_file:
+            if os.path.isdir(dst_path):
+                _clear_implicit(target, dst_path)  # a directory mark without names below
+            _make_parents(target)
+            os.replace(src_path, dst_path)
+        else:
+            if os.path.isfile(dst_path):
+                os.unlink(dst_path)
+            if os.path.isdir(dst_path):
+                _implicit.discard(target)
+            else:
+                _make_parents(target)
+                os.mkdir(dst_path)
+            _drop_dir_entry(source, src_path)
+
+
+def _is_directory(name):
+    try:
+        return stat(name)[0]
+    except errors.NotFoundError:
+        return False
+
+
+def delete_recursively(name):
+    """tsl's generic `FileSystem::DeleteRecursively` over RamFileSystem: a file is deleted;
+    a directory's files are deleted breadth first, then its directories deepest first; the
+    first error is raised, and PermissionDeniedError when anything was left."""
+    from ferroflow.io._filesystem import join_path
+
+    stat(name)  # NotFoundError for a missing name
+    if not _is_directory(name):
+        delete_file(name)
+        return
+    first, left, queue, found = None, 0, [name], []
+    while queue:
+        folder = queue.pop(0)
+        found.append(folder)
+        for child in children(folder):
+            path = join_path(folder, child)
+            if _is_directory(path):
+                queue.append(path)
+                continue
+            try:
+                delete_file(path)
+            except errors.OpError as e:
+                first, left = first or e, left + 1
+    for folder in reversed(found):
+        try:
+            delete_dir(folder)
+        except errors.OpError as e:
+            first, left = first or e, left + 1
+    if first is not None:
+        raise first
+    if left:
+        raise errors.PermissionDeniedError(None, None, "could not fully delete dir")
