@@ -457,7 +457,7 @@ mod tests {
         let x: Vec<f32> = (0..3 * 5 * 2).map(|v| ((v * 7) % 11) as f32).collect();
         let g: Vec<f32> = (0..4 * 3 * 2).map(|v| ((v * 5) % 7) as f32).collect();
         let y = resize(&x, [1, 3, 5, 2], [4, 3], grid);
-        let back = resize_grad(&g, [1, 4, 3, 2], [3, 5], grid);
+        let back = resize_grad::<f32>(&g, [1, 4, 3, 2], [3, 5], grid);
         let lhs: f64 = y.iter().zip(&g).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
         let rhs: f64 = x.iter().zip(&back).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
         assert!((lhs - rhs).abs() < 1e-3, "{lhs} vs {rhs}");
