@@ -17,8 +17,11 @@ def tf_oracle():
 def fresh_global_seed():
     """Each module's TensorFlow worker starts with no global seed, but ferroflow runs in this
     process for every module: a module that sets one (`keras.utils.set_random_seed`) must not
-    leave it to the next, whose seeded shuffles would then differ from TensorFlow's."""
-    yield
+    leave it to the next, whose seeded shuffles would then differ from TensorFlow's. Reset
+    before the module too: tests outside tests/parity (test_keras_fit) run in the same
+    process and set seeds without this fixture."""
     import ferroflow as tf
 
+    tf.random.set_seed(None)
+    yield
     tf.random.set_seed(None)

@@ -286,12 +286,7 @@ def make_request(program, args=(), kwargs=None, entry=None, helpers=()):
 
 def run_ferroflow(request):
     import ferroflow
-    from ferroflow import _random_seed
 
-    # Each TensorFlow program runs in a freshly forked worker, with no global seed; here the
-    # programs share a process, and one that set the seed (`tf.random.set_seed`) would change
-    # the op seeds of every later one.
-    _random_seed.set_global_seed(None)
     if uses_keras(request):
         clear = getattr(getattr(ferroflow.keras, "backend", None), "clear_session", None)
         if clear is not None:
