@@ -5260,6 +5260,59 @@ def _io_decode_compressed(g):
     return [[blob] if g.p(0.5) else blob, kind], {}
 
 
+_PROTO_LISTS = (
+    ("tensorflow.Int64List", tf.int64, "int64_list"),
+    ("tensorflow.FloatList", tf.float32, "float_list"),
+    ("tensorflow.BytesList", tf.string, "bytes_list"),
+)
+
+
+def _fuzz_proto_bytes(g):
+    """Serialized Int64List/FloatList/BytesList messages, truncated, bit-flipped or hostile
+    (a length or varint far past the end)."""
+    values = [g.int_in(-(2**40), 2**40) for _ in range(g.int_in(0, 4))]
+    blob = tf.train.Int64List(value=values).SerializeToString()
+    if g.p(0.3):
+        blob = blob[: g.int_in(0, len(blob))]
+    if g.p(0.2) and blob:
+        flipped = bytearray(blob)
+        flipped[g.int_in(0, len(flipped) - 1)] ^= 1 << g.int_in(0, 7)
+        blob = bytes(flipped)
+    if g.p(0.2):
+        blob = g.pick((b"\x0a\xff\xff\xff\xff\x0f", b"\x08" + b"\xff" * 11, b"\x0b" * 3))
+    return blob
+
+
+@spec("tf.io.decode_proto")
+def _io_decode_proto(g):
+    message, dtype, _ = g.pick(_PROTO_LISTS)
+    blobs = [_fuzz_proto_bytes(g) for _ in range(g.int_in(0, 3))]
+    if g.bad():
+        message = g.pick((message, "tensorflow.NoSuchMessage", ""))
+        dtype = g.dtype()
+    names = ["value"] if not g.bad() else g.pick((["nope"], [], ["value", "value"]))
+    kwargs = {"sanitize": g.flag()}
+    if g.p(0.2):
+        kwargs["message_format"] = g.pick(("text", "binary", "json" if g.bad() else "binary"))
+    return [blobs if g.p(0.7) else (blobs[:1] or b""), message, names, [dtype] * len(names)], kwargs
+
+
+@spec("tf.io.encode_proto")
+def _io_encode_proto(g):
+    message, dtype, _ = g.pick(_PROTO_LISTS)
+    batch, width = g.int_in(0, 3), g.int_in(0, 3)
+    sizes = g.rng.integers(0, width + 1, size=(batch, 1)).astype(np.int32)
+    if dtype == tf.string:
+        values = tf.constant([[b"ab"] * width] * batch, shape=[batch, width], dtype=tf.string)
+    else:
+        values = tf.ones([batch, width], dtype)
+    if g.bad():
+        sizes = g.pick((sizes - 2, sizes[:, :0], np.zeros((batch + 1, 1), np.int32), g.junk()))
+        message = g.pick((message, "tensorflow.NoSuchMessage"))
+    names = ["value"] if not g.bad() else g.pick((["nope"], ["value", "value"]))
+    return [sizes, [values] * len(names), names, message], {}
+
+
 @spec("tf.io.serialize_sparse", "tf.io.serialize_many_sparse")
 def _io_serialize_sparse(g):
     n = g.int_in(0, 4)
