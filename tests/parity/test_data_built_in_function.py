@@ -429,3 +429,33 @@ def _shuffles_made_in_each_call(tf, device):
 def test_shuffles_made_in_a_function_start_over_each_call(tf_oracle, device):
     expected = assert_parity(tf_oracle, _shuffles_made_in_each_call, args=(device,))
     assert expected[0] != "raised", expected
+
+
+def _unseeded_shuffles_and_traced_flags(tf, device):
+    # An unseeded shuffle built in a function draws new seeds each call (ferroflow replayed
+    # the first call's order); a traced `drop_remainder` leaves the batch size unknown
+    # (ferroflow's stand-ins were True in both trials and fixed it).
+    @tf.function
+    def shuffled():
+        return tf.data.Dataset.range(40).shuffle(40).batch(40).get_single_element()
+
+    @tf.function
+    def batches(flag):
+        ds = tf.data.Dataset.range(5).batch(2, drop_remainder=flag)
+        total = tf.constant(0, tf.int64)
+        for b in ds:
+            total += tf.reduce_sum(b)
+        return total, ds.element_spec.shape.as_list()
+
+    with tf.device(device):
+        orders = [shuffled().numpy().tolist() for _ in range(3)]
+        distinct = len({tuple(o) for o in orders}) > 1
+        total, shape = batches(tf.constant(False))
+        total_dropped, _ = batches(tf.constant(True))
+        return [distinct, sorted(orders[0]), total, total_dropped, shape]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_unseeded_shuffles_and_traced_flags(tf_oracle, device):
+    expected = assert_parity(tf_oracle, _unseeded_shuffles_and_traced_flags, args=(device,))
+    assert expected[0] != "raised", expected

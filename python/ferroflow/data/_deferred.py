@@ -31,7 +31,7 @@ import types
 
 import numpy as np
 
-from ferroflow import _core, errors, nest
+from ferroflow import _core, _random_seed, errors, nest
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.data import _composite, _structure
@@ -82,6 +82,11 @@ def made_in_trace(cls, args, kwargs, make):
         from ferroflow.data._ordering import ShuffleDataset
 
         if seeds is None or _making.depth > 0 or not isinstance(made, ShuffleDataset):
+            return made
+        # Unseeded (no op seed, no global seed), TensorFlow's shuffle draws new seeds each
+        # call: the dataset kept across calls goes on to new orders, as it should.
+        op_seed = kwargs.get("seed", args[2] if len(args) > 2 else None)
+        if op_seed is None and _random_seed.global_seed() is None:
             return made
         # A dataset whose iterations draw seeds (a reshuffling `shuffle`): TensorFlow makes it
         # anew in every call of the function, so each call's first iteration has the same
@@ -286,6 +291,10 @@ def _stand_in_value(value, size, fill, rank):
         dtype = value.dtype
         if dtype == _dtypes.string:
             array = np.full(dims, b"a" * fill, dtype=object)
+        elif dtype == _dtypes.bool:
+            # True in the first trial, False in the second: a traced flag (`drop_remainder`)
+            # then leaves what it decides unknown, as TensorFlow's static shape does.
+            array = np.full(dims, fill % 2 == 1, dtype=bool)
         else:
             array = np.full(dims, fill, dtype=dtype.as_numpy_dtype)
         return convert_to_tensor(array, dtype=dtype)

@@ -484,6 +484,12 @@ class Dataset(metaclass=_DatasetType):
         """The one element of a dataset of one element (else InvalidArgumentError)."""
         from ferroflow.data._selecting import single_element
 
+        if _core.graph_tracing():
+            # Read when the graph runs, as TensorFlow's op (a shuffle reshuffles per call),
+            # never baked into the trace.
+            from ferroflow.data._in_function import staged_single_element
+
+            return staged_single_element(self)
         return single_element(self)
 
     def rebatch(self, batch_size, drop_remainder=False, name=None):
