@@ -151,8 +151,10 @@ def pool(source, op):
     contents = _file_contents(source)
     if contents is not None:
         # A file that is no FileDescriptorSet falls through to the bytes:// reading below.
+        # Pools are cached by the file's contents: TensorFlow builds one per kernel, not per
+        # call (a `Dataset.map` calls once per element).
         try:
-            result = _pool_from_set(contents)
+            result = _bytes_pool(contents)
         except errors.InvalidArgumentError:
             result = None
         if result is not None:
