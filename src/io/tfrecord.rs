@@ -97,7 +97,8 @@ impl Sink {
     }
 }
 
-/// Writes records to a new file (truncating an existing one).
+/// Writes records to a new file (truncating an existing one), or after an existing file's
+/// contents (`ram://` files, which TensorFlow's RamFileSystem always appends to).
 pub struct TFRecordWriter {
     path: String,
     sink: Option<Sink>,
@@ -107,14 +108,23 @@ pub struct TFRecordWriter {
 impl TFRecordWriter {
     /// `level` is zlib's 0..=9, or -1 for its default (6).
     pub fn create(path: &Path, compression: Compression, level: i32) -> Result<Self> {
+        Self::open(path, compression, level, false)
+    }
+
+    /// As `create`, but `append` keeps the file's contents and writes after them: nothing
+    /// already there is lost, even if the writer is never closed.
+    pub fn open(path: &Path, compression: Compression, level: i32, append: bool) -> Result<Self> {
         let name = path.display().to_string();
         if !(-1..=9).contains(&level) {
             return Err(Error::InvalidArgument(format!(
                 "compression_level must be in [-1, 9], got {level}"
             )));
         }
-        let file = File::create(path).map_err(|e| io_error(&name, e))?;
-        let file = BufWriter::with_capacity(256 << 10, file);
+        let file = match append {
+            true => std::fs::OpenOptions::new().create(true).append(true).open(path),
+            false => File::create(path),
+        };
+        let file = BufWriter::with_capacity(256 << 10, file.map_err(|e| io_error(&name, e))?);
         let level = if level < 0 {
             flate2::Compression::default()
         } else {

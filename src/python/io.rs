@@ -27,16 +27,18 @@ pub struct PyTFRecordWriter {
 #[pymethods]
 impl PyTFRecordWriter {
     #[new]
-    #[pyo3(signature = (path, compression_type = "", compression_level = -1))]
+    #[pyo3(signature = (path, compression_type = "", compression_level = -1, append = false))]
     fn new(
         py: Python<'_>,
         path: PathBuf,
         compression_type: &str,
         compression_level: i32,
+        append: bool,
     ) -> PyResult<Self> {
         let compression = Compression::parse(compression_type).py()?;
-        let inner =
-            py.detach(|| TFRecordWriter::create(&path, compression, compression_level)).py()?;
+        let inner = py
+            .detach(|| TFRecordWriter::open(&path, compression, compression_level, append))
+            .py()?;
         Ok(PyTFRecordWriter { inner })
     }
 

@@ -103,13 +103,11 @@ class TFRecordWriter:
             options = TFRecordOptions(compression_type=options)
         compression, level = options._writer_arguments()
         name = _path_string(path)
-        self._ram_head = None
-        if _ram.owns(name):
+        # TensorFlow's ram files are appended to: the records follow what was there.
+        append = _ram.owns(name)
+        if append:
             name = _fs.writable_path(name)
-            with open(name, "rb") as f:
-                # TensorFlow's ram files are appended to: the records follow what was there.
-                self._ram_head = (name, f.read())
-        self._writer = _core.TFRecordWriter(name, compression, level)
+        self._writer = _core.TFRecordWriter(name, compression, level, append)
 
     def __enter__(self):
         return self
@@ -135,13 +133,6 @@ class TFRecordWriter:
     def close(self):
         """Finishes and closes the file; later writes raise FailedPreconditionError."""
         self._writer.close()
-        if self._ram_head is not None and self._ram_head[1]:
-            name, head = self._ram_head
-            with open(name, "rb") as f:
-                written = f.read()
-            with open(name, "wb") as f:
-                f.write(head + written)
-        self._ram_head = None
 
 
 def _path_string(path):
