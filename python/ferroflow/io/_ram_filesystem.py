@@ -62,9 +62,19 @@ def owns(name):
 
 
 def key(name):
-    """tsl's `StripRamFsPrefix`: the map's name for ``name``."""
+    """tsl's `StripRamFsPrefix`: the map's name for ``name``. A name the folder on disk cannot
+    hold (a NUL byte, a part longer than a file name may be) is a typed error here, where it
+    would otherwise be the OS's error naming the private folder."""
     text = name[len(PREFIX) :] if name.startswith(PREFIX) else name
-    return text[:-1] if text.endswith("/") else text
+    text = text[:-1] if text.endswith("/") else text
+    if "\x00" in text or any(len(_encode(p).encode()) > 255 for p in text.split("/")):
+        raise errors.UnimplementedError(
+            None,
+            None,
+            f"{name!r}: ferroflow's ram file system (kept in a folder on disk) cannot hold a "
+            "name with a NUL byte or a part longer than 255 bytes",
+        )
+    return text
 
 
 def _encode(part):
