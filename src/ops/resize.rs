@@ -10,10 +10,11 @@
 //! ResizeBilinear reads every image dtype TensorFlow's kernel takes, converting each value it
 //! reads to float32 as that kernel does (so a decoded uint8 image is never cast whole first),
 //! and returns float32. ResizeBilinearGrad sums the gradient as TensorFlow's kernel does (in
-//! double for a double image, else in float32), and is not differentiable itself, as TensorFlow declares it
-//! (a second derivative through a resize is None there, not an error). The output size is an attribute (`tf.image.resize` uses the
-//! primitive only for a static size; a size computed in a graph takes the composition of
-//! gathers in `image/resize.py`). On a GPU, the Python layer keeps that composition too.
+//! double for a double image, else in float32), and is not differentiable itself, as
+//! TensorFlow declares it (a second derivative through a resize is None there, not an error).
+//! The output size is an attribute (`tf.image.resize` uses the primitive only for a static
+//! size; a size computed in a graph takes the composition of gathers in `image/resize.py`). On
+//! a GPU, the Python layer keeps that composition too.
 
 use crate::buffer::Buffer;
 use crate::dtype::DType;

@@ -149,6 +149,11 @@ def _sorted(entries):
     return sorted(entries, key=lambda e: e[0].encode("utf-8", "surrogateescape"))
 
 
+def _is_file(name_key, path):
+    """Whether the map's name ``name_key`` (kept at ``path``) is a file; the root never is."""
+    return bool(name_key) and os.path.isfile(path)
+
+
 def _not_found():
     return errors.NotFoundError(None, None, "")
 
@@ -163,7 +168,7 @@ def stat(name):
     name_key = key(name)
     with _lock:
         path = local(name_key)
-        if name_key and os.path.isfile(path):
+        if _is_file(name_key, path):
             return False, os.path.getsize(path)
         # The names starting with name_key all lie in its parent's folder, under a part that
         # starts with its last part.
@@ -259,7 +264,7 @@ def open_read(name):
     name_key = key(name)
     with _lock:
         path = local(name_key)
-        if name_key and os.path.isfile(path):
+        if _is_file(name_key, path):
             return path
         if _is_entry_dir(name_key, path):
             raise errors.InvalidArgumentError(None, None, f"{name} is a directory.")
@@ -272,7 +277,7 @@ def open_write(name):
     name_key = key(name)
     with _lock:
         path = local(name_key)
-        if name_key and os.path.isfile(path):
+        if _is_file(name_key, path):
             return path
         if _is_entry_dir(name_key, path) or name_key == "":
             raise errors.InvalidArgumentError(None, None, f"{name} is a directory.")
@@ -289,7 +294,7 @@ def create_dir(name):
     name_key = key(name)
     with _lock:
         path = local(name_key)
-        if name_key and os.path.isfile(path):
+        if _is_file(name_key, path):
             raise errors.AlreadyExistsError(
                 None, None, "cannot create directory with same name as an existing file"
             )
@@ -320,7 +325,7 @@ def delete_file(name):
     name_key = key(name)
     with _lock:
         path = local(name_key)
-        if name_key and os.path.isfile(path):
+        if _is_file(name_key, path):
             os.unlink(path)
         elif _is_entry_dir(name_key, path):
             _drop_dir_entry(name_key, path)
@@ -334,7 +339,7 @@ def delete_dir(name):
     name_key = key(name)
     with _lock:
         path = local(name_key)
-        if name_key and os.path.isfile(path):
+        if _is_file(name_key, path):
             raise errors.InvalidArgumentError(None, None, "Not a directory")
         if not _is_entry_dir(name_key, path):
             raise _not_found()
