@@ -12,8 +12,12 @@ write needs and nobody created as directories are on disk but no name of the map
 ``ram://a/b/f`` makes neither ``ram://a`` nor ``ram://a/b`` a child of anything. Opening a file
 for writing appends to what it holds, in every mode, as TensorFlow's ram files do.
 
-Not reproduced: a file and a name below it at once (``ram://a`` and ``ram://a/b``), which a
-directory tree cannot hold; that raises UnimplementedError.
+A file with names below it (``ram://a`` and ``ram://a/b`` at once, which the map holds) is kept
+inside the folder those names need, as its entry `_OWN_FILE` (a part no name's part encodes
+to); every other file is at its name's path, so code given the path of a ram:// directory or
+checkpoint prefix (Rust's checkpoints, SavedModels) finds files where it looks. Graph
+`ReadFile` (Rust) reads a name's path itself: it takes every folder for a directory, so it
+cannot read a file kept in its folder, nor tell the folders a write made from directories.
 """
 
 import atexit
@@ -48,12 +52,17 @@ PREFIX = "ram://"
 
 _lock = threading.RLock()
 _root = None
-_implicit = set()  # names of directories on disk that are no entry of the map
+# Names whose folder on disk is no directory entry of the map; the root is one until made.
+_implicit = {""}
 
 # A name's parts as file names: '%' escaped, and the parts a path cannot hold ('', '.', '..')
 # spelled with escapes no other part produces. `src/ops/read_file.rs` encodes the same way.
 _SPECIAL = {"": "%", ".": "%2E", "..": "%2E%2E"}
 _SPECIAL_BACK = {v: k for k, v in _SPECIAL.items()}
+# In the folder of a name that is a file too, that file. A part never encodes to it: its '%'
+# starts no escape. So does `_MOVING`, a file's name while it moves into its folder.
+_OWN_FILE = "%file"
+_MOVING = "%moving"
 
 
 def owns(name):
@@ -102,10 +111,17 @@ def _root_dir():
 
 
 def local(name_key):
-    """The path on disk holding the map's name ``name_key``."""
+    """The path on disk of the map's name ``name_key``: its file, or its folder when names lie
+    below it (the root's for ``""``)."""
     if name_key == "":
         return _root_dir()
-    return os.path.join(_root_dir(), *(_encode(p) for p in name_key.split("/")))
+    return _parts_path(name_key.split("/"))
+
+
+def _parts_path(parts):
+    """The path on disk of a name's parts (``[""]`` is the name ``/``'s first part, not the
+    root)."""
+    return os.path.join(_root_dir(), *(_encode(p) for p in parts))
 
 
 def name_of(path):
@@ -113,35 +129,56 @@ def name_of(path):
     if _root is None or not (path == _root or path.startswith(_root + os.sep)):
         return None
     rest = path[len(_root) + 1 :]
-    return PREFIX + "/".join(_decode(p) for p in rest.split(os.sep)) if rest else PREFIX
+    parts = rest.split(os.sep) if rest else []
+    if parts and parts[-1] == _OWN_FILE:
+        parts.pop()
+    return PREFIX + "/".join(_decode(p) for p in parts)
 
 
 def shown(text):
     """``text`` (a message) with the paths under the root written as ``ram://`` names."""
     if _root is None:
         return text
+    text = text.replace(os.sep + _OWN_FILE, "")
     return text.replace(_root + os.sep, PREFIX).replace(_root, PREFIX)
+
+
+def _scan(path):
+    """The entries of the folder ``path`` that hold names (its own file left out)."""
+    try:
+        return [e for e in os.scandir(path) if e.name != _OWN_FILE]
+    except OSError:
+        return []
+
+
+def _folder_entry(name, path):
+    """``(name, is_file)`` for the folder ``path`` of ``name`` when the name is an entry of the
+    map (a file kept in it, or a directory), else None."""
+    if os.path.isfile(os.path.join(path, _OWN_FILE)):
+        return name, True
+    if name not in _implicit:
+        return name, False
+    return None
 
 
 def _entries(path, prefix):
     """``(name, is_file)`` for every entry of the map on disk under ``path`` (names start
     with ``prefix``), in no particular order."""
-    try:
-        listing = list(os.scandir(path))
-    except OSError:
-        return
-    for entry in listing:
+    for entry in _scan(path):
         name = prefix + _decode(entry.name)
         if entry.is_dir(follow_symlinks=False):
-            if name not in _implicit:
-                yield name, False
+            found = _folder_entry(name, entry.path)
+            if found:
+                yield found
             yield from _entries(entry.path, name + "/")
         else:
             yield name, True
 
 
 def _has_entries(name_key):
-    return any(True for _ in _entries(local(name_key), name_key + "/"))
+    """Whether any name of the map lies below ``name_key`` + '/' (anywhere, for the root)."""
+    prefix = name_key + "/" if name_key else ""
+    return any(True for _ in _entries(local(name_key), prefix))
 
 
 def _sorted(entries):
@@ -149,9 +186,14 @@ def _sorted(entries):
     return sorted(entries, key=lambda e: e[0].encode("utf-8", "surrogateescape"))
 
 
-def _is_file(name_key, path):
-    """Whether the map's name ``name_key`` (kept at ``path``) is a file; the root never is."""
-    return bool(name_key) and os.path.isfile(path)
+def _file_path(name_key):
+    """Where the file ``name_key`` is kept: its path, or its folder's own file when names lie
+    below it; None when it is no file."""
+    path = local(name_key)
+    if name_key and os.path.isfile(path):
+        return path
+    own = os.path.join(path, _OWN_FILE)
+    return own if os.path.isfile(own) else None
 
 
 def _not_found():
@@ -159,7 +201,7 @@ def _not_found():
 
 
 def _is_entry_dir(name_key, path):
-    return name_key != "" and name_key not in _implicit and os.path.isdir(path)
+    return name_key not in _implicit and os.path.isdir(path)
 
 
 def stat(name):
@@ -167,24 +209,23 @@ def stat(name):
     name starts with it); NotFoundError otherwise."""
     name_key = key(name)
     with _lock:
-        path = local(name_key)
-        if _is_file(name_key, path):
-            return False, os.path.getsize(path)
-        # The names starting with name_key all lie in its parent's folder, under a part that
-        # starts with its last part.
-        parent, _, last = name_key.rpartition("/")
-        folder = local(parent)
-        prefix = parent + "/" if parent else ""
-        try:
-            listing = list(os.scandir(folder)) if name_key else list(os.scandir(path))
-        except OSError:
-            raise _not_found() from None
-        for entry in listing:
+        file = _file_path(name_key)
+        if file is not None:
+            return False, os.path.getsize(file)
+        if name_key == "":
+            if _is_entry_dir("", local("")) or _has_entries(""):
+                return True, 0
+            raise _not_found()
+        # The other names starting with name_key all lie in its parent's folder, under a part
+        # that starts with its last part.
+        parent, slash, last = name_key.rpartition("/")
+        prefix = parent + slash
+        for entry in _scan(_parts_path(parent.split("/")) if slash else local("")):
             child = _decode(entry.name)
-            if name_key and not child.startswith(last):
+            if not child.startswith(last):
                 continue
-            full = prefix + child if name_key else child
-            if not entry.is_dir(follow_symlinks=False) or full not in _implicit:
+            full = prefix + child
+            if not entry.is_dir(follow_symlinks=False) or _folder_entry(full, entry.path):
                 return True, 0
             if _has_entries(full):
                 return True, 0
@@ -214,20 +255,15 @@ def matching_paths(pattern):
 
     matcher = fnmatch_regex(key(pattern))
     with _lock:
-        return [PREFIX + n for n, _ in _sorted(_entries(_root_dir(), "")) if matcher.match(n)]
-
-
-def _unsupported(name_key):
-    return errors.UnimplementedError(
-        None,
-        None,
-        f"{PREFIX}{name_key} holds a file and names below it at once, which ferroflow's ram "
-        "file system (a directory tree) cannot hold",
-    )
+        names = list(_entries(_root_dir(), ""))
+        if _file_path("") is not None:
+            names.append(("", True))
+        return [PREFIX + n for n, _ in _sorted(names) if matcher.match(n)]
 
 
 def _make_parents(name_key):
-    """Creates the folders on disk that ``name_key`` lies in, as implicit directories."""
+    """Creates the folders on disk that ``name_key`` lies in, as implicit directories; a file
+    in the way moves into its new folder."""
     parts = name_key.split("/")
     for i in range(1, len(parts)):
         parent = "/".join(parts[:i])
@@ -235,27 +271,50 @@ def _make_parents(name_key):
         if os.path.isdir(path):
             continue
         if os.path.lexists(path):
-            raise _unsupported(parent)
-        os.mkdir(path)
+            # A rename keeps the file's inode: open handles write on where it now is.
+            moving = os.path.join(_root_dir(), _MOVING)
+            os.rename(path, moving)
+            os.mkdir(path)
+            os.rename(moving, os.path.join(path, _OWN_FILE))
+        else:
+            os.mkdir(path)
         _implicit.add(parent)
 
 
 def _clear_implicit(name_key, path):
-    """Removes the implicit folder ``name_key`` holding no entry, so that a file or a
-    directory entry can take its place."""
-    if _has_entries(name_key):
-        raise _unsupported(name_key)
+    """Removes the implicit folder ``name_key`` holding no entry and no file of its own."""
     shutil.rmtree(path)
     below = name_key + "/"
     _implicit.difference_update({d for d in _implicit if d == name_key or d.startswith(below)})
 
 
+def _new_file_path(name_key):
+    """Where a new file ``name_key`` (no entry of the map now) goes: its path, or into its
+    folder when names lie below it."""
+    path = local(name_key)
+    if not os.path.isdir(path):
+        return path
+    if name_key and not _has_entries(name_key):
+        _clear_implicit(name_key, path)
+        return path
+    return os.path.join(path, _OWN_FILE)
+
+
 def _drop_dir_entry(name_key, path):
     """Ends the directory entry ``name_key``; the names below it stay, as in the map."""
-    if _has_entries(name_key):
+    if name_key == "" or _has_entries(name_key):
         _implicit.add(name_key)
     else:
         _clear_implicit(name_key, path)
+
+
+def _end_entry(name_key):
+    """Ends the entry ``name_key`` (a file or a directory) if there is one."""
+    file = _file_path(name_key)
+    if file is not None:
+        os.unlink(file)
+    elif _is_entry_dir(name_key, local(name_key)):
+        _drop_dir_entry(name_key, local(name_key))
 
 
 def open_read(name):
@@ -263,10 +322,10 @@ def open_read(name):
     `NewRandomAccessFile`."""
     name_key = key(name)
     with _lock:
-        path = local(name_key)
-        if _is_file(name_key, path):
-            return path
-        if _is_entry_dir(name_key, path):
+        file = _file_path(name_key)
+        if file is not None:
+            return file
+        if _is_entry_dir(name_key, local(name_key)):
             raise errors.InvalidArgumentError(None, None, f"{name} is a directory.")
         raise _not_found()
 
@@ -276,14 +335,13 @@ def open_write(name):
     parents too): RamFileSystem's `NewWritableFile`, whose files are appended to."""
     name_key = key(name)
     with _lock:
-        path = local(name_key)
-        if _is_file(name_key, path):
-            return path
-        if _is_entry_dir(name_key, path) or name_key == "":
+        file = _file_path(name_key)
+        if file is not None:
+            return file
+        if _is_entry_dir(name_key, local(name_key)):
             raise errors.InvalidArgumentError(None, None, f"{name} is a directory.")
-        if os.path.isdir(path):
-            _clear_implicit(name_key, path)
         _make_parents(name_key)
+        path = _new_file_path(name_key)
         with open(path, "ab"):
             pass
         return path
@@ -294,7 +352,7 @@ def create_dir(name):
     name_key = key(name)
     with _lock:
         path = local(name_key)
-        if _is_file(name_key, path):
+        if _file_path(name_key) is not None:
             raise errors.AlreadyExistsError(
                 None, None, "cannot create directory with same name as an existing file"
             )
@@ -324,13 +382,9 @@ def delete_file(name):
     """RamFileSystem's `DeleteFile`: ends the entry ``name``, a file or a directory."""
     name_key = key(name)
     with _lock:
-        path = local(name_key)
-        if _is_file(name_key, path):
-            os.unlink(path)
-        elif _is_entry_dir(name_key, path):
-            _drop_dir_entry(name_key, path)
-        else:
+        if _file_path(name_key) is None and not _is_entry_dir(name_key, local(name_key)):
             raise _not_found()
+        _end_entry(name_key)
 
 
 def delete_dir(name):
@@ -339,7 +393,7 @@ def delete_dir(name):
     name_key = key(name)
     with _lock:
         path = local(name_key)
-        if _is_file(name_key, path):
+        if _file_path(name_key) is not None:
             raise errors.InvalidArgumentError(None, None, "Not a directory")
         if not _is_entry_dir(name_key, path):
             raise _not_found()
@@ -351,30 +405,24 @@ def rename(src, dst):
     the names below it) becomes ``dst``, replacing what ``dst`` was."""
     source, target = key(src), key(dst)
     with _lock:
-        src_path, dst_path = local(source), local(target)
-        is_file = bool(source) and os.path.isfile(src_path)
-        if not is_file and not _is_entry_dir(source, src_path):
+        is_file = _file_path(source) is not None
+        if not is_file and not _is_entry_dir(source, local(source)):
             raise _not_found()
         if source == target:
             # The map assigns the entry to itself and then erases it.
             delete_file(src)
             return
-        if not target:
-            raise _unsupported(target)
+        _make_parents(target)  # may move the source file, when it is one of them
+        _end_entry(target)
         if is_file:
-            if os.path.isdir(dst_path):
-                _clear_implicit(target, dst_path)  # a directory mark without names below
-            _make_parents(target)
-            os.replace(src_path, dst_path)
+            os.replace(_file_path(source), _new_file_path(target))
+            return
+        dst_path = local(target)
+        if os.path.isdir(dst_path):
+            _implicit.discard(target)
         else:
-            if os.path.isfile(dst_path):
-                os.unlink(dst_path)
-            if os.path.isdir(dst_path):
-                _implicit.discard(target)
-            else:
-                _make_parents(target)
-                os.mkdir(dst_path)
-            _drop_dir_entry(source, src_path)
+            os.mkdir(dst_path)
+        _drop_dir_entry(source, local(source))
 
 
 def _is_directory(name):
