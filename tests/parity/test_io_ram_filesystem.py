@@ -601,3 +601,74 @@ def test_a_file_with_names_below_it(tf_oracle, device):
     base = f"ram://below-{device[:3]}"
     args = (device, base)
     _check_worked(assert_parity(tf_oracle, _file_with_names_below, args, helpers=[_try, _failed]))
+
+
+def _listings(tf, device, base, lead):
+    # listdir, glob, walk and the file datasets over names that TensorFlow's map orders and
+    # matches by string: prefixes that are no directory, brackets (which never match '/'),
+    # escapes, names starting with '/' (``lead``, under the root's first part ''), and the
+    # root as a directory entry.
+    g = tf.io.gfile
+    out, bad = [], []
+
+    def o(fn, ok=True):
+        """Records fn's outcome; one that must work and raised is also noted in ``bad``."""
+        result = _try(tf, fn)
+        if ok and _failed(result):
+            bad.append(len(out))
+        out.append(result)
+
+    def write(name):
+        with g.GFile(name, "w") as f:
+            f.write(name)
+
+    p = base + "/p"
+    for name in ["/q/f1", "/q/f2", "/qq", "/q/sub/f3", "/x[y", "/q.txt", "/q/.hidden"]:
+        o(lambda n=p + name: write(n))
+    o(lambda: g.mkdir(p + "/d"))
+    o(lambda: write(lead + "/x"))
+    o(lambda: write(lead + "//y"))
+    for name in [p, p + "/q", p + "/q/", p + "/q//", p + "/d", lead, lead + "/"]:
+        o(lambda n=name: g.listdir(n))
+    o(lambda: g.listdir(p + "/none"), ok=False)
+    patterns = [
+        "/*",
+        "/q*",
+        "/q/*",
+        "/*/*",
+        "/*/*/*",
+        "/[q]/f?",
+        "/q[/]f1",
+        "/q[.-0]f1",
+        "/q\\/f1",
+        "/x\\[y",
+        "/x[[]y",
+        "/[!q]*",
+        "/q/[!.]*",
+        "/q/sub/f3",
+        "/q/sub",
+        "/none/*",
+        "/q/*/",
+    ]
+    for pattern in patterns:
+        o(lambda pat=p + pattern: g.glob(pat))
+    o(lambda: (g.glob(lead + "/*"), g.glob(lead + "//*"), g.glob("ram:///lead-*/x")))
+    o(lambda: (list(g.walk(p)), list(g.walk(p, topdown=False)), list(g.walk(lead))))
+    o(lambda: g.mkdir("ram://"))  # the root as a directory entry: glob lists it
+    o(lambda: ("ram://" in g.glob("ram://*"), g.isdir("ram://")))
+    o(lambda: g.remove("ram://"))
+    o(lambda: "ram://" in g.glob("ram://*"))
+    with tf.device(device):
+        o(lambda: tf.io.matching_files([p + "/q/f*", p + "/*/f?", p + "/q[/]f1"]))
+        o(lambda: list(tf.data.Dataset.list_files(p + "/q/f*", shuffle=False)))
+        files = tf.data.Dataset.list_files(lead + "/*", shuffle=False)
+        o(lambda: list(files.map(tf.io.read_file).as_numpy_iterator()))
+    o(lambda: g.rmtree(lead), ok=False)  # nobody created it: its files go, then NotFound
+    o(lambda: (g.exists(lead), g.glob(lead + "/*")))
+    return out, bad
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_listings(tf_oracle, device):
+    args = (device, f"ram://list-{device[:3]}", f"ram:///lead-{device[:3]}")
+    _check_worked(assert_parity(tf_oracle, _listings, args, helpers=[_try, _failed]))

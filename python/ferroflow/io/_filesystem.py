@@ -21,6 +21,7 @@ __all__ = [
     "basename",
     "dirname",
     "exists",
+    "fnmatch_components",
     "fnmatch_regex",
     "get_matching_paths",
     "host_path",
@@ -213,19 +214,36 @@ def _is_glob(text):
 
 
 def fnmatch_regex(pattern):
-    """POSIX `fnmatch(pattern, FNM_PATHNAME)` as a regex: ``*``/``?`` never match '/', brackets
-    with ``!``/``^`` negation, a backslash escapes the next character."""
-    out, i, n = [], 0, len(pattern)
+    """POSIX `fnmatch(pattern, FNM_PATHNAME)` as a regex: ``*``/``?`` and brackets never match
+    '/', brackets with ``!``/``^`` negation, a backslash escapes the next character."""
+    return re.compile("/".join(c for c, _ in fnmatch_components(pattern)) + r"\Z", re.DOTALL)
+
+
+def fnmatch_components(pattern):
+    """`fnmatch_regex` split where the pattern matches a '/' (a '/' or an escaped one, outside
+    brackets): ``(regex, literal)`` for each component, ``literal`` being the text it alone
+    matches, or None when it has wildcards."""
+    components, out, literal, i, n = [], [], [], 0, len(pattern)
     while i < n:
         c = pattern[i]
         i += 1
-        if c == "*":
+        if c == "\\" and i < n:
+            c = pattern[i]
+            i += 1
+            if c != "/":
+                out.append(re.escape(c))
+                if literal is not None:
+                    literal.append(c)
+                continue
+        if c == "/":
+            components.append(("".join(out), None if literal is None else "".join(literal)))
+            out, literal = [], []
+        elif c == "*":
             out.append("[^/]*")
+            literal = None
         elif c == "?":
             out.append("[^/]")
-        elif c == "\\" and i < n:
-            out.append(re.escape(pattern[i]))
-            i += 1
+            literal = None
         elif c == "[":
             j = i
             if j < n and pattern[j] in "!^":
@@ -236,17 +254,25 @@ def fnmatch_regex(pattern):
                 j += 1
             if j >= n:
                 out.append(re.escape(c))
+                if literal is not None:
+                    literal.append(c)
                 continue
             body = pattern[i:j]
             i = j + 1
             negate = body[:1] in ("!", "^")
             if negate:
                 body = body[1:]
-            body = body.replace("\\", "\\\\")
-            out.append(f"[{'^/' if negate else ''}{body}]")
+            # Literal in the set: a regex's escape, brackets and set operators.
+            body = re.sub(r"([\\\[\]&~|])", r"\\\1", body)
+            # With FNM_PATHNAME a bracket never matches '/', even one that lists it.
+            out.append(f"[^/{body}]" if negate else f"(?!/)[{body}]")
+            literal = None
         else:
             out.append(re.escape(c))
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+            if literal is not None:
+                literal.append(c)
+    components.append(("".join(out), None if literal is None else "".join(literal)))
+    return components
 
 
 def _prefixes(pattern):

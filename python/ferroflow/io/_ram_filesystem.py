@@ -22,6 +22,7 @@ cannot read a file kept in its folder, nor tell the folders a write made from di
 
 import atexit
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -153,12 +154,21 @@ def _scan(path):
 
 def _folder_entry(name, path):
     """``(name, is_file)`` for the folder ``path`` of ``name`` when the name is an entry of the
-    map (a file kept in it, or a directory), else None."""
+    map (a file kept in it, or a directory), else None. The folder of the part ``""`` at the
+    root only holds the names starting with '/': the name ``""`` is the root's."""
+    if name == "":
+        return None
     if os.path.isfile(os.path.join(path, _OWN_FILE)):
         return name, True
     if name not in _implicit:
         return name, False
     return None
+
+
+def _entry(name, path, is_dir):
+    """``(name, is_file)`` for the file or folder ``path`` of ``name`` when the name is an entry
+    of the map, else None."""
+    return _folder_entry(name, path) if is_dir else (name, True)
 
 
 def _entries(path, prefix):
@@ -184,6 +194,18 @@ def _has_entries(name_key):
 def _sorted(entries):
     # std::map orders names by their bytes.
     return sorted(entries, key=lambda e: e[0].encode("utf-8", "surrogateescape"))
+
+
+def _folder_holding(name_key):
+    """The folder on disk holding the names ``name_key`` + '/' + part."""
+    return _parts_path(name_key.split("/"))
+
+
+def _folder_of(name_key):
+    """The folder on disk holding the name ``name_key`` itself (and the names that share its
+    parent and start with its last part)."""
+    parent, slash, _ = name_key.rpartition("/")
+    return _folder_holding(parent) if slash else local("")
 
 
 def _file_path(name_key):
@@ -220,7 +242,7 @@ def stat(name):
         # that starts with its last part.
         parent, slash, last = name_key.rpartition("/")
         prefix = parent + slash
-        for entry in _scan(_parts_path(parent.split("/")) if slash else local("")):
+        for entry in _scan(_folder_of(name_key)):
             child = _decode(entry.name)
             if not child.startswith(last):
                 continue
@@ -234,31 +256,70 @@ def stat(name):
 
 def children(name):
     """RamFileSystem's `GetChildren`: the part after ``name`` (and one '/') of each name that
-    starts with it and has no further '/', in the map's order."""
+    starts with it and has no further '/', in the map's order. Those names are
+    ``name`` + part (in the folder of ``name``) and ``name`` + '/' + part (in its own)."""
     name_key = key(name)
     with _lock:
+        parent, slash, last = name_key.rpartition("/")
         found = []
-        for entry, _ in _sorted(_entries(_root_dir(), "")):
-            if not entry.startswith(name_key):
-                continue
-            rest = entry[len(name_key) :]
-            rest = rest[1:] if rest.startswith("/") else rest
-            if rest and "/" not in rest:
-                found.append(rest)
-        return found
+        for entry in _scan(_folder_of(name_key)):
+            part = _decode(entry.name)
+            full = parent + slash + part
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if len(part) > len(last) and part.startswith(last) and _entry(full, entry.path, is_dir):
+                found.append((full, part[len(last) :]))
+        for entry in _scan(_folder_holding(name_key)):
+            part = _decode(entry.name)
+            full = name_key + "/" + part
+            if part and _entry(full, entry.path, entry.is_dir(follow_symlinks=False)):
+                found.append((full, part))
+        return [child for _, child in _sorted(found)]
 
 
 def matching_paths(pattern):
     """RamFileSystem's `GetMatchingPaths`: every name the whole pattern matches (fnmatch with
-    FNM_PATHNAME), in the map's order, as ``ram://`` URIs."""
-    from ferroflow.io._filesystem import fnmatch_regex
+    FNM_PATHNAME), in the map's order, as ``ram://`` URIs. A match has a part for each of the
+    pattern's components, so only the folders matching the components before the last are
+    read (a literal component is looked up, not listed)."""
+    from ferroflow.io._filesystem import fnmatch_components
 
-    matcher = fnmatch_regex(key(pattern))
+    components = fnmatch_components(key(pattern))
     with _lock:
-        names = list(_entries(_root_dir(), ""))
-        if _file_path("") is not None:
-            names.append(("", True))
-        return [PREFIX + n for n, _ in _sorted(names) if matcher.match(n)]
+        found = []
+        root_is_entry = _file_path("") is not None or _is_entry_dir("", local(""))
+        if len(components) == 1 and root_is_entry and _matches(components[0][0], ""):
+            found.append(("", True))
+        folders = [(local(""), "")]
+        for depth, (regex, literal) in enumerate(components):
+            last = depth == len(components) - 1
+            matcher = re.compile(regex + r"\Z", re.DOTALL)
+            deeper = []
+            for folder, prefix in folders:
+                for part, path, is_dir in _parts_in(folder, literal):
+                    if not matcher.match(part):
+                        continue
+                    if last:
+                        if _entry(prefix + part, path, is_dir):
+                            found.append((prefix + part, True))
+                    elif is_dir:
+                        deeper.append((path, prefix + part + "/"))
+            folders = deeper
+        return [PREFIX + n for n, _ in _sorted(found)]
+
+
+def _matches(regex, text):
+    return re.match(regex + r"\Z", text, re.DOTALL) is not None
+
+
+def _parts_in(folder, literal):
+    """``(part, path, is_dir)`` for the parts in ``folder``: only ``literal``, if there."""
+    if literal is not None:
+        path = os.path.join(folder, _encode(literal))
+        if os.path.lexists(path):
+            yield literal, path, os.path.isdir(path)
+        return
+    for entry in _scan(folder):
+        yield _decode(entry.name), entry.path, entry.is_dir(follow_symlinks=False)
 
 
 def _make_parents(name_key):
@@ -267,7 +328,7 @@ def _make_parents(name_key):
     parts = name_key.split("/")
     for i in range(1, len(parts)):
         parent = "/".join(parts[:i])
-        path = local(parent)
+        path = _parts_path(parts[:i])
         if os.path.isdir(path):
             continue
         if os.path.lexists(path):
@@ -278,7 +339,8 @@ def _make_parents(name_key):
             os.rename(moving, os.path.join(path, _OWN_FILE))
         else:
             os.mkdir(path)
-        _implicit.add(parent)
+        if parent:  # the folder of the part "" is never an entry (`_folder_entry`)
+            _implicit.add(parent)
 
 
 def _clear_implicit(name_key, path):
