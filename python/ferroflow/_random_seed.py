@@ -15,6 +15,7 @@ __all__ = [
     "function_seeds",
     "get_seed",
     "require_seed",
+    "seeds_for",
     "set_global_seed",
 ]
 
@@ -56,6 +57,14 @@ def get_seed(op_seed):
             )
         if op_seed is None:
             op_seed = _state["rng"].randint(0, MAXINT32)
+    return seeds_for(global_seed, op_seed)
+
+
+def seeds_for(global_seed, op_seed):
+    """`get_seed`'s pair for ``op_seed`` under the global seed ``global_seed`` (which may
+    not be the current one: a dataset remade when a function's graph runs takes the seeds
+    its trace took). Needs an op seed where ``global_seed`` is set."""
+    if global_seed is not None:
         seeds = int(global_seed % MAXINT32), int(op_seed % MAXINT32)
     elif op_seed is not None:
         seeds = DEFAULT_GRAPH_SEED, int(op_seed % MAXINT32)

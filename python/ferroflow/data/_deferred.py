@@ -22,8 +22,16 @@ dimensions that differ between them are unknown (a batch of a traced size, rows 
 argument of unknown length). A symbolic value reached otherwise than through arguments,
 closure cells and defaults (a global, an attribute of an object) is not replaced: a dataset
 function reading one raises UnimplementedError (see `_functional.trace_dataset_function`).
+
+A dataset made from constants that draws random seeds (a `shuffle`, `Dataset.random`,
+`sample_from_datasets`, or a construction with one of those as its part) is deferred as
+well, with itself as its stand-in: TensorFlow makes it anew in every call, so a seeded one
+starts each call from the same numbers and an unseeded one from new ones, where one dataset
+kept across calls would go on to its next iteration's. A run's construction takes its seeds
+under the trace's global seed (`_seeds.trace_global_seed`), as TensorFlow's graph holds them.
 """
 
+import contextlib
 import copy
 import functools
 import threading
@@ -35,6 +43,7 @@ from ferroflow import _core, _random_seed, errors, nest
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import convert_to_tensor
 from ferroflow.data import _composite, _structure
+from ferroflow.data._seeds import trace_global_seed
 from ferroflow.data.dataset import UNKNOWN_CARDINALITY, Dataset
 from ferroflow.type_spec import CompositeTensor
 
@@ -45,11 +54,13 @@ __all__ = ["DeferredDataset", "made_in_trace", "unreachable_capture"]
 _TRIALS = ((12, 1, 1), (24, 2, 2))
 
 
-def made_in_trace(cls, args, kwargs, make):
+def made_in_trace(cls, args, kwargs, make, remade_each_run=False, element_spec=None):
     """``cls(*args, **kwargs)`` made while a trace is open (``make`` makes it now): a
-    `DeferredDataset` when the arguments depend on values known only when the graph runs.
+    `DeferredDataset` when the arguments depend on values known only when the graph runs, or
+    when it draws random seeds (see `_made_from_constants`) or is ``remade_each_run``.
     Constants of the trace among them are copied out of it first (a dataset function's trace
-    would otherwise capture them from the enclosing graph)."""
+    would otherwise capture them from the enclosing graph). ``element_spec`` (a function of
+    the arguments): the spec, where stand-in values cannot make the dataset."""
     read = _variables_read((args, kwargs))
     if read is not None:
         args, kwargs = read
@@ -70,41 +81,51 @@ def made_in_trace(cls, args, kwargs, make):
 
     args, kwargs = _Rebuilder(_of_trace, own, note_dataset)((args, kwargs))
     if not symbolic and not upstream:
-        _making.depth = getattr(_making, "depth", 0) + 1
-        try:
-            made = make(*args, **kwargs)
-        finally:
-            _making.depth -= 1
-        seeds = getattr(made, "_iteration_seeds", None)
-        # Only a shuffle starts over: a dataset made inside another's constructor is that
-        # one's part, and `Dataset.random`'s words are read by `sample_from_datasets`
-        # through its own methods (both stay as made, going on across calls).
-        from ferroflow.data._ordering import ShuffleDataset
-
-        if seeds is None or _making.depth > 0 or not isinstance(made, ShuffleDataset):
+        made, draws_seeds = _made_from_constants(make, args, kwargs)
+        if _making.depth > 0 or not (draws_seeds or remade_each_run):
             return made
-        # Unseeded (no op seed, no global seed), TensorFlow's shuffle draws new seeds each
-        # call: the dataset kept across calls goes on to new orders, as it should.
-        op_seed = kwargs.get("seed", args[2] if len(args) > 2 else None)
-        if op_seed is None and _random_seed.global_seed() is None:
-            return made
-        # A dataset whose iterations draw seeds (a reshuffling `shuffle`): TensorFlow makes it
-        # anew in every call of the function, so each call's first iteration has the same
-        # order; a dataset kept across calls would go on to the next order instead.
-        return DeferredDataset(_restarted, (made, seeds.state()), {}, [], [])
-    return DeferredDataset(cls, args, kwargs, list(symbolic.values()), list(upstream.values()))
+        # TensorFlow makes a dataset built in a function anew in every call: a random one
+        # (`shuffle`, `Dataset.random`, `sample_from_datasets`) starts each call from its
+        # seeds (a seeded one with the same numbers every call, an unseeded one with new
+        # ones), where one dataset kept across calls would go on to its next iteration's.
+        return DeferredDataset(cls, args, kwargs, [], [], made=made)
+    spec = None if element_spec is None else element_spec(*args, **kwargs)
+    return DeferredDataset(
+        cls, args, kwargs, list(symbolic.values()), list(upstream.values()), spec=spec
+    )
 
 
-# How many dataset constructors from constants are running on this thread (see made_in_trace).
+# How many dataset constructors from constants are running on this thread, and whether one
+# of the running ones has made a dataset that draws seeds (see `_made_from_constants`).
 _making = threading.local()
 
 
-def _restarted(dataset, seeds_state):
-    """``dataset`` (made while tracing) with its iteration seeds back at ``seeds_state``."""
-    fresh = copy.copy(dataset)
-    fresh._iteration_seeds = copy.copy(dataset._iteration_seeds)
-    fresh._iteration_seeds.set_state(seeds_state)
-    return fresh
+def _made_from_constants(make, args, kwargs):
+    """(``make(*args, **kwargs)``, whether it drew random seeds: it, or a dataset its
+    constructor made as its part, has iteration seeds). A dataset made inside another's
+    constructor is that one's part, never deferred itself."""
+    depth = getattr(_making, "depth", 0)
+    outer_drew = getattr(_making, "drew_seeds", False)
+    _making.depth, _making.drew_seeds = depth + 1, False
+    drew = False
+    try:
+        made = make(*args, **kwargs)
+        drew = _making.drew_seeds or hasattr(made, "_iteration_seeds")
+    finally:
+        _making.depth, _making.drew_seeds = depth, outer_drew or drew
+    return made, drew
+
+
+@contextlib.contextmanager
+def _standing_in():
+    """Stand-in constructions (see `DeferredDataset`) make what they make now: as parts of
+    the construction, never deferred themselves."""
+    depth = getattr(_making, "depth", 0)
+    _making.depth = depth + 1
+    try:
+        yield
+    finally:
+        _making.depth = depth
 
 
 def _of_trace(tensor):
@@ -160,26 +181,22 @@ class DeferredDataset(Dataset):
 
     _deferrable = False
 
-    def __init__(self, cls, args, kwargs, symbolic, upstream):
+    def __init__(self, cls, args, kwargs, symbolic, upstream, made=None, spec=None):
         from ferroflow.data._in_function import staged_construction
 
         self._cls = cls
         self._args = args
         self._kwargs = kwargs
-        try:
-            first = self._stand_in(0)
-        except Exception as e:
-            if hasattr(e, "add_note"):
-                e.add_note(
-                    f"(raised making {cls.__name__} with stand-in values of the tf.function's "
-                    "symbolic tensors, unknown dimensions 12 long and every entry 1, to learn "
-                    "its element spec; see ferroflow/data/_deferred.py)"
-                )
-            raise
-        try:
-            second = self._stand_in(1)
-        except Exception:  # noqa: BLE001 - the first stand-in alone decides
-            second = first
+        # The seeds a run's construction takes are those of the trace (TensorFlow's graph
+        # holds them), whatever the global seed is when it runs.
+        self._global_seed = _random_seed.global_seed()
+        if made is not None:
+            # Made from constants while tracing: its own stand-in.
+            first = second = made
+        elif spec is not None:
+            first, second = (_spec_stand_in(spec, trial) for trial in range(2))
+        else:
+            first, second = self._stand_ins()
         self._standins = (first, second)
         self._spec = _structure.merge_specs(
             first.element_spec, second.element_spec, f"{cls.__name__} elements"
@@ -204,7 +221,8 @@ class DeferredDataset(Dataset):
             )
 
         rebuild = _Rebuilder(lambda t: id(t) in env, value_of, lambda d, _: d.current())
-        self._made.dataset = self._cls(*rebuild(self._args), **rebuild(self._kwargs))
+        with trace_global_seed(self._global_seed):
+            self._made.dataset = self._cls(*rebuild(self._args), **rebuild(self._kwargs))
 
     def current(self):
         """The dataset this graph run made (on this thread)."""
@@ -212,6 +230,24 @@ class DeferredDataset(Dataset):
         if dataset is None:
             self._elements()  # raises: no run of the graph made it
         return dataset
+
+    def _stand_ins(self):
+        """The constructions with the stand-ins of both trials (see `_TRIALS`)."""
+        try:
+            first = self._stand_in(0)
+        except Exception as e:
+            if hasattr(e, "add_note"):
+                e.add_note(
+                    f"(raised making {self._cls.__name__} with stand-in values of the "
+                    "tf.function's symbolic tensors, unknown dimensions 12 long and every "
+                    "entry 1, to learn its element spec; see ferroflow/data/_deferred.py)"
+                )
+            raise
+        try:
+            second = self._stand_in(1)
+        except Exception:  # noqa: BLE001 - the first stand-in alone decides
+            second = first
+        return first, second
 
     def _stand_in(self, trial):
         """The construction with the stand-ins of trial number ``trial``."""
@@ -224,7 +260,8 @@ class DeferredDataset(Dataset):
             return deferred._standins[trial]
 
         rebuild = _Rebuilder(_core.is_symbolic, stand_in, dataset)
-        return self._cls(*rebuild(self._args), **rebuild(self._kwargs))
+        with _standing_in():
+            return self._cls(*rebuild(self._args), **rebuild(self._kwargs))
 
     @property
     def element_spec(self):
@@ -277,6 +314,14 @@ def _parts(value):
     if isinstance(value, _core.Tensor):
         return [value]
     return [p for p in nest.flatten(value, expand_composites=True) if isinstance(p, _core.Tensor)]
+
+
+def _spec_stand_in(spec, trial):
+    """A dataset of one element of ``spec`` with the stand-ins of trial ``trial``."""
+    size, fill, _ = _TRIALS[trial]
+    element = _structure.map_element(lambda s: _composite.example(s, size, fill), spec)
+    with _standing_in():
+        return Dataset.from_tensors(element)
 
 
 def _stand_in_value(value, size, fill, rank):

@@ -9,11 +9,11 @@ import random
 
 import numpy as np
 
-from ferroflow import _random_seed, errors
 from ferroflow import dtypes as _dtypes
+from ferroflow import errors
 from ferroflow._philox_stream import PhiloxStream
 from ferroflow.data import _structure
-from ferroflow.data._seeds import IterationSeeds
+from ferroflow.data._seeds import IterationSeeds, op_seeds
 from ferroflow.data.dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
@@ -143,7 +143,7 @@ class ShuffleDataset(_Reordering):
             _require_scalar(seed, "seed2")
         # UNKNOWN_CARDINALITY: a buffer as large as the dataset (the whole of it shuffled).
         self._buffer_size = None if buffer_size == UNKNOWN_CARDINALITY else int(buffer_size)
-        seed, seed2 = _random_seed.get_seed(None if seed is None else int(seed))
+        seed, seed2 = op_seeds(seed)
         if seed is None:
             # Both seeds 0: TensorFlow's "unseeded", random 64-bit seeds.
             seed, seed2 = random.getrandbits(64), random.getrandbits(64)

@@ -8,13 +8,18 @@ import random
 
 import numpy as np
 
-from ferroflow import _random_seed, errors
 from ferroflow import dtypes as _dtypes
+from ferroflow import errors
 from ferroflow._philox_stream import PhiloxStream
 from ferroflow.array_ops import constant, convert_to_tensor
 from ferroflow.data import _structure
-from ferroflow.data._seeds import IterationSeeds
-from ferroflow.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from ferroflow.data._seeds import IterationSeeds, op_seeds
+from ferroflow.data.dataset import (
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+    dataset_construction,
+)
 from ferroflow.tensor_spec import TensorSpec
 
 __all__ = [
@@ -34,7 +39,7 @@ class RandomDataset(Dataset):
     _repr_name = "_RandomDataset"
 
     def __init__(self, seed=None, rerandomize_each_iteration=None, name=None):
-        seed, seed2 = _random_seed.get_seed(None if seed is None else int(seed))
+        seed, seed2 = op_seeds(seed)
         if seed is None:
             seed, seed2 = random.getrandbits(64), random.getrandbits(64)
         self._iteration_seeds = IterationSeeds(seed, seed2, rerandomize_each_iteration)
@@ -110,6 +115,7 @@ def _int_values(dataset):
     return (int(v.numpy()) for v in dataset._elements())
 
 
+@dataset_construction
 def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
     """`Dataset.choose_from_datasets`: the elements of ``datasets`` in the order
     ``choice_dataset`` (int64 scalars) names them."""
@@ -162,6 +168,7 @@ def _packed(value):
     return convert_to_tensor(value)
 
 
+@dataset_construction
 def sample_from_datasets(
     datasets, weights=None, seed=None, stop_on_empty_dataset=False, rerandomize=None
 ):
@@ -236,7 +243,7 @@ class _RejectionFilter(Dataset):
         self._input = dataset
         self._acceptance = acceptance
         self._class_func = class_func
-        self._seeds = _random_seed.get_seed(seed)
+        self._seeds = op_seeds(seed)
 
     @property
     def element_spec(self):

@@ -8,6 +8,7 @@ thread pool with `num_parallel_calls`). Pipelines that only reorder or select th
 indices, so that `batch` slices the numpy arrays once per batch instead of stacking rows.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -22,6 +23,7 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "dataset_construction",
     "Iterator",
     "NumpyIterator",
 ]
@@ -42,6 +44,36 @@ class _DatasetType(type):
 
             return made_in_trace(cls, args, kwargs, super().__call__)
         return super().__call__(*args, **kwargs)
+
+
+def dataset_construction(build=None, *, remade_each_run=False, element_spec=None):
+    """Decorates ``build``, a function that makes a dataset from its arguments, so that a
+    `tf.function` sees each call as one construction, as a `Dataset` class's (see
+    `_DatasetType`): made from the function's symbolic values, it is made when the graph
+    runs, and the datasets it makes inside are its parts. ``remade_each_run``: made anew at
+    every run even from constants (a glob TensorFlow's graph runs each call).
+    ``element_spec(*args, **kwargs)``: the spec, known without making the dataset (whose
+    making would fail for stand-in values: a glob of no file)."""
+
+    def decorate(build):
+        @functools.wraps(build)
+        def construction(*args, **kwargs):
+            if _core.graph_tracing():
+                from ferroflow.data._deferred import made_in_trace
+
+                return made_in_trace(
+                    construction,
+                    args,
+                    kwargs,
+                    build,
+                    remade_each_run=remade_each_run,
+                    element_spec=element_spec,
+                )
+            return build(*args, **kwargs)
+
+        return construction
+
+    return decorate if build is None else decorate(build)
 
 
 class Dataset(metaclass=_DatasetType):

@@ -1,0 +1,144 @@
+"""Random datasets built inside a `tf.function`, against TensorFlow, which makes them anew in
+every call: seeded ones (an op seed, or the global seed and an op seed) start each call from
+the same numbers, `rerandomize_each_iteration` included (ferroflow kept one dataset across
+calls, which went on to its next iteration's numbers); unseeded ones draw new seeds each call
+(ferroflow repeated the first call's numbers); the seeds are the trace's, whatever global seed
+is set later. Datasets built outside and iterated inside go on across calls as TensorFlow's
+captured datasets do."""
+
+import pytest
+
+from .harness import assert_parity
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _agrees_without_raising(tf_oracle, program, device):
+    expected = assert_parity(tf_oracle, program, args=(device,))
+    assert expected[0] != "raised", expected
+
+
+def _seeded_calls(tf, device, global_seed):
+    def first(ds, n):
+        return ds.take(n).batch(n).get_single_element()
+
+    def two_ranges():
+        return [tf.data.Dataset.range(0, 100), tf.data.Dataset.range(100, 200)]
+
+    tf.random.set_seed(global_seed)
+    try:
+        with tf.device(device):
+
+            @tf.function
+            def words():
+                plain = tf.data.Dataset.random(seed=4)
+                again = tf.data.Dataset.random(seed=4, rerandomize_each_iteration=True)
+                return first(plain, 3), first(again, 3), first(again, 3)
+
+            @tf.function
+            def loop(n):
+                total = tf.constant(0, tf.int64)
+                ds = tf.data.Dataset.random(seed=9, rerandomize_each_iteration=True).take(n)
+                for x in ds:
+                    total = total * 7 + x % 1000
+                return total
+
+            @tf.function
+            def picks():
+                plain = tf.data.Dataset.sample_from_datasets(two_ranges(), seed=7)
+                again = tf.data.Dataset.sample_from_datasets(
+                    two_ranges(), [0.3, 0.7], seed=7, rerandomize_each_iteration=True
+                )
+                choice = tf.data.Dataset.random(seed=2, rerandomize_each_iteration=True)
+                chosen = tf.data.Dataset.choose_from_datasets(
+                    two_ranges(), choice.map(lambda x: x % 2)
+                )
+                return first(plain, 6), first(again, 6), first(again, 6), first(chosen, 6)
+
+            @tf.function
+            def shuffled():
+                ds = tf.data.Dataset.range(8).shuffle(8, seed=3, reshuffle_each_iteration=True)
+                it = iter(ds)
+                return next(it), next(it), first(ds, 8)
+
+            out = []
+            for _ in range(3):
+                out += [words(), loop(tf.constant(4, tf.int64)), picks(), shuffled()]
+            # The trace's seeds stay the function's seeds.
+            tf.random.set_seed(None if global_seed is None else global_seed + 1)
+            out += [words(), picks()]
+            return out
+    finally:
+        tf.random.set_seed(None)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("global_seed", [None, 11])
+def test_seeded_datasets_built_in_a_function_start_over_each_call(tf_oracle, device, global_seed):
+    expected = assert_parity(tf_oracle, _seeded_calls, args=(device, global_seed))
+    assert expected[0] != "raised", expected
+
+
+def _unseeded_calls(tf, device):
+    def first(ds, n):
+        return ds.take(n).batch(n).get_single_element()
+
+    tf.random.set_seed(None)
+    with tf.device(device):
+
+        @tf.function
+        def draws():
+            ranges = [tf.data.Dataset.range(0, 100), tf.data.Dataset.range(100, 200)]
+            picked = tf.data.Dataset.sample_from_datasets(ranges)
+            fixed = tf.data.Dataset.range(30).shuffle(30, reshuffle_each_iteration=False)
+            words = tf.data.Dataset.random()
+            return first(words, 4), first(picked, 30), first(fixed, 30), first(fixed, 30)
+
+        calls = [[t.numpy().tolist() for t in draws()] for _ in range(3)]
+
+    def differ(part):
+        return len({tuple(c[part]) for c in calls}) == 3
+
+    # What TensorFlow defines: new numbers each call; within a call, a shuffle without
+    # reshuffling repeats its order; the values are the datasets'.
+    return [
+        [differ(part) for part in range(4)],
+        [c[2] == c[3] for c in calls],
+        [sorted(c[2]) for c in calls],
+        [all(v < 6 or 100 <= v < 106 for v in sorted(c[1])[:6]) for c in calls],
+    ]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_unseeded_datasets_built_in_a_function_differ_between_calls(tf_oracle, device):
+    _agrees_without_raising(tf_oracle, _unseeded_calls, device)
+
+
+def _built_outside(tf, device):
+    def first(ds, n):
+        return ds.take(n).batch(n).get_single_element()
+
+    tf.random.set_seed(None)
+    with tf.device(device):
+        plain = tf.data.Dataset.random(seed=4)
+        again = tf.data.Dataset.random(seed=4, rerandomize_each_iteration=True)
+        shuffled = tf.data.Dataset.range(6).shuffle(6, seed=3)
+        fixed = tf.data.Dataset.range(6).shuffle(6, seed=3, reshuffle_each_iteration=False)
+        ranges = [tf.data.Dataset.range(0, 100), tf.data.Dataset.range(100, 200)]
+        picked = tf.data.Dataset.sample_from_datasets(
+            ranges, seed=7, rerandomize_each_iteration=True
+        )
+
+        @tf.function
+        def read():
+            total = tf.constant(0, tf.int64)
+            for x in shuffled:
+                total = total * 10 + x
+            return first(plain, 3), first(again, 3), total, first(fixed, 6), first(picked, 6)
+
+        return [read() for _ in range(3)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_datasets_built_outside_go_on_across_calls(tf_oracle, device):
+    _agrees_without_raising(tf_oracle, _built_outside, device)
