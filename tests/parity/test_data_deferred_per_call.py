@@ -142,3 +142,56 @@ def _built_outside(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_datasets_built_outside_go_on_across_calls(tf_oracle, device):
     _agrees_without_raising(tf_oracle, _built_outside, device)
+
+
+def _function_bodies_run_once(tf, device):
+    # TensorFlow traces a dataset function once, when the tf.function is traced: its Python
+    # body does not run again in later calls (ferroflow traced it again in every call, and
+    # twice more while tracing, for its stand-in constructions).
+    log = []
+    with tf.device(device):
+
+        @tf.function
+        def pipeline(x, n, k):
+            def scaled(e):
+                log.append(("map", e.shape.as_list()))
+                return tf.reduce_sum(e) * k
+
+            def kept(e):
+                log.append(("filter", e.shape.as_list()))
+                return e > k
+
+            def step(s, e):
+                log.append(("scan", e.shape.as_list()))
+                return s + e, s * k
+
+            ds = tf.data.Dataset.from_tensor_slices(x).batch(n, drop_remainder=True)
+            ds = ds.map(scaled).filter(kept)
+            ds = ds.scan(tf.constant(0.0), step)
+            return ds.reduce(tf.constant(0.0), lambda a, b: a * 10 + b)
+
+        @tf.function
+        def counted(n):
+            def shifted(e):
+                log.append("range map")
+                return e + 1
+
+            return (
+                tf.data.Dataset.range(n)
+                .map(shifted)
+                .reduce(tf.constant(0, tf.int64), lambda a, b: a * 10 + b)
+            )
+
+        out = []
+        for values, k in [([1.0, 2.0, 3.0], 1.0), ([3.0, 4.0, 5.0], 2.0), ([5.0, 6.0, 0.5], 0.0)]:
+            out.append(pipeline(tf.constant(values), tf.constant(2, tf.int64), tf.constant(k)))
+            out.append(list(log))
+        for n in (3, 5, 1):
+            out.append(counted(tf.constant(n, tf.int64)))
+            out.append(list(log))
+        return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dataset_functions_built_in_a_function_are_traced_once(tf_oracle, device):
+    _agrees_without_raising(tf_oracle, _function_bodies_run_once, device)

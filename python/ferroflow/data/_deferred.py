@@ -29,6 +29,12 @@ well, with itself as its stand-in: TensorFlow makes it anew in every call, so a 
 starts each call from the same numbers and an unseeded one from new ones, where one dataset
 kept across calls would go on to its next iteration's. A run's construction takes its seeds
 under the trace's global seed (`_seeds.trace_global_seed`), as TensorFlow's graph holds them.
+
+The functions of a deferred construction (a `map` function) are traced once, as TensorFlow
+traces them with the function (`_FunctionTemplate`): for the spec their input has while
+tracing (stand-in constructions see upstream deferred datasets with their merged spec), with
+the symbolic tensors they close over as extra inputs of their graph; the stand-ins and each
+run call that graph with their own values, so the Python body does not run again.
 """
 
 import contextlib
@@ -185,8 +191,9 @@ class DeferredDataset(Dataset):
         from ferroflow.data._in_function import staged_construction
 
         self._cls = cls
-        self._args = args
-        self._kwargs = kwargs
+        # Its dataset functions are traced once (as TensorFlow traces them with the
+        # function), not again in each stand-in construction and each run.
+        self._args, self._kwargs = _with_templates((args, kwargs))
         # The seeds a run's construction takes are those of the trace (TensorFlow's graph
         # holds them), whatever the global seed is when it runs.
         self._global_seed = _random_seed.global_seed()
@@ -257,7 +264,9 @@ class DeferredDataset(Dataset):
             return _stand_in_value(value, size, fill, rank)
 
         def dataset(deferred, _):
-            return deferred._standins[trial]
+            # With the spec the upstream dataset has while tracing (its stand-ins' merged),
+            # as TensorFlow's static shapes: a function over its elements is traced once.
+            return _SpecView(deferred._standins[trial], deferred._spec)
 
         rebuild = _Rebuilder(_core.is_symbolic, stand_in, dataset)
         with _standing_in():
@@ -346,6 +355,169 @@ def _stand_in_value(value, size, fill, rank):
     return _composite.example(value._type_spec, size, fill)
 
 
+class _SpecView(Dataset):
+    """``dataset`` seen with the spec ``spec`` (as general as its own)."""
+
+    _deferrable = False
+
+    def __init__(self, dataset, spec):
+        self._input = dataset
+        self._spec = spec
+        self._repr_name = dataset._repr_name
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _elements(self):
+        return self._input._elements()
+
+    def options(self):
+        return self._input.options()
+
+
+def _with_templates(arguments):
+    """``arguments`` (args and kwargs of a deferred construction) with the functions among
+    them, in lists, tuples and dicts, as `_FunctionTemplate`s."""
+    if isinstance(arguments, (types.FunctionType, types.MethodType, functools.partial)):
+        return _FunctionTemplate.of(arguments)
+    if isinstance(arguments, (list, tuple)):
+        items = [_with_templates(v) for v in arguments]
+        if all(a is b for a, b in zip(items, arguments)):
+            return arguments
+        if isinstance(arguments, tuple) and hasattr(type(arguments), "_fields"):
+            return type(arguments)(*items)
+        return type(arguments)(items)
+    if isinstance(arguments, dict):
+        items = {k: _with_templates(v) for k, v in arguments.items()}
+        if all(items[k] is v for k, v in arguments.items()):
+            return arguments
+        rebuilt = copy.copy(arguments)
+        rebuilt.update(items)
+        return rebuilt
+    return arguments
+
+
+class _FunctionTemplate:
+    """A function given to a deferred construction (a `map` function), traced once per
+    input spec and kind of transformation with the symbolic tensors it closes over
+    (``captured``) as inputs of its graph: each stand-in construction and each run binds it
+    to its values of them (`_BoundFunction`) and runs that graph, where rebuilding the
+    function on the values and tracing it would run its Python body every time."""
+
+    def __init__(self, fn, captured):
+        self.fn = fn
+        self.captured = captured
+        self._traces = []  # (kind, spec, TracedFunction or None)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, fn):
+        """A template of ``fn``, or ``fn`` itself where it closes over a composite or a
+        deferred dataset (it is then rebuilt and traced anew for each use, as before)."""
+        captured, other = {}, []
+
+        def note(value):
+            if isinstance(value, _core.Tensor):
+                captured.setdefault(id(value), value)
+            else:
+                other.append(value)
+            return value
+
+        def dataset(deferred, _):
+            other.append(deferred)
+            return deferred
+
+        _Rebuilder(_core.is_symbolic, note, dataset)(fn)
+        if other:
+            return fn
+        return cls(fn, list(captured.values()))
+
+    def traced(self, spec, kind):
+        """(the spec traced for, its `TracedFunction` of ``(element, captured values)``) for
+        elements of ``spec``, or None where the graph cannot be reused (an unknown rank, a
+        graph that depends on the example's sizes or calls Python)."""
+        with self._lock:
+            for traced_kind, traced_spec, traced in self._traces:
+                if traced_kind == kind and _admits(traced_spec, spec):
+                    return None if traced is None else (traced_spec, traced)
+            traced = self._trace(spec, kind)
+            self._traces.append((kind, spec, traced))
+            return None if traced is None else (spec, traced)
+
+    def _trace(self, spec, kind):
+        from ferroflow import autograph
+        from ferroflow.data._functional import TracedFunction, call_on_element
+        from ferroflow.tensor_spec import TensorSpec
+
+        leaves = _structure.flatten(spec)
+        if not all(isinstance(s, TensorSpec) and s.shape.rank is not None for s in leaves):
+            return None
+        fn, captured = self.fn, self.captured
+
+        def body(element, values):
+            env = {id(t): v for t, v in zip(captured, values)}
+            rebuilt = _Rebuilder(lambda t: id(t) in env, lambda t: env[id(t)], _keep)(fn)
+            return call_on_element(autograph.to_graph(rebuilt), element)
+
+        body.__name__ = getattr(fn, "__name__", "function")
+        signature = (spec, tuple(TensorSpec(t.shape, t.dtype) for t in captured))
+        traced = TracedFunction(body, signature, kind)
+        # A graph with host calls (a dataset built and read inside the function, a
+        # `py_function`) does not run right called from another trace: traced per use.
+        if not traced._direct or traced._concrete._core.calls_python:
+            return None
+        return traced
+
+
+def _keep(deferred, _):
+    return deferred
+
+
+def _admits(general, spec):
+    """Whether elements of ``spec`` are elements of ``general`` too."""
+    try:
+        return _structure.merge_specs(general, spec, "elements") == general
+    except (TypeError, ValueError):
+        return False
+
+
+class _BoundFunction:
+    """A `_FunctionTemplate` with values for its captured tensors (a stand-in's or a run's):
+    called, the function rebuilt on them; traced by `_functional.trace_dataset_function`,
+    the template's graph run with them."""
+
+    def __init__(self, template, rebuilt, values):
+        self._template = template
+        self.__wrapped__ = rebuilt
+        self.__name__ = getattr(rebuilt, "__name__", "function")
+        self._values = tuple(values)
+
+    def __call__(self, *args, **kwargs):
+        return self.__wrapped__(*args, **kwargs)
+
+    def traced_for(self, spec, kind):
+        """A `TracedFunction` for elements of ``spec`` that runs the template's graph with
+        this binding's values, or None (trace ``__wrapped__`` instead)."""
+        from ferroflow.data._functional import TracedFunction
+
+        found = self._template.traced(spec, kind)
+        if found is None:
+            return None
+        traced_spec, traced = found
+        concrete, values = traced._concrete, self._values
+        tuple_element = type(traced_spec) is tuple
+
+        def bound(*args):
+            return concrete((args if tuple_element else args[0], values))
+
+        bound.__name__ = self.__name__
+        return TracedFunction(bound, traced_spec, kind)
+
+
 class _Rebuilder:
     """Rebuilds a value (arguments of a dataset constructor) with its tensors or composites
     that ``wanted`` parts of replaced by ``value(part)`` and its deferred datasets by
@@ -367,6 +539,8 @@ class _Rebuilder:
             return self._value(value) if wanted else value
         if isinstance(value, DeferredDataset):
             return self._memoized(value, lambda d: self._dataset(d, self))
+        if isinstance(value, _FunctionTemplate):
+            return self._memoized(value, self._bound)
         if isinstance(value, (list, tuple)):
             items = [self(v) for v in value]
             if all(a is b for a, b in zip(items, value)):
@@ -400,6 +574,10 @@ class _Rebuilder:
             self._memo[id(value)] = (value, value)
             entry = self._memo[id(value)] = (value, rebuild(value))
         return entry[1]
+
+    def _bound(self, template):
+        values = [self(t) for t in template.captured]
+        return _BoundFunction(template, self(template.fn), values)
 
     def _function(self, fn):
         cells = fn.__closure__ or ()

@@ -50,6 +50,13 @@ def trace_dataset_function(fn, element_spec, kind):
     interface, the function called eagerly per element (outputs equal to TensorFlow's for
     functions of their inputs; Python side effects run per element).
     """
+    traced_for = getattr(fn, "traced_for", None)
+    if traced_for is not None:
+        # A function of a dataset built in a tf.function, traced once (data/_deferred.py).
+        traced = traced_for(element_spec, kind)
+        if traced is not None:
+            return traced
+        fn = fn.__wrapped__
     try:
         return TracedFunction(fn, element_spec, kind)
     except TypeError as e:
