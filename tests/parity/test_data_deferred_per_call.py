@@ -195,3 +195,110 @@ def _function_bodies_run_once(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_dataset_functions_built_in_a_function_are_traced_once(tf_oracle, device):
     _agrees_without_raising(tf_oracle, _function_bodies_run_once, device)
+
+
+def _list_files_of_traced_patterns(tf, device):
+    # `list_files` of a traced pattern globs when the graph runs (ferroflow raised reading the
+    # pattern's value while tracing); a constant pattern's matches are folded into the graph.
+    import os
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    for name in ["b.txt", "a.txt", "c.txt", "d.csv"]:
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(name[0] * 3)
+
+    def names(tensor):
+        return [os.path.basename(p) for p in tensor.numpy().tolist()]
+
+    specs = []
+
+    with tf.device(device):
+
+        @tf.function
+        def listed(pattern):
+            ds = tf.data.Dataset.list_files(pattern, shuffle=False)
+            specs.append(ds.element_spec)
+            return ds.batch(10).get_single_element()
+
+        @tf.function
+        def read(pattern):
+            ds = tf.data.Dataset.list_files(pattern, shuffle=False).map(tf.io.read_file)
+            return ds.reduce(tf.constant(""), lambda a, b: a + b)
+
+        @tf.function
+        def both(first, second):
+            ds = tf.data.Dataset.list_files([first, second], shuffle=False)
+            return ds.batch(10).get_single_element()
+
+        @tf.function
+        def shuffled(pattern):
+            ds = tf.data.Dataset.list_files(pattern, seed=3)
+            return ds.batch(10).get_single_element()
+
+        @tf.function
+        def constant_pattern():
+            ds = tf.data.Dataset.list_files(os.path.join(folder, "*.txt"), shuffle=False)
+            return ds.batch(10).get_single_element()
+
+        txt, csv = tf.constant(os.path.join(folder, "*.txt")), tf.constant(folder + "/*.csv")
+        out = []
+        out += [names(listed(txt)), names(listed(csv)), read(txt)]
+        out += [names(both(tf.constant(folder + "/a*"), csv)), names(constant_pattern())]
+        out += [sorted(names(shuffled(txt))), names(shuffled(txt)) == names(shuffled(txt))]
+        with open(os.path.join(folder, "e.txt"), "w") as f:
+            f.write("eee")
+        out += [names(listed(txt)), names(constant_pattern())]
+        try:
+            listed(tf.constant(folder + "/*.none"))
+        except Exception as e:  # noqa: BLE001 - the class is compared
+            out.append(type(e).__name__)
+        return out, specs
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_list_files_of_traced_patterns(tf_oracle, device):
+    _agrees_without_raising(tf_oracle, _list_files_of_traced_patterns, device)
+
+
+def _rejection_resample_of_traced_distributions(tf, device):
+    # Traced target and initial distributions (ferroflow raised reading their values while
+    # tracing). Each function is called once: TensorFlow's stateful filter draws go on in
+    # later calls of the same function.
+    specs = []
+
+    def resampler():
+        @tf.function
+        def resample(x, target, initial):
+            ds = tf.data.Dataset.from_tensor_slices(x)
+            out = ds.rejection_resample(
+                lambda v: tf.cast(v, tf.int32), target, initial_dist=initial, seed=3
+            )
+            specs.append(out.element_spec)
+            return out.map(lambda c, v: v).batch(100).get_single_element()
+
+        return resample
+
+    def estimating():
+        @tf.function
+        def resample(target):
+            ds = tf.data.Dataset.range(40).map(lambda v: v % 4)
+            out = ds.rejection_resample(lambda v: tf.cast(v, tf.int32), target, seed=5)
+            return out.map(lambda c, v: v).batch(100).get_single_element()
+
+        return resample
+
+    values = tf.constant([v % 4 for v in range(40)], tf.int64)
+    quarter = tf.constant([0.25] * 4)
+    with tf.device(device):
+        return [
+            resampler()(values, tf.constant([0.1, 0.2, 0.3, 0.4]), quarter),
+            resampler()(values, tf.constant([0.7, 0.1, 0.1, 0.1]), quarter),
+            estimating()(tf.constant([0.1, 0.2, 0.3, 0.4])),
+            specs,
+        ]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rejection_resample_of_traced_distributions(tf_oracle, device):
+    _agrees_without_raising(tf_oracle, _rejection_resample_of_traced_distributions, device)

@@ -60,10 +60,10 @@ __all__ = ["DeferredDataset", "made_in_trace", "unreachable_capture"]
 _TRIALS = ((12, 1, 1), (24, 2, 2))
 
 
-def made_in_trace(cls, args, kwargs, make, remade_each_run=False, element_spec=None):
+def made_in_trace(cls, args, kwargs, make, element_spec=None):
     """``cls(*args, **kwargs)`` made while a trace is open (``make`` makes it now): a
     `DeferredDataset` when the arguments depend on values known only when the graph runs, or
-    when it draws random seeds (see `_made_from_constants`) or is ``remade_each_run``.
+    when it draws random seeds (see `_made_from_constants`).
     Constants of the trace among them are copied out of it first (a dataset function's trace
     would otherwise capture them from the enclosing graph). ``element_spec`` (a function of
     the arguments): the spec, where stand-in values cannot make the dataset."""
@@ -88,7 +88,7 @@ def made_in_trace(cls, args, kwargs, make, remade_each_run=False, element_spec=N
     args, kwargs = _Rebuilder(_of_trace, own, note_dataset)((args, kwargs))
     if not symbolic and not upstream:
         made, draws_seeds = _made_from_constants(make, args, kwargs)
-        if _making.depth > 0 or not (draws_seeds or remade_each_run):
+        if _making.depth > 0 or not draws_seeds:
             return made
         # TensorFlow makes a dataset built in a function anew in every call: a random one
         # (`shuffle`, `Dataset.random`, `sample_from_datasets`) starts each call from its

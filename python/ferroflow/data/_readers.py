@@ -12,10 +12,16 @@ import zlib
 
 import numpy as np
 
-from ferroflow import _core, errors
+from ferroflow import _core, _tracing, errors
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import constant, convert_to_tensor, reshape
-from ferroflow.data.dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, check_count
+from ferroflow.data.dataset import (
+    AUTOTUNE,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+    check_count,
+    dataset_construction,
+)
 from ferroflow.io import _decode, _filesystem
 from ferroflow.tensor_spec import TensorSpec
 
@@ -688,13 +694,29 @@ class CsvDataset(_ReaderDataset):
 # --- list_files ------------------------------------------------------------------------------
 
 
+def _matches_now(patterns):
+    """`matching_files` of eager ``patterns``, run now."""
+    found = []
+    for p in np.asarray(patterns.numpy(), dtype=object).reshape(-1):
+        found.extend(_filesystem.get_matching_paths(p.decode("utf-8", "surrogateescape")))
+    found.sort(key=lambda s: s.encode("utf-8", "surrogateescape"))
+    encoded = [s.encode("utf-8", "surrogateescape") for s in found]
+    return convert_to_tensor(np.array(encoded, dtype=object), dtype=_dtypes.string)
+
+
+@dataset_construction(element_spec=lambda *args, **kwargs: TensorSpec([], _dtypes.string))
 def list_files(file_pattern, shuffle=None, seed=None, name=None):
     """The files matching ``file_pattern`` (a glob or a list of them), sorted, in a random
     order each iteration unless ``shuffle=False``; no match is InvalidArgumentError."""
     from ferroflow.io._files import matching_files
 
     patterns = convert_to_tensor(file_pattern, dtype=_dtypes.string)
-    matched = matching_files(patterns)
+    if _tracing.tracing() and not _core.is_symbolic(patterns):
+        # A constant pattern inside a tf.function: TensorFlow's graph folds its matches once
+        # (files made after the trace are not listed); the op would be a node of the trace.
+        matched = _matches_now(patterns)
+    else:
+        matched = matching_files(patterns)
     if int(np.asarray(matched.numpy()).size) == 0:
         shown = b", ".join(np.asarray(patterns.numpy()).reshape(-1).tolist())
         raise _invalid(

@@ -336,6 +336,7 @@ class PerElementDataset(Dataset):
         return (self._fn(e) for e in self._input._elements())
 
 
+@dataset_construction
 def rejection_resample(dataset, class_func, target_dist, initial_dist=None, seed=None):
     """`Dataset.rejection_resample`: (class, element) pairs, resampled towards the class
     distribution ``target_dist``: TensorFlow's composition (a mix, drawn by

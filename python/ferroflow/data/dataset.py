@@ -46,14 +46,13 @@ class _DatasetType(type):
         return super().__call__(*args, **kwargs)
 
 
-def dataset_construction(build=None, *, remade_each_run=False, element_spec=None):
+def dataset_construction(build=None, *, element_spec=None):
     """Decorates ``build``, a function that makes a dataset from its arguments, so that a
     `tf.function` sees each call as one construction, as a `Dataset` class's (see
     `_DatasetType`): made from the function's symbolic values, it is made when the graph
-    runs, and the datasets it makes inside are its parts. ``remade_each_run``: made anew at
-    every run even from constants (a glob TensorFlow's graph runs each call).
-    ``element_spec(*args, **kwargs)``: the spec, known without making the dataset (whose
-    making would fail for stand-in values: a glob of no file)."""
+    runs, and the datasets it makes inside are its parts. ``element_spec(*args, **kwargs)``:
+    the spec, known without making the dataset (whose making would fail for stand-in
+    values: a glob that matches no file)."""
 
     def decorate(build):
         @functools.wraps(build)
@@ -61,14 +60,7 @@ def dataset_construction(build=None, *, remade_each_run=False, element_spec=None
             if _core.graph_tracing():
                 from ferroflow.data._deferred import made_in_trace
 
-                return made_in_trace(
-                    construction,
-                    args,
-                    kwargs,
-                    build,
-                    remade_each_run=remade_each_run,
-                    element_spec=element_spec,
-                )
+                return made_in_trace(construction, args, kwargs, build, element_spec=element_spec)
             return build(*args, **kwargs)
 
         return construction
