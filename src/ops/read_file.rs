@@ -17,6 +17,7 @@ use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::tstring::TfString;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::RwLock;
 
@@ -34,6 +35,29 @@ pub fn set_ram_root(root: PathBuf) {
     *RAM_ROOT.write().unwrap_or_else(|e| e.into_inner()) = Some(root);
 }
 
+/// The `ram://` names (less the scheme) whose folder on disk holds names below them but is no
+/// directory of TensorFlow's map (a write's parents, the root until made), published by
+/// `io/_ram_filesystem.py` whenever they change: reading one is NotFound, as in TensorFlow,
+/// where reading a directory made with `mkdir` is InvalidArgument.
+static RAM_IMPLICIT: RwLock<Option<HashSet<String>>> = RwLock::new(None);
+
+/// In the folder of a `ram://` name that is a file and has names below it, that file (see
+/// `io/_ram_filesystem.py`'s `_OWN_FILE`).
+const RAM_OWN_FILE: &str = "%file";
+
+/// Replaces the set of implicit `ram://` folders.
+pub fn set_ram_implicit(names: Vec<String>) {
+    *RAM_IMPLICIT.write().unwrap_or_else(|e| e.into_inner()) = Some(names.into_iter().collect());
+}
+
+fn ram_implicit(key: &str) -> bool {
+    RAM_IMPLICIT
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map_or(key.is_empty(), |names| names.contains(key))
+}
+
 /// A `ram://` name's part as a file name, escaped as `io/_ram_filesystem.py` escapes it: '%'
 /// as `%25`, and the parts a path cannot hold ('', '.', '..') as `%`, `%2E`, `%2E%2E`.
 fn ram_part(part: &str) -> Cow<'_, str> {
@@ -49,8 +73,7 @@ fn ram_part(part: &str) -> Cow<'_, str> {
 /// Where the `ram://` file `rest` (the name less its scheme) is kept; None when no `ram://`
 /// name was used yet (so it cannot exist).
 fn ram_path(rest: &str) -> Option<PathBuf> {
-    // tsl's StripRamFsPrefix drops one trailing '/'.
-    let key = rest.strip_suffix('/').unwrap_or(rest);
+    let key = ram_key(rest);
     let mut path = RAM_ROOT.read().unwrap_or_else(|e| e.into_inner()).clone()?;
     if !key.is_empty() {
         for part in key.split('/') {
@@ -60,12 +83,27 @@ fn ram_path(rest: &str) -> Option<PathBuf> {
     Some(path)
 }
 
+/// tsl's StripRamFsPrefix: the map's name, less one trailing '/'.
+fn ram_key(rest: &str) -> &str {
+    rest.strip_suffix('/').unwrap_or(rest)
+}
+
 /// TensorFlow's RamFileSystem read: NotFoundError (with no message, as TensorFlow's) for a
-/// missing name, InvalidArgumentError for a directory.
+/// missing name or a folder that only holds names below it, InvalidArgumentError for a
+/// directory made as one; a file with names below it is read from its folder.
 fn read_ram(name: &str, rest: &str) -> Result<Vec<u8>> {
     let path = ram_path(rest).ok_or_else(|| Error::NotFound(String::new()))?;
     match std::fs::metadata(&path) {
-        Ok(meta) if meta.is_dir() => Err(Error::InvalidArgument(format!("{name} is a directory."))),
+        Ok(meta) if meta.is_dir() => {
+            let own = path.join(RAM_OWN_FILE);
+            if own.is_file() {
+                std::fs::read(&own).map_err(|e| os_error(&e, name))
+            } else if ram_implicit(ram_key(rest)) {
+                Err(Error::NotFound(String::new()))
+            } else {
+                Err(Error::InvalidArgument(format!("{name} is a directory.")))
+            }
+        }
         Ok(_) => std::fs::read(&path).map_err(|e| os_error(&e, name)),
         Err(_) => Err(Error::NotFound(String::new())),
     }

@@ -151,6 +151,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(snappy_compress_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(snappy_decompress_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(set_ram_root, m)?)?;
+    m.add_function(wrap_pyfunction!(set_ram_implicit, m)?)?;
     Ok(())
 }
 
@@ -158,6 +159,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyfunction]
 fn set_ram_root(root: PathBuf) {
     crate::ops::read_file::set_ram_root(root);
+}
+
+/// The `ram://` names whose folders are no directories of the map (`io/_ram_filesystem.py`
+/// publishes them whenever they change), for `ReadFile`'s NotFound.
+#[pyfunction]
+fn set_ram_implicit(names: Vec<String>) {
+    crate::ops::read_file::set_ram_implicit(names);
 }
 
 /// `data` as TensorFlow's SNAPPY blocks (`tf.data` save files).

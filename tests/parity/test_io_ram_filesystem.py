@@ -498,18 +498,8 @@ def _read_file_kinds(tf, device, base, graph):
     return out, bad
 
 
-# A graph's ReadFile is the Rust primitive, which reads any folder of the store as a
-# directory: it cannot tell the parents a write made (no entries) from directories, nor find
-# the file of a name with names below it (kept in that name's folder). A host
-# step that asks the ram map would make every read_file map stateful (no fusion, no parallel
-# map), so the fix belongs in `src/ops/read_file.rs`.
-_GRAPH_READS = pytest.mark.xfail(
-    strict=True, reason="graph ReadFile of an implicit ram:// folder needs a Rust change"
-)
-
-
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("graph", [False, pytest.param(True, marks=_GRAPH_READS)])
+@pytest.mark.parametrize("graph", [False, True])
 def test_read_file_of_each_kind_of_name(tf_oracle, device, graph):
     base = f"ram://kinds-{device[:3]}-{graph}"
     args = (device, base, graph)

@@ -53,8 +53,34 @@ PREFIX = "ram://"
 
 _lock = threading.RLock()
 _root = None
-# Names whose folder on disk is no directory entry of the map; the root is one until made.
-_implicit = {""}
+
+
+class _ImplicitFolders(set):
+    """Names whose folder on disk is no directory entry of the map; the root is one until
+    made. Every change is published to Rust, whose graph `ReadFile` raises NotFound for
+    them, as TensorFlow does (InvalidArgument for a directory made as one)."""
+
+    def add(self, name):
+        if name not in self:
+            super().add(name)
+            self._publish()
+
+    def discard(self, name):
+        if name in self:
+            super().discard(name)
+            self._publish()
+
+    def difference_update(self, names):
+        before = len(self)
+        super().difference_update(names)
+        if len(self) != before:
+            self._publish()
+
+    def _publish(self):
+        _core.set_ram_implicit(list(self))
+
+
+_implicit = _ImplicitFolders({""})
 
 # A name's parts as file names: '%' escaped, and the parts a path cannot hold ('', '.', '..')
 # spelled with escapes no other part produces. `src/ops/read_file.rs` encodes the same way.
