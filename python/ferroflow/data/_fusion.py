@@ -31,7 +31,7 @@ import os
 
 from ferroflow import _core, errors
 from ferroflow.concrete_function import _TENSOR, _CompositeSlot
-from ferroflow.data import _composite, _instances, _structure
+from ferroflow.data import _composite, _instances, _prefetch, _structure
 
 __all__ = ["fuses_with_map", "map_and_batch", "map_chain", "read_and_batch"]
 
@@ -172,15 +172,36 @@ def _traced_fn_of(fn):
 
 
 class _Batches:
-    """The fused batches. An iterator object rather than a generator: as TensorFlow's
-    MapAndBatch, a batch with a failing element raises its error and the next batch follows
-    (a generator would end at its first exception)."""
+    """The fused batches: each batch's runs (`_Runs`) assembled into its element. Where the
+    runs are parallel, a background thread computes the next batches' runs while this one is
+    assembled and consumed, as TensorFlow's MapAndBatch keeps batches in flight: the thread
+    pool is then not idle while one thread reads the input's elements and stacks a batch."""
 
     def __init__(self, fn, threads, source, assemble, batch_dataset):
+        runs = _Runs(fn, threads, source, batch_dataset, assemble.stack)
+        ahead = runs.parallel and not fn._concrete._core.calls_python
+        self._runs = _prefetch.Prefetcher(runs, 1) if ahead else runs
+        self._assemble = assemble
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        stacked, rows = next(self._runs)
+        return self._assemble(stacked, rows)
+
+
+class _Runs:
+    """The map's runs for each batch, stacked in Rust: ``(columns, rows)`` per batch. An
+    iterator object rather than a generator: as TensorFlow's MapAndBatch, a batch with a
+    failing element raises its error and the next batch follows (a generator would end at its
+    first exception)."""
+
+    def __init__(self, fn, threads, source, batch_dataset, stack):
         self._fn = fn
         self._core = fn._concrete._core
-        self._parallel = threads is not None and threads > 1
-        self._assemble = assemble
+        self.parallel = threads is not None and threads > 1
+        self._stack = stack
         self._elements = iter(source._elements())
         self._size = batch_dataset._batch_size
         self._drop_remainder = batch_dataset._drop_remainder
@@ -198,8 +219,7 @@ class _Batches:
             raise StopIteration
         flat = [self._fn.flatten(element) for element in chunk]
         graph = _instances.graph_for(self._core)
-        stacked = graph.call_many_stacked(flat, self._parallel, self._assemble.stack)
-        return self._assemble(stacked, len(chunk))
+        return graph.call_many_stacked(flat, self.parallel, self._stack), len(chunk)
 
 
 def _assembler(fn, batch_dataset):
