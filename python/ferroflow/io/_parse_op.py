@@ -3,8 +3,8 @@
 The Rust kernel parses the records and assembles every sparse, dense and ragged output, so a
 parse is one graph node in a traced function (every `Dataset.map(parse_fn)`) and never takes the
 GIL. As TensorFlow's `parsing_config` does, this module turns the feature dict into the op's
-keys, types, shapes and defaults (`_Params`), and composes SparseFeature and RaggedFeature
-partitions from the op's outputs with ordinary ops, so they trace too.
+keys, types, shapes and defaults (`_Params`), and composes SparseFeatures and RaggedFeature
+partitions (`_ragged_partitions`) from the op's outputs with ordinary ops, so they trace too.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import json
 from ferroflow import _core
 from ferroflow import dtypes as _dtypes
 
+from . import _ragged_partitions
 from ._features import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -28,11 +29,14 @@ class _Params:
     """TensorFlow's ParseOpParams: the op's sparse, dense and ragged keys with their types,
     dense shapes and defaults, read from the features in sorted key order."""
 
-    def __init__(self, features):
+    def __init__(self, features, feature_lists=False):
+        """``feature_lists``: the features are a SequenceExample's feature lists (the op's
+        attrs are named after them, and FixedLenFeature and SparseFeature are refused)."""
         if not features:
             raise ValueError(f"Argument `features` cannot be None or falsy. Got {features}")
         if not isinstance(features, dict):
             raise TypeError(f"features must be a dict, got {type(features).__name__}")
+        self.feature_lists = feature_lists
         self.sparse = {}  # key -> dtype name
         self.dense = []  # (key, dtype name, shape, default value, variable length)
         self.ragged = {}  # key -> (value dtype name, row splits dtype name)
@@ -40,8 +44,17 @@ class _Params:
             self._add(key, features[key])
         self._check_disjoint()
 
+    def _attr(self, name):
+        return "feature_list_" + name if self.feature_lists else name
+
     def _add(self, key, feature):
-        if isinstance(feature, FixedLenFeature):
+        if self.feature_lists and isinstance(feature, FixedLenSequenceFeature):
+            name = _dtype_name(feature.dtype, "feature_list_dense_types")
+            shape = [int(d) for d in feature.shape]
+            self.dense.append((key, name, shape, feature.default_value, True))
+        elif self.feature_lists and not isinstance(feature, (VarLenFeature, RaggedFeature)):
+            raise ValueError(f"Unsupported {type(feature).__name__} {feature} for key '{key}'")
+        elif isinstance(feature, FixedLenFeature):
             shape = list(feature.shape)
             if any(d is None or int(d) < 0 for d in shape):
                 raise ValueError(
@@ -59,7 +72,7 @@ class _Params:
             shape = [int(d) for d in feature.shape]
             self.dense.append((key, name, shape, feature.default_value, True))
         elif isinstance(feature, VarLenFeature):
-            self._add_sparse(key, _dtype_name(feature.dtype, "sparse_types"))
+            self._add_sparse(key, _dtype_name(feature.dtype, self._attr("sparse_types")))
         elif isinstance(feature, SparseFeature):
             index_keys = feature.index_key
             if isinstance(index_keys, str):
@@ -69,7 +82,7 @@ class _Params:
             self._add_sparse(feature.value_key, _dtype_name(feature.dtype, "sparse_types"))
         elif isinstance(feature, RaggedFeature):
             splits = feature.row_splits_dtype.name
-            name = _dtype_name(feature.dtype, "ragged_value_types")
+            name = _dtype_name(feature.dtype, self._attr("ragged_value_types"))
             self._add_ragged(feature.value_key or key, name, splits)
             for p in feature.partitions:
                 if not isinstance(p, RaggedFeature.UniformRowLength):
@@ -160,10 +173,16 @@ def _names(example_names, single):
 def parse(serialized, features, example_names, params=None):
     """The parsed features of `serialized` (a string scalar or vector tensor), in
     TensorFlow's dict order (`params`: the features' `_Params`, when already built)."""
+    params = params or _Params(features)
+    return composed(features, op_outputs(serialized, example_names, params))
+
+
+def op_outputs(serialized, example_names, params):
+    """The `ParseExampleV2` op's outputs by key: a SparseTensor per sparse key, a Tensor per
+    dense key, per ragged key its values (one record) or a RaggedTensor [batch, (values)]."""
     from ferroflow.ragged.ragged_tensor import RaggedTensor
     from ferroflow.sparse_tensor import SparseTensor
 
-    params = params or _Params(features)
     single = serialized.shape.rank == 0
     inputs = [serialized, _names(example_names, single), *params.defaults()]
     outputs = iter(_core.raw_op("ParseExampleV2", inputs, json.dumps(params.attrs())))
@@ -178,38 +197,52 @@ def parse(serialized, features, example_names, params=None):
         for key, i, v, s in zip(params.sparse, indices, values, shapes, strict=True)
     }
     tensors.update((d[0], v) for d, v in zip(params.dense, take(nd), strict=True))
-    raw = dict(zip(params.ragged, zip(take(nr), take(nr), strict=True), strict=True))
-    for key, (v, splits) in raw.items():
+    for key, v, splits in zip(params.ragged, take(nr), take(nr), strict=True):
         tensors[key] = v if single else RaggedTensor.from_row_splits(v, splits, validate=False)
+    return tensors
+
+
+def composed(features, tensors):
+    """The features' outputs from the op's outputs by key (``tensors``): SparseFeatures and
+    RaggedFeatures built from their keys' outputs (all of them from the op's outputs, as
+    TensorFlow's, when one feature's key is another's value key), in TensorFlow's order."""
     updates = {}
     for key in sorted(features):
         feature = features[key]
         if isinstance(feature, SparseFeature):
             updates[key] = _sparse_merge(feature, tensors)
-        elif isinstance(feature, RaggedFeature) and feature.partitions:
-            updates[key] = _ragged(key, feature, raw, single)
         elif isinstance(feature, RaggedFeature):
-            updates[key] = tensors[feature.value_key or key]
-    tensors.update(updates)
+            updates[key] = _ragged_partitions.build(key, feature, tensors)
+    tensors = {**tensors, **updates}
     return _ordered({k: tensors[k] for k in features}, features)
 
 
-def _ordered(out, features):
-    """TensorFlow's dict order: sparse outputs, then dense, then ragged outputs, each by key,
-    then the features built from other keys' outputs (SparseFeatures, and RaggedFeatures
-    reading another key's values), by key."""
-
-    def rank(key):
+def _op_keys(features):
+    """The parse op's keys in TensorFlow's order: sparse, dense, then ragged keys, each group
+    in the order the features (sorted by key) name them, partition keys after value keys."""
+    sparse, dense, ragged = {}, [], {}
+    for key in sorted(features):
         f = features[key]
         if isinstance(f, VarLenFeature):
-            return 0
-        if isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)):
-            return 1
-        if isinstance(f, SparseFeature) or f.value_key not in (None, key):
-            return 3
-        return 2
+            sparse[key] = None
+        elif isinstance(f, SparseFeature):
+            index_keys = [f.index_key] if isinstance(f.index_key, str) else f.index_key
+            sparse.update(dict.fromkeys([*sorted(index_keys), f.value_key]))
+        elif isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)):
+            dense.append(key)
+        elif isinstance(f, RaggedFeature):
+            ragged[f.value_key or key] = None
+            partitions = [p for p in f.partitions if not isinstance(p, f.UniformRowLength)]
+            ragged.update(dict.fromkeys(p.key for p in partitions))
+    return [*sparse, *dense, *ragged]
 
-    return {k: out[k] for k in sorted(out, key=lambda k: (rank(k), k))}
+
+def _ordered(out, features):
+    """TensorFlow's dict order: a feature whose key is one of the op's keys where the op's
+    outputs list it (`_op_keys`), then the features built from other keys' outputs, by key."""
+    op_keys = _op_keys(features)
+    position = {k: i for i, k in reversed(list(enumerate(op_keys)))}
+    return {k: out[k] for k in sorted(out, key=lambda k: (position.get(k, len(op_keys)), k))}
 
 
 def _sparse_merge(feature, tensors):
@@ -234,84 +267,3 @@ def _sparse_merge(feature, tensors):
         return result
     ordered = tf.sparse.reorder(result)
     return SparseTensor(ordered.indices, ordered.values, shape)
-
-
-def _ragged(key, feature, raw, single):
-    """A RaggedFeature's value feature nested by its partitions, innermost first."""
-    from ferroflow.ragged.ragged_tensor import RaggedTensor
-
-    splits_dtype = feature.row_splits_dtype
-    values, splits = raw[feature.value_key or key]
-    for partition in reversed(feature.partitions):
-        if single:
-            values = _partition(values, partition, raw, splits_dtype, feature.validate)
-        else:
-            values, splits = _batched_partition(
-                values, splits, partition, raw, splits_dtype, feature.validate
-            )
-    if single:
-        return values
-    return RaggedTensor.from_row_splits(values, splits, validate=False)
-
-
-def _uniform(values, length, splits_dtype, validate):
-    import ferroflow as tf
-    from ferroflow.ragged.ragged_tensor import RaggedTensor
-
-    if isinstance(values, RaggedTensor):
-        length = tf.constant(length, dtype=splits_dtype)
-        return RaggedTensor.from_uniform_row_length(values, length, validate=validate)
-    return tf.reshape(values, tf.concat([[-1, length], tf.shape(values)[1:]], 0))
-
-
-def _partition(values, partition, raw, splits_dtype, validate):
-    """One example's values partitioned by one partition feature."""
-    import ferroflow as tf
-    from ferroflow.ragged.ragged_tensor import RaggedTensor as R
-
-    if isinstance(partition, RaggedFeature.UniformRowLength):
-        return _uniform(values, partition.length, splits_dtype, validate)
-    p = tf.cast(raw[partition.key][0], splits_dtype)
-    build = {
-        RaggedFeature.RowSplits: R.from_row_splits,
-        RaggedFeature.RowLengths: R.from_row_lengths,
-        RaggedFeature.RowStarts: R.from_row_starts,
-        RaggedFeature.RowLimits: R.from_row_limits,
-        RaggedFeature.ValueRowIds: R.from_value_rowids,
-    }[type(partition)]
-    return build(values, p, validate=validate)
-
-
-def _batched_partition(values, splits, partition, raw, splits_dtype, validate):
-    """A batch's values (rows of `splits` per example) partitioned by one partition feature,
-    each example by its own partition values: returns the new values and batch splits."""
-    import ferroflow as tf
-    from ferroflow.ragged.ragged_tensor import RaggedTensor as R
-
-    if isinstance(partition, RaggedFeature.UniformRowLength):
-        length = int(partition.length)
-        return _uniform(values, length, splits_dtype, validate), splits // length
-    p, p_splits = raw[partition.key]
-    p, p_splits = tf.cast(p, splits_dtype), tf.cast(p_splits, splits_dtype)
-    lengths = p_splits[1:] - p_splits[:-1]
-    if isinstance(partition, RaggedFeature.RowSplits):
-        # Each example's splits without their leading 0 are its row limits.
-        within = tf.range(tf.size(p, out_type=splits_dtype), dtype=splits_dtype)
-        keep = within - tf.repeat(p_splits[:-1], lengths) > 0
-        p = tf.boolean_mask(p, keep)
-        lengths = tf.maximum(lengths - 1, 0)
-        p_splits = tf.concat([tf.zeros([1], splits_dtype), tf.cumsum(lengths)], 0)
-    starts = tf.repeat(splits[:-1], lengths)
-    if isinstance(partition, (RaggedFeature.RowSplits, RaggedFeature.RowLimits)):
-        return R.from_row_limits(values, p + starts, validate=validate), p_splits
-    if isinstance(partition, RaggedFeature.RowStarts):
-        return R.from_row_starts(values, p + starts, validate=validate), p_splits
-    if isinstance(partition, RaggedFeature.RowLengths):
-        return R.from_row_lengths(values, p, validate=validate), p_splits
-    # ValueRowIds: each example's rows are its largest row id + 1.
-    batch = tf.size(lengths)
-    example = tf.repeat(tf.range(batch), lengths)
-    rows = tf.maximum(tf.math.unsorted_segment_max(p + 1, example, batch), 0)
-    offsets = tf.repeat(tf.cumsum(rows, exclusive=True), lengths)
-    inner = R.from_value_rowids(values, p + offsets, nrows=tf.reduce_sum(rows), validate=validate)
-    return inner, tf.concat([tf.zeros([1], splits_dtype), tf.cumsum(rows)], 0)

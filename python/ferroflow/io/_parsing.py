@@ -5,8 +5,10 @@ Examples parse through the `ParseExampleV2` primitive (`_parse_op.py`): one grap
 traced. SequenceExamples: the context features through the same op (a SequenceExample's context
 is an Example's features field), the feature lists decoded in Rust
 (``_core.parse_sequence_example_flat``: each list's values flattened with per-step counts) and
-assembled here. Traced, a SequenceExample parse is one host-call node that runs this eager
-parser (`_sequence_traced.py`).
+assembled here into what TensorFlow's `ParseSequenceExampleV2` outputs per key. Traced, those
+outputs come from one host-call node that runs this eager code (`_sequence_traced.py`). Either
+way RaggedFeatures are then partitioned by their partition keys' outputs with ordinary ops
+(`_ragged_partitions.py`), as TensorFlow's Python does after its op.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from ._features import (
     RaggedFeature,
     SparseFeature,
     VarLenFeature,
-    _dtype_name,
 )
 
 
@@ -102,31 +103,54 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     return parse_example(serialized, features, example_names=example_names, name=name)
 
 
-def _sequence_request(key, feature):
-    """The Rust request of one feature list: each step checked as one feature."""
-    if isinstance(feature, FixedLenSequenceFeature):
-        shape = [int(d) for d in feature.shape]
+def _sequence_params(context_features, sequence_features):
+    """The op parameters (`_parse_op._Params`, None for an empty section) of the context and
+    of the feature lists, with the checks TensorFlow's Python makes before reading a record."""
+    _check_context(context_features)
+    context = _parse_op._Params(context_features) if context_features else None
+    lists = None
+    if sequence_features:
+        lists = _parse_op._Params(sequence_features, feature_lists=True)
+        for key, _dtype, _shape, default, _variable in lists.dense:
+            if default is not None:  # TensorFlow pads feature lists with zeros only
+                raise ValueError(f"Value feature_list.dense_defaults[{key}] must be None")
+    return context, lists
+
+
+def _sequence_requests(params, sequence_features):
+    """The Rust requests of the feature lists' keys, in the op's order (sparse, dense, ragged):
+    each step checked as one feature."""
+    if params is None:
+        return []
+    requests = [(key, name, None, "", None, False, False) for key, name in params.sparse.items()]
+    for key, name, shape, _default, _variable in params.dense:
         size = int(np.prod(shape, dtype=np.int64))
-        name = _dtype_name(feature.dtype, "feature_list_dense_types")
-        if feature.default_value is not None:  # TensorFlow pads feature lists with zeros only
-            raise ValueError(f"Value feature_list.dense_defaults[{key}] must be None")
-        return (key, name, size, _shape_text(shape), None, not feature.allow_missing, True)
-    if isinstance(feature, VarLenFeature):
-        name = _dtype_name(feature.dtype, "feature_list_sparse_types")
-        return (key, name, None, "", None, False, False)
-    if isinstance(feature, RaggedFeature):
-        if feature.partitions:
-            raise errors.UnimplementedError(
-                None, None, "RaggedFeature partitions in sequence_features are not supported"
-            )
-        name = _dtype_name(feature.dtype, "feature_list_ragged_value_types")
-        return (feature.value_key or key, name, None, "", None, False, False)
-    raise ValueError(f"Unsupported {type(feature).__name__} {feature} for key '{key}'")
+        required = not sequence_features[key].allow_missing
+        requests.append((key, name, size, _shape_text(shape), None, required, True))
+    for key, (name, _splits) in params.ragged.items():
+        requests.append((key, name, None, "", None, False, False))
+    return requests
+
+
+def _ragged_list(values, steps, counts, splits_dtype, single):
+    """A ragged key's feature list as the op gives it: [(steps), (values)] for one record,
+    [batch, (steps), (values)] for a batch."""
+    from ferroflow.ragged.ragged_tensor import RaggedTensor
+
+    splits_dtype = _dtypes.as_dtype(splits_dtype).as_numpy_dtype
+    lists = RaggedTensor.from_row_lengths(
+        values, np.maximum(counts, 0).astype(splits_dtype), validate=False
+    )
+    if single:
+        return lists
+    return RaggedTensor.from_row_lengths(
+        lists, np.maximum(steps, 0).astype(splits_dtype), validate=False
+    )
 
 
 def _sequence_output(feature, values, steps, counts, batch, single):
+    """A FixedLenSequenceFeature's (padded dense) or a VarLenFeature's (sparse) output."""
     from ferroflow import array_ops, convert_to_tensor
-    from ferroflow.ragged.ragged_tensor import RaggedTensor
     from ferroflow.sparse_tensor import SparseTensor
 
     steps = np.maximum(steps, 0)
@@ -150,29 +174,21 @@ def _sequence_output(feature, values, steps, counts, batch, single):
             filled, starts[:, None] + position[None, :], len(values) + position[None, :] % pad_size
         )
         return _gather(values, pad, index.reshape(-1), out_shape)
-    if isinstance(feature, VarLenFeature):
-        counts = np.maximum(counts, 0)
-        step_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-        first_step = np.concatenate([[0], np.cumsum(steps)])[:-1].astype(np.int64)
-        example_of_step = np.repeat(np.arange(batch, dtype=np.int64), steps)
-        within = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(
-            np.concatenate([[0], np.cumsum(counts)])[:-1].astype(np.int64), counts
-        )
-        b = example_of_step[step_of]
-        t = step_of - first_step[b]
-        widest = int(counts.max()) if counts.size else 0
-        if single:
-            indices = np.stack([t, within], axis=1).reshape(-1, 2)
-            return SparseTensor(indices, values, np.array([longest, widest], np.int64))
-        indices = np.stack([b, t, within], axis=1).reshape(-1, 3)
-        return SparseTensor(indices, values, np.array([batch, longest, widest], np.int64))
-    splits_dtype = feature.row_splits_dtype.as_numpy_dtype
-    inner = RaggedTensor.from_row_lengths(
-        values, np.maximum(counts, 0).astype(splits_dtype), validate=False
+    counts = np.maximum(counts, 0)
+    step_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    first_step = np.concatenate([[0], np.cumsum(steps)])[:-1].astype(np.int64)
+    example_of_step = np.repeat(np.arange(batch, dtype=np.int64), steps)
+    within = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(
+        np.concatenate([[0], np.cumsum(counts)])[:-1].astype(np.int64), counts
     )
+    b = example_of_step[step_of]
+    t = step_of - first_step[b]
+    widest = int(counts.max()) if counts.size else 0
     if single:
-        return inner
-    return RaggedTensor.from_row_lengths(inner, steps.astype(splits_dtype), validate=False)
+        indices = np.stack([t, within], axis=1).reshape(-1, 2)
+        return SparseTensor(indices, values, np.array([longest, widest], np.int64))
+    indices = np.stack([b, t, within], axis=1).reshape(-1, 3)
+    return SparseTensor(indices, values, np.array([batch, longest, widest], np.int64))
 
 
 def _check_context(context_features):
@@ -198,32 +214,53 @@ def _check_empty_batch(context_features):
 
 
 def _parse_sequence_eager(serialized, context_features, sequence_features, example_names):
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    outputs = _sequence_op_outputs(serialized, context_features, sequence_features, example_names)
+    return _composed(context_features, sequence_features, *outputs)
+
+
+def _composed(context_features, sequence_features, context, lists, lengths):
+    """``(context, feature_lists, lengths)`` from the op's outputs by key, RaggedFeatures
+    partitioned, as TensorFlow's Python builds them after its op (context first)."""
+    context = _parse_op.composed(context_features, context) if context_features else {}
+    lists = _parse_op.composed(sequence_features, lists) if sequence_features else {}
+    return context, lists, lengths
+
+
+def _sequence_op_outputs(serialized, context_features, sequence_features, example_names):
+    """TensorFlow's `ParseSequenceExampleV2` outputs by key: the context's (as
+    `_parse_op.op_outputs`), the feature lists' (a padded Tensor per dense key, a SparseTensor
+    per sparse key, a RaggedTensor [(steps), (values)] or [batch, (steps), (values)] per ragged
+    key) and the dense keys' lengths."""
     single = serialized.shape.rank == 0
     batch = 1 if single else int(serialized.shape[0])
-    context_features = dict(context_features or {})
-    _check_context(context_features)
+    context_params, list_params = _sequence_params(context_features, sequence_features)
     if batch == 0:
         _check_empty_batch(context_features)
-    seq_keys = sorted(sequence_features or {})
-    lists = [_sequence_request(k, sequence_features[k]) for k in seq_keys]
+    requests = _sequence_requests(list_params, sequence_features)
     # The lists first: they decode each record as a SequenceExample (TensorFlow's message for
     # a record that is not one); the context is then the records' Example `features` field.
-    _, lflat = _core.parse_sequence_example_flat(serialized, _names(example_names), [], lists)
-    context_out = {}
+    _, lflat = _core.parse_sequence_example_flat(serialized, _names(example_names), [], requests)
+    context = {}
     if context_features:
-        context_out = _parse_op.parse(serialized, context_features, example_names)
-    lists_out, lengths = {}, {}
-    for key, (values, steps, counts) in zip(seq_keys, lflat):
-        feature = sequence_features[key]
+        context = _parse_op.op_outputs(serialized, example_names, context_params)
+    lists, lengths = {}, {}
+    for request, (values, steps, counts) in zip(requests, lflat, strict=True):
+        key = request[0]
         steps_np, counts_np = _np(steps), _np(counts)
-        lists_out[key] = _sequence_output(feature, values, steps_np, counts_np, batch, single)
+        if key in list_params.ragged:
+            splits_dtype = list_params.ragged[key][1]
+            lists[key] = _ragged_list(values, steps_np, counts_np, splits_dtype, single)
+            continue
+        feature = sequence_features[key]
+        lists[key] = _sequence_output(feature, values, steps_np, counts_np, batch, single)
         if isinstance(feature, FixedLenSequenceFeature):
             from ferroflow import convert_to_tensor
 
             n = np.maximum(steps_np, 0).astype(np.int64)
             lengths[key] = convert_to_tensor(n[0] if single else n)
-    lists_out = _parse_op._ordered(lists_out, dict(sequence_features or {}))
-    return context_out, lists_out, lengths
+    return context, lists, dict(sorted(lengths.items()))
 
 
 def _check_sequence_args(context_features, sequence_features):
@@ -238,19 +275,15 @@ def _parse_sequence_traced(
     a trace reports them when it is built, as TensorFlow's Python does."""
     context_features = dict(context_features or {})
     sequence_features = dict(sequence_features or {})
-    _check_context(context_features)
-    for key in sorted(sequence_features):
-        _sequence_request(key, sequence_features[key])
-    if context_features:
-        _parse_op._Params(context_features)
-    every = [*context_features.values(), *sequence_features.values()]
-    if serialized.shape.rank is None and any(isinstance(f, RaggedFeature) for f in every):
+    params = _sequence_params(context_features, sequence_features)
+    if serialized.shape.rank is None and any(p is not None and p.ragged for p in params):
         raise ValueError("serialized must have statically-known rank to parse ragged features.")
     single = single or serialized.shape.rank == 0
     features = (context_features, sequence_features)
-    return _sequence_traced.parse(
-        _parse_sequence_eager, serialized, *features, example_names, single
+    outputs = _sequence_traced.op_outputs(
+        _sequence_op_outputs, serialized, features, params, example_names, single
     )
+    return _composed(*features, *outputs)
 
 
 def parse_sequence_example(

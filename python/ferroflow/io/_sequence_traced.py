@@ -1,8 +1,11 @@
 """`parse_sequence_example` and `parse_single_sequence_example` inside a trace (a `tf.function`,
-a `Dataset.map`): one host-call node (`_host.run`) runs the eager parser each time the graph
-runs and returns every output's components as a flat list; this module plans that list at trace
-time from the features alone and rebuilds the dicts of Tensors, SparseTensors and RaggedTensors
-from the node's outputs, with the static shapes TensorFlow's `ParseSequenceExampleV2` gives them.
+a `Dataset.map`): one host-call node (`_host.run`) stands for TensorFlow's
+`ParseSequenceExampleV2` op. Each time the graph runs it parses the records eagerly and returns
+the op's outputs by key (every sparse, dense and ragged key of both sections, the partition
+keys of RaggedFeatures included) as a flat list; this module plans that list at trace time from
+the features alone, with the static shapes TensorFlow's op gives them, and rebuilds the
+SparseTensors, Tensors and RaggedTensors. What TensorFlow's Python builds after its op (the
+RaggedFeatures' partitions) the caller composes with ordinary ops in the graph, as TensorFlow.
 
 One node for all outputs, as TensorFlow's one op: an error in any feature (a missing required
 key, a malformed record) raises whichever of the outputs the graph uses.
@@ -12,19 +15,17 @@ from __future__ import annotations
 
 from ferroflow import dtypes as _dtypes
 
-from . import _host, _parse_op
-from ._features import FixedLenFeature, FixedLenSequenceFeature, RaggedFeature, VarLenFeature
+from . import _host
 
 
 class _Output:
-    """One output of the parse: how many components it has, their dtypes and static shapes,
-    and how to rebuild it. ``kind`` is "dense", "sparse" or "ragged"; a ragged output lists
-    its partitions outermost first, each ``None`` (row splits) or a uniform row length."""
+    """One output of the op: how many components it has, their dtypes and static shapes.
+    ``kind`` is "dense", "sparse" or "ragged" (flat values, then row splits outermost
+    first)."""
 
-    def __init__(self, section, key, kind, dtypes, shapes, levels=(), splits_dtype=None):
+    def __init__(self, section, key, kind, dtypes, shapes):
         self.section, self.key, self.kind = section, key, kind
         self.dtypes, self.shapes = dtypes, shapes
-        self.levels, self.splits_dtype = list(levels), splits_dtype
 
 
 def _dense(section, key, dtype, shape):
@@ -38,34 +39,17 @@ def _sparse(section, key, dtype, rank):
     )
 
 
-def _ragged(section, key, dtype, levels, inner, splits_dtype, batch):
-    """A RaggedTensor of ``levels`` partitions over flat values of shape [None, *inner]; the
-    outermost splits have batch + 1 entries when ``batch`` is given."""
-    if not levels:  # one record's ragged feature without ragged partitions: a plain tensor
-        return _dense(section, key, dtype, [None, *inner])
+def _ragged(section, key, dtype, splits_dtype, levels, batch):
+    """Flat values of shape [None] under ``levels`` row splits; the outermost have batch + 1
+    entries when ``batch`` is given and they are the batch's. One record's context values are
+    a plain Tensor."""
+    if not levels:
+        return _dense(section, key, dtype, [None])
     splits_dtype = _dtypes.as_dtype(splits_dtype)
-    dtypes = [_dtypes.as_dtype(dtype)] + [splits_dtype] * len(levels)
     outer = [None if batch is None else batch + 1]
-    shapes = [[None, *inner], outer] + [[None]] * (len(levels) - 1)
-    return _Output(section, key, "ragged", dtypes, shapes, levels, splits_dtype)
-
-
-def _context_ragged(key, feature, single, batch):
-    """`_parse_op._ragged`'s nesting, innermost partition first: a uniform length over values
-    that are still dense reshapes them (an inner dimension of the flat values); any other
-    partition, or a uniform one over ragged values, adds a level."""
-    inner, levels = [], []
-    for partition in reversed(feature.partitions):
-        if isinstance(partition, RaggedFeature.UniformRowLength):
-            if levels:
-                levels.insert(0, int(partition.length))
-            else:
-                inner.insert(0, int(partition.length))
-        else:
-            levels.insert(0, None)
-    if not single:
-        levels.insert(0, None)
-    return _ragged("context", key, feature.dtype, levels, inner, feature.row_splits_dtype, batch)
+    shapes = [[None], outer] + [[None]] * (levels - 1)
+    dtypes = [_dtypes.as_dtype(dtype)] + [splits_dtype] * levels
+    return _Output(section, key, "ragged", dtypes, shapes)
 
 
 def _batched_rank(rank, value):
@@ -73,41 +57,40 @@ def _batched_rank(rank, value):
     return None if rank is None else value
 
 
-def _context_output(key, feature, single, rank, batch):
-    if isinstance(feature, FixedLenFeature):
-        shape = [int(d) for d in feature.shape]
-        if single:
-            return _dense("context", key, feature.dtype, shape)
-        return _dense("context", key, feature.dtype, None if rank is None else [batch, *shape])
-    if isinstance(feature, VarLenFeature):
-        return _sparse("context", key, feature.dtype, 1 if single else _batched_rank(rank, 2))
-    return _context_ragged(key, feature, single, batch)
+def _context_outputs(params, single, rank, batch):
+    if params is None:
+        return []
+    plan = [
+        _sparse("context", key, dtype, 1 if single else _batched_rank(rank, 2))
+        for key, dtype in params.sparse.items()
+    ]
+    for key, dtype, shape, _default, _variable in params.dense:
+        if not single:
+            shape = None if rank is None else [batch, *shape]
+        plan.append(_dense("context", key, dtype, shape))
+    for key, (dtype, splits) in params.ragged.items():
+        plan.append(_ragged("context", key, dtype, splits, 0 if single else 1, batch))
+    return plan
 
 
-def _list_output(key, feature, single, rank, batch):
-    if isinstance(feature, FixedLenSequenceFeature):
-        shape = [None, *(int(d) for d in feature.shape)]
-        if single:
-            return _dense("lists", key, feature.dtype, shape)
-        return _dense("lists", key, feature.dtype, None if rank is None else [batch, *shape])
-    if isinstance(feature, VarLenFeature):
-        return _sparse("lists", key, feature.dtype, 2 if single else _batched_rank(rank, 3))
-    levels = [None] if single else [None, None]
-    return _ragged("lists", key, feature.dtype, levels, [], feature.row_splits_dtype, batch)
-
-
-def _plan(serialized, context_features, sequence_features, single):
-    """Every output, in the eager parser's dict orders (context, feature lists, lengths)."""
-    rank = serialized.shape.rank
-    batch = serialized.shape[0] if rank == 1 else None
-    context = _parse_op._ordered(dict.fromkeys(context_features), context_features)
-    lists = _parse_op._ordered(dict.fromkeys(sequence_features), sequence_features)
-    plan = [_context_output(k, context_features[k], single, rank, batch) for k in context]
-    plan += [_list_output(k, sequence_features[k], single, rank, batch) for k in lists]
-    for key in sorted(sequence_features):
-        if isinstance(sequence_features[key], FixedLenSequenceFeature):
-            shape = [] if single else None if rank is None else [batch]
-            plan.append(_dense("lengths", key, _dtypes.int64, shape))
+def _list_outputs(params, single, rank, batch):
+    if params is None:
+        return []
+    plan = [
+        _sparse("lists", key, dtype, 2 if single else _batched_rank(rank, 3))
+        for key, dtype in params.sparse.items()
+    ]
+    for key, dtype, shape, _default, _variable in params.dense:
+        shape = [None, *shape]
+        if not single:
+            shape = None if rank is None else [batch, *shape]
+        plan.append(_dense("lists", key, dtype, shape))
+    for key, *_ in params.dense:
+        length_shape = [] if single else None if rank is None else [batch]
+        plan.append(_dense("lengths", key, _dtypes.int64, length_shape))
+    for key, (dtype, splits) in params.ragged.items():
+        levels = 1 if single else 2
+        plan.append(_ragged("lists", key, dtype, splits, levels, None if single else batch))
     return plan
 
 
@@ -117,15 +100,10 @@ def _components(output, value):
         return [value.numpy()]
     if output.kind == "sparse":
         return [value.indices.numpy(), value.values.numpy(), value.dense_shape.numpy()]
-    splits = []
-    for _ in output.levels:
-        splits.append(value.row_splits.numpy())
-        value = value.values
-    return [value.numpy(), *splits]
+    return [value.flat_values.numpy(), *(s.numpy() for s in value.nested_row_splits)]
 
 
 def _rebuild(output, parts):
-    from ferroflow import constant, size
     from ferroflow.ragged.ragged_tensor import RaggedTensor
     from ferroflow.sparse_tensor import SparseTensor
 
@@ -133,38 +111,35 @@ def _rebuild(output, parts):
         return parts[0]
     if output.kind == "sparse":
         return SparseTensor(*parts)
-    values, splits = parts[0], parts[1:]
-    for level, row_splits in reversed(list(zip(output.levels, splits, strict=True))):
-        if level is None:
-            values = RaggedTensor.from_row_splits(values, row_splits, validate=False)
-        else:
-            length = constant(level, dtype=output.splits_dtype)
-            nrows = size(row_splits, out_type=output.splits_dtype) - 1
-            values = RaggedTensor.from_uniform_row_length(values, length, nrows, validate=False)
-    return values
+    return RaggedTensor.from_nested_row_splits(parts[0], parts[1:], validate=False)
 
 
-def parse(eager_parse, serialized, context_features, sequence_features, example_names, single):
-    """``(context, feature_lists, lengths)`` of `serialized` (a traced string vector, or one
-    record when ``single``) through one host-call node; ``eager_parse`` is the eager parser it
-    runs on the records."""
+def op_outputs(eager_outputs, serialized, features, params, example_names, single):
+    """The op's ``(context, feature_lists, lengths)`` outputs by key for `serialized` (a
+    traced string vector, or one record when ``single``) through one host-call node.
+    ``features``: the context and sequence features; ``params``: their `_parse_op._Params`
+    (None for an empty section); ``eager_outputs``: the eager function that gives the
+    outputs for the records."""
     from ferroflow import convert_to_tensor
 
-    context_features = dict(context_features or {})
-    sequence_features = dict(sequence_features or {})
-    plan = _plan(serialized, context_features, sequence_features, single)
+    context_features, sequence_features = features
+    context_params, list_params = params
+    rank = serialized.shape.rank
+    batch = serialized.shape[0] if rank == 1 else None
+    plan = _context_outputs(context_params, single, rank, batch)
+    plan += _list_outputs(list_params, single, rank, batch)
     inputs = [serialized]
     if example_names is not None:
         inputs.append(convert_to_tensor(example_names, dtype=_dtypes.string))
 
     def host(records, *names):
-        context, lists, lengths = eager_parse(
+        sections = eager_outputs(
             convert_to_tensor(records, dtype=_dtypes.string),
             context_features,
             sequence_features,
             names[0] if names else None,
         )
-        sections = {"context": context, "lists": lists, "lengths": lengths}
+        sections = dict(zip(("context", "lists", "lengths"), sections, strict=True))
         return [c for o in plan for c in _components(o, sections[o.section][o.key])]
 
     dtypes = [d for o in plan for d in o.dtypes]

@@ -543,19 +543,26 @@ def _nonempty(row_splits, message):
 
 
 def _row_lengths_from_rowids(value_rowids, nrows):
-    """How many values each of `nrows` rows holds (a bincount of sorted row ids)."""
+    """How many values each of `nrows` rows holds: TensorFlow's bincount of the row ids, which
+    refuses a negative id even unvalidated and drops ids from `nrows` on (unsorted ids, which
+    only validation refuses, count where they fall)."""
+    from ferroflow.segment_ops import unsorted_segment_sum
+
+    message = "Input arr must be non-negative!"
     dtype = value_rowids.dtype
     known_ids, known_nrows = static_value(value_rowids), static_int(nrows)
+    if known_ids is not None and (known_ids < 0).any():
+        raise InvalidArgumentError(None, None, message)
     if known_ids is not None and known_nrows is not None:
-        ids = known_ids[(known_ids >= 0) & (known_ids < known_nrows)].astype(np.int64)
+        ids = known_ids[known_ids < known_nrows].astype(np.int64)
         counts = np.bincount(ids, minlength=known_nrows)[:known_nrows]
         return _a.constant(counts.astype(dtype.as_numpy_dtype))
-    # Sorted ids: row r's count is the number of ids below r + 1 minus those below r, found
-    # by comparing each row index with every id only once through a cumulative count of
-    # boundaries (ids are sorted, so row r's values start where the ids reach r).
-    rows = _a.range(nrows + 1, dtype=dtype)
-    starts = _sorted_search(value_rowids, rows)
-    return starts[1:] - starts[:-1]
+    if known_ids is None:
+        _check.assert_non_negative(value_rowids, message=message)
+    # One segment sum over the ids (O(values + rows)); ids from `nrows` on count nowhere.
+    kept = _m.less(value_rowids, nrows)
+    ids = _a.where(kept, value_rowids, _a.zeros_like(value_rowids))
+    return unsorted_segment_sum(_a.cast(kept, dtype), ids, nrows)
 
 
 def sorted_search(sorted_values, targets):
@@ -579,6 +586,3 @@ def sorted_search(sorted_values, targets):
         lo = _a.where(_m.logical_and(open_, below), mid + 1, lo)
         hi = _a.where(_m.logical_and(open_, _m.logical_not(below)), mid, hi)
     return lo
-
-
-_sorted_search = sorted_search
