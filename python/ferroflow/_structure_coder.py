@@ -3,9 +3,10 @@
 ``dataset_spec.pb`` and, later, a SavedModel's signatures.
 
 Encoded: None, bool, int (int64), float, str, list, tuple, dict (str keys), named tuples,
-`TensorShape`, `DType`, `TensorSpec`, `RaggedTensorSpec`, `SparseTensorSpec` and
-`tf.data.DatasetSpec`. Anything else is `NotEncodableError`, as in TensorFlow. Decoding a
-proto naming nothing decodable is `NotEncodableError` too (never a crash).
+`TensorShape`, `DType`, `TensorSpec`, `RaggedTensorSpec`, `SparseTensorSpec`,
+`tf.data.DatasetSpec` and `tf.OptionalSpec`. Anything else is `NotEncodableError`, as in
+TensorFlow. Decoding a proto naming nothing decodable is `NotEncodableError` too (never a
+crash).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def _type_spec_classes():
     its state (TensorFlow's ``_serialize()`` tuple, also its constructor's arguments) and its
     number of flat components (TensorFlow's ``num_flat_components``)."""
     from ferroflow.data._specs import DatasetSpec
+    from ferroflow.experimental_ops import OptionalSpec
     from ferroflow.ragged.ragged_tensor_spec import RaggedTensorSpec
     from ferroflow.sparse_tensor import SparseTensorSpec
 
@@ -43,6 +45,7 @@ def _type_spec_classes():
         (SparseTensorSpec, 1, lambda s: (s.shape, s.dtype), lambda s: 3),
         (RaggedTensorSpec, 3, ragged_state, lambda s: s._ragged_rank + 1),
         (DatasetSpec, 5, lambda s: (s._element_spec, s._dataset_shape), lambda s: 1),
+        (OptionalSpec, 7, lambda s: (s._element_spec,), lambda s: 1),
     )
 
 

@@ -7,11 +7,15 @@ that saved datasets move between TensorFlow and ferroflow in both directions:
 - ``path/<run_id>/<shard:08d>.shard/<checkpoint:08d>.snapshot``: TFRecords (GZIP/ZLIB/
   SNAPPY compressed or not), one ``TensorProto`` per component of each element, in order.
 
-`snapshot` writes the same files under ``path/<fingerprint>/`` (no ``dataset_spec.pb``).
-How a component becomes a record (dense tensors; ragged and sparse ones as TensorFlow's
-DT_VARIANT encodings) is `_snapshot_records`. Other composite components (optionals, nested
-datasets) are variant encodings ferroflow does not write or read: UnimplementedError.
-SNAPPY files go through `_snappy` (pure Python)."""
+`save` writes the spec, then an unfinalized metadata record naming a new run, then the
+elements, then the finalized record; a save that fails leaves what it wrote, as TensorFlow's.
+With ``checkpoint_args`` it checkpoints as it goes (`_save_checkpoints`): a shard then holds
+one file per checkpoint, and a reader, as TensorFlow's, reads a shard's first file and raises
+InternalError where a second one follows. `snapshot` writes the same files under
+``path/<fingerprint>/`` (no ``dataset_spec.pb``). How a component becomes a record (dense
+tensors; ragged, sparse, optional and nested-dataset ones as TensorFlow's DT_VARIANT
+encodings) is `_snapshot_records`; ``shard_func`` is traced as TensorFlow traces it
+(`_shard_func`). SNAPPY files go through `_snappy` (pure Python)."""
 
 import contextlib
 import multiprocessing
@@ -23,11 +27,12 @@ import time
 
 from google.protobuf.message import DecodeError
 
-from ferroflow import _core, errors
+from ferroflow import _core, _tracing, errors
 from ferroflow import _structure_coder as coder
 from ferroflow._proto import message_class
 from ferroflow.data import _snappy, _structure
 from ferroflow.data import _snapshot_records as records
+from ferroflow.data._shard_func import trace_shard_func
 from ferroflow.data.dataset import Dataset
 from ferroflow.io import _filesystem
 
@@ -81,25 +86,38 @@ def _write_atomically(path, data):
         raise
 
 
-class _ShardWriters:
-    """One TFRecord file per shard index under ``run_dir``, opened on first use."""
+def shard_file(run_dir, shard, checkpoint=0):
+    """The file of checkpoint ``checkpoint`` of shard ``shard`` (TensorFlow names a shard by
+    its index as an unsigned 64-bit number: -1 is 18446744073709551615)."""
+    return os.path.join(run_dir, f"{shard % 2**64:08d}.shard", f"{checkpoint:08d}.snapshot")
 
-    def __init__(self, run_dir, compression, flat):
+
+class ShardWriters:
+    """One TFRecord file per shard index under ``run_dir`` (checkpoint ``checkpoint``'s),
+    opened on first use; a file already there (a resumed save's) is added to, as TensorFlow
+    appends to it."""
+
+    def __init__(self, run_dir, compression, flat, checkpoint=0):
         self._run_dir = run_dir
         self._compression = compression
         self._flat = flat
+        self._checkpoint = checkpoint
         self._writers = {}
 
+    def _open(self, shard):
+        file = shard_file(self._run_dir, shard, self._checkpoint)
+        os.makedirs(os.path.dirname(file), exist_ok=True)
+        kept = list(_records_of(file, self._compression)) if os.path.exists(file) else []
+        if self._compression == "SNAPPY":  # records first, compressed on closing
+            file += _RAW
+        compression = "" if self._compression == "SNAPPY" else self._compression
+        writer = self._writers[shard] = _core.TFRecordWriter(file, compression)
+        for record in kept:
+            writer.write(record)
+        return writer
+
     def write(self, shard, element):
-        writer = self._writers.get(shard)
-        if writer is None:
-            directory = os.path.join(self._run_dir, f"{shard:08d}.shard")
-            os.makedirs(directory, exist_ok=True)
-            file = os.path.join(directory, f"{0:08d}.snapshot")
-            if self._compression == "SNAPPY":  # records first, compressed on closing
-                file += _RAW
-            compression = "" if self._compression == "SNAPPY" else self._compression
-            writer = self._writers[shard] = _core.TFRecordWriter(file, compression)
+        writer = self._writers.get(shard) or self._open(shard)
         for component, spec in zip(_structure.flatten(element), self._flat):
             writer.write(records.component_record(component, spec))
 
@@ -107,11 +125,12 @@ class _ShardWriters:
         """Closes every shard's file (all of them, even after one fails: the first failure is
         raised once the others are closed)."""
         failure = None
-        for shard, writer in self._writers.items():
+        writers, self._writers = self._writers, {}
+        for shard, writer in writers.items():
             try:
                 writer.close()
                 if self._compression == "SNAPPY":
-                    file = os.path.join(self._run_dir, f"{shard:08d}.shard", f"{0:08d}.snapshot")
+                    file = shard_file(self._run_dir, shard, self._checkpoint)
                     with open(file + _RAW, "rb") as f:
                         _snappy.compress_file(f.read(), file)
                     os.remove(file + _RAW)
@@ -119,6 +138,11 @@ class _ShardWriters:
                 failure = failure or e
         if failure is not None:
             raise failure
+
+    def close_after_failure(self):
+        """Closes the files (whole, for a reader) while another error is being raised."""
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 def _shard_index(shard_func, element):
@@ -131,7 +155,7 @@ def _shard_index(shard_func, element):
     return int(result.numpy())
 
 
-def _metadata(run_id, flat, count, graph_hash=""):
+def _metadata(run_id, flat, count, graph_hash="", finalized=True):
     record = _metadata_class()(
         graph_hash=graph_hash,
         run_id=str(run_id),
@@ -140,9 +164,39 @@ def _metadata(run_id, flat, count, graph_hash=""):
         dtype=[records.record_dtype(s) for s in flat],
         # A snapshot's record leaves the count out, as TensorFlow's does.
         num_elements=0 if graph_hash else count,
-        finalized=True,
+        finalized=finalized,
     )
     return record.SerializeToString()
+
+
+def write_metadata(path, run_id, flat, count, finalized):
+    """``path``'s metadata record: run ``run_id`` of ``count`` elements, finalized or not."""
+    data = _metadata(run_id, flat, count, finalized=finalized)
+    _write_atomically(os.path.join(path, _METADATA), data)
+
+
+def start_save(dataset, path, compression, shard_func):
+    """What TensorFlow's save does before the first element: traces ``shard_func`` and writes
+    ``path/dataset_spec.pb``. Returns (host path, flat specs, record compression, the shard
+    function traced or None)."""
+    path = _filesystem.host_path(os.fspath(path))
+    spec = dataset.element_spec
+    flat = _flat_specs(spec, "save")
+    traced = None if shard_func is None else trace_shard_func(shard_func, spec)
+    encoded = coder.encode_structure(spec).SerializeToString()
+    os.makedirs(path, exist_ok=True)
+    _write_atomically(os.path.join(path, _SPEC), encoded)
+    return path, flat, _record_compression(compression), traced
+
+
+def start_run(path, flat):
+    """A new run of ``path``: its directory and an unfinalized metadata record naming it.
+    Returns its id and directory."""
+    run_id = secrets.randbits(64)
+    run_dir = os.path.join(path, str(run_id))
+    os.makedirs(run_dir)  # also for no elements, as TensorFlow
+    write_metadata(path, run_id, flat, 0, finalized=False)
+    return run_id, run_dir
 
 
 def _write_run(elements, directory, flat, compression, shard_of, graph_hash=""):
@@ -151,7 +205,7 @@ def _write_run(elements, directory, flat, compression, shard_of, graph_hash=""):
     run_id = secrets.randbits(64)
     run_dir = os.path.join(directory, str(run_id))
     os.makedirs(run_dir)  # also for no elements, as TensorFlow
-    writers = _ShardWriters(run_dir, compression, flat)
+    writers = ShardWriters(run_dir, compression, flat)
     count = 0
     done = False
     try:
@@ -174,22 +228,26 @@ def _write_run(elements, directory, flat, compression, shard_of, graph_hash=""):
 
 
 def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
-    """Writes every element of ``dataset`` under the directory ``path``."""
-    if checkpoint_args is not None:
-        raise NotImplementedError("`checkpoint_args` is not supported by ferroflow's `save`.")
-    path = _filesystem.host_path(os.fspath(path))
-    spec = dataset.element_spec
-    flat = _flat_specs(spec, "save")
-    encoded = coder.encode_structure(spec).SerializeToString()
-    records = _record_compression(compression)
+    """Writes every element of ``dataset`` under the directory ``path``; with
+    ``checkpoint_args`` (outside a `tf.function`, as TensorFlow) checkpointing as it goes."""
+    if checkpoint_args and not _tracing.tracing():
+        from ferroflow.data._save_checkpoints import checkpointed_save
 
-    def shard_of(element, _):
-        return 0 if shard_func is None else _shard_index(shard_func, element)
-
-    os.makedirs(path, exist_ok=True)
-    for _ in _write_run(dataset._elements(), path, flat, records, shard_of):
-        pass
-    _write_atomically(os.path.join(path, _SPEC), encoded)
+        return checkpointed_save(dataset, path, compression, shard_func, checkpoint_args)
+    path, flat, compression, traced = start_save(dataset, path, compression, shard_func)
+    run_id, run_dir = start_run(path, flat)
+    writers = ShardWriters(run_dir, compression, flat)
+    count = 0
+    try:
+        for element in dataset._elements():
+            # Without a shard function every element goes to shard 0, as TensorFlow's.
+            writers.write(0 if traced is None else traced(element), element)
+            count += 1
+    except BaseException:
+        writers.close_after_failure()
+        raise
+    writers.close()
+    write_metadata(path, run_id, flat, count, finalized=True)
 
 
 def _data_loss(message):
@@ -247,20 +305,25 @@ class _ShardDataset(Dataset):
 
     def _elements(self):
         flat = _structure.flatten(self._spec)
-        files = sorted(f for f in os.listdir(self._directory) if f.endswith(".snapshot"))
-        for name in files:
-            file = os.path.join(self._directory, name)
-            pending = []
-            for record in _records_of(file, self._compression):
-                if len(pending) >= len(flat):
-                    raise _data_loss(f"{file} holds records the element spec has no place for.")
-                component = len(pending)
-                pending.append(records.parse_component(record, flat[component], file, component))
-                if len(pending) == len(flat):
-                    yield _structure.pack_as(self._spec, pending)
-                    pending = []
-            if pending:
-                raise _data_loss(f"{file} ends inside an element.")
+        file = os.path.join(self._directory, f"{0:08d}.snapshot")
+        if not os.path.exists(file):
+            shown = _filesystem.shown(file)
+            raise errors.NotFoundError(None, None, f"{shown}; No such file or directory")
+        pending = []
+        for record in _records_of(file, self._compression):
+            if len(pending) >= len(flat):
+                raise _data_loss(f"{file} holds records the element spec has no place for.")
+            component = len(pending)
+            pending.append(records.parse_component(record, flat[component], file, component))
+            if len(pending) == len(flat):
+                yield _structure.pack_as(self._spec, pending)
+                pending = []
+        if pending:
+            raise _data_loss(f"{file} ends inside an element.")
+        if os.path.exists(os.path.join(self._directory, f"{1:08d}.snapshot")):
+            # A checkpointed save's next file: TensorFlow's reader moves on to it without
+            # reading an element and fails on the empty one it returns.
+            raise errors.InternalError(None, None, f"Expected {len(flat)} components but got 0.")
 
 
 class _Shards(Dataset):

@@ -9,9 +9,15 @@ it (`Dataset.save`/`snapshot` shard files), and back.
 - A `SparseTensorSpec` component: a DT_VARIANT vector of 3 ``VariantTensorDataProto``s of
   type ``tensorflow::Tensor`` (indices, values, dense shape): the 3 varint lengths, then the
   protos.
+- A `tf.experimental.Optional` component (`OptionalSpec`): a scalar DT_VARIANT of one
+  ``VariantTensorDataProto`` of type ``tensorflow::data::Optional``: metadata byte 1 and one
+  tensor per component of the value (a composite one as its own variant), or byte 0 and none.
+- A nested dataset (`DatasetSpec`): TensorFlow writes a ``tensorflow::DatasetVariantWrapper``
+  holding nothing, so ferroflow writes the same; reading one back is DataLossError in both.
 
-Reading trusts nothing: every length is checked against the bytes present, ragged row
-splits are validated, and any damage is DataLossError.
+The tensors inside a variant are written as ``Tensor::AsProtoField`` writes them
+(`_tensor_fields`), as TensorFlow's are. Reading trusts nothing: every length is checked
+against the bytes present, ragged row splits are validated, and any damage is DataLossError.
 """
 
 import numpy as np
@@ -19,22 +25,29 @@ from google.protobuf.message import DecodeError
 
 from ferroflow import _core, errors
 from ferroflow._proto import message_class
-from ferroflow.data import _varint
+from ferroflow.data import _structure, _varint
+from ferroflow.data._tensor_fields import field_proto
 
 __all__ = ["component_record", "parse_component", "record_dtype", "savable"]
 
 _VARIANT = 21  # DT_VARIANT
 _RAGGED = "RaggedTensorVariant"
 _TENSOR = "tensorflow::Tensor"
+_OPTIONAL = "tensorflow::data::Optional"
+_DATASET = "tensorflow::DatasetVariantWrapper"
 
 
 def savable(spec):
     """Whether components of ``spec`` have a record encoding here."""
+    from ferroflow.data._specs import DatasetSpec
+    from ferroflow.experimental_ops import OptionalSpec
     from ferroflow.ragged.ragged_tensor_spec import RaggedTensorSpec
     from ferroflow.sparse_tensor import SparseTensorSpec
     from ferroflow.tensor_spec import TensorSpec
 
-    return type(spec) in (TensorSpec, RaggedTensorSpec, SparseTensorSpec)
+    if type(spec) is OptionalSpec:
+        return all(savable(s) for s in _structure.flatten(spec.element_spec))
+    return type(spec) in (TensorSpec, RaggedTensorSpec, SparseTensorSpec, DatasetSpec)
 
 
 def record_dtype(spec):
@@ -63,36 +76,69 @@ def _dense_record(tensor):
     return proto.SerializeToString()
 
 
-def _variant_record(groups, type_name):
-    """A DT_VARIANT record of one ``VariantTensorDataProto`` of ``type_name`` per group of
-    tensors in ``groups`` (a vector when there are several, as TensorFlow's sparse one)."""
-    encoded = []
-    for tensors in groups:
-        data = message_class("tensorflow.VariantTensorDataProto")(type_name=type_name)
-        for t in tensors:
-            data.tensors.add().ParseFromString(_dense_record(t))
-        encoded.append(data.SerializeToString())
-    lengths = b"".join(_varint.encode(len(e)) for e in encoded)
-    proto = _tensor_proto(dtype=_VARIANT, tensor_content=lengths + b"".join(encoded))
+def _variant_data(type_name, tensors=(), metadata=b""):
+    data = message_class("tensorflow.VariantTensorDataProto")(
+        type_name=type_name, metadata=metadata
+    )
+    data.tensors.extend(tensors)
+    return data
+
+
+def _variant_datas(value, spec):
+    """The ``VariantTensorDataProto``s TensorFlow encodes a composite component as, and the
+    shape of its variant tensor (a vector of 3 for a sparse one, else a scalar)."""
+    from ferroflow.data._specs import DatasetSpec
+    from ferroflow.experimental_ops import OptionalSpec
+    from ferroflow.sparse_tensor import SparseTensorSpec
+
+    if type(spec) is SparseTensorSpec:
+        parts = (value.indices, value.values, value.dense_shape)
+        return [3], [_variant_data(_TENSOR, [field_proto(p)]) for p in parts]
+    if type(spec) is DatasetSpec:
+        return [], [_variant_data(_DATASET)]
+    if type(spec) is OptionalSpec:
+        if not bool(value.has_value().numpy()):
+            return [], [_variant_data(_OPTIONAL, metadata=b"\x00")]
+        leaves = zip(_structure.flatten(value._value), _structure.flatten(spec.element_spec))
+        tensors = [_field_message(v, s) for v, s in leaves]
+        return [], [_variant_data(_OPTIONAL, tensors, metadata=b"\x01")]
+    if spec._ragged_rank == 0:
+        return [], [_variant_data(_RAGGED, [field_proto(value)])]
+    parts = [*value.nested_row_splits, value.flat_values]
+    return [], [_variant_data(_RAGGED, [field_proto(p) for p in parts])]
+
+
+def _field_message(value, spec):
+    """A component inside a variant (an optional's value): a dense tensor as its field proto,
+    a composite one as a DT_VARIANT tensor listing its variants in ``variant_val``."""
+    from ferroflow.tensor_spec import TensorSpec
+
+    if type(spec) is TensorSpec:
+        return field_proto(value)
+    shape, datas = _variant_datas(value, spec)
+    proto = _tensor_proto(dtype=_VARIANT)
     proto.tensor_shape.SetInParent()
-    if len(groups) > 1:
-        proto.tensor_shape.dim.add().size = len(groups)
-    return proto.SerializeToString()
+    for d in shape:
+        proto.tensor_shape.dim.add().size = d
+    proto.variant_val.extend(datas)
+    return proto
 
 
 def component_record(value, spec):
-    """The record bytes of one component ``value`` of spec ``spec``."""
-    from ferroflow.sparse_tensor import SparseTensorSpec
+    """The record bytes of one component ``value`` of spec ``spec``: a dense tensor's values in
+    ``tensor_content``; a composite's variants there too, each length as a varint first."""
     from ferroflow.tensor_spec import TensorSpec
 
     if type(spec) is TensorSpec:
         return _dense_record(value)
-    if type(spec) is SparseTensorSpec:
-        parts = (value.indices, value.values, value.dense_shape)
-        return _variant_record([[p] for p in parts], _TENSOR)
-    if spec._ragged_rank == 0:
-        return _variant_record([[value]], _RAGGED)
-    return _variant_record([[*value.nested_row_splits, value.flat_values]], _RAGGED)
+    shape, datas = _variant_datas(value, spec)
+    encoded = [d.SerializeToString() for d in datas]
+    lengths = b"".join(_varint.encode(len(e)) for e in encoded)
+    proto = _tensor_proto(dtype=_VARIANT, tensor_content=lengths + b"".join(encoded))
+    proto.tensor_shape.SetInParent()
+    for d in shape:
+        proto.tensor_shape.dim.add().size = d
+    return proto.SerializeToString()
 
 
 def _strings_in_content(proto):
@@ -214,17 +260,52 @@ def parse_component(record, spec, file, component=0):
 
 def _parse(record, spec):
     from ferroflow import string
-    from ferroflow.sparse_tensor import SparseTensorSpec
     from ferroflow.tensor_spec import TensorSpec
 
     if type(spec) is TensorSpec and spec.dtype != string:
         return _core.parse_tensor(record, spec.dtype.as_datatype_enum)
-    proto = message_class("tensorflow.TensorProto").FromString(record)
+    return _parse_message(message_class("tensorflow.TensorProto").FromString(record), spec)
+
+
+def _parse_message(proto, spec):
+    """The component of spec ``spec`` the ``TensorProto`` message ``proto`` holds."""
+    from ferroflow.data._specs import DatasetSpec
+    from ferroflow.experimental_ops import OptionalSpec
+    from ferroflow.sparse_tensor import SparseTensorSpec
+    from ferroflow.tensor_spec import TensorSpec
+
     if type(spec) is TensorSpec:
         return _parse_dense(proto, spec.dtype)
     if type(spec) is SparseTensorSpec:
         return _parse_sparse(proto, spec)
+    if type(spec) is OptionalSpec:
+        return _parse_optional(proto, spec)
+    if type(spec) is DatasetSpec:
+        # TensorFlow's encoding of a dataset keeps nothing of it: nothing to read back.
+        _variants(proto, [], _DATASET, (0,))
+        raise ValueError("a nested dataset's record holds no dataset")
     return _parse_ragged(proto, spec)
+
+
+def _parse_optional(proto, spec):
+    from ferroflow import constant
+
+    leaves = _structure.flatten(spec.element_spec)
+    (data,) = _variants(proto, [], _OPTIONAL, (len(leaves), 0))
+    has_value = data.metadata == b"\x01" and len(data.tensors) == len(leaves)
+    if not has_value and (data.metadata != b"\x00" or data.tensors):
+        raise ValueError("the optional's metadata does not fit its tensors")
+    if not has_value:
+        from ferroflow.experimental_ops import Optional
+
+        return Optional.empty(spec.element_spec)
+    values = []
+    for tensor, leaf in zip(data.tensors, leaves):
+        value = _parse_message(tensor, leaf)
+        if hasattr(leaf, "shape") and not leaf.shape.is_compatible_with(value.shape):
+            raise ValueError(f"the optional's value {value.shape} does not fit {leaf}")
+        values.append(value)
+    return spec._from_components((constant(True), _structure.pack_as(spec.element_spec, values)))
 
 
 def _check_dtype(record, spec, component):
