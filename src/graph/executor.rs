@@ -19,7 +19,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// A call: variables are read and assigned, `tf.print` prints.
+    /// A call: variables are read and assigned, `tf.print` prints. Inside a recording trace
+    /// (a concrete function called there) the graph is inlined: its ops, control flow and
+    /// prints are recorded into the trace.
     Run,
     /// Computing example outputs of control flow during a trace: variables are read and
     /// assigned in the trace's view of them, nothing prints, nothing is recorded.
@@ -47,6 +49,7 @@ pub fn run_owned(graph: &Graph, inputs: Vec<Tensor>, mode: Mode) -> Result<Vec<T
         (mode == Mode::Example).then(|| (trace::suspend(), crate::autodiff::tape::pause_all()));
     let mut inputs: Vec<Option<Tensor>> = inputs.into_iter().map(Some).collect();
     let mut slots: Vec<Option<Tensor>> = vec![None; graph.plan.slots];
+    let inlined = mode == Mode::Run && trace::recording();
     for (i, node) in graph.nodes.iter().enumerate() {
         let released = &graph.plan.release[i];
         let args = node
@@ -62,6 +65,10 @@ pub fn run_owned(graph: &Graph, inputs: Vec<Tensor>, mode: Mode) -> Result<Vec<T
                 value.ok_or_else(|| missing(node))
             })
             .collect::<Result<Vec<Tensor>>>()?;
+        let arg_ids: Vec<u64> = match inlined {
+            true => args.iter().map(Tensor::id).collect(),
+            false => Vec::new(),
+        };
         let outputs = {
             let _scope = node.device.clone().map(DeviceScope::enter);
             // Traced nodes carry attributes the op constructors validated; a loaded graph's come
@@ -70,6 +77,9 @@ pub fn run_owned(graph: &Graph, inputs: Vec<Tensor>, mode: Mode) -> Result<Vec<T
                 .unwrap_or_else(|_| Err(invalid_node(node)))?
         };
         check_dims(node, &outputs)?;
+        if inlined && !matches!(node.kind, NodeKind::Placeholder(_)) {
+            trace::keep_declared_types(node, &arg_ids, &outputs)?;
+        }
         let offset = graph.plan.offsets[i];
         for (k, t) in outputs.into_iter().enumerate() {
             slots[offset + k] = Some(t);
@@ -136,6 +146,11 @@ fn run_node(
             };
         }
     }
+    // A graph run while a trace records (a concrete function called inside another trace) is
+    // inlined there: its loops, branches and prints must happen each time that trace's graph
+    // runs, so they are recorded as nodes, never run now on the examples (which would unroll
+    // a loop as far as its example test allows and bake in the example's branch).
+    let records = mode == Mode::Replay || mode == Mode::Run && trace::recording();
     let refs: Vec<&Tensor> = args.iter().collect();
     Ok(match &node.kind {
         // Each input is read by its one placeholder (a second read is a damaged saved graph).
@@ -181,12 +196,14 @@ fn run_node(
             vec![]
         }
         NodeKind::Print(spec) => {
-            if mode == Mode::Run {
+            if mode == Mode::Run && records {
+                trace::record_node(node.kind.clone(), &refs, &mut [], vec![], "PrintV2");
+            } else if mode == Mode::Run {
                 spec.emit(&refs)?;
             }
             vec![]
         }
-        NodeKind::Cond(branches) if mode == Mode::Replay => {
+        NodeKind::Cond(branches) if records => {
             let mut start = 1;
             let traced = branches.iter().map(|b| {
                 start += b.num_inputs;
@@ -194,7 +211,7 @@ fn run_node(
             });
             super::control::record_cond(&args[0], traced.collect())?
         }
-        NodeKind::While { cond, body, loop_vars } if mode == Mode::Replay => {
+        NodeKind::While { cond, body, loop_vars } if records => {
             let (vars, captures) = args.split_at(*loop_vars);
             let (cond_captures, body_captures) = captures.split_at(cond.num_inputs - loop_vars);
             super::control::record_while(
@@ -276,9 +293,11 @@ fn check_dims(node: &Node, outputs: &[Tensor]) -> Result<()> {
                 info.dtype.name()
             )));
         }
-        // A value of unknown rank (a host call's result) may have any shape. A lazy value (a
-        // replay's, inside a trace) is checked by its static type: its example would run now,
-        // and a branch not taken while tracing may have examples it cannot run on.
+        // A value of unknown rank (a host call's result) may have any shape, as may one the
+        // open trace records so (such a result recorded anew by an inlined graph: its example
+        // is a stand-in). A lazy value (a replay's, inside a trace) is checked by its static
+        // type: its example would run now, and a branch not taken while tracing may have
+        // examples it cannot run on.
         let produced: Vec<Option<usize>> = match t.is_lazy() {
             true => super::deferred::static_type(t).dims,
             false => t.shape().dims().iter().copied().map(Some).collect(),
@@ -289,7 +308,8 @@ fn check_dims(node: &Node, outputs: &[Tensor]) -> Result<()> {
                     .dims
                     .iter()
                     .zip(&produced)
-                    .all(|(s, d)| s.is_none() || d.is_none() || s == d);
+                    .all(|(s, d)| s.is_none() || d.is_none() || s == d)
+            || trace::has_unknown_rank(t);
         if !fits {
             return Err(Error::InvalidArgument(format!(
                 "{} ({}) was traced with shape {:?} but produced {}; trace the function again \

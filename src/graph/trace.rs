@@ -205,6 +205,28 @@ pub fn set_static_dims(t: &Tensor, dims: &[Option<usize>]) -> Result<bool> {
     Ok(true)
 }
 
+/// A graph inlined into the trace in progress (a concrete function called there): a value
+/// recorded for one of its nodes keeps what that graph knows of it (a `set_shape` made there,
+/// the shape given to a host call's result) where the op recorded anew knows less, as
+/// TensorFlow's call op has the function's output shapes. `inputs` are the node's: a value
+/// passed through unchanged is the caller's, and keeps the caller's type.
+pub(crate) fn keep_declared_types(node: &Node, inputs: &[u64], outputs: &[Tensor]) -> Result<()> {
+    for (k, (info, t)) in node.outputs.iter().zip(outputs).enumerate() {
+        if node.unknown_rank.get(k).copied().unwrap_or(false) || inputs.contains(&t.id()) {
+            continue;
+        }
+        let less_known = has_unknown_rank(t) || {
+            let own = static_dims(t);
+            own.len() == info.dims.len()
+                && own.iter().zip(&info.dims).any(|(o, d)| o.is_none() && d.is_some())
+        };
+        if less_known {
+            set_static_dims(t, &info.dims)?;
+        }
+    }
+    Ok(())
+}
+
 /// TensorFlow's `TensorShape.merge_with` of known dims, with its errors.
 fn merge_dims(own: &[Option<usize>], given: &[Option<usize>]) -> Result<Vec<Option<usize>>> {
     if own.len() != given.len() {

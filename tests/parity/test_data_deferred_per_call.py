@@ -197,6 +197,53 @@ def test_dataset_functions_built_in_a_function_are_traced_once(tf_oracle, device
     _agrees_without_raising(tf_oracle, _function_bodies_run_once, device)
 
 
+def _python_calling_bodies_run_once(tf, device):
+    # Dataset functions whose graphs call Python (a dataset read inside them, a `py_function`,
+    # a `tf.print`) are traced once too: ferroflow traced them again per stand-in and per run,
+    # since their graphs, called inside another trace, lost their loops and prints.
+    import os
+    import tempfile
+
+    path = os.path.join(tempfile.mkdtemp(), "printed.txt")
+    log = []
+    with tf.device(device):
+
+        @tf.function
+        def pipeline(x, k):
+            def summed(e):
+                log.append("loop")
+                s = tf.constant(0, tf.int64)
+                for v in tf.data.Dataset.range(e):
+                    s += v * k
+                return s
+
+            def doubled(e):
+                log.append("py_function")
+                out = tf.py_function(lambda a: a * 2, [e], tf.int64)
+                out.set_shape([])
+                return out
+
+            def printed(e):
+                log.append("print")
+                tf.print("element", e, output_stream="file://" + path)
+                return e + 1
+
+            ds = tf.data.Dataset.from_tensor_slices(x).map(summed).map(doubled).map(printed)
+            return ds.reduce(tf.constant(0, tf.int64), lambda a, b: a * 100 + b)
+
+        out = []
+        for values, k in [([1, 3, 4], 1), ([2, 5, 1], 2), ([6, 0, 2], 3)]:
+            out.append(pipeline(tf.constant(values, tf.int64), tf.constant(k, tf.int64)))
+            out.append(list(log))
+    with open(path) as f:
+        return out, f.read()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dataset_functions_calling_python_are_traced_once(tf_oracle, device):
+    _agrees_without_raising(tf_oracle, _python_calling_bodies_run_once, device)
+
+
 def _list_files_of_traced_patterns(tf, device):
     # `list_files` of a traced pattern globs when the graph runs (ferroflow raised reading the
     # pattern's value while tracing); a constant pattern's matches are folded into the graph.

@@ -439,7 +439,7 @@ class _FunctionTemplate:
     def traced(self, spec, kind):
         """(the spec traced for, its `TracedFunction` of ``(element, captured values)``) for
         elements of ``spec``, or None where the graph cannot be reused (an unknown rank, a
-        graph that depends on the example's sizes or calls Python)."""
+        graph that depends on the example's sizes)."""
         with self._lock:
             for traced_kind, traced_spec, traced in self._traces:
                 if traced_kind == kind and _admits(traced_spec, spec):
@@ -466,9 +466,7 @@ class _FunctionTemplate:
         body.__name__ = getattr(fn, "__name__", "function")
         signature = (spec, tuple(TensorSpec(t.shape, t.dtype) for t in captured))
         traced = TracedFunction(body, signature, kind)
-        # A graph with host calls (a dataset built and read inside the function, a
-        # `py_function`) does not run right called from another trace: traced per use.
-        if not traced._direct or traced._concrete._core.calls_python:
+        if not traced._direct:
             return None
         return traced
 
