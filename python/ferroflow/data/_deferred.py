@@ -384,21 +384,31 @@ def _with_templates(arguments):
     them, in lists, tuples and dicts, as `_FunctionTemplate`s."""
     if isinstance(arguments, (types.FunctionType, types.MethodType, functools.partial)):
         return _FunctionTemplate.of(arguments)
-    if isinstance(arguments, (list, tuple)):
-        items = [_with_templates(v) for v in arguments]
-        if all(a is b for a, b in zip(items, arguments)):
-            return arguments
-        if isinstance(arguments, tuple) and hasattr(type(arguments), "_fields"):
-            return type(arguments)(*items)
-        return type(arguments)(items)
-    if isinstance(arguments, dict):
-        items = {k: _with_templates(v) for k, v in arguments.items()}
-        if all(items[k] is v for k, v in arguments.items()):
-            return arguments
-        rebuilt = copy.copy(arguments)
+    rebuilt = _items_converted(arguments, _with_templates)
+    return arguments if rebuilt is _NOT_A_CONTAINER else rebuilt
+
+
+_NOT_A_CONTAINER = object()
+
+
+def _items_converted(value, convert):
+    """``value`` (a list, tuple, namedtuple or dict) with ``convert`` applied to its items:
+    the same object where no item changed; `_NOT_A_CONTAINER` for any other value."""
+    if isinstance(value, (list, tuple)):
+        items = [convert(v) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+            return type(value)(*items)  # a namedtuple
+        return type(value)(items)
+    if isinstance(value, dict):
+        items = {k: convert(v) for k, v in value.items()}
+        if all(items[k] is v for k, v in value.items()):
+            return value
+        rebuilt = copy.copy(value)
         rebuilt.update(items)
         return rebuilt
-    return arguments
+    return _NOT_A_CONTAINER
 
 
 class _FunctionTemplate:
@@ -539,19 +549,8 @@ class _Rebuilder:
             return self._memoized(value, lambda d: self._dataset(d, self))
         if isinstance(value, _FunctionTemplate):
             return self._memoized(value, self._bound)
-        if isinstance(value, (list, tuple)):
-            items = [self(v) for v in value]
-            if all(a is b for a, b in zip(items, value)):
-                return value
-            if isinstance(value, tuple) and hasattr(type(value), "_fields"):
-                return type(value)(*items)  # a namedtuple
-            return type(value)(items)
-        if isinstance(value, dict):
-            items = {k: self(v) for k, v in value.items()}
-            if all(items[k] is v for k, v in value.items()):
-                return value
-            rebuilt = copy.copy(value)
-            rebuilt.update(items)
+        rebuilt = _items_converted(value, self)
+        if rebuilt is not _NOT_A_CONTAINER:
             return rebuilt
         if isinstance(value, types.FunctionType):
             return self._memoized(value, self._function)
