@@ -86,22 +86,34 @@ demo: build
 # The library's tests run with the wgpu backend. The build without it (the stub backend with no
 # devices) is compiled by `lint`'s clippy over all targets, which keeps the `gpu` feature
 # optional; running its tests too cost a second full compile of the crate (minutes on CI's two
-# cores) for no test that differs. The tests compile our crate unoptimised: its tests run in
-# about a second either way, and opt-level 1 (the dev profile's, which keeps Python test runs
-# of a dev build quick) took 608 s to compile here against 67 s. Dependencies stay optimised.
-# python-test passes the same profile to the cargo it runs (tests/test_saved_model.py builds a Rust
-# example), so that it reuses rust-test's artifacts instead of compiling the crate a third time.
-RUST_TEST_ENV := CARGO_PROFILE_DEV_OPT_LEVEL=0 CARGO_PROFILE_DEV_DEBUG=false
-rust-test: gpu-runtime nasm
-	$(TEST_ENV) $(RUST_TEST_ENV) cargo test
+# cores) for no test that differs.
+#
+# They build in the extension's `test-extension` profile with the `python` feature, so that the
+# dependencies compiled here are the ones `build-tests` links (CI's clean clone compiled every
+# dependency twice before: a dev build for these tests, then the extension's). Only our crate
+# is overridden: unoptimised (its tests run in about a second either way, and optimising the
+# test harness took minutes) and with the debug assertions and overflow checks of a dev build.
+# Test binaries link libpython (pyo3 without `extension-module`): the venv's interpreter names
+# it, as it does for maturin. python-test passes the same arguments to the cargo it runs
+# (tests/test_saved_model.py builds a Rust example), which then finds it built here.
+RUST_TEST_ARGS := --profile test-extension --features python \
+	--config profile.test-extension.package.ferroflow.opt-level=0 \
+	--config profile.test-extension.package.ferroflow.debug-assertions=true \
+	--config profile.test-extension.package.ferroflow.overflow-checks=true
+PY_LIBDIR = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_config_var("LIBDIR") or "")')
+RUST_TEST_ENV = PYO3_PYTHON="$(abspath $(PY))" LD_LIBRARY_PATH="$(PY_LIBDIR)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" \
+	FERROFLOW_CARGO_TEST_ARGS="$(RUST_TEST_ARGS)"
+rust-test: $(STAMP) gpu-runtime nasm
+	$(TEST_ENV) $(RUST_TEST_ENV) cargo test $(RUST_TEST_ARGS)
 
 # Clippy runs with the default features (plus python, which only adds code) and with none; no
 # code is compiled only without python, so a third run with the default features alone checked
-# nothing new.
+# nothing new. It runs in the tests' profile, so that the build scripts (libjpeg-turbo's C and
+# assembly among them) and procedural macros that rust-test compiled are reused.
 lint: $(STAMP) nasm
 	cargo fmt --check
-	cargo clippy --all-targets --no-default-features -- -D warnings
-	cargo clippy --all-targets --features python -- -D warnings
+	cargo clippy --profile test-extension --all-targets --no-default-features -- -D warnings
+	cargo clippy --profile test-extension --all-targets --features python -- -D warnings
 	$(VENV)/bin/ruff check python tests benches examples tools
 	$(VENV)/bin/ruff format --check python tests benches examples tools
 

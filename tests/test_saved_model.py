@@ -9,6 +9,7 @@ import collections
 import json
 import os
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -518,15 +519,31 @@ def test_mutated_saved_models_fail_only_with_typed_errors(tmp_path):
 # --- Rust ---------------------------------------------------------------------------------------
 
 
+def _built_example(name):
+    """The path of the crate's example `name`, built as `make rust-test` builds the crate
+    (FERROFLOW_CARGO_TEST_ARGS: its profile and features), so that it is found built there."""
+    cargo = os.environ.get("CARGO", "cargo")
+    args = shlex.split(os.environ.get("FERROFLOW_CARGO_TEST_ARGS", ""))
+    built = subprocess.run(
+        [cargo, "build", "--quiet", "--message-format=json", *args, "--example", name],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    for line in built.stdout.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == name:
+            if message.get("executable"):
+                return message["executable"]
+    raise AssertionError(f"cargo built no executable for example {name}: {built.stdout[-2000:]}")
+
+
 def test_a_model_saved_from_python_loads_in_rust(tmp_path):
     mod = MyModule(3)
     mod.multiply(tf.constant([1, 2, 3]))
     tf.saved_model.save(mod, tmp_path / "saved")
-    cargo = os.environ.get("CARGO", "cargo")
-    subprocess.run(
-        [cargo, "build", "--quiet", "--example", "load_saved_model"], cwd=REPO, check=True
-    )
-    binary = os.path.join(REPO, "target", "debug", "examples", "load_saved_model")
+    binary = _built_example("load_saved_model")
     result = subprocess.run(
         [binary, str(tmp_path / "saved"), "multiply", "1,2,3"],
         capture_output=True,

@@ -28,6 +28,7 @@ use crate::shape::Shape;
 use crate::tensor::Tensor;
 use num_traits::AsPrimitive;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 use std::ops::AddAssign;
 
 /// The sampling grid of both ops (TensorFlow's `align_corners` and `half_pixel_centers`).
@@ -154,15 +155,13 @@ fn resize<T: Pixel>(
     [oh, ow]: [usize; 2],
     grid: Grid,
 ) -> Vec<f32> {
-    let mut out = crate::kernels::alloc::with_capacity(n * oh * ow * c);
-    out.resize(n * oh * ow * c, 0.0f32);
-    if out.is_empty() {
-        return out;
+    let total = n * oh * ow * c;
+    if total == 0 {
+        return Vec::new();
     }
     // TensorFlow's no-op resize is a plain cast.
     if (oh, ow) == (h, w) {
-        out.iter_mut().zip(x).for_each(|(o, v)| *o = v.as_());
-        return out;
+        return crate::kernels::parallel::map(x, |v| v.as_());
     }
     let ys = taps(h, oh, grid);
     let xs = taps(w, ow, grid);
@@ -174,18 +173,26 @@ fn resize<T: Pixel>(
         4 => lerp_row::<T, 4>,
         _ => lerp_row::<T, 0>,
     };
-    let row = |(r, out_row): (usize, &mut [f32])| {
+    let row = |(r, out_row): (usize, &mut [MaybeUninit<f32>])| {
         let (b, y) = (r / oh, r % oh);
         let image = &x[b * h * w * c..(b + 1) * h * w * c];
         let top = &image[ys[y].lower * w * c..][..w * c];
         let bottom = &image[ys[y].upper * w * c..][..w * c];
         lerp_row(top, bottom, &xs, ys[y].lerp, out_row, c);
     };
-    if n * oh * ow * c >= PARALLEL_MIN {
-        out.par_chunks_mut(ow * c).enumerate().for_each(row);
-    } else {
-        out.chunks_mut(ow * c).enumerate().for_each(row);
+    // Written in place, never zero-filled first: every row writes all of its values.
+    let mut out = crate::kernels::alloc::with_capacity(total);
+    {
+        let rows = &mut out.spare_capacity_mut()[..total];
+        if total >= PARALLEL_MIN {
+            rows.par_chunks_mut(ow * c).enumerate().for_each(row);
+        } else {
+            rows.chunks_mut(ow * c).enumerate().for_each(row);
+        }
     }
+    // SAFETY: the rows cover 0..total, and `lerp_row` writes each value of its row (`ow`
+    // pixels of `c` channels).
+    unsafe { out.set_len(total) };
     out
 }
 
@@ -197,10 +204,11 @@ fn lerp_row<T: Pixel, const C: usize>(
     bottom: &[T],
     xs: &[Tap],
     y_lerp: f32,
-    out_row: &mut [f32],
+    out_row: &mut [MaybeUninit<f32>],
     c: usize,
 ) {
     let c = if C == 0 { c } else { C };
+    debug_assert_eq!(out_row.len(), xs.len() * c);
     for (tap, out_px) in xs.iter().zip(out_row.chunks_exact_mut(c)) {
         let (lo, hi, x_lerp) = (tap.lower * c, tap.upper * c, tap.lerp);
         let (top_lo, top_hi) = (&top[lo..lo + c], &top[hi..hi + c]);
@@ -210,7 +218,7 @@ fn lerp_row<T: Pixel, const C: usize>(
             let (bottom_left, bottom_right) = (bottom_lo[k].as_(), bottom_hi[k].as_());
             let upper = top_left + (top_right - top_left) * x_lerp;
             let lower = bottom_left + (bottom_right - bottom_left) * x_lerp;
-            out_px[k] = upper + (lower - upper) * y_lerp;
+            out_px[k].write(upper + (lower - upper) * y_lerp);
         }
     }
 }

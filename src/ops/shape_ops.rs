@@ -215,12 +215,33 @@ fn concat_typed<T: Movable>(
         .collect::<Option<_>>()
         .ok_or_else(|| Error::Internal("concat: dtype mismatch".into()))?;
     let rows: Vec<usize> = inputs.iter().map(|t| t.dims()[axis..].iter().product()).collect();
-    let mut out = Vec::with_capacity(outer * rows.iter().sum::<usize>());
-    for o in 0..outer {
-        for (p, &row) in parts.iter().zip(&rows) {
-            out.extend_from_slice(&p[o * row..(o + 1) * row]);
+    // Each output row (one per `outer` index) is the inputs' rows side by side; `starts[p]`
+    // is where input `p`'s row begins in it.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(rows.iter().scan(0, |end, &row| {
+            *end += row;
+            Some(*end)
+        }))
+        .collect();
+    let width = starts[rows.len()];
+    // Chunks of the output are copied on all cores: stacking a tf.data batch of images (tens
+    // of MB) on one thread left the others idle.
+    let out = crate::kernels::parallel::build(outer * width, |offset, dst| {
+        let mut written = 0;
+        while written < dst.len() {
+            let position = offset + written;
+            let (o, within) = (position / width, position % width);
+            // The last input starting at or before `within`: zero-width inputs are skipped.
+            let p = starts.partition_point(|&s| s <= within) - 1;
+            let from = within - starts[p];
+            let n = (rows[p] - from).min(dst.len() - written);
+            let src = &parts[p][o * rows[p] + from..][..n];
+            for (d, s) in dst[written..written + n].iter_mut().zip(src) {
+                d.write(s.clone());
+            }
+            written += n;
         }
-    }
+    });
     Ok(T::wrap_vec(out))
 }
 
