@@ -81,6 +81,18 @@ CASES = [
         "D.range(40).rejection_resample(lambda x: tf.cast(x % 3, tf.int32), [0.6, 0.2, 0.2], "
         "seed=5)",
     ),
+    # The estimate is given 32 times per batch of classes, a short last batch's too, so the
+    # mixing weights outlast the data (a regression: the resampled data ended early).
+    (
+        "rejection_resample_estimated_short_batch",
+        "D.range(70).rejection_resample(lambda x: tf.cast(x % 10 > 2, tf.int32), [0.5, 0.5], "
+        "seed=3)",
+    ),
+    # Any integer class dtype, as TensorFlow (an int64 class used to fail the spec check).
+    (
+        "rejection_resample_int64_class",
+        "D.range(60).rejection_resample(lambda x: x % 2, [0.5, 0.5], [0.3, 0.7], seed=3)",
+    ),
     (
         "experimental_rejection_resample",
         "D.range(40).map(lambda x: (x, x % 2)).apply(E.rejection_resample(lambda x, y: "
@@ -108,3 +120,30 @@ def _global_seeds(tf):
 
 def test_global_seed(tf_oracle):
     assert_parity(tf_oracle, _global_seeds)
+
+
+def _resampled_in_function(tf, device):
+    """rejection_resample built inside a tf.function, called three times: with a seed, every
+    call's draws are the same, as TensorFlow's (estimated and given class distributions, an
+    int64 class)."""
+    out = {}
+    with tf.device(device):
+        values = tf.constant([0, 0, 0, 1, 1, 1, 1, 1, 1, 1] * 20, tf.int64)
+        for name, initial in (("estimated", None), ("given", [0.3, 0.7])):
+
+            @tf.function
+            def resampled(values=values, initial=initial):
+                ds = tf.data.Dataset.from_tensor_slices(values)
+                ds = ds.rejection_resample(lambda x: x, [0.5, 0.5], initial, seed=3)
+                return ds.reduce(
+                    tf.constant(0, tf.int64), lambda s, e: (s * 3 + e[1] + 7 * e[0]) % 1000003
+                )
+
+            out[name] = [resampled() for _ in range(3)]
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rejection_resample_in_function(tf_oracle, device):
+    expected = assert_parity(tf_oracle, _resampled_in_function, (device,))
+    assert expected[0] != "raised", expected

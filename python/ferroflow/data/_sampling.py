@@ -239,15 +239,17 @@ class _RejectionFilter(Dataset):
 
     _repr_name = "_MapDataset"
 
-    def __init__(self, dataset, acceptance, class_func, seed):
+    def __init__(self, dataset, acceptance, class_func, seed, class_spec):
         self._input = dataset
         self._acceptance = acceptance
         self._class_func = class_func
         self._seeds = op_seeds(seed)
+        # The class value's spec is ``class_func``'s (TensorFlow takes any integer dtype).
+        self._class_spec = class_spec
 
     @property
     def element_spec(self):
-        return (TensorSpec([], _dtypes.int32), self._input.element_spec)
+        return (self._class_spec, self._input.element_spec)
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
@@ -285,7 +287,7 @@ def _acceptance(initial, target):
 class _EstimatedDistribution(Dataset):
     """TensorFlow's streaming estimate of the class distribution (for `rejection_resample`
     without ``initial_dist``): per batch of 32 class values, counts (started at 10 each)
-    updated, and the batch's elements all given the new ``counts / sum(counts)``."""
+    updated, and the new ``counts / sum(counts)`` given 32 times."""
 
     def __init__(self, classes, num_classes):
         self._classes = classes
@@ -310,7 +312,10 @@ class _EstimatedDistribution(Dataset):
                 if 0 <= c < self._num_classes:
                     counts[c] += 1
             dist = (counts / counts.sum()).astype(np.float32)
-            for _ in batch:
+            # TensorFlow tiles each estimate 32 times, a short last batch's too: the weights
+            # of `sample_from_datasets` then outlast the data, which decides where the
+            # resampled dataset ends.
+            for _ in range(32):
                 yield convert_to_tensor(dist)
 
 
@@ -353,6 +358,7 @@ def rejection_resample(dataset, class_func, target_dist, initial_dist=None, seed
         return _calls.call(class_func, element), element
 
     originals = dataset.map(with_class)
+    class_spec = originals.element_spec[0]
     if initial_dist is not None:
         initial = np.asarray(convert_to_tensor(initial_dist).numpy(), np.float32)
         accept, prob_original = _acceptance(initial, target)
@@ -360,7 +366,7 @@ def rejection_resample(dataset, class_func, target_dist, initial_dist=None, seed
         static = np.min(target / initial)
         if static == 1:
             return originals
-        filtered = _RejectionFilter(dataset, acceptance_ds, class_func, seed)
+        filtered = _RejectionFilter(dataset, acceptance_ds, class_func, seed, class_spec)
         if static == 0:
             return filtered
         weights = TensorDataset((_weight_pair(prob_original),)).repeat()
@@ -376,7 +382,7 @@ def rejection_resample(dataset, class_func, target_dist, initial_dist=None, seed
             lambda d: convert_to_tensor(_acceptance(d.numpy(), target)[0]),
             estimate.element_spec,
         )
-        filtered = _RejectionFilter(dataset, acceptance_ds, class_func, seed)
+        filtered = _RejectionFilter(dataset, acceptance_ds, class_func, seed, class_spec)
         scalar = TensorSpec([], _dtypes.float32)
         weights = PerElementDataset(
             estimate,
