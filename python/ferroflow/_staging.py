@@ -184,9 +184,20 @@ def _invariant_dims(flat, shape_invariants, loop_vars):
     from ferroflow.tensor_shape import TensorShape
 
     # A None invariant keeps the variable's own shape (as TensorFlow's while_v2).
-    return [
-        _static_dims(t) if s is None else list(TensorShape(s).dims) for t, s in zip(flat, shapes)
-    ]
+    dims = [_static_dims(t) if s is None else TensorShape(s).dims for t, s in zip(flat, shapes)]
+    if any(d is None for d in dims):
+        from ferroflow.errors import UnimplementedError
+
+        # As `_static_dims`: a loop variable's placeholder needs a rank.
+        raise UnimplementedError(
+            None,
+            None,
+            "a loop variable of unknown rank (a shape invariant of unknown rank, or a "
+            "Dataset.reduce state that a tf.py_function or tf.numpy_function result makes "
+            "unknown): ferroflow cannot stage control flow over it; give the value a shape "
+            "first with tf.ensure_shape(value, shape)",
+        )
+    return [list(d) for d in dims]
 
 
 def _static_dims(t):

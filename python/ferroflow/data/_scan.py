@@ -141,6 +141,12 @@ def reduce_dataset(dataset, initial_state, reduce_func):
     spec = _structure.spec_of(state)
     if _tracing.tracing():
         settled, _ = state_spec(reduce_func, spec, dataset.element_spec, "reduce_func", False)
+        if settled is None:
+            # Stand-in values cannot show the state's spec (an element of unknown rank, as a
+            # `py_function` without `set_shape` returns): a trace of the function shows it.
+            _, settled, _ = state_function(
+                reduce_func, spec, dataset.element_spec, "reduce_func", False, "Dataset.reduce()"
+            )
         if settled is not None:
             # Inside a tf.function the elements are pulled when the graph runs, never baked
             # in; the function is traced into the loop's body.
