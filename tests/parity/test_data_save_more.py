@@ -438,3 +438,48 @@ def test_shard_func_traced_and_checked(tf_oracle, device, tmp_path):
         tf_oracle, _shard_funcs, args=(str(tmp_path), device), helpers=[_layout, _metadata]
     )
     assert result[0] != "raised", result
+
+
+def _snapshot_shard_funcs(tf, root, device):
+    """`Dataset.snapshot`'s ``shard_func``: traced when the dataset is made (its Python body
+    runs once, however many elements), checked there to return a scalar int32 or int64
+    (TypeError with the return type; a tuple's AttributeError is TensorFlow's own), an int32
+    failing per element; the elements written and read back."""
+    import os
+
+    calls = []
+
+    def counted(x):
+        calls.append(1)
+        return x % 2
+
+    cases = {
+        "counted": counted,
+        "int32": lambda x: tf.cast(x, tf.int32),
+        "shape_1": lambda x: tf.reshape(x % 2, [1]),
+        "tuple": lambda x: (x, x),
+        "float": lambda x: tf.cast(x, tf.float32),
+        "negative": lambda x: x - 2,
+    }
+    out = {}
+    for name, shard_func in cases.items():
+        path = os.path.join(root, tf.__name__, "snapshot", name)
+        with tf.device(device):
+            try:
+                ds = tf.data.Dataset.range(5).snapshot(path, shard_func=shard_func)
+            except (TypeError, AttributeError) as e:
+                out[name] = (type(e).__name__, "at construction", str(e))
+                continue
+            out[name, "made"] = len(calls)
+            try:
+                out[name] = [sorted(int(x) for x in ds) for _ in range(2)]
+            except Exception as e:  # noqa: BLE001 - the class is compared
+                out[name] = type(e).__name__
+    out["python_runs"] = len(calls)
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_snapshot_shard_func_traced_and_checked(tf_oracle, device, tmp_path):
+    result = assert_parity(tf_oracle, _snapshot_shard_funcs, args=(str(tmp_path), device))
+    assert result[0] != "raised", result

@@ -145,16 +145,6 @@ class ShardWriters:
             self.close()
 
 
-def _shard_index(shard_func, element):
-    from ferroflow import convert_to_tensor, int64
-    from ferroflow.data import _calls
-
-    result = convert_to_tensor(_calls.call(shard_func, element))
-    if result.dtype != int64 or result.shape.rank != 0:
-        raise errors.InvalidArgumentError(None, None, "`shard_func` must return a scalar int64.")
-    return int(result.numpy())
-
-
 def _metadata(run_id, flat, count, graph_hash="", finalized=True):
     record = _metadata_class()(
         graph_hash=graph_hash,
@@ -451,7 +441,10 @@ class SnapshotDataset(Dataset):
         self._records = "SNAPPY" if compression == "AUTO" else _record_compression(compression)
         self._flat = _flat_specs(input_dataset.element_spec, "snapshot")
         self._reader_func = reader_func
-        self._shard_func = shard_func
+        # Traced when the dataset is made, as TensorFlow's: Python side effects run once.
+        self._shard_of = trace_shard_func(
+            shard_func, input_dataset.element_spec, "Dataset.snapshot()"
+        )
 
     @property
     def element_spec(self):
@@ -477,7 +470,7 @@ class SnapshotDataset(Dataset):
             return iter(_read(directory, spec, self._records, self._reader_func)._elements())
 
         def shard_of(element, _):
-            return _shard_index(self._shard_func, element)
+            return self._shard_of(element)
 
         return _write_run(
             self._input._elements(), directory, self._flat, self._records, shard_of, graph_hash

@@ -9,9 +9,11 @@ from ferroflow import errors, nest
 __all__ = ["shard_index_of", "trace_shard_func"]
 
 
-def trace_shard_func(shard_func, element_spec):
+def trace_shard_func(shard_func, element_spec, kind="save()"):
     """``shard_func`` traced for elements of ``element_spec``: call the result with an element
-    for its shard index (an int)."""
+    for its shard index (an int). ``kind`` names the transformation; `Dataset.snapshot()`
+    also checks, as TensorFlow's does when the dataset is made, that the function returns a
+    scalar int32 or int64 (TypeError otherwise; an int32 fails per element, as there)."""
     if not callable(shard_func):
         raise ValueError(
             f"Argument `func` must be a callable. Received func={shard_func} "
@@ -25,8 +27,33 @@ def trace_shard_func(shard_func, element_spec):
         return () if out is None else out
 
     returning_nothing_for_none.__name__ = getattr(shard_func, "__name__", "shard_func")
-    traced = trace_dataset_function(returning_nothing_for_none, element_spec, "save()")
+    traced = trace_dataset_function(returning_nothing_for_none, element_spec, kind)
+    if kind == "Dataset.snapshot()":
+        _check_snapshot_output(traced.output_spec)
     return lambda element: shard_index_of(traced(element))
+
+
+def _check_snapshot_output(output_spec):
+    from ferroflow import int32, int64
+    from ferroflow.tensor_spec import TensorSpec
+
+    if output_spec is None:
+        # Traced eagerly per element (`EagerFunction`): the per-element check decides.
+        return
+    if isinstance(output_spec, (tuple, list, dict)):
+        # TensorFlow's check calls the structure's `is_compatible_with`, which a tuple or
+        # dict of specs lacks.
+        raise AttributeError(
+            f"'{type(output_spec).__name__}' object has no attribute 'is_compatible_with'"
+        )
+    if not any(
+        isinstance(output_spec, TensorSpec) and output_spec.is_compatible_with(TensorSpec([], d))
+        for d in (int32, int64)
+    ):
+        raise TypeError(
+            "Invalid `shard_func`. `shard_func` must return `tf.int64` scalar tensor but its "
+            f"return type is {output_spec}."
+        )
 
 
 def shard_index_of(result):
