@@ -288,14 +288,30 @@ def _list_files_of_traced_patterns(tf, device):
             ds = tf.data.Dataset.list_files(os.path.join(folder, "*.txt"), shuffle=False)
             return ds.batch(10).get_single_element()
 
+        # A constant pattern with shuffling: globbed once too (ferroflow globbed in every
+        # call), the seeded order the same in every call, unseeded orders drawn anew.
+        @tf.function
+        def constant_shuffled():
+            ds = tf.data.Dataset.list_files(os.path.join(folder, "*.txt"), seed=5)
+            return ds.batch(10).get_single_element()
+
+        @tf.function
+        def constant_unseeded():
+            ds = tf.data.Dataset.list_files(os.path.join(folder, "*.txt"))
+            return ds.batch(10).get_single_element()
+
         txt, csv = tf.constant(os.path.join(folder, "*.txt")), tf.constant(folder + "/*.csv")
         out = []
         out += [names(listed(txt)), names(listed(csv)), read(txt)]
         out += [names(both(tf.constant(folder + "/a*"), csv)), names(constant_pattern())]
         out += [sorted(names(shuffled(txt))), names(shuffled(txt)) == names(shuffled(txt))]
+        out += [names(constant_shuffled()), sorted(names(constant_unseeded()))]
         with open(os.path.join(folder, "e.txt"), "w") as f:
             f.write("eee")
         out += [names(listed(txt)), names(constant_pattern())]
+        out += [names(constant_shuffled()), sorted(names(constant_unseeded()))]
+        unseeded = {tuple(names(constant_unseeded())) for _ in range(12)}
+        out.append(len(unseeded) > 1)
         try:
             listed(tf.constant(folder + "/*.none"))
         except Exception as e:  # noqa: BLE001 - the class is compared

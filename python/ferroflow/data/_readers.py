@@ -704,19 +704,29 @@ def _matches_now(patterns):
     return convert_to_tensor(np.array(encoded, dtype=object), dtype=_dtypes.string)
 
 
-@dataset_construction(element_spec=lambda *args, **kwargs: TensorSpec([], _dtypes.string))
 def list_files(file_pattern, shuffle=None, seed=None, name=None):
     """The files matching ``file_pattern`` (a glob or a list of them), sorted, in a random
     order each iteration unless ``shuffle=False``; no match is InvalidArgumentError."""
-    from ferroflow.io._files import matching_files
-
     patterns = convert_to_tensor(file_pattern, dtype=_dtypes.string)
     if _tracing.tracing() and not _core.is_symbolic(patterns):
         # A constant pattern inside a tf.function: TensorFlow's graph folds its matches once
-        # (files made after the trace are not listed); the op would be a node of the trace.
-        matched = _matches_now(patterns)
-    else:
-        matched = matching_files(patterns)
+        # (files made after the trace are not listed, in any call); the op would be a node
+        # of the trace. Only the shuffle of those matches is made again in each call.
+        return _files_dataset(_matches_now(patterns), patterns, shuffle, seed)
+    return _listed_files(file_pattern, shuffle, seed)
+
+
+@dataset_construction(element_spec=lambda *args, **kwargs: TensorSpec([], _dtypes.string))
+def _listed_files(file_pattern, shuffle, seed):
+    """`list_files` globbing when the dataset is made: eagerly, or in each run of a graph
+    whose pattern is computed."""
+    from ferroflow.io._files import matching_files
+
+    patterns = convert_to_tensor(file_pattern, dtype=_dtypes.string)
+    return _files_dataset(matching_files(patterns), patterns, shuffle, seed)
+
+
+def _files_dataset(matched, patterns, shuffle, seed):
     if int(np.asarray(matched.numpy()).size) == 0:
         shown = b", ".join(np.asarray(patterns.numpy()).reshape(-1).tolist())
         raise _invalid(
