@@ -1243,3 +1243,27 @@ def test_tf_function_range_loops_with_start_delta_and_float_dtype():
     total, count = sums(tf.constant(5))
     assert total.numpy() == pytest.approx(1.0 + 1.25 + 1.5 + 1.75)
     assert count.numpy() == sum(j for i in range(5) for j in range(i, 0, -2))
+
+
+def test_names_a_nested_scope_binds_are_not_reads_of_the_function():
+    """Liveness: a lambda's or nested function's own parameters and locals are not the
+    enclosing function's variables, so a loop whose target shares their name does not carry
+    it; a nested function's free read of the target does."""
+    import ast
+
+    from ferroflow.autograph import analysis
+
+    source = (
+        "f = lambda x: x + y\n"
+        "def g(a, *b, c, **d):\n"
+        "    z = a + q\n"
+        "    return [z, b, c, d, lambda w: w + z + x2]\n"
+        "class K:\n"
+        "    k = 1\n"
+        "    def m(self):\n"
+        "        return k\n"
+    )
+    tree = ast.parse(source)
+    counts = analysis.nested_read_counts(tree.body)
+    assert set(counts) == {"y", "q", "x2", "k"}, counts
+    assert "x" not in analysis.read_names(tree.body[:1])

@@ -36,6 +36,33 @@ def test_reduce_of_py_function_elements_with_a_shape(tf_oracle, device):
     assert expected[0] != "raised", expected
 
 
+def _loop_over_py_function_elements(tf, device):
+    """A `for` loop over such a dataset. The `lambda x:` given to `map` names its parameter as
+    the loop's target: AutoGraph counted the lambda's `x` as a read of the function's `x`,
+    made the target a loop variable, and a loop variable of unknown rank could not be staged
+    (UnimplementedError)."""
+
+    def double(x):
+        return x * 2
+
+    with tf.device(device):
+
+        @tf.function
+        def total(n):
+            ds = tf.data.Dataset.range(n).map(lambda x: tf.py_function(double, [x], tf.int64))
+            result = tf.constant(0, tf.int64)
+            for x in ds:
+                result += tf.reduce_sum(x)
+            return result
+
+        return [total(tf.constant(n, tf.int64)) for n in (0, 4)]
+
+
+def test_loop_over_py_function_elements(tf_oracle, device):
+    expected = assert_parity(tf_oracle, _loop_over_py_function_elements, (device,))
+    assert expected[0] != "raised", expected
+
+
 def test_reduce_state_of_unknown_rank_is_unimplemented():
     import ferroflow as tf
 

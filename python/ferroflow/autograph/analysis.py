@@ -57,7 +57,7 @@ class _Names(ast.NodeVisitor):
         self.visit(node.args)
         if node.returns is not None:
             self.visit(node.returns)
-        self._nested(node.body)
+        self._nested(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -65,17 +65,16 @@ class _Names(ast.NodeVisitor):
         self.bind(node.name)
         for expr in [*node.decorator_list, *node.bases, *node.keywords]:
             self.visit(expr)
-        self._nested(node.body)
+        self._nested(node)
 
     def visit_Lambda(self, node):
         self.visit(node.args)
-        self._nested([node.body])
+        self._nested(node)
 
-    def _nested(self, nodes):
-        # A nested function may run at any later time: what it reads counts as read here.
-        for sub in ast.walk(ast.Module(body=list(nodes), type_ignores=[])):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                self.read.add(sub.id)
+    def _nested(self, scope):
+        # A nested function may run at any later time: what it reads of this scope counts as
+        # read here (not its own parameters and locals).
+        self.read.update(free_reads(scope))
 
     def _comprehension(self, node):
         # Its loop targets live in the comprehension's own scope; a walrus in it binds here.
@@ -134,14 +133,53 @@ def read_names(nodes):
 
 
 def nested_read_counts(nodes):
-    """How many times functions, lambdas and classes defined in the code read each name."""
+    """How many times functions, lambdas and classes defined in the code read each name of
+    the code's scope."""
     counts = collections.Counter()
     for node in own_scope_walk(nodes):
         if isinstance(node, SCOPES):
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                    counts[sub.id] += 1
+            counts.update(free_reads(node))
     return counts
+
+
+def free_reads(scope):
+    """How many times a function, lambda or class (``scope``) reads each name of the scopes
+    around it: its reads less its own parameters and locals (a lambda's `x` is not the
+    enclosing function's `x`), with the free reads of the scopes nested in it. Decorators,
+    defaults and annotations count too (they are read where the scope is defined)."""
+    body = [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
+    outside = []  # evaluated in the enclosing scope
+    if not isinstance(scope, ast.Lambda):
+        outside += scope.decorator_list
+    if isinstance(scope, ast.ClassDef):
+        outside += [*scope.bases, *scope.keywords]
+    else:
+        outside.append(scope.args)
+        if getattr(scope, "returns", None) is not None:
+            outside.append(scope.returns)
+    declared = declared_names(body)
+    own = {x for x in bound_names(body) if x not in declared}
+    if not isinstance(scope, ast.ClassDef):
+        own.update(_parameters(scope.args))
+    counts = collections.Counter()
+    for node in outside:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                counts[sub.id] += 1
+    for node in own_scope_walk(body):
+        if isinstance(node, SCOPES):
+            # A class's names are not visible in the functions nested in it.
+            hidden = set() if isinstance(scope, ast.ClassDef) else own
+            counts.update({k: n for k, n in free_reads(node).items() if k not in hidden})
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in own:
+            counts[node.id] += 1
+    return counts
+
+
+def _parameters(args):
+    names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return names
 
 
 def declared_names(nodes):
