@@ -94,15 +94,11 @@ demo: build
 # is overridden: unoptimised (its tests run in about a second either way, and optimising the
 # test harness took minutes) and with the debug assertions and overflow checks of a dev build.
 # Test binaries link libpython (pyo3 without `extension-module`): the venv's interpreter names
-# it, as it does for maturin. python-test passes the same arguments to the cargo it runs
-# (tests/test_saved_model.py builds a Rust example), which then finds it built here.
-RUST_TEST_ARGS := --profile test-extension --features python \
-	--config profile.test-extension.package.ferroflow.opt-level=0 \
-	--config profile.test-extension.package.ferroflow.debug-assertions=true \
-	--config profile.test-extension.package.ferroflow.overflow-checks=true
+# it, as it does for maturin. The arguments are in tools/cargo_test_args, which
+# tests/test_saved_model.py reads too: the Rust example it builds is then found built here.
+RUST_TEST_ARGS := $(shell cat tools/cargo_test_args)
 PY_LIBDIR = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_config_var("LIBDIR") or "")')
-RUST_TEST_ENV = PYO3_PYTHON="$(abspath $(PY))" LD_LIBRARY_PATH="$(PY_LIBDIR)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" \
-	FERROFLOW_CARGO_TEST_ARGS="$(RUST_TEST_ARGS)"
+RUST_TEST_ENV = PYO3_PYTHON="$(abspath $(PY))" LD_LIBRARY_PATH="$(PY_LIBDIR)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}"
 rust-test: $(STAMP) gpu-runtime nasm
 	$(TEST_ENV) $(RUST_TEST_ENV) cargo test $(RUST_TEST_ARGS)
 
@@ -137,11 +133,13 @@ gpu-runtime:
 	fi
 
 # One pytest worker per core: most tests are short and single-threaded. The slowest tests are
-# listed at the end, so that a CI log shows where the 30-minute budget goes.
+# listed at the end, so that a CI log shows where the 30-minute budget goes. `loadscope` runs
+# each test module in one worker: a parity test's GPU:0 run then reuses TensorFlow's result of
+# its CPU:0 run (tests/parity/harness.py), and each module starts one TensorFlow worker.
 PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 python-test: build-tests gpu-runtime tf-oracle $(EXTRAS_STAMP)
 	$(TEST_ENV) $(RUST_TEST_ENV) FERROFLOW_TF_PYTHON="$(FERROFLOW_TF_PYTHON)" $(PY) -m pytest -q \
-		-n $(PYTEST_WORKERS) --durations=30
+		-n $(PYTEST_WORKERS) --dist loadscope --durations=30
 
 ## Everything CI runs. Each stage's wall time is printed at the end, so that a CI log shows where
 ## the run's minutes went (the full run must stay under 30 minutes on CI's 2 cores).

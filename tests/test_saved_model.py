@@ -520,10 +520,11 @@ def test_mutated_saved_models_fail_only_with_typed_errors(tmp_path):
 
 
 def _built_example(name):
-    """The path of the crate's example `name`, built as `make rust-test` builds the crate
-    (FERROFLOW_CARGO_TEST_ARGS: its profile and features), so that it is found built there."""
+    """The path of the crate's example `name`, built as `make rust-test` builds the crate (its
+    profile and features, tools/cargo_test_args), so that it is found built there."""
     cargo = os.environ.get("CARGO", "cargo")
-    args = shlex.split(os.environ.get("FERROFLOW_CARGO_TEST_ARGS", ""))
+    with open(os.path.join(REPO, "tools", "cargo_test_args")) as f:
+        args = shlex.split(f.read())
     built = subprocess.run(
         [cargo, "build", "--quiet", "--message-format=json", *args, "--example", name],
         cwd=REPO,

@@ -23,6 +23,7 @@ import inspect
 import os
 import pickle
 import pprint
+import re
 import select
 import signal
 import socket
@@ -308,11 +309,82 @@ def evaluated(tf, expression):
 def run_both(oracle, program, args=(), kwargs=None, entry=None, helpers=()):
     """(TensorFlow's result, ferroflow's result) of one program, in comparable form."""
     request = make_request(program, args, kwargs, entry, helpers)
-    expected = oracle.run(request)
+    expected = tensorflow_result(oracle, request)
     if _recorded.recording_only():
         return expected, expected
     actual = run_ferroflow(request)
     return expected, actual
+
+
+# --- TensorFlow's results on the GPU ----------------------------------------------------------
+
+# The oracle is tensorflow-cpu: a program's `tf.device("GPU:0")` scope is soft-placed on its
+# CPU, so TensorFlow's result for a program given "GPU:0" is its result for the same program
+# given "CPU:0". Each test on both devices would run TensorFlow twice for one answer (a third
+# of the parity tests' time); the second run reuses the first's result instead. Programs that
+# look at devices (device lists, placement settings, a tensor's `.device`, or a device name in
+# their text, as `if device == "GPU:0"`) run every time.
+_GPU_TO_CPU = {
+    "GPU:0": "CPU:0",
+    "/GPU:0": "/CPU:0",
+    "gpu:0": "cpu:0",
+    "/gpu:0": "/cpu:0",
+    "/device:GPU:0": "/device:CPU:0",
+}
+_LOOKS_AT_DEVICES = re.compile(
+    r"\.device\b(?!\s*\()|\bdevice_name\b|tf\.config\b|config\.|placement|DeviceSpec"
+    r"|list_(logical|physical)_devices|is_gpu_available|gpu_device_name|is_built_with"
+    # A program that names a device itself may branch on its `device` argument
+    # (`if device == "GPU:0"`): it runs again too.
+    r"|\b(GPU|CPU|gpu|cpu)\b"
+)
+_SHARED_LIMIT = 256
+
+
+def _on_cpu(value):
+    if isinstance(value, str):
+        return _GPU_TO_CPU.get(value, value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_on_cpu(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _on_cpu(v) for k, v in value.items()}
+    return value
+
+
+def _names_a_device(value):
+    if isinstance(value, str):
+        return value in _GPU_TO_CPU or value in _GPU_TO_CPU.values()
+    if isinstance(value, (list, tuple)):
+        return any(_names_a_device(v) for v in value)
+    if isinstance(value, dict):
+        return any(_names_a_device(v) for v in value.values())
+    return False
+
+
+def _cpu_twin(request):
+    """The request with its "GPU:0" arguments made "CPU:0" (the key of both runs), or None
+    where it names no device or its program looks at devices."""
+    if not _names_a_device((request["args"], request["kwargs"])):
+        return None
+    if any(_LOOKS_AT_DEVICES.search(source) for source, _, _ in request["sources"]):
+        return None
+    return dict(request, args=_on_cpu(request["args"]), kwargs=_on_cpu(request["kwargs"]))
+
+
+def tensorflow_result(oracle, request):
+    """TensorFlow's result of ``request``, shared between a program's CPU and GPU runs in
+    this test process (see `_GPU_TO_CPU`)."""
+    twin = _cpu_twin(request)
+    if twin is None:
+        return oracle.run(request)
+    # Kept with the module's TensorFlow worker: its programs' results, for its lifetime.
+    shared = oracle.__dict__.setdefault("_results_for_cpu_twins", {})
+    key = _recorded.request_key(twin)
+    if key not in shared:
+        if len(shared) >= _SHARED_LIMIT:
+            shared.pop(next(iter(shared)))
+        shared[key] = oracle.run(request)
+    return shared[key]
 
 
 # --- comparison -------------------------------------------------------------------------------
