@@ -14,7 +14,8 @@
 Each pipeline is one function of `tf`, run unchanged under both frameworks on the same files
 (written once by ferroflow here, which TensorFlow's run also checks it can read), reporting
 records per second and the CPU cores the process kept busy (CPU time / wall time) over the
-pass: a pipeline that parallelises should keep both cores of a 2-core machine busy.
+pass (the image pipeline: the median of three passes): a pipeline that parallelises should keep
+both cores of a 2-core machine busy.
 
     python benches/bench_data_io.py [--records 1000000] [--images 2000] [--text-mb 100]
 """
@@ -31,6 +32,8 @@ from _harness import cpu_seconds
 
 FEATURES = 10
 BATCH = 256
+# Timed passes per pipeline (the median is reported); one where not named.
+PASSES = {"images/decode+resize": 3}
 
 
 def timed_pass(dataset):
@@ -152,7 +155,10 @@ def run_all(tf, folder):
         ("text/batch-then-split", batch_then_split, os.path.join(folder, "text.txt")),
     ):
         timed_pass(build(tf, source).take(4))  # traces and warms up
-        count, wall, cores = timed_pass(build(tf, source))
+        # A pass over the 2,000 images takes about a second, which one busy moment of the
+        # machine skews: their rate is the median of three passes (for both frameworks).
+        passes = [timed_pass(build(tf, source)) for _ in range(PASSES.get(name, 1))]
+        count, wall, cores = sorted(passes, key=lambda p: p[0] / p[1])[len(passes) // 2]
         out[name] = {"count": count, "rate": count / wall, "cores": cores}
     return out
 
