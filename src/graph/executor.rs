@@ -150,7 +150,8 @@ fn run_node(
     // inlined there: its loops, branches and prints must happen each time that trace's graph
     // runs, so they are recorded as nodes, never run now on the examples (which would unroll
     // a loop as far as its example test allows and bake in the example's branch).
-    let records = mode == Mode::Replay || mode == Mode::Run && trace::recording();
+    // Asked only by the nodes it concerns: the trace's thread-local is not read per node.
+    let records = || mode == Mode::Replay || mode == Mode::Run && trace::recording();
     let refs: Vec<&Tensor> = args.iter().collect();
     Ok(match &node.kind {
         // Each input is read by its one placeholder (a second read is a damaged saved graph).
@@ -196,14 +197,14 @@ fn run_node(
             vec![]
         }
         NodeKind::Print(spec) => {
-            if mode == Mode::Run && records {
+            if mode == Mode::Run && records() {
                 trace::record_node(node.kind.clone(), &refs, &mut [], vec![], "PrintV2");
             } else if mode == Mode::Run {
                 spec.emit(&refs)?;
             }
             vec![]
         }
-        NodeKind::Cond(branches) if records => {
+        NodeKind::Cond(branches) if records() => {
             let mut start = 1;
             let traced = branches.iter().map(|b| {
                 start += b.num_inputs;
@@ -211,7 +212,7 @@ fn run_node(
             });
             super::control::record_cond(&args[0], traced.collect())?
         }
-        NodeKind::While { cond, body, loop_vars } if records => {
+        NodeKind::While { cond, body, loop_vars } if records() => {
             let (vars, captures) = args.split_at(*loop_vars);
             let (cond_captures, body_captures) = captures.split_at(cond.num_inputs - loop_vars);
             super::control::record_while(

@@ -443,7 +443,7 @@ class SnapshotDataset(Dataset):
         self._reader_func = reader_func
         # Traced when the dataset is made, as TensorFlow's: Python side effects run once.
         self._shard_of = trace_shard_func(
-            shard_func, input_dataset.element_spec, "Dataset.snapshot()"
+            shard_func, input_dataset.element_spec, "Dataset.snapshot()", check_scalar=True
         )
 
     @property

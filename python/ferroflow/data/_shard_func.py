@@ -9,11 +9,12 @@ from ferroflow import errors, nest
 __all__ = ["shard_index_of", "trace_shard_func"]
 
 
-def trace_shard_func(shard_func, element_spec, kind="save()"):
+def trace_shard_func(shard_func, element_spec, kind="save()", check_scalar=False):
     """``shard_func`` traced for elements of ``element_spec``: call the result with an element
-    for its shard index (an int). ``kind`` names the transformation; `Dataset.snapshot()`
-    also checks, as TensorFlow's does when the dataset is made, that the function returns a
-    scalar int32 or int64 (TypeError otherwise; an int32 fails per element, as there)."""
+    for its shard index (an int). ``kind`` names the transformation. With ``check_scalar``
+    (`Dataset.snapshot()`'s), the trace must return a scalar int32 or int64, as TensorFlow's
+    snapshot checks when the dataset is made (TypeError otherwise; an int32 then fails per
+    element, as there)."""
     if not callable(shard_func):
         raise ValueError(
             f"Argument `func` must be a callable. Received func={shard_func} "
@@ -28,7 +29,7 @@ def trace_shard_func(shard_func, element_spec, kind="save()"):
 
     returning_nothing_for_none.__name__ = getattr(shard_func, "__name__", "shard_func")
     traced = trace_dataset_function(returning_nothing_for_none, element_spec, kind)
-    if kind == "Dataset.snapshot()":
+    if check_scalar:
         _check_snapshot_output(traced.output_spec)
     return lambda element: shard_index_of(traced(element))
 
