@@ -4,8 +4,9 @@ squared error every 100 steps), then with Keras's `compile`/`fit`, and `model.sa
 
 Run with `make demo`. Writes to out/: basics_data.png (data and ground truth),
 basics_before.png and basics_after.png (predictions before and after the custom loop),
-basics_fit.png (the fitted model) and basics_loss.png (fit's loss curve), the saved model, and
-a TensorBoard log of the fit in out/logs (`tensorboard --logdir out/logs` shows it).
+basics_fit.png (the fitted model) and basics_loss.png (fit's loss curve), the saved model, a
+version of it for ferroflow-serve (out/serving/basics/1) and a TensorBoard log of the fit in
+out/logs (`tensorboard --logdir out/logs` shows it).
 """
 
 import os
@@ -164,6 +165,13 @@ def main():
     reloaded = tf.keras.models.load_model(saved)
     same = bool(tf.reduce_all(tf.abs(reloaded(x) - model(x)) < 1e-6))
     print(f"saved and reloaded {saved}: same predictions: {same}")
+
+    # Version 1 of a model that ferroflow-serve serves (README, "Serving models over HTTP"):
+    # a signature taking any number of points.
+    serve = tf.function(
+        lambda x: model(x), input_signature=[tf.TensorSpec([None], tf.float32, name="x")]
+    )
+    tf.saved_model.save(model, os.path.join(OUT, "serving", "basics", "1"), signatures=serve)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,89 @@
+//! What a request needs to know of a signature: its inputs' and outputs' names, dtypes and
+//! shapes, read through `SavedModel`'s public API only (so the server does not depend on the
+//! directory's on-disk format).
+
+use super::error::{ServeError, ServeResult};
+use crate::dtype::DType;
+use crate::proto::tensorflow::DataType;
+use crate::SavedModel;
+
+/// TensorFlow's default signature key.
+pub const DEFAULT_SIGNATURE: &str = "serving_default";
+
+/// One named tensor of a signature; `None` dims accept any size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorInfo {
+    pub name: String,
+    pub dtype: DType,
+    pub dims: Vec<Option<usize>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SignatureInfo {
+    pub name: String,
+    /// Sorted by name, as a protobuf map's keys iterate in TensorFlow Serving.
+    pub inputs: Vec<TensorInfo>,
+    pub outputs: Vec<TensorInfo>,
+}
+
+impl SignatureInfo {
+    pub fn input(&self, name: &str) -> Option<&TensorInfo> {
+        self.inputs.iter().find(|i| i.name == name)
+    }
+}
+
+/// Every signature of `model`, sorted by name.
+pub fn signatures(model: &SavedModel) -> Vec<SignatureInfo> {
+    let file = model.file();
+    let mut all: Vec<SignatureInfo> = model
+        .signature_names()
+        .into_iter()
+        .filter_map(|name| {
+            let signature = file.signatures.get(name)?;
+            let concrete = file.concrete_functions.get(signature.concrete)?;
+            let mut inputs: Vec<TensorInfo> = signature
+                .inputs
+                .iter()
+                .zip(&concrete.inputs)
+                .map(|(n, spec)| TensorInfo {
+                    name: n.clone(),
+                    dtype: spec.dtype,
+                    dims: spec.dims.clone(),
+                })
+                .collect();
+            inputs.sort_by(|a, b| a.name.cmp(&b.name));
+            let mut outputs: Vec<TensorInfo> = signature
+                .outputs
+                .iter()
+                .filter_map(|(n, i)| {
+                    let spec = concrete.outputs.get(*i)?;
+                    Some(TensorInfo { name: n.clone(), dtype: spec.dtype, dims: spec.dims.clone() })
+                })
+                .collect();
+            outputs.sort_by(|a, b| a.name.cmp(&b.name));
+            Some(SignatureInfo { name: name.to_string(), inputs, outputs })
+        })
+        .collect();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all
+}
+
+/// The signature a request names (`""` is the default), or TensorFlow Serving's error.
+pub fn find<'a>(all: &'a [SignatureInfo], requested: &str) -> ServeResult<&'a SignatureInfo> {
+    let name = if requested.is_empty() { DEFAULT_SIGNATURE } else { requested };
+    all.iter().find(|s| s.name == name).ok_or_else(|| {
+        ServeError::invalid(format!(
+            "Serving signature name: \"{name}\" not found in signature def"
+        ))
+    })
+}
+
+/// TensorFlow's enum name of a dtype (`DT_FLOAT`), as metadata prints it.
+pub fn proto_name(dtype: DType) -> &'static str {
+    DataType::try_from(dtype as i32).map_or("DT_INVALID", |d| d.as_str_name())
+}
+
+/// TensorFlow's `DataTypeString` (`float`, `int32`), as error messages print it.
+pub fn type_string(dtype: DType) -> String {
+    proto_name(dtype).trim_start_matches("DT_").to_ascii_lowercase()
+}
