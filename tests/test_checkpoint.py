@@ -7,12 +7,10 @@ parity tests at the end compare against TensorFlow directly when it is installed
 """
 
 import collections
-import json
 import logging
 import os
 import random
 import signal
-import struct
 import subprocess
 import sys
 import textwrap
@@ -23,6 +21,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from conftest import require_gpu
+from ferroflow import _core, _proto
 from ferroflow.train.trackable import AutoTrackable
 
 DTYPES = [
@@ -396,8 +395,12 @@ def test_list_variables_and_load_checkpoint(tmp_path):
     assert reader.get_tensor(f"model/layer/kernel/{VALUE}").tolist() == [[0, 1, 2], [3, 4, 5]]
     assert reader.get_variable_to_dtype_map()[f"model/step/{VALUE}"] == tf.int64
     assert repr(reader.get_variable_to_dtype_map()[GRAPH_KEY]) == "tf.string"
-    graph = json.loads(reader.get_tensor(GRAPH_KEY))
-    assert graph["nodes"][0]["children"][0] == {"node_id": 1, "local_name": "model"}
+    graph = _proto.message_class("tensorflow.TrackableObjectGraph").FromString(
+        reader.get_tensor(GRAPH_KEY)
+    )
+    edge = graph.nodes[0].children[0]
+    assert (edge.node_id, edge.local_name) == (1, "model")
+    assert graph.nodes[0].has_checkpoint_values.value
     assert tf.train.load_variable(tmp_path, f"model/step/{VALUE}:0") == 10
 
     with pytest.raises(tf.errors.NotFoundError, match="Key model/step not found in checkpoint"):
@@ -773,104 +776,86 @@ def _fuzz_model(scale):
     return m
 
 
-def _split_safetensors(data):
-    (length,) = struct.unpack("<Q", data[:8])
-    return json.loads(data[8 : 8 + length]), data[8 + length :]
+def _graph_bytes(nodes):
+    """A serialized TrackableObjectGraph of `nodes`: [(children [(id, name)], attributes
+    [(name, full name, key)])]."""
+    graph = _proto.message_class("tensorflow.TrackableObjectGraph")()
+    for children, attributes in nodes:
+        node = graph.nodes.add()
+        for node_id, name in children:
+            node.children.add(node_id=node_id, local_name=name)
+        for name, full_name, key in attributes:
+            node.attributes.add(name=name, full_name=full_name, checkpoint_key=key)
+    return graph.SerializeToString()
 
 
-def _join_safetensors(header, body):
-    text = json.dumps(header).encode()
-    return struct.pack("<Q", len(text)) + text + body
+def _written(tmp_path, name, entries, graph=None):
+    """(index bytes, data bytes) of a checkpoint of `entries` (key -> value) whose object graph
+    entry is `graph` (bytes, or any tensor value) when given."""
+    prefix = str(tmp_path / "scratch" / name)
+    keys, values = list(entries), list(entries.values())
+    if graph is not None:
+        keys.append(GRAPH_KEY)
+        values.append(graph)
+    _core.checkpoint_write(prefix, keys, values, "null")
+    with open(prefix + ".index", "rb") as index, open(prefix + ".data-00000-of-00001", "rb") as d:
+        return index.read(), d.read()
 
 
-def _mutations(index, data, rng):
+def _mutations(index, data, rng, tmp_path, reader):
     """(description, index bytes or None for a missing file, data bytes or None)."""
-    header, body = _split_safetensors(data)
-    header_end = len(data) - len(body)
-    for cut in sorted(
-        set(rng.sample(range(len(data)), 50) + [0, 7, 8, 9, header_end - 1, header_end])
-    ):
+    for cut in sorted(set(rng.sample(range(len(data)), 50) + [0, 1, len(data) - 1])):
         yield f"data truncated to {cut}", index, data[:cut]
-    for cut in sorted(set(rng.sample(range(len(index)), 20) + [0, 1])):
+    for cut in sorted(set(rng.sample(range(len(index)), 50) + [0, 1, len(index) - 1])):
         yield f"index truncated to {cut}", index[:cut], data
-    for i in range(100):
-        at, flipped = rng.randrange(header_end), bytearray(data)
-        flipped[at] ^= 1 << rng.randrange(8)
-        yield f"header bit flip {i} at {at}", index, bytes(flipped)
-    for i in range(40):
-        at, flipped = rng.randrange(header_end, len(data)), bytearray(data)
-        flipped[at] = rng.randrange(256)
-        yield f"data byte {i} at {at}", index, bytes(flipped)
-    for i in range(40):
+    for i in range(150):
         at, flipped = rng.randrange(len(index)), bytearray(index)
-        flipped[at] = rng.randrange(256)
-        yield f"index byte {i} at {at}", bytes(flipped), data
-    for length in (2**63, 2**64 - 1, 2**32, len(data), len(data) - 8 + 1, 1, 0):
-        yield f"header length {length}", index, struct.pack("<Q", length) + data[8:]
+        flipped[at] ^= 1 << rng.randrange(8)
+        yield f"index bit flip {i} at {at}", bytes(flipped), data
+    for i in range(60):
+        at, flipped = rng.randrange(len(data)), bytearray(data)
+        flipped[at] = (flipped[at] + 1 + rng.randrange(255)) % 256
+        yield f"data byte {i} at {at}", index, bytes(flipped)
     yield "no data file", index, None
     yield "no index file", None, data
     yield "empty files", b"", b""
+    yield "data file grown", index, data + b"\0" * 1000
     yield (
         "random bytes",
         bytes(rng.randrange(256) for _ in range(300)),
         bytes(rng.randrange(256) for _ in range(300)),
     )
+    yield "a JSON index (the first format) that is damaged", b"{" + index, data
 
-    graph = json.loads(index)["object_graph"]
+    entries = {key: reader.get_tensor(key) for key in reader.get_variable_to_shape_map()}
+    graph = entries.pop(GRAPH_KEY)
+    kernel = f"model/kernel/{VALUE}"
+    value = [("VARIABLE_VALUE", "v", kernel)]
     hostile_graphs = [
-        None, 5, [], {}, {"nodes": []}, {"nodes": {}}, {"nodes": [5]}, {"nodes": [{"children": 3}]},
-        {"nodes": [{"children": [{"node_id": 9, "local_name": "x"}]}]},
-        {"nodes": [{"children": [{"node_id": -1, "local_name": "x"}]}]},
-        {"nodes": [{"children": [{"node_id": 1.5, "local_name": "x"}]}]},
-        {"nodes": [{"children": [{"node_id": True, "local_name": "x"}]}]},
-        {"nodes": [{"children": [{"node_id": 2**70, "local_name": "x"}]}]},
-        {"nodes": [{"children": [{"node_id": 0, "local_name": 3}]}]},
-        {"nodes": [{"children": [{"node_id": 0, "local_name": "model"}]}]},  # a cycle
-        {"nodes": [{"attributes": [{"name": "VARIABLE_VALUE"}]}]},
-        {"nodes": [{"attributes": [{"name": "VARIABLE_VALUE", "full_name": "v",
-                                    "checkpoint_key": "nope"}]}]},
-        {"nodes": [{"attributes": "x"}]},
-        {"nodes": [[]] * 3},
+        b"\xff\xff\xff", b"\x0a\x05\x0a\x03", _graph_bytes([]),
+        _graph_bytes([([(9, "x")], [])]), _graph_bytes([([(-1, "x")], [])]),
+        _graph_bytes([([(0, "model")], [])]),  # a cycle
+        _graph_bytes([([], [("VARIABLE_VALUE", "v", "nope")])]),
+        _graph_bytes([([(1, "model")], []), ([(2, "kernel")], []), ([], value)]),
+        np.array([graph, graph], dtype=object), np.float32(1.0),
     ]  # fmt: skip
     for i, hostile in enumerate(hostile_graphs):
-        text = {"format": "ferroflow-checkpoint", "version": 1, "object_graph": hostile}
-        yield f"hostile graph {i}", json.dumps(text).encode(), data
-    tag = "ferroflow-checkpoint"
-    for i, top in enumerate(
-        [[], {}, {"format": tag}, {"format": "x", "version": 1, "object_graph": graph},
-         {"format": tag, "version": 2, "object_graph": graph},
-         {"format": tag, "version": "1", "object_graph": graph}]
-    ):  # fmt: skip
-        yield f"hostile index {i}", json.dumps(top).encode(), data
-    yield "deeply nested index", b"[" * 100000 + b"]" * 100000, data
-    swapped = json.loads(index)
+        yield (f"hostile graph {i}", *_written(tmp_path, f"graph{i}", entries, hostile))
+    renamed = _proto.message_class("tensorflow.TrackableObjectGraph").FromString(graph)
     # Edges renamed: the model no longer matches, which is not an error until asserted on.
-    swapped["object_graph"]["nodes"][0]["children"][0]["local_name"] = "other"
-    yield "renamed edge", json.dumps(swapped).encode(), data
-
-    dtype_table = json.loads(header["__metadata__"]["ferroflow.dtypes"])
-    kernel = f"model/kernel/{VALUE}"
-    for key, new_dtype in [(kernel, "int32"), (kernel, "string"), (kernel, 7), (kernel, None)]:
-        table = {**dtype_table, key: new_dtype}
-        changed = {**header, "__metadata__": {"ferroflow.dtypes": json.dumps(table)}}
-        yield f"dtype table says {new_dtype}", index, _join_safetensors(changed, body)
-    without = {k: v for k, v in header.items() if k != "__metadata__"}
-    yield "no dtype table", index, _join_safetensors(without, body)
+    renamed.nodes[0].children[0].local_name = "other"
+    yield "renamed edge", *_written(tmp_path, "renamed", entries, renamed.SerializeToString())
     # Consistent changes: well-formed files of another dtype or shape than the model's.
-    retyped = {**header, kernel: {**header[kernel], "dtype": "I32"}}
-    table = json.dumps({**dtype_table, kernel: "int32"})
-    retyped["__metadata__"] = {"ferroflow.dtypes": table}
-    yield "kernel stored as int32", index, _join_safetensors(retyped, body)
-    for shape in ([4, 3], [12], [2, 6, 1]):
-        reshaped = {**header, kernel: {**header[kernel], "shape": shape}}
-        yield f"kernel stored with shape {shape}", index, _join_safetensors(reshaped, body)
-    for offsets in ([0, 10**12], [48, 0], [0, 2**64 - 1], [-1, 48]):
-        moved = {**header, kernel: {**header[kernel], "data_offsets": offsets}}
-        yield f"kernel offsets {offsets}", index, _join_safetensors(moved, body)
-    wave = f"model/waves/z/{VALUE}"
-    for shape in ([2], [2, 3], [1, 2]):
-        folded = {**header, wave: {**header[wave], "shape": shape}}
-        yield f"complex128 stored with shape {shape}", index, _join_safetensors(folded, body)
+    for name, changed in [
+        ("kernel stored as int32", entries[kernel].astype(np.int32)),
+        ("kernel stored as strings", np.array([[b"x"] * 4] * 3, dtype=object)),
+        ("kernel stored with shape [4, 3]", entries[kernel].reshape(4, 3)),
+        ("kernel stored with shape [12]", entries[kernel].reshape(12)),
+    ]:
+        yield (
+            name,
+            *_written(tmp_path, name.replace(" ", "_"), {**entries, kernel: changed}, graph),
+        )
 
 
 def _load_everything(prefix):
@@ -901,8 +886,9 @@ def test_mutated_checkpoints_fail_only_with_typed_errors(tmp_path):
 
     typed = (tf.errors.DataLossError, tf.errors.NotFoundError)
     failures, outcomes, count = [], {}, 0
+    reader = tf.train.load_checkpoint(path)
     for count, (what, bad_index, bad_data) in enumerate(
-        _mutations(index, data, random.Random(0)), 1
+        _mutations(index, data, random.Random(0), tmp_path, reader), 1
     ):
         prefix = str(tmp_path / f"m{count}")
         if bad_index is not None:

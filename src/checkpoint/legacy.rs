@@ -1,93 +1,32 @@
-//! Writing and reading one checkpoint (`<prefix>.index` + `<prefix>.data-00000-of-00001`).
+//! Checkpoints in ferroflow's first format (before TensorFlow's became the default): the
+//! `.index` is JSON (a format tag and the object graph) and the data file is safetensors.
+//! They are still read; only tests write them.
 
-use super::atomic::{io_error, write_atomic};
-use super::tensor_bytes::{from_bytes, stored_form, to_bytes};
+use super::atomic::io_error;
+use super::paths::data_path;
+use super::reader::Entry;
+use super::tensor_bytes::{from_bytes, stored_form};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
-use safetensors::tensor::{Metadata, TensorView};
+use safetensors::tensor::Metadata;
 use safetensors::SafeTensors;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-const FORMAT: &str = "ferroflow-checkpoint";
-const VERSION: u64 = 1;
+pub(super) const FORMAT: &str = "ferroflow-checkpoint";
+pub(super) const VERSION: u64 = 1;
 /// Metadata key naming each entry's ferroflow dtype (safetensors' dtypes are coarser).
-const DTYPES_KEY: &str = "ferroflow.dtypes";
+pub(super) const DTYPES_KEY: &str = "ferroflow.dtypes";
 /// Metadata key holding each entry's CRC-32 of its stored bytes.
-const CRC_KEY: &str = "ferroflow.crc32";
+pub(super) const CRC_KEY: &str = "ferroflow.crc32";
 /// The shapes of string entries, which are stored as one flat run of bytes.
-const STRING_SHAPES_KEY: &str = "ferroflow.string_shapes";
-
-pub fn index_path(prefix: &Path) -> PathBuf {
-    suffixed(prefix, ".index")
-}
-
-pub fn data_path(prefix: &Path) -> PathBuf {
-    suffixed(prefix, ".data-00000-of-00001")
-}
-
-fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
-    let mut s = prefix.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-/// Writes `tensors` (key, value) and `object_graph` (any JSON) under `prefix`, atomically.
-pub fn write(prefix: &Path, tensors: &[(String, Tensor)], object_graph: &Value) -> Result<()> {
-    let mut seen = std::collections::HashSet::new();
-    if let Some((key, _)) = tensors.iter().find(|(k, _)| !seen.insert(k.as_str())) {
-        return Err(Error::InvalidArgument(format!("two checkpoint entries named '{key}'")));
-    }
-    let mut stored = Vec::with_capacity(tensors.len());
-    let mut dtypes = serde_json::Map::new();
-    let mut crcs = serde_json::Map::new();
-    let mut string_shapes = serde_json::Map::new();
-    for (key, t) in tensors {
-        let (dtype, mut dims) = stored_form(t.dtype(), t.dims());
-        let bytes = to_bytes(t)?;
-        if t.dtype().is_string() {
-            string_shapes.insert(key.clone(), json!(t.dims()));
-            dims = vec![bytes.len()];
-        }
-        crcs.insert(key.clone(), json!(crc32fast::hash(&bytes)));
-        stored.push((key.clone(), dtype, dims, bytes));
-        dtypes.insert(key.clone(), json!(t.dtype().name()));
-    }
-    let views = stored
-        .iter()
-        .map(|(k, dtype, dims, bytes)| {
-            Ok((k.as_str(), TensorView::new(*dtype, dims.clone(), bytes)?))
-        })
-        .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
-        .map_err(|e| Error::Internal(format!("checkpoint entry: {e}")))?;
-    let metadata = HashMap::from([
-        (DTYPES_KEY.to_string(), Value::Object(dtypes).to_string()),
-        (CRC_KEY.to_string(), Value::Object(crcs).to_string()),
-        (STRING_SHAPES_KEY.to_string(), Value::Object(string_shapes).to_string()),
-    ]);
-    let data = safetensors::serialize(views, Some(metadata))
-        .map_err(|e| Error::Internal(format!("checkpoint data: {e}")))?;
-    if let Some(dir) = prefix.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| io_error(e, dir))?;
-    }
-    write_atomic(&data_path(prefix), &data)?;
-    let index = json!({ "format": FORMAT, "version": VERSION, "object_graph": object_graph });
-    write_atomic(&index_path(prefix), index.to_string().as_bytes())
-}
-
-/// What a checkpoint holds for one key.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Entry {
-    pub key: String,
-    pub dtype: DType,
-    pub shape: Shape,
-}
+pub(super) const STRING_SHAPES_KEY: &str = "ferroflow.string_shapes";
 
 /// An opened checkpoint: the object graph, the entries, and the data (read whole, validated).
-pub struct CheckpointReader {
+pub struct LegacyReader {
     object_graph: Value,
     entries: Vec<Entry>,
     data: Vec<u8>,
@@ -95,18 +34,10 @@ pub struct CheckpointReader {
     locations: Locations,
 }
 
-impl CheckpointReader {
-    pub fn open(prefix: &Path) -> Result<CheckpointReader> {
-        let index_file = index_path(prefix);
-        let index = std::fs::read(&index_file).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::NotFound(format!(
-                "Unsuccessful TensorSliceReader constructor: Failed to find any matching files \
-                 for {}",
-                prefix.display()
-            )),
-            _ => io_error(e, &index_file),
-        })?;
-        let object_graph = parse_index(&index, &index_file)?;
+impl LegacyReader {
+    /// Reads `index` (the JSON of `<prefix>.index`) and the data file beside it.
+    pub fn open(prefix: &Path, index: &[u8], index_file: &Path) -> Result<LegacyReader> {
+        let object_graph = parse_index(index, index_file)?;
         let data_file = data_path(prefix);
         let data = std::fs::read(&data_file).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Error::DataLoss(format!(
@@ -122,7 +53,7 @@ impl CheckpointReader {
         SafeTensors::deserialize(&data).map_err(corrupt)?;
         let (header, metadata) = SafeTensors::read_metadata(&data).map_err(corrupt)?;
         let (entries, locations) = entries_of(&metadata, 8 + header, &data_file)?;
-        Ok(CheckpointReader { object_graph, entries, data, locations })
+        Ok(LegacyReader { object_graph, entries, data, locations })
     }
 
     pub fn object_graph(&self) -> &Value {

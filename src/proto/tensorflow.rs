@@ -1158,6 +1158,102 @@ pub struct SequenceExample {
     #[prost(message, optional, tag = "2")]
     pub feature_lists: ::core::option::Option<FeatureLists>,
 }
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct VariableDef {
+    #[prost(string, tag = "1")]
+    pub variable_name: ::prost::alloc::string::String,
+    #[prost(string, tag = "6")]
+    pub initial_value_name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub initializer_name: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub snapshot_name: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "4")]
+    pub save_slice_info_def: ::core::option::Option<SaveSliceInfoDef>,
+    #[prost(bool, tag = "5")]
+    pub is_resource: bool,
+    #[prost(bool, tag = "7")]
+    pub trainable: bool,
+    #[prost(enumeration = "VariableSynchronization", tag = "8")]
+    pub synchronization: i32,
+    #[prost(enumeration = "VariableAggregation", tag = "9")]
+    pub aggregation: i32,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SaveSliceInfoDef {
+    #[prost(string, tag = "1")]
+    pub full_name: ::prost::alloc::string::String,
+    #[prost(int64, repeated, tag = "2")]
+    pub full_shape: ::prost::alloc::vec::Vec<i64>,
+    #[prost(int64, repeated, tag = "3")]
+    pub var_offset: ::prost::alloc::vec::Vec<i64>,
+    #[prost(int64, repeated, tag = "4")]
+    pub var_shape: ::prost::alloc::vec::Vec<i64>,
+}
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum VariableSynchronization {
+    Auto = 0,
+    None = 1,
+    OnWrite = 2,
+    OnRead = 3,
+}
+impl VariableSynchronization {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Auto => "VARIABLE_SYNCHRONIZATION_AUTO",
+            Self::None => "VARIABLE_SYNCHRONIZATION_NONE",
+            Self::OnWrite => "VARIABLE_SYNCHRONIZATION_ON_WRITE",
+            Self::OnRead => "VARIABLE_SYNCHRONIZATION_ON_READ",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "VARIABLE_SYNCHRONIZATION_AUTO" => Some(Self::Auto),
+            "VARIABLE_SYNCHRONIZATION_NONE" => Some(Self::None),
+            "VARIABLE_SYNCHRONIZATION_ON_WRITE" => Some(Self::OnWrite),
+            "VARIABLE_SYNCHRONIZATION_ON_READ" => Some(Self::OnRead),
+            _ => None,
+        }
+    }
+}
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum VariableAggregation {
+    None = 0,
+    Sum = 1,
+    Mean = 2,
+    OnlyFirstReplica = 3,
+}
+impl VariableAggregation {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::None => "VARIABLE_AGGREGATION_NONE",
+            Self::Sum => "VARIABLE_AGGREGATION_SUM",
+            Self::Mean => "VARIABLE_AGGREGATION_MEAN",
+            Self::OnlyFirstReplica => "VARIABLE_AGGREGATION_ONLY_FIRST_REPLICA",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "VARIABLE_AGGREGATION_NONE" => Some(Self::None),
+            "VARIABLE_AGGREGATION_SUM" => Some(Self::Sum),
+            "VARIABLE_AGGREGATION_MEAN" => Some(Self::Mean),
+            "VARIABLE_AGGREGATION_ONLY_FIRST_REPLICA" => Some(Self::OnlyFirstReplica),
+            _ => None,
+        }
+    }
+}
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct StructuredValue {
     #[prost(
@@ -1342,4 +1438,575 @@ pub mod type_spec_proto {
             }
         }
     }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TrackableObjectGraph {
+    #[prost(message, repeated, tag = "1")]
+    pub nodes: ::prost::alloc::vec::Vec<trackable_object_graph::TrackableObject>,
+}
+/// Nested message and enum types in `TrackableObjectGraph`.
+pub mod trackable_object_graph {
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct TrackableObject {
+        #[prost(message, repeated, tag = "1")]
+        pub children: ::prost::alloc::vec::Vec<trackable_object::ObjectReference>,
+        #[prost(message, repeated, tag = "2")]
+        pub attributes: ::prost::alloc::vec::Vec<trackable_object::SerializedTensor>,
+        #[prost(message, repeated, tag = "3")]
+        pub slot_variables: ::prost::alloc::vec::Vec<
+            trackable_object::SlotVariableReference,
+        >,
+        #[prost(message, optional, tag = "4")]
+        pub registered_saver: ::core::option::Option<super::RegisteredSaver>,
+        #[prost(message, optional, tag = "5")]
+        pub has_checkpoint_values: ::core::option::Option<bool>,
+    }
+    /// Nested message and enum types in `TrackableObject`.
+    pub mod trackable_object {
+        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+        pub struct ObjectReference {
+            #[prost(int32, tag = "1")]
+            pub node_id: i32,
+            #[prost(string, tag = "2")]
+            pub local_name: ::prost::alloc::string::String,
+        }
+        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+        pub struct SerializedTensor {
+            #[prost(string, tag = "1")]
+            pub name: ::prost::alloc::string::String,
+            #[prost(string, tag = "2")]
+            pub full_name: ::prost::alloc::string::String,
+            #[prost(string, tag = "3")]
+            pub checkpoint_key: ::prost::alloc::string::String,
+            #[prost(bool, tag = "4")]
+            pub optional_restore: bool,
+        }
+        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+        pub struct SlotVariableReference {
+            #[prost(int32, tag = "1")]
+            pub original_variable_node_id: i32,
+            #[prost(string, tag = "2")]
+            pub slot_name: ::prost::alloc::string::String,
+            #[prost(int32, tag = "3")]
+            pub slot_variable_node_id: i32,
+        }
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RegisteredSaver {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub object_name: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedObjectGraph {
+    #[prost(message, repeated, tag = "1")]
+    pub nodes: ::prost::alloc::vec::Vec<SavedObject>,
+    #[prost(btree_map = "string, message", tag = "2")]
+    pub concrete_functions: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        SavedConcreteFunction,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedObject {
+    #[prost(message, repeated, tag = "1")]
+    pub children: ::prost::alloc::vec::Vec<
+        trackable_object_graph::trackable_object::ObjectReference,
+    >,
+    #[prost(message, repeated, tag = "15")]
+    pub dependencies: ::prost::alloc::vec::Vec<
+        trackable_object_graph::trackable_object::ObjectReference,
+    >,
+    #[prost(message, repeated, tag = "3")]
+    pub slot_variables: ::prost::alloc::vec::Vec<
+        trackable_object_graph::trackable_object::SlotVariableReference,
+    >,
+    #[prost(btree_map = "string, message", tag = "11")]
+    pub saveable_objects: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        SaveableObject,
+    >,
+    #[prost(string, tag = "13")]
+    pub registered_name: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "14")]
+    pub serialized_user_proto: ::core::option::Option<::prost_types::Any>,
+    #[prost(string, tag = "16")]
+    pub registered_saver: ::prost::alloc::string::String,
+    #[prost(oneof = "saved_object::Kind", tags = "4, 5, 6, 7, 8, 9, 10, 12")]
+    pub kind: ::core::option::Option<saved_object::Kind>,
+}
+/// Nested message and enum types in `SavedObject`.
+pub mod saved_object {
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Kind {
+        #[prost(message, tag = "4")]
+        UserObject(super::SavedUserObject),
+        #[prost(message, tag = "5")]
+        Asset(super::SavedAsset),
+        #[prost(message, tag = "6")]
+        Function(super::SavedFunction),
+        #[prost(message, tag = "7")]
+        Variable(super::SavedVariable),
+        #[prost(message, tag = "8")]
+        BareConcreteFunction(super::SavedBareConcreteFunction),
+        #[prost(message, tag = "9")]
+        Constant(super::SavedConstant),
+        #[prost(message, tag = "10")]
+        Resource(super::SavedResource),
+        #[prost(message, tag = "12")]
+        CapturedTensor(super::CapturedTensor),
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedUserObject {
+    #[prost(string, tag = "1")]
+    pub identifier: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub version: ::core::option::Option<VersionDef>,
+    #[prost(string, tag = "3")]
+    pub metadata: ::prost::alloc::string::String,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedAsset {
+    #[prost(int32, tag = "1")]
+    pub asset_file_def_index: i32,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedFunction {
+    #[prost(string, repeated, tag = "1")]
+    pub concrete_functions: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    #[prost(message, optional, tag = "2")]
+    pub function_spec: ::core::option::Option<FunctionSpec>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CapturedTensor {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub concrete_function: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedConcreteFunction {
+    #[prost(int32, repeated, tag = "2")]
+    pub bound_inputs: ::prost::alloc::vec::Vec<i32>,
+    #[prost(message, optional, tag = "3")]
+    pub canonicalized_input_signature: ::core::option::Option<StructuredValue>,
+    #[prost(message, optional, tag = "4")]
+    pub output_signature: ::core::option::Option<StructuredValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedBareConcreteFunction {
+    #[prost(string, tag = "1")]
+    pub concrete_function_name: ::prost::alloc::string::String,
+    #[prost(string, repeated, tag = "2")]
+    pub argument_keywords: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    #[prost(int64, tag = "3")]
+    pub allowed_positional_arguments: i64,
+    #[prost(message, optional, tag = "4")]
+    pub function_spec: ::core::option::Option<FunctionSpec>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedConstant {
+    #[prost(string, tag = "1")]
+    pub operation: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedVariable {
+    #[prost(enumeration = "DataType", tag = "1")]
+    pub dtype: i32,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(bool, tag = "3")]
+    pub trainable: bool,
+    #[prost(enumeration = "VariableSynchronization", tag = "4")]
+    pub synchronization: i32,
+    #[prost(enumeration = "VariableAggregation", tag = "5")]
+    pub aggregation: i32,
+    #[prost(string, tag = "6")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "7")]
+    pub device: ::prost::alloc::string::String,
+    #[prost(message, repeated, tag = "8")]
+    pub experimental_distributed_variable_components: ::prost::alloc::vec::Vec<
+        SavedVariable,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct FunctionSpec {
+    #[prost(message, optional, tag = "1")]
+    pub fullargspec: ::core::option::Option<StructuredValue>,
+    #[prost(bool, tag = "2")]
+    pub is_method: bool,
+    #[prost(message, optional, tag = "5")]
+    pub input_signature: ::core::option::Option<StructuredValue>,
+    #[prost(enumeration = "function_spec::JitCompile", tag = "6")]
+    pub jit_compile: i32,
+}
+/// Nested message and enum types in `FunctionSpec`.
+pub mod function_spec {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum JitCompile {
+        Default = 0,
+        On = 1,
+        Off = 2,
+    }
+    impl JitCompile {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Default => "DEFAULT",
+                Self::On => "ON",
+                Self::Off => "OFF",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "DEFAULT" => Some(Self::Default),
+                "ON" => Some(Self::On),
+                "OFF" => Some(Self::Off),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedResource {
+    #[prost(string, tag = "1")]
+    pub device: ::prost::alloc::string::String,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SaveableObject {
+    #[prost(int32, tag = "2")]
+    pub save_function: i32,
+    #[prost(int32, tag = "3")]
+    pub restore_function: i32,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SaverDef {
+    #[prost(string, tag = "1")]
+    pub filename_tensor_name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub save_tensor_name: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub restore_op_name: ::prost::alloc::string::String,
+    #[prost(int32, tag = "4")]
+    pub max_to_keep: i32,
+    #[prost(bool, tag = "5")]
+    pub sharded: bool,
+    #[prost(float, tag = "6")]
+    pub keep_checkpoint_every_n_hours: f32,
+    #[prost(enumeration = "saver_def::CheckpointFormatVersion", tag = "7")]
+    pub version: i32,
+}
+/// Nested message and enum types in `SaverDef`.
+pub mod saver_def {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum CheckpointFormatVersion {
+        Legacy = 0,
+        V1 = 1,
+        V2 = 2,
+    }
+    impl CheckpointFormatVersion {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Legacy => "LEGACY",
+                Self::V1 => "V1",
+                Self::V2 => "V2",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "LEGACY" => Some(Self::Legacy),
+                "V1" => Some(Self::V1),
+                "V2" => Some(Self::V2),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct MetaGraphDef {
+    #[prost(message, optional, tag = "1")]
+    pub meta_info_def: ::core::option::Option<meta_graph_def::MetaInfoDef>,
+    #[prost(message, optional, tag = "2")]
+    pub graph_def: ::core::option::Option<GraphDef>,
+    #[prost(message, optional, tag = "3")]
+    pub saver_def: ::core::option::Option<SaverDef>,
+    #[prost(btree_map = "string, message", tag = "4")]
+    pub collection_def: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        CollectionDef,
+    >,
+    #[prost(btree_map = "string, message", tag = "5")]
+    pub signature_def: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        SignatureDef,
+    >,
+    #[prost(message, repeated, tag = "6")]
+    pub asset_file_def: ::prost::alloc::vec::Vec<AssetFileDef>,
+    #[prost(message, optional, tag = "7")]
+    pub object_graph_def: ::core::option::Option<SavedObjectGraph>,
+}
+/// Nested message and enum types in `MetaGraphDef`.
+pub mod meta_graph_def {
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct MetaInfoDef {
+        #[prost(string, tag = "1")]
+        pub meta_graph_version: ::prost::alloc::string::String,
+        #[prost(message, optional, tag = "2")]
+        pub stripped_op_list: ::core::option::Option<super::OpList>,
+        #[prost(message, optional, tag = "3")]
+        pub any_info: ::core::option::Option<::prost_types::Any>,
+        #[prost(string, repeated, tag = "4")]
+        pub tags: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+        #[prost(string, tag = "5")]
+        pub tensorflow_version: ::prost::alloc::string::String,
+        #[prost(string, tag = "6")]
+        pub tensorflow_git_version: ::prost::alloc::string::String,
+        #[prost(bool, tag = "7")]
+        pub stripped_default_attrs: bool,
+        #[prost(btree_map = "string, string", tag = "8")]
+        pub function_aliases: ::prost::alloc::collections::BTreeMap<
+            ::prost::alloc::string::String,
+            ::prost::alloc::string::String,
+        >,
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CollectionDef {
+    #[prost(oneof = "collection_def::Kind", tags = "1, 2, 3, 4, 5")]
+    pub kind: ::core::option::Option<collection_def::Kind>,
+}
+/// Nested message and enum types in `CollectionDef`.
+pub mod collection_def {
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct NodeList {
+        #[prost(string, repeated, tag = "1")]
+        pub value: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    }
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct BytesList {
+        #[prost(bytes = "vec", repeated, tag = "1")]
+        pub value: ::prost::alloc::vec::Vec<::prost::alloc::vec::Vec<u8>>,
+    }
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Int64List {
+        #[prost(int64, repeated, tag = "1")]
+        pub value: ::prost::alloc::vec::Vec<i64>,
+    }
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct FloatList {
+        #[prost(float, repeated, tag = "1")]
+        pub value: ::prost::alloc::vec::Vec<f32>,
+    }
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct AnyList {
+        #[prost(message, repeated, tag = "1")]
+        pub value: ::prost::alloc::vec::Vec<::prost_types::Any>,
+    }
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Kind {
+        #[prost(message, tag = "1")]
+        NodeList(NodeList),
+        #[prost(message, tag = "2")]
+        BytesList(BytesList),
+        #[prost(message, tag = "3")]
+        Int64List(Int64List),
+        #[prost(message, tag = "4")]
+        FloatList(FloatList),
+        #[prost(message, tag = "5")]
+        AnyList(AnyList),
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TensorInfo {
+    #[prost(enumeration = "DataType", tag = "2")]
+    pub dtype: i32,
+    #[prost(message, optional, tag = "3")]
+    pub tensor_shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(oneof = "tensor_info::Encoding", tags = "1, 4, 5")]
+    pub encoding: ::core::option::Option<tensor_info::Encoding>,
+}
+/// Nested message and enum types in `TensorInfo`.
+pub mod tensor_info {
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct CooSparse {
+        #[prost(string, tag = "1")]
+        pub values_tensor_name: ::prost::alloc::string::String,
+        #[prost(string, tag = "2")]
+        pub indices_tensor_name: ::prost::alloc::string::String,
+        #[prost(string, tag = "3")]
+        pub dense_shape_tensor_name: ::prost::alloc::string::String,
+    }
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct CompositeTensor {
+        #[prost(message, optional, tag = "1")]
+        pub type_spec: ::core::option::Option<super::TypeSpecProto>,
+        #[prost(message, repeated, tag = "2")]
+        pub components: ::prost::alloc::vec::Vec<super::TensorInfo>,
+    }
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Encoding {
+        #[prost(string, tag = "1")]
+        Name(::prost::alloc::string::String),
+        #[prost(message, tag = "4")]
+        CooSparse(CooSparse),
+        #[prost(message, tag = "5")]
+        CompositeTensor(CompositeTensor),
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SignatureDef {
+    #[prost(btree_map = "string, message", tag = "1")]
+    pub inputs: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        TensorInfo,
+    >,
+    #[prost(btree_map = "string, message", tag = "2")]
+    pub outputs: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        TensorInfo,
+    >,
+    #[prost(string, tag = "3")]
+    pub method_name: ::prost::alloc::string::String,
+    #[prost(btree_map = "string, message", tag = "4")]
+    pub defaults: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        TensorProto,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct AssetFileDef {
+    #[prost(message, optional, tag = "1")]
+    pub tensor_info: ::core::option::Option<TensorInfo>,
+    #[prost(string, tag = "2")]
+    pub filename: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedModel {
+    #[prost(int64, tag = "1")]
+    pub saved_model_schema_version: i64,
+    #[prost(message, repeated, tag = "2")]
+    pub meta_graphs: ::prost::alloc::vec::Vec<MetaGraphDef>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TensorSliceProto {
+    #[prost(message, repeated, tag = "1")]
+    pub extent: ::prost::alloc::vec::Vec<tensor_slice_proto::Extent>,
+}
+/// Nested message and enum types in `TensorSliceProto`.
+pub mod tensor_slice_proto {
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Extent {
+        #[prost(int64, tag = "1")]
+        pub start: i64,
+        #[prost(oneof = "extent::HasLength", tags = "2")]
+        pub has_length: ::core::option::Option<extent::HasLength>,
+    }
+    /// Nested message and enum types in `Extent`.
+    pub mod extent {
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Oneof)]
+        pub enum HasLength {
+            #[prost(int64, tag = "2")]
+            Length(i64),
+        }
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct BundleHeaderProto {
+    #[prost(int32, tag = "1")]
+    pub num_shards: i32,
+    #[prost(enumeration = "bundle_header_proto::Endianness", tag = "2")]
+    pub endianness: i32,
+    #[prost(message, optional, tag = "3")]
+    pub version: ::core::option::Option<VersionDef>,
+}
+/// Nested message and enum types in `BundleHeaderProto`.
+pub mod bundle_header_proto {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum Endianness {
+        Little = 0,
+        Big = 1,
+    }
+    impl Endianness {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Little => "LITTLE",
+                Self::Big => "BIG",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "LITTLE" => Some(Self::Little),
+                "BIG" => Some(Self::Big),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct BundleEntryProto {
+    #[prost(enumeration = "DataType", tag = "1")]
+    pub dtype: i32,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(int32, tag = "3")]
+    pub shard_id: i32,
+    #[prost(int64, tag = "4")]
+    pub offset: i64,
+    #[prost(int64, tag = "5")]
+    pub size: i64,
+    #[prost(fixed32, tag = "6")]
+    pub crc32c: u32,
+    #[prost(message, repeated, tag = "7")]
+    pub slices: ::prost::alloc::vec::Vec<TensorSliceProto>,
 }

@@ -10,7 +10,7 @@ use crate::tensor::Tensor;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
-/// Writes `<prefix>.data-00000-of-00001` and `<prefix>.index` atomically.
+/// Writes `<prefix>.data-00000-of-00001` and `<prefix>.index` atomically, in TensorFlow's format.
 #[pyfunction]
 fn checkpoint_write(
     prefix: PathBuf,
@@ -54,6 +54,18 @@ impl PyCheckpointReader {
     #[getter]
     fn object_graph(&self) -> String {
         self.inner.object_graph().to_string()
+    }
+
+    /// The object graph as stored: a serialized `TrackableObjectGraph` in TensorFlow's format.
+    #[getter]
+    fn object_graph_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        pyo3::types::PyBytes::new(py, &self.inner.object_graph_bytes())
+    }
+
+    /// Whether the file is in TensorFlow's format (not ferroflow's first one).
+    #[getter]
+    fn is_tensorflow_format(&self) -> bool {
+        self.inner.is_tensorflow_format()
     }
 
     /// (key, dtype enum, dims) for every entry, sorted by key.

@@ -1,6 +1,7 @@
 """Inspecting a checkpoint without restoring it: `tf.train.load_checkpoint`,
 `tf.train.list_variables` and `tf.train.load_variable`. As in TensorFlow, the object graph is
-listed as the entry ``_CHECKPOINTABLE_OBJECT_GRAPH`` (a string scalar: here its JSON text)."""
+listed as the entry ``_CHECKPOINTABLE_OBJECT_GRAPH``, a string scalar holding a serialized
+``TrackableObjectGraph`` (a checkpoint in ferroflow's first format holds its JSON text)."""
 
 import os
 
@@ -16,10 +17,6 @@ from ferroflow.train.object_graph import OBJECT_GRAPH_KEY
 
 __all__ = ["CheckpointReader", "list_variables", "load_checkpoint", "load_variable"]
 
-# TensorFlow's tf.string, the dtype it reports for the object graph entry; ferroflow tensors
-# have no string dtype, so it exists only for this report.
-_STRING = _dtypes.DType(7, "string", np.object_)
-
 
 class CheckpointReader:
     """The keys, dtypes, shapes and values of one checkpoint."""
@@ -34,11 +31,16 @@ class CheckpointReader:
     def get_tensor(self, tensor_str):
         """The stored value as numpy (a numpy scalar for a scalar, bytes for the graph)."""
         if tensor_str == OBJECT_GRAPH_KEY:
-            return self._reader.object_graph.encode("utf-8")
+            return self._reader.object_graph_bytes
         if tensor_str not in self._entries:
             raise NotFoundError(None, None, f"Key {tensor_str} not found in checkpoint")
         value = np.asarray(self._reader.tensor(tensor_str).numpy())
         return value[()] if value.ndim == 0 else value
+
+    def object_graph_json(self):
+        """The object graph in the JSON form the Python side works with (`object_graph.py`),
+        whichever format the checkpoint is in."""
+        return self._reader.object_graph
 
     def get_variable_to_shape_map(self):
         shapes = {key: list(dims) for key, (_, dims) in self._entries.items()}
@@ -47,7 +49,7 @@ class CheckpointReader:
 
     def get_variable_to_dtype_map(self):
         dtypes = {key: _dtypes.as_dtype(dtype) for key, (dtype, _) in self._entries.items()}
-        dtypes[OBJECT_GRAPH_KEY] = _STRING
+        dtypes[OBJECT_GRAPH_KEY] = _dtypes.string
         return dict(sorted(dtypes.items()))
 
 

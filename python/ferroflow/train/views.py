@@ -48,8 +48,7 @@ class CheckpointView:
         prefix = checkpoint_management.latest_checkpoint(save_path) or save_path
         reader = CheckpointReader(prefix)
         keys = set(reader.get_variable_to_shape_map())
-        text = reader.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH").decode("utf-8")
-        self._graph = ObjectGraph.parse(text, keys, prefix)
+        self._graph = ObjectGraph.parse(reader.object_graph_json(), keys, prefix)
 
     def children(self, node_id):
         """``{edge name: child node id}`` of node `node_id` (0 is the root)."""
