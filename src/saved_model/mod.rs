@@ -13,6 +13,7 @@
 pub mod format;
 mod graph_codec;
 mod load;
+pub mod tensorflow;
 mod write;
 
 pub use graph_codec::SinkFactory;
