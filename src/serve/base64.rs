@@ -23,7 +23,7 @@ pub fn encode(bytes: &[u8]) -> String {
 pub fn decode(text: &str) -> Option<Vec<u8>> {
     let text = text.as_bytes();
     let unpadded = text.strip_suffix(b"==").or_else(|| text.strip_suffix(b"=")).unwrap_or(text);
-    if !(text.len() == unpadded.len() || text.len() % 4 == 0) || unpadded.len() % 4 == 1 {
+    if !(text.len() == unpadded.len() || text.len().is_multiple_of(4)) || unpadded.len() % 4 == 1 {
         return None;
     }
     let mut out = Vec::with_capacity(unpadded.len() * 3 / 4);

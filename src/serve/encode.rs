@@ -166,29 +166,15 @@ fn row_form(tensors: &[(String, Tensor)]) -> ServeResult<String> {
             _ => batch = Some(rows),
         }
     }
-    let objects = outputs.len() > 1;
     let mut offsets = vec![0usize; outputs.len()];
     let mut out = String::from("{\"predictions\": [");
     for row in 0..batch.unwrap_or(0) {
         if row > 0 {
             out.push_str(", ");
         }
-        if objects {
-            out.push('{');
-        }
-        for (i, o) in outputs.iter().enumerate() {
-            if objects {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_str(&mut out, o.name);
-                out.push_str(": ");
-            }
-            write_nested(&mut out, o.values, &o.dims[1..], o.as_bytes, &mut offsets[i])?;
-        }
-        if objects {
-            out.push('}');
-        }
+        write_each(&mut out, &outputs, |out, i, o| {
+            write_nested(out, o.values, &o.dims[1..], o.as_bytes, &mut offsets[i])
+        })?;
     }
     out.push_str("]}");
     Ok(out)
@@ -196,8 +182,22 @@ fn row_form(tensors: &[(String, Tensor)]) -> ServeResult<String> {
 
 fn columnar_form(tensors: &[(String, Tensor)]) -> ServeResult<String> {
     let outputs = outputs(tensors)?;
-    let objects = outputs.len() > 1;
     let mut out = String::from("{\"outputs\": ");
+    write_each(&mut out, &outputs, |out, _, o| {
+        write_nested(out, o.values, o.dims, o.as_bytes, &mut 0)
+    })?;
+    out.push('}');
+    Ok(out)
+}
+
+/// Writes each output with `write_one`: bare when there is one, else as an object keyed by
+/// output name.
+fn write_each(
+    out: &mut String,
+    outputs: &[Output<'_>],
+    mut write_one: impl FnMut(&mut String, usize, &Output<'_>) -> ServeResult<()>,
+) -> ServeResult<()> {
+    let objects = outputs.len() > 1;
     if objects {
         out.push('{');
     }
@@ -206,16 +206,15 @@ fn columnar_form(tensors: &[(String, Tensor)]) -> ServeResult<String> {
             if i > 0 {
                 out.push_str(", ");
             }
-            write_str(&mut out, o.name);
+            write_str(out, o.name);
             out.push_str(": ");
         }
-        write_nested(&mut out, o.values, o.dims, o.as_bytes, &mut 0)?;
+        write_one(out, i, o)?;
     }
     if objects {
         out.push('}');
     }
-    out.push('}');
-    Ok(out)
+    Ok(())
 }
 
 /// A predict response in the form the request used; `tensors` sorted by name.
