@@ -16,6 +16,7 @@ mod ops;
 mod random;
 mod saved_model;
 mod tensor;
+mod tf_saved_model;
 mod variable;
 mod windows;
 
@@ -31,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     host_call::register(m)?;
     checkpoint::register(m)?;
     saved_model::register(m)?;
+    tf_saved_model::register(m)?;
     random::register(m)?;
     windows::register(m)?;
     debugging::register(m)?;

@@ -8,6 +8,7 @@ import os
 from ferroflow import _core
 from ferroflow._host_path import host_path as _host_path
 from ferroflow.errors import DataLossError, NotFoundError
+from ferroflow.saved_model.load_tensorflow import load_tensorflow_format
 from ferroflow.saved_model.restored import (
     RestoredFunction,
     SignatureFunction,
@@ -20,6 +21,8 @@ from ferroflow.variables import adopt
 __all__ = ["LoadOptions", "SavedModelNotFoundError", "load"]
 
 MODEL_FILE = "saved_model.json"
+# What TensorFlow writes (and reads): a SavedModel protobuf.
+TENSORFLOW_MODEL_FILE = "saved_model.pb"
 
 
 class SavedModelNotFoundError(NotFoundError, OSError):
@@ -53,6 +56,8 @@ def load(export_dir, tags=None, options=None):
     export_dir = os.fspath(export_dir)
     local = _host_path(export_dir)
     if not os.path.isfile(os.path.join(local, MODEL_FILE)):
+        if os.path.isfile(os.path.join(local, TENSORFLOW_MODEL_FILE)):
+            return load_tensorflow_format(local)
         raise SavedModelNotFoundError(
             f"SavedModel file does not exist at: {os.path.join(export_dir, MODEL_FILE)}"
         )

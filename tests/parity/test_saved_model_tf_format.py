@@ -1,0 +1,145 @@
+"""SavedModels that TensorFlow writes, loaded by ferroflow (issue 22). In each program the
+TensorFlow run exports the model and calls the loaded signature; the ferroflow run (which comes
+second) loads TensorFlow's directory and calls the same signature: results must agree."""
+
+import pytest
+
+from .harness import assert_parity, make_request
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def _call_signatures(tf, loaded, feeds):
+    import numpy as np
+
+    out = {}
+    for name in sorted(loaded.signatures):
+        signature = loaded.signatures[name]
+        _, specs = signature.structured_input_signature
+        result = signature(**{key: feeds[key] for key in specs})
+        out[name] = {
+            "inputs": {k: (s.dtype.name, s.shape.as_list()) for k, s in sorted(specs.items())},
+            "outputs": {k: np.asarray(v) for k, v in sorted(result.items())},
+            "output_dtypes": {k: v.dtype.name for k, v in sorted(result.items())},
+        }
+    return out
+
+
+def load_keras_export(tf, root, device):
+    import os
+
+    import numpy as np
+
+    directory = os.path.join(root, "mlp")
+    if tf.__name__ == "tensorflow":
+        tf.keras.utils.set_random_seed(3)
+        inputs = tf.keras.Input((6,), name="features")
+        x = tf.keras.layers.Dense(10, activation="relu")(inputs)
+        x = tf.keras.layers.Dense(7, activation="tanh")(x)
+        outputs = tf.keras.layers.Dense(3, activation="softmax")(x)
+        tf.keras.Model(inputs, outputs).export(directory, verbose=False)
+    with tf.device(device):
+        loaded = tf.saved_model.load(directory)
+        feeds = {"features": np.linspace(-2, 2, 24, dtype=np.float32).reshape(4, 6)}
+        return _call_signatures(tf, loaded, feeds)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_tensorflow_keras_export_loads_with_tensorflows_results(tf_oracle, tmp_path, device):
+    expected = assert_parity(
+        tf_oracle,
+        load_keras_export,
+        args=(str(tmp_path), device),
+        helpers=[_call_signatures],
+    )
+    assert expected[0] != "raised", expected
+
+
+def load_module_save(tf, root, device):
+    import os
+
+    import numpy as np
+
+    directory = os.path.join(root, "module")
+    if tf.__name__ == "tensorflow":
+
+        class Affine(tf.Module):
+            def __init__(self):
+                self.w = tf.Variable(np.arange(12, dtype=np.float64).reshape(4, 3) / 7)
+                self.b = tf.Variable([0.5, -1.0, 2.0], dtype=tf.float64)
+
+            @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float64, name="x")])
+            def __call__(self, x):
+                y = tf.matmul(x, self.w) + self.b
+                return {"y": tf.tanh(y) * 2.0 - y, "scaled": tf.cast(y * 10.0, tf.int32)}
+
+        module = Affine()
+        tf.saved_model.save(module, directory, signatures={"predict": module.__call__})
+    with tf.device(device):
+        loaded = tf.saved_model.load(directory)
+        feeds = {"x": np.linspace(-1, 1, 8).reshape(2, 4)}
+        return _call_signatures(tf, loaded, feeds)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_tensorflow_module_save_loads_with_tensorflows_results(tf_oracle, tmp_path, device):
+    expected = assert_parity(
+        tf_oracle,
+        load_module_save,
+        args=(str(tmp_path), device),
+        helpers=[_call_signatures],
+    )
+    assert expected[0] != "raised", expected
+
+
+def bad_signature_calls(tf, root):
+    """Wrong calls of a loaded signature: the exception classes must agree."""
+    import os
+
+    import numpy as np
+
+    directory = os.path.join(root, "mlp")
+    if tf.__name__ == "tensorflow":
+        inputs = tf.keras.Input((6,), name="features")
+        outputs = tf.keras.layers.Dense(2)(inputs)
+        tf.keras.Model(inputs, outputs).export(directory, verbose=False)
+    signature = tf.saved_model.load(directory).signatures["serving_default"]
+    outcomes = []
+    for call in [
+        lambda: signature(np.ones((2, 6), np.float32)),
+        lambda: signature(),
+        lambda: signature(features=np.ones((2, 6), np.float32), other=1),
+        lambda: signature(features=np.ones((2, 5), np.float32)),
+    ]:
+        try:
+            call()
+            outcomes.append("ran")
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            outcomes.append(type(e).__name__)
+    return outcomes
+
+
+def test_bad_signature_calls_raise_what_tensorflow_raises(tf_oracle, tmp_path):
+    expected = assert_parity(tf_oracle, bad_signature_calls, args=(str(tmp_path),))
+    assert expected[0] != "raised", expected
+
+
+def export_with_unsupported_op(tf, root):
+    import os
+
+    class Det(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([3, 3], tf.float32)])
+        def __call__(self, x):
+            return tf.linalg.det(x)
+
+    module = Det()
+    tf.saved_model.save(module, os.path.join(root, "det"), signatures=module.__call__)
+
+
+def test_an_op_outside_the_table_is_unimplemented_naming_it(tf_oracle, tmp_path):
+    import ferroflow
+
+    tf_oracle.run(make_request(export_with_unsupported_op, args=(str(tmp_path),)))
+    loaded = ferroflow.saved_model.load(str(tmp_path / "det"))
+    with pytest.raises(ferroflow.errors.UnimplementedError, match="MatrixDeterminant"):
+        loaded.signatures["serving_default"](x=[[1.0, 0, 0], [0, 2, 0], [0, 0, 3]])
