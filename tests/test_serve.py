@@ -1,4 +1,5 @@
-"""ferroflow-serve: TensorFlow Serving's REST API over SavedModels that ferroflow saved.
+"""ferroflow-serve: TensorFlow Serving's REST API over SavedModels that ferroflow saved, and
+over one that TensorFlow 2.21 wrote (a Keras export checked in as a fixture).
 
 Each server is the real binary on a free loopback port, sent real HTTP requests and stopped by
 its process id. The expected JSON is TensorFlow Serving's documented format (REST API guide,
@@ -459,6 +460,40 @@ def test_a_new_version_is_served_without_a_restart(binary, tmp_path):
             {"version": "1", "state": "END", "status": {"error_code": "OK", "error_message": ""}},
         ]
         assert s.post("/v1/models/m/versions/1:predict", {"instances": ROWS})[0] == 404
+    finally:
+        s.stop()
+
+
+def test_a_tensorflow_written_model_is_served_with_tensorflows_outputs(binary, tmp_path):
+    import shutil
+
+    fixtures = os.path.join(REPO, "tests", "fixtures", "tf_saved_model")
+    shutil.copytree(os.path.join(fixtures, "keras_mlp"), tmp_path / "model" / "1")
+    with open(os.path.join(fixtures, "keras_mlp_reference.json")) as f:
+        reference = json.load(f)
+    rows = np.reshape(reference["input:features"]["values"], reference["input:features"]["shape"])
+    want = np.reshape(reference["output:output_0"]["values"], reference["output:output_0"]["shape"])
+    s = Server(
+        binary,
+        "--model_name=keras",
+        f"--model_base_path={tmp_path / 'model'}",
+        log_path=tmp_path / "server.log",
+    )
+    try:
+        status, body = s.post("/v1/models/keras:predict", {"instances": rows.tolist()})
+        assert status == 200, body
+        np.testing.assert_allclose(body["predictions"], want, rtol=1e-5, atol=1e-6)
+        columns = {"inputs": {"features": rows.tolist()}, "signature_name": "serve"}
+        status, body = s.post("/v1/models/keras:predict", columns)
+        assert status == 200, body
+        np.testing.assert_allclose(body["outputs"], want, rtol=1e-5, atol=1e-6)
+        signature = s.get("/v1/models/keras/metadata")[1]["metadata"]["signature_def"]
+        inputs = signature["signature_def"]["serving_default"]["inputs"]["features"]
+        assert inputs["dtype"] == "DT_FLOAT"
+        assert [d["size"] for d in inputs["tensor_shape"]["dim"]] == ["-1", "8"]
+        status, body = s.post("/v1/models/keras:predict", {"instances": [[1.0, 2.0]]})
+        assert status == 400 and "error" in body
+        assert s.process.poll() is None
     finally:
         s.stop()
 

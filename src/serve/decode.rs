@@ -409,7 +409,12 @@ mod tests {
             name: "serving_default".into(),
             inputs: inputs
                 .iter()
-                .map(|(n, d)| TensorInfo { name: n.to_string(), dtype: *d, dims: vec![None] })
+                .map(|(n, d)| TensorInfo {
+                    name: n.to_string(),
+                    dtype: *d,
+                    dims: vec![None],
+                    unknown_rank: false,
+                })
                 .collect(),
             outputs: vec![],
         }

@@ -24,6 +24,7 @@ pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod flags;
+pub mod model;
 pub mod registry;
 pub mod routes;
 pub mod signature;

@@ -6,8 +6,8 @@
 
 use super::config::ModelConfig;
 use super::error::{ServeError, ServeResult};
-use super::signature::{signatures, SignatureInfo};
-use crate::SavedModel;
+use super::model::ServedModel;
+use super::signature::SignatureInfo;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
@@ -20,7 +20,7 @@ const MAX_LOAD_ATTEMPTS: u32 = 6;
 pub struct Servable {
     pub model_name: String,
     pub version: i64,
-    pub model: SavedModel,
+    pub model: ServedModel,
     pub signatures: Vec<SignatureInfo>,
 }
 
@@ -74,9 +74,9 @@ fn load(config: &ModelConfig, version: i64) -> ServeResult<Servable> {
     let dir = config.base_path.join(version.to_string());
     // Loading runs the file's graphs through the optimiser: a corrupt model must fail its
     // load, not the server.
-    let model = std::panic::catch_unwind(|| SavedModel::load(&dir))
+    let model = std::panic::catch_unwind(|| ServedModel::load(&dir))
         .map_err(|_| ServeError::internal(format!("loading {} panicked", dir.display())))??;
-    let signatures = signatures(&model);
+    let signatures = model.signatures();
     Ok(Servable { model_name: config.name.clone(), version, model, signatures })
 }
 

@@ -1,10 +1,11 @@
 //! What a request needs to know of a signature: its inputs' and outputs' names, dtypes and
-//! shapes, read through `SavedModel`'s public API only (so the server does not depend on the
-//! directory's on-disk format).
+//! shapes, read through the public APIs of `SavedModel` (ferroflow's format) and
+//! `TfSavedModel` (TensorFlow's).
 
 use super::error::{ServeError, ServeResult};
 use crate::dtype::DType;
 use crate::proto::tensorflow::DataType;
+use crate::saved_model::tensorflow::{SignatureSpec, TfSavedModel};
 use crate::SavedModel;
 
 /// TensorFlow's default signature key.
@@ -16,6 +17,8 @@ pub struct TensorInfo {
     pub name: String,
     pub dtype: DType,
     pub dims: Vec<Option<usize>>,
+    /// Any rank (then `dims` is empty).
+    pub unknown_rank: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -32,8 +35,8 @@ impl SignatureInfo {
     }
 }
 
-/// Every signature of `model`, sorted by name.
-pub fn signatures(model: &SavedModel) -> Vec<SignatureInfo> {
+/// Every signature of a ferroflow-format `model`, sorted by name.
+pub fn ferroflow_signatures(model: &SavedModel) -> Vec<SignatureInfo> {
     let file = model.file();
     let mut all: Vec<SignatureInfo> = model
         .signature_names()
@@ -49,6 +52,7 @@ pub fn signatures(model: &SavedModel) -> Vec<SignatureInfo> {
                     name: n.clone(),
                     dtype: spec.dtype,
                     dims: spec.dims.clone(),
+                    unknown_rank: false,
                 })
                 .collect();
             inputs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -57,7 +61,12 @@ pub fn signatures(model: &SavedModel) -> Vec<SignatureInfo> {
                 .iter()
                 .filter_map(|(n, i)| {
                     let spec = concrete.outputs.get(*i)?;
-                    Some(TensorInfo { name: n.clone(), dtype: spec.dtype, dims: spec.dims.clone() })
+                    Some(TensorInfo {
+                        name: n.clone(),
+                        dtype: spec.dtype,
+                        dims: spec.dims.clone(),
+                        unknown_rank: false,
+                    })
                 })
                 .collect();
             outputs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -66,6 +75,33 @@ pub fn signatures(model: &SavedModel) -> Vec<SignatureInfo> {
         .collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all
+}
+
+/// Every signature of a TensorFlow-format `model`, sorted by name (inputs and outputs too).
+pub fn tensorflow_signatures(model: &TfSavedModel) -> Vec<SignatureInfo> {
+    let info = |spec: &SignatureSpec| TensorInfo {
+        name: spec.key.clone(),
+        dtype: spec.dtype,
+        dims: spec.dims.clone().unwrap_or_default(),
+        unknown_rank: spec.dims.is_none(),
+    };
+    let sorted = |specs: &[SignatureSpec]| {
+        let mut all: Vec<TensorInfo> = specs.iter().map(info).collect();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        all
+    };
+    model
+        .signature_names()
+        .into_iter()
+        .filter_map(|name| {
+            let (inputs, outputs) = model.signature_specs(name).ok()?;
+            Some(SignatureInfo {
+                name: name.to_string(),
+                inputs: sorted(inputs),
+                outputs: sorted(outputs),
+            })
+        })
+        .collect()
 }
 
 /// The signature a request names (`""` is the default), or TensorFlow Serving's error.

@@ -34,7 +34,7 @@ fn tensor_info(info: &TensorInfo, tensor_name: String) -> Value {
         .collect();
     json!({
         "dtype": proto_name(info.dtype),
-        "tensor_shape": { "dim": dims, "unknown_rank": false },
+        "tensor_shape": { "dim": dims, "unknown_rank": info.unknown_rank },
         "name": tensor_name,
     })
 }
