@@ -10,10 +10,20 @@
 
 mod model;
 mod node_attrs;
+mod op_call;
 mod op_table;
+mod ops_array;
+mod ops_control;
+mod ops_nn;
+mod ops_tensor_list;
+mod registry_defaults;
 mod run_function;
 
 pub use model::{SignatureSpec, TfSavedModel};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_fixtures;
+#[cfg(test)]
+mod tests_ops;

@@ -22,6 +22,7 @@ impl<'a> NodeAttrs<'a> {
             .attr
             .get(name)
             .or_else(|| self.op_def?.attr.iter().find(|a| a.name == name)?.default_value.as_ref())
+            .or_else(|| super::registry_defaults::default(&self.node.op, name))
     }
 
     fn missing(&self, name: &str) -> Error {
@@ -59,6 +60,30 @@ impl<'a> NodeAttrs<'a> {
     pub fn dtype(&self, name: &str) -> Result<i32> {
         match self.value(name)? {
             attr_value::Value::Type(t) => Ok(*t),
+            _ => Err(self.missing(name)),
+        }
+    }
+
+    /// A `list(int)` attribute (strides, ksize, squeeze_dims...).
+    pub fn ints(&self, name: &str) -> Result<Vec<i64>> {
+        match self.value(name)? {
+            attr_value::Value::List(list) => Ok(list.i.clone()),
+            _ => Err(self.missing(name)),
+        }
+    }
+
+    /// A `type` attribute as ferroflow's dtype.
+    pub fn dtype_of(&self, name: &str) -> Result<crate::dtype::DType> {
+        let value = u32::try_from(self.dtype(name)?).map_err(|_| self.missing(name))?;
+        crate::dtype::DType::from_enum(value)
+    }
+
+    /// A `list(func)` attribute (`Case`'s branches): the functions' names.
+    pub fn functions(&self, name: &str) -> Result<Vec<&'a str>> {
+        match self.value(name)? {
+            attr_value::Value::List(list) => {
+                Ok(list.func.iter().map(|f| f.name.as_str()).collect())
+            }
             _ => Err(self.missing(name)),
         }
     }

@@ -1,18 +1,25 @@
-//! The op table: how each TensorFlow op a saved function uses runs in ferroflow. Elementwise
-//! ops map onto ferroflow's unary and binary primitives by their TensorFlow names; the others
-//! read their attributes (with TensorFlow's defaults) and call the matching ferroflow op.
-//! Function calls run the callee (inlining at run time).
+//! The op table: how each TensorFlow op a saved function uses runs in ferroflow. The families
+//! live one per file (`ops_array`, `ops_nn`, `ops_control`, `ops_tensor_list`); this file
+//! dispatches to them and holds the generic ops: identities, constants, variable reads, casts,
+//! matmul, and the elementwise ops, which map onto ferroflow's unary and binary primitives by
+//! their TensorFlow names.
 
 use super::node_attrs::NodeAttrs;
+use super::op_call::{one, OpCall};
 use super::run_function::{Library, Value};
-use crate::dtype::DType;
+use super::{ops_array, ops_control, ops_nn, ops_tensor_list};
 use crate::error::{Error, Result};
 use crate::ops::binary::BinaryOp;
 use crate::ops::matmul::MatMulAttrs;
 use crate::ops::primitive::{Attrs, Decode};
 use crate::ops::unary::UnaryOp;
-use crate::ops::{self, nn};
-use crate::tensor::Tensor;
+use crate::ops::{self};
+
+/// A family's runner: `Ok(None)` when the op is not one of its own.
+type Family = fn(&OpCall) -> Result<Option<Vec<Value>>>;
+
+const FAMILIES: [Family; 5] =
+    [generic, ops_array::run, ops_nn::run, ops_control::run, ops_tensor_list::run];
 
 pub fn run(
     attrs: &NodeAttrs,
@@ -20,80 +27,73 @@ pub fn run(
     library: &Library,
     depth: usize,
 ) -> Result<Vec<Value>> {
-    let node = attrs.node;
-    let op = node.op.as_str();
-    let tensor = |i: usize| -> Result<&Tensor> {
-        inputs
-            .get(i)
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!("node '{}' ({op}) lacks input {i}", node.name))
-            })?
-            .tensor(&node.name)
-    };
-    let one = |t: Tensor| Ok(vec![Value::Tensor(t)]);
+    let call = OpCall { attrs, inputs, library, depth };
+    for family in FAMILIES {
+        if let Some(outputs) = family(&call)? {
+            return Ok(outputs);
+        }
+    }
+    Err(Error::Unimplemented(format!(
+        "The SavedModel uses the TensorFlow op '{}' (node '{}'), which ferroflow cannot import yet",
+        call.op(),
+        call.name()
+    )))
+}
+
+fn generic(c: &OpCall) -> Result<Option<Vec<Value>>> {
+    let attrs = c.attrs;
+    let op = c.op();
     match op {
         "Identity" | "StopGradient" | "Snapshot" | "PreventGradient" => {
-            Ok(vec![inputs.into_iter().next().ok_or_else(|| no_input(attrs))?])
+            c.arity(1)?;
+            Ok(Some(vec![c.value(0)?.clone()]))
         }
-        "IdentityN" => Ok(inputs),
-        "NoOp" => Ok(Vec::new()),
-        "Const" => match attrs.value("value")? {
-            crate::proto::tensorflow::attr_value::Value::Tensor(proto) => {
-                one(crate::io::tensor_proto::from_proto(proto)?)
+        "IdentityN" => Ok(Some(c.inputs.clone())),
+        "NoOp" => Ok(Some(Vec::new())),
+        "Const" => {
+            c.arity(0)?;
+            match attrs.value("value")? {
+                crate::proto::tensorflow::attr_value::Value::Tensor(proto) => {
+                    one(crate::io::tensor_proto::from_proto(proto)?)
+                }
+                _ => Err(c.invalid("has no tensor")),
             }
-            _ => Err(Error::InvalidArgument(format!("Const '{}' has no tensor", node.name))),
-        },
-        "ReadVariableOp" => match inputs.first() {
-            Some(Value::Variable(v)) => one(v.read()),
-            _ => Err(Error::InvalidArgument(format!(
-                "ReadVariableOp '{}' reads something that is not a variable",
-                node.name
-            ))),
-        },
-        "StatefulPartitionedCall" | "PartitionedCall" => {
-            library.call(attrs.function("f")?, inputs, depth + 1)
         }
-        "MatMul" => one(ops::matmul(
-            tensor(0)?,
-            tensor(1)?,
-            MatMulAttrs {
+        "ReadVariableOp" => {
+            c.arity(1)?;
+            match c.value(0)? {
+                Value::Variable(v) => one(v.read()),
+                _ => Err(c.invalid("reads something that is not a variable")),
+            }
+        }
+        "MatMul" => {
+            c.arity(2)?;
+            let attrs = MatMulAttrs {
                 transpose_a: attrs.bool("transpose_a")?,
                 transpose_b: attrs.bool("transpose_b")?,
                 adjoint_a: false,
                 adjoint_b: false,
-            },
-        )?),
-        "BiasAdd" => {
-            let channels_first = attrs.string("data_format")? == "NCHW";
-            one(nn::bias_add(tensor(0)?, tensor(1)?, channels_first)?)
+            };
+            one(ops::matmul(c.tensor(0)?, c.tensor(1)?, attrs)?)
         }
-        "Relu" => one(nn::relu(tensor(0)?)?),
-        "Relu6" => one(nn::relu6(tensor(0)?)?),
-        "Softmax" => one(nn::softmax(tensor(0)?, -1)?),
         "Cast" => {
-            let dtype = u32::try_from(attrs.dtype("DstT")?).map_err(|_| bad_type(attrs))?;
-            one(ops::cast(tensor(0)?, DType::from_enum(dtype)?)?)
+            c.arity(1)?;
+            // Truncate drops mantissa bits instead of rounding: a different result.
+            if attrs.get("Truncate").is_some() && attrs.bool("Truncate")? {
+                return Err(c.unsupported("Truncate", true));
+            }
+            one(ops::cast(c.tensor(0)?, attrs.dtype_of("DstT")?)?)
         }
         _ if <BinaryOp as Decode>::names().contains(&op) => {
+            c.arity(2)?;
             let binary = BinaryOp::decode(op, &Attrs::new())?;
-            one(ops::binary(binary, tensor(0)?, tensor(1)?)?)
+            one(ops::binary(binary, c.tensor(0)?, c.tensor(1)?)?)
         }
         _ if <UnaryOp as Decode>::names().contains(&op) => {
+            c.arity(1)?;
             let unary = UnaryOp::decode(op, &Attrs::new())?;
-            one(ops::unary(unary, tensor(0)?)?)
+            one(ops::unary(unary, c.tensor(0)?)?)
         }
-        _ => Err(Error::Unimplemented(format!(
-            "The SavedModel uses the TensorFlow op '{op}' (node '{}'), which ferroflow cannot \
-             import yet",
-            node.name
-        ))),
+        _ => Ok(None),
     }
-}
-
-fn no_input(attrs: &NodeAttrs) -> Error {
-    Error::InvalidArgument(format!("node '{}' ({}) has no input", attrs.node.name, attrs.node.op))
-}
-
-fn bad_type(attrs: &NodeAttrs) -> Error {
-    Error::InvalidArgument(format!("node '{}' has a bad dtype attribute", attrs.node.name))
 }

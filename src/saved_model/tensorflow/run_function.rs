@@ -5,6 +5,7 @@
 
 use super::node_attrs::NodeAttrs;
 use super::op_table;
+use super::ops_tensor_list::TensorList;
 use crate::error::{Error, Result};
 use crate::proto::tensorflow::{FunctionDef, NodeDef, OpDef};
 use crate::tensor::Tensor;
@@ -20,6 +21,8 @@ pub enum Value {
     Tensor(Tensor),
     /// A resource handle: a variable.
     Variable(Variable),
+    /// A variant: a TensorList (Keras RNNs, TensorArrays).
+    TensorList(TensorList),
 }
 
 impl Value {
@@ -28,6 +31,9 @@ impl Value {
             Value::Tensor(t) => Ok(t),
             Value::Variable(_) => Err(Error::InvalidArgument(format!(
                 "node '{node}' takes a tensor but was given a variable handle"
+            ))),
+            Value::TensorList(_) => Err(Error::InvalidArgument(format!(
+                "node '{node}' takes a tensor but was given a TensorList"
             ))),
         }
     }
