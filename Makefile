@@ -58,8 +58,9 @@ $(EXTRAS_STAMP): $(STAMP) Makefile
 	$(PIP) install --quiet $(TEST_EXTRAS)
 	touch $(EXTRAS_STAMP)
 
+# tf_keras (Keras 2): the parity tests restore checkpoints it writes (layer_with_weights-N keys).
 $(TF_EXTRAS_STAMP): $(TF_STAMP) Makefile
-	$(TF_VENV)/bin/pip install --quiet $(TEST_EXTRAS)
+	$(TF_VENV)/bin/pip install --quiet $(TEST_EXTRAS) "tf_keras==$(TF_VERSION)"
 	touch $(TF_EXTRAS_STAMP)
 
 ## TensorFlow's environment for the parity tests, unless FERROFLOW_TF_PYTHON names one.

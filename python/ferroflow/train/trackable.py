@@ -151,6 +151,11 @@ def child_named(obj, name):
             child = MISSING
     else:
         child = MISSING
+    if child is MISSING:
+        # Names an object answers to on restore only (Keras 2's names on Keras 3 models).
+        alias = getattr(type(obj), "_checkpoint_alias", None)
+        if alias is not None:
+            child = alias(obj, name)
     return child if child is MISSING or is_trackable(child) else MISSING
 
 

@@ -152,6 +152,12 @@ class Layer(_quantization.QuantizableLayer, AutoTrackable):
         }
     )
 
+    def _checkpoint_alias(self, name):
+        """What a Keras 2 checkpoint's edge ``name`` names here (restoring only)."""
+        from ferroflow.keras.models import _tf_keras_names
+
+        return _tf_keras_names.layer_child(self, name)
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "build" in cls.__dict__:

@@ -53,6 +53,12 @@ class Model(Trainer, Layer):
             return
         super().__init__(*args, **kwargs)
 
+    def _checkpoint_alias(self, name):
+        """What a Keras 2 checkpoint's edge ``name`` (``layer_with_weights-0``) names here."""
+        from ferroflow.keras.models import _tf_keras_names
+
+        return _tf_keras_names.model_child(self, name)
+
     def call(self, inputs, *args, **kwargs):
         raise NotImplementedError(
             f"Model {self.name} has no `call` method: subclasses of tf.keras.Model write "
