@@ -62,37 +62,38 @@ fn floats(values: &[Value]) -> Vec<f32> {
     values[values.len() - 1].tensor("test").unwrap().to_vec().unwrap()
 }
 
+/// The branches `keep` (identity) and `negate`, and `caller`.
+fn branches_and(caller: FunctionDef) -> Library {
+    let keep = node("id", "Identity", &["x"], vec![]);
+    library(vec![
+        function("keep", &["x"], &[("y", "id:output:0")], vec![keep]),
+        function("negate", &["x"], &[("y", "neg:y:0")], vec![node("neg", "Neg", &["x"], vec![])]),
+        caller,
+    ])
+}
+
 #[test]
 fn case_runs_the_chosen_branch_and_the_last_for_an_index_out_of_range() {
-    let lib = library(vec![
-        function(
-            "keep",
-            &["x"],
-            &[("y", "id:output:0")],
-            vec![node("id", "Identity", &["x"], vec![])],
-        ),
-        function("negate", &["x"], &[("y", "neg:y:0")], vec![node("neg", "Neg", &["x"], vec![])]),
-        function(
-            "f",
+    let lib = branches_and(function(
+        "f",
+        &["i", "x"],
+        &[("y", "case:output:0")],
+        vec![node(
+            "case",
+            "StatelessCase",
             &["i", "x"],
-            &[("y", "case:output:0")],
-            vec![node(
-                "case",
-                "StatelessCase",
-                &["i", "x"],
-                vec![(
-                    "branches",
-                    Attr::List(ListValue {
-                        func: vec![
-                            NameAttrList { name: "keep".into(), ..Default::default() },
-                            NameAttrList { name: "negate".into(), ..Default::default() },
-                        ],
-                        ..Default::default()
-                    }),
-                )],
+            vec![(
+                "branches",
+                Attr::List(ListValue {
+                    func: vec![
+                        NameAttrList { name: "keep".into(), ..Default::default() },
+                        NameAttrList { name: "negate".into(), ..Default::default() },
+                    ],
+                    ..Default::default()
+                }),
             )],
-        ),
-    ]);
+        )],
+    ));
     let x = Tensor::from_slice(&[1.0f32, -2.0], &[2]).unwrap();
     for (index, want) in [(0, [1.0, -2.0]), (1, [-1.0, 2.0]), (7, [-1.0, 2.0]), (-1, [-1.0, 2.0])] {
         let out = lib.call("f", vec![t(Tensor::scalar(index)), t(x.clone())], 0).unwrap();
@@ -154,26 +155,17 @@ fn while_runs_until_cond_is_false_and_passes_vars_through_when_it_never_runs() {
 
 #[test]
 fn if_picks_its_branch_by_tensorflows_truth() {
-    let lib = library(vec![
-        function(
-            "keep",
-            &["x"],
-            &[("y", "id:output:0")],
-            vec![node("id", "Identity", &["x"], vec![])],
-        ),
-        function("negate", &["x"], &[("y", "neg:y:0")], vec![node("neg", "Neg", &["x"], vec![])]),
-        function(
-            "f",
+    let lib = branches_and(function(
+        "f",
+        &["c", "x"],
+        &[("y", "if:output:0")],
+        vec![node(
+            "if",
+            "If",
             &["c", "x"],
-            &[("y", "if:output:0")],
-            vec![node(
-                "if",
-                "If",
-                &["c", "x"],
-                vec![("then_branch", func("keep")), ("else_branch", func("negate"))],
-            )],
-        ),
-    ]);
+            vec![("then_branch", func("keep")), ("else_branch", func("negate"))],
+        )],
+    ));
     let x = t(Tensor::scalar(2.0f32));
     // A scalar is true when non-zero, any other tensor when it has elements.
     for (cond, want) in [
