@@ -8,9 +8,11 @@ use super::variable::PyVariable;
 use crate::saved_model::tensorflow::{SignatureSpec, TfSavedModel};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use std::path::PathBuf;
 
 type SpecTuple = (String, u32, Option<Vec<Option<usize>>>);
+type ObjectTuple = (String, String, Vec<(String, usize)>, Vec<String>);
 
 fn spec_tuples(specs: &[SignatureSpec]) -> Vec<SpecTuple> {
     specs.iter().map(|s| (s.key.clone(), s.dtype as u32, s.dims.clone())).collect()
@@ -54,7 +56,44 @@ impl PyTfSavedModel {
     }
 
     fn variables(&self) -> Vec<PyVariable> {
-        self.inner.variables().iter().map(|v| PyVariable { inner: v.clone() }).collect()
+        self.inner.variables().into_iter().map(|v| PyVariable { inner: v.clone() }).collect()
+    }
+
+    /// Every object of the object graph: (kind, identifier, [(child name, node)], concrete
+    /// function names).
+    fn objects(&self) -> Vec<ObjectTuple> {
+        self.inner
+            .objects()
+            .into_iter()
+            .map(|o| (o.kind.to_string(), o.identifier, o.children, o.concrete_functions))
+            .collect()
+    }
+
+    /// The variable of object node `node`, or None.
+    fn variable_of_node(&self, node: usize) -> Option<PyVariable> {
+        self.inner.variable_of_node(node).map(|v| PyVariable { inner: v.clone() })
+    }
+
+    /// (canonicalized input signature, output signature) as serialized `StructuredValue`s.
+    fn concrete_function_structure<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let (inputs, outputs) = self.inner.concrete_function_structure(name).py()?;
+        Ok((PyBytes::new(py, &inputs), PyBytes::new(py, &outputs)))
+    }
+
+    /// Calls a concrete function with flat tensors; returns its flat outputs.
+    fn call_concrete(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        values: Vec<PyRef<'_, PyTensor>>,
+    ) -> PyResult<Vec<Py<PyTensor>>> {
+        let tensors: Vec<Tensor> = values.iter().map(|t| t.inner.clone()).collect();
+        let outputs = py.detach(|| self.inner.call_concrete(name, &tensors)).py()?;
+        outputs.into_iter().map(|t| wrap(py, t)).collect()
     }
 }
 

@@ -143,3 +143,131 @@ def test_an_op_outside_the_table_is_unimplemented_naming_it(tf_oracle, tmp_path)
     loaded = ferroflow.saved_model.load(str(tmp_path / "det"))
     with pytest.raises(ferroflow.errors.UnimplementedError, match="MatrixDeterminant"):
         loaded.signatures["serving_default"](x=[[1.0, 0, 0], [0, 2, 0], [0, 0, 3]])
+
+
+def loaded_object_tree(tf, root, device):
+    """The loaded object's attributes as TensorFlow rebuilds them: nested modules, variables
+    (shared, assignable, seen by the functions), lists, and methods called with tensors."""
+    import os
+
+    import numpy as np
+
+    directory = os.path.join(root, "tree")
+    if tf.__name__ == "tensorflow":
+
+        class Inner(tf.Module):
+            def __init__(self):
+                self.scale = tf.Variable(3.0)
+
+        class Outer(tf.Module):
+            def __init__(self):
+                self.inner = Inner()
+                self.shared = self.inner.scale
+                self.stack = [tf.Variable([1.0, 2.0]), tf.Variable([[5]], dtype=tf.int64)]
+
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="x")])
+            def __call__(self, x):
+                return x * self.inner.scale + self.stack[0]
+
+            @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+            def shifted(self, y):
+                return {"up": y + self.shared, "down": y - self.shared}
+
+        tf.saved_model.save(Outer(), directory)
+    with tf.device(device):
+        loaded = tf.saved_model.load(directory)
+        x = np.array([1.0, -1.0], np.float32)
+        before = np.asarray(loaded(x))
+        by_name = np.asarray(loaded(x=x))
+        shifted = {k: np.asarray(v) for k, v in sorted(loaded.shifted(2.0).items())}
+        loaded.inner.scale.assign(10.0)
+        after = np.asarray(loaded(x))
+        return {
+            "before": before,
+            "by_name": by_name,
+            "shifted": shifted,
+            "after": after,
+            "shared": loaded.shared is loaded.inner.scale,
+            "stack": [np.asarray(v.numpy()) for v in loaded.stack],
+            "stack_dtypes": [v.dtype.name for v in loaded.stack],
+            "signatures": sorted(loaded.signatures),
+        }
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_loaded_object_has_tensorflows_shape(tf_oracle, tmp_path, device):
+    expected = assert_parity(tf_oracle, loaded_object_tree, args=(str(tmp_path), device))
+    assert expected[0] != "raised", expected
+
+
+def loaded_keras_export_attributes(tf, root):
+    import os
+
+    import numpy as np
+
+    directory = os.path.join(root, "keras")
+    if tf.__name__ == "tensorflow":
+        tf.keras.utils.set_random_seed(4)
+        inputs = tf.keras.Input((3,), name="features")
+        outputs = tf.keras.layers.Dense(2, activation="sigmoid")(inputs)
+        tf.keras.Model(inputs, outputs).export(directory, verbose=False)
+    loaded = tf.saved_model.load(directory)
+    x = np.array([[0.5, -1.0, 2.0]], np.float32)
+    return {
+        "serve": np.asarray(loaded.serve(x)),
+        "variables": [np.asarray(v.numpy()) for v in loaded.variables],
+        "trainable": [v.trainable for v in loaded.trainable_variables],
+        "non_trainable": len(loaded.non_trainable_variables),
+    }
+
+
+def test_a_keras_exports_attributes_load(tf_oracle, tmp_path):
+    expected = assert_parity(tf_oracle, loaded_keras_export_attributes, args=(str(tmp_path),))
+    assert expected[0] != "raised", expected
+
+
+def loaded_functions_differentiate_and_trace(tf, root, device):
+    """The interpreter runs TensorFlow's ops through ferroflow's dispatch, so a gradient tape
+    records them and a tf.function traces them, as TensorFlow's loaded functions allow."""
+    import os
+
+    import numpy as np
+
+    directory = os.path.join(root, "grad")
+    if tf.__name__ == "tensorflow":
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.w = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+
+            @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+            def __call__(self, x):
+                return tf.reduce_sum(tf.tanh(tf.matmul(x, self.w)))
+
+        tf.saved_model.save(Model(), directory)
+    with tf.device(device):
+        loaded = tf.saved_model.load(directory)
+        x = tf.constant([[0.1, -0.2], [0.3, 0.05]])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = loaded(x)
+        dx, dw = tape.gradient(y, [x, loaded.w])
+
+        @tf.function
+        def doubled(v):
+            return loaded(v) * 2.0
+
+        return {
+            "y": np.asarray(y),
+            "dx": np.asarray(dx),
+            "dw": np.asarray(dw),
+            "traced": np.asarray(doubled(x)),
+        }
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_loaded_functions_differentiate_and_trace(tf_oracle, tmp_path, device):
+    expected = assert_parity(
+        tf_oracle, loaded_functions_differentiate_and_trace, args=(str(tmp_path), device)
+    )
+    assert expected[0] != "raised", expected

@@ -1,15 +1,18 @@
 """`tf.saved_model.load` of a directory TensorFlow wrote (`saved_model.pb`): the Rust core reads
-it and runs its signatures by interpreting their functions (`src/saved_model/tensorflow/`);
-this module presents them as TensorFlow's loaded object does, with ``.signatures`` mapping each
-key to a function of keyword tensors that returns a dict of tensors.
+it and runs its functions by interpreting them (`src/saved_model/tensorflow/`); this module
+rebuilds the saved object tree as TensorFlow's loader does: nested objects with their
+attributes, variables (shared where the file shares them), lists and dicts, functions that bind
+their arguments to one of their concrete functions, and ``.signatures`` mapping each key to a
+function of keyword tensors that returns a dict of tensors.
 
-Only the signatures are restored so far: the saved object tree (methods, nested modules,
-variables as attributes) of TensorFlow-written directories is not rebuilt yet."""
+Loaded functions run by interpretation, each TensorFlow op through ferroflow's dispatch: a
+gradient tape records them (loaded functions are differentiable) and a `tf.function` calling
+one traces them into its graph."""
 
-from ferroflow import _core
+from ferroflow import _core, _proto, _structure_coder, nest
 from ferroflow import dtypes as _dtypes
 from ferroflow.array_ops import convert_to_tensor
-from ferroflow.saved_model.restored import SignatureMap, UserObject
+from ferroflow.saved_model.restored import SignatureMap, UserObject, user_object
 from ferroflow.tensor_spec import TensorSpec
 from ferroflow.variables import adopt
 
@@ -72,11 +75,117 @@ class InterpretedSignature:
         return f"<ConcreteFunction signature_wrapper_{self.name}(*, {', '.join(self._inputs)})>"
 
 
+def _structure(data):
+    if not data:
+        return None
+    message = _proto.message_class("tensorflow.StructuredValue").FromString(data)
+    return _structure_coder.decode_proto(message)
+
+
+class RestoredTfFunction:
+    """A saved function (or bare concrete function): called like the original with tensors,
+    it runs the first concrete function whose input signature the arguments fit."""
+
+    def __init__(self, core, concrete_names):
+        self._core = core
+        self._concretes = []
+        for name in concrete_names:
+            inputs, outputs = core.concrete_function_structure(name)
+            self._concretes.append((name, _structure(inputs), _structure(outputs)))
+
+    def _bind(self, signature, args, kwargs):
+        """The flat tensors of a call that fits ``signature`` ((args, kwargs) of specs), or
+        None."""
+        spec_args, spec_kwargs = signature if signature is not None else ((), {})
+        spec_args, spec_kwargs = list(spec_args), dict(spec_kwargs or {})
+        args, kwargs = list(args), dict(kwargs)
+        # A keyword naming a positional spec (TensorSpec.name) stands in its place.
+        for i in range(len(args), len(spec_args)):
+            name = getattr(spec_args[i], "name", None)
+            if name is None or name not in kwargs:
+                return None
+            args.append(kwargs.pop(name))
+        if len(args) != len(spec_args) or set(kwargs) != set(spec_kwargs):
+            return None
+        structure = (tuple(spec_args), spec_kwargs)
+        try:
+            values = nest.flatten((tuple(args), kwargs))
+            specs = nest.flatten(structure)
+        except (TypeError, ValueError):
+            return None
+        if len(values) != len(specs):
+            return None
+        tensors = []
+        for value, spec in zip(values, specs):
+            try:
+                tensor = convert_to_tensor(value, dtype=spec.dtype)
+            except (TypeError, ValueError):
+                return None
+            if not spec.shape.is_compatible_with(tensor.shape):
+                return None
+            tensors.append(tensor)
+        return tensors
+
+    def __call__(self, *args, **kwargs):
+        for name, inputs, outputs in self._concretes:
+            tensors = self._bind(inputs, args, kwargs)
+            if tensors is None:
+                continue
+            flat = self._core.call_concrete(name, tensors)
+            if outputs is None:
+                return None
+            return nest.pack_sequence_as(outputs, flat)
+        raise ValueError(
+            "Could not find matching concrete function to call loaded from the SavedModel. "
+            f"Got positional arguments ({len(args)} total) and keyword arguments "
+            f"{sorted(kwargs)}; expected one of: "
+            + "; ".join(str(inputs) for _, inputs, _ in self._concretes)
+        )
+
+
+_LIST_WRAPPERS = ("trackable_list_wrapper", "trackable_tuple_wrapper")
+
+
+def _rebuild(core):
+    nodes = core.objects()
+    built = {}
+
+    def build(index):
+        if index in built:
+            return built[index]
+        kind, identifier, children, concretes = nodes[index]
+        if kind == "variable":
+            built[index] = adopt(core.variable_of_node(index))
+        elif kind in ("function", "bare_concrete_function"):
+            built[index] = RestoredTfFunction(core, concretes)
+        elif identifier in _LIST_WRAPPERS:
+            built[index] = items = []
+            ordered = sorted((int(n), c) for n, c in children if n.isdigit())
+            items.extend(build(c) for _, c in ordered)
+            if identifier == "trackable_tuple_wrapper":
+                built[index] = tuple(items)
+        elif identifier == "trackable_dict_wrapper":
+            built[index] = entries = {}
+            for name, child in children:
+                entries[name] = build(child)
+        else:
+            built[index] = obj = user_object(any(name == "__call__" for name, _ in children))
+            for name, child in children:
+                if name == "signatures" and index == 0:
+                    continue  # the signature map: `.signatures` below
+                value = build(child)
+                if value is not None:
+                    object.__setattr__(obj, name, value)
+        return built[index]
+
+    return build(0)
+
+
 def load_tensorflow_format(local_dir):
     """The loaded object of a TensorFlow-written SavedModel in ``local_dir``."""
     core = _core.TfSavedModel(local_dir)
-    root = UserObject()
+    root = _rebuild(core)
     signatures = {name: InterpretedSignature(core, name) for name in core.signature_names()}
-    object.__setattr__(root, "signatures", SignatureMap(signatures))
-    object.__setattr__(root, "_restored_variables", [adopt(v) for v in core.variables()])
+    if isinstance(root, UserObject):
+        object.__setattr__(root, "signatures", SignatureMap(signatures))
     return root

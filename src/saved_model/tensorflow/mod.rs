@@ -10,6 +10,7 @@
 
 mod model;
 mod node_attrs;
+mod objects;
 mod op_call;
 mod op_table;
 mod ops_array;
@@ -20,6 +21,7 @@ mod registry_defaults;
 mod run_function;
 
 pub use model::{SignatureSpec, TfSavedModel};
+pub use objects::ObjectNode;
 
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use crate::proto::tensorflow::{
 use crate::tensor::Tensor;
 use crate::variable::Variable;
 use prost::Message;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One input or output of a signature: its key, dtype and shape (None for an unknown dim;
@@ -38,7 +38,9 @@ struct Signature {
 pub struct TfSavedModel {
     library: Library,
     signatures: BTreeMap<String, Signature>,
-    variables: Vec<Variable>,
+    /// The variable objects, by node id of the object graph.
+    variables: BTreeMap<usize, Variable>,
+    objects: SavedObjectGraph,
 }
 
 fn corrupt(dir: &Path, why: impl std::fmt::Display) -> Error {
@@ -71,7 +73,7 @@ impl TfSavedModel {
         let objects = meta.object_graph_def.clone().unwrap_or_default();
         let variables = restore_variables(dir, &objects)?;
         let signatures = signatures_of(dir, &meta, &objects, &library, &variables)?;
-        Ok(TfSavedModel { library, signatures, variables: variables.into_values().collect() })
+        Ok(TfSavedModel { library, signatures, variables, objects })
     }
 
     pub fn signature_names(&self) -> Vec<&str> {
@@ -84,8 +86,22 @@ impl TfSavedModel {
         Ok((&signature.inputs, &signature.outputs))
     }
 
-    pub fn variables(&self) -> &[Variable] {
-        &self.variables
+    /// The variables, in the order of their nodes in the object graph.
+    pub fn variables(&self) -> Vec<&Variable> {
+        self.variables.values().collect()
+    }
+
+    /// The variable of object node `node`, if it is one.
+    pub fn variable_of_node(&self, node: usize) -> Option<&Variable> {
+        self.variables.get(&node)
+    }
+
+    pub(super) fn object_graph(&self) -> &SavedObjectGraph {
+        &self.objects
+    }
+
+    pub(super) fn library(&self) -> &Library {
+        &self.library
     }
 
     fn signature(&self, name: &str) -> Result<&Signature> {
@@ -181,7 +197,7 @@ fn library_of(meta: &MetaGraphDef) -> Library {
 }
 
 /// Every variable object, by node id, with its value from the checkpoint.
-fn restore_variables(dir: &Path, objects: &SavedObjectGraph) -> Result<HashMap<usize, Variable>> {
+fn restore_variables(dir: &Path, objects: &SavedObjectGraph) -> Result<BTreeMap<usize, Variable>> {
     let wanted: Vec<(usize, &crate::proto::tensorflow::SavedVariable)> = objects
         .nodes
         .iter()
@@ -191,7 +207,7 @@ fn restore_variables(dir: &Path, objects: &SavedObjectGraph) -> Result<HashMap<u
             _ => None,
         })
         .collect();
-    let mut variables = HashMap::new();
+    let mut variables = BTreeMap::new();
     if wanted.is_empty() {
         return Ok(variables);
     }
@@ -226,7 +242,7 @@ fn signatures_of(
     meta: &MetaGraphDef,
     objects: &SavedObjectGraph,
     library: &Library,
-    variables: &HashMap<usize, Variable>,
+    variables: &BTreeMap<usize, Variable>,
 ) -> Result<BTreeMap<String, Signature>> {
     let child = |node: usize, name: &str| -> Option<usize> {
         let found = objects.nodes.get(node)?.children.iter().find(|c| c.local_name == name)?;
