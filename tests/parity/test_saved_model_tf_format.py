@@ -44,17 +44,6 @@ def load_keras_export(tf, root, device):
         return _call_signatures(tf, loaded, feeds)
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_a_tensorflow_keras_export_loads_with_tensorflows_results(tf_oracle, tmp_path, device):
-    expected = assert_parity(
-        tf_oracle,
-        load_keras_export,
-        args=(str(tmp_path), device),
-        helpers=[_call_signatures],
-    )
-    assert expected[0] != "raised", expected
-
-
 def load_module_save(tf, root, device):
     import os
 
@@ -81,13 +70,11 @@ def load_module_save(tf, root, device):
         return _call_signatures(tf, loaded, feeds)
 
 
+@pytest.mark.parametrize("program", [load_keras_export, load_module_save])
 @pytest.mark.parametrize("device", DEVICES)
-def test_a_tensorflow_module_save_loads_with_tensorflows_results(tf_oracle, tmp_path, device):
+def test_tensorflow_signatures_load_with_tensorflows_results(tf_oracle, tmp_path, device, program):
     expected = assert_parity(
-        tf_oracle,
-        load_module_save,
-        args=(str(tmp_path), device),
-        helpers=[_call_signatures],
+        tf_oracle, program, args=(str(tmp_path), device), helpers=[_call_signatures]
     )
     assert expected[0] != "raised", expected
 
