@@ -59,8 +59,11 @@ $(EXTRAS_STAMP): $(STAMP) Makefile
 	touch $(EXTRAS_STAMP)
 
 # tf_keras (Keras 2): the parity tests restore checkpoints it writes (layer_with_weights-N keys).
+# Without its dependencies: it asks for `tensorflow`, whose CUDA build would overwrite
+# tensorflow-cpu's files and change the oracle.
 $(TF_EXTRAS_STAMP): $(TF_STAMP) Makefile
-	$(TF_VENV)/bin/pip install --quiet $(TEST_EXTRAS) "tf_keras==$(TF_VERSION)"
+	$(TF_VENV)/bin/pip install --quiet $(TEST_EXTRAS)
+	$(TF_VENV)/bin/pip install --quiet --no-deps "tf_keras==$(TF_VERSION)"
 	touch $(TF_EXTRAS_STAMP)
 
 ## TensorFlow's environment for the parity tests, unless FERROFLOW_TF_PYTHON names one.
