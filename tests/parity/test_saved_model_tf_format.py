@@ -258,3 +258,52 @@ def test_loaded_functions_differentiate_and_trace(tf_oracle, tmp_path, device):
         tf_oracle, loaded_functions_differentiate_and_trace, args=(str(tmp_path), device)
     )
     assert expected[0] != "raised", expected
+
+
+FIXTURES = [
+    "keras_cnn",
+    "keras_embedding",
+    "module_cond_while",
+    "keras_lstm",
+    "keras_gru",
+    "keras_simple_rnn",
+    "keras_mobilenet_v2",
+]
+
+
+@pytest.fixture(scope="module")
+def tensorflow_fixtures(tf_oracle, tmp_path_factory):
+    """TensorFlow 2.21 writes the fixtures of `tools/tf_saved_model_fixtures.py` (MobileNetV2
+    included: too large to check in) with their reference inputs and outputs."""
+    import os
+    import subprocess
+
+    from .harness import tensorflow_python
+
+    out = tmp_path_factory.mktemp("tf_fixtures")
+    repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    tool = os.path.join(repository, "tools", "tf_saved_model_fixtures.py")
+    subprocess.run(
+        [tensorflow_python(), tool, str(out), *FIXTURES],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return out
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensorflow_fixtures_load_with_tensorflows_outputs(tensorflow_fixtures, device, name):
+    import ferroflow as tf
+    import numpy as np
+
+    reference = np.load(tensorflow_fixtures / f"{name}.npz")
+    feeds = {k.split(":", 1)[1]: reference[k] for k in reference.files if k.startswith("input:")}
+    with tf.device(device):
+        loaded = tf.saved_model.load(str(tensorflow_fixtures / name))
+        outputs = loaded.signatures["serving_default"](**feeds)
+    wanted = {k.split(":", 1)[1]: reference[k] for k in reference.files if k.startswith("output:")}
+    assert sorted(outputs) == sorted(wanted)
+    for key, value in wanted.items():
+        np.testing.assert_allclose(np.asarray(outputs[key]), value, rtol=1e-5, atol=1e-5)
