@@ -1,7 +1,8 @@
 """Loading a SavedModel that TensorFlow wrote (a Keras MLP of 2048 → 3072 → 2048 → 1000
-units: 58 MB of float32 weights, which `model.export()` stores twice, 117 MB on disk), ferroflow beside TensorFlow: the time to load the
-directory and the time of one `serving_default` call on a batch of 32. The TensorFlow half
-(its own interpreter) writes the directory and times itself; ferroflow then loads TensorFlow's
+units: 58 MB of float32 weights, which `model.export()` stores twice, 117 MB on disk),
+ferroflow beside TensorFlow: the time to load the directory and the time of one
+`serving_default` call on a batch of 32. The TensorFlow half (its own interpreter) writes the
+directory and times itself; ferroflow then loads TensorFlow's
 files and checks its outputs against TensorFlow's (printed as the largest difference).
 numpy's column is `np.load` of the same weights from an `.npz` (no graph, no functions).
 
