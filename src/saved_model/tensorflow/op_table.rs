@@ -76,6 +76,34 @@ fn generic(c: &OpCall) -> Result<Option<Vec<Value>>> {
             };
             one(ops::matmul(c.tensor(0)?, c.tensor(1)?, attrs)?)
         }
+        "BatchMatMul" | "BatchMatMulV2" | "BatchMatMulV3" => {
+            c.arity(2)?;
+            let (a, b) = (c.tensor(0)?, c.tensor(1)?);
+            // V3 may multiply two dtypes into a third; ferroflow's matmul takes one dtype.
+            let out = if op == "BatchMatMulV3" { Some(attrs.dtype("Tout")?) } else { None };
+            if a.dtype() != b.dtype() || out.is_some_and(|t| t != a.dtype() as i32) {
+                return Err(c.unsupported("Tout", (a.dtype(), b.dtype(), out)));
+            }
+            let attrs = MatMulAttrs {
+                transpose_a: false,
+                transpose_b: false,
+                adjoint_a: attrs.bool("adj_x")?,
+                adjoint_b: attrs.bool("adj_y")?,
+            };
+            one(ops::matmul(a, b, attrs)?)
+        }
+        "AddN" => {
+            let inputs = c.tensors(0)?;
+            let (first, rest) = inputs.split_first().ok_or_else(|| c.invalid("has no inputs"))?;
+            let mut sum = (*first).clone();
+            for t in rest {
+                if t.dims() != first.dims() {
+                    return Err(c.invalid("adds tensors of different shapes"));
+                }
+                sum = ops::binary(BinaryOp::Add, &sum, t)?;
+            }
+            one(sum)
+        }
         "Cast" => {
             c.arity(1)?;
             // Truncate drops mantissa bits instead of rounding: a different result.

@@ -17,6 +17,12 @@ static DEFAULTS: LazyLock<Vec<(&'static str, &'static str, AttrValue)>> = LazyLo
     let mut table: Vec<(&str, &str, Value)> = vec![
         ("MatMul", "transpose_a", Value::B(false)),
         ("MatMul", "transpose_b", Value::B(false)),
+        ("BatchMatMul", "adj_x", Value::B(false)),
+        ("BatchMatMul", "adj_y", Value::B(false)),
+        ("BatchMatMulV2", "adj_x", Value::B(false)),
+        ("BatchMatMulV2", "adj_y", Value::B(false)),
+        ("BatchMatMulV3", "adj_x", Value::B(false)),
+        ("BatchMatMulV3", "adj_y", Value::B(false)),
         ("BiasAdd", "data_format", nhwc()),
         ("MaxPool", "data_format", nhwc()),
         ("MaxPool", "explicit_paddings", ints(&[])),

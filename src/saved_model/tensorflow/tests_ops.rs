@@ -290,3 +290,25 @@ fn tensor_lists_follow_tensorflows_rules() {
         assert!(matches!(bad, Err(Error::InvalidArgument(_))), "{:?}", bad.err());
     }
 }
+
+#[test]
+fn batch_matmul_adjoints_and_add_n_follow_tensorflow() {
+    let a = t(Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 1, 2]).unwrap());
+    let b = t(Tensor::from_slice(&[1.0f32, 5.0, 0.0, 2.0], &[2, 2]).unwrap());
+    // adj_y: the second operand is used transposed, [[1, 0], [5, 2]].
+    let product = one_node("BatchMatMulV2", &["a", "b"], vec![("adj_y", Attr::B(true))]);
+    let out = product.call("f", vec![a.clone(), b.clone()], 0).unwrap();
+    assert_eq!(floats(&out), [11.0, 4.0, 23.0, 8.0]);
+    let float_to_int = vec![("Tout", Attr::Type(3))];
+    let v3 = one_node("BatchMatMulV3", &["a", "b"], float_to_int);
+    assert!(matches!(v3.call("f", vec![a, b], 0), Err(Error::Unimplemented(_))));
+
+    let vector = |v: &[f32]| t(Tensor::from_slice(v, &[v.len()]).unwrap());
+    let sum = one_node("AddN", &["x", "y", "z"], vec![]);
+    let out = sum
+        .call("f", vec![vector(&[1.0, 2.0]), vector(&[3.0, 4.0]), vector(&[5.0, 6.0])], 0)
+        .unwrap();
+    assert_eq!(floats(&out), [9.0, 12.0]);
+    let uneven = vec![vector(&[1.0, 2.0]), vector(&[3.0]), vector(&[5.0, 6.0])];
+    assert!(matches!(sum.call("f", uneven, 0), Err(Error::InvalidArgument(_))));
+}
