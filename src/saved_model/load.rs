@@ -73,6 +73,15 @@ impl SavedModel {
         let dir = dir.as_ref();
         let model_file = dir.join(MODEL_FILE);
         let text = std::fs::read(&model_file).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound
+                if super::tensorflow::TfSavedModel::is_tensorflow_format(dir) =>
+            {
+                Error::InvalidArgument(format!(
+                    "{} holds a SavedModel that TensorFlow wrote (saved_model.pb): load it with \
+                     ferroflow::saved_model::tensorflow::TfSavedModel::load",
+                    dir.display()
+                ))
+            }
             std::io::ErrorKind::NotFound => Error::NotFound(format!(
                 "Could not find SavedModel .json file at: {} (is {} a SavedModel directory?)",
                 model_file.display(),

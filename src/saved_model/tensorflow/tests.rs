@@ -52,6 +52,13 @@ fn a_tensorflow_keras_export_runs_with_tensorflows_outputs() {
         assert!(matches!(bad, Err(Error::InvalidArgument(_))));
     }
     assert!(matches!(model.call_signature("nope", &[]), Err(Error::NotFound(_))));
+    // ferroflow's own loader points at this one.
+    match crate::SavedModel::load(fixture("keras_mlp")) {
+        Err(Error::InvalidArgument(message)) => {
+            assert!(message.contains("TfSavedModel"), "{message}")
+        }
+        _ => panic!("SavedModel::load should refuse a TensorFlow-written directory"),
+    }
 }
 
 #[test]
