@@ -5,11 +5,12 @@
 //! checksum covers the lengths as fixed-width integers (not their varint bytes), the length
 //! checksum and the bytes, as TensorFlow computes it.
 
-use super::sstable_format::{get_varint, mask, put_varint};
+use super::sstable_format::{get_varint, put_varint};
 use super::tensor_bytes;
 use crate::buffer::Buffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::io::masked_crc::mask;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::tstring::TfString;
@@ -87,7 +88,7 @@ fn decode_strings(key: &str, dims: &[usize], bytes: &[u8], stored: u32) -> Resul
     let mut lengths = Vec::with_capacity(n);
     let (mut at, mut crc) = (0, 0);
     for _ in 0..n {
-        let (length, used) = get_varint(&bytes[at..], 10).ok_or_else(|| damaged("bad length"))?;
+        let (length, used) = get_varint(&bytes[at..]).ok_or_else(|| damaged("bad length"))?;
         at += used;
         crc = extend_with_length(crc, length);
         lengths.push(usize::try_from(length).map_err(|_| damaged("length out of range"))?);

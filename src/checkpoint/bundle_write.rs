@@ -6,9 +6,10 @@
 
 use super::atomic::{io_error, write_atomic};
 use super::paths::{data_path, index_path, OBJECT_GRAPH_KEY};
-use super::{bundle_bytes, object_graph_proto, sstable_format::mask, sstable_write};
+use super::{bundle_bytes, object_graph_proto, sstable_write};
 use crate::buffer::Buffer;
 use crate::error::{Error, Result};
+use crate::io::masked_crc::mask;
 use crate::proto::tensorflow::{
     bundle_header_proto::Endianness, tensor_shape_proto::Dim, BundleEntryProto, BundleHeaderProto,
     TensorShapeProto, VersionDef,

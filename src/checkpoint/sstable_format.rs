@@ -19,35 +19,18 @@ pub const TRAILER_LEN: usize = 5;
 pub const NO_COMPRESSION: u8 = 0;
 pub const SNAPPY_COMPRESSION: u8 = 1;
 
-/// CRC-32C as stored in TensorFlow's files: rotated and offset, so that a checksum of data
-/// that itself holds checksums stays well distributed.
-pub fn mask(crc: u32) -> u32 {
-    crc.rotate_right(15).wrapping_add(0xa282_ead8)
+use prost::encoding::{decode_varint, encode_varint};
+
+/// Reads a varint at the start of `bytes` (protobuf's encoding, which TensorFlow's tables use
+/// too): (value, bytes used), or None when it is truncated or malformed.
+pub fn get_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut rest = bytes;
+    let value = decode_varint(&mut rest).ok()?;
+    Some((value, bytes.len() - rest.len()))
 }
 
-pub fn unmask(masked: u32) -> u32 {
-    masked.wrapping_sub(0xa282_ead8).rotate_left(15)
-}
-
-pub fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
-/// Reads a varint at the start of `bytes`: (value, bytes used), or None when it is truncated
-/// or longer than `max_bytes` (5 for a varint32, 10 for a varint64).
-pub fn get_varint(bytes: &[u8], max_bytes: usize) -> Option<(u64, usize)> {
-    let mut value = 0u64;
-    for (i, &b) in bytes.iter().take(max_bytes).enumerate() {
-        value |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some((value, i + 1));
-        }
-    }
-    None
+pub fn put_varint(out: &mut Vec<u8>, value: u64) {
+    encode_varint(value, out);
 }
 
 /// Where a block lies in the file (its size excludes the trailer).
@@ -65,8 +48,8 @@ impl BlockHandle {
 
     /// (handle, bytes used) from the start of `bytes`.
     pub fn decode(bytes: &[u8]) -> Option<(BlockHandle, usize)> {
-        let (offset, a) = get_varint(bytes, 10)?;
-        let (size, b) = get_varint(&bytes[a..], 10)?;
+        let (offset, a) = get_varint(bytes)?;
+        let (size, b) = get_varint(&bytes[a..])?;
         Some((BlockHandle { offset, size }, a + b))
     }
 }

@@ -4,9 +4,10 @@
 //! `DataLoss` error, never a panic or an allocation sized by the file.
 
 use super::sstable_format::{
-    get_varint, unmask, BlockHandle, FOOTER_LEN, MAGIC, MAX_HANDLES_LEN, NO_COMPRESSION,
+    get_varint, BlockHandle, FOOTER_LEN, MAGIC, MAX_HANDLES_LEN, NO_COMPRESSION,
     SNAPPY_COMPRESSION, TRAILER_LEN,
 };
+use crate::io::masked_crc::unmask;
 
 /// Why a table could not be read (the caller names the file).
 pub type Damage = String;
@@ -93,9 +94,10 @@ fn block_entries(block: &[u8]) -> Result<Rows, Damage> {
     let mut key: Vec<u8> = Vec::new();
     while at < limit {
         let mut field = || -> Result<usize, Damage> {
-            let (v, used) = get_varint(&block[at..limit], 5).ok_or("truncated entry header")?;
+            let (v, used) = get_varint(&block[at..limit]).ok_or("truncated entry header")?;
             at += used;
-            usize::try_from(v).map_err(|_| "entry length out of range".into())
+            // The three fields are varint32s.
+            u32::try_from(v).map(|v| v as usize).map_err(|_| "entry length out of range".into())
         };
         let (shared, unshared, value_len) = (field()?, field()?, field()?);
         if shared > key.len() {

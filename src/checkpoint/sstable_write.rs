@@ -2,9 +2,8 @@
 //! TensorFlow's `TableBuilder` does without compression: restart points every 16 entries in
 //! data blocks, every entry in the index block, and an empty metaindex.
 
-use super::sstable_format::{
-    mask, put_varint, BlockHandle, MAGIC, MAX_HANDLES_LEN, NO_COMPRESSION,
-};
+use super::sstable_format::{put_varint, BlockHandle, MAGIC, MAX_HANDLES_LEN, NO_COMPRESSION};
+use crate::io::masked_crc::mask;
 
 /// Data blocks end once they pass this size (TensorFlow's default block size).
 const BLOCK_SIZE: usize = 256 * 1024;

@@ -243,7 +243,7 @@ fn string_entries_round_trip_with_their_shapes() {
 #[test]
 fn string_lengths_in_a_file_are_never_trusted() {
     use super::bundle_bytes::{decode, encode};
-    use super::sstable_format::mask;
+    use crate::io::masked_crc::mask;
     let (good, crc) = encode(&strings(&["ab", "c"], &[2])).unwrap();
     let crc = mask(crc);
     assert!(decode("k", DType::String, &[2], &good, crc).is_ok());
@@ -300,7 +300,7 @@ fn entries_pointing_anywhere_are_data_loss_not_allocations() {
         dtype: DType::F32 as i32,
         shape: shape(&[2]),
         size: 8,
-        crc32c: super::sstable_format::mask(crc32c::crc32c(&[0; 8])),
+        crc32c: crate::io::masked_crc::masked_crc(&[0; 8]),
         ..Default::default()
     };
     let prefix = hostile_checkpoint("good", &good, &[0; 8]);

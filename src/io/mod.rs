@@ -3,6 +3,7 @@
 //! (`TensorProto`), all TensorFlow's wire formats through the prost messages in `crate::proto`.
 
 pub mod example;
+pub mod masked_crc;
 pub mod snappy;
 pub mod tensor_proto;
 pub mod tfrecord;

@@ -34,14 +34,7 @@ impl Compression {
     }
 }
 
-const MASK_DELTA: u32 = 0xa282_ead8;
-
-/// TensorFlow's masked CRC-32C: rotated and offset so that a CRC of data containing CRCs stays
-/// well distributed.
-pub fn masked_crc(data: &[u8]) -> u32 {
-    let crc = crc32c::crc32c(data);
-    crc.rotate_right(15).wrapping_add(MASK_DELTA)
-}
+pub use super::masked_crc::masked_crc;
 
 /// Frames one record (header, data and footer) into `out`.
 pub fn frame_record(data: &[u8], out: &mut Vec<u8>) {
