@@ -67,6 +67,37 @@ def _flatten_expanding(structure):
     return out
 
 
+def flatten_up_to(shallow_tree, input_tree):
+    """``input_tree``'s parts at the leaves of ``shallow_tree``: a leaf of the shallow tree takes
+    the input's whole subtree there (a list given where a tensor is expected stays one value).
+    Mappings must have the same keys and sequences the same length, else ValueError; a nested
+    shallow node facing a leaf is a TypeError (TensorFlow's `nest.flatten_up_to`)."""
+    if not is_nested(shallow_tree):
+        return [input_tree]
+    if not is_nested(input_tree):
+        raise TypeError(
+            "If shallow structure is a sequence, input must also be a sequence. Input has type: "
+            f"{type(input_tree).__name__}."
+        )
+    if isinstance(shallow_tree, collections.abc.Mapping):
+        if not isinstance(input_tree, collections.abc.Mapping):
+            raise TypeError(f"The two structures don't have the same sequence type: {input_tree}.")
+        if set(shallow_tree) != set(input_tree):
+            raise ValueError(
+                f"The two structures don't have the same keys. Input structure has keys "
+                f"{sorted(input_tree)}, while shallow structure has keys {sorted(shallow_tree)}."
+            )
+    elif isinstance(input_tree, collections.abc.Mapping) or len(shallow_tree) != len(input_tree):
+        raise ValueError(
+            "The two structures don't have the same sequence length. Input structure has length "
+            f"{len(input_tree)}, while shallow structure has length {len(shallow_tree)}."
+        )
+    out = []
+    for shallow, value in zip(_children(shallow_tree), _children(input_tree)):
+        out.extend(flatten_up_to(shallow, value))
+    return out
+
+
 def _rebuild(structure, leaves, expand_composites):
     if not _nested(structure, expand_composites):
         return next(leaves)

@@ -12,7 +12,7 @@ use pyo3::types::PyBytes;
 use std::path::PathBuf;
 
 type SpecTuple = (String, u32, Option<Vec<Option<usize>>>);
-type ObjectTuple = (String, String, Vec<(String, usize)>, Vec<String>);
+type ObjectTuple = (String, String, Vec<(String, usize)>, Vec<String>, bool);
 
 fn spec_tuples(specs: &[SignatureSpec]) -> Vec<SpecTuple> {
     specs.iter().map(|s| (s.key.clone(), s.dtype as u32, s.dims.clone())).collect()
@@ -60,12 +60,20 @@ impl PyTfSavedModel {
     }
 
     /// Every object of the object graph: (kind, identifier, [(child name, node)], concrete
-    /// function names).
+    /// function names, whether a function has an input signature).
     fn objects(&self) -> Vec<ObjectTuple> {
         self.inner
             .objects()
             .into_iter()
-            .map(|o| (o.kind.to_string(), o.identifier, o.children, o.concrete_functions))
+            .map(|o| {
+                (
+                    o.kind.to_string(),
+                    o.identifier,
+                    o.children,
+                    o.concrete_functions,
+                    o.has_input_signature,
+                )
+            })
             .collect()
     }
 

@@ -307,3 +307,89 @@ def test_tensorflow_fixtures_load_with_tensorflows_outputs(tensorflow_fixtures, 
     assert sorted(outputs) == sorted(wanted)
     for key, value in wanted.items():
         np.testing.assert_allclose(np.asarray(outputs[key]), value, rtol=1e-5, atol=1e-5)
+
+
+def nested_arguments(tf, root):
+    """A loaded function whose argument is a dict and a list: values bind by key, a Python list
+    given for a tensor stays one tensor, and a dict with other keys fits no concrete function."""
+    import os
+
+    import numpy as np
+
+    directory = os.path.join(root, "nested")
+    if tf.__name__ == "tensorflow":
+
+        class Nested(tf.Module):
+            @tf.function(
+                input_signature=[
+                    {"a": tf.TensorSpec([2], tf.float32), "b": tf.TensorSpec([], tf.float32)},
+                    [tf.TensorSpec([None], tf.int32), tf.TensorSpec([], tf.int32)],
+                ]
+            )
+            def f(self, features, pair):
+                return {
+                    "scaled": features["a"] * features["b"],
+                    "shifted": pair[0] + pair[1],
+                }
+
+        tf.saved_model.save(Nested(), directory)
+    loaded = tf.saved_model.load(directory)
+    out = loaded.f({"b": 3.0, "a": [1.0, -2.0]}, [np.array([1, 2, 3], np.int32), 10])
+    result = {k: np.asarray(v) for k, v in sorted(out.items())}
+    errors = []
+    for call in [
+        lambda: loaded.f({"a": [1.0, -2.0], "c": 3.0}, [np.array([1], np.int32), 1]),
+        lambda: loaded.f({"a": [1.0, -2.0], "b": 3.0}, [np.array([1], np.int32)]),
+    ]:
+        try:
+            call()
+            errors.append("ran")
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            errors.append(type(e).__name__)
+    return result, errors
+
+
+def test_nested_arguments_bind_as_tensorflow_binds_them(tf_oracle, tmp_path):
+    expected = assert_parity(tf_oracle, nested_arguments, args=(str(tmp_path),))
+    assert expected[0] != "raised", expected
+
+
+def calls_that_fit_no_concrete_function(tf, root):
+    """With an input signature, a call that does not fit it is TensorFlow's binding TypeError;
+    without one, a call no traced concrete function fits is a ValueError."""
+    import os
+
+    directory = os.path.join(root, "binding")
+    if tf.__name__ == "tensorflow":
+
+        class Model(tf.Module):
+            @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+            def declared(self, x):
+                return x * 2.0
+
+            @tf.function
+            def traced(self, x):
+                return x * 3.0
+
+        model = Model()
+        model.traced(tf.constant([1.0, 2.0]))
+        tf.saved_model.save(model, directory)
+    loaded = tf.saved_model.load(directory)
+    outcomes = [float(loaded.traced([1.0, 2.0])[1])]
+    for call in [
+        lambda: loaded.declared([1.0, 2.0, 3.0]),
+        lambda: loaded.declared([1.0, 2.0], 3),
+        lambda: loaded.traced([1.0, 2.0, 3.0]),
+        lambda: loaded.traced(tf.constant([1, 2])),
+    ]:
+        try:
+            call()
+            outcomes.append("ran")
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            outcomes.append(type(e).__name__)
+    return outcomes
+
+
+def test_calls_that_fit_no_concrete_function_raise_tensorflows_errors(tf_oracle, tmp_path):
+    expected = assert_parity(tf_oracle, calls_that_fit_no_concrete_function, args=(str(tmp_path),))
+    assert expected[0] != "raised", expected

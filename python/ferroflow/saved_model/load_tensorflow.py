@@ -86,8 +86,11 @@ class RestoredTfFunction:
     """A saved function (or bare concrete function): called like the original with tensors,
     it runs the first concrete function whose input signature the arguments fit."""
 
-    def __init__(self, core, concrete_names):
+    def __init__(self, core, concrete_names, has_input_signature=False):
         self._core = core
+        # Declared with an input signature, a call that fits it not is TensorFlow's binding
+        # TypeError; otherwise no traced concrete function fits: ValueError.
+        self._has_input_signature = has_input_signature
         self._concretes = []
         for name in concrete_names:
             inputs, outputs = core.concrete_function_structure(name)
@@ -108,13 +111,13 @@ class RestoredTfFunction:
         if len(args) != len(spec_args) or set(kwargs) != set(spec_kwargs):
             return None
         structure = (tuple(spec_args), spec_kwargs)
+        # Up to the specs: a list given for a tensor stays one value, and a dict argument must
+        # have the spec's keys (binding by sorted position alone could swap tensors).
         try:
-            values = nest.flatten((tuple(args), kwargs))
-            specs = nest.flatten(structure)
+            values = nest.flatten_up_to(structure, (tuple(args), kwargs))
         except (TypeError, ValueError):
             return None
-        if len(values) != len(specs):
-            return None
+        specs = nest.flatten(structure)
         tensors = []
         for value, spec in zip(values, specs):
             try:
@@ -135,6 +138,12 @@ class RestoredTfFunction:
             if outputs is None:
                 return None
             return nest.pack_sequence_as(outputs, flat)
+        if self._has_input_signature:
+            raise TypeError(
+                "Binding inputs to tf.function failed: the arguments do not fit the input "
+                f"signature {self._concretes[0][1] if self._concretes else None}. Received "
+                f"args: {args} and kwargs: {kwargs}."
+            )
         raise ValueError(
             "Could not find matching concrete function to call loaded from the SavedModel. "
             f"Got positional arguments ({len(args)} total) and keyword arguments "
@@ -153,11 +162,11 @@ def _rebuild(core):
     def build(index):
         if index in built:
             return built[index]
-        kind, identifier, children, concretes = nodes[index]
+        kind, identifier, children, concretes, has_input_signature = nodes[index]
         if kind == "variable":
             built[index] = adopt(core.variable_of_node(index))
         elif kind in ("function", "bare_concrete_function"):
-            built[index] = RestoredTfFunction(core, concretes)
+            built[index] = RestoredTfFunction(core, concretes, has_input_signature)
         elif identifier in _LIST_WRAPPERS:
             built[index] = items = []
             ordered = sorted((int(n), c) for n, c in children if n.isdigit())

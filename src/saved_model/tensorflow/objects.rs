@@ -12,13 +12,24 @@ use prost::Message;
 /// One object: its kind (`user_object`, `variable`, `function`, `bare_concrete_function`,
 /// `constant`, `resource`, `asset`, `captured_tensor`, or `none`), the registered identifier of
 /// a user object (`_generic_user_object`, `trackable_list_wrapper`, `signature_map`...), its
-/// named children, and a function's concrete functions.
+/// named children, a function's concrete functions, and whether the function was declared with
+/// an `input_signature` (a call that fits none is then a TypeError, else a ValueError).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ObjectNode {
     pub kind: &'static str,
     pub identifier: String,
     pub children: Vec<(String, usize)>,
     pub concrete_functions: Vec<String>,
+    pub has_input_signature: bool,
+}
+
+/// TensorFlow stores a missing input signature as `NoneValue` (or not at all).
+fn input_signature_given(spec: &crate::proto::tensorflow::FunctionSpec) -> bool {
+    use crate::proto::tensorflow::structured_value::Kind as Structure;
+    spec.input_signature
+        .as_ref()
+        .and_then(|s| s.kind.as_ref())
+        .is_some_and(|k| !matches!(k, Structure::NoneValue(_)))
 }
 
 impl TfSavedModel {
@@ -55,7 +66,13 @@ impl TfSavedModel {
                         Some((c.local_name.clone(), id))
                     })
                     .collect();
-                ObjectNode { kind, identifier, children, concrete_functions }
+                let has_input_signature = match &node.kind {
+                    Some(Kind::Function(f)) => {
+                        f.function_spec.as_ref().is_some_and(input_signature_given)
+                    }
+                    _ => false,
+                };
+                ObjectNode { kind, identifier, children, concrete_functions, has_input_signature }
             })
             .collect()
     }
