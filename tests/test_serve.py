@@ -464,6 +464,31 @@ def test_a_new_version_is_served_without_a_restart(binary, tmp_path):
         s.stop()
 
 
+def test_a_damaged_new_version_leaves_the_served_one_available(binary, tmp_path):
+    base = tmp_path / "model"
+    first = mlp(1)
+    save_mlp(first, base / "1")
+    s = Server(
+        binary,
+        "--model_name=m",
+        f"--model_base_path={base}",
+        "--file_system_poll_wait_seconds=1",
+        log_path=tmp_path / "server.log",
+    )
+    try:
+        (base / "2").mkdir()
+        (base / "2" / "saved_model.json").write_text("{ not a model")
+        deadline = time.monotonic() + 60
+        while "failed" not in open(tmp_path / "server.log").read():
+            assert time.monotonic() < deadline, open(tmp_path / "server.log").read()
+            time.sleep(0.2)
+        status, body = s.post("/v1/models/m:predict", {"instances": ROWS})
+        assert status == 200, body
+        np.testing.assert_allclose(body["predictions"], expected_mlp(first), rtol=1e-5, atol=1e-6)
+    finally:
+        s.stop()
+
+
 def test_a_tensorflow_written_model_is_served_with_tensorflows_outputs(binary, tmp_path):
     import shutil
 

@@ -11,16 +11,30 @@ use ferroflow::serve::{enter_device, routes, start, ServeError};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// The largest request body read (1 GiB): a larger one is refused before it is read.
+const MAX_BODY_BYTES: u64 = 1 << 30;
+
 fn handle(registry: &Registry, mut request: tiny_http::Request) {
+    use std::io::Read;
     let method = request.method().as_str().to_string();
     let url = request.url().to_string();
     let path = url.split_once('?').map_or(url.as_str(), |(p, _)| p);
     let mut body = Vec::new();
-    let reply = match request.as_reader().read_to_end(&mut body) {
-        Ok(_) => routes::answer(registry, &method, path, &body),
-        Err(e) => {
-            let e = ServeError::invalid(format!("Failed to read the request body: {e}"));
-            routes::Reply { status: e.http_status(), body: e.to_json() }
+    let too_large = || {
+        let e = ServeError::invalid(format!("the request body exceeds {MAX_BODY_BYTES} bytes"));
+        routes::Reply { status: e.http_status(), body: e.to_json() }
+    };
+    let reply = if request.body_length().is_some_and(|n| n as u64 > MAX_BODY_BYTES) {
+        too_large()
+    } else {
+        // A chunked body has no declared length: read one byte past the limit to notice.
+        match request.as_reader().take(MAX_BODY_BYTES + 1).read_to_end(&mut body) {
+            Ok(n) if n as u64 > MAX_BODY_BYTES => too_large(),
+            Ok(_) => routes::answer(registry, &method, path, &body),
+            Err(e) => {
+                let e = ServeError::invalid(format!("Failed to read the request body: {e}"));
+                routes::Reply { status: e.http_status(), body: e.to_json() }
+            }
         }
     };
     let json = tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..])
@@ -50,6 +64,10 @@ fn serve(flags: Flags) -> Result<(), String> {
                 while let Ok(request) = server.recv() {
                     handle(&registry, request);
                 }
+                // tiny_http stops accepting for good after an accept error (out of file
+                // descriptors, say): a server that no longer accepts must not look alive.
+                eprintln!("error: the HTTP listener stopped accepting connections");
+                std::process::exit(1);
             })
         })
         .collect::<std::io::Result<_>>()

@@ -1,5 +1,6 @@
 //! Standard base64 (RFC 4648, `+/`, padding optional when decoding): the `{"b64": ...}` form
-//! TensorFlow Serving's JSON gives binary strings.
+//! TensorFlow Serving's JSON gives binary strings, and the bytes TensorFlow's error messages
+//! print.
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

@@ -2,6 +2,7 @@
 //! `tf.train.Example` parsing and serialized tensors
 //! (`TensorProto`), all TensorFlow's wire formats through the prost messages in `crate::proto`.
 
+pub mod base64;
 pub mod example;
 pub mod masked_crc;
 pub mod snappy;

@@ -183,7 +183,7 @@ pub fn parse(serialized: &[u8], out_type: DType) -> Result<Tensor> {
     let proto = TensorProto::decode(serialized).map_err(|_| {
         Error::InvalidArgument(format!(
             "Could not parse `serialized` as TensorProto, base64: {}",
-            base64_url(serialized)
+            super::base64::encode(serialized)
         ))
     })?;
     let t = from_proto(&proto)?;
@@ -195,24 +195,6 @@ pub fn parse(serialized: &[u8], out_type: DType) -> Result<Tensor> {
         )));
     }
     Ok(t)
-}
-
-/// Standard base64 with padding, as TensorFlow's error message prints the bytes.
-fn base64_url(bytes: &[u8]) -> String {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let v = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(TABLE[((v >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -276,7 +258,7 @@ mod tests {
             Err(Error::InvalidArgument(_))
         ));
         assert!(matches!(parse(&[0xff, 0xff, 1], DType::I32), Err(Error::InvalidArgument(_))));
-        assert_eq!(base64_url(&[0xff, 0xff, 1]), "//8B");
+        assert_eq!(crate::io::base64::encode(&[0xff, 0xff, 1]), "//8B");
         let mut huge = proto.clone();
         huge.tensor_shape.as_mut().unwrap().dim[0].size = 1 << 40;
         assert!(matches!(from_proto(&huge), Err(Error::InvalidArgument(_))));

@@ -118,6 +118,9 @@ fn example_bytes(v: &Value) -> ServeResult<Vec<u8>> {
     Ok(example.encode_to_vec())
 }
 
+/// How many bytes of context copies one request may make (1 GiB).
+const MAX_MERGED_CONTEXT_BYTES: usize = 1 << 30;
+
 /// The request's examples as a string tensor of serialized protos, one per example. A context
 /// is merged into each by concatenating the serializations (protobuf's merge: an example's own
 /// feature replaces the context's of the same name).
@@ -146,6 +149,15 @@ pub fn examples_tensor(doc: &Object, method: Method) -> ServeResult<Tensor> {
             )))
         }
     };
+    // Each example carries its own copy of the context: bound the total before copying.
+    if context.len().saturating_mul(examples.len()) > MAX_MERGED_CONTEXT_BYTES {
+        return Err(ServeError::invalid(format!(
+            "the request's context ({} bytes) repeated for {} examples exceeds {} bytes",
+            context.len(),
+            examples.len(),
+            MAX_MERGED_CONTEXT_BYTES
+        )));
+    }
     let serialized = examples
         .iter()
         .map(|e| {

@@ -3,11 +3,11 @@
 //! inputs) and the columnar form (`"inputs"`: whole tensors), values converted to the dtype the
 //! signature declares, binary strings as `{"b64": "..."}`.
 
-use super::base64;
 use super::error::{ServeError, ServeResult};
 use super::signature::{type_string, SignatureInfo, TensorInfo};
 use crate::buffer::Buffer;
 use crate::dtype::DType;
+use crate::io::base64;
 use crate::tensor::Tensor;
 use crate::tstring::TfString;
 use serde_json::{Map, Value};

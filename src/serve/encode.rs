@@ -4,11 +4,11 @@
 //! with `.0` on whole numbers and `NaN`/`Infinity` for non-finite values; strings whose output
 //! name ends in `_bytes` as `{"b64": ...}`.
 
-use super::base64;
 use super::decode::Format;
 use super::error::{ServeError, ServeResult};
 use super::signature::type_string;
 use crate::buffer::Buffer;
+use crate::io::base64;
 use crate::tensor::Tensor;
 use std::fmt::Write;
 

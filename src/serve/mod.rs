@@ -17,7 +17,6 @@
 //! worker threads are the binary's (`src/bin/ferroflow-serve.rs`), which keeps the library free
 //! of an HTTP crate.
 
-mod base64;
 pub mod classify;
 pub mod config;
 pub mod decode;

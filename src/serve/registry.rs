@@ -147,7 +147,16 @@ impl Registry {
                 };
                 model.versions.insert(version, state);
             }
+            // Availability first, as TensorFlow Serving's default policy: unwanted versions are
+            // retired only once a wanted one serves, so a damaged new version does not take the
+            // model offline.
+            let serving = wanted
+                .iter()
+                .any(|v| matches!(model.versions.get(v), Some(VersionState::Available(_))));
             for (version, state) in model.versions.iter_mut() {
+                if !serving && matches!(state, VersionState::Available(_)) {
+                    continue;
+                }
                 if !wanted.contains(version) && !matches!(state, VersionState::End) {
                     if matches!(state, VersionState::Available(_)) {
                         log.push(format!(

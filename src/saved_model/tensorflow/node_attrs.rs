@@ -98,15 +98,18 @@ impl<'a> NodeAttrs<'a> {
     /// The flat output position of output argument `arg`'s `index`-th tensor.
     pub fn output_position(&self, arg: &str, index: usize) -> Result<usize> {
         let Some(op_def) = self.op_def else {
-            // Without an OpDef (a function call), outputs are one list: `output:i`.
+            // Without an OpDef (a function call, or an op TensorFlow left out of the op list
+            // because only a branch uses it), `arg:i` is taken as output i: right for calls and
+            // for every op of the table, each of which has a single output argument. An op with
+            // several output arguments must not join the table without its output layout.
             return Ok(index);
         };
-        let mut start = 0;
+        let mut start: usize = 0;
         for output in &op_def.output_arg {
             if output.name == arg {
-                return Ok(start + index);
+                return start.checked_add(index).ok_or_else(|| self.missing(arg));
             }
-            start += self.arg_length(output)?;
+            start = start.checked_add(self.arg_length(output)?).ok_or_else(|| self.missing(arg))?;
         }
         Err(Error::InvalidArgument(format!(
             "NodeDef '{}' ({}) has no output '{arg}'",

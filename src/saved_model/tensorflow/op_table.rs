@@ -92,18 +92,7 @@ fn generic(c: &OpCall) -> Result<Option<Vec<Value>>> {
             };
             one(ops::matmul(a, b, attrs)?)
         }
-        "AddN" => {
-            let inputs = c.tensors(0)?;
-            let (first, rest) = inputs.split_first().ok_or_else(|| c.invalid("has no inputs"))?;
-            let mut sum = (*first).clone();
-            for t in rest {
-                if t.dims() != first.dims() {
-                    return Err(c.invalid("adds tensors of different shapes"));
-                }
-                sum = ops::binary(BinaryOp::Add, &sum, t)?;
-            }
-            one(sum)
-        }
+        "AddN" => one(ops::math::add_n(&c.tensors(0)?)?),
         "Cast" => {
             c.arity(1)?;
             // Truncate drops mantissa bits instead of rounding: a different result.

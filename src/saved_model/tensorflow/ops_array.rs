@@ -6,6 +6,8 @@ use super::run_function::Value;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::reduce::ReduceOp;
+use crate::ops::registry::Op;
+use crate::ops::shape_ops::ShapeOf;
 use crate::ops::{self, math, slicing, PadMode};
 use crate::tensor::Tensor;
 
@@ -14,7 +16,12 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
     match c.op() {
         "Shape" => {
             c.arity(1)?;
-            one(shape_tensor(c, c.tensor(0)?.dims(), attrs.dtype_of("out_type")?)?)
+            let dtype = attrs.dtype_of("out_type")?;
+            if !matches!(dtype, DType::I32 | DType::I64) {
+                return Err(c.unsupported("out_type", dtype));
+            }
+            // The primitive, so that a traced call keeps the shape dynamic (a batch of any size).
+            one(crate::dispatch::apply1(&Op::Shape(ShapeOf(dtype)), &[c.tensor(0)?])?)
         }
         "Reshape" => {
             c.arity(2)?;
@@ -75,14 +82,6 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
             c.arity(3)?;
             one(ops::range(c.tensor(0)?, c.tensor(1)?, c.tensor(2)?)?)
         }
-        "ZerosLike" => {
-            c.arity(1)?;
-            one(ops::zeros_like(c.tensor(0)?)?)
-        }
-        "OnesLike" => {
-            c.arity(1)?;
-            one(ops::ones_like(c.tensor(0)?)?)
-        }
         "GatherV2" => {
             c.arity(3)?;
             let batch_dims = attrs.int("batch_dims")?;
@@ -123,22 +122,7 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
                 ops::logical_or(x, y)?
             })
         }
-        "LogicalNot" => {
-            c.arity(1)?;
-            one(ops::logical_not(bool_input(c, 0)?)?)
-        }
         _ => Ok(None),
-    }
-}
-
-/// Dims as an int32 or int64 vector (`Shape`'s `out_type`).
-pub fn shape_tensor(c: &OpCall, dims: &[usize], dtype: DType) -> Result<Tensor> {
-    let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
-    let t = Tensor::from_slice(&dims, &[dims.len()])?;
-    match dtype {
-        DType::I64 => Ok(t),
-        DType::I32 => ops::cast(&t, DType::I32),
-        other => Err(c.unsupported("out_type", other)),
     }
 }
 

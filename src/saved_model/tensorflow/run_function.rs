@@ -82,7 +82,13 @@ impl Library {
                 .map(|input| self.resolve(&nodes, &values, input))
                 .collect::<Result<Vec<Value>>>()?;
             let outputs = op_table::run(&attrs, inputs, self, depth)?;
-            values.insert(node.name.as_str(), outputs);
+            if values.insert(node.name.as_str(), outputs).is_some() {
+                // TensorFlow refuses such a function; running it would read either value.
+                return Err(Error::DataLoss(format!(
+                    "function '{name}' has two nodes or arguments named '{}'",
+                    node.name
+                )));
+            }
         }
         signature
             .output_arg
