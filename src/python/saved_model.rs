@@ -27,7 +27,7 @@ fn saved_model_write(
     graphs: Vec<PyRef<'_, PyGraph>>,
     variables: Vec<PyRef<'_, PyVariable>>,
     object_graph: &str,
-) -> PyResult<()> {
+) -> PyResult<Option<String>> {
     let meta = json(meta, "saved model metadata")?;
     let object_graph = json(object_graph, "object graph")?;
     let graphs: Vec<_> = graphs.iter().map(|g| g.traced()).collect();

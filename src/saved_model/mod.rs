@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! <dir>/saved_model.json                  object tree, functions, signatures, graphs (JSON)
+//! <dir>/saved_model.pb                    the same model in TensorFlow's format, for TensorFlow
 //! <dir>/variables/variables.index|data-*  the variables, as a checkpoint
 //! <dir>/constants.index|data-*            the graphs' constant tensors, as a checkpoint
 //! <dir>/assets/                           (empty; TensorFlow's layout)
@@ -14,6 +15,7 @@ pub mod format;
 mod graph_codec;
 mod load;
 pub mod tensorflow;
+mod to_tensorflow;
 mod write;
 
 pub use graph_codec::SinkFactory;

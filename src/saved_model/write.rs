@@ -4,6 +4,7 @@
 
 use super::format::{SavedModelFile, FORMAT, VERSION};
 use super::graph_codec;
+use super::to_tensorflow;
 use crate::checkpoint;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -19,19 +20,31 @@ pub const CONSTANTS_PREFIX: &str = "constants";
 
 /// What a SavedModel directory holds; anything else in an existing target makes the save
 /// replace these entries one by one instead of swapping the whole directory.
-const MANAGED: [&str; 5] =
-    [MODEL_FILE, "variables", "assets", "constants.index", "constants.data-00000-of-00001"];
+const MANAGED: [&str; 6] = [
+    MODEL_FILE,
+    to_tensorflow::MODEL_FILE,
+    "variables",
+    "assets",
+    "constants.index",
+    "constants.data-00000-of-00001",
+];
 
 /// Writes `dir`. `meta` is `saved_model.json` without its graphs: the n-th concrete function
 /// gets `graphs[n]`, encoded against `variables` (which must match `meta["variables"]`);
 /// `object_graph` is stored with the variables checkpoint, as a `tf.train.Checkpoint` stores it.
+///
+/// `meta["tensorflow"]`, when present, holds the functions' Python structures that
+/// TensorFlow's `saved_model.pb` needs; that file is written too unless some function uses an
+/// op TensorFlow's format cannot express here: then the result says which, and only
+/// ferroflow's files are written.
 pub fn write(
     dir: &Path,
     mut meta: Value,
     graphs: &[&Graph],
     variables: &[Variable],
     object_graph: &Value,
-) -> Result<()> {
+) -> Result<Option<String>> {
+    let structures = meta.as_object_mut().and_then(|m| m.remove("tensorflow"));
     let mut constants = Vec::new();
     let concretes = meta
         .get_mut("concrete_functions")
@@ -57,6 +70,14 @@ pub fn write(
         return Err(Error::InvalidArgument("one variable per variable entry".into()));
     }
     let text = serde_json::to_vec(&file).map_err(|e| Error::Internal(e.to_string()))?;
+    let (tensorflow, not_written) = match &structures {
+        None => (None, Some("no function structures were given".to_string())),
+        Some(s) => match to_tensorflow::saved_model_pb(&file, graphs, variables, s) {
+            Ok(bytes) => (Some(bytes), None),
+            Err(Error::Unimplemented(why)) => (None, Some(why)),
+            Err(e) => return Err(e),
+        },
+    };
 
     let staging = sibling(dir, "tmp")?;
     fs::create_dir_all(staging.join("variables")).map_err(|e| io(&staging, e))?;
@@ -72,13 +93,16 @@ pub fn write(
         let constants: Vec<(String, Tensor)> =
             constants.into_iter().enumerate().map(|(i, t)| (i.to_string(), t)).collect();
         checkpoint::write(&staging.join(CONSTANTS_PREFIX), &constants, &Value::Null)?;
+        if let Some(bytes) = &tensorflow {
+            checkpoint::write_atomic(&staging.join(to_tensorflow::MODEL_FILE), bytes)?;
+        }
         checkpoint::write_atomic(&staging.join(MODEL_FILE), &text)?;
         replace(&staging, dir)
     })();
     if result.is_err() {
         let _ = fs::remove_dir_all(&staging);
     }
-    result
+    result.map(|()| not_written)
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -143,6 +167,12 @@ fn replace_entries(staging: &Path, dir: &Path) -> Result<()> {
     for name in MANAGED.iter().rev() {
         let (from, to) = (staging.join(name), dir.join(name));
         if !from.exists() {
+            // A file of an earlier save that this one does not write (TensorFlow's model
+            // file, when this model cannot be written in TensorFlow's format) must not
+            // outlive it: TensorFlow would load the stale model.
+            if to.is_file() {
+                fs::remove_file(&to).map_err(|e| io(&to, e))?;
+            }
             continue;
         }
         if to.is_dir() {

@@ -13,13 +13,14 @@ array([2., 4.], dtype=float32)
 """
 
 import json
+import logging
 import os
 
 from ferroflow import _core
 from ferroflow._host_path import host_path as _host_path
 from ferroflow.concrete_function import _TENSOR as _RESULT
 from ferroflow.dtypes import as_dtype
-from ferroflow.saved_model import _structure, signatures
+from ferroflow.saved_model import _structure, _tensorflow_structures, signatures
 from ferroflow.saved_model.function_like import (
     concrete_functions_of,
     functions_of,
@@ -30,6 +31,8 @@ from ferroflow.train import object_graph
 from ferroflow.train.trackable import is_trackable, is_variable
 
 __all__ = ["SaveOptions", "save"]
+
+_log = logging.getLogger("ferroflow")
 
 
 class SaveOptions:
@@ -77,6 +80,10 @@ class _Saver:
         self.concretes = []
         self.concrete_defs = []
         self.function_defs = []
+        # TensorFlow's structures per concrete function and per function (None: not writable).
+        self.tf_concretes = []
+        self.tf_functions = []
+        self.not_writable = None
         self.object_defs = [self._object_def(i, obj) for i, obj in enumerate(self.objects)]
         self.signature_defs = self._signatures(root, signature_arg)
 
@@ -88,13 +95,26 @@ class _Saver:
             "concrete_functions": self.concrete_defs,
             "signatures": self.signature_defs,
         }
-        _core.saved_model_write(
+        if self.not_writable is None:
+            meta["tensorflow"] = {
+                "concrete_functions": self.tf_concretes,
+                "functions": self.tf_functions,
+            }
+        not_written = _core.saved_model_write(
             export_dir,
             json.dumps(meta, allow_nan=False),
             [c._core for c in self.concretes],
             self.variables,
             json.dumps(self.graph, allow_nan=False),
         )
+        if not_written is not None:
+            # ferroflow loads the directory; TensorFlow would not find its saved_model.pb.
+            _log.warning(
+                "The SavedModel at %s was written in ferroflow's format only: TensorFlow "
+                "cannot load it, because %s.",
+                export_dir,
+                self.not_writable or not_written,
+            )
 
     # --- objects and variables ------------------------------------------------------------
 
@@ -131,6 +151,7 @@ class _Saver:
         concretes = [self._concrete(c, name) for c in concrete_functions_of(fn, owner)]
         python = {"params": parameters_of(fn), "input_signature": has_input_signature(fn)}
         self.function_defs.append({"name": name, "concrete": concretes, "python": python})
+        self.tf_functions.append(self._tensorflow(_tensorflow_structures.function_structures, fn))
         return len(self.function_defs) - 1
 
     def _concrete(self, concrete, name):
@@ -140,6 +161,9 @@ class _Saver:
         args, kwargs = concrete.structured_input_signature
         where = f"function {name!r}"
         self.concretes.append(concrete)
+        self.tf_concretes.append(
+            self._tensorflow(_tensorflow_structures.concrete_structures, concrete)
+        )
         self.concrete_defs.append(
             {
                 "name": name,
@@ -155,6 +179,13 @@ class _Saver:
             }
         )
         return len(self.concretes) - 1
+
+    def _tensorflow(self, describe, fn):
+        try:
+            return describe(fn)
+        except _tensorflow_structures.NotWritable as e:
+            self.not_writable = self.not_writable or f"a function's structure holds {e}"
+            return None
 
     # --- signatures -----------------------------------------------------------------------
 
