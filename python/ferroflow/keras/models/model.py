@@ -155,6 +155,17 @@ class Model(Trainer, Layer):
 
         return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
 
+    def export(
+        self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs
+    ):
+        """Exports the forward pass for inference: with ``format="tf_saved_model"`` a
+        SavedModel whose ``serve`` endpoint (also signature ``serving_default``) takes
+        ``input_signature``, by default the model's inputs with any batch size (see
+        keras/export)."""
+        from ferroflow.keras.export import model_export
+
+        model_export.export_model(self, filepath, format, verbose, input_signature, **kwargs)
+
     def quantize(self, mode=None, config=None, filters=None, **kwargs):
         """Quantizes the weights of every leaf layer that can be (``"int8"``, ``"int4"``;
         Keras's rules: ``filters`` is a regex, a list of them or a callable choosing layers;
