@@ -56,7 +56,7 @@ def test_the_seeds_cell(tmp_path):
     assert reloaded.multiply([1, 2, 3]).numpy().tolist() == [3, 6, 9]
     assert sorted(os.listdir(save_path)) == [
         "assets", "constants.data-00000-of-00001", "constants.index", "saved_model.json",
-        "variables",
+        "saved_model.pb", "variables",
     ]  # fmt: skip
     assert sorted(os.listdir(tmp_path / "saved" / "variables")) == [
         "variables.data-00000-of-00001",

@@ -36,7 +36,10 @@ def concrete_functions_of(fn, owner):
     if isinstance(fn, RestoredFunction):
         return list(fn._concrete_functions)
     if isinstance(fn, BoundFunction):
-        function, owner_id = fn._function, id(owner)
+        # Traced for the instance the method is bound to, which need not be the object it is
+        # saved on (Keras's ExportArchive endpoints are other objects' methods).
+        instance = fn._instance_ref()
+        function, owner_id = fn._function, id(owner if instance is None else instance)
     else:
         function, owner_id = fn, None
     traced = _traced_for(function, owner_id)

@@ -179,6 +179,12 @@ impl Body {
         Ok(out[0].clone())
     }
 
+    /// An int64 vector constant (slice bounds, which may exceed int32).
+    pub fn int64s(&mut self, values: &[i64], hint: &str) -> Result<Typed> {
+        let t = Tensor::from_slice(values, &[values.len()])?;
+        Ok((self.constant(&t, hint)?, attrs::enum_of(DType::I64)))
+    }
+
     /// An int32 vector constant (shapes, axes, permutations), or a scalar when `scalar`.
     pub fn ints(&mut self, values: &[i64], scalar: bool, hint: &str) -> Result<Typed> {
         let narrow: Vec<i32> = values

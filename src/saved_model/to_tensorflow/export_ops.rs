@@ -8,13 +8,19 @@ use super::attrs::{self, enum_of};
 use super::body::{unimplemented, Body, TensorRef, Typed};
 use super::export_nn;
 use super::op_signatures::{self, ArgKind};
+use crate::buffer::Buffer;
 use crate::dispatch::Op;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::ops::assert::AssertPart;
 use crate::ops::primitive::TensorType;
 use crate::ops::reduce::{ArgOp, CumOp, ReduceOp};
 use crate::ops::shape_ops::{PadMode, SliceSpec};
+use crate::ops::slicing::SliceItem;
 use crate::ops::split::Pieces;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use crate::tstring::TfString;
 
 pub fn emit(
     b: &mut Body,
@@ -150,10 +156,47 @@ pub fn emit(
             ));
             b.op("EnsureShape", name, &[one(0)], &out, vec![("shape", shape)])
         }
+        Op::Assert(a) => {
+            let mut data = Vec::with_capacity(a.parts.len());
+            let mut tensors = ins[1..].iter();
+            for (k, part) in a.parts.iter().enumerate() {
+                match part {
+                    AssertPart::Text(text) => {
+                        let text = vec![TfString::from(text.as_str())];
+                        let t = Tensor::from_buffer(Buffer::Str(text.into()), Shape(vec![]))?;
+                        let string = enum_of(DType::String);
+                        data.push((b.constant(&t, &format!("{name}/data_{k}"))?, string));
+                    }
+                    AssertPart::Tensor => {
+                        data.push(tensors.next().cloned().ok_or_else(|| unimplemented("Assert"))?)
+                    }
+                }
+            }
+            // TensorFlow shows every element for a negative summarize.
+            let summarize = a.summarize.map_or(-1, |s| s as i64);
+            b.op("Assert", name, &[one(0), data], &out, vec![("summarize", attrs::int(summarize))])
+        }
         Op::ShapeFromInput(inner) => shape_from_input(b, &inner.0, ins, &out, name),
         Op::Composite(c) => export_nn::composite(b, c, ins, &out, name),
-        _ if op.primitive().attrs().is_empty() => same_op(b, op.tf_name(), ins, &out, name),
+        _ if op.primitive().attrs().is_empty() => {
+            same_op(b, logical_name(op.tf_name(), ins), ins, &out, name)
+        }
         _ => Err(unimplemented(op.tf_name())),
+    }
+}
+
+/// ferroflow's bitwise primitives also take bools (`&`, `|`, `^`, `~` on bool tensors);
+/// TensorFlow's bitwise ops take only integers and its logical ops the bools.
+fn logical_name<'a>(tf_name: &'a str, ins: &[Typed]) -> &'a str {
+    if !ins.iter().all(|(_, d)| *d == enum_of(DType::Bool)) {
+        return tf_name;
+    }
+    match tf_name {
+        "BitwiseAnd" => "LogicalAnd",
+        "BitwiseOr" => "LogicalOr",
+        "BitwiseXor" => "NotEqual",
+        "Invert" => "LogicalNot",
+        other => other,
     }
 }
 
@@ -202,8 +245,8 @@ pub fn same_op(
     b.op(tf_name, name, &args, out, vec![])
 }
 
-/// A static slice: TensorFlow's StridedSlice over each axis's range, then a reshape to the
-/// result's shape where indices removed axes or new axes were added.
+/// A slice as TensorFlow's StridedSlice of the items it was written with (Python's
+/// `x[...]`), so that it resolves against whatever shape it meets, as the traced node does.
 fn strided_slice(
     b: &mut Body,
     spec: &SliceSpec,
@@ -211,40 +254,54 @@ fn strided_slice(
     out: &[i32],
     name: &str,
 ) -> Result<Vec<TensorRef>> {
-    let (mut begin, mut end, mut strides, mut end_mask) = (vec![], vec![], vec![], 0i64);
-    let mut sliced_dims = Vec::new();
-    for (axis, &(start, len, step)) in spec.ranges.iter().enumerate() {
-        let (start, len, step) = (start as i64, len as i64, step as i64);
-        let stop = start + len * step;
-        begin.push(start);
-        strides.push(step);
-        if step < 0 && stop < 0 {
-            // A negative end would count from the back: run to the front instead.
-            end.push(0);
-            end_mask |= 1 << axis;
-        } else {
-            end.push(if len == 0 { start } else { stop });
-        }
-        sliced_dims.push(len);
+    // The items are what is written: they must be what the node's ranges came from.
+    let resolved = crate::ops::slicing::resolve(&spec.input, &spec.items)?;
+    if resolved.ranges != spec.ranges || resolved.out_shape != spec.out_shape {
+        return Err(unimplemented("StridedSlice without the items it was resolved from"));
     }
-    let begin = b.ints(&begin, false, &format!("{name}/begin"))?;
-    let end = b.ints(&end, false, &format!("{name}/end"))?;
-    let strides = b.ints(&strides, false, &format!("{name}/strides"))?;
-    let wanted: Vec<i64> = spec.out_shape.dims().iter().map(|&d| d as i64).collect();
-    let reshape = wanted != sliced_dims;
-    let hint = if reshape { format!("{name}/slice") } else { name.to_string() };
-    let sliced = b.op(
+    let (mut begin, mut end, mut strides) = (vec![], vec![], vec![]);
+    let mut masks = [0i64; 5]; // begin, end, ellipsis, new axis, shrink axis
+    for (k, item) in spec.items.iter().enumerate() {
+        let bit = 1i64 << k;
+        let (b0, e0, s0) = match *item {
+            SliceItem::Index(i) => {
+                masks[4] |= bit;
+                (i, i.wrapping_add(1), 1)
+            }
+            SliceItem::Range { start, stop, step } => {
+                if start.is_none() {
+                    masks[0] |= bit;
+                }
+                if stop.is_none() {
+                    masks[1] |= bit;
+                }
+                (start.unwrap_or(0), stop.unwrap_or(0), step)
+            }
+            SliceItem::NewAxis => {
+                masks[3] |= bit;
+                (0, 0, 1)
+            }
+            SliceItem::Ellipsis => {
+                masks[2] |= bit;
+                (0, 0, 1)
+            }
+        };
+        begin.push(b0);
+        end.push(e0);
+        strides.push(s0);
+    }
+    let begin = b.int64s(&begin, &format!("{name}/begin"))?;
+    let end = b.int64s(&end, &format!("{name}/end"))?;
+    let strides = b.int64s(&strides, &format!("{name}/strides"))?;
+    let names = ["begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"];
+    let flags = names.iter().zip(masks).map(|(n, m)| (*n, attrs::int(m))).collect();
+    b.op(
         "StridedSlice",
-        &hint,
+        name,
         &[vec![x.clone()], vec![begin], vec![end], vec![strides]],
         out,
-        vec![("end_mask", attrs::int(end_mask))],
-    )?;
-    if !reshape {
-        return Ok(sliced);
-    }
-    let shape = b.ints(&wanted, false, &format!("{name}/shape"))?;
-    b.op("Reshape", name, &[vec![(sliced[0].clone(), x.1)], vec![shape]], out, vec![])
+        flags,
+    )
 }
 
 /// A primitive whose shape (or axes) arrives as its last input.

@@ -16,6 +16,7 @@ mod export_ops;
 mod function_def;
 mod objects;
 mod op_signatures;
+mod serving_graph;
 mod signature;
 mod structured;
 
@@ -122,6 +123,30 @@ pub fn saved_model_pb(
         )?;
         signatures.push((key.clone(), name, sig.concrete));
     }
+    let mut calls = Vec::new();
+    for (key, wrapper, index) in &signatures {
+        let sig = &file.signatures[key];
+        let concrete = &file.concrete_functions[*index];
+        let mut inputs: Vec<_> = sig.inputs.iter().cloned().zip(&concrete.inputs).collect();
+        inputs.sort_by(|a, b| a.0.cmp(&b.0));
+        let outputs = sig
+            .outputs
+            .iter()
+            .map(|(name, flat)| {
+                concrete.outputs.get(*flat).map(|spec| (name.clone(), spec)).ok_or_else(|| {
+                    Error::InvalidArgument(format!("signature {key} names a missing output"))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        calls.push(serving_graph::SignatureCall {
+            key,
+            wrapper,
+            inputs,
+            outputs,
+            resources: &concretes[*index].resources,
+        });
+    }
+    let (graph_nodes, signature_def) = serving_graph::build(&calls)?;
     let object_graph = objects::object_graph(&objects::Parts {
         file,
         variables,
@@ -146,6 +171,7 @@ pub fn saved_model_pb(
             ..Default::default()
         }),
         graph_def: Some(GraphDef {
+            node: graph_nodes,
             library: Some(FunctionDefLibrary { function: library.functions, ..Default::default() }),
             versions: Some(VersionDef {
                 producer: PRODUCER,
@@ -155,6 +181,7 @@ pub fn saved_model_pb(
             ..Default::default()
         }),
         object_graph_def: Some(object_graph),
+        signature_def,
         ..Default::default()
     };
     Ok(SavedModel { saved_model_schema_version: 1, meta_graphs: vec![meta] }.encode_to_vec())

@@ -1,0 +1,123 @@
+//! The MetaGraph's own graph and `signature_def` map, which TensorFlow's serving tools and
+//! TensorFlow 1-style loaders read: per signature a `Placeholder` per input
+//! (`<signature>_<input>`) and a `StatefulPartitionedCall` of its wrapper function whose
+//! outputs the signature names, the variables passed in as `VarHandleOp`s.
+//!
+//! No saver is written (no `saver_def`, no save or restore functions): TensorFlow 2's
+//! `tf.saved_model.load` restores variables through the object graph, but a loader that runs
+//! the graph as a session (TensorFlow Serving) finds its variables uninitialised and fails.
+
+use super::attrs::{self, RESOURCE};
+use super::body::{Body, Typed};
+use crate::error::Result;
+use crate::proto::tensorflow::attr_value::Value;
+use crate::proto::tensorflow::tensor_info::Encoding;
+use crate::proto::tensorflow::{NodeDef, SignatureDef, TensorInfo};
+use crate::saved_model::format::TensorSpecDef;
+use crate::variable::Variable;
+use std::collections::BTreeMap;
+
+/// One signature as the graph calls it.
+pub struct SignatureCall<'a> {
+    pub key: &'a str,
+    pub wrapper: &'a str,
+    /// (input name, spec), sorted by name: the wrapper's data arguments.
+    pub inputs: Vec<(String, &'a TensorSpecDef)>,
+    /// (output name, spec), sorted by name: the wrapper's outputs.
+    pub outputs: Vec<(String, &'a TensorSpecDef)>,
+    pub resources: &'a [Variable],
+}
+
+fn info(name: String, spec: &TensorSpecDef) -> TensorInfo {
+    TensorInfo {
+        dtype: attrs::enum_of(spec.dtype),
+        tensor_shape: Some(attrs::shape(Some(&spec.dims))),
+        encoding: Some(Encoding::Name(name)),
+    }
+}
+
+/// A graph tensor's name (`node:index`) from a function body's ref (`node:arg:index`); the
+/// ops here have a single output argument, so the index is the flat one.
+fn graph_name(body_ref: &str) -> String {
+    let mut parts = body_ref.split(':');
+    let node = parts.next().unwrap_or(body_ref);
+    match parts.last() {
+        Some(index) => format!("{node}:{index}"),
+        None => format!("{node}:0"),
+    }
+}
+
+pub fn build(calls: &[SignatureCall]) -> Result<(Vec<NodeDef>, BTreeMap<String, SignatureDef>)> {
+    let mut body = Body::default();
+    let mut handles: Vec<(Variable, String)> = Vec::new();
+    let mut defs = BTreeMap::new();
+    for call in calls {
+        for v in call.resources {
+            if handles.iter().any(|(known, _)| known.same(v)) {
+                continue;
+            }
+            let peek = v.peek();
+            let dims: Vec<Option<usize>> = peek.dims().iter().map(|&d| Some(d)).collect();
+            let name = body.unique(v.name().trim_end_matches(":0"));
+            let shared = attrs::value(Value::S(name.clone().into_bytes()));
+            let out = body.op(
+                "VarHandleOp",
+                &name,
+                &[],
+                &[RESOURCE],
+                vec![
+                    ("dtype", attrs::dtype(attrs::enum_of(peek.dtype()))),
+                    ("shape", attrs::value(Value::Shape(attrs::shape(Some(&dims))))),
+                    ("shared_name", shared),
+                ],
+            )?;
+            handles.push((v.clone(), out[0].clone()));
+        }
+        let mut args: Vec<Typed> = Vec::new();
+        let mut inputs = BTreeMap::new();
+        for (name, spec) in &call.inputs {
+            let dtype = attrs::enum_of(spec.dtype);
+            let out = body.op(
+                "Placeholder",
+                &format!("{}_{name}", call.key),
+                &[],
+                &[dtype],
+                vec![("shape", attrs::value(Value::Shape(attrs::shape(Some(&spec.dims)))))],
+            )?;
+            inputs.insert(name.clone(), info(graph_name(&out[0]), spec));
+            args.push((out[0].clone(), dtype));
+        }
+        for v in call.resources {
+            if let Some((_, handle)) = handles.iter().find(|(known, _)| known.same(v)) {
+                args.push((handle.clone(), RESOURCE));
+            }
+        }
+        let tout: Vec<i32> = call.outputs.iter().map(|(_, s)| attrs::enum_of(s.dtype)).collect();
+        let results = body.op(
+            "StatefulPartitionedCall",
+            "StatefulPartitionedCall",
+            &[args],
+            &tout,
+            vec![("f", attrs::func(call.wrapper))],
+        )?;
+        let outputs = call
+            .outputs
+            .iter()
+            .zip(&results)
+            .map(|((name, spec), r)| (name.clone(), info(graph_name(r), spec)))
+            .collect();
+        let method_name = "tensorflow/serving/predict".to_string();
+        let def = SignatureDef { inputs, outputs, method_name, ..Default::default() };
+        defs.insert(call.key.to_string(), def);
+    }
+    let mut nodes = body.nodes;
+    for node in &mut nodes {
+        for input in &mut node.input {
+            if !input.starts_with('^') {
+                let name = graph_name(input);
+                *input = name.strip_suffix(":0").map_or(name.clone(), str::to_string);
+            }
+        }
+    }
+    Ok((nodes, defs))
+}

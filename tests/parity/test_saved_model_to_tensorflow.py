@@ -1,0 +1,242 @@
+"""TensorFlow loads the SavedModels ferroflow writes (issue 22): `tf.saved_model.save` writes
+`saved_model.pb` in TensorFlow's format beside ferroflow's own files.
+
+ferroflow writes each model in a worker; then the same loading program runs under TensorFlow
+(which reads `saved_model.pb`) and under ferroflow (which reads `saved_model.json`): their
+results must agree, and must equal what the model computed before it was saved. Models: a
+module with a variable, a `tf.cond`, a `while` loop, a method that assigns, and a signature;
+Keras models (an MLP with dropout, a CNN with batch normalisation, an LSTM, an embedding model
+and MobileNetV2) saved with a `serve` function whose batch size is unknown.
+"""
+
+import logging
+import os
+
+import numpy as np
+import pytest
+
+from .harness import assert_parity, make_request, run_ferroflow
+
+DEVICES = ["CPU:0", "GPU:0"]
+
+
+def write_module(tf, root):
+    import os
+
+    import numpy as np
+
+    class Model(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable([1.0, 2.0])
+            self.w = tf.Variable([[1.0, -1.0], [0.5, 2.0]])
+            self.steps = tf.Variable(3)
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+        def __call__(self, x):
+            y = tf.matmul(x * self.v, self.w)
+            if tf.reduce_sum(y) > 0:
+                y = tf.nn.relu(y)
+            else:
+                y = -y
+            i = tf.constant(0)
+            while i < self.steps:
+                y = y * 1.5 + tf.reduce_max(x[:, 1:])
+                i += 1
+            return {"y": y, "mean": tf.reduce_mean(y, axis=1), "first": y[0, ::-1]}
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def bump(self, d):
+            before = self.v.read_value()
+            self.v.assign_add(tf.fill([2], d))
+            return before + self.v
+
+    model = Model()
+    path = os.path.join(root, "module")
+    tf.saved_model.save(
+        model, path, signatures={"serving_default": model.__call__.get_concrete_function()}
+    )
+    x = np.array([[1.0, 2.0], [-3.0, 0.5], [0.25, -1.0]], np.float32)
+    np.savez(os.path.join(root, "expected.npz"), **{k: v.numpy() for k, v in model(x).items()})
+
+
+def load_module(tf, root, device):
+    import os
+
+    import numpy as np
+
+    def values(result):
+        # Key order differs (TensorFlow's comes from its protobuf map): compare sorted.
+        return {k: result[k].numpy() for k in sorted(result)}
+
+    with tf.device(device):
+        loaded = tf.saved_model.load(os.path.join(root, "module"))
+        x = np.array([[1.0, 2.0], [-3.0, 0.5], [0.25, -1.0]], np.float32)
+        called = values(loaded(x))
+        negative = values(loaded(-x))
+        signature = loaded.signatures["serving_default"]
+        signed = values(signature(x=tf.constant(x)))
+        bumped = loaded.bump(tf.constant(0.5)).numpy()
+        after = values(loaded(x))
+        loaded.steps.assign(1)
+        fewer = loaded(x)["y"].numpy()
+        saved = np.load(os.path.join(root, "expected.npz"))
+        matches_saved = all(
+            np.allclose(called[k], saved[k], rtol=1e-5) and np.allclose(signed[k], saved[k])
+            for k in saved.files
+        )
+        return matches_saved, {
+            "called": called,
+            "negative": negative,
+            "signed": signed,
+            "signature_outputs": sorted(signature.structured_outputs),
+            "bumped": bumped,
+            "after": after,
+            "fewer": fewer,
+            "v": loaded.v.numpy(),
+        }
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensorflow_loads_a_ferroflow_module(tf_oracle, tmp_path, device):
+    written = run_ferroflow(make_request(write_module, args=(str(tmp_path),)))
+    assert written[0] != "raised", written
+    assert (tmp_path / "module" / "saved_model.pb").is_file()
+    expected = assert_parity(tf_oracle, load_module, args=(str(tmp_path), device))
+    assert expected[0] != "raised", expected
+    # TensorFlow's results are also those the model gave before it was saved.
+    assert expected[1][0] == ("py", "bool", True), expected[1][0]
+
+
+def _keras_model(tf, name):
+    keras = tf.keras
+    if name == "mlp":
+        layers = [
+            keras.Input((8,)),
+            keras.layers.Dense(16, activation="relu"),
+            keras.layers.Dropout(0.5),
+            keras.layers.Dense(3, activation="softmax"),
+        ]
+        return keras.Sequential(layers), (8,), "float32"
+    if name == "cnn":
+        i = keras.Input((12, 12, 3))
+        h = keras.layers.Conv2D(4, 3, padding="same", activation="relu")(i)
+        h = keras.layers.MaxPooling2D()(h)
+        h = keras.layers.BatchNormalization()(h)
+        h = keras.layers.Flatten()(h)
+        return keras.Model(i, keras.layers.Dense(2)(h)), (12, 12, 3), "float32"
+    if name == "lstm":
+        layers = [keras.Input((5, 3)), keras.layers.LSTM(4), keras.layers.Dense(1)]
+        return keras.Sequential(layers), (5, 3), "float32"
+    if name == "embedding":
+        layers = [
+            keras.Input((6,), dtype="int32"),
+            keras.layers.Embedding(20, 4),
+            keras.layers.GlobalAveragePooling1D(),
+            keras.layers.Dense(1, activation="sigmoid"),
+        ]
+        return keras.Sequential(layers), (6,), "int32"
+    model = keras.applications.MobileNetV2(
+        weights=None, input_shape=(32, 32, 3), alpha=0.35, classes=5
+    )
+    return model, (32, 32, 3), "float32"
+
+
+def write_keras(tf, root, name):
+    import os
+
+    import numpy as np
+
+    model, shape, dtype = _keras_model(tf, name)
+    rng = np.random.default_rng(7)
+    if dtype == "int32":
+        x = rng.integers(0, 20, (5,) + shape).astype(dtype)
+    else:
+        x = rng.standard_normal((5,) + shape).astype(dtype)
+    model(x[:2])  # built with another batch size than the saved function is called with
+    wrapper = tf.Module()
+    wrapper.model = model
+    spec = tf.TensorSpec((None,) + shape, dtype)
+    wrapper.serve = tf.function(lambda x: model(x, training=False), input_signature=[spec])
+    y = wrapper.serve(x).numpy()
+    path = os.path.join(root, name)
+    tf.saved_model.save(wrapper, path)
+    np.save(os.path.join(root, f"{name}_x.npy"), x)
+    np.save(os.path.join(root, f"{name}_y.npy"), y)
+
+
+def load_keras(tf, root, name, device):
+    import os
+
+    import numpy as np
+
+    with tf.device(device):
+        loaded = tf.saved_model.load(os.path.join(root, name))
+        x = np.load(os.path.join(root, f"{name}_x.npy"))
+        saved = np.load(os.path.join(root, f"{name}_y.npy"))
+        whole, part = loaded.serve(x).numpy(), loaded.serve(x[:3]).numpy()
+        close = {"rtol": 1e-5, "atol": 1e-6}
+        matches_saved = np.allclose(whole, saved, **close) and np.allclose(part, saved[:3], **close)
+        return bool(matches_saved), whole, part
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn", "lstm", "embedding", "mobilenet_v2"])
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensorflow_loads_ferroflow_keras_models(tf_oracle, tmp_path, name, device):
+    request = make_request(write_keras, args=(str(tmp_path), name), helpers=[_keras_model])
+    written = run_ferroflow(request)
+    assert written[0] != "raised", written
+    assert (tmp_path / name / "saved_model.pb").is_file()
+    expected = assert_parity(
+        tf_oracle, load_keras, args=(str(tmp_path), name, device), helpers=[_keras_model]
+    )
+    assert expected[0] != "raised", expected
+    # TensorFlow's results are also those the model gave before it was saved.
+    assert expected[1][0] == ("py", "bool", True), expected[1][0]
+
+
+def test_a_model_tensorflow_cannot_hold_is_saved_for_ferroflow_with_a_warning(tmp_path, caplog):
+    import ferroflow as tf
+
+    class Printing(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+        def __call__(self, x):
+            tf.print("x is", x)
+            return x + 1.0
+
+    path = str(tmp_path / "printing")
+    tf.saved_model.save(Printing(), path)  # a TensorFlow-format model first
+    (tmp_path / "printing" / "notes.txt").write_text("kept")  # the user's own file
+    assert os.path.exists(os.path.join(path, "saved_model.pb")) is False
+
+    class Writable(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+        def __call__(self, x):
+            return x + 2.0
+
+    tf.saved_model.save(Writable(), path)
+    assert os.path.exists(os.path.join(path, "saved_model.pb"))
+    with caplog.at_level(logging.WARNING, logger="ferroflow"):
+        tf.saved_model.save(Printing(), path)
+    assert "TensorFlow cannot load it" in caplog.text and "PrintV2" in caplog.text
+    # The earlier model's TensorFlow file is gone: TensorFlow would have loaded a stale model.
+    assert not os.path.exists(os.path.join(path, "saved_model.pb"))
+    assert (tmp_path / "printing" / "notes.txt").read_text() == "kept"
+    np.testing.assert_allclose(tf.saved_model.load(path)(tf.constant([1.0, 2.0])), [2.0, 3.0])
+
+
+@pytest.mark.parametrize("name", ["cnn", "lstm"])
+def test_ferroflow_reads_its_own_tensorflow_format(tmp_path, name):
+    """The TensorFlow file alone (ferroflow's own removed) loads through ferroflow's reader of
+    TensorFlow's format, with the saved model's results."""
+    import ferroflow as tf
+
+    written = run_ferroflow(
+        make_request(write_keras, args=(str(tmp_path), name), helpers=[_keras_model])
+    )
+    assert written[0] != "raised", written
+    (tmp_path / name / "saved_model.json").unlink()
+    loaded = tf.saved_model.load(str(tmp_path / name))
+    x = np.load(tmp_path / f"{name}_x.npy")
+    np.testing.assert_allclose(
+        loaded.serve(x).numpy(), np.load(tmp_path / f"{name}_y.npy"), rtol=1e-5, atol=1e-6
+    )
