@@ -9,11 +9,14 @@
 //! The values become a vector of the dtype the function was saved for.
 
 use ferroflow::graph::print::format_tensor;
-use ferroflow::{ops, Result, SavedModel, Tensor};
+use ferroflow::saved_model::FerroflowSavedModel;
+use ferroflow::{ops, Result, Tensor};
 use std::process::ExitCode;
 
 fn run(dir: &str, function: &str, values: &str) -> Result<()> {
-    let model = SavedModel::load(dir)?;
+    // Functions by attribute path are ferroflow's format's (`ferroflow::SavedModel` reads
+    // both formats, by signature).
+    let model = FerroflowSavedModel::load(dir)?;
     let numbers = values
         .split(',')
         .map(|v| v.trim().parse::<f64>())

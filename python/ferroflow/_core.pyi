@@ -535,7 +535,8 @@ def saved_model_write(
     graphs: list[Graph],
     variables: list[BaseVariable],
     object_graph: str,
-) -> None: ...
+) -> str | None:
+    """Writes the SavedModel; returns why TensorFlow's saved_model.pb was not written, if not."""
 
 class SavedModel:
     def __init__(self, dir: str | os.PathLike[str]) -> None: ...

@@ -7,7 +7,7 @@ use super::graph::PyGraph;
 use super::variable::PyVariable;
 use crate::error::Error;
 use crate::graph::print::Sink;
-use crate::saved_model::{default_sink, SavedModel};
+use crate::saved_model::{default_sink, FerroflowSavedModel};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -54,14 +54,14 @@ fn python_sink(stream: &str) -> Sink {
 /// A SavedModel loaded by Rust, for `tf.saved_model.load` to wrap in Python objects.
 #[pyclass(name = "SavedModel", module = "ferroflow._core", frozen)]
 pub struct PySavedModel {
-    inner: SavedModel,
+    inner: FerroflowSavedModel,
 }
 
 #[pymethods]
 impl PySavedModel {
     #[new]
     fn new(py: Python<'_>, dir: PathBuf) -> PyResult<Self> {
-        let inner = py.detach(|| SavedModel::load_with_sinks(&dir, &python_sink)).py()?;
+        let inner = py.detach(|| FerroflowSavedModel::load_with_sinks(&dir, &python_sink)).py()?;
         Ok(PySavedModel { inner })
     }
 

@@ -1,4 +1,4 @@
-//! Loading a SavedModel directory without Python: variables come back with their saved values,
+//! Loading a SavedModel directory in ferroflow's format without Python: variables come back with their saved values,
 //! each concrete function's graph is rebuilt against them and optimised, and functions are
 //! called by their attribute path (`"multiply"`, `"encoder.__call__"`) or by signature name.
 
@@ -27,8 +27,8 @@ pub struct LoadedConcrete {
     pub optimized: Arc<Graph>,
 }
 
-/// A loaded SavedModel: its variables (fresh, holding the saved values) and functions.
-pub struct SavedModel {
+/// A loaded SavedModel in ferroflow's format: its variables (fresh, holding the saved values) and functions.
+pub struct FerroflowSavedModel {
     file: SavedModelFile,
     variables: Vec<Variable>,
     concretes: Vec<LoadedConcrete>,
@@ -62,14 +62,17 @@ pub fn default_sink(stream: &str) -> Sink {
     })
 }
 
-impl SavedModel {
-    /// Loads the SavedModel in `dir` (as written by `tf.saved_model.save`).
-    pub fn load(dir: impl AsRef<Path>) -> Result<SavedModel> {
-        SavedModel::load_with_sinks(dir, &default_sink)
+impl FerroflowSavedModel {
+    /// Loads the ferroflow-format SavedModel in `dir` (as written by `tf.saved_model.save`).
+    pub fn load(dir: impl AsRef<Path>) -> Result<FerroflowSavedModel> {
+        FerroflowSavedModel::load_with_sinks(dir, &default_sink)
     }
 
-    /// As [`SavedModel::load`], with `make_sink` choosing where each `tf.print` writes.
-    pub fn load_with_sinks(dir: impl AsRef<Path>, make_sink: SinkFactory) -> Result<SavedModel> {
+    /// As [`FerroflowSavedModel::load`], with `make_sink` choosing where each `tf.print` writes.
+    pub fn load_with_sinks(
+        dir: impl AsRef<Path>,
+        make_sink: SinkFactory,
+    ) -> Result<FerroflowSavedModel> {
         let dir = dir.as_ref();
         let model_file = dir.join(MODEL_FILE);
         let text = std::fs::read(&model_file).map_err(|e| match e.kind() {
@@ -78,7 +81,7 @@ impl SavedModel {
             {
                 Error::InvalidArgument(format!(
                     "{} holds a SavedModel that TensorFlow wrote (saved_model.pb): load it with \
-                     ferroflow::saved_model::tensorflow::TfSavedModel::load",
+                     ferroflow::SavedModel::load, which reads both formats",
                     dir.display()
                 ))
             }
@@ -143,7 +146,7 @@ impl SavedModel {
                 Ok(LoadedConcrete { traced: Arc::new(graph), optimized })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(SavedModel { file, variables, concretes })
+        Ok(FerroflowSavedModel { file, variables, concretes })
     }
 
     /// The parsed `saved_model.json` (graphs included).

@@ -11,6 +11,7 @@
 //!
 //! The format is described in `docs/saved-model-format.md`.
 
+mod either_format;
 pub mod format;
 mod graph_codec;
 mod load;
@@ -18,8 +19,9 @@ pub mod tensorflow;
 mod to_tensorflow;
 mod write;
 
+pub use either_format::SavedModel;
 pub use graph_codec::SinkFactory;
-pub use load::{default_sink, LoadedConcrete, SavedModel};
+pub use load::{default_sink, FerroflowSavedModel, LoadedConcrete};
 pub use write::write;
 
 #[cfg(test)]

@@ -77,7 +77,7 @@ fn vector(values: &[f32]) -> Tensor {
 fn a_saved_function_runs_after_loading_in_rust() {
     let (dir, _) = save_sample("round-trip");
     let _cpu = CpuScope::new();
-    let model = SavedModel::load(&dir).unwrap();
+    let model = FerroflowSavedModel::load(&dir).unwrap();
     assert_eq!(model.function_paths(), vec!["f".to_string()]);
     let y = model.call("f", &[vector(&[1.0, 2.0, 3.0])]).unwrap();
     assert_eq!(y[0].to_vec::<f32>().unwrap(), vec![4.0, 7.0, 10.0]);
@@ -93,7 +93,7 @@ fn a_saved_function_runs_after_loading_in_rust() {
 #[test]
 fn calls_that_fit_no_saved_signature_are_errors() {
     let (dir, _) = save_sample("mismatch");
-    let model = SavedModel::load(&dir).unwrap();
+    let model = FerroflowSavedModel::load(&dir).unwrap();
     let ints = Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
     assert!(matches!(model.call("f", &[ints]), Err(Error::InvalidArgument(_))));
     assert!(matches!(model.call("g", &[]), Err(Error::NotFound(_))));
@@ -110,7 +110,7 @@ fn saving_again_replaces_the_model_whole() {
     let graph = trace_f(&w);
     write(&dir, meta(), &[&graph], std::slice::from_ref(&w), &json!({"nodes": []})).unwrap();
     assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
-    let model = SavedModel::load(&dir).unwrap();
+    let model = FerroflowSavedModel::load(&dir).unwrap();
     assert_eq!(model.variable("w").unwrap().peek().to_vec::<f32>().unwrap(), vec![5.0]);
     let leftovers = std::fs::read_dir(dir.parent().unwrap()).unwrap().count();
     assert_eq!(leftovers, 1, "staging directories were left behind");
@@ -127,13 +127,13 @@ fn untracked_variables_cannot_be_saved() {
 
 #[test]
 fn missing_and_damaged_directories_are_errors() {
-    assert!(matches!(SavedModel::load(scratch("missing")), Err(Error::NotFound(_))));
+    assert!(matches!(FerroflowSavedModel::load(scratch("missing")), Err(Error::NotFound(_))));
     let (dir, _) = save_sample("damaged");
     let path = dir.join("saved_model.json");
     let good = std::fs::read(&path).unwrap();
     for cut in (0..good.len()).step_by(97) {
         std::fs::write(&path, &good[..cut]).unwrap();
-        assert!(matches!(SavedModel::load(&dir), Err(Error::DataLoss(_))), "cut at {cut}");
+        assert!(matches!(FerroflowSavedModel::load(&dir), Err(Error::DataLoss(_))), "cut at {cut}");
     }
     let text = String::from_utf8(good.clone()).unwrap();
     // References out of range, each in a different table.
@@ -146,11 +146,14 @@ fn missing_and_damaged_directories_are_errors() {
     ] {
         assert!(text.contains(from), "{from} not in the file");
         std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
-        assert!(matches!(SavedModel::load(&dir), Err(Error::DataLoss(_))), "{from} → {to}");
+        assert!(
+            matches!(FerroflowSavedModel::load(&dir), Err(Error::DataLoss(_))),
+            "{from} → {to}"
+        );
     }
     std::fs::write(&path, &good).unwrap();
     std::fs::remove_file(dir.join("constants.index")).unwrap();
-    assert!(matches!(SavedModel::load(&dir), Err(Error::NotFound(_))));
+    assert!(matches!(FerroflowSavedModel::load(&dir), Err(Error::NotFound(_))));
 }
 
 #[test]
@@ -164,5 +167,62 @@ fn a_hostile_op_attribute_is_refused_when_loading() {
     file = serde_json::from_str(&text.replacen(r#""axes":[0]"#, r#""axes":[5]"#, 1)).unwrap();
     std::fs::write(&path, file.to_string()).unwrap();
     // The registry checks each node against its op's shape rule while loading.
-    assert!(matches!(SavedModel::load(&dir), Err(Error::DataLoss(_))));
+    assert!(matches!(FerroflowSavedModel::load(&dir), Err(Error::DataLoss(_))));
+}
+
+/// `SavedModel::load` reads TensorFlow's format (a directory TensorFlow wrote) as well as
+/// ferroflow's, and calls signatures of both.
+#[test]
+fn saved_model_load_reads_both_formats() {
+    let tf_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tf_saved_model");
+    let Some(dir) = std::fs::read_dir(&tf_dir).ok().and_then(|entries| {
+        entries.flatten().map(|e| e.path()).find(|p| p.join("saved_model.pb").is_file())
+    }) else {
+        panic!("no TensorFlow SavedModel fixture under {}", tf_dir.display());
+    };
+    let model = SavedModel::load(&dir).unwrap();
+    assert!(matches!(model, SavedModel::TensorFlow(_)));
+    assert!(!model.signature_names().is_empty());
+    assert!(!model.variables().is_empty());
+    let (ours, _) = save_sample("either-format");
+    let model = SavedModel::load(&ours).unwrap();
+    assert!(matches!(model, SavedModel::Ferroflow(_)));
+    assert_eq!(model.signature_names(), vec!["serving_default"]);
+}
+
+/// Given the functions' structures, `write` also writes TensorFlow's `saved_model.pb`; read
+/// alone (ferroflow's own file removed), it gives the function's results, both branches of its
+/// `tf.cond` and the variable it reads.
+#[test]
+fn a_saved_model_is_also_written_in_tensorflows_format() {
+    let _cpu = CpuScope::new();
+    let w = Variable::new(&Tensor::scalar(3.0f32), "w", true, Some(vec![]), None).unwrap();
+    let graph = trace_f(&w);
+    let dir = scratch("tensorflow-format");
+    let mut meta = meta();
+    let spec = json!({"tensor_spec": {"name": "x", "dtype": "float32", "dims": [null]}});
+    meta["tensorflow"] = json!({
+        "concrete_functions": [{
+            "input_signature": {"tuple": [{"tuple": [spec]}, {"dict": {}}]},
+            "output_signature": {"tensor_spec": {"dtype": "float32", "dims": [null]}}
+        }],
+        "functions": [{"fullargspec": "none", "input_signature": "none"}]
+    });
+    let object_graph = json!({"nodes": [
+        {"children": [{"node_id": 1, "local_name": "w"}]},
+        {"attributes": [{"name": "VARIABLE_VALUE", "full_name": "w",
+                         "checkpoint_key": "w/.ATTRIBUTES/VARIABLE_VALUE"}]}
+    ]});
+    let not_written = write(&dir, meta, &[&graph], std::slice::from_ref(&w), &object_graph);
+    assert_eq!(not_written.unwrap(), None);
+    std::fs::remove_file(dir.join("saved_model.json")).unwrap();
+    let model = SavedModel::load(&dir).unwrap();
+    assert!(matches!(model, SavedModel::TensorFlow(_)));
+    let call = |x: &[f32]| {
+        let out = model.call_signature("serving_default", &[("x", vector(x))]).unwrap();
+        assert_eq!(out[0].0, "output_0");
+        out[0].1.to_vec::<f32>().unwrap()
+    };
+    assert_eq!(call(&[1.0, 2.0, 3.0]), vec![4.0, 7.0, 10.0]);
+    assert_eq!(call(&[-1.0, -2.0]), vec![-4.0, -5.0]);
 }

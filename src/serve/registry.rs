@@ -6,7 +6,7 @@
 
 use super::config::ModelConfig;
 use super::error::{ServeError, ServeResult};
-use super::model::ServedModel;
+use super::model::{signatures, ServedModel};
 use super::signature::SignatureInfo;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -76,7 +76,7 @@ fn load(config: &ModelConfig, version: i64) -> ServeResult<Servable> {
     // load, not the server.
     let model = std::panic::catch_unwind(|| ServedModel::load(&dir))
         .map_err(|_| ServeError::internal(format!("loading {} panicked", dir.display())))??;
-    let signatures = model.signatures();
+    let signatures = signatures(&model);
     Ok(Servable { model_name: config.name.clone(), version, model, signatures })
 }
 

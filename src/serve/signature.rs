@@ -6,7 +6,7 @@ use super::error::{ServeError, ServeResult};
 use crate::dtype::DType;
 use crate::proto::tensorflow::DataType;
 use crate::saved_model::tensorflow::{SignatureSpec, TfSavedModel};
-use crate::SavedModel;
+use crate::saved_model::FerroflowSavedModel;
 
 /// TensorFlow's default signature key.
 pub const DEFAULT_SIGNATURE: &str = "serving_default";
@@ -36,7 +36,7 @@ impl SignatureInfo {
 }
 
 /// Every signature of a ferroflow-format `model`, sorted by name.
-pub fn ferroflow_signatures(model: &SavedModel) -> Vec<SignatureInfo> {
+pub fn ferroflow_signatures(model: &FerroflowSavedModel) -> Vec<SignatureInfo> {
     let file = model.file();
     let mut all: Vec<SignatureInfo> = model
         .signature_names()

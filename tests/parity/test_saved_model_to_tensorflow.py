@@ -141,7 +141,7 @@ def _keras_model(tf, name):
     return model, (32, 32, 3), "float32"
 
 
-def write_keras(tf, root, name):
+def write_keras(tf, root, name, how="module"):
     import os
 
     import numpy as np
@@ -152,19 +152,28 @@ def write_keras(tf, root, name):
         x = rng.integers(0, 20, (5,) + shape).astype(dtype)
     else:
         x = rng.standard_normal((5,) + shape).astype(dtype)
-    model(x[:2])  # built with another batch size than the saved function is called with
-    wrapper = tf.Module()
-    wrapper.model = model
-    spec = tf.TensorSpec((None,) + shape, dtype)
-    wrapper.serve = tf.function(lambda x: model(x, training=False), input_signature=[spec])
-    y = wrapper.serve(x).numpy()
     path = os.path.join(root, name)
-    tf.saved_model.save(wrapper, path)
+    if how == "save":
+        # Keras 2's `model.save(directory)`: the call traced for the first call's shapes.
+        y = model(x, training=False).numpy()
+        model.save(path)
+    else:
+        model(x[:2])  # built with another batch size than the saved function is called with
+        if how == "export":
+            model.export(path, verbose=False)
+            y = model(x, training=False).numpy()
+        else:
+            wrapper = tf.Module()
+            wrapper.model = model
+            spec = tf.TensorSpec((None,) + shape, dtype)
+            wrapper.serve = tf.function(lambda x: model(x, training=False), input_signature=[spec])
+            y = wrapper.serve(x).numpy()
+            tf.saved_model.save(wrapper, path)
     np.save(os.path.join(root, f"{name}_x.npy"), x)
     np.save(os.path.join(root, f"{name}_y.npy"), y)
 
 
-def load_keras(tf, root, name, device):
+def load_keras(tf, root, name, device, how="module"):
     import os
 
     import numpy as np
@@ -173,9 +182,16 @@ def load_keras(tf, root, name, device):
         loaded = tf.saved_model.load(os.path.join(root, name))
         x = np.load(os.path.join(root, f"{name}_x.npy"))
         saved = np.load(os.path.join(root, f"{name}_y.npy"))
-        whole, part = loaded.serve(x).numpy(), loaded.serve(x[:3]).numpy()
         close = {"rtol": 1e-5, "atol": 1e-6}
+        if how == "save":
+            whole = loaded(x).numpy()
+            return bool(np.allclose(whole, saved, **close)), whole
+        whole, part = loaded.serve(x).numpy(), loaded.serve(x[:3]).numpy()
         matches_saved = np.allclose(whole, saved, **close) and np.allclose(part, saved[:3], **close)
+        if how == "export":
+            signed = loaded.signatures["serving_default"](tf.constant(x))
+            (signed,) = signed.values()
+            matches_saved = matches_saved and np.allclose(signed.numpy(), saved, **close)
         return bool(matches_saved), whole, part
 
 
@@ -192,6 +208,22 @@ def test_tensorflow_loads_ferroflow_keras_models(tf_oracle, tmp_path, name, devi
     assert expected[0] != "raised", expected
     # TensorFlow's results are also those the model gave before it was saved.
     assert expected[1][0] == ("py", "bool", True), expected[1][0]
+
+
+@pytest.mark.parametrize("how", ["export", "save"])
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_tensorflow_loads_keras_export_and_save(tf_oracle, tmp_path, name, how):
+    """`model.export(dir)` (Keras 3) and `model.save(dir)` (the seeds' Keras 2 form) write
+    directories TensorFlow loads, with the model's results."""
+    args = (str(tmp_path), name, how)
+    written = run_ferroflow(make_request(write_keras, args=args, helpers=[_keras_model]))
+    assert written[0] != "raised", written
+    assert (tmp_path / name / "saved_model.pb").is_file()
+    result = tf_oracle.run(
+        make_request(load_keras, args=(str(tmp_path), name, "CPU:0", how), helpers=[_keras_model])
+    )
+    assert result[0] != "raised", result
+    assert result[1][0] == ("py", "bool", True), result[1][0]
 
 
 def test_a_model_tensorflow_cannot_hold_is_saved_for_ferroflow_with_a_warning(tmp_path, caplog):

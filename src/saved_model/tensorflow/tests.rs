@@ -52,12 +52,17 @@ fn a_tensorflow_keras_export_runs_with_tensorflows_outputs() {
         assert!(matches!(bad, Err(Error::InvalidArgument(_))));
     }
     assert!(matches!(model.call_signature("nope", &[]), Err(Error::NotFound(_))));
-    // ferroflow's own loader points at this one.
-    match crate::SavedModel::load(fixture("keras_mlp")) {
+    // `SavedModel::load` reads this format too, with the same results; the loader of
+    // ferroflow's format alone points at it.
+    let either = crate::SavedModel::load(fixture("keras_mlp")).unwrap();
+    let direct = model.call_signature("serving_default", &[("features", x.clone())]).unwrap();
+    let through = either.call_signature("serving_default", &[("features", x.clone())]).unwrap();
+    assert_eq!(direct[0].1.to_vec::<f32>().unwrap(), through[0].1.to_vec::<f32>().unwrap());
+    match crate::saved_model::FerroflowSavedModel::load(fixture("keras_mlp")) {
         Err(Error::InvalidArgument(message)) => {
-            assert!(message.contains("TfSavedModel"), "{message}")
+            assert!(message.contains("SavedModel::load"), "{message}")
         }
-        _ => panic!("SavedModel::load should refuse a TensorFlow-written directory"),
+        _ => panic!("FerroflowSavedModel::load should refuse a TensorFlow-written directory"),
     }
 }
 

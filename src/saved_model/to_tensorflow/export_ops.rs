@@ -163,7 +163,7 @@ pub fn emit(
                 match part {
                     AssertPart::Text(text) => {
                         let text = vec![TfString::from(text.as_str())];
-                        let t = Tensor::from_buffer(Buffer::Str(text.into()), Shape(vec![]))?;
+                        let t = Tensor::from_buffer(Buffer::Str(text), Shape(vec![]))?;
                         let string = enum_of(DType::String);
                         data.push((b.constant(&t, &format!("{name}/data_{k}"))?, string));
                     }

@@ -191,7 +191,8 @@ pub fn object_graph(parts: &Parts) -> Result<SavedObjectGraph> {
                 kind: Some(Kind::BareConcreteFunction(SavedBareConcreteFunction {
                     concrete_function_name: wrapper.clone(),
                     argument_keywords: keywords.clone(),
-                    allowed_positional_arguments: 0,
+                    // As TensorFlow: a signature of one input also takes it positionally.
+                    allowed_positional_arguments: i64::from(keywords.len() == 1),
                     function_spec: Some(FunctionSpec {
                         fullargspec: Some(structured::full_arg_spec(&[], &keywords)),
                         is_method: false,

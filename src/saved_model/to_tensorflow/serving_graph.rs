@@ -39,11 +39,9 @@ fn info(name: String, spec: &TensorSpecDef) -> TensorInfo {
 /// A graph tensor's name (`node:index`) from a function body's ref (`node:arg:index`); the
 /// ops here have a single output argument, so the index is the flat one.
 fn graph_name(body_ref: &str) -> String {
-    let mut parts = body_ref.split(':');
-    let node = parts.next().unwrap_or(body_ref);
-    match parts.last() {
-        Some(index) => format!("{node}:{index}"),
-        None => format!("{node}:0"),
+    match (body_ref.split_once(':'), body_ref.rsplit_once(':')) {
+        (Some((node, _)), Some((_, index))) => format!("{node}:{index}"),
+        _ => format!("{body_ref}:0"),
     }
 }
 

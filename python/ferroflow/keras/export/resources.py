@@ -6,21 +6,28 @@ from layers never tracked) and the lookup tables among the tracked objects' desc
 __all__ = ["tables_reachable_from", "variables_used_by"]
 
 
-def variables_used_by(concrete_functions):
-    """(trainable, non-trainable) variables the concrete functions read, each once, in order
-    of first use (Keras's ``_list_variables_used_by_fns``)."""
-    trainable, non_trainable, seen = [], [], set()
-    for concrete in concrete_functions:
-        for variable in concrete.trainable_variables:
-            if id(variable) not in seen:
-                seen.add(id(variable))
-                trainable.append(variable)
-    for concrete in concrete_functions:
-        for variable in concrete.variables:
-            if id(variable) not in seen:
-                seen.add(id(variable))
-                non_trainable.append(variable)
-    return trainable, non_trainable
+def variables_used_by(fns):
+    """(trainable, non-trainable) variables the functions' traces read, each once, in Keras's
+    order (``_list_variables_used_by_fns``): function by function, trace by trace. A function
+    may be a `tf.function`, a loaded function or a concrete function."""
+    trainable, others, seen = [], [], set()
+    for fn in fns:
+        if hasattr(fn, "concrete_functions"):
+            concrete_functions = fn.concrete_functions
+        elif hasattr(fn, "get_concrete_function"):
+            concrete_functions = [fn.get_concrete_function()]
+        else:
+            concrete_functions = [getattr(fn, "_concrete", fn)]
+        for concrete in concrete_functions:
+            for v in concrete.trainable_variables:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    trainable.append(v)
+            for v in concrete.variables:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    others.append(v)
+    return trainable, others
 
 
 def tables_reachable_from(roots):

@@ -4,6 +4,7 @@ layer whose call runs one of its endpoints (a saved function attribute or a sign
 As in Keras, the variables the endpoints use become the layer's weights as copies (named after
 the originals, ``/`` replaced by ``_``); the endpoints keep computing with the loaded ones."""
 
+from ferroflow.keras.export.resources import variables_used_by
 from ferroflow.keras.layers.layer import Layer
 from ferroflow.variables import Variable
 
@@ -22,29 +23,6 @@ def _endpoint(loaded, name, with_hint):
         f"entry in the `signatures` field of the reloaded SavedModel. {hint}Available "
         f"endpoints for this SavedModel: {list(signatures.keys())}"
     )
-
-
-def _variables_used_by(fns):
-    """(trainable, non-trainable) variables the endpoints' concrete functions use, each once,
-    in Keras's order."""
-    trainable, others, seen = [], [], set()
-    for fn in fns:
-        if hasattr(fn, "concrete_functions"):
-            concrete_functions = fn.concrete_functions
-        elif hasattr(fn, "get_concrete_function"):
-            concrete_functions = [fn.get_concrete_function()]
-        else:
-            concrete_functions = [getattr(fn, "_concrete", fn)]
-        for concrete in concrete_functions:
-            for v in concrete.trainable_variables:
-                if id(v) not in seen:
-                    seen.add(id(v))
-                    trainable.append(v)
-            for v in concrete.variables:
-                if id(v) not in seen:
-                    seen.add(id(v))
-                    others.append(v)
-    return trainable, others
 
 
 class TFSMLayer(Layer):
@@ -74,7 +52,7 @@ class TFSMLayer(Layer):
                 self._reloaded_obj, call_training_endpoint, False
             )
             fns.append(self.call_training_endpoint_fn)
-        trainable_vars, other_vars = _variables_used_by(fns)
+        trainable_vars, other_vars = variables_used_by(fns)
         for v in trainable_vars + other_vars:
             self._track_copy(v)
         self.built = True
