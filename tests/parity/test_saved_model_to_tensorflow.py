@@ -135,10 +135,29 @@ def _keras_model(tf, name):
             keras.layers.Dense(1, activation="sigmoid"),
         ]
         return keras.Sequential(layers), (6,), "int32"
+    if name == "depthwise":
+        # MobileNetV2's own blocks, small enough to compare at 1e-5.
+        i = keras.Input((9, 9, 4))
+        h = keras.layers.ZeroPadding2D(((0, 1), (0, 1)))(i)
+        h = keras.layers.DepthwiseConv2D(3, strides=2, use_bias=False)(h)
+        h = keras.layers.BatchNormalization(epsilon=1e-3, momentum=0.999)(h)
+        h = keras.layers.ReLU(6.0)(h)
+        h = keras.layers.Conv2D(6, 1, use_bias=False)(h)
+        h = keras.layers.GlobalAveragePooling2D()(h)
+        return keras.Model(i, h), (9, 9, 4), "float32"
     model = keras.applications.MobileNetV2(
-        weights=None, input_shape=(32, 32, 3), alpha=0.35, classes=5
+        weights=None, input_shape=(32, 32, 3), alpha=0.35, classes=5, classifier_activation=None
     )
     return model, (32, 32, 3), "float32"
+
+
+def _calibrate_batch_norms(tf, model, x):
+    """Untrained, MobileNetV2's activations shrink to ~1e-11 (in TensorFlow too), which would
+    let any two computations agree: set each BatchNormalization's statistics from a batch."""
+    for layer in model.layers:
+        if isinstance(layer, tf.keras.layers.BatchNormalization):
+            layer.momentum = 0.0
+    model(x, training=True)
 
 
 def write_keras(tf, root, name, how="module"):
@@ -153,6 +172,8 @@ def write_keras(tf, root, name, how="module"):
     else:
         x = rng.standard_normal((5,) + shape).astype(dtype)
     path = os.path.join(root, name)
+    if name in ("mobilenet_v2", "depthwise"):
+        _calibrate_batch_norms(tf, model, x)
     if how == "save":
         # Keras 2's `model.save(directory)`: the call traced for the first call's shapes.
         y = model(x, training=False).numpy()
@@ -178,11 +199,17 @@ def load_keras(tf, root, name, device, how="module"):
 
     import numpy as np
 
+    close = {"rtol": 1e-5, "atol": 1e-6}
+    if name == "mobilenet_v2":
+        # 50 layers with statistics from one batch magnify float rounding: ferroflow's own CPU
+        # and GPU kernels differ by 1.4e-3 on these outputs (|y| <= 1.7). The blocks' ops are
+        # compared at 1e-5 in the "depthwise" model.
+        close = {"rtol": 1e-2, "atol": 1e-2}
+
     with tf.device(device):
         loaded = tf.saved_model.load(os.path.join(root, name))
         x = np.load(os.path.join(root, f"{name}_x.npy"))
         saved = np.load(os.path.join(root, f"{name}_y.npy"))
-        close = {"rtol": 1e-5, "atol": 1e-6}
         if how == "save":
             whole = loaded(x).numpy()
             return bool(np.allclose(whole, saved, **close)), whole
@@ -195,15 +222,21 @@ def load_keras(tf, root, name, device, how="module"):
         return bool(matches_saved), whole, part
 
 
-@pytest.mark.parametrize("name", ["mlp", "cnn", "lstm", "embedding", "mobilenet_v2"])
+@pytest.mark.parametrize("name", ["mlp", "cnn", "lstm", "embedding", "depthwise", "mobilenet_v2"])
 @pytest.mark.parametrize("device", DEVICES)
 def test_tensorflow_loads_ferroflow_keras_models(tf_oracle, tmp_path, name, device):
-    request = make_request(write_keras, args=(str(tmp_path), name), helpers=[_keras_model])
+    helpers = [_keras_model, _calibrate_batch_norms]
+    request = make_request(write_keras, args=(str(tmp_path), name), helpers=helpers)
     written = run_ferroflow(request)
     assert written[0] != "raised", written
     assert (tmp_path / name / "saved_model.pb").is_file()
+    tolerance = {"rtol": 1e-2, "atol": 1e-2} if name == "mobilenet_v2" else {}
     expected = assert_parity(
-        tf_oracle, load_keras, args=(str(tmp_path), name, device), helpers=[_keras_model]
+        tf_oracle,
+        load_keras,
+        args=(str(tmp_path), name, device),
+        helpers=[_keras_model],
+        **tolerance,
     )
     assert expected[0] != "raised", expected
     # TensorFlow's results are also those the model gave before it was saved.
@@ -216,7 +249,8 @@ def test_tensorflow_loads_keras_export_and_save(tf_oracle, tmp_path, name, how):
     """`model.export(dir)` (Keras 3) and `model.save(dir)` (the seeds' Keras 2 form) write
     directories TensorFlow loads, with the model's results."""
     args = (str(tmp_path), name, how)
-    written = run_ferroflow(make_request(write_keras, args=args, helpers=[_keras_model]))
+    helpers = [_keras_model, _calibrate_batch_norms]
+    written = run_ferroflow(make_request(write_keras, args=args, helpers=helpers))
     assert written[0] != "raised", written
     assert (tmp_path / name / "saved_model.pb").is_file()
     result = tf_oracle.run(
@@ -262,9 +296,8 @@ def test_ferroflow_reads_its_own_tensorflow_format(tmp_path, name):
     TensorFlow's format, with the saved model's results."""
     import ferroflow as tf
 
-    written = run_ferroflow(
-        make_request(write_keras, args=(str(tmp_path), name), helpers=[_keras_model])
-    )
+    helpers = [_keras_model, _calibrate_batch_norms]
+    written = run_ferroflow(make_request(write_keras, args=(str(tmp_path), name), helpers=helpers))
     assert written[0] != "raised", written
     (tmp_path / name / "saved_model.json").unlink()
     loaded = tf.saved_model.load(str(tmp_path / name))
