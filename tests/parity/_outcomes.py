@@ -15,6 +15,14 @@ def error_classes(calls, messages=False):
     return out
 
 
+def raised(call):
+    """``(class name, message)`` of what ``call()`` raises, or ``("no error", result)``."""
+    try:
+        return ("no error", call())
+    except Exception as e:  # noqa: BLE001 - class and message are what is compared
+        return (type(e).__name__, str(e))
+
+
 def output_and_gradient(tf, fn, t):
     """``fn(t)`` and the gradient of ``sum(fn(t) ** 2)`` with respect to ``t``."""
     with tf.GradientTape() as tape:

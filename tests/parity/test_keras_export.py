@@ -6,17 +6,10 @@ counts, the signature's input keys and output keys, the results of ``serve`` and
 
 import pytest
 
+from ._outcomes import raised
 from .harness import assert_parity
 
 DEVICES = ["CPU:0", "GPU:0"]
-
-
-def _raised(call):
-    """``(class name, message)`` of what ``call()`` raises, or ``("no error", result)``."""
-    try:
-        return ("no error", call())
-    except Exception as e:  # noqa: BLE001 - class and message are what is compared
-        return (type(e).__name__, str(e))
 
 
 def _set_weights(tf, model):
@@ -231,25 +224,25 @@ def export_errors(tf, root):
     never_called.build((None, 3))
     path = os.path.join(root, "model")
     return [
-        _raised(lambda: built.export(path, format="bogus")),
-        _raised(lambda: built.export(path, format="torch")),
-        _raised(lambda: built.export(path, format="openvino")),
-        _raised(lambda: built.export(path, format="litert")),
-        _raised(lambda: built.export(path, verbose=False, jax2tf_kwargs={})),
-        _raised(lambda: built.export(path, verbose=False, is_static=True)),
-        _raised(lambda: unbuilt.export(path)),
-        _raised(lambda: unbuilt.export(path, format="onnx")),
-        _raised(lambda: Subclassed().export(path)),
-        _raised(lambda: never_called.export(path)),
-        _raised(lambda: built.export(path, input_signature=[k.InputSpec(shape=(None, 3))])),
-        _raised(lambda: built.export(path, input_signature=[np.float32(3)])),
-        _raised(lambda: k.export.ExportArchive().track_and_add_endpoint("e", unbuilt, [])),
+        raised(lambda: built.export(path, format="bogus")),
+        raised(lambda: built.export(path, format="torch")),
+        raised(lambda: built.export(path, format="openvino")),
+        raised(lambda: built.export(path, format="litert")),
+        raised(lambda: built.export(path, verbose=False, jax2tf_kwargs={})),
+        raised(lambda: built.export(path, verbose=False, is_static=True)),
+        raised(lambda: unbuilt.export(path)),
+        raised(lambda: unbuilt.export(path, format="onnx")),
+        raised(lambda: Subclassed().export(path)),
+        raised(lambda: never_called.export(path)),
+        raised(lambda: built.export(path, input_signature=[k.InputSpec(shape=(None, 3))])),
+        raised(lambda: built.export(path, input_signature=[np.float32(3)])),
+        raised(lambda: k.export.ExportArchive().track_and_add_endpoint("e", unbuilt, [])),
         os.path.exists(path),
     ]
 
 
 def test_export_errors_are_kerass(tf_oracle, tmp_path):
-    expected = assert_parity(tf_oracle, export_errors, args=(str(tmp_path),), helpers=[_raised])
+    expected = assert_parity(tf_oracle, export_errors, args=(str(tmp_path),), helpers=[raised])
     assert expected[0] != "raised", expected
 
 

@@ -6,18 +6,10 @@
 
 import pytest
 
-from ._outcomes import error_classes
+from ._outcomes import error_classes, raised
 from .harness import assert_parity
 
 DEVICES = ["CPU:0", "GPU:0"]
-
-
-def _raised(call):
-    """``(class name, message)`` of what ``call()`` raises, or ``("no error", result)``."""
-    try:
-        return ("no error", call())
-    except Exception as e:  # noqa: BLE001 - class and message are what is compared
-        return (type(e).__name__, str(e))
 
 
 def _tree(tf):
@@ -48,24 +40,24 @@ def _tree(tf):
         repr(t.traverse(lambda v: t.MAP_TO_NONE if v == 2 else None, [1, [2, 3]])),
         repr(t.traverse(lambda v: sum(v) if isinstance(v, list) else None, [1, [2, 3]])),
         repr(t.traverse(lambda v: v * 2 if isinstance(v, int) else None, (1, [2]), top_down=False)),
-        _raised(lambda: t.map_structure(lambda a, b: a, [1, 2], (1, 2))),
-        _raised(lambda: t.map_structure(lambda a, b: a, [1, 2], [1, 2, 3])),
-        _raised(lambda: t.map_structure(lambda a, b: a, {"a": 1}, {"b": 1})),
-        _raised(lambda: t.map_structure(lambda a, b: a, [1, [2]], [1, 2])),
-        _raised(lambda: t.map_structure(lambda a, b: a, [1, 2], [1, [2]])),
-        _raised(lambda: t.pack_sequence_as([1, 2], [1])),
-        _raised(lambda: t.pack_sequence_as([1, 2], [1, 2, 3])),
-        _raised(lambda: t.assert_same_structure([1], (1,))),
-        _raised(lambda: t.assert_same_structure({"a": [1]}, {"a": [2]})),
-        _raised(lambda: t.assert_same_paths([1], (1,))),
-        _raised(lambda: t.assert_same_paths({"a": 1}, {"b": 1})),
-        _raised(lambda: t.map_structure(lambda v: v)),
+        raised(lambda: t.map_structure(lambda a, b: a, [1, 2], (1, 2))),
+        raised(lambda: t.map_structure(lambda a, b: a, [1, 2], [1, 2, 3])),
+        raised(lambda: t.map_structure(lambda a, b: a, {"a": 1}, {"b": 1})),
+        raised(lambda: t.map_structure(lambda a, b: a, [1, [2]], [1, 2])),
+        raised(lambda: t.map_structure(lambda a, b: a, [1, 2], [1, [2]])),
+        raised(lambda: t.pack_sequence_as([1, 2], [1])),
+        raised(lambda: t.pack_sequence_as([1, 2], [1, 2, 3])),
+        raised(lambda: t.assert_same_structure([1], (1,))),
+        raised(lambda: t.assert_same_structure({"a": [1]}, {"a": [2]})),
+        raised(lambda: t.assert_same_paths([1], (1,))),
+        raised(lambda: t.assert_same_paths({"a": 1}, {"b": 1})),
+        raised(lambda: t.map_structure(lambda v: v)),
     ]
     return out
 
 
 def test_tree(tf_oracle):
-    assert_parity(tf_oracle, _tree, helpers=[_raised])
+    assert_parity(tf_oracle, _tree, helpers=[raised])
 
 
 def _scopes(tf, device):
@@ -186,7 +178,7 @@ def _function(tf):
 
 
 def test_function_and_operation(tf_oracle):
-    assert_parity(tf_oracle, _function, helpers=[_raised, error_classes])
+    assert_parity(tf_oracle, _function, helpers=[raised, error_classes])
 
 
 def _quantizers(tf, device):
@@ -276,7 +268,7 @@ def _quantization_configs(tf):
     out.append(q.QuantizationConfig.activation_quantizer_or_default(None, "d"))
     out.append(
         [
-            _raised(make)
+            raised(make)
             for make in (
                 lambda: q.QuantizationConfig().mode,
                 lambda: q.Int8QuantizationConfig(
@@ -296,7 +288,7 @@ def _quantization_configs(tf):
 
 
 def test_quantization_configs(tf_oracle):
-    assert_parity(tf_oracle, _quantization_configs, helpers=[_raised])
+    assert_parity(tf_oracle, _quantization_configs, helpers=[raised])
 
 
 def _distribution(tf):
@@ -343,29 +335,29 @@ def _distribution(tf):
         laid.device_mesh = mesh
 
     out += [
-        _raised(lambda: d.DeviceMesh((2,), ["batch"], ["cpu:0"])),
-        _raised(lambda: d.DeviceMesh((), [], ["cpu:0"])),
-        _raised(lambda: d.DeviceMesh((1, 1), ["batch"], ["cpu:0"])),
-        _raised(lambda: d.TensorLayout(["model"], mesh)),
-        _raised(set_mesh),
-        _raised(lambda: layout.backend_layout),
-        _raised(lambda: mesh.backend_mesh),
-        _raised(lambda: d.get_device_count()),
-        _raised(lambda: d.initialize()),
-        _raised(lambda: d.distribute_tensor(tf.ones([2]), layout)),
-        _raised(lambda: d.ModelParallel()),
-        _raised(lambda: d.ModelParallel(layout_map={})),
-        _raised(lambda: d.DataParallel(device_mesh="mesh")),
-        _raised(lambda: layout_map.__setitem__("bias", (None,))),
-        _raised(lambda: layout_map.__setitem__("x", ["batch"])),
+        raised(lambda: d.DeviceMesh((2,), ["batch"], ["cpu:0"])),
+        raised(lambda: d.DeviceMesh((), [], ["cpu:0"])),
+        raised(lambda: d.DeviceMesh((1, 1), ["batch"], ["cpu:0"])),
+        raised(lambda: d.TensorLayout(["model"], mesh)),
+        raised(set_mesh),
+        raised(lambda: layout.backend_layout),
+        raised(lambda: mesh.backend_mesh),
+        raised(lambda: d.get_device_count()),
+        raised(lambda: d.initialize()),
+        raised(lambda: d.distribute_tensor(tf.ones([2]), layout)),
+        raised(lambda: d.ModelParallel()),
+        raised(lambda: d.ModelParallel(layout_map={})),
+        raised(lambda: d.DataParallel(device_mesh="mesh")),
+        raised(lambda: layout_map.__setitem__("bias", (None,))),
+        raised(lambda: layout_map.__setitem__("x", ["batch"])),
     ]
     layout_map["k.*"] = (None,)
-    out.append(_raised(lambda: layout_map["kernel"]))
+    out.append(raised(lambda: layout_map["kernel"]))
     return out
 
 
 def test_distribution(tf_oracle):
-    assert_parity(tf_oracle, _distribution, helpers=[_raised])
+    assert_parity(tf_oracle, _distribution, helpers=[raised])
 
 
 def _legacy_and_stubs(tf):
@@ -385,13 +377,13 @@ def _legacy_and_stubs(tf):
         saving.serialize_keras_object(k.activations.relu),
         saving.deserialize_keras_object("relu", custom_objects={"relu": k.activations.relu})
         is k.activations.relu,
-        _raised(lambda: saving.deserialize_keras_object("relu")),
-        _raised(lambda: saving.deserialize_keras_object({"class_name": "Nope", "config": {}})),
-        _raised(lambda: saving.deserialize_keras_object({"config": {}})),
-        _raised(lambda: saving.deserialize_keras_object(3)),
-        _raised(lambda: saving.serialize_keras_object(3)),
+        raised(lambda: saving.deserialize_keras_object("relu")),
+        raised(lambda: saving.deserialize_keras_object({"class_name": "Nope", "config": {}})),
+        raised(lambda: saving.deserialize_keras_object({"config": {}})),
+        raised(lambda: saving.deserialize_keras_object(3)),
+        raised(lambda: saving.serialize_keras_object(3)),
         [
-            _raised(lambda c=c: c(learning_rate=0.1))
+            raised(lambda c=c: c(learning_rate=0.1))
             for c in (
                 k.optimizers.legacy.Adam,
                 k.optimizers.legacy.SGD,
@@ -402,7 +394,7 @@ def _legacy_and_stubs(tf):
             )
         ],
         [
-            _raised(lambda c=c: c(None))
+            raised(lambda c=c: c(None))
             for c in (
                 k.wrappers.SKLearnClassifier,
                 k.wrappers.SKLearnRegressor,
@@ -418,9 +410,9 @@ def _legacy_and_stubs(tf):
             color_mapping={0: [1, 2, 3], 1: [4, 5, 6], 2: [7, 8, 9]},
             alpha=0.5,
         ),
-        _raised(lambda: k.visualization.draw_segmentation_masks(images[0], masks)),
-        _raised(lambda: k.visualization.draw_segmentation_masks(images, masks * 1.0)),
-        _raised(
+        raised(lambda: k.visualization.draw_segmentation_masks(images[0], masks)),
+        raised(lambda: k.visualization.draw_segmentation_masks(images, masks * 1.0)),
+        raised(
             lambda: k.visualization.draw_bounding_boxes(
                 images, {"boxes": np.zeros((2, 1, 4)), "labels": np.zeros((2, 1))}, "xyxy"
             )
@@ -429,7 +421,7 @@ def _legacy_and_stubs(tf):
 
 
 def test_legacy_wrappers_visualization(tf_oracle):
-    assert_parity(tf_oracle, _legacy_and_stubs, helpers=[_raised])
+    assert_parity(tf_oracle, _legacy_and_stubs, helpers=[raised])
 
 
 def _preprocessing(tf):
@@ -485,17 +477,17 @@ def _preprocessing(tf):
         hash_free(tokenizer.get_config()),
         hash_free(restored.get_config()),
         restored.texts_to_sequences(texts),
-        _raised(lambda: text.Tokenizer().texts_to_matrix(["a"])),
-        _raised(lambda: text.Tokenizer(bad=1)),
-        _raised(lambda: tokenizer.texts_to_matrix(texts, mode="nope")),
+        raised(lambda: text.Tokenizer().texts_to_matrix(["a"])),
+        raised(lambda: text.Tokenizer(bad=1)),
+        raised(lambda: tokenizer.texts_to_matrix(texts, mode="nope")),
         seq.pad_sequences([[1, 2], [3]], maxlen=3, padding="post"),
         len(gen),
         [list(gen[i]) for i in range(len(gen))],
         len(reversed_gen),
         list(reversed_gen[0]),
-        _raised(lambda: gen.get_config()),
-        _raised(lambda: seq.TimeseriesGenerator(series, np.arange(9), length=3)),
-        _raised(lambda: seq.TimeseriesGenerator(series, np.arange(10), length=30)),
+        raised(lambda: gen.get_config()),
+        raised(lambda: seq.TimeseriesGenerator(series, np.arange(9), length=3)),
+        raised(lambda: seq.TimeseriesGenerator(series, np.arange(10), length=30)),
         seq.make_sampling_table(6),
         seq.skipgrams([1, 2, 0, 3, 4], 5, window_size=2, negative_samples=0.0, shuffle=False),
         seq.skipgrams(
@@ -503,20 +495,20 @@ def _preprocessing(tf):
         ),
         p.image.smart_resize(image, (3, 3)),
         p.image.smart_resize(image[None], (2, 5), interpolation="nearest"),
-        _raised(lambda: p.image.smart_resize(image[0], (2, 2))),
-        _raised(lambda: p.image.smart_resize(image, (2,))),
+        raised(lambda: p.image.smart_resize(image[0], (2, 2))),
+        raised(lambda: p.image.smart_resize(image, (2,))),
         p.image.apply_channel_shift(image, 5.0, channel_axis=2),
         p.image.apply_affine_transform(image, channel_axis=2, row_axis=0, col_axis=1),
         p.image.random_zoom(image, (1, 1), channel_axis=2, row_axis=0, col_axis=1),
-        _raised(lambda: p.image.apply_affine_transform(image, theta=10)),
-        _raised(lambda: p.image.apply_affine_transform(image, row_axis=0, col_axis=0)),
-        _raised(lambda: p.image.random_zoom(image, (1,))),
+        raised(lambda: p.image.apply_affine_transform(image, theta=10)),
+        raised(lambda: p.image.apply_affine_transform(image, row_axis=0, col_axis=0)),
+        raised(lambda: p.image.random_zoom(image, (1,))),
         callable(p.timeseries_dataset_from_array),
     ]
 
 
 def test_preprocessing(tf_oracle):
-    assert_parity(tf_oracle, _preprocessing, helpers=[_raised])
+    assert_parity(tf_oracle, _preprocessing, helpers=[raised])
 
 
 def _export(tf, directory):
@@ -552,25 +544,25 @@ def _export(tf, directory):
         sorted(loaded.signatures),
         len(archive.variables),
         len(archive.trainable_variables),
-        _raised(
+        raised(
             lambda: archive.add_endpoint(
                 "serve", model.call, input_signature=[tf.TensorSpec((None, 3))]
             )
         ),
-        _raised(lambda: archive.add_endpoint("other", model.call)),
-        _raised(lambda: unbuilt.write_out(os.path.join(directory, "none"))),
-        _raised(lambda: unbuilt.track(k.layers.Dense(2))),
-        _raised(lambda: unbuilt.track(3)),
-        _raised(lambda: unbuilt.add_variable_collection("v", 3)),
-        _raised(lambda: k.export.ExportArchive(format="onnx")),
-        _raised(lambda: unbuilt.add_endpoint("e", model.call, [k.InputSpec(shape=(None, 3))])),
-        _raised(lambda: unbuilt.add_endpoint("e", model.call, [3])),
+        raised(lambda: archive.add_endpoint("other", model.call)),
+        raised(lambda: unbuilt.write_out(os.path.join(directory, "none"))),
+        raised(lambda: unbuilt.track(k.layers.Dense(2))),
+        raised(lambda: unbuilt.track(3)),
+        raised(lambda: unbuilt.add_variable_collection("v", 3)),
+        raised(lambda: k.export.ExportArchive(format="onnx")),
+        raised(lambda: unbuilt.add_endpoint("e", model.call, [k.InputSpec(shape=(None, 3))])),
+        raised(lambda: unbuilt.add_endpoint("e", model.call, [3])),
     ]
     return out
 
 
 def test_export(tf_oracle, tmp_path):
-    assert_parity(tf_oracle, _export, (str(tmp_path),), helpers=[_raised])
+    assert_parity(tf_oracle, _export, (str(tmp_path),), helpers=[raised])
 
 
 def _distillation(tf):
@@ -594,17 +586,17 @@ def _distillation(tf):
         ),
         dist.FeatureDistillation(teacher_layer_name="t").get_config(),
         dist.LogitsDistillation(temperature=5.0).get_config(),
-        _raised(lambda: dist.LogitsDistillation(temperature=0)),
-        _raised(lambda: dist.LogitsDistillation(temperature="2")),
-        _raised(lambda: dist.LogitsDistillation(loss=None)),
-        _raised(lambda: dist.FeatureDistillation(loss=[None])),
-        _raised(lambda: dist.DistillationLoss().compute_loss(teacher, student)),
-        _raised(lambda: dist.DistillationLoss().validate_outputs([teacher], (student,))),
+        raised(lambda: dist.LogitsDistillation(temperature=0)),
+        raised(lambda: dist.LogitsDistillation(temperature="2")),
+        raised(lambda: dist.LogitsDistillation(loss=None)),
+        raised(lambda: dist.FeatureDistillation(loss=[None])),
+        raised(lambda: dist.DistillationLoss().compute_loss(teacher, student)),
+        raised(lambda: dist.DistillationLoss().validate_outputs([teacher], (student,))),
     ]
 
 
 def test_distillation(tf_oracle):
-    assert_parity(tf_oracle, _distillation, helpers=[_raised])
+    assert_parity(tf_oracle, _distillation, helpers=[raised])
 
 
 def _distiller(tf):
@@ -654,7 +646,7 @@ def _distiller(tf):
     other = model("other", 5)
     out.append(
         [
-            _raised(make)
+            raised(make)
             for make in (
                 lambda: dist.Distiller(teacher, 3, dist.LogitsDistillation()),
                 lambda: dist.Distiller(teacher, other, None),
@@ -678,4 +670,4 @@ def _distiller(tf):
 
 
 def test_distiller(tf_oracle):
-    assert_parity(tf_oracle, _distiller, helpers=[_raised], rtol=1e-5, atol=1e-5)
+    assert_parity(tf_oracle, _distiller, helpers=[raised], rtol=1e-5, atol=1e-5)
