@@ -132,7 +132,9 @@ class _Saver:
 
     def _variable(self, variable, key):
         self.variables.append(variable)
-        name = variable.name
+        # A Keras variable's TensorFlow variable is named by its path (`dense/kernel`), which
+        # is the name TensorFlow's loaded variable has.
+        name = getattr(variable, "path", None) or variable.name
         self.variable_defs.append(
             {
                 "name": name[: -len(":0")] if name.endswith(":0") else name,
