@@ -13,6 +13,7 @@ use super::function_def::{self, arg_names, ArgSpec, Scope};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::graph::{Graph, Node};
+use crate::tensor::Tensor;
 use crate::variable::Variable;
 use std::sync::Arc;
 
@@ -105,15 +106,7 @@ pub fn cond(
         let index = if selector.1 == attrs::enum_of(DType::I32) {
             selector
         } else {
-            let i32_ = attrs::enum_of(DType::I32);
-            let cast = scope.body.op(
-                "Cast",
-                &format!("{}/branch_index", node.name),
-                &[vec![selector]],
-                &[i32_],
-                vec![],
-            )?;
-            (cast[0].clone(), i32_)
+            branch_index(scope, selector, branches.len(), &node.name)?
         };
         let op = if stateful { "Case" } else { "StatelessCase" };
         scope.body.op(
@@ -127,6 +120,31 @@ pub fn cond(
     let n = scope.body.last().to_string();
     order(scope, &n, &vars, stateful);
     Ok((out, stateful))
+}
+
+/// An int32 branch index from a selector of another integer dtype. Cast alone would wrap a
+/// large value into range (2^32 to branch 0); clamped first to [-1, branches], every value
+/// out of range still picks the last branch, as the traced node does.
+fn branch_index(scope: &mut Scope, selector: Typed, branches: usize, name: &str) -> Result<Typed> {
+    let dtype = DType::from_enum(selector.1 as u32)?;
+    let bound = |scope: &mut Scope, value: i64, hint: &str| -> Result<Typed> {
+        let t = crate::ops::cast(&Tensor::scalar(value), dtype)?;
+        Ok((scope.body.constant(&t, &format!("{name}/{hint}"))?, selector.1))
+    };
+    let high = bound(scope, branches as i64, "high")?;
+    let args = [vec![selector.clone()], vec![high]];
+    let mut clamped =
+        scope.body.op("Minimum", &format!("{name}/clamp_high"), &args, &[selector.1], vec![])?;
+    if dtype.is_signed_integer() {
+        let low = bound(scope, -1, "low")?;
+        let args = [vec![(clamped[0].clone(), selector.1)], vec![low]];
+        clamped =
+            scope.body.op("Maximum", &format!("{name}/clamp_low"), &args, &[selector.1], vec![])?;
+    }
+    let i32_ = attrs::enum_of(DType::I32);
+    let args = [vec![(clamped[0].clone(), selector.1)]];
+    let cast = scope.body.op("Cast", &format!("{name}/branch_index"), &args, &[i32_], vec![])?;
+    Ok((cast[0].clone(), i32_))
 }
 
 pub fn while_loop(

@@ -254,6 +254,10 @@ fn strided_slice(
     out: &[i32],
     name: &str,
 ) -> Result<Vec<TensorRef>> {
+    // TensorFlow's masks are 64-bit: one bit per item.
+    if spec.items.len() > 63 {
+        return Err(unimplemented("StridedSlice of more than 63 items"));
+    }
     // The items are what is written: they must be what the node's ranges came from.
     let resolved = crate::ops::slicing::resolve(&spec.input, &spec.items)?;
     if resolved.ranges != spec.ranges || resolved.out_shape != spec.out_shape {
