@@ -192,6 +192,34 @@ def embedding():
     return keras.Model(inputs, x, name="embedding")
 
 
+def grouped_attention():
+    """A grouped Conv2D, then self-attention over its pixels (MultiHeadAttention's EinsumDense
+    layers are Einsum ops) and a LayerNormalization (moments: SquaredDifference) with exact
+    GELU (Erf)."""
+    seed_everything()
+    inputs = keras.Input((6, 6, 4), name="image")
+    x = keras.layers.Conv2D(6, 3, groups=2, padding="same")(inputs)
+    x = keras.layers.Reshape((36, 6))(x)
+    x = x + keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)(x, x)
+    x = keras.layers.LayerNormalization()(x)
+    x = keras.layers.Dense(5, activation="gelu")(x)
+    x = keras.layers.GlobalAveragePooling1D()(x)
+    return keras.Model(inputs, x, name="grouped_attention")
+
+
+def constants_and_swish():
+    """A Normalization layer given its mean and variance: it holds them as plain tensors, which
+    the exported function captures as constants (EfficientNet's first layers), then swish and
+    hard swish (EfficientNet's and MobileNetV3's activations)."""
+    seed_everything()
+    inputs = keras.Input((6,), name="features")
+    mean, variance = np.linspace(-1, 1, 6), np.linspace(0.5, 2, 6)
+    x = keras.layers.Normalization(mean=mean, variance=variance)(inputs)
+    x = keras.layers.Dense(8, activation="swish")(x)
+    x = keras.layers.Dense(4, activation="hard_swish")(x)
+    return keras.Model(inputs, x, name="constants_and_swish")
+
+
 def mobilenet_v2():
     seed_everything()
     # A named input tensor, so the signature's argument is "image", not a counter's name.
@@ -215,6 +243,44 @@ def calibrate_batch_norm(model, inputs):
     model([inputs.astype(np.float32)], training=True)  # a functional model takes a list
     for layer, momentum in zip(layers, momenta):
         layer.momentum = momentum
+
+
+# One model of each family of `tf.keras.applications`, at a small input size (the smallest each
+# family accepts, or near it), with 10 logits: each family lays its layers out differently
+# (Normalization's captured constants in EfficientNet, exact GELU and LayerNormalization in
+# ConvNeXt, hard swish in MobileNetV3, concatenations in DenseNet, Inception and NASNet).
+APPLICATION_SIZES = {
+    "ConvNeXtTiny": 32,
+    "DenseNet121": 32,
+    "EfficientNetB0": 32,
+    "EfficientNetV2B0": 32,
+    "InceptionResNetV2": 75,
+    "InceptionV3": 75,
+    "MobileNet": 32,
+    "MobileNetV2": 32,
+    "MobileNetV3Large": 32,
+    "MobileNetV3Small": 32,
+    "NASNetMobile": 32,
+    "ResNet50": 32,
+    "ResNet50V2": 32,
+    "VGG16": 32,
+    "Xception": 71,
+}
+
+
+def application(name):
+    def build():
+        seed_everything()
+        size = APPLICATION_SIZES[name]
+        model = getattr(tf.keras.applications, name)(
+            weights=None, input_shape=(size, size, 3), classes=10, classifier_activation=None
+        )
+        calibrate_batch_norm(
+            model, np.random.default_rng(SEED + 1).standard_normal((4, size, size, 3))
+        )
+        return model
+
+    return build
 
 
 def export(build):
@@ -246,7 +312,10 @@ FIXTURES = {
     "keras_simple_rnn": export(recurrent(keras.layers.SimpleRNN)),
     "keras_embedding": export(embedding),
     "keras_mobilenet_v2": export(mobilenet_v2),
+    "keras_grouped_attention": export(grouped_attention),
+    "keras_constants_and_swish": export(constants_and_swish),
     "saved_model_save_keras_mlp": saved_model_save(mlp),
+    **{f"application_{name}": export(application(name)) for name in APPLICATION_SIZES},
 }
 
 

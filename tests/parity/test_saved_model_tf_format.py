@@ -268,6 +268,14 @@ FIXTURES = [
     "keras_gru",
     "keras_simple_rnn",
     "keras_mobilenet_v2",
+    "keras_grouped_attention",
+    "keras_constants_and_swish",
+    # Every family of keras.applications is checked by tools/applications_both_ways.py; CI
+    # runs the smallest. Its 10 logits reach ~700 after 50 layers whose batch statistics come
+    # from 4 images, which magnifies float rounding: ferroflow's own CPU and GPU differ by
+    # 1e-4 of that scale, so it is compared at 1e-3 of it; its ops, in the small models above,
+    # at 1e-5.
+    "application_MobileNetV3Small",
 ]
 
 
@@ -306,7 +314,11 @@ def test_tensorflow_fixtures_load_with_tensorflows_outputs(tensorflow_fixtures, 
     wanted = {k.split(":", 1)[1]: reference[k] for k in reference.files if k.startswith("output:")}
     assert sorted(outputs) == sorted(wanted)
     for key, value in wanted.items():
-        np.testing.assert_allclose(np.asarray(outputs[key]), value, rtol=1e-5, atol=1e-5)
+        if name.startswith("application_"):
+            scale = float(np.max(np.abs(value)))
+            np.testing.assert_allclose(np.asarray(outputs[key]), value, rtol=0, atol=1e-3 * scale)
+        else:
+            np.testing.assert_allclose(np.asarray(outputs[key]), value, rtol=1e-5, atol=1e-5)
 
 
 def nested_arguments(tf, root):

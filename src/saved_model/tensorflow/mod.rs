@@ -8,6 +8,7 @@
 //! saved nodes come from the MetaGraph's own op list. An op outside the table is an
 //! `UnimplementedError` naming it.
 
+mod captures;
 mod model;
 mod node_attrs;
 mod objects;

@@ -3,6 +3,7 @@
 //! ids are the SavedObjectGraph's) and its signatures (each the concrete function a
 //! `signatures` entry of the root object names, called with its bound inputs).
 
+use super::captures::{constants_of, Captures};
 use super::run_function::{Library, Value};
 use crate::checkpoint::CheckpointReader;
 use crate::dtype::DType;
@@ -38,8 +39,8 @@ struct Signature {
 pub struct TfSavedModel {
     library: Library,
     signatures: BTreeMap<String, Signature>,
-    /// The variable objects, by node id of the object graph.
-    variables: BTreeMap<usize, Variable>,
+    /// The variable and constant objects, by node id of the object graph.
+    captures: Captures,
     objects: SavedObjectGraph,
 }
 
@@ -72,8 +73,10 @@ impl TfSavedModel {
         let library = library_of(&meta);
         let objects = meta.object_graph_def.clone().unwrap_or_default();
         let variables = restore_variables(dir, &objects)?;
-        let signatures = signatures_of(dir, &meta, &objects, &library, &variables)?;
-        Ok(TfSavedModel { library, signatures, variables, objects })
+        let constants = constants_of(&meta, &objects, |why| corrupt(dir, why))?;
+        let captures = Captures { variables, constants };
+        let signatures = signatures_of(dir, &meta, &objects, &library, &captures)?;
+        Ok(TfSavedModel { library, signatures, captures, objects })
     }
 
     pub fn signature_names(&self) -> Vec<&str> {
@@ -88,16 +91,20 @@ impl TfSavedModel {
 
     /// The variables, in the order of their nodes in the object graph.
     pub fn variables(&self) -> Vec<&Variable> {
-        self.variables.values().collect()
+        self.captures.variables.values().collect()
     }
 
     /// The variable of object node `node`, if it is one.
     pub fn variable_of_node(&self, node: usize) -> Option<&Variable> {
-        self.variables.get(&node)
+        self.captures.variables.get(&node)
     }
 
     pub(super) fn object_graph(&self) -> &SavedObjectGraph {
         &self.objects
+    }
+
+    pub(super) fn captures(&self) -> &Captures {
+        &self.captures
     }
 
     pub(super) fn library(&self) -> &Library {
@@ -242,7 +249,7 @@ fn signatures_of(
     meta: &MetaGraphDef,
     objects: &SavedObjectGraph,
     library: &Library,
-    variables: &BTreeMap<usize, Variable>,
+    captures: &Captures,
 ) -> Result<BTreeMap<String, Signature>> {
     let child = |node: usize, name: &str| -> Option<usize> {
         let found = objects.nodes.get(node)?.children.iter().find(|c| c.local_name == name)?;
@@ -269,21 +276,9 @@ fn signatures_of(
             .get(&function)
             .map(|c| c.bound_inputs.clone())
             .unwrap_or_default();
-        let bound = bound_ids
-            .iter()
-            .map(|&id| {
-                usize::try_from(id)
-                    .ok()
-                    .and_then(|id| variables.get(&id))
-                    .map(|v| Value::Variable(v.clone()))
-                    .ok_or_else(|| {
-                        Error::Unimplemented(format!(
-                            "signature '{name}' captures object {id}, which is not a variable: \
-                             ferroflow imports only captured variables yet"
-                        ))
-                    })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let who = format!("signature '{name}'");
+        let bound =
+            bound_ids.iter().map(|&id| captures.bound(&who, id)).collect::<Result<Vec<_>>>()?;
         let users = def.input_arg.len().checked_sub(bound.len()).ok_or_else(|| {
             corrupt(dir, format!("signature '{name}' binds more inputs than it has"))
         })?;

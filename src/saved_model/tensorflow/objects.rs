@@ -95,15 +95,9 @@ impl TfSavedModel {
             Error::NotFound(format!("the SavedModel has no concrete function '{name}'"))
         })?;
         let mut args: Vec<Value> = inputs.iter().cloned().map(Value::Tensor).collect();
+        let who = format!("function '{name}'");
         for &node in &function.bound_inputs {
-            let variable = usize::try_from(node).ok().and_then(|n| self.variable_of_node(n));
-            let variable = variable.ok_or_else(|| {
-                Error::Unimplemented(format!(
-                    "function '{name}' captures object {node}, which is not a variable: \
-                     ferroflow imports only captured variables yet"
-                ))
-            })?;
-            args.push(Value::Variable(variable.clone()));
+            args.push(self.captures().bound(&who, node)?);
         }
         let outputs = self.library().call(name, args, 0)?;
         outputs.iter().map(|v| v.tensor(name).cloned()).collect()

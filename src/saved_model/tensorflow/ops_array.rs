@@ -60,6 +60,12 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
             let values = c.tensors(0)?;
             one(ops::concat(&values[..n], c.int(n)?)?)
         }
+        "SquaredDifference" => {
+            c.arity(2)?;
+            one(math::squared_difference(c.tensor(0)?, c.tensor(1)?)?)
+        }
+        // MultiHeadAttention's EinsumDense layers, among others.
+        "Einsum" => one(ops::einsum::einsum(&attrs.string("equation")?, &c.tensors(0)?)?),
         "Split" => {
             c.arity(2)?;
             let num =

@@ -23,7 +23,7 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
             let padding = padding(c)?;
             let (x, filter) = (c.tensor(0)?, c.tensor(1)?);
             one(if c.op() == "Conv2D" {
-                conv::conv2d(x, filter, &window, &padding)?
+                grouped_conv2d(x, filter, &window, &padding)?
             } else {
                 conv::depthwise_conv2d(x, filter, &window, &padding)?
             })
@@ -66,6 +66,33 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
         }
         _ => Ok(None),
     }
+}
+
+/// A Conv2D whose filter has fewer input channels than the image (Keras's `groups`): the
+/// image's channels and the filter's outputs split into as many groups, each convolved
+/// alone, the results concatenated in order, as TensorFlow's grouped convolution does.
+fn grouped_conv2d(
+    x: &Tensor,
+    filter: &Tensor,
+    window: &Window,
+    padding: &Padding,
+) -> Result<Tensor> {
+    let (channels, depth) = match (x.dims(), filter.dims()) {
+        (&[_, _, _, c], &[_, _, d, _]) => (c, d),
+        _ => return conv::conv2d(x, filter, window, padding), // its own shape errors
+    };
+    let groups = if depth == 0 { 1 } else { channels / depth };
+    if groups <= 1 || channels % depth != 0 || filter.dims()[3] % groups != 0 {
+        return conv::conv2d(x, filter, window, padding);
+    }
+    let images = crate::ops::split_even(x, groups, 3)?;
+    let filters = crate::ops::split_even(filter, groups, 3)?;
+    let parts = images
+        .iter()
+        .zip(&filters)
+        .map(|(x, f)| conv::conv2d(x, f, window, padding))
+        .collect::<Result<Vec<_>>>()?;
+    crate::ops::concat(&parts.iter().collect::<Vec<_>>(), 3)
 }
 
 fn activation(c: &OpCall, x: &Tensor) -> Result<Tensor> {
