@@ -199,6 +199,8 @@ def grouped_attention():
     seed_everything()
     inputs = keras.Input((6, 6, 4), name="image")
     x = keras.layers.Conv2D(6, 3, groups=2, padding="same")(inputs)
+    x = keras.layers.Conv2D(12, 3, groups=6, padding="same")(x)  # one channel per group
+    x = keras.layers.Conv2D(6, 1)(x)
     x = keras.layers.Reshape((36, 6))(x)
     x = x + keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)(x, x)
     x = keras.layers.LayerNormalization()(x)

@@ -26,12 +26,17 @@ use std::path::Path;
 pub const BUNDLE_VERSION: i32 = 1;
 pub const BUNDLE_MIN_CONSUMER: i32 = 0;
 
+/// The serialized `TrackableObjectGraph` stored under `OBJECT_GRAPH_KEY` for `object_graph`.
+pub fn object_graph_bytes(object_graph: &Value) -> Result<Vec<u8>> {
+    Ok(object_graph_proto::to_proto(object_graph)?.encode_to_vec())
+}
+
 /// Writes `tensors` (key, value) and `object_graph` (JSON, or null for none) under `prefix`.
 pub fn write(prefix: &Path, tensors: &[(String, Tensor)], object_graph: &Value) -> Result<()> {
     let graph_entry = match object_graph {
         Value::Null => None,
         graph => {
-            let bytes = object_graph_proto::to_proto(graph)?.encode_to_vec();
+            let bytes = object_graph_bytes(graph)?;
             let scalar = Buffer::Str(vec![TfString::new(&bytes)]);
             Some((OBJECT_GRAPH_KEY.to_string(), Tensor::from_buffer(scalar, Shape(vec![]))?))
         }

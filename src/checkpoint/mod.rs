@@ -24,7 +24,7 @@ pub(crate) mod tensor_bytes;
 
 pub(crate) use atomic::io_error;
 pub use atomic::write_atomic;
-pub use bundle_write::write;
+pub use bundle_write::{object_graph_bytes, write};
 pub use paths::{data_path, index_path, shard_path, OBJECT_GRAPH_KEY};
 pub use reader::{CheckpointReader, Entry};
 

@@ -72,7 +72,7 @@ pub fn write(
     let text = serde_json::to_vec(&file).map_err(|e| Error::Internal(e.to_string()))?;
     let (tensorflow, not_written) = match &structures {
         None => (None, Some("no function structures were given".to_string())),
-        Some(s) => match to_tensorflow::saved_model_pb(&file, graphs, variables, s) {
+        Some(s) => match to_tensorflow::saved_model_pb(&file, graphs, variables, s, object_graph) {
             Ok(bytes) => (Some(bytes), None),
             Err(Error::Unimplemented(why)) => (None, Some(why)),
             Err(e) => return Err(e),

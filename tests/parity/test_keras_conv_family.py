@@ -19,6 +19,10 @@ def _values(tf, device):
     cases = [
         (L.Conv1D(3, 3, padding="causal", dilation_rate=2), (2, 7, 2)),
         (L.Conv1D(4, 3, strides=2, groups=2, data_format=cf), (2, 4, 7)),
+        # One input channel per group: ferroflow runs these as depthwise convolutions.
+        (L.Conv1D(4, 3, strides=2, groups=2, data_format=cf), (2, 2, 7)),
+        (L.Conv2D(6, 3, strides=2, groups=3, padding="same"), (1, 5, 6, 3)),
+        (L.Conv2D(4, 3, dilation_rate=2, groups=2, data_format=cf), (1, 2, 7, 7)),
         (L.Conv3D(3, 2, strides=(1, 2, 2), padding="same"), (2, 3, 4, 5, 2)),
         (L.Conv3D(4, 2, dilation_rate=(1, 2, 1), groups=2, data_format=cf), (1, 4, 3, 5, 3)),
         (L.Convolution3D(2, (1, 2, 3), activation="relu", use_bias=False), (1, 2, 3, 4, 2)),

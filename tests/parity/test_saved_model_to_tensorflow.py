@@ -311,3 +311,58 @@ def test_ferroflow_reads_its_own_tensorflow_format(tmp_path, name):
     np.testing.assert_allclose(
         loaded.serve(x).numpy(), np.load(tmp_path / f"{name}_y.npy"), rtol=1e-5, atol=1e-6
     )
+
+
+def run_in_a_session(tf, root, name):
+    """TensorFlow 1's loader (TensorFlow Serving's and `saved_model_cli run`'s way): the
+    MetaGraph's graph in a session, its variables restored by running the saver's restore op,
+    the signature run by its tensor names; then the saver's save op writes a checkpoint."""
+    import os
+
+    import numpy as np
+
+    path = os.path.join(root, name)
+    expected = np.load(os.path.join(root, f"{name}_signature.npz"))
+    with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+        meta = tf.compat.v1.saved_model.load(session, ["serve"], path)
+        signature = meta.signature_def["serving_default"]
+        (key,) = signature.inputs
+        feeds = {signature.inputs[key].name: expected["input"]}
+        fetches = {k: v.name for k, v in signature.outputs.items()}
+        outputs = session.run(fetches, feeds)
+        saver = meta.saver_def
+        prefix = os.path.join(root, "resaved")
+        written = session.run(saver.save_tensor_name, {saver.filename_tensor_name: prefix})
+    matches = sorted(outputs) == sorted(k[7:] for k in expected.files if k.startswith("output:"))
+    for k, v in outputs.items():
+        matches = matches and np.allclose(v, expected[f"output:{k}"], rtol=1e-5, atol=1e-6)
+    resaved = tf.train.load_checkpoint(prefix)
+    original = tf.train.load_checkpoint(os.path.join(path, "variables", "variables"))
+    keys = sorted(original.get_variable_to_shape_map())
+    same = all(np.array_equal(resaved.get_tensor(k), original.get_tensor(k)) for k in keys)
+    return bool(matches), written.decode() == prefix, bool(same), len(keys)
+
+
+@pytest.mark.parametrize("name", ["module", "mlp", "cnn"])
+def test_tensorflow_1_loaders_restore_through_the_saver(tf_oracle, tmp_path, name):
+    """`saver_def`: TensorFlow 1-style loaders get the saved variables and the signature's
+    results (as ferroflow computes them), and the save op writes the same values back."""
+    import ferroflow as tf
+
+    if name == "module":
+        written = run_ferroflow(make_request(write_module, args=(str(tmp_path),)))
+        x = np.array([[1.0, 2.0], [-3.0, 0.5]], np.float32)
+    else:
+        helpers = [_keras_model, _calibrate_batch_norms]
+        args = (str(tmp_path), name, "export")
+        written = run_ferroflow(make_request(write_keras, args=args, helpers=helpers))
+        x = np.load(tmp_path / f"{name}_x.npy")
+    assert written[0] != "raised", written
+    signature = tf.saved_model.load(str(tmp_path / name)).signatures["serving_default"]
+    (key,) = signature.structured_input_signature[1]
+    results = signature(**{key: tf.constant(x)})
+    outputs = {f"output:{k}": v.numpy() for k, v in results.items()}
+    np.savez(tmp_path / f"{name}_signature.npz", input=x, **outputs)
+    ran = tf_oracle.run(make_request(run_in_a_session, args=(str(tmp_path), name)))
+    true = ("py", "bool", True)
+    assert ran[0] == "tuple" and ran[1][:3] == [true, true, true], ran

@@ -70,7 +70,9 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
 
 /// A Conv2D whose filter has fewer input channels than the image (Keras's `groups`): the
 /// image's channels and the filter's outputs split into as many groups, each convolved
-/// alone, the results concatenated in order, as TensorFlow's grouped convolution does.
+/// alone, the results concatenated in order, as TensorFlow's grouped convolution does. One
+/// input channel per group (ConvNeXt's) is a depthwise convolution with `filters / groups`
+/// filters per channel, which orders its outputs the same way: one op, not one per channel.
 fn grouped_conv2d(
     x: &Tensor,
     filter: &Tensor,
@@ -81,9 +83,15 @@ fn grouped_conv2d(
         (&[_, _, _, c], &[_, _, d, _]) => (c, d),
         _ => return conv::conv2d(x, filter, window, padding), // its own shape errors
     };
-    let groups = if depth == 0 { 1 } else { channels / depth };
-    if groups <= 1 || channels % depth != 0 || filter.dims()[3] % groups != 0 {
+    let groups = channels.checked_div(depth).unwrap_or(1);
+    if groups <= 1 || !channels.is_multiple_of(depth) || !filter.dims()[3].is_multiple_of(groups) {
         return conv::conv2d(x, filter, window, padding);
+    }
+    if depth == 1 {
+        let f = filter.dims();
+        let shape = [f[0], f[1], groups, f[3] / groups].map(|d| d as i64);
+        let depthwise = crate::ops::reshape(filter, &shape)?;
+        return conv::depthwise_conv2d(x, &depthwise, window, padding);
     }
     let images = crate::ops::split_even(x, groups, 3)?;
     let filters = crate::ops::split_even(filter, groups, 3)?;

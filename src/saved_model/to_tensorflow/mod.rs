@@ -16,6 +16,7 @@ mod export_ops;
 mod function_def;
 mod objects;
 mod op_signatures;
+mod saver;
 mod serving_graph;
 mod signature;
 mod structured;
@@ -61,12 +62,14 @@ struct FunctionStructures {
 }
 
 /// The bytes of `saved_model.pb` for the model `file` describes; `graphs[n]` is the n-th
-/// concrete function's, `variables` the saved variables in `file.variables`' order.
+/// concrete function's, `variables` the saved variables in `file.variables`' order,
+/// `object_graph` the checkpoint's (which the saver's save function writes with them).
 pub fn saved_model_pb(
     file: &SavedModelFile,
     graphs: &[&Graph],
     variables: &[Variable],
     structures: &Value,
+    object_graph: &Value,
 ) -> Result<Vec<u8>> {
     let structures = Structures::deserialize(structures)
         .map_err(|e| Error::InvalidArgument(format!("saved function structures: {e}")))?;
@@ -146,7 +149,15 @@ pub fn saved_model_pb(
             resources: &concretes[*index].resources,
         });
     }
-    let (graph_nodes, signature_def) = serving_graph::build(&calls)?;
+    let saved = serving_graph::Saved {
+        variables: file.variables.iter().zip(variables).collect(),
+        object_graph: match object_graph {
+            Value::Null => Vec::new(),
+            graph => crate::checkpoint::object_graph_bytes(graph)?,
+        },
+    };
+    let (graph_nodes, signature_def, saver_def) =
+        serving_graph::build(&calls, &saved, &mut library)?;
     let object_graph = objects::object_graph(&objects::Parts {
         file,
         variables,
@@ -182,6 +193,7 @@ pub fn saved_model_pb(
         }),
         object_graph_def: Some(object_graph),
         signature_def,
+        saver_def,
         ..Default::default()
     };
     Ok(SavedModel { saved_model_schema_version: 1, meta_graphs: vec![meta] }.encode_to_vec())

@@ -1,19 +1,18 @@
 //! The MetaGraph's own graph and `signature_def` map, which TensorFlow's serving tools and
 //! TensorFlow 1-style loaders read: per signature a `Placeholder` per input
 //! (`<signature>_<input>`) and a `StatefulPartitionedCall` of its wrapper function whose
-//! outputs the signature names, the variables passed in as `VarHandleOp`s.
-//!
-//! No saver is written (no `saver_def`, no save or restore functions): TensorFlow 2's
-//! `tf.saved_model.load` restores variables through the object graph, but a loader that runs
-//! the graph as a session (TensorFlow Serving) finds its variables uninitialised and fails.
+//! outputs the signature names, the variables passed in as `VarHandleOp`s (one per saved
+//! variable), and the saver that restores them (`saver.rs`).
 
 use super::attrs::{self, RESOURCE};
 use super::body::{Body, Typed};
+use super::function_def::Library;
+use super::saver;
 use crate::error::Result;
 use crate::proto::tensorflow::attr_value::Value;
 use crate::proto::tensorflow::tensor_info::Encoding;
-use crate::proto::tensorflow::{NodeDef, SignatureDef, TensorInfo};
-use crate::saved_model::format::TensorSpecDef;
+use crate::proto::tensorflow::{NodeDef, SaverDef, SignatureDef, TensorInfo};
+use crate::saved_model::format::{TensorSpecDef, VariableDef};
 use crate::variable::Variable;
 use std::collections::BTreeMap;
 
@@ -45,32 +44,43 @@ fn graph_name(body_ref: &str) -> String {
     }
 }
 
-pub fn build(calls: &[SignatureCall]) -> Result<(Vec<NodeDef>, BTreeMap<String, SignatureDef>)> {
+/// Every saved variable (its entry in `saved_model.json` and itself, in that file's order) and
+/// the checkpoint's serialized object graph, which the saver's save function writes.
+pub struct Saved<'a> {
+    pub variables: Vec<(&'a VariableDef, &'a Variable)>,
+    pub object_graph: Vec<u8>,
+}
+
+/// The graph's nodes, the signature defs, and the saver (none when nothing is saved).
+pub type ServingGraph = (Vec<NodeDef>, BTreeMap<String, SignatureDef>, Option<SaverDef>);
+
+pub fn build(
+    calls: &[SignatureCall],
+    saved: &Saved,
+    library: &mut Library,
+) -> Result<ServingGraph> {
     let mut body = Body::default();
     let mut handles: Vec<(Variable, String)> = Vec::new();
     let mut defs = BTreeMap::new();
+    for (_, v) in &saved.variables {
+        let peek = v.peek();
+        let dims: Vec<Option<usize>> = peek.dims().iter().map(|&d| Some(d)).collect();
+        let name = body.unique(v.name().trim_end_matches(":0"));
+        let shared = attrs::value(Value::S(name.clone().into_bytes()));
+        let out = body.op(
+            "VarHandleOp",
+            &name,
+            &[],
+            &[RESOURCE],
+            vec![
+                ("dtype", attrs::dtype(attrs::enum_of(peek.dtype()))),
+                ("shape", attrs::value(Value::Shape(attrs::shape(Some(&dims))))),
+                ("shared_name", shared),
+            ],
+        )?;
+        handles.push(((*v).clone(), out[0].clone()));
+    }
     for call in calls {
-        for v in call.resources {
-            if handles.iter().any(|(known, _)| known.same(v)) {
-                continue;
-            }
-            let peek = v.peek();
-            let dims: Vec<Option<usize>> = peek.dims().iter().map(|&d| Some(d)).collect();
-            let name = body.unique(v.name().trim_end_matches(":0"));
-            let shared = attrs::value(Value::S(name.clone().into_bytes()));
-            let out = body.op(
-                "VarHandleOp",
-                &name,
-                &[],
-                &[RESOURCE],
-                vec![
-                    ("dtype", attrs::dtype(attrs::enum_of(peek.dtype()))),
-                    ("shape", attrs::value(Value::Shape(attrs::shape(Some(&dims))))),
-                    ("shared_name", shared),
-                ],
-            )?;
-            handles.push((v.clone(), out[0].clone()));
-        }
         let mut args: Vec<Typed> = Vec::new();
         let mut inputs = BTreeMap::new();
         for (name, spec) in &call.inputs {
@@ -108,6 +118,14 @@ pub fn build(calls: &[SignatureCall]) -> Result<(Vec<NodeDef>, BTreeMap<String, 
         let def = SignatureDef { inputs, outputs, method_name, ..Default::default() };
         defs.insert(call.key.to_string(), def);
     }
+    let saver_def = match saved.variables.is_empty() {
+        true => None,
+        false => {
+            let defs: Vec<&VariableDef> = saved.variables.iter().map(|(d, _)| *d).collect();
+            let refs: Vec<String> = handles.iter().map(|(_, h)| h.clone()).collect();
+            Some(saver::build(&mut body, library, &defs, &refs, &saved.object_graph)?)
+        }
+    };
     let mut nodes = body.nodes;
     for node in &mut nodes {
         for input in &mut node.input {
@@ -117,5 +135,5 @@ pub fn build(calls: &[SignatureCall]) -> Result<(Vec<NodeDef>, BTreeMap<String, 
             }
         }
     }
-    Ok((nodes, defs))
+    Ok((nodes, defs, saver_def))
 }

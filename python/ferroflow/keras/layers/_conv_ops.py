@@ -4,7 +4,16 @@ moves to and from ``channels_last``, and the depthwise convolution of any stride
 
 import numpy as np
 
-from ferroflow.array_ops import concat, expand_dims, gather, shape, split, squeeze, transpose
+from ferroflow.array_ops import (
+    concat,
+    expand_dims,
+    gather,
+    reshape,
+    shape,
+    split,
+    squeeze,
+    transpose,
+)
 from ferroflow.array_ops import range as range_
 from ferroflow.math import maximum
 from ferroflow.nn import conv3d, convolution, depthwise_conv2d
@@ -44,6 +53,16 @@ def grouped_convolve(inputs, kernel, groups, strides, padding, data_format, dila
     args = (strides, padding, data_format, dilation_rate)
     if groups == 1:
         return convolve(inputs, kernel, *args)
+    if kernel.shape[-2] == 1 and len(strides) in (1, 2):
+        # One input channel per group (ConvNeXt's 7x7 convolutions) is a depthwise convolution
+        # whose multiplier is filters / groups: output channel g * m + j is group g's j-th
+        # filter in both. One op instead of one convolution per channel and a concat.
+        filters = kernel.shape[-1]
+        depthwise = reshape(kernel, [*kernel.shape[:-2], groups, filters // groups])
+        channels_first = data_format == "channels_first"
+        x = to_channels_last(inputs) if channels_first else inputs
+        out = depthwise_convolve(x, depthwise, strides, padding, dilation_rate)
+        return from_channels_last(out) if channels_first else out
     axis = -1 if data_format == "channels_last" else 1
     parts = zip(split(inputs, groups, axis=axis), split(kernel, groups, axis=-1))
     return concat([convolve(x, k, *args) for x, k in parts], axis)
