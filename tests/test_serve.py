@@ -383,6 +383,14 @@ def test_classify_and_regress(server):
             "Servable not found for request: Latest(nope)",
         ),
         ("/v1/models/mlp:explain", {"instances": ROWS}, 400, "Malformed request: POST"),
+        # NaN is a number to TensorFlow Serving's parser: not an int64.
+        (
+            "/v1/models/multi:predict",
+            '{"instances": [{"a": [1.0, 2.0], "b": NaN}]}',
+            400,
+            "JSON Value: NaN Type: Number is not of expected type: int64",
+        ),
+        ("/v1/models/mlp:predict", '{"instances": [[NaNa, 1, 2, 3]]}', 400, "JSON Parse error"),
         ("/v2/other", {}, 404, "Malformed request"),
     ],
 )
@@ -392,6 +400,19 @@ def test_bad_requests_get_error_bodies(server, path, body, status, message):
     assert message in got["error"]
     # The server is still up and serving.
     assert server.post("/v1/models/mlp:predict", {"instances": ROWS[:1]})[0] == 200
+
+
+def test_nan_and_infinities_in_requests_are_numbers(server, models):
+    """TensorFlow Serving reads NaN, Infinity and -Infinity (and Inf) as floats and writes
+    non-finite outputs the same way."""
+    _, mlps = models
+    body = '{"instances": [[NaN, 1.0, 2.0, 3.0], [Infinity, -Inf, 0.5, 1e3], [1, 2, 3, 4]]}'
+    rows = [[np.nan, 1.0, 2.0, 3.0], [np.inf, -np.inf, 0.5, 1e3], [1, 2, 3, 4]]
+    status, got = server.post("/v1/models/mlp:predict", body)
+    assert status == 200, got
+    predictions = np.asarray(got["predictions"])
+    assert np.isnan(predictions[0]).any()
+    np.testing.assert_allclose(predictions, expected_mlp(mlps[2], rows), 1e-5, equal_nan=True)
 
 
 def test_concurrent_requests_all_succeed(server, models):
@@ -516,9 +537,44 @@ def test_a_tensorflow_written_model_is_served_with_tensorflows_outputs(binary, t
         inputs = signature["signature_def"]["serving_default"]["inputs"]["features"]
         assert inputs["dtype"] == "DT_FLOAT"
         assert [d["size"] for d in inputs["tensor_shape"]["dim"]] == ["-1", "8"]
+        # Tensor names and method as TensorFlow's SignatureDef gives them.
+        assert inputs["name"] == "serving_default_features:0"
+        outputs = signature["signature_def"]["serving_default"]["outputs"]["output_0"]
+        assert outputs["name"] == "StatefulPartitionedCall_1:0"
+        assert signature["signature_def"]["serving_default"]["method_name"] == (
+            "tensorflow/serving/predict"
+        )
         status, body = s.post("/v1/models/keras:predict", {"instances": [[1.0, 2.0]]})
         assert status == 400 and "error" in body
         assert s.process.poll() is None
+    finally:
+        s.stop()
+
+
+def test_a_tensorflow_model_with_lookup_tables_is_served(binary, tmp_path):
+    """Keras StringLookup/IntegerLookup: hash tables the server makes at load, string inputs."""
+    import shutil
+
+    fixtures = os.path.join(REPO, "tests", "fixtures", "tf_saved_model")
+    name = "keras_string_and_integer_lookup"
+    shutil.copytree(os.path.join(fixtures, name), tmp_path / "model" / "3")
+    with open(os.path.join(fixtures, f"{name}_reference.json")) as f:
+        reference = json.load(f)
+
+    def array(key):
+        return np.reshape(reference[key]["values"], reference[key]["shape"])
+
+    columns = {"words": array("input:words").tolist(), "codes": array("input:codes").tolist()}
+    s = Server(
+        binary,
+        "--model_name=lookup",
+        f"--model_base_path={tmp_path / 'model'}",
+        log_path=tmp_path / "server.log",
+    )
+    try:
+        status, body = s.post("/v1/models/lookup:predict", {"inputs": columns})
+        assert status == 200, body
+        np.testing.assert_allclose(body["outputs"], array("output:output_0"), rtol=1e-5, atol=1e-6)
     finally:
         s.stop()
 

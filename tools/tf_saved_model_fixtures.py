@@ -192,6 +192,18 @@ def embedding():
     return keras.Model(inputs, x, name="embedding")
 
 
+def string_and_integer_lookup():
+    """StringLookup and IntegerLookup layers: hash tables (`resource` objects filled by their
+    initializer functions from constants) read by LookupTableFindV2, then embedded."""
+    seed_everything()
+    words = keras.Input((4,), dtype="string", name="words")
+    codes = keras.Input((4,), dtype="int64", name="codes")
+    word_ids = keras.layers.StringLookup(vocabulary=VOCABULARY, num_oov_indices=2)(words)
+    code_ids = keras.layers.IntegerLookup(vocabulary=list(range(0, 50, 2)))(codes)  # half hit
+    x = keras.layers.Embedding(5, 3)(word_ids) + keras.layers.Embedding(26, 3)(code_ids)
+    return keras.Model([words, codes], keras.layers.Dense(2)(x), name="lookup")
+
+
 def grouped_attention():
     """A grouped Conv2D, then self-attention over its pixels (MultiHeadAttention's EinsumDense
     layers are Einsum ops) and a LayerNormalization (moments: SquaredDifference) with exact
@@ -315,6 +327,7 @@ FIXTURES = {
     "keras_embedding": export(embedding),
     "keras_mobilenet_v2": export(mobilenet_v2),
     "keras_grouped_attention": export(grouped_attention),
+    "keras_string_and_integer_lookup": export(string_and_integer_lookup),
     "keras_constants_and_swish": export(constants_and_swish),
     "saved_model_save_keras_mlp": saved_model_save(mlp),
     **{f"application_{name}": export(application(name)) for name in APPLICATION_SIZES},

@@ -5,6 +5,7 @@
 use super::decode::{decode_base64_object, is_base64_object, is_lossless, Object};
 use super::encode::{write_f32, write_str};
 use super::error::{ServeError, ServeResult};
+use super::non_finite;
 use super::signature::{type_string, SignatureInfo};
 use crate::buffer::Buffer;
 use crate::dtype::DType;
@@ -50,6 +51,7 @@ fn add_value(v: &Value, name: &str, feature: &mut Feature) -> ServeResult<()> {
         ))
     };
     let wanted = match v {
+        _ if non_finite::value_of(v).is_some() => Kind::FloatList(FloatList::default()),
         Value::Null | Value::Array(_) => return Err(unexpected(v)),
         Value::Object(_) if !is_base64_object(v) => return Err(unexpected(v)),
         Value::Object(_) | Value::String(_) => Kind::BytesList(BytesList::default()),
@@ -64,6 +66,9 @@ fn add_value(v: &Value, name: &str, feature: &mut Feature) -> ServeResult<()> {
         )));
     }
     match (kind, v) {
+        (Kind::FloatList(list), _) if non_finite::value_of(v).is_some() => {
+            list.value.push(non_finite::value_of(v).unwrap_or_default() as f32);
+        }
         (Kind::BytesList(list), Value::String(s)) => list.value.push(s.clone().into_bytes()),
         (Kind::BytesList(list), _) => list.value.push(decode_base64_object(v)?),
         (Kind::FloatList(list), Value::Number(n)) => {

@@ -1,9 +1,11 @@
 //! JSON request bodies to tensors, by TensorFlow Serving's rules (`json_tensor.cc`): the row
 //! form (`"instances"`: one element per batch row, objects when the signature has several
 //! inputs) and the columnar form (`"inputs"`: whole tensors), values converted to the dtype the
-//! signature declares, binary strings as `{"b64": "..."}`.
+//! signature declares, binary strings as `{"b64": "..."}`, `NaN` and infinities as
+//! TensorFlow Serving's parser reads them (`non_finite.rs`).
 
 use super::error::{ServeError, ServeResult};
+use super::non_finite;
 use super::signature::{type_string, SignatureInfo, TensorInfo};
 use crate::buffer::Buffer;
 use crate::dtype::DType;
@@ -26,7 +28,7 @@ pub fn parse_body(body: &[u8]) -> ServeResult<Object> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(ServeError::invalid("JSON Parse error: The document is empty"));
     }
-    match serde_json::from_slice(body) {
+    match serde_json::from_slice(&non_finite::quote_tokens(body)) {
         Ok(Value::Object(doc)) => Ok(doc),
         Ok(other) => Err(ServeError::invalid(format!("JSON Value: {other} Is not object"))),
         Err(e) => Err(ServeError::invalid(format!("JSON Parse error: {e}"))),
@@ -37,7 +39,7 @@ pub fn parse_body(body: &[u8]) -> ServeResult<Object> {
 pub fn signature_name(doc: &Object) -> ServeResult<String> {
     match doc.get("signature_name") {
         None => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(v @ Value::String(s)) if non_finite::value_of(v).is_none() => Ok(s.clone()),
         Some(_) => Err(ServeError::invalid(format!(
             "JSON Value: {} not formatted correctly. 'signature_name' key must be a string value.",
             Value::Object(doc.clone())
@@ -46,6 +48,9 @@ pub fn signature_name(doc: &Object) -> ServeResult<String> {
 }
 
 fn json_type(v: &Value) -> &'static str {
+    if non_finite::value_of(v).is_some() {
+        return "Number";
+    }
     match v {
         Value::Null => "Null",
         Value::Bool(false) => "False",
@@ -59,7 +64,8 @@ fn json_type(v: &Value) -> &'static str {
 
 fn type_error(v: &Value, dtype: DType) -> ServeError {
     ServeError::invalid(format!(
-        "JSON Value: {v} Type: {} is not of expected type: {}",
+        "JSON Value: {} Type: {} is not of expected type: {}",
+        non_finite::display(v),
         json_type(v),
         type_string(dtype)
     ))
@@ -106,6 +112,14 @@ fn lossy(v: &Value, target: &str) -> ServeError {
 fn push_leaf(v: &Value, dtype: DType, values: &mut Buffer) -> ServeResult<()> {
     if let (Value::Object(_), Buffer::Str(strings)) = (v, &mut *values) {
         strings.push(TfString::from_vec(decode_base64_object(v)?));
+        return Ok(());
+    }
+    if let Some(x) = non_finite::value_of(v) {
+        match values {
+            Buffer::F32(out) => out.push(x as f32),
+            Buffer::F64(out) => out.push(x),
+            _ => return Err(type_error(v, dtype)),
+        }
         return Ok(());
     }
     let number = v.as_number();
@@ -414,9 +428,11 @@ mod tests {
                     dtype: *d,
                     dims: vec![None],
                     unknown_rank: false,
+                    tensor_name: None,
                 })
                 .collect(),
             outputs: vec![],
+            method_name: None,
         }
     }
 

@@ -24,6 +24,7 @@ pub mod encode;
 pub mod error;
 pub mod flags;
 pub mod model;
+pub mod non_finite;
 pub mod registry;
 pub mod routes;
 pub mod signature;

@@ -19,6 +19,8 @@ pub struct TensorInfo {
     pub dims: Vec<Option<usize>>,
     /// Any rank (then `dims` is empty).
     pub unknown_rank: bool,
+    /// The graph tensor a TensorFlow-written SignatureDef names, for metadata.
+    pub tensor_name: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -27,6 +29,8 @@ pub struct SignatureInfo {
     /// Sorted by name, as a protobuf map's keys iterate in TensorFlow Serving.
     pub inputs: Vec<TensorInfo>,
     pub outputs: Vec<TensorInfo>,
+    /// A TensorFlow-written SignatureDef's `method_name`, for metadata.
+    pub method_name: Option<String>,
 }
 
 impl SignatureInfo {
@@ -53,6 +57,7 @@ pub fn ferroflow_signatures(model: &FerroflowSavedModel) -> Vec<SignatureInfo> {
                     dtype: spec.dtype,
                     dims: spec.dims.clone(),
                     unknown_rank: false,
+                    tensor_name: None,
                 })
                 .collect();
             inputs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -66,11 +71,12 @@ pub fn ferroflow_signatures(model: &FerroflowSavedModel) -> Vec<SignatureInfo> {
                         dtype: spec.dtype,
                         dims: spec.dims.clone(),
                         unknown_rank: false,
+                        tensor_name: None,
                     })
                 })
                 .collect();
             outputs.sort_by(|a, b| a.name.cmp(&b.name));
-            Some(SignatureInfo { name: name.to_string(), inputs, outputs })
+            Some(SignatureInfo { name: name.to_string(), inputs, outputs, method_name: None })
         })
         .collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
@@ -84,6 +90,7 @@ pub fn tensorflow_signatures(model: &TfSavedModel) -> Vec<SignatureInfo> {
         dtype: spec.dtype,
         dims: spec.dims.clone().unwrap_or_default(),
         unknown_rank: spec.dims.is_none(),
+        tensor_name: Some(spec.tensor_name.clone()).filter(|n| !n.is_empty()),
     };
     let sorted = |specs: &[SignatureSpec]| {
         let mut all: Vec<TensorInfo> = specs.iter().map(info).collect();
@@ -99,6 +106,7 @@ pub fn tensorflow_signatures(model: &TfSavedModel) -> Vec<SignatureInfo> {
                 name: name.to_string(),
                 inputs: sorted(inputs),
                 outputs: sorted(outputs),
+                method_name: model.signature_method(name).ok().map(str::to_string),
             })
         })
         .collect()

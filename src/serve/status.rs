@@ -41,27 +41,37 @@ fn tensor_info(info: &TensorInfo, tensor_name: String) -> Value {
 
 /// `{"model_spec": {...}, "metadata": {"signature_def": {"signature_def": {...}}}}`. Tensor
 /// names follow TensorFlow 2's saved signatures: inputs `<signature>_<input>:0`, outputs
-/// `StatefulPartitionedCall:<i>` in the outputs' sorted order.
+/// `StatefulPartitionedCall:<i>` in the outputs' sorted order, unless a TensorFlow-written
+/// SignatureDef names them (and its method), as TensorFlow Serving then reports.
 pub fn metadata_json(servable: &Servable) -> String {
     let mut signature_def = Map::new();
     for signature in &servable.signatures {
         let inputs: Map<String, Value> = signature
             .inputs
             .iter()
-            .map(|i| (i.name.clone(), tensor_info(i, format!("{}_{}:0", signature.name, i.name))))
+            .map(|i| {
+                let default = || format!("{}_{}:0", signature.name, i.name);
+                (i.name.clone(), tensor_info(i, i.tensor_name.clone().unwrap_or_else(default)))
+            })
             .collect();
         let outputs: Map<String, Value> = signature
             .outputs
             .iter()
             .enumerate()
-            .map(|(k, o)| (o.name.clone(), tensor_info(o, format!("StatefulPartitionedCall:{k}"))))
+            .map(|(k, o)| {
+                let default = || format!("StatefulPartitionedCall:{k}");
+                (o.name.clone(), tensor_info(o, o.tensor_name.clone().unwrap_or_else(default)))
+            })
             .collect();
         signature_def.insert(
             signature.name.clone(),
             json!({
                 "inputs": inputs,
                 "outputs": outputs,
-                "method_name": "tensorflow/serving/predict",
+                "method_name": signature
+                    .method_name
+                    .as_deref()
+                    .unwrap_or("tensorflow/serving/predict"),
                 "defaults": {},
             }),
         );

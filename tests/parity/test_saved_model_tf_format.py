@@ -264,6 +264,8 @@ FIXTURES = [
     "keras_cnn",
     "keras_embedding",
     "module_cond_while",
+    "module_control_flow",
+    "keras_string_and_integer_lookup",
     "keras_lstm",
     "keras_gru",
     "keras_simple_rnn",

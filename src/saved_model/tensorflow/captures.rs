@@ -2,6 +2,8 @@
 //! (eager tensors a function captured when it was traced, such as the mean and variance a
 //! Keras `Normalization` layer holds as plain tensors in EfficientNet and ConvNeXt). TensorFlow
 //! saves a constant as a `SavedConstant` naming a `Const` node of the MetaGraph's own graph.
+//! Resource objects (hash tables) and assets (a vocabulary file's path) are bound too; see
+//! `resources.rs`.
 
 use super::run_function::Value;
 use crate::error::{Error, Result};
@@ -13,12 +15,17 @@ use std::collections::BTreeMap;
 /// The captured objects a function can be bound to, by node id of the object graph.
 pub struct Captures {
     pub variables: BTreeMap<usize, Variable>,
+    /// Constants, and assets as the string scalar of their file's path.
     pub constants: BTreeMap<usize, Tensor>,
+    /// Resources made by their objects' creator functions.
+    pub resources: BTreeMap<usize, Value>,
+    /// Resources whose creators use an op ferroflow lacks: why, for the functions binding them.
+    pub unavailable: BTreeMap<usize, String>,
 }
 
 impl Captures {
     /// The value bound for object `node`, or UnimplementedError naming what `who` captured
-    /// (resources such as hash tables, and tensors captured from other functions).
+    /// (tensors captured from other functions).
     pub fn bound(&self, who: &str, node: i32) -> Result<Value> {
         let id = usize::try_from(node).ok();
         let found = id.and_then(|id| {
@@ -26,11 +33,17 @@ impl Captures {
                 .get(&id)
                 .map(|v| Value::Variable(v.clone()))
                 .or_else(|| self.constants.get(&id).map(|t| Value::Tensor(t.clone())))
+                .or_else(|| self.resources.get(&id).cloned())
         });
+        if let Some(why) = id.and_then(|id| self.unavailable.get(&id)) {
+            return Err(Error::Unimplemented(format!(
+                "{who} captures resource object {node}, which cannot be made: {why}"
+            )));
+        }
         found.ok_or_else(|| {
             Error::Unimplemented(format!(
-                "{who} captures object {node}, which is neither a variable nor a constant: \
-                 ferroflow imports only captured variables and constants yet"
+                "{who} captures object {node}, which is not a variable, constant, asset or \
+                 hash table: ferroflow imports only those captures yet"
             ))
         })
     }

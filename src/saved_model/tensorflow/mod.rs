@@ -16,9 +16,12 @@ mod op_call;
 mod op_table;
 mod ops_array;
 mod ops_control;
+mod ops_lookup;
 mod ops_nn;
+mod ops_strings;
 mod ops_tensor_list;
 mod registry_defaults;
+mod resources;
 mod run_function;
 
 pub use model::{SignatureSpec, TfSavedModel};
@@ -28,5 +31,7 @@ pub use objects::ObjectNode;
 mod tests;
 #[cfg(test)]
 mod tests_fixtures;
+#[cfg(test)]
+mod tests_lookup;
 #[cfg(test)]
 mod tests_ops;

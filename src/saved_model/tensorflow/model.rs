@@ -1,9 +1,11 @@
 //! Loading a TensorFlow-written SavedModel directory: the MetaGraph tagged "serve", its
 //! variables (restored from `variables/` by the checkpoint keys of the object graph, whose node
 //! ids are the SavedObjectGraph's) and its signatures (each the concrete function a
-//! `signatures` entry of the root object names, called with its bound inputs).
+//! `signatures` entry of the root object names, called with its bound inputs: variables,
+//! constants, assets and resources, which `resources.rs` makes and initializes at load).
 
 use super::captures::{constants_of, Captures};
+use super::resources::{assets_of, create_resources};
 use super::run_function::{Library, Value};
 use crate::checkpoint::CheckpointReader;
 use crate::dtype::DType;
@@ -24,6 +26,8 @@ pub struct SignatureSpec {
     pub key: String,
     pub dtype: DType,
     pub dims: Option<Vec<Option<usize>>>,
+    /// The graph tensor the SignatureDef names (`serving_default_x:0`); empty when none.
+    pub tensor_name: String,
 }
 
 struct Signature {
@@ -34,6 +38,8 @@ struct Signature {
     outputs: Vec<SignatureSpec>,
     /// What the function's remaining arguments are bound to.
     bound: Vec<Value>,
+    /// The SignatureDef's `method_name` (`tensorflow/serving/predict`).
+    method: String,
 }
 
 pub struct TfSavedModel {
@@ -73,8 +79,11 @@ impl TfSavedModel {
         let library = library_of(&meta);
         let objects = meta.object_graph_def.clone().unwrap_or_default();
         let variables = restore_variables(dir, &objects)?;
-        let constants = constants_of(&meta, &objects, |why| corrupt(dir, why))?;
-        let captures = Captures { variables, constants };
+        let mut constants = constants_of(&meta, &objects, |why| corrupt(dir, why))?;
+        constants.extend(assets_of(dir, &meta, &objects, |why| corrupt(dir, why))?);
+        let (resources, unavailable) = (BTreeMap::new(), BTreeMap::new());
+        let mut captures = Captures { variables, constants, resources, unavailable };
+        create_resources(&objects, &library, &mut captures)?;
         let signatures = signatures_of(dir, &meta, &objects, &library, &captures)?;
         Ok(TfSavedModel { library, signatures, captures, objects })
     }
@@ -87,6 +96,11 @@ impl TfSavedModel {
     pub fn signature_specs(&self, name: &str) -> Result<(&[SignatureSpec], &[SignatureSpec])> {
         let signature = self.signature(name)?;
         Ok((&signature.inputs, &signature.outputs))
+    }
+
+    /// A signature's `method_name`, as its SignatureDef gives it.
+    pub fn signature_method(&self, name: &str) -> Result<&str> {
+        Ok(&self.signature(name)?.method)
     }
 
     /// The variables, in the order of their nodes in the object graph.
@@ -322,7 +336,8 @@ fn signatures_of(
                 false => spec_of(dir, key, info),
             })
             .collect::<Result<Vec<_>>>()?;
-        signatures.insert(name.clone(), Signature { function, inputs, outputs, bound });
+        let method = signature_def.method_name.clone();
+        signatures.insert(name.clone(), Signature { function, inputs, outputs, bound, method });
     }
     Ok(signatures)
 }
@@ -337,5 +352,9 @@ fn spec_of(dir: &Path, key: &str, info: &TensorInfo) -> Result<SignatureSpec> {
         .as_ref()
         .filter(|s| !s.unknown_rank)
         .map(|shape| shape.dim.iter().map(|d| usize::try_from(d.size).ok()).collect());
-    Ok(SignatureSpec { key: key.to_string(), dtype, dims })
+    let tensor_name = match &info.encoding {
+        Some(crate::proto::tensorflow::tensor_info::Encoding::Name(name)) => name.clone(),
+        _ => String::new(),
+    };
+    Ok(SignatureSpec { key: key.to_string(), dtype, dims, tensor_name })
 }

@@ -36,6 +36,14 @@ static DEFAULTS: LazyLock<Vec<(&'static str, &'static str, AttrValue)>> = LazyLo
         ("LeakyRelu", "alpha", Value::F(0.2)),
         ("TensorListSetItem", "resize_if_index_out_of_bounds", Value::B(false)),
         ("TensorListStack", "num_elements", Value::I(-1)),
+        ("InitializeTableFromTextFileV2", "vocab_size", Value::I(-1)),
+        ("InitializeTableFromTextFileV2", "delimiter", Value::S(b"\t".to_vec())),
+        ("InitializeTableFromTextFileV2", "offset", Value::I(0)),
+        ("StringJoin", "separator", Value::S(Vec::new())),
+        ("StaticRegexReplace", "replace_global", Value::B(true)),
+        ("StringLower", "encoding", Value::S(Vec::new())),
+        ("StringUpper", "encoding", Value::S(Vec::new())),
+        ("StringLength", "unit", Value::S(b"BYTE".to_vec())),
     ];
     for op in ["Conv2D", "DepthwiseConv2dNative"] {
         table.push((op, "data_format", nhwc()));

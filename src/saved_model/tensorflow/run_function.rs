@@ -5,6 +5,7 @@
 
 use super::node_attrs::NodeAttrs;
 use super::op_table;
+use super::ops_lookup::Table;
 use super::ops_tensor_list::TensorList;
 use crate::error::{Error, Result};
 use crate::proto::tensorflow::{FunctionDef, NodeDef, OpDef};
@@ -23,6 +24,8 @@ pub enum Value {
     Variable(Variable),
     /// A variant: a TensorList (Keras RNNs, TensorArrays).
     TensorList(TensorList),
+    /// A resource handle: a hash table (lookup layers, `tf.lookup` tables).
+    Table(Table),
 }
 
 impl Value {
@@ -34,6 +37,9 @@ impl Value {
             ))),
             Value::TensorList(_) => Err(Error::InvalidArgument(format!(
                 "node '{node}' takes a tensor but was given a TensorList"
+            ))),
+            Value::Table(_) => Err(Error::InvalidArgument(format!(
+                "node '{node}' takes a tensor but was given a hash table handle"
             ))),
         }
     }

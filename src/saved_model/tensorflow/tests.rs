@@ -118,3 +118,50 @@ fn an_op_outside_the_table_is_unimplemented_and_named() {
         _ => panic!("expected UnimplementedError"),
     }
 }
+
+/// A copy of fixture `name` in a fresh temporary directory.
+fn copy_fixture(name: &str, tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferroflow-tfsm-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let source = fixture(name);
+    for entry in ["saved_model.pb", "variables", "assets"] {
+        let from = source.join(entry);
+        if from.is_dir() {
+            std::fs::create_dir_all(dir.join(entry)).unwrap();
+            for file in std::fs::read_dir(&from).unwrap() {
+                let file = file.unwrap().path();
+                std::fs::copy(&file, dir.join(entry).join(file.file_name().unwrap())).unwrap();
+            }
+        } else {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::copy(&from, dir.join(entry)).unwrap();
+        }
+    }
+    dir
+}
+
+/// Assets and resources come from the file: an asset name leaving `assets/`, a missing
+/// vocabulary and damaged bytes are typed errors, never a panic or a read elsewhere.
+#[test]
+fn damaged_assets_and_resources_are_typed_errors() {
+    use crate::proto::tensorflow::SavedModel as Proto;
+    use prost::Message;
+    let dir = copy_fixture("module_control_flow", "assets");
+    let pb = std::fs::read(dir.join("saved_model.pb")).unwrap();
+    let mut proto = Proto::decode(pb.as_slice()).unwrap();
+    proto.meta_graphs[0].asset_file_def[0].filename = "../saved_model.pb".into();
+    std::fs::write(dir.join("saved_model.pb"), proto.encode_to_vec()).unwrap();
+    assert!(matches!(TfSavedModel::load(&dir), Err(Error::DataLoss(m)) if m.contains("assets")));
+    std::fs::write(dir.join("saved_model.pb"), &pb).unwrap();
+    assert!(TfSavedModel::load(&dir).is_ok());
+    std::fs::remove_dir_all(dir.join("assets")).unwrap();
+    assert!(matches!(TfSavedModel::load(&dir), Err(Error::NotFound(_))));
+    // Flipped bytes across the whole file: each load is a model or an error.
+    for at in (0..pb.len()).step_by(211) {
+        let mut bad = pb.clone();
+        bad[at] ^= 0x5a;
+        std::fs::write(dir.join("saved_model.pb"), &bad).unwrap();
+        let _ = TfSavedModel::load(&dir);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -29,6 +29,12 @@ fn tensor_of(entry: &Json) -> Tensor {
             let v: Vec<i64> = values.iter().map(|v| v.as_i64().unwrap()).collect();
             Tensor::from_slice(&v, &dims).unwrap()
         }
+        "string" => {
+            let v = values
+                .iter()
+                .map(|v| crate::tstring::TfString::new(v.as_str().unwrap().as_bytes()));
+            crate::ops::strings::string_tensor(v.collect(), &dims)
+        }
         other => panic!("reference dtype {other}"),
     }
 }
@@ -88,6 +94,22 @@ fn keras_embedding_runs_with_tensorflows_outputs() {
 #[test]
 fn module_cond_while_runs_with_tensorflows_outputs() {
     checked_in("module_cond_while");
+}
+
+/// Keras StringLookup and IntegerLookup: hash tables made and filled at load by their
+/// resource objects' creator and initializer functions (HashTableV2, LookupTableImportV2),
+/// read by LookupTableFindV2.
+#[test]
+fn keras_string_and_integer_lookup_runs_with_tensorflows_outputs() {
+    checked_in("keras_string_and_integer_lookup");
+}
+
+/// Calls (PartitionedCall, StatefulPartitionedCall, an XLA-compiled helper), If, Case and
+/// StatelessCase, StatelessWhile, a TensorArray, a captured constant, a custom gradient's
+/// IdentityN, and a table filled from a vocabulary asset (InitializeTableFromTextFileV2).
+#[test]
+fn module_control_flow_runs_with_tensorflows_outputs() {
+    checked_in("module_control_flow");
 }
 
 /// Two stacked LSTMs: While loops over TensorLists (FromTensor, GetItem, Reserve, SetItem,
