@@ -269,15 +269,16 @@ def test_tensorflow_loads_keras_export_and_save(tf_oracle, tmp_path, name, how):
 def test_a_model_tensorflow_cannot_hold_is_saved_for_ferroflow_with_a_warning(tmp_path, caplog):
     import ferroflow as tf
 
-    class Printing(tf.Module):
+    class Shuffling(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
         def __call__(self, x):
-            tf.print("x is", x)
-            return x + 1.0
+            return tf.reduce_sum(tf.random.shuffle(x)) + x
 
-    path = str(tmp_path / "printing")
-    tf.saved_model.save(Printing(), path)  # a TensorFlow-format model first
-    (tmp_path / "printing" / "notes.txt").write_text("kept")  # the user's own file
+    path = str(tmp_path / "shuffling")
+    # Kept alive: a loaded PyFunc calls the Python function registered by its tracing.
+    shufflings = [Shuffling(), Shuffling()]
+    tf.saved_model.save(shufflings[0], path)  # a TensorFlow-format model first
+    (tmp_path / "shuffling" / "notes.txt").write_text("kept")  # the user's own file
     assert os.path.exists(os.path.join(path, "saved_model.pb")) is False
 
     class Writable(tf.Module):
@@ -288,12 +289,12 @@ def test_a_model_tensorflow_cannot_hold_is_saved_for_ferroflow_with_a_warning(tm
     tf.saved_model.save(Writable(), path)
     assert os.path.exists(os.path.join(path, "saved_model.pb"))
     with caplog.at_level(logging.WARNING, logger="ferroflow"):
-        tf.saved_model.save(Printing(), path)
-    assert "TensorFlow cannot load it" in caplog.text and "PrintV2" in caplog.text
+        tf.saved_model.save(shufflings[1], path)
+    assert "TensorFlow cannot load it" in caplog.text and "PyFunc" in caplog.text
     # The earlier model's TensorFlow file is gone: TensorFlow would have loaded a stale model.
     assert not os.path.exists(os.path.join(path, "saved_model.pb"))
-    assert (tmp_path / "printing" / "notes.txt").read_text() == "kept"
-    np.testing.assert_allclose(tf.saved_model.load(path)(tf.constant([1.0, 2.0])), [2.0, 3.0])
+    assert (tmp_path / "shuffling" / "notes.txt").read_text() == "kept"
+    np.testing.assert_allclose(tf.saved_model.load(path)(tf.constant([1.0, 2.0])), [4.0, 5.0])
 
 
 @pytest.mark.parametrize("name", ["cnn", "lstm"])
@@ -366,3 +367,167 @@ def test_tensorflow_1_loaders_restore_through_the_saver(tf_oracle, tmp_path, nam
     ran = tf_oracle.run(make_request(run_in_a_session, args=(str(tmp_path), name)))
     true = ("py", "bool", True)
     assert ran[0] == "tuple" and ran[1][:3] == [true, true, true], ran
+
+
+def write_sorting(tf, root):
+    """Sorts (TopKV2, and for ascending order the reversed values' TopKV2) over rows whose
+    length is known and unknown, with ties, -0.0 and the int32 minimum."""
+    import os
+
+    import numpy as np
+
+    class Sorting(tf.Module):
+        @tf.function(
+            input_signature=[
+                tf.TensorSpec([None, None], tf.float32),
+                tf.TensorSpec([None, 5], tf.int32),
+            ]
+        )
+        def __call__(self, x, i):
+            return {
+                "up": tf.sort(x),
+                "down": tf.sort(x, direction="DESCENDING"),
+                "order": tf.argsort(x, axis=0),
+                "top": tf.math.top_k(x, 2).values,
+                "top_index": tf.math.top_k(x, 2).indices,
+                "ints_up": tf.sort(i),
+                "ints_order": tf.argsort(i, direction="DESCENDING"),
+            }
+
+    module = Sorting()
+    path = os.path.join(root, "sorting")
+    tf.saved_model.save(module, path)
+    x, i = sorting_inputs()
+    np.savez(os.path.join(root, "expected.npz"), **{k: v.numpy() for k, v in module(x, i).items()})
+
+
+def sorting_inputs():
+    import numpy as np
+
+    x = np.array([[3.0, -0.0, 1.5, 0.0, 1.5, -7.0], [2.0, 2.0, -1.0, 9.0, 0.0, 2.0]], np.float32)
+    low = np.iinfo(np.int32).min
+    i = np.array([[4, low, -2, 4, 0], [low, 7, 7, -1, 3]], np.int32)
+    return x, i
+
+
+def load_sorting(tf, root):
+    import os
+
+    import numpy as np
+
+    loaded = tf.saved_model.load(os.path.join(root, "sorting"))
+    x, i = sorting_inputs()
+    got = {k: v.numpy() for k, v in sorted(loaded(x, i).items())}
+    saved = np.load(os.path.join(root, "expected.npz"))
+    same = all(np.array_equal(got[k], saved[k]) for k in saved.files)
+    # -0.0 and 0.0 tie: the sign bits say which one came first.
+    return same, got, {k: np.signbit(v).tolist() for k, v in got.items() if v.dtype.kind == "f"}
+
+
+def test_tensorflow_runs_ferroflows_sorts(tf_oracle, tmp_path):
+    written = run_ferroflow(
+        make_request(write_sorting, args=(str(tmp_path),), helpers=[sorting_inputs])
+    )
+    assert written[0] != "raised", written
+    assert (tmp_path / "sorting" / "saved_model.pb").is_file()
+    expected = assert_parity(
+        tf_oracle, load_sorting, args=(str(tmp_path),), helpers=[sorting_inputs]
+    )
+    assert expected[0] != "raised", expected
+    assert expected[1][0] == ("py", "bool", True), expected[1][0]
+
+
+def write_random(tf, root):
+    import os
+
+    class Drawing(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+        def __call__(self, x):
+            return {
+                "uniform": tf.random.uniform([3, 4], 2.0, 5.0, seed=7),
+                "ints": tf.random.uniform([50], 0, 10, dtype=tf.int32, seed=8),
+                "normal": tf.random.normal([2000], 1.0, 2.0, seed=9),
+                "truncated": tf.random.truncated_normal([2000], -1.0, 0.5, seed=10),
+                "dropped": tf.nn.dropout(x, 0.5, seed=11),
+            }
+
+    tf.random.set_seed(3)
+    tf.saved_model.save(Drawing(), os.path.join(root, "random"))
+
+
+def load_random(tf, root):
+    """What TensorFlow's random ops promise: shapes, dtypes, ranges and moments, new numbers
+    on every call, and, seeded, the same sequence again from a fresh load."""
+    import os
+
+    import numpy as np
+
+    path = os.path.join(root, "random")
+    x = np.ones((8, 4), np.float32)
+    loaded = tf.saved_model.load(path)
+    first = {k: v.numpy() for k, v in loaded(x).items()}
+    second = {k: v.numpy() for k, v in loaded(x).items()}
+    again = {k: v.numpy() for k, v in tf.saved_model.load(path)(x).items()}
+    return {
+        "shapes": {k: v.shape for k, v in sorted(first.items())},
+        "dtypes": {k: v.dtype.name for k, v in sorted(first.items())},
+        "uniform_in_range": bool(((first["uniform"] >= 2) & (first["uniform"] < 5)).all()),
+        "ints_in_range": bool(((first["ints"] >= 0) & (first["ints"] < 10)).all()),
+        "normal_moments": bool(
+            abs(first["normal"].mean() - 1.0) < 0.2 and abs(first["normal"].std() - 2.0) < 0.2
+        ),
+        "truncated_within_two_stddevs": bool((np.abs(first["truncated"] + 1.0) <= 1.0).all()),
+        "dropout_values": sorted(np.unique(first["dropped"]).tolist()),
+        "calls_differ": {k: not np.array_equal(first[k], second[k]) for k in sorted(first)},
+        "loads_repeat": {k: np.array_equal(first[k], again[k]) for k in sorted(first)},
+    }
+
+
+def test_tensorflow_runs_ferroflows_random_draws(tf_oracle, tmp_path):
+    written = run_ferroflow(make_request(write_random, args=(str(tmp_path),)))
+    assert written[0] != "raised", written
+    assert (tmp_path / "random" / "saved_model.pb").is_file()
+    expected = assert_parity(tf_oracle, load_random, args=(str(tmp_path),))
+    assert expected[0] != "raised", expected
+
+
+def write_printing(tf, root):
+    import os
+
+    class Printing(tf.Module):
+        def __init__(self, log):
+            self.log = log
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def __call__(self, x):
+            total = tf.reduce_sum(x)
+            stream = "file://" + self.log
+            tf.print("x is", x, {"sum": total}, "{} kept", output_stream=stream, summarize=2)
+            tf.print(tf.cast(x, tf.int32), end="|", sep=", ", output_stream=stream)
+            return x + 1.0
+
+    tf.saved_model.save(Printing(os.path.join(root, "printed.txt")), os.path.join(root, "printing"))
+
+
+def load_printing(tf, root):
+    """Both runs print to the file the saved function names: the text must agree."""
+    import os
+
+    import numpy as np
+
+    log = os.path.join(root, "printed.txt")
+    if os.path.exists(log):
+        os.remove(log)
+    loaded = tf.saved_model.load(os.path.join(root, "printing"))
+    y = loaded(np.array([1.5, -2.0, 3.25, 4.0, 8.0], np.float32)).numpy()
+    loaded(np.array([0.5], np.float32))
+    with open(log) as f:
+        return y, f.read()
+
+
+def test_tensorflow_runs_ferroflows_prints(tf_oracle, tmp_path):
+    written = run_ferroflow(make_request(write_printing, args=(str(tmp_path),)))
+    assert written[0] != "raised", written
+    assert (tmp_path / "printing" / "saved_model.pb").is_file()
+    expected = assert_parity(tf_oracle, load_printing, args=(str(tmp_path),))
+    assert expected[0] != "raised", expected

@@ -6,8 +6,8 @@
 
 use super::attrs::{self, enum_of};
 use super::body::{unimplemented, Body, TensorRef, Typed};
-use super::export_nn;
 use super::op_signatures::{self, ArgKind};
+use super::{export_nn, export_random};
 use crate::buffer::Buffer;
 use crate::dispatch::Op;
 use crate::dtype::DType;
@@ -17,6 +17,7 @@ use crate::ops::primitive::TensorType;
 use crate::ops::reduce::{ArgOp, CumOp, ReduceOp};
 use crate::ops::shape_ops::{PadMode, SliceSpec};
 use crate::ops::slicing::SliceItem;
+use crate::ops::sort::Sort;
 use crate::ops::split::Pieces;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -138,6 +139,7 @@ pub fn emit(
             b.op("Fill", name, &[vec![dims], one(0)], &out, vec![])
         }
         Op::Softmax(_) => b.op(op.tf_name(), name, &[one(0)], &out, vec![]),
+        Op::Sort(s) => sort(b, s, &ins[0], outs, &out, name),
         Op::Shape(_) => b.op("Shape", name, &[one(0)], &out, vec![]),
         Op::Split(s) => {
             let axis = b.ints(&[s.axis as i64], true, &format!("{name}/split_dim"))?;
@@ -178,6 +180,7 @@ pub fn emit(
         }
         Op::ShapeFromInput(inner) => shape_from_input(b, &inner.0, ins, &out, name),
         Op::Composite(c) => export_nn::composite(b, c, ins, &out, name),
+        Op::Random(spec) => export_random::random(b, spec, None, name),
         _ if op.primitive().attrs().is_empty() => {
             same_op(b, logical_name(op.tf_name(), ins), ins, &out, name)
         }
@@ -308,6 +311,59 @@ fn strided_slice(
     )
 }
 
+/// `tf.sort`, `argsort` and `top_k`: TopKV2 over the last axis, which sorts descending with
+/// ties in index order, as ferroflow's sort does. An ascending sort takes the top of the
+/// order-reversed values (negated floats; inverted integers, since `~x` reverses the order of
+/// every integer without the overflow `-x` has at the type's minimum) and reverses them back.
+/// NaNs have no place in TopKV2's order: TensorFlow's own sorts of them differ from ferroflow's.
+fn sort(
+    b: &mut Body,
+    s: &Sort,
+    x: &Typed,
+    outs: &[TensorType],
+    out: &[i32],
+    name: &str,
+) -> Result<Vec<TensorRef>> {
+    let dtype = outs.first().map(|t| t.dtype).ok_or_else(|| unimplemented("TopKV2"))?;
+    let known = s.k.or_else(|| outs[0].dims.last().copied().flatten());
+    let k = match known {
+        Some(k) => b.ints(&[k as i64], true, &format!("{name}/k"))?,
+        None => last_dim(b, x, name)?,
+    };
+    let sorted = || vec![("sorted", attrs::boolean(true))];
+    if s.descending {
+        return b.op("TopKV2", name, &[vec![x.clone()], vec![k]], out, sorted());
+    }
+    let flip = match dtype {
+        d if d.is_floating() => "Neg",
+        d if d.is_integer() => "Invert",
+        d => return Err(unimplemented(&format!("an ascending sort of {}", d.name()))),
+    };
+    let reversed = b.op(flip, &format!("{name}/reversed"), &[vec![x.clone()]], &[x.1], vec![])?;
+    let top = b.op(
+        "TopKV2",
+        &format!("{name}/top_k"),
+        &[vec![(reversed[0].clone(), x.1)], vec![k]],
+        out,
+        sorted(),
+    )?;
+    let values = b.op(flip, name, &[vec![(top[0].clone(), x.1)]], &[x.1], vec![])?;
+    Ok(vec![values[0].clone(), top[1].clone()])
+}
+
+/// The length of `x`'s last axis, as an int32 scalar computed when the function runs.
+fn last_dim(b: &mut Body, x: &Typed, name: &str) -> Result<Typed> {
+    let i32_ = enum_of(DType::I32);
+    let shape = b.op("Shape", &format!("{name}/shape"), &[vec![x.clone()]], &[i32_], vec![])?;
+    let begin = b.int64s(&[-1], &format!("{name}/last"))?;
+    let end = b.int64s(&[0], &format!("{name}/end"))?;
+    let strides = b.int64s(&[1], &format!("{name}/stride"))?;
+    let masks = vec![("end_mask", attrs::int(1)), ("shrink_axis_mask", attrs::int(1))];
+    let args = [vec![(shape[0].clone(), i32_)], vec![begin], vec![end], vec![strides]];
+    let row = b.op("StridedSlice", &format!("{name}/k"), &args, &[i32_], masks)?;
+    Ok((row[0].clone(), i32_))
+}
+
 /// A primitive whose shape (or axes) arrives as its last input.
 fn shape_from_input(
     b: &mut Body,
@@ -329,6 +385,7 @@ fn shape_from_input(
             vec![("keep_dims", attrs::boolean(r.keepdims))],
         ),
         Op::ScatterNd(_) => b.op("ScatterNd", name, &[one(0), one(1), one(2)], out, vec![]),
+        Op::Random(spec) => export_random::random(b, spec, ins.last(), name),
         other => Err(unimplemented(&format!("{} with a shape from a tensor", other.tf_name()))),
     }
 }

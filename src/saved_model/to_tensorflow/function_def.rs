@@ -9,8 +9,8 @@
 //! function's control outputs, so they run even when no output needs them.
 
 use super::attrs::{self, RESOURCE};
-use super::body::{unimplemented, Body, TensorRef, Typed};
-use super::{control, export_ops, op_signatures};
+use super::body::{Body, TensorRef, Typed};
+use super::{control, export_ops, export_print, op_signatures};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeKind};
@@ -211,14 +211,14 @@ pub fn export(library: &mut Library, name: &str, graph: &Graph, shape: &Shape) -
                     vec![]
                 }
                 NodeKind::Op(op) => {
+                    let before = scope.body.nodes.len();
                     let out = export_ops::emit(scope.body, op, &ins, &node.outputs, &node.name)?;
                     let emitted = scope.body.last().to_string();
-                    let tf_stateful = scope
-                        .body
-                        .nodes
-                        .last()
-                        .and_then(|n| op_signatures::lookup(&n.op))
-                        .is_some_and(|s| s.stateful);
+                    // Any node of those written may be stateful (a random draw is followed by
+                    // its scaling): the function is then stateful, the node an effect.
+                    let tf_stateful = scope.body.nodes[before..]
+                        .iter()
+                        .any(|n| op_signatures::lookup(&n.op).is_some_and(|s| s.stateful));
                     if tf_stateful || node.has_effects() {
                         debug_assert!(!emitted.is_empty());
                         stateful = true;
@@ -238,7 +238,12 @@ pub fn export(library: &mut Library, name: &str, graph: &Graph, shape: &Shape) -
                     stateful |= s;
                     out
                 }
-                NodeKind::Print(_) => return Err(unimplemented("PrintV2 (tf.print)")),
+                NodeKind::Print(spec) => {
+                    let printed = export_print::print(scope.body, spec, &ins, &node.name)?;
+                    stateful = true;
+                    scope.effects.nodes.push(printed);
+                    vec![]
+                }
                 NodeKind::Fused(_) => {
                     return Err(Error::Internal("saved graphs are written before fusion".into()))
                 }

@@ -13,6 +13,8 @@ mod body;
 mod control;
 mod export_nn;
 mod export_ops;
+mod export_print;
+mod export_random;
 mod function_def;
 mod objects;
 mod op_signatures;
