@@ -204,6 +204,19 @@ def string_and_integer_lookup():
     return keras.Model([words, codes], keras.layers.Dense(2)(x), name="lookup")
 
 
+def text_vectorization():
+    """TextVectorization: lower-casing, punctuation stripped by regex, whitespace split
+    (StringSplitV2), a hash table, then the ragged ids made dense (RaggedTensorToTensor over
+    row ids that DenseBincount and Cumsum turn into row splits)."""
+    seed_everything()
+    sentences = keras.Input((), dtype="string", name="sentences")
+    vectorize = keras.layers.TextVectorization(
+        max_tokens=10, output_sequence_length=5, vocabulary=[*VOCABULARY, "pie"]
+    )
+    x = keras.layers.Embedding(10, 3)(vectorize(sentences))
+    return keras.Model(sentences, keras.layers.Dense(2)(x), name="text")
+
+
 def grouped_attention():
     """A grouped Conv2D, then self-attention over its pixels (MultiHeadAttention's EinsumDense
     layers are Einsum ops) and a LayerNormalization (moments: SquaredDifference) with exact
@@ -328,6 +341,7 @@ FIXTURES = {
     "keras_mobilenet_v2": export(mobilenet_v2),
     "keras_grouped_attention": export(grouped_attention),
     "keras_string_and_integer_lookup": export(string_and_integer_lookup),
+    "keras_text_vectorization": export(text_vectorization),
     "keras_constants_and_swish": export(constants_and_swish),
     "saved_model_save_keras_mlp": saved_model_save(mlp),
     **{f"application_{name}": export(application(name)) for name in APPLICATION_SIZES},
@@ -336,6 +350,9 @@ FIXTURES = {
 
 def reference_input(spec, rng):
     shape = [2 if d is None else d for d in spec.shape.as_list()]
+    if spec.dtype == tf.string and spec.name == "sentences":
+        sentences = ["Apple pie, CHERRY pie! An apple a day...", "banana", ""]
+        return np.array(sentences[: shape[0]] if shape else sentences[0], "S")
     if spec.dtype == tf.string:
         words = [*VOCABULARY, "unknown"]  # one known word, one unknown, and so on
         size = int(np.prod(shape))

@@ -266,6 +266,7 @@ FIXTURES = [
     "module_cond_while",
     "module_control_flow",
     "keras_string_and_integer_lookup",
+    "keras_text_vectorization",
     "keras_lstm",
     "keras_gru",
     "keras_simple_rnn",

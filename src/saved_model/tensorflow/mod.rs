@@ -18,6 +18,7 @@ mod ops_array;
 mod ops_control;
 mod ops_lookup;
 mod ops_nn;
+mod ops_ragged;
 mod ops_strings;
 mod ops_tensor_list;
 mod registry_defaults;

@@ -1,6 +1,6 @@
 //! The op table: how each TensorFlow op a saved function uses runs in ferroflow. The families
 //! live one per file (`ops_array`, `ops_nn`, `ops_control`, `ops_tensor_list`, `ops_lookup`,
-//! `ops_strings`); this file
+//! `ops_strings`, `ops_ragged`); this file
 //! dispatches to them and holds the generic ops: identities, constants, variable reads, casts,
 //! matmul, and the elementwise ops, which map onto ferroflow's unary and binary primitives by
 //! their TensorFlow names.
@@ -8,7 +8,7 @@
 use super::node_attrs::NodeAttrs;
 use super::op_call::{one, OpCall};
 use super::run_function::{Library, Value};
-use super::{ops_array, ops_control, ops_lookup, ops_nn, ops_strings, ops_tensor_list};
+use super::{ops_array, ops_control, ops_lookup, ops_nn, ops_ragged, ops_strings, ops_tensor_list};
 use crate::error::{Error, Result};
 use crate::ops::binary::BinaryOp;
 use crate::ops::matmul::MatMulAttrs;
@@ -19,7 +19,7 @@ use crate::ops::{self};
 /// A family's runner: `Ok(None)` when the op is not one of its own.
 type Family = fn(&OpCall) -> Result<Option<Vec<Value>>>;
 
-const FAMILIES: [Family; 7] = [
+const FAMILIES: [Family; 8] = [
     generic,
     ops_array::run,
     ops_nn::run,
@@ -27,6 +27,7 @@ const FAMILIES: [Family; 7] = [
     ops_tensor_list::run,
     ops_lookup::run,
     ops_strings::run,
+    ops_ragged::run,
 ];
 
 pub fn run(

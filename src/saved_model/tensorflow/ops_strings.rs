@@ -1,6 +1,6 @@
 //! TensorFlow's string ops whose attributes say the same as ferroflow's string primitives:
 //! the hash buckets of Keras's lookup layers (their out-of-vocabulary indices), joins, regex
-//! matches and rewrites, case, stripping and lengths. Each node becomes a `StringOp` and runs
+//! matches and rewrites, case, stripping, lengths and splits. Each node becomes a `StringOp` and runs
 //! through `dispatch`, as eager calls do. An attribute value ferroflow's op does not take is
 //! `UnimplementedError`, never a guess.
 
@@ -8,9 +8,19 @@ use super::op_call::{many, OpCall};
 use super::run_function::Value;
 use crate::dispatch::{apply, Op};
 use crate::error::Result;
-use crate::ops::strings::StringOp;
+use crate::ops::strings::{strs, StringOp};
 
 pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
+    if c.op() == "StringSplitV2" {
+        // TensorFlow gives the separator as a tensor; ferroflow's op holds it.
+        c.arity(2)?;
+        let sep = match (c.tensor(1)?.rank(), strs(c.tensor(1)?)) {
+            (0, Ok([s])) => String::from_utf8_lossy(s.as_bytes()).into_owned(),
+            _ => return Err(c.invalid("sep must be a string scalar")),
+        };
+        let op = StringOp::StringSplitV2 { sep, maxsplit: c.attrs.int("maxsplit")? };
+        return many(apply(&Op::Strings(op), &[c.tensor(0)?])?);
+    }
     let Some(op) = string_op(c)? else { return Ok(None) };
     let inputs = c.tensors(0)?;
     many(apply(&Op::Strings(op), &inputs)?)

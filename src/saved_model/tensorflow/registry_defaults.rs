@@ -44,6 +44,13 @@ static DEFAULTS: LazyLock<Vec<(&'static str, &'static str, AttrValue)>> = LazyLo
         ("StringLower", "encoding", Value::S(Vec::new())),
         ("StringUpper", "encoding", Value::S(Vec::new())),
         ("StringLength", "unit", Value::S(b"BYTE".to_vec())),
+        ("StringSplitV2", "maxsplit", Value::I(-1)),
+        ("Size", "out_type", Value::Type(3)),
+        ("Cumsum", "exclusive", Value::B(false)),
+        ("Cumsum", "reverse", Value::B(false)),
+        ("Cumprod", "exclusive", Value::B(false)),
+        ("Cumprod", "reverse", Value::B(false)),
+        ("DenseBincount", "binary_output", Value::B(false)),
     ];
     for op in ["Conv2D", "DepthwiseConv2dNative"] {
         table.push((op, "data_format", nhwc()));

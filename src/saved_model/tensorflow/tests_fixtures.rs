@@ -104,6 +104,13 @@ fn keras_string_and_integer_lookup_runs_with_tensorflows_outputs() {
     checked_in("keras_string_and_integer_lookup");
 }
 
+/// TextVectorization: StringLower, StaticRegexReplace, StringSplitV2, a hash table, then
+/// DenseBincount, Cumsum and RaggedTensorToTensor making the ragged ids a padded batch.
+#[test]
+fn keras_text_vectorization_runs_with_tensorflows_outputs() {
+    checked_in("keras_text_vectorization");
+}
+
 /// Calls (PartitionedCall, StatefulPartitionedCall, an XLA-compiled helper), If, Case and
 /// StatelessCase, StatelessWhile, a TensorArray, a captured constant, a custom gradient's
 /// IdentityN, and a table filled from a vocabulary asset (InitializeTableFromTextFileV2).

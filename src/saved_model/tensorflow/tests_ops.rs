@@ -312,3 +312,50 @@ fn batch_matmul_adjoints_and_add_n_follow_tensorflow() {
     let uneven = vec![vector(&[1.0, 2.0]), vector(&[3.0]), vector(&[5.0, 6.0])];
     assert!(matches!(sum.call("f", uneven, 0), Err(Error::InvalidArgument(_))));
 }
+
+/// `RaggedTensorToTensor` over row splits [0, 3, 3, 4]: rows cut to the requested two
+/// columns and padded with the default; `DenseBincount` of negative values is a typed error.
+#[test]
+fn ragged_rows_become_a_padded_batch_and_bad_counts_are_typed_errors() {
+    let types = Attr::List(ListValue { s: vec![b"ROW_SPLITS".to_vec()], ..Default::default() });
+    let to_tensor = node(
+        "dense",
+        "RaggedTensorToTensor",
+        &["shape", "values", "default", "splits"],
+        vec![("row_partition_types", types)],
+    );
+    let lib = library(vec![function(
+        "f",
+        &["shape", "values", "default", "splits"],
+        &[("y", "dense:result:0")],
+        vec![to_tensor],
+    )]);
+    let args = |shape: &[i64]| {
+        vec![
+            t(Tensor::from_slice(shape, &[shape.len()]).unwrap()),
+            t(Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap()),
+            t(Tensor::scalar(-1.0f32)),
+            t(Tensor::from_slice(&[0i64, 3, 3, 4], &[4]).unwrap()),
+        ]
+    };
+    let out = lib.call("f", args(&[-1, 2]), 0).unwrap();
+    assert_eq!(floats(&out), [1.0, 2.0, -1.0, -1.0, 4.0, -1.0]);
+    let out = lib.call("f", args(&[-1, -1]), 0).unwrap();
+    assert_eq!(floats(&out), [1.0, 2.0, 3.0, -1.0, -1.0, -1.0, 4.0, -1.0, -1.0]);
+    let mut bad = args(&[-1, 2]);
+    bad[3] = t(Tensor::from_slice(&[0i64, 5], &[2]).unwrap());
+    assert!(matches!(lib.call("f", bad, 0), Err(Error::InvalidArgument(_))));
+
+    let count = node("count", "DenseBincount", &["x", "size", "w"], vec![]);
+    let lib =
+        library(vec![function("g", &["x", "size", "w"], &[("y", "count:output:0")], vec![count])]);
+    let call = |x: &[i32], w: Tensor| {
+        let x = Tensor::from_slice(x, &[x.len()]).unwrap();
+        lib.call("g", vec![t(x), t(Tensor::scalar(3i32)), t(w)], 0)
+    };
+    let empty = || Tensor::from_slice::<f32>(&[], &[0]).unwrap();
+    assert_eq!(floats(&call(&[0, 2, 2, 7], empty()).unwrap()), [1.0, 0.0, 2.0]);
+    assert!(matches!(call(&[1, -1], empty()), Err(Error::InvalidArgument(_))));
+    let weights = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    assert!(matches!(call(&[0, 1], weights), Err(Error::Unimplemented(_))));
+}
