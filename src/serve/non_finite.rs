@@ -1,13 +1,23 @@
 //! `NaN` and infinities in request bodies. TensorFlow Serving parses requests with RapidJSON's
 //! `kParseNanAndInfFlag`, so `NaN`, `Inf`, `Infinity`, `-Inf` and `-Infinity` are numbers
 //! there (and its responses write them). Strict JSON parsers refuse those tokens, so before
-//! parsing each bare one (outside strings, where a value may start) becomes a string no
-//! request can hold (it starts with a NUL), which `value_of` turns back into the number.
+//! parsing each bare one (outside strings, where a value may start) becomes a marked string,
+//! which `value_of` turns back into the number. The mark holds a random number drawn once per
+//! process, so no string a client sends can pass for a marked one.
 
 use serde_json::Value;
 use std::borrow::Cow;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::OnceLock;
 
-const MARK: &str = "\u{0}non-finite:";
+/// `\0non-finite-<16 random hex digits>:`, as parsed strings hold it.
+fn mark() -> &'static str {
+    static MARK: OnceLock<String> = OnceLock::new();
+    MARK.get_or_init(|| {
+        let nonce = std::collections::hash_map::RandomState::new().build_hasher().finish();
+        format!("\u{0}non-finite-{nonce:016x}:")
+    })
+}
 
 /// The tokens, longest first so `Infinity` is not read as `Inf` followed by junk.
 const TOKENS: [(&str, f64); 5] = [
@@ -43,7 +53,8 @@ pub fn quote_tokens(body: &[u8]) -> Cow<'_, [u8]> {
         }
         if matches!(last, b'[' | b',' | b':') {
             if let Some((token, _)) = TOKENS.iter().find(|(t, _)| token_at(body, i, t)) {
-                out.extend_from_slice(b"\"\\u0000non-finite:");
+                out.extend_from_slice(b"\"\\u0000");
+                out.extend_from_slice(&mark().as_bytes()[1..]); // the NUL is written escaped
                 out.extend_from_slice(token.as_bytes());
                 out.push(b'"');
                 i += token.len();
@@ -73,13 +84,13 @@ fn token_at(body: &[u8], i: usize, token: &str) -> bool {
 
 /// The number a marked string stands for.
 pub fn value_of(v: &Value) -> Option<f64> {
-    let token = v.as_str()?.strip_prefix(MARK)?;
+    let token = v.as_str()?.strip_prefix(mark())?;
     TOKENS.iter().find(|(t, _)| *t == token).map(|(_, x)| *x)
 }
 
 /// How a value prints in error messages: a marked string as its token.
 pub fn display(v: &Value) -> String {
-    match v.as_str().and_then(|s| s.strip_prefix(MARK)) {
+    match v.as_str().and_then(|s| s.strip_prefix(mark())) {
         Some(token) => token.to_string(),
         None => v.to_string(),
     }
@@ -103,6 +114,9 @@ mod tests {
         assert_eq!(value_of(&items[2]), Some(f64::INFINITY));
         assert_eq!(items[3], 1.5);
         assert_eq!(items[4], "NaN");
+        // A client's string shaped like an old-style mark stays a string.
+        let forged = parse(r#"{"a": ["\u0000non-finite:NaN"]}"#);
+        assert_eq!(value_of(&forged["a"][0]), None);
         assert_eq!(items[5], "a\"NaN");
         assert_eq!(value_of(&items[4]), None);
         assert_eq!(value_of(&v["x"]), Some(f64::INFINITY));

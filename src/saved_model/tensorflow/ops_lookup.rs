@@ -112,11 +112,16 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
                 return Err(Error::FailedPrecondition("Table not initialized.".into()));
             }
             let keys_list = keys_of(c, keys, state.key_dtype)?;
-            if default.rank() != 0 {
+            // TensorFlow takes a scalar or one shaped like the keys, and uses its first value.
+            if default.rank() != 0 && default.dims() != keys.dims() {
                 return Err(c.invalid(format!(
-                    "Expected shape [] for default value, got {}",
+                    "Expected shape [] or {} for default value, got {}",
+                    keys.shape(),
                     default.shape()
                 )));
+            }
+            if default.num_elements() == 0 {
+                return Err(c.invalid("the default value is empty"));
             }
             let default = entries_of(c, default, state.value_dtype)?.remove(0);
             let found = keys_list.iter().map(|k| state.entries.get(k).unwrap_or(&default).clone());
@@ -270,7 +275,7 @@ fn text_file_entries(
     for (index, dtype) in [(key_index, key_dtype), (value_index, value_dtype)] {
         if index < WHOLE_LINE
             || (index == LINE_NUMBER && dtype != DType::I64)
-            || (index == WHOLE_LINE && dtype != DType::String)
+            || (index == WHOLE_LINE && !matches!(dtype, DType::String | DType::I64 | DType::I32))
         {
             return Err(c.invalid(format!(
                 "index {index} cannot fill a {} column of the table",
@@ -278,6 +283,9 @@ fn text_file_entries(
             )));
         }
     }
+    let &[delimiter] = delimiter.as_bytes() else {
+        return Err(c.invalid("delimiter should be only 1 char"));
+    };
     let path = std::path::Path::new(file);
     let bytes = std::fs::read(path).map_err(|e| crate::checkpoint::io_error(e, path))?;
     let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
@@ -293,31 +301,40 @@ fn text_file_entries(
         }
         lines.truncate(vocab_size as usize);
     }
+    if lines.is_empty() {
+        return Err(Error::OutOfRange(format!("{file} has no lines to fill the table with")));
+    }
     let column = |line: &[u8], number: usize, index: i64, dtype: DType| -> Result<Entry> {
         let token: Vec<u8> = match index {
-            LINE_NUMBER => return Ok(Entry::Int(number as i64 + offset)),
+            LINE_NUMBER => return Ok(Entry::Int((number as i64).wrapping_add(offset))),
             WHOLE_LINE => line.to_vec(),
             _ => {
-                let text = String::from_utf8_lossy(line);
-                let tokens: Vec<&str> = text.split(delimiter.as_str()).collect();
+                // Split as bytes: a key that is not UTF-8 must stay the bytes it is.
+                let tokens: Vec<&[u8]> = line.split(|&b| b == delimiter).collect();
                 let token = tokens.get(index as usize).ok_or_else(|| {
                     c.invalid(format!(
-                        "Invalid number of columns in {file} line {number} ({text}) : \
+                        "Invalid number of columns in {file} line {number} ({}) : \
                          expected {} got {}",
+                        String::from_utf8_lossy(line),
                         index + 1,
                         tokens.len()
                     ))
                 })?;
-                token.as_bytes().to_vec()
+                token.to_vec()
             }
         };
-        parse(c, token, dtype, file, number)
+        parse(c, token, dtype, file, number, offset)
     };
     lines
         .iter()
         .enumerate()
         .map(|(number, line)| {
             let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_empty() {
+                return Err(c.invalid(format!(
+                    "Invalid content in {file}: empty line found at position {number}."
+                )));
+            }
             let key = match column(line, number, key_index, key_dtype)? {
                 Entry::Bytes(b) => Key::Bytes(b),
                 Entry::Int(i) => Key::Int(i),
@@ -328,7 +345,15 @@ fn text_file_entries(
         .collect()
 }
 
-fn parse(c: &OpCall, token: Vec<u8>, dtype: DType, file: &str, line: usize) -> Result<Entry> {
+/// A field as `dtype`; TensorFlow adds `offset` to int32 fields.
+fn parse(
+    c: &OpCall,
+    token: Vec<u8>,
+    dtype: DType,
+    file: &str,
+    line: usize,
+    offset: i64,
+) -> Result<Entry> {
     let text = String::from_utf8_lossy(&token);
     let bad = || {
         c.invalid(format!("Field {text} in line {line} of {file} is not a valid {}.", dtype.name()))
@@ -336,7 +361,11 @@ fn parse(c: &OpCall, token: Vec<u8>, dtype: DType, file: &str, line: usize) -> R
     match dtype {
         DType::String => Ok(Entry::Bytes(token.clone())),
         DType::I64 => text.trim().parse::<i64>().map(Entry::Int).map_err(|_| bad()),
-        DType::I32 => text.trim().parse::<i32>().map(|i| Entry::Int(i.into())).map_err(|_| bad()),
+        DType::I32 => text
+            .trim()
+            .parse::<i32>()
+            .map(|i| Entry::Int(i.wrapping_add(offset as i32).into()))
+            .map_err(|_| bad()),
         DType::F32 | DType::F64 => text.trim().parse::<f64>().map(Entry::Float).map_err(|_| bad()),
         _ => Err(bad()),
     }

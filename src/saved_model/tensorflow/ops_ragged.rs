@@ -10,6 +10,20 @@ use crate::ops::reduce::CumOp;
 use crate::ops::{self};
 use crate::tensor::Tensor;
 
+/// The most elements these ops build: sizes come from the file, and TensorFlow refuses
+/// shapes past its own limits rather than allocating them.
+const MAX_ELEMENTS: usize = 1 << 31;
+
+fn bounded(c: &OpCall, count: Option<usize>) -> Result<usize> {
+    count.filter(|&n| n <= MAX_ELEMENTS).ok_or_else(|| {
+        crate::error::Error::ResourceExhausted(format!(
+            "node '{}' ({}) asks for more than {MAX_ELEMENTS} elements",
+            c.name(),
+            c.op()
+        ))
+    })
+}
+
 pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
     match c.op() {
         "Size" => {
@@ -45,6 +59,7 @@ fn dense_bincount(c: &OpCall) -> Result<Tensor> {
         return Err(c.unsupported("binary_output", true));
     }
     let size = usize::try_from(c.int(1)?).map_err(|_| c.invalid("size must be non-negative"))?;
+    let size = bounded(c, Some(size))?;
     let mut counts = vec![0i64; size];
     for v in c.ints(0)? {
         let v = usize::try_from(v).map_err(|_| c.invalid("Input arr must be non-negative!"))?;
@@ -77,6 +92,7 @@ fn ragged_to_tensor(c: &OpCall) -> Result<Tensor> {
                 c.arity(5)?;
                 let rows =
                     usize::try_from(c.int(3)?).map_err(|_| c.invalid("a negative row count"))?;
+                let rows = bounded(c, Some(rows))?;
                 let ids = c.ints(4)?;
                 if ids.len() != n || ids.windows(2).any(|w| w[0] > w[1]) {
                     return Err(c.invalid("value_rowids must be sorted, one per value"));
@@ -116,6 +132,7 @@ fn ragged_to_tensor(c: &OpCall) -> Result<Tensor> {
     }
     let out_rows = wanted(0).unwrap_or(rows);
     let columns = wanted(1).unwrap_or_else(|| lengths.iter().copied().max().unwrap_or(0));
+    bounded(c, out_rows.checked_mul(columns))?;
     let mut source = vec![-1i64; out_rows * columns];
     let mut position = 0usize;
     let mut previous = usize::MAX;

@@ -73,7 +73,15 @@ pub fn create_resources(
             continue;
         }
         if let Some(initializer) = concrete_child(objects, id, "_initialize") {
-            call(objects, library, captures, &initializer)?;
+            match call(objects, library, captures, &initializer) {
+                Ok(_) => {}
+                // An op ferroflow lacks: only the functions needing this resource fail.
+                Err(Error::Unimplemented(why)) => {
+                    captures.resources.remove(&id);
+                    captures.unavailable.insert(id, why);
+                }
+                Err(e) => return Err(e),
+            }
         }
     }
     Ok(())

@@ -195,5 +195,33 @@ fn a_text_file_fills_a_table_from_its_columns_or_lines() {
         queries(&[]),
     );
     assert!(matches!(absent, Err(Error::NotFound(_))));
+    // An empty line and an empty file are errors, as in TensorFlow, not keys "".
+    std::fs::write(path, "apple\n\nbanana\n").unwrap();
+    let gap =
+        call(DType::String, DType::I64, vec![file_name(path), from_text(-2, -1, -1)], queries(&[]));
+    assert!(matches!(gap, Err(Error::InvalidArgument(m)) if m.contains("empty line")));
+    std::fs::write(path, "").unwrap();
+    let empty =
+        call(DType::String, DType::I64, vec![file_name(path), from_text(-2, -1, -1)], queries(&[]));
+    assert!(matches!(empty, Err(Error::OutOfRange(_))));
+    // Keys that are not UTF-8 stay their bytes.
+    std::fs::write(path, b"\xff\xfe,1\nok,2\n").unwrap();
+    let raw = string_tensor(vec![TfString::new(b"\xff\xfe"), TfString::new(b"ok")], &[2]);
+    let args = vec![strings(&[]), strings(&[]), raw, Tensor::scalar(-1i64)];
+    let out =
+        call(DType::String, DType::I64, vec![file_name(path), from_text(0, 1, -1)], args).unwrap();
+    assert_eq!(found::<i64>(&out), [1, 2]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_default_value_shaped_like_the_keys_gives_its_first_value() {
+    let args = vec![
+        strings(&["a"]),
+        Tensor::from_slice(&[5i64], &[1]).unwrap(),
+        strings(&["a", "b"]),
+        Tensor::from_slice(&[-3i64, -4], &[2]).unwrap(),
+    ];
+    let out = call(DType::String, DType::I64, vec![import()], args).unwrap();
+    assert_eq!(found::<i64>(&out), [5, -3]);
 }

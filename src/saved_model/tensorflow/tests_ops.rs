@@ -358,4 +358,15 @@ fn ragged_rows_become_a_padded_batch_and_bad_counts_are_typed_errors() {
     assert!(matches!(call(&[1, -1], empty()), Err(Error::InvalidArgument(_))));
     let weights = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
     assert!(matches!(call(&[0, 1], weights), Err(Error::Unimplemented(_))));
+    // Sizes come from the file: an absurd one is an error, not an allocation.
+    let huge = lib.call(
+        "g",
+        vec![
+            t(Tensor::from_slice(&[0i32], &[1]).unwrap()),
+            t(Tensor::scalar(i64::MAX)),
+            t(empty()),
+        ],
+        0,
+    );
+    assert!(matches!(huge, Err(Error::ResourceExhausted(_))));
 }
