@@ -408,3 +408,29 @@ def calls_that_fit_no_concrete_function(tf, root):
 def test_calls_that_fit_no_concrete_function_raise_tensorflows_errors(tf_oracle, tmp_path):
     expected = assert_parity(tf_oracle, calls_that_fit_no_concrete_function, args=(str(tmp_path),))
     assert expected[0] != "raised", expected
+
+
+def test_a_traced_call_of_a_table_lookup_refuses_rather_than_baking_its_values():
+    """A lookup reads its keys on the host: traced, it would bake the first call's results into
+    the graph and return them for every later call (a silent wrong result). Eager calls agree
+    with TensorFlow's (the fixture tests); a traced call is UnimplementedError."""
+    import os
+
+    import ferroflow as tf
+    import numpy as np
+
+    fixtures = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures")
+    loaded = tf.saved_model.load(
+        os.path.join(fixtures, "tf_saved_model", "keras_text_vectorization")
+    )
+    signature = loaded.signatures["serving_default"]
+    sentences = np.array([b"apple pie", b"cherry"])
+    eager = signature(sentences=sentences)["output_0"]
+    assert eager.shape == (2, 5, 2)
+
+    @tf.function
+    def traced(s):
+        return signature(sentences=s)["output_0"]
+
+    with pytest.raises(tf.errors.UnimplementedError, match="eagerly"):
+        traced(sentences)

@@ -39,6 +39,21 @@ impl OpCall<'_> {
         ))
     }
 
+    /// For ops that read their inputs' values on the host (table lookups, ragged row ids):
+    /// inside a `tf.function` trace those values would be the traced call's, baked into the
+    /// graph and reused on every later call, so the op refuses to be traced.
+    pub fn eager_only(&self) -> Result<()> {
+        if crate::graph::trace::recording() {
+            return Err(Error::Unimplemented(format!(
+                "node '{}' ({}) reads its inputs' values, which a tf.function trace does not \
+                 have yet: call this loaded function eagerly, outside tf.function",
+                self.name(),
+                self.op()
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks that the node has exactly `n` data inputs.
     pub fn arity(&self, n: usize) -> Result<()> {
         if self.inputs.len() != n {

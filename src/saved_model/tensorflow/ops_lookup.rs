@@ -76,6 +76,7 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
         }
         "LookupTableImportV2" | "InitializeTableV2" => {
             c.arity(3)?;
+            c.eager_only()?;
             let (keys, values) = (c.tensor(1)?, c.tensor(2)?);
             if keys.dims() != values.dims() {
                 return Err(c.invalid(format!(
@@ -105,6 +106,7 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
         }
         "LookupTableFindV2" => {
             c.arity(3)?;
+            c.eager_only()?;
             let (keys, default) = (c.tensor(1)?, c.tensor(2)?);
             let table = table(c)?;
             let state = table.state();
@@ -129,6 +131,7 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
         }
         "LookupTableSizeV2" => {
             c.arity(1)?;
+            c.eager_only()?;
             let size = table(c)?.state().entries.len() as i64;
             one(Tensor::scalar(size))
         }

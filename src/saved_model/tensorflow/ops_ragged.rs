@@ -38,8 +38,14 @@ pub fn run(c: &OpCall) -> Result<Option<Vec<Value>>> {
             let (exclusive, reverse) = (c.attrs.bool("exclusive")?, c.attrs.bool("reverse")?);
             one(ops::cumulative(op, c.tensor(0)?, c.int(1)?, exclusive, reverse)?)
         }
-        "DenseBincount" => one(dense_bincount(c)?),
-        "RaggedTensorToTensor" => one(ragged_to_tensor(c)?),
+        "DenseBincount" => {
+            c.eager_only()?;
+            one(dense_bincount(c)?)
+        }
+        "RaggedTensorToTensor" => {
+            c.eager_only()?;
+            one(ragged_to_tensor(c)?)
+        }
         _ => Ok(None),
     }
 }

@@ -151,6 +151,11 @@ pub fn saved_model_pb(
             resources: &concretes[*index].resources,
         });
     }
+    if file.variables.len() != variables.len() {
+        return Err(Error::Internal(
+            "saved_model.json's variables and the saved ones differ".into(),
+        ));
+    }
     let saved = serving_graph::Saved {
         variables: file.variables.iter().zip(variables).collect(),
         object_graph: match object_graph {

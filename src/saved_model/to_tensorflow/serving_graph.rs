@@ -8,7 +8,7 @@ use super::attrs::{self, RESOURCE};
 use super::body::{Body, Typed};
 use super::function_def::Library;
 use super::saver;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::proto::tensorflow::attr_value::Value;
 use crate::proto::tensorflow::tensor_info::Encoding;
 use crate::proto::tensorflow::{NodeDef, SaverDef, SignatureDef, TensorInfo};
@@ -96,9 +96,14 @@ pub fn build(
             args.push((out[0].clone(), dtype));
         }
         for v in call.resources {
-            if let Some((_, handle)) = handles.iter().find(|(known, _)| known.same(v)) {
-                args.push((handle.clone(), RESOURCE));
-            }
+            // A missing handle would shift the call's positional arguments: never skip one.
+            let (_, handle) = handles.iter().find(|(known, _)| known.same(v)).ok_or_else(|| {
+                Error::Internal(format!(
+                    "signature {} reads a variable that is not saved",
+                    call.key
+                ))
+            })?;
+            args.push((handle.clone(), RESOURCE));
         }
         let tout: Vec<i32> = call.outputs.iter().map(|(_, s)| attrs::enum_of(s.dtype)).collect();
         let results = body.op(
