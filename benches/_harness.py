@@ -59,16 +59,22 @@ def run_tensorflow(script, *args):
     python = tensorflow_python()
     if python is None:
         return None
+    return run_script(python, script, "--tensorflow", *args, label="TensorFlow")
+
+
+def run_script(python, script, *args, label="child"):
+    """Runs `script` under `python` in its own process (TensorFlow's logs off, no CUDA);
+    returns the JSON its last output line holds, or None when it fails."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     out = subprocess.run(
-        [python, script, "--tensorflow", *map(str, args)],
+        [python, script, *map(str, args)],
         capture_output=True,
         text=True,
         env=env,
         check=False,
     )
     if out.returncode != 0:
-        print(f"  (TensorFlow run failed: {out.stderr.strip().splitlines()[-1:]})")
+        print(f"  ({label} run failed: {out.stderr.strip().splitlines()[-1:]})")
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -204,6 +204,11 @@ impl Buffer {
         self.len() == 0
     }
 
+    /// The address of the first element: identifies the memory a view of this buffer reads.
+    pub fn address(&self) -> usize {
+        with_movable!(self, v => v.as_ptr() as usize)
+    }
+
     /// A buffer of `len` zeros (false, 0, 0.0, empty strings) of `dtype`.
     pub fn zeros(dtype: DType, len: usize) -> Buffer {
         with_dtype!(dtype.storage(), T => T::wrap(vec![T::default(); len]), else Buffer::Str(vec![TfString::default(); len]))

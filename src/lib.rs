@@ -34,6 +34,7 @@ pub mod io;
 pub mod kernels;
 pub mod ops;
 pub mod proto;
+pub mod roofline;
 pub mod saved_model;
 pub mod serve;
 pub mod shape;

@@ -294,6 +294,9 @@ impl Primitive for Composite {
     }
 
     fn cpu(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        if let Some(out) = conv::direct_cpu(self, inputs)? {
+            return Ok(vec![out]);
+        }
         self.forward(inputs)
     }
 

@@ -8,6 +8,8 @@ use super::composite::{composite, Composite};
 use super::patches::{image_dims, MaxPoolGrad, PatchFill, PatchSpec, PatchesGrad};
 use super::primitive::TensorType;
 use super::*;
+use super::{conv_cpu, pool_cpu};
+use crate::buffer::Buffer;
 use crate::ops::reduce::ArgOp;
 
 /// TensorFlow's `padding` argument, for the two spatial axes.
@@ -164,6 +166,121 @@ pub(crate) fn conv2d_composed(x: &Tensor, f: &Tensor, w: &Window, p: &Padding) -
     let (k, cout) = (spec.window() as i64 * x.dims()[3] as i64, f.dims()[3] as i64);
     let product = matmul(&patch_rows(x, &spec)?, &reshape(f, &[k, cout])?, Default::default())?;
     reshape(&product, &[-1, spec.out[0] as i64, spec.out[1] as i64, cout])
+}
+
+/// Conv2D and its gradients on host float32/float64 tensors, by the tiled kernels of
+/// `conv_cpu` (no patch matrix); None for other dtypes, which run the decomposition. The
+/// geometry and its errors are the decomposition's.
+pub(crate) fn direct_cpu(c: &Composite, inputs: &[&Tensor]) -> Result<Option<Tensor>> {
+    let float = |t: &Tensor| matches!(t.dtype(), DType::F32 | DType::F64);
+    let supported = matches!(
+        c,
+        Composite::MaxPool { .. }
+            | Composite::AvgPool { .. }
+            | Composite::Conv2D { .. }
+            | Composite::Conv2DBackpropInput { .. }
+            | Composite::Conv2DBackpropFilter { .. }
+    );
+    if !supported || !inputs.iter().all(|t| float(t)) {
+        return Ok(None);
+    }
+    // Composites are placed part by part; these kernels run only where the whole op would be
+    // placed on a CPU (a GPU that can run the parts keeps the decomposition).
+    let placement = crate::device::place(c.tf_name(), |i| i < crate::gpu::visible_count())?;
+    if !placement.device.is_cpu() {
+        return Ok(None);
+    }
+    for t in inputs {
+        t.host()?;
+    }
+    crate::device::log(c.tf_name(), placement.device);
+    let Some(out) = direct_on_host(c, inputs)? else { return Ok(None) };
+    Ok(Some(match out.device() == placement.device {
+        true => out,
+        false => out.to_device(placement.device)?.unwrap_or(out),
+    }))
+}
+
+fn direct_on_host(c: &Composite, inputs: &[&Tensor]) -> Result<Option<Tensor>> {
+    let (window, padding) = match c {
+        Composite::MaxPool { window, padding } | Composite::AvgPool { window, padding } => {
+            return pooled_cpu(c, inputs[0], window, padding);
+        }
+        Composite::Conv2D { window, padding }
+        | Composite::Conv2DBackpropInput { window, padding }
+        | Composite::Conv2DBackpropFilter { window, padding } => (window, padding),
+        _ => return Ok(None),
+    };
+    let (x, f) = (inputs[0], inputs[1]);
+    let spec = conv_spec(x, f, window, padding)?;
+    let &[n, h, w, ch] = x.dims() else { unreachable!("conv_spec checked the rank") };
+    let shape = conv_cpu::ConvShape { image: [n, h, w, ch], spec: &spec, c_out: f.dims()[3] };
+    let out_dims = [n, spec.out[0], spec.out[1], f.dims()[3]];
+    let gradient = || -> Result<&Tensor> {
+        let g = inputs[2];
+        if g.dims() != out_dims || g.dtype() != x.dtype() {
+            return Err(Error::InvalidArgument(format!(
+                "{}: out_backprop of shape {} and dtype {} does not match the convolution's output {out_dims:?} of {}",
+                c.tf_name(),
+                g.shape(),
+                g.dtype(),
+                x.dtype()
+            )));
+        }
+        Ok(g)
+    };
+    let out = match (c, x.buffer(), f.buffer()) {
+        (Composite::Conv2D { .. }, Buffer::F32(xv), Buffer::F32(fv)) => {
+            Buffer::F32(conv_cpu::forward(shape, xv, fv))
+        }
+        (Composite::Conv2D { .. }, Buffer::F64(xv), Buffer::F64(fv)) => {
+            Buffer::F64(conv_cpu::forward(shape, xv, fv))
+        }
+        (Composite::Conv2DBackpropInput { .. }, _, fb) => match (fb, gradient()?.buffer()) {
+            (Buffer::F32(fv), Buffer::F32(gv)) => {
+                Buffer::F32(conv_cpu::input_gradient(shape, fv, gv))
+            }
+            (Buffer::F64(fv), Buffer::F64(gv)) => {
+                Buffer::F64(conv_cpu::input_gradient(shape, fv, gv))
+            }
+            _ => return Ok(None),
+        },
+        (Composite::Conv2DBackpropFilter { .. }, xb, _) => match (xb, gradient()?.buffer()) {
+            (Buffer::F32(xv), Buffer::F32(gv)) => {
+                Buffer::F32(conv_cpu::filter_gradient(shape, xv, gv))
+            }
+            (Buffer::F64(xv), Buffer::F64(gv)) => {
+                Buffer::F64(conv_cpu::filter_gradient(shape, xv, gv))
+            }
+            _ => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    let dims = match c {
+        Composite::Conv2D { .. } => out_dims.to_vec(),
+        Composite::Conv2DBackpropInput { .. } => x.dims().to_vec(),
+        _ => f.dims().to_vec(),
+    };
+    Ok(Some(Tensor::from_buffer_unchecked(out, Shape(dims))))
+}
+
+/// MaxPool and AvgPool of a host float32/float64 image in one pass (`pool_cpu`).
+fn pooled_cpu(c: &Composite, x: &Tensor, w: &Window, padding: &Padding) -> Result<Option<Tensor>> {
+    let (op, how) = match c {
+        Composite::MaxPool { .. } => ("MaxPool", pool_cpu::Pooling::Max),
+        _ => ("AvgPool", pool_cpu::Pooling::Average),
+    };
+    if !matches!(x.dtype(), DType::F32 | DType::F64) {
+        return Ok(None);
+    }
+    let spec = geometry(image_of(x, op)?, w, padding, op)?;
+    let &[n, h, wd, ch] = x.dims() else { unreachable!("image_of checked the rank") };
+    let out = match x.buffer() {
+        Buffer::F32(v) => Buffer::F32(pool_cpu::pool(v, [n, h, wd, ch], &spec, how)),
+        Buffer::F64(v) => Buffer::F64(pool_cpu::pool(v, [n, h, wd, ch], &spec, how)),
+        _ => return Ok(None),
+    };
+    Ok(Some(Tensor::from_buffer_unchecked(out, Shape(vec![n, spec.out[0], spec.out[1], ch]))))
 }
 
 /// Conv2DBackpropInput: the gradient `g` (`[N, OH, OW, C_out]`) of a convolution, back to an

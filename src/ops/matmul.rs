@@ -6,6 +6,7 @@ use crate::buffer::Buffer;
 use crate::dtype::{DType, DTypeSet};
 use crate::element::{Element, Num};
 use crate::error::{Error, Result};
+use crate::kernels::gemm::{matmul_into, parallelism_for, MatRef, Parallelism};
 use crate::ops::cast;
 use crate::ops::primitive::{
     attrs_of, broadcast, describe_dims, from_attrs, input, Arity, Attrs, Decisions, Decode,
@@ -13,7 +14,6 @@ use crate::ops::primitive::{
 };
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
-use gemm::Parallelism;
 use rayon::prelude::*;
 
 #[derive(
@@ -252,37 +252,14 @@ fn batched<T: Num + 'static>(
     }
     let big = d.m * d.n * d.k >= 64 * 64 * 64;
     let run = |dst: &mut [T], (ia, ib): (usize, usize), par: Parallelism| {
-        let (lhs_rs, lhs_cs) = if d.ta { (1, d.m as isize) } else { (d.k as isize, 1) };
-        let (rhs_rs, rhs_cs) = if d.tb { (1, d.k as isize) } else { (d.n as isize, 1) };
-        // SAFETY: the pointers cover m*k, k*n and m*n elements laid out with the given strides,
-        // which the shape checks above guarantee; dst is not read (read_dst = false).
-        unsafe {
-            gemm::gemm(
-                d.m,
-                d.n,
-                d.k,
-                dst.as_mut_ptr(),
-                1,
-                d.n as isize,
-                false,
-                x[ia * sa..].as_ptr(),
-                lhs_cs,
-                lhs_rs,
-                y[ib * sb..].as_ptr(),
-                rhs_cs,
-                rhs_rs,
-                T::zero(),
-                T::one(),
-                false,
-                conj_a,
-                conj_b,
-                par,
-            );
-        }
+        let a = MatRef::rows(&x[ia * sa..ia * sa + sa], d.m, d.k);
+        let a = if d.ta { MatRef::rows(&x[ia * sa..ia * sa + sa], d.k, d.m).t() } else { a };
+        let b = MatRef::rows(&y[ib * sb..ib * sb + sb], d.k, d.n);
+        let b = if d.tb { MatRef::rows(&y[ib * sb..ib * sb + sb], d.n, d.k).t() } else { b };
+        matmul_into(dst, a, b, false, (conj_a, conj_b), par);
     };
     if big || pairs.len() == 1 {
-        let par =
-            if big { Parallelism::Rayon(rayon::current_num_threads()) } else { Parallelism::None };
+        let par = parallelism_for(d.m, d.n, d.k);
         for (dst, &p) in out.chunks_mut(so).zip(pairs) {
             run(dst, p, par);
         }

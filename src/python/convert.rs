@@ -474,6 +474,9 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
         let copy = py.import("numpy")?.getattr("array")?.call1((arr,))?;
         return from_numpy(copy.cast::<PyUntypedArray>()?);
     }
+    if let Some(shared) = super::numpy_view::tensor_of_view(arr)? {
+        return Ok(shared);
+    }
     let dt = arr.dtype();
     let dims: Vec<usize> = arr.shape().to_vec();
     macro_rules! try_types {
@@ -529,11 +532,18 @@ fn unreachable_buffer() -> PyErr {
 
 static BFLOAT16: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
+/// ml_dtypes' `bfloat16`, numpy's type for bfloat16 elements.
+pub fn bfloat16_type(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    let ty = BFLOAT16
+        .get_or_try_init(py, || py.import("ml_dtypes")?.getattr("bfloat16").map(|f| f.unbind()))?;
+    Ok(ty.bind(py))
+}
+
 /// numpy's NPY_MAXDIMS as rust-numpy assumes it (numpy 2 allows 64, numpy 1 allows 32).
 const NUMPY_MAX_RANK: usize = 32;
 
-/// A new numpy array holding a copy of the tensor's elements.
-pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+/// Refuses symbolic tensors and ranks numpy cannot hold.
+pub fn check_convertible(t: &Tensor) -> PyResult<()> {
     crate::graph::trace::check_concrete(t, "Converting to numpy").map_err(super::errors::to_py)?;
     if t.rank() > NUMPY_MAX_RANK {
         return Err(PyValueError::new_err(format!(
@@ -541,6 +551,12 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
             t.rank()
         )));
     }
+    Ok(())
+}
+
+/// A new numpy array holding a copy of the tensor's elements.
+pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    check_convertible(t)?;
     let dims = IxDyn(t.dims());
     fn make<'py, T: NpElement + Clone>(
         py: Python<'py>,
@@ -563,10 +579,7 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
         }
         Buffer::BF16(v) => {
             let bits = make(py, dims, v.iter().map(|x| x.to_bits()).collect::<Vec<u16>>())?;
-            let ty = BFLOAT16.get_or_try_init(py, || {
-                py.import("ml_dtypes")?.getattr("bfloat16").map(|f| f.unbind())
-            })?;
-            bits.call_method1("view", (ty.bind(py),))
+            bits.call_method1("view", (bfloat16_type(py)?,))
         }
         b => crate::match_buffer!(
             b,

@@ -12,8 +12,10 @@ mod errors;
 mod graph;
 mod host_call;
 mod io;
+mod numpy_view;
 mod ops;
 mod random;
+mod roofline;
 mod saved_model;
 mod tensor;
 mod tf_saved_model;
@@ -22,8 +24,27 @@ mod windows;
 
 use pyo3::prelude::*;
 
+/// Rust's allocations in the extension (tensor storage above all) come from mimalloc, which
+/// reuses freed buffers instead of returning them to the OS (see Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// mimalloc's `mi_option_purge_delay`: its index in `mi_option_e` (mimalloc.h, version 3).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// How long freed memory stays committed for reuse before mimalloc returns it to the OS:
+/// longer than a training step, so that a step reuses the last one's buffers. At mimalloc's
+/// default of 10 ms, a small CNN's `fit` step took 39-41 ms instead of 26 (page faults and
+/// zeroing of fresh pages).
+const PURGE_DELAY_MS: std::os::raw::c_long = 1000;
+
+fn keep_freed_memory_for_reuse() {
+    // SAFETY: mi_option_set only stores the value; mimalloc reads it when it next purges.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    keep_freed_memory_for_reuse();
     m.add_class::<tensor::PyTensor>()?;
     ops::register(m)?;
     autodiff::register(m)?;
@@ -39,5 +60,25 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::_set_autocast, m)?)?;
     dlpack::register(m)?;
     io::register(m)?;
+    numpy_view::register(m)?;
+    roofline::register(m)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_purge_delay_option_is_mimallocs_and_takes_the_value() {
+        // SAFETY: reading and setting an option has no other effect.
+        unsafe {
+            // mimalloc's documented default for mi_option_purge_delay, unless set already.
+            let before = libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY);
+            assert!(before == 10 || before == super::PURGE_DELAY_MS, "{before}");
+            super::keep_freed_memory_for_reuse();
+            assert_eq!(
+                libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY),
+                super::PURGE_DELAY_MS
+            );
+        }
+    }
 }

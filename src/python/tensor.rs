@@ -454,10 +454,16 @@ impl PyTensor {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let _ = copy;
-        let a = convert::to_numpy(py, &self.inner)?;
+        // As TensorFlow's: a read-only view of the tensor's memory unless a copy is asked for.
+        let a = if copy == Some(true) {
+            convert::to_numpy(py, &self.inner)?
+        } else {
+            super::numpy_view::view(py, &self.inner)?
+        };
         match dtype {
-            Some(d) if !d.is_none() => a.call_method1("astype", (d,)),
+            // `asarray`, not `astype`: the tensor's own dtype keeps the view, as TensorFlow's
+            // `np.asarray(self._numpy(), dtype)` does.
+            Some(d) if !d.is_none() => py.import("numpy")?.getattr("asarray")?.call1((a, d)),
             _ => Ok(a),
         }
     }
