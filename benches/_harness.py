@@ -135,3 +135,22 @@ def eager_and_traced_timings(tf, programs, repeat=5):
             "function": best_time(lambda f=traced, a=args: f(*a).numpy(), repeat=repeat),
         }
     return out
+
+
+def torch_matmul_gflops(n):
+    """PyTorch's float32 matmul (TF32 off) on its CUDA device, GFLOP/s; None without one."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False
+    a = torch.randn(n, n, device="cuda")
+    b = torch.randn(n, n, device="cuda")
+
+    def run():
+        a @ b
+        torch.cuda.synchronize()
+
+    return 2 * n**3 / best_time(run, repeat=5) / 1e9

@@ -10,29 +10,11 @@ CPU kernels in the same process; PyTorch's CUDA matmul is printed when torch see
 import os
 
 import numpy as np
-from _harness import best_time
+from _harness import best_time, torch_matmul_gflops
 
 SIZES = tuple(
     int(s) for s in os.environ.get("FERROFLOW_GPU_BENCH_SIZES", "1024,2048,4096").split(",")
 )
-
-
-def torch_matmul_gflops(n):
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not torch.cuda.is_available():
-        return None
-    torch.backends.cuda.matmul.allow_tf32 = False
-    a = torch.randn(n, n, device="cuda")
-    b = torch.randn(n, n, device="cuda")
-
-    def run():
-        a @ b
-        torch.cuda.synchronize()
-
-    return 2 * n**3 / best_time(run, repeat=5) / 1e9
 
 
 def torch_fft_ms(n):

@@ -10,6 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 for name in (
     "bench_dispatch",
     "bench_elementwise",
+    "bench_roofline",
     "bench_matmul",
     "bench_random",
     "bench_training_step",
@@ -18,7 +19,9 @@ for name in (
     "bench_saved_model",
     "bench_fit",
     "bench_keras_models",
+    "bench_fit_memory",
     "bench_gpu",
+    "gpu_report",
     "bench_tensor_array",
     "bench_ragged",
     "bench_strings",

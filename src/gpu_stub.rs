@@ -83,6 +83,10 @@ pub fn supports_dtype(_device: usize, _dtype: DType) -> bool {
     false
 }
 
+pub fn dispatch_count() -> u64 {
+    0
+}
+
 pub fn synchronize(_device: usize) -> Result<()> {
     Err(no_gpu())
 }

@@ -144,10 +144,16 @@ pub fn memory_bandwidth(bytes: usize, threads: usize, repeats: usize) -> (Rate, 
     let threads = if threads == 0 { rayon::current_num_threads() } else { threads };
     let n = (bytes / 4).max(1 << 16);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
-    // Touch every page on the threads that use it, as kernels' outputs are.
-    let mut a = vec![0.0f32; n];
-    let b: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
-    let c: Vec<f32> = (0..n).map(|i| (i % 5) as f32).collect();
+    // Allocated as kernels allocate their outputs (huge pages when large), so that the roof
+    // and the kernels measured against it see the same page sizes.
+    let filled = |f: fn(usize) -> f32| {
+        let mut v: Vec<f32> = crate::kernels::alloc::with_capacity(n);
+        v.extend((0..n).map(f));
+        v
+    };
+    let mut a = filled(|_| 0.0);
+    let b = filled(|i| (i % 7) as f32);
+    let c = filled(|i| (i % 5) as f32);
     let chunk = n.div_ceil(threads * 8).max(1 << 14);
     let (mut triad, mut read) = (0.0f64, 0.0f64);
     for _ in 0..repeats.max(1) {

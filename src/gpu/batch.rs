@@ -5,6 +5,11 @@
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
 use crate::gpu::pipelines::Kernel;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Dispatches recorded since the process started, on every device (`gpu::dispatch_count`:
+/// benchmarks count a training step's kernels with it).
+pub(crate) static DISPATCHES: AtomicU64 = AtomicU64::new(0);
 
 /// Dispatches per submission; bounds both latency and the parameter buffer.
 const MAX_DISPATCHES: usize = 256;
@@ -113,6 +118,7 @@ impl GpuContext {
         }
         batch.params.extend_from_slice(&block);
         batch.dispatches += 1;
+        DISPATCHES.fetch_add(1, Ordering::Relaxed);
         let params_buffer = batch.params_buffer.as_ref().expect("created above");
         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()

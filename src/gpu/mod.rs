@@ -24,6 +24,11 @@ pub fn synchronize(device: usize) -> crate::error::Result<()> {
     adapters::context(device)?.wait()
 }
 
+/// Kernel dispatches recorded since the process started, on every GPU.
+pub fn dispatch_count() -> u64 {
+    batch::DISPATCHES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// (current, peak) bytes the live tensors of logical GPU `device` hold
 /// (`tf.config.experimental.get_memory_info`).
 pub fn memory_info(device: usize) -> crate::error::Result<(u64, u64)> {

@@ -116,6 +116,12 @@ fn gpu_synchronize() -> PyResult<()> {
     Ok(())
 }
 
+/// Kernel dispatches recorded on every GPU since the process started (for benchmarks).
+#[pyfunction]
+fn gpu_dispatch_count() -> u64 {
+    crate::gpu::dispatch_count()
+}
+
 /// Test hook: destroys GPU `index` as a driver reset would.
 #[pyfunction]
 fn simulate_gpu_loss(index: usize) -> PyResult<()> {
@@ -139,6 +145,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         get_log_device_placement,
         copy_to_device,
         gpu_synchronize,
+        gpu_dispatch_count,
         set_logical_cpu_count,
         set_gpu_logical_split,
         gpu_memory_info,
