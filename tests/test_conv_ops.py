@@ -301,3 +301,13 @@ def test_enormous_windows_are_refused():
         tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([5, 1, 1, 1]), 1, "SAME", dilations=[2**62, 1])
     with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
         tf.nn.max_pool2d(tf.ones([1, 4, 4, 1]), 2**32, 1, "SAME")
+
+
+@pytest.mark.parametrize("pad", [200_000, 2**32 - 1])
+def test_huge_explicit_padding_raises_instead_of_allocating_or_wrapping(device, pad):
+    """Explicit padding is unbounded: an output too large to allocate (or whose element count
+    would wrap) is ResourceExhaustedError on either device, not an abort or an empty tensor."""
+    x = tf.ones([1, 1, 1, 1])
+    padding = [[0, 0], [0, pad], [0, pad], [0, 0]]
+    with pytest.raises((tf.errors.ResourceExhaustedError, tf.errors.InvalidArgumentError)):
+        tf.nn.conv2d(x, tf.ones([1, 1, 1, 1]), 1, padding)

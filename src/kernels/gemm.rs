@@ -32,8 +32,12 @@ impl<'a, T> MatRef<'a, T> {
         }
     }
 
-    /// Whether every element the strides reach lies inside `data`.
+    /// Whether every element the strides reach lies inside `data`, and the strides fit the
+    /// `isize` the crate takes.
     fn in_bounds(&self) -> bool {
+        if self.row_stride > isize::MAX as usize || self.col_stride > isize::MAX as usize {
+            return false;
+        }
         if self.rows == 0 || self.cols == 0 {
             return true;
         }
@@ -57,7 +61,8 @@ pub fn matmul_into<T: Num + 'static>(
     parallelism: Parallelism,
 ) {
     let (m, k, n) = (a.rows, a.cols, b.cols);
-    assert!(b.rows == k && dst.len() >= m * n, "gemm operands of mismatched shapes");
+    let fits = m.checked_mul(n).is_some_and(|len| dst.len() >= len);
+    assert!(b.rows == k && fits, "gemm operands of mismatched shapes");
     assert!(a.in_bounds() && b.in_bounds(), "gemm view outside its slice");
     if m == 0 || n == 0 {
         return;

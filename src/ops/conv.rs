@@ -216,6 +216,7 @@ fn direct_on_host(c: &Composite, inputs: &[&Tensor]) -> Result<Option<Tensor>> {
     let &[n, h, w, ch] = x.dims() else { unreachable!("conv_spec checked the rank") };
     let shape = conv_cpu::ConvShape { image: [n, h, w, ch], spec: &spec, c_out: f.dims()[3] };
     let out_dims = [n, spec.out[0], spec.out[1], f.dims()[3]];
+    check_output(&spec, out_dims, x.dtype(), c.tf_name())?;
     let gradient = || -> Result<&Tensor> {
         let g = inputs[2];
         if g.dims() != out_dims || g.dtype() != x.dtype() {
@@ -264,6 +265,15 @@ fn direct_on_host(c: &Composite, inputs: &[&Tensor]) -> Result<Option<Tensor>> {
     Ok(Some(Tensor::from_buffer_unchecked(out, Shape(dims))))
 }
 
+/// The checks the decomposition's `Patches` makes: a geometry in bounds and an output that can
+/// be allocated (explicit padding from Python is unbounded), so that a huge request raises
+/// instead of overflowing an index or aborting on allocation.
+fn check_output(spec: &PatchSpec, dims: [usize; 4], dtype: DType, op: &str) -> Result<()> {
+    spec.check(op)?;
+    let total = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    crate::shape::check_alloc(total.unwrap_or(usize::MAX), dtype)
+}
+
 /// MaxPool and AvgPool of a host float32/float64 image in one pass (`pool_cpu`).
 fn pooled_cpu(c: &Composite, x: &Tensor, w: &Window, padding: &Padding) -> Result<Option<Tensor>> {
     let (op, how) = match c {
@@ -275,6 +285,7 @@ fn pooled_cpu(c: &Composite, x: &Tensor, w: &Window, padding: &Padding) -> Resul
     }
     let spec = geometry(image_of(x, op)?, w, padding, op)?;
     let &[n, h, wd, ch] = x.dims() else { unreachable!("image_of checked the rank") };
+    check_output(&spec, [n, spec.out[0], spec.out[1], ch], x.dtype(), op)?;
     let out = match x.buffer() {
         Buffer::F32(v) => Buffer::F32(pool_cpu::pool(v, [n, h, wd, ch], &spec, how)),
         Buffer::F64(v) => Buffer::F64(pool_cpu::pool(v, [n, h, wd, ch], &spec, how)),

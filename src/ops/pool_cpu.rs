@@ -52,15 +52,18 @@ pub fn pool<T: PoolFloat>(x: &[T], image: [usize; 4], spec: &PatchSpec, how: Poo
         let rows: Vec<usize> =
             (0..spec.kernel[0]).filter_map(|t| spec.source(0, out_row, t, h)).collect();
         for (col, acc) in row.chunks_mut(c).enumerate() {
-            let cols = (0..spec.kernel[1]).filter_map(|t| spec.source(1, col, t, w));
+            let cols: Vec<usize> =
+                (0..spec.kernel[1]).filter_map(|t| spec.source(1, col, t, w)).collect();
             let start = match how {
                 Pooling::Max => T::LOWEST,
                 Pooling::Average => T::ZERO,
             };
             acc.fill(start);
             let mut count = 0;
-            for x_at in cols {
-                for &y in &rows {
+            // Taps in the decomposition's order (window rows, then columns), so that average
+            // sums round as the decomposition's and the GPU's do.
+            for &y in &rows {
+                for &x_at in &cols {
                     let at = ((img * h + y) * w + x_at) * c;
                     let taps = &x[at..at + c];
                     // Selects, not branches: random data would mispredict half of them, and

@@ -24,8 +24,8 @@ pub struct HostMemory {
     tensor: Tensor,
 }
 
-/// A read-only numpy array over `t`'s host elements. Strings (object arrays of `bytes`) and
-/// bfloat16 (when ml_dtypes is missing) are copied, as they have no numpy layout to share.
+/// A read-only numpy array over `t`'s host elements. Strings (object arrays of `bytes`) are
+/// copied, as they have no numpy layout to share; bfloat16 needs ml_dtypes, as `.numpy()` does.
 pub fn view<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     convert::check_convertible(t)?;
     let owner = Bound::new(py, HostMemory { tensor: t.clone() })?;
@@ -36,6 +36,9 @@ pub fn view<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
             // SAFETY: bf16 and u16 have the same size and alignment; bits are reinterpreted.
             let bits = unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u16>(), v.len()) };
             let a = borrow(owner.clone(), dims, bits)?;
+            // Read-only before the view is taken: numpy lets an array be made writeable again
+            // when an array in its base chain is, and `base` reaches this one.
+            a.getattr("flags")?.setattr("writeable", false)?;
             a.call_method1("view", (convert::bfloat16_type(py)?,))?
         }
         b => crate::match_buffer!(
@@ -73,7 +76,13 @@ pub fn tensor_of_view(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<Tensor
     }
     let Ok(owner) = base.cast::<HostMemory>() else { return Ok(None) };
     let t = &owner.get().tensor;
-    if t.is_deferred() || t.gpu_storage().is_some() || !arr.is_c_contiguous() {
+    // A quantized tensor's view is its plain integer storage: its tensor would keep the
+    // quantized dtype, where converting the array gives the plain one.
+    if t.is_deferred()
+        || t.gpu_storage().is_some()
+        || t.dtype().is_quantized()
+        || !arr.is_c_contiguous()
+    {
         return Ok(None);
     }
     let host = t.host().py()?;

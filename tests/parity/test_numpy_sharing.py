@@ -150,3 +150,31 @@ def _view_of_a_host_tensor(tf):
     # A strided or retyped view is copied.
     assert not np.shares_memory(np.asarray(tf.constant(view[::2])), view)
     assert tf.constant(view.view(np.int32)).dtype == tf.int32
+
+
+def test_no_array_in_a_views_base_chain_can_be_made_writeable():
+    """A bfloat16 view is a view of an integer view of the tensor: neither may become writeable
+    (numpy allows it when any array up the chain is), or a write would change the tensor."""
+    import ferroflow as tf
+
+    with tf.device("CPU:0"):
+        for dtype in (tf.bfloat16, tf.float32, tf.int8):
+            t = tf.identity(tf.constant([1, 2, 3], dtype))
+            view = np.asarray(t)
+            chain = [view]
+            while isinstance(chain[-1].base, np.ndarray):
+                chain.append(chain[-1].base)
+            for array in chain:
+                assert not array.flags.writeable
+                with pytest.raises(ValueError):
+                    array.flags.writeable = True
+            assert tf.reduce_all(tf.constant(view) == t)
+
+
+def test_a_constant_of_a_quantized_tensors_view_is_what_a_copy_gives():
+    import ferroflow as tf
+
+    with tf.device("CPU:0"):
+        q = tf.constant([1, 2, 3], tf.qint8)
+        view = np.asarray(q)
+        assert tf.constant(view).dtype == tf.constant(view.copy()).dtype
