@@ -18,6 +18,12 @@ const PARAM_STRIDE: usize = 256;
 pub const MAX_PARAMS: usize = PARAM_STRIDE / 4;
 
 pub struct Batch {
+    /// The open compute pass every dispatch of the batch is recorded into. wgpu-core pays for
+    /// each pass at `finish` (two raw command buffers, a tracker sized by every buffer the device
+    /// has made, barriers from it), which was most of a small op's host cost with a pass per
+    /// dispatch; inside one pass it still places a barrier between dependent dispatches.
+    /// Declared before `encoder` so it is ended first when the batch is dropped.
+    pass: Option<wgpu::ComputePass<'static>>,
     encoder: Option<wgpu::CommandEncoder>,
     params_buffer: Option<wgpu::Buffer>,
     params: Vec<u8>,
@@ -26,17 +32,32 @@ pub struct Batch {
 
 impl Batch {
     pub fn new() -> Batch {
-        Batch { encoder: None, params_buffer: None, params: Vec::new(), dispatches: 0 }
+        Batch { pass: None, encoder: None, params_buffer: None, params: Vec::new(), dispatches: 0 }
     }
 
+    /// The encoder, for commands outside a compute pass (copies, clears): ends the open pass.
     fn encoder(&mut self, device: &wgpu::Device) -> &mut wgpu::CommandEncoder {
+        self.pass = None;
         self.encoder.get_or_insert_with(|| {
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
         })
     }
 
+    /// The open compute pass, begun on the encoder when none is open.
+    fn pass(&mut self, device: &wgpu::Device) -> &mut wgpu::ComputePass<'static> {
+        if self.pass.is_none() {
+            let pass = self
+                .encoder(device)
+                .begin_compute_pass(&wgpu::ComputePassDescriptor::default())
+                .forget_lifetime();
+            self.pass = Some(pass);
+        }
+        self.pass.as_mut().expect("opened above")
+    }
+
     /// Submits everything recorded so far.
     fn flush(&mut self, ctx: &GpuContext) -> Result<()> {
+        self.pass = None;
         if let Some(buffer) = self.params_buffer.take() {
             if !self.params.is_empty() {
                 buffer
@@ -141,13 +162,10 @@ impl GpuContext {
             layout: &kernel.layout,
             entries: &entries,
         });
-        let encoder = batch.encoder(&self.device);
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-            pass.set_pipeline(&kernel.pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
-        }
+        let pass = batch.pass(&self.device);
+        pass.set_pipeline(&kernel.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
         self.check()
     }
 
