@@ -98,6 +98,7 @@ pub(crate) fn cpu_kernel(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
 }
 
 fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+    crate::kernels::pool::start();
     // A traced slice meeting an input of another shape resolves its items again.
     let respecified;
     let op = match (op, inputs.first()) {

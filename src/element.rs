@@ -398,11 +398,18 @@ pub trait FloatElem: Real + num_traits::Float {
     /// tanh as TensorFlow's CPU kernels compute it: float32 by a rational approximation
     /// that vectorises (libm's tanhf is a branchy scalar call), float64 exactly.
     fn tf_tanh(self) -> Self;
+    /// exp as TensorFlow's CPU kernels compute it: float32 by Cephes' method in straight-line
+    /// arithmetic, as Eigen's, which vectorises (`kernels::exp_f32`), float64 by libm.
+    fn tf_exp(self) -> Self;
 }
 impl FloatElem for f32 {
     #[inline(always)]
     fn erf(self) -> Self {
         libm::erff(self)
+    }
+    #[inline(always)]
+    fn tf_exp(self) -> Self {
+        crate::kernels::exp_f32::exp_f32(self)
     }
     #[inline(always)]
     fn tf_tanh(self) -> Self {
@@ -415,6 +422,10 @@ impl FloatElem for f64 {
         libm::erf(self)
     }
     #[inline(always)]
+    fn tf_exp(self) -> Self {
+        self.exp()
+    }
+    #[inline(always)]
     fn tf_tanh(self) -> Self {
         self.tanh()
     }
@@ -425,6 +436,10 @@ impl FloatElem for f16 {
         f16::from_f32(libm::erff(self.to_f32()))
     }
     #[inline(always)]
+    fn tf_exp(self) -> Self {
+        f16::from_f32(crate::kernels::exp_f32::exp_f32(self.to_f32()))
+    }
+    #[inline(always)]
     fn tf_tanh(self) -> Self {
         f16::from_f32(tanh_rational(self.to_f32()))
     }
@@ -433,6 +448,10 @@ impl FloatElem for bf16 {
     #[inline(always)]
     fn erf(self) -> Self {
         bf16::from_f32(libm::erff(self.to_f32()))
+    }
+    #[inline(always)]
+    fn tf_exp(self) -> Self {
+        bf16::from_f32(crate::kernels::exp_f32::exp_f32(self.to_f32()))
     }
     #[inline(always)]
     fn tf_tanh(self) -> Self {

@@ -3,5 +3,7 @@
 
 pub mod alloc;
 pub mod broadcast;
+pub mod exp_f32;
 pub mod gemm;
 pub mod parallel;
+pub mod pool;

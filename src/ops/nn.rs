@@ -159,7 +159,7 @@ fn softmax_over(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
 /// Softmax (or log-softmax) of each last-axis row of a contiguous float tensor, as
 /// TensorFlow's Eigen kernel computes it: shift by the row's max, exponentiate, divide by the
 /// sum (log: subtract the sum's log).
-fn softmax_rows<T: Element + num_traits::Float + Send + Sync>(
+fn softmax_rows<T: Element + crate::element::FloatElem + Send + Sync>(
     x: &Tensor,
     log: bool,
 ) -> Result<Tensor> {
@@ -172,18 +172,19 @@ fn softmax_rows<T: Element + num_traits::Float + Send + Sync>(
         out.par_chunks_mut(rows_per_task * row).for_each(|chunk| {
             for r in chunk.chunks_mut(row) {
                 let max = r.iter().fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });
-                let mut sum = T::zero();
+                let mut sum = <T as crate::element::Num>::zero();
                 if log {
                     for v in r.iter() {
-                        sum = sum + (*v - max).exp();
+                        sum = sum + (*v - max).tf_exp();
                     }
                     // (x - max) - log(sum): folding max into the log first loses the
                     // difference's digits when max is large.
                     let log_sum = sum.ln();
                     r.iter_mut().for_each(|v| *v = (*v - max) - log_sum);
                 } else {
-                    for v in r.iter_mut() {
-                        *v = (*v - max).exp();
+                    // Exponentiate first (the loop vectorises), then sum in order.
+                    r.iter_mut().for_each(|v| *v = (*v - max).tf_exp());
+                    for v in r.iter() {
                         sum = sum + *v;
                     }
                     r.iter_mut().for_each(|v| *v = *v / sum);

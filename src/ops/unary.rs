@@ -227,8 +227,8 @@ unary_ops! {
     },
     Exp {
         tf: "Exp", python: "exp", dtypes: DTypeSet::INEXACT,
-        cpu: |x, b, bad| inexact!(b, bad, |a| a.exp()),
-        fused: |a| a.exp(),
+        cpu: |x, b, bad| with_float!(b, v => un(v, FloatElem::tf_exp), else with_complex!(b, v => un(v, |a| a.exp()), else return Err(bad()))),
+        fused: |a| FloatElem::tf_exp(a),
         gpu: [F32 => "exp_f(a)"],
         grad: Rule(|_, y, g| chain(g, y)),
     },
@@ -774,7 +774,7 @@ fn one<T: num_traits::One>() -> T {
 
 #[inline(always)]
 pub(crate) fn sigmoid<T: FloatElem>(x: T) -> T {
-    one::<T>() / (one::<T>() + (-x).exp())
+    one::<T>() / (one::<T>() + (-x).tf_exp())
 }
 
 /// Y1 of the element; TensorFlow's float32 (and half) kernels give NaN at 0, its float64 one

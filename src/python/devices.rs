@@ -122,6 +122,13 @@ fn gpu_dispatch_count() -> u64 {
     crate::gpu::dispatch_count()
 }
 
+/// The calling thread's index in the intra-op (rayon) pool, None outside it: the thread that
+/// loads the extension as Python's main thread joins the pool at the first op.
+#[pyfunction]
+fn intra_op_thread_index() -> Option<usize> {
+    rayon::current_thread_index()
+}
+
 /// Test hook: destroys GPU `index` as a driver reset would.
 #[pyfunction]
 fn simulate_gpu_loss(index: usize) -> PyResult<()> {
@@ -146,6 +153,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         copy_to_device,
         gpu_synchronize,
         gpu_dispatch_count,
+        intra_op_thread_index,
         set_logical_cpu_count,
         set_gpu_logical_split,
         gpu_memory_info,

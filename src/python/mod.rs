@@ -46,6 +46,10 @@ fn keep_freed_memory_for_reuse() {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     keep_freed_memory_for_reuse();
+    let threading = m.py().import("threading")?;
+    if threading.call_method0("current_thread")?.is(&threading.call_method0("main_thread")?) {
+        crate::kernels::pool::set_home_thread();
+    }
     m.add_class::<tensor::PyTensor>()?;
     ops::register(m)?;
     autodiff::register(m)?;
