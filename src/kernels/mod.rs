@@ -7,3 +7,4 @@ pub mod exp_f32;
 pub mod gemm;
 pub mod parallel;
 pub mod pool;
+pub mod wide;
