@@ -451,7 +451,7 @@ def _get_intra_op_parallelism_threads():
 
 def _set_intra_op_parallelism_threads(num_threads):
     """Threads one op may use: sizes ferroflow's rayon pool (through ``RAYON_NUM_THREADS``, read
-    when the pool starts, at the first parallel kernel) and TensorFlow's own thread count that
+    when the pool starts, at the first op) and TensorFlow's own thread count that
     `tf.random.categorical`'s numbers follow (``TF_NUM_INTRAOP_THREADS``)."""
     if _state.intra_op_threads == num_threads:
         return

@@ -38,6 +38,8 @@ pub fn run(graph: &Graph, inputs: &[Tensor], mode: Mode) -> Result<Vec<Tensor>> 
 
 /// `run`, taking the inputs: one the caller no longer holds can be changed in place.
 pub fn run_owned(graph: &Graph, inputs: Vec<Tensor>, mode: Mode) -> Result<Vec<Tensor>> {
+    // The first CPU work may be a fused chain rather than a dispatched op.
+    crate::kernels::pool::start();
     if inputs.len() != graph.num_inputs {
         return Err(Error::InvalidArgument(format!(
             "the graph takes {} inputs, got {}",

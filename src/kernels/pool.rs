@@ -22,14 +22,21 @@ pub fn set_home_thread() {
 }
 
 /// Starts the global pool (once; later calls return at the cost of one atomic load). The home
-/// thread joins it if it starts it; `RAYON_NUM_THREADS` (set by
-/// `tf.config.threading.set_intra_op_parallelism_threads` before the first op) counts the home
-/// thread as one of the pool's threads. If the pool was started elsewhere first (a kernel that
-/// does not come through `dispatch`), it is used as it is.
+/// thread joins it if it starts it and the pool has two threads or more: a pool whose only
+/// member is the home thread would never run jobs other threads inject (the home thread takes
+/// work only while it waits inside rayon itself), so their parallel kernels would hang.
+/// `RAYON_NUM_THREADS` (set by `tf.config.threading.set_intra_op_parallelism_threads` before
+/// the first op) counts the home thread as one of the pool's threads. If the pool was started
+/// elsewhere first, it is used as it is.
 pub fn start() {
     STARTED.call_once(|| {
-        let mut builder = rayon::ThreadPoolBuilder::new();
-        if HOME.get() == Some(&std::thread::current().id()) {
+        let threads = std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let mut builder = rayon::ThreadPoolBuilder::new().num_threads(threads);
+        if threads >= 2 && HOME.get() == Some(&std::thread::current().id()) {
             builder = builder.use_current_thread();
         }
         let _ = builder.build_global();

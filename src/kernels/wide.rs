@@ -19,17 +19,19 @@ macro_rules! dispatch {
                 run()
             }
             if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
                 && std::arch::is_x86_feature_detected!("avx512bw")
                 && std::arch::is_x86_feature_detected!("avx512dq")
                 && std::arch::is_x86_feature_detected!("avx512vl")
             {
                 // SAFETY: the CPU has every feature the copy is compiled for (checked above).
-                unsafe { wide_avx512(|| $f($($arg),*)) }
+                unsafe { wide_avx512(#[inline(always)] || $f($($arg),*)) }
             } else if std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("fma")
             {
                 // SAFETY: as above.
-                unsafe { wide_avx2(|| $f($($arg),*)) }
+                unsafe { wide_avx2(#[inline(always)] || $f($($arg),*)) }
             } else {
                 $f($($arg),*)
             }

@@ -250,7 +250,7 @@ fn batched<T: Num + 'static>(
     if so == 0 {
         return out;
     }
-    let big = d.m * d.n * d.k >= 64 * 64 * 64;
+    let big = matches!(parallelism_for(d.m, d.n, d.k), Parallelism::Rayon(_));
     let run = |dst: &mut [T], (ia, ib): (usize, usize), par: Parallelism| {
         let a = MatRef::rows(&x[ia * sa..ia * sa + sa], d.m, d.k);
         let a = if d.ta { MatRef::rows(&x[ia * sa..ia * sa + sa], d.k, d.m).t() } else { a };

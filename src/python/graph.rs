@@ -132,12 +132,22 @@ impl PyGraph {
             }
             Ok(outputs)
         };
-        if parallel && batches.len() > 1 && !calls_python(graph) {
-            batches.into_par_iter().map(run_one).collect()
-        } else {
-            batches.into_iter().map(run_one).collect()
+        match graph_runs_pool() {
+            Some(pool) if parallel && batches.len() > 1 && !calls_python(graph) => {
+                pool.install(|| batches.into_par_iter().map(run_one).collect())
+            }
+            _ => batches.into_iter().map(run_one).collect(),
         }
     }
+}
+
+/// The pool `tf.data`'s parallel map runs graphs on (None if its threads could not start:
+/// the runs then go one after another). Not rayon's global pool: Python's main thread is a
+/// member of that one (`kernels/pool.rs`) and, waiting inside a kernel, could steal a run and
+/// execute it under its own device scopes, tapes and check-numerics state.
+fn graph_runs_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().build().ok()).as_ref()
 }
 
 #[pymethods]

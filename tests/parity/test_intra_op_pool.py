@@ -34,8 +34,8 @@ MEMBERSHIP = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("threads", [None, 1])
-def test_the_importing_main_thread_joins_the_pool_at_the_first_op(threads):
+@pytest.mark.parametrize("threads, after", [(None, "0"), (2, "0"), (1, "None")])
+def test_the_importing_main_thread_joins_the_pool_at_the_first_op(threads, after):
     env = dict(os.environ)
     prelude = ""
     if threads is not None:
@@ -51,8 +51,41 @@ def test_the_importing_main_thread_joins_the_pool_at_the_first_op(threads):
         timeout=300,
         check=True,
     ).stdout.split()
-    # Outside the pool before the first op, worker 0 after it; other threads stay outside.
-    assert out == ["None", "0", "None"]
+    # Outside the pool before the first op, worker 0 after it (not in a one-thread pool: it
+    # would be the only member and never run other threads' jobs); other threads stay outside.
+    assert out == ["None", after, "None"]
+
+
+ONE_THREAD = textwrap.dedent(
+    """
+    import threading
+    import ferroflow as tf
+
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    with tf.device("CPU:0"):
+        (tf.constant(1.0) + 1.0).numpy()
+        got = []
+        worker = threading.Thread(
+            target=lambda: got.append(float(tf.reduce_sum(tf.ones([1 << 22]) * 2.0)))
+        )
+        worker.start()
+        worker.join()
+    print(got[0])
+    """
+)
+
+
+def test_a_one_thread_pool_runs_other_threads_parallel_kernels():
+    # The main thread waits in join() while another thread runs kernels large enough to go
+    # to the pool: with the main thread as the pool's only member this hung.
+    out = subprocess.run(
+        [sys.executable, "-c", ONE_THREAD],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout.split()
+    assert out == [str(float(1 << 23))]
 
 
 def _products(tf, a, b, device):
