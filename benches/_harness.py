@@ -137,13 +137,20 @@ def eager_and_traced_timings(tf, programs, repeat=5):
     return out
 
 
-def torch_matmul_gflops(n):
-    """PyTorch's float32 matmul (TF32 off) on its CUDA device, GFLOP/s; None without one."""
+def cuda_torch():
+    """PyTorch when it is installed and sees a CUDA device (the GPU benches' reference), else
+    None."""
     try:
         import torch
     except ImportError:
         return None
-    if not torch.cuda.is_available():
+    return torch if torch.cuda.is_available() else None
+
+
+def torch_matmul_gflops(n):
+    """PyTorch's float32 matmul (TF32 off) on its CUDA device, GFLOP/s; None without one."""
+    torch = cuda_torch()
+    if torch is None:
         return None
     torch.backends.cuda.matmul.allow_tf32 = False
     a = torch.randn(n, n, device="cuda")

@@ -10,7 +10,7 @@ CPU kernels in the same process; PyTorch's CUDA matmul is printed when torch see
 import os
 
 import numpy as np
-from _harness import best_time, torch_matmul_gflops
+from _harness import best_time, cuda_torch, torch_matmul_gflops
 
 SIZES = tuple(
     int(s) for s in os.environ.get("FERROFLOW_GPU_BENCH_SIZES", "1024,2048,4096").split(",")
@@ -18,11 +18,8 @@ SIZES = tuple(
 
 
 def torch_fft_ms(n):
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not torch.cuda.is_available():
+    torch = cuda_torch()
+    if torch is None:
         return None
     z = torch.randn(n, dtype=torch.complex64, device="cuda")
 
