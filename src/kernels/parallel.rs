@@ -55,3 +55,28 @@ pub fn generate<U: Send>(n: usize, f: impl Fn(usize) -> U + Sync) -> Vec<U> {
         }
     })
 }
+
+/// A new vector of `n` copies of `value` in chunks of `chunk` elements, each set and then
+/// passed to `fill(index, chunk)` by the same task, in parallel. For kernels that accumulate
+/// into their output (scatters): each chunk is initialised while it is about to be used, in
+/// cache, where a whole-vector fill first would stream it through memory twice.
+pub fn filled_chunks<T: Copy + Send + Sync>(
+    n: usize,
+    chunk: usize,
+    value: T,
+    fill: impl Fn(usize, &mut [T]) + Sync,
+) -> Vec<T> {
+    let mut out: Vec<T> = super::alloc::with_capacity(n);
+    out.spare_capacity_mut()[..n].par_chunks_mut(chunk.max(1)).enumerate().for_each(|(i, part)| {
+        for e in part.iter_mut() {
+            e.write(value);
+        }
+        // SAFETY: every element of `part` was just written, and `MaybeUninit<T>` has `T`'s
+        // layout, so the slice is a valid, initialised `[T]`.
+        let part = unsafe { &mut *(part as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
+        fill(i, part);
+    });
+    // SAFETY: the chunks cover 0..n and each was initialised above.
+    unsafe { out.set_len(n) };
+    out
+}

@@ -14,6 +14,7 @@
 use super::patches::PatchSpec;
 use crate::element::Num;
 use crate::kernels::gemm::{matmul_into, MatRef, Parallelism};
+use crate::kernels::parallel;
 use rayon::prelude::*;
 
 /// Bytes of patch rows one tile holds: about half of a core's L2, so that the tile and the
@@ -167,9 +168,8 @@ pub fn filter_gradient<T: Num + 'static>(s: ConvShape<'_>, x: &[T], g: &[T]) -> 
 pub fn input_gradient<T: Num + 'static>(s: ConvShape<'_>, filter: &[T], g: &[T]) -> Vec<T> {
     let [n, h, w, c] = s.image;
     let (k, c_out, pixels) = (s.k(), s.c_out, s.pixels());
-    let mut dx = vec![T::zero(); n * h * w * c];
-    if dx.is_empty() || pixels == 0 {
-        return dx;
+    if n * h * w * c == 0 || pixels == 0 {
+        return vec![T::zero(); n * h * w * c];
     }
     let f_t = MatRef::rows(filter, k, c_out).t();
     let tile = s.tile_rows::<T>().min(pixels);
@@ -179,7 +179,7 @@ pub fn input_gradient<T: Num + 'static>(s: ConvShape<'_>, filter: &[T], g: &[T])
     } else {
         Parallelism::None
     };
-    dx.par_chunks_mut(h * w * c).enumerate().for_each(|(image, dx)| {
+    parallel::filled_chunks(n * h * w * c, h * w * c, T::zero(), |image, dx| {
         let mut rows = vec![T::zero(); tile * k];
         for first in (0..pixels).step_by(tile) {
             let m = tile.min(pixels - first);
@@ -188,8 +188,7 @@ pub fn input_gradient<T: Num + 'static>(s: ConvShape<'_>, filter: &[T], g: &[T])
             matmul_into(&mut rows[..m * k], gt, f_t, false, (false, false), par);
             s.scatter_patches(&rows[..m * k], first, dx);
         }
-    });
-    dx
+    })
 }
 
 #[cfg(test)]

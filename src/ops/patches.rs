@@ -217,6 +217,8 @@ pub fn patches_grad(cols: &Tensor, spec: &PatchSpec, image: [usize; 2]) -> Resul
 /// TensorFlow's MaxPoolGrad: each window's gradient goes to its first maximum (in tap order),
 /// never to padding. Images run in parallel; one image's windows run in order, so the sums
 /// into overlapping windows' pixels need no synchronisation and are deterministic.
+///
+/// A window's channels are scanned in groups of `LANES` (see `first_max_taps`).
 fn route_to_first_max<T: Real + Num>(
     x: &[T],
     g: &[T],
@@ -225,40 +227,66 @@ fn route_to_first_max<T: Real + Num>(
 ) -> Vec<T> {
     let [n, h, w, c] = image;
     let ([oh, ow], [kh, kw]) = (spec.out, spec.kernel);
-    let mut out = vec![T::zero(); n * h * w * c];
-    if out.is_empty() || c == 0 {
-        return out;
+    if n * h * w * c == 0 {
+        return Vec::new();
     }
-    out.par_chunks_mut(h * w * c).enumerate().for_each(|(img, dx)| {
-        let (mut best, mut at) = (vec![T::lowest(); c], vec![usize::MAX; c]);
+    parallel::filled_chunks(n * h * w * c, h * w * c, T::zero(), |img, dx| {
+        let src = &x[img * h * w * c..][..h * w * c];
+        let mut at = vec![0u32; c];
+        // The offsets of the window's in-image pixels, in tap order.
+        let mut taps: Vec<usize> = Vec::new();
         for row in 0..oh {
             for col in 0..ow {
-                best.fill(T::lowest());
-                at.fill(usize::MAX);
+                taps.clear();
                 for ty in 0..kh {
                     let Some(y) = spec.source(0, row, ty, h) else { continue };
                     for tx in 0..kw {
                         let Some(xx) = spec.source(1, col, tx, w) else { continue };
-                        let pixel = (y * w + xx) * c;
-                        let values = &x[img * h * w * c + pixel..][..c];
-                        for ch in 0..c {
-                            if at[ch] == usize::MAX || values[ch] > best[ch] {
-                                best[ch] = values[ch];
-                                at[ch] = pixel + ch;
-                            }
-                        }
+                        taps.push((y * w + xx) * c);
                     }
                 }
+                if taps.is_empty() {
+                    continue;
+                }
+                let grouped = c - c % LANES;
+                for ch in (0..grouped).step_by(LANES) {
+                    first_max_taps::<T, LANES>(src, &taps, ch, &mut at[ch..ch + LANES]);
+                }
+                for ch in grouped..c {
+                    first_max_taps::<T, 1>(src, &taps, ch, &mut at[ch..ch + 1]);
+                }
                 let grads = &g[((img * oh + row) * ow + col) * c..][..c];
-                for (&target, &gv) in at.iter().zip(grads) {
-                    if target != usize::MAX {
-                        dx[target] = dx[target].add(gv);
-                    }
+                for (ch, (&k, &gv)) in at.iter().zip(grads).enumerate() {
+                    let target = taps[k as usize] + ch;
+                    dx[target] = dx[target].add(gv);
                 }
             }
         }
-    });
-    out
+    })
+}
+
+/// Channels a window scan keeps in registers at once.
+const LANES: usize = 8;
+
+/// For channels `ch..ch + L`, the index in `taps` (pixel offsets in tap order, not empty) of
+/// each channel's first maximum: a tap wins only where it is strictly greater, so ties and NaN
+/// keep the earlier tap, as TensorFlow's scan from the window's first tap does. The running
+/// maxima live in local arrays and are updated by selects, which vectorise; a branch per
+/// element mispredicted half the comparisons on random data, and selects on slices in memory
+/// became conditional stores, scalar on baseline x86-64.
+#[inline(always)]
+fn first_max_taps<T: Real, const L: usize>(src: &[T], taps: &[usize], ch: usize, at: &mut [u32]) {
+    let mut best: [T; L] = std::array::from_fn(|l| src[taps[0] + ch + l]);
+    let mut index = [0u32; L];
+    for (k, &pixel) in (1u32..).zip(&taps[1..]) {
+        let values = &src[pixel + ch..pixel + ch + L];
+        for ((b, i), &v) in best.iter_mut().zip(index.iter_mut()).zip(values) {
+            let greater = v > *b;
+            *b = if greater { v } else { *b };
+            *i = if greater { k } else { *i };
+        }
+    }
+    at.copy_from_slice(&index);
 }
 
 /// The gradient of a max pool of `x` with windows `spec`, given the pooled gradient `g`.
