@@ -1,8 +1,9 @@
 //! A chain of elementwise ops fused by the fusion pass, and how it runs: one generated WGSL
 //! kernel on a GPU; on the CPU one parallel pass over the data — float32/float64 chains of
-//! arithmetic and math ops through typed block loops (`fused_cpu`), other chains in
-//! cache-sized chunks through the eager CPU kernels. Under a gradient tape the steps run one
-//! by one, so each is recorded.
+//! arithmetic and math ops through typed block loops (`fused_cpu`), other chains of
+//! primitives over full inputs and scalars in cache-sized chunks through the eager CPU
+//! kernels; the rest (rows, Relu) step by step. Under a gradient tape the steps run one by
+//! one, so each is recorded.
 
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -45,8 +46,35 @@ pub fn fusible(op: &Op) -> bool {
     op.primitive().fusable()
 }
 
+/// How a chain reads one of its inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// One value per element of the chain.
+    Full,
+    /// One value for every element.
+    Scalar,
+    /// One value per index of the last axis (a bias), repeated along the others.
+    Row,
+}
+
+/// How an operand of dims `operand` broadcasts against a chain of dims `out`, if it is one
+/// of the ways chains read operands (the fusion pass and the runtime both ask).
+pub fn operand_kind(operand: &[usize], out: &[usize]) -> Option<Operand> {
+    let elements: usize = operand.iter().product();
+    if operand == out {
+        return Some(Operand::Full);
+    }
+    if elements == 1 {
+        return Some(Operand::Scalar);
+    }
+    let last = *out.last()?;
+    let leading_ones = operand.split_last().is_some_and(|(_, lead)| lead.iter().all(|&d| d == 1));
+    let row = operand.len() <= out.len() && operand.last() == Some(&last) && leading_ones;
+    row.then_some(Operand::Row)
+}
+
 pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
-    let Some(shape) = common_shape(inputs) else { return run_steps(chain, inputs) };
+    let Some((shape, kinds)) = common_shape(inputs) else { return run_steps(chain, inputs) };
     // Under `enable_check_numerics` each step is checked (and named) as TensorFlow's ops are.
     if crate::autodiff::tape::any_active() || crate::check_numerics::enabled() {
         return run_steps(chain, inputs);
@@ -63,20 +91,25 @@ pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
             run_steps(chain, inputs)
         }
         Some(_) => run_steps(chain, inputs),
-        None => run_cpu(chain, inputs, &shape),
+        None => run_cpu(chain, inputs, &shape, &kinds),
     }
 }
 
-/// The shape every input has, scalars aside (the pass fuses only such chains; a relaxed
-/// signature may still bring broadcasting shapes, which run step by step).
-fn common_shape(inputs: &[&Tensor]) -> Option<Shape> {
-    let full: Vec<&Shape> =
-        inputs.iter().filter(|t| t.num_elements() != 1).map(|t| t.shape()).collect();
-    match full.first() {
-        None => None,
-        Some(s) if full.iter().all(|x| x == s) => Some((*s).clone()),
-        Some(_) => None,
+/// The chain's shape (its inputs' broadcast) and how each input is read, if every input is
+/// read in one of the chains' ways and one has the chain's shape (the pass fuses only such
+/// chains; a relaxed signature may still bring other shapes, and chains of one-element
+/// inputs have no shape of their own to run over: these run step by step).
+fn common_shape(inputs: &[&Tensor]) -> Option<(Shape, Vec<Operand>)> {
+    if inputs.iter().all(|t| t.num_elements() == 1) {
+        return None;
     }
+    let mut shape = inputs.first()?.shape().clone();
+    for t in &inputs[1..] {
+        shape = crate::shape::broadcast_shapes(&shape, t.shape()).ok()?;
+    }
+    let kinds =
+        inputs.iter().map(|t| operand_kind(t.dims(), shape.dims())).collect::<Option<Vec<_>>>()?;
+    kinds.contains(&Operand::Full).then_some((shape, kinds))
 }
 
 /// Each step as its own op through the funnel (recorded on tapes, placed as eager).
@@ -108,10 +141,25 @@ fn pick<'a>(a: Arg, inputs: &[&'a Tensor], results: &'a [Tensor]) -> &'a Tensor 
     }
 }
 
-fn run_cpu(chain: &FusedChain, inputs: &[&Tensor], shape: &Shape) -> Result<Tensor> {
+fn run_cpu(
+    chain: &FusedChain,
+    inputs: &[&Tensor],
+    shape: &Shape,
+    kinds: &[Operand],
+) -> Result<Tensor> {
     let n = shape.num_elements();
+    let typed = matches!(chain.dtype, DType::F32 | DType::F64)
+        && inputs.iter().all(|t| t.dtype() == chain.dtype)
+        && fused_cpu::supported(chain);
+    // The chunked path slices full inputs only, and runs primitives' kernels on pool threads:
+    // a composite there would be placed again as an eager op, outside the node's device
+    // scope (which is the calling thread's).
+    let composite = chain.steps.iter().any(|s| matches!(s.op, Op::Composite(_)));
+    if !typed && (kinds.contains(&Operand::Row) || composite) {
+        return run_steps(chain, inputs);
+    }
     crate::device::log("FusedElementwise", Device::Cpu);
-    if inputs.iter().all(|t| t.dtype() == chain.dtype) && fused_cpu::supported(chain) {
+    if typed {
         macro_rules! typed {
             ($t:ty) => {{
                 let slices: Vec<&[$t]> = inputs
@@ -119,7 +167,7 @@ fn run_cpu(chain: &FusedChain, inputs: &[&Tensor], shape: &Shape) -> Result<Tens
                     .map(|t| <$t>::unwrap(t.buffer()).map(|v| v.as_slice()))
                     .collect::<Option<_>>()
                     .ok_or_else(|| Error::Internal("fused chain dtype".into()))?;
-                let out = <$t>::wrap(fused_cpu::run(chain, &slices, n));
+                let out = <$t>::wrap(fused_cpu::run(chain, &slices, kinds, n));
                 return Tensor::from_buffer(out, shape.clone());
             }};
         }

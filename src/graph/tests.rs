@@ -172,6 +172,36 @@ fn fused_float64_chains_keep_nan_and_broadcast_scalars() {
 }
 
 #[test]
+fn bias_rows_and_relu_fuse_and_match_the_unfused_graph_bit_for_bit() {
+    // Rows shorter than a block (laid out once per task) and longer than one (read in place,
+    // copied where a block wraps around the row's end), as `[C]` and `[1, C]`, with NaN,
+    // infinities and signed zeros in the data and the row.
+    for (rows, cols, row_dims) in [(300, 5, vec![5]), (7, 3000, vec![1, 3000]), (3, 2, vec![2])] {
+        let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0];
+        let data: Vec<f32> = (0..rows * cols)
+            .map(|i| if i % 37 == 0 { specials[i / 37 % 5] } else { (i % 23) as f32 - 11.5 })
+            .collect();
+        let row: Vec<f32> = (0..cols)
+            .map(|i| if i % 11 == 3 { specials[i % 5] } else { (i % 7) as f32 * 0.25 - 0.5 })
+            .collect();
+        let x = Tensor::from_slice(&data, &[rows, cols]).unwrap();
+        let b = Tensor::from_slice(&row, &row_dims).unwrap();
+        let g = traced(
+            |x| {
+                let biased = bin(BinaryOp::Add, x, &b);
+                let act = ops::composite::composite(ops::composite::Composite::Relu, &[&biased]);
+                bin(BinaryOp::Mul, &act.unwrap(), &b)
+            },
+            &x,
+        );
+        let fused = optimize(&g, &[Pass::Fuse, Pass::Dce]);
+        assert_eq!(types(&fused), vec!["Placeholder", "Const", "FusedElementwise"]);
+        let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+        assert_eq!(bits(values(&fused, &x)), bits(values(&g, &x)), "{rows}x{cols}");
+    }
+}
+
+#[test]
 fn fusion_leaves_values_read_twice_unfused() {
     let x = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
     let g = traced(

@@ -170,10 +170,12 @@ impl Composite {
         let (x, y) = (&inputs[0], &outputs[0]);
         let zero = |t: &Tensor| scalar_like(t, 0.0);
         let grad = match self {
-            // ReluGrad: passes where x > 0 (0 at the kink, where `maximum`'s rule gives 1).
-            Composite::Relu => passing_where(&greater(x, &zero(x))?, g),
+            // ReluGrad reads the output, as TensorFlow's does: g where y > 0, g * 0 elsewhere
+            // and at the kink (where `maximum`'s rule gives 1). Reading y leaves the input to the forward pass
+            // alone, so a bias add before the activation can fuse with it.
+            Composite::Relu => passing_where(&greater(y, &zero(y))?, g),
             Composite::Relu6 => {
-                let inside = logical_and(&greater(x, &zero(x))?, &less(x, &scalar_like(x, 6.0))?)?;
+                let inside = logical_and(&greater(y, &zero(y))?, &less(y, &scalar_like(y, 6.0))?)?;
                 passing_where(&inside, g)
             }
             // EluGrad reads the output: g * (y + 1) where y < 0. Never exp(x) of a large x,
@@ -328,7 +330,10 @@ impl Primitive for Composite {
     }
 
     fn decisions(&self) -> Decisions {
-        Decisions { gpu: GpuKernel::Decomposed, differentiable: true, fusable: false }
+        // Relu joins elementwise chains (a bias add and its activation become one pass);
+        // the fused kernels compute it as its decomposition does, `maximum(x, 0)`.
+        let fusable = matches!(self, Composite::Relu);
+        Decisions { gpu: GpuKernel::Decomposed, differentiable: true, fusable }
     }
 }
 
@@ -588,9 +593,11 @@ pub fn composite(c: Composite, inputs: &[&Tensor]) -> Result<Tensor> {
     crate::dispatch::apply1(&crate::dispatch::Op::Composite(c), inputs)
 }
 
-/// The upstream gradient where `mask` holds, zero elsewhere.
+/// The upstream gradient where `mask` holds, `g * 0` elsewhere: TensorFlow's ReluGrad
+/// multiplies by the mask, so a NaN or infinite gradient at an inactive unit stays NaN (and a
+/// negative one gives -0). A select of zero there hid NaNs that TensorFlow propagates.
 fn passing_where(mask: &Tensor, g: &Tensor) -> Result<Tensor> {
-    select(mask, g, &fill(&[], &scalar_like(g, 0.0))?)
+    select(mask, g, &mul(g, &scalar_like(g, 0.0))?)
 }
 
 /// The chain rule through the decomposition: the forward parts run again under a private tape

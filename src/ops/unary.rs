@@ -116,7 +116,7 @@ macro_rules! unary_ops {
         /// The fused CPU loops' element function for float32/float64, where one is declared
         /// (compiled once per vector width: `kernels::wide`).
         #[inline(always)]
-        fn fused_map_loops<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
+        pub(crate) fn fused_map_loops<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
             match op {
                 $($(UnaryOp::$name => {
                     for (o, &$fx) in out.iter_mut().zip(a) {
@@ -765,10 +765,10 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
         .collect()
 }
 
-/// The fused CPU loops' element function for float32/float64, where one is declared: the
-/// loops compiled for the widest vector unit the CPU has (exp, tanh and sigmoid are
-/// straight-line arithmetic, so AVX-512 runs four times the lanes of the baseline's SSE2).
-pub(crate) fn fused_map<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
+/// `fused_map_loops` compiled for the widest vector unit the CPU has, as the fused chains'
+/// step loops (`graph::fused_cpu`) run it; the test below compares it with the baseline.
+#[cfg(test)]
+fn fused_map<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
     crate::kernels::wide::dispatch!(fused_map_loops(op, a, out))
 }
 

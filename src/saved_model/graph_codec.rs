@@ -251,7 +251,9 @@ impl Decoder<'_> {
                         Arg::Step(j) => j < k,
                     })
                 });
-                if chain.steps.is_empty() || !args_fit {
+                // Only ops the fusion pass chains: the chain kernels run nothing else.
+                let fusible = chain.steps.iter().all(|s| crate::graph::fused::fusible(&s.op));
+                if chain.steps.is_empty() || !args_fit || !fusible {
                     return Err(malformed(format!("fused node {} is inconsistent", node.name)));
                 }
                 NodeKind::Fused(Arc::new(chain.clone()))

@@ -1,6 +1,7 @@
 //! A fused elementwise chain as one generated kernel: each step's WGSL expression becomes a
-//! function, the body calls them in order, and the operands are read once. Float32 chains only
-//! (their expressions need no range checks); others run step by step.
+//! function, the body calls them in order, and the operands are read once (bias rows
+//! broadcast through the operand strides). Float32 chains only (their expressions need
+//! no range checks); others run step by step.
 
 use super::elementwise::{binary_expr, run_program, unary_expr, Program};
 use super::{to_gpu, GpuInput};
@@ -8,6 +9,8 @@ use crate::dispatch::Op;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::graph::fused::{Arg, FusedChain};
+use crate::ops::composite::Composite;
+use crate::ops::BinaryOp;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
@@ -52,16 +55,21 @@ fn program(chain: &FusedChain) -> Option<Program<'static>> {
     let mut funcs = String::new();
     let mut lets = String::new();
     for (j, step) in chain.steps.iter().enumerate() {
-        let (expr, out) = match &step.op {
-            Op::Unary(u) => unary_expr(*u, DType::F32)?,
-            Op::Binary(b) => binary_expr(*b, DType::F32)?,
+        // Relu is its decomposition, `maximum(x, 0)`: Maximum's expression with b = 0.
+        let (expr, out, prelude) = match &step.op {
+            Op::Unary(u) => with_no_prelude(unary_expr(*u, DType::F32)?),
+            Op::Binary(b) => with_no_prelude(binary_expr(*b, DType::F32)?),
+            Op::Composite(Composite::Relu) => {
+                let (expr, out) = binary_expr(BinaryOp::Maximum, DType::F32)?;
+                (expr, out, "    let b = f32(0.0);\n")
+            }
             _ => return None,
         };
         if out != DType::F32 {
             return None;
         }
         let params = if step.args.len() == 1 { "a: f32" } else { "a: f32, b: f32" };
-        funcs += &format!("fn step{j}({params}) -> f32 {{\n    return {expr};\n}}\n");
+        funcs += &format!("fn step{j}({params}) -> f32 {{\n{prelude}    return {expr};\n}}\n");
         let args: Vec<String> = step
             .args
             .iter()
@@ -73,4 +81,8 @@ fn program(chain: &FusedChain) -> Option<Program<'static>> {
         lets += &format!("    let t{j} = step{j}({});\n", args.join(", "));
     }
     Some(Program { names: &NAMES, funcs, lets })
+}
+
+fn with_no_prelude<E>((expr, out): (E, DType)) -> (E, DType, &'static str) {
+    (expr, out, "")
 }

@@ -1,6 +1,7 @@
 //! Elementwise fusion: a node absorbs elementwise producers that only it reads and that have
 //! its shape; the chain becomes one `Fused` node (one kernel on a GPU, one pass on the CPU).
-//! Operands from outside a chain must have the chain's shape or be scalars.
+//! Operands from outside a chain must have the chain's shape, be scalars or be rows along its
+//! last axis (a bias: `[C]` or `[1, .., C]` against `[.., C]`).
 
 use crate::graph::fused::{self, Arg, FusedChain, Step};
 use crate::graph::ir::{Graph, Node, NodeKind, ValueRef};
@@ -8,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Can `node` be part of a chain: an elementwise op with fully known dims whose operands all
-/// have its dims or are scalars.
+/// have its dims or are scalars or rows (`fused::operand_kind`).
 fn eligible(g: &Graph, node: &Node) -> bool {
     let NodeKind::Op(op) = &node.kind else { return false };
     if !fused::fusible(op) || node.outputs.len() != 1 || !node.outputs[0].fully_known() {
@@ -18,14 +19,14 @@ fn eligible(g: &Graph, node: &Node) -> bool {
     if node.unknown_rank.contains(&true) {
         return false;
     }
-    let dims = &node.outputs[0].dims;
+    let dims: Vec<usize> = node.outputs[0].dims.iter().map(|d| d.unwrap_or(0)).collect();
     // Chains run numeric kernels: string concatenation and comparison stay single nodes.
     node.inputs.iter().all(|v| {
         let info = g.info(*v);
+        let operand: Vec<usize> = info.dims.iter().map(|d| d.unwrap_or(0)).collect();
         !info.dtype.is_string()
             && info.fully_known()
-            && (&info.dims == dims
-                || info.dims.iter().map(|d| d.unwrap_or(0)).product::<usize>() == 1)
+            && fused::operand_kind(&operand, &dims).is_some()
     })
 }
 
