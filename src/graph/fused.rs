@@ -60,11 +60,12 @@ pub enum Operand {
 /// How an operand of dims `operand` broadcasts against a chain of dims `out`, if it is one
 /// of the ways chains read operands (the fusion pass and the runtime both ask).
 pub fn operand_kind(operand: &[usize], out: &[usize]) -> Option<Operand> {
-    let elements: usize = operand.iter().product();
     if operand == out {
         return Some(Operand::Full);
     }
-    if elements == 1 {
+    // Checked: a loaded graph's dims are not known to multiply within range.
+    let elements = operand.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if elements == Some(1) {
         return Some(Operand::Scalar);
     }
     let last = *out.last()?;

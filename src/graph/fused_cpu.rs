@@ -50,10 +50,6 @@ pub fn run<T: FloatElem + Send + Sync>(
     // Blocks as long as L1 allows for every step's and input's block: each step's loop is
     // one call per block, so short blocks cost calls and dispatch per element.
     let block = (L1_ELEMENTS / (inputs.len() + steps)).clamp(MIN_BLOCK, MAX_BLOCK);
-    // Step blocks lie a cache line more than a block apart: at a multiple of 4 KiB apart, a
-    // step's loads of one block alias its stores to the next (the CPU takes them for
-    // dependent and stalls).
-    let stride = block + 64 / std::mem::size_of::<T>();
     // Each input's broadcast region: a block of a scalar; a row repeated over a block and one
     // more row (a block's values start anywhere in it); for a row longer than a block, room
     // to copy the blocks that wrap around its end.
@@ -76,7 +72,7 @@ pub fn run<T: FloatElem + Send + Sync>(
         .collect();
     let broadcast_len: usize = regions.iter().sum();
     parallel::build(n, |offset, dst| {
-        let mut scratch = vec![<T as Num>::zero(); broadcast_len + stride * steps];
+        let mut scratch = vec![<T as Num>::zero(); broadcast_len + block * steps];
         let (broadcast, blocks) = scratch.split_at_mut(broadcast_len);
         for (i, input) in inputs.iter().enumerate() {
             let region = &mut broadcast[starts[i]..starts[i] + regions[i]];
@@ -97,7 +93,7 @@ pub fn run<T: FloatElem + Send + Sync>(
                 }
             }
             for (k, step) in chain.steps.iter().enumerate() {
-                let (done, rest) = blocks.split_at_mut(k * stride);
+                let (done, rest) = blocks.split_at_mut(k * block);
                 let arg = |a: Arg| -> &[T] {
                     match a {
                         Arg::Input(i) => match kinds[i] {
@@ -115,13 +111,13 @@ pub fn run<T: FloatElem + Send + Sync>(
                                 }
                             }
                         },
-                        Arg::Step(j) => &done[j * stride..][..len],
+                        Arg::Step(j) => &done[j * block..][..len],
                     }
                 };
                 let args = step_args(step, arg);
                 apply(&step.op, &args, &mut rest[..len]);
             }
-            let result = &blocks[(steps - 1) * stride..][..len];
+            let result = &blocks[(steps - 1) * block..][..len];
             for (o, &v) in dst[start..start + len].iter_mut().zip(result) {
                 o.write(v);
             }

@@ -171,8 +171,8 @@ impl Composite {
         let zero = |t: &Tensor| scalar_like(t, 0.0);
         let grad = match self {
             // ReluGrad reads the output, as TensorFlow's does: g where y > 0, g * 0 elsewhere
-            // and at the kink (where `maximum`'s rule gives 1). Reading y leaves the input to the forward pass
-            // alone, so a bias add before the activation can fuse with it.
+            // and at the kink (where `maximum`'s rule gives 1). Reading y leaves the forward
+            // pass's input alone, so a bias add before the activation can fuse with it.
             Composite::Relu => passing_where(&greater(y, &zero(y))?, g),
             Composite::Relu6 => {
                 let inside = logical_and(&greater(y, &zero(y))?, &less(y, &scalar_like(y, 6.0))?)?;

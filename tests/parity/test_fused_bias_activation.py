@@ -136,3 +136,23 @@ def test_bias_and_relu_run_as_one_fused_node():
         ]
     assert "FusedElementwise" in ops
     assert "AddV2" not in ops and "Relu" not in ops, ops
+
+
+def _dict_layer(tf, x, b, device):
+    with tf.device(device):
+
+        @tf.function
+        def layer(inputs):
+            biased = inputs["x"] + inputs["params"]["bias"]
+            return {"relu": tf.nn.relu(biased), "scaled": tf.nn.relu(biased * 0.5 - 1.0)}
+
+        return layer({"x": tf.constant(x), "params": {"bias": tf.constant(b)}})
+
+
+@pytest.mark.parametrize("device", ["CPU:0", "GPU:0"])
+def test_fused_bias_relu_with_nested_dict_arguments(tf_oracle, device):
+    # Each fused chain must read the bias its dict key names, not a neighbour's tensor.
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((50, 7)).astype(np.float32)
+    b = rng.standard_normal(7).astype(np.float32)
+    assert_parity(tf_oracle, _dict_layer, (x, b, device), rtol=1e-6, atol=1e-6)
