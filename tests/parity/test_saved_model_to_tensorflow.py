@@ -531,3 +531,89 @@ def test_tensorflow_runs_ferroflows_prints(tf_oracle, tmp_path):
     assert (tmp_path / "printing" / "saved_model.pb").is_file()
     expected = assert_parity(tf_oracle, load_printing, args=(str(tmp_path),))
     assert expected[0] != "raised", expected
+
+
+def write_ordered_effects(tf, root):
+    import os
+
+    class Effects(tf.Module):
+        def __init__(self, log):
+            self.log = log
+            self.v = tf.Variable(0.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def __call__(self, x):
+            stream = "file://" + self.log
+            tf.print("one", x, output_stream=stream)
+            r = tf.random.uniform([1])
+            self.v.assign_add(1.0)
+            tf.print("two", output_stream=stream)
+            tf.print("three", self.v, output_stream=stream)
+            return x + r
+
+    tf.saved_model.save(Effects(os.path.join(root, "printed.txt")), os.path.join(root, "effects"))
+
+
+def _prints_before(name, nodes, parents):
+    """How many PrintV2 nodes `name` depends on, through data and control inputs."""
+    seen, todo = set(), [name]
+    while todo:
+        for p in parents[todo.pop()] - seen:
+            seen.add(p)
+            todo.append(p)
+    return sum(nodes[s].op == "PrintV2" for s in seen)
+
+
+def effect_order(tf, path):
+    """For the saved function with prints: each stateful node's type and how many prints run
+    before it by data or control edges (TensorFlow chains its prints, so 0, 1, 2)."""
+    import os
+
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    model = saved_model_pb2.SavedModel()
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        model.ParseFromString(f.read())
+    kinds = {"PrintV2": "print", "RandomUniform": "random"}
+    kinds.update(AssignVariableOp="assign", AssignAddVariableOp="assign")
+    found = []
+    for fn in model.meta_graphs[0].graph_def.library.function:
+        nodes = {n.name: n for n in fn.node_def}
+        parents = {
+            n.name: {i.lstrip("^").split(":")[0] for i in n.input} & nodes.keys()
+            for n in fn.node_def
+        }
+        summary = sorted(
+            (kinds[n.op], _prints_before(n.name, nodes, parents))
+            for n in fn.node_def
+            if n.op in kinds
+        )
+        if any(k == "print" for k, _ in summary):
+            found.append(summary)
+    return found
+
+
+def test_saved_prints_keep_their_order_as_tensorflows(tf_oracle, tmp_path):
+    """Regression: ferroflow's saved prints had no control edge between them, so TensorFlow ran
+    them in either order (CI saw the second print's text first)."""
+    ours, theirs = tmp_path / "ferroflow", tmp_path / "tensorflow"
+    ours.mkdir()
+    theirs.mkdir()
+    assert run_ferroflow(make_request(write_ordered_effects, args=(str(ours),)))[0] != "raised"
+    written = tf_oracle.run(make_request(write_ordered_effects, args=(str(theirs),)))
+    assert written[0] != "raised", written
+
+    def order_in(root):
+        request = make_request(
+            effect_order, args=(str(root / "effects"),), helpers=[_prints_before]
+        )
+        return tf_oracle.run(request)
+
+    expected, actual = order_in(theirs), order_in(ours)
+    assert expected[0] != "raised", expected
+    assert expected[1], expected
+
+    def summaries(result):
+        return [[tuple(p) for p in s] for s in result[1]]
+
+    assert summaries(actual) == summaries(expected)

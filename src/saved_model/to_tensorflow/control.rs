@@ -53,6 +53,9 @@ fn order(scope: &mut Scope, node_name: &str, vars: &[Variable], stateful: bool) 
     for v in vars {
         scope.effects.write(scope.body, node_name, v);
     }
+    if stateful && vars.is_empty() {
+        scope.effects.sequence(scope.body, node_name, "");
+    }
     if stateful && !scope.effects.nodes.iter().any(|n| n == node_name) {
         scope.effects.nodes.push(node_name.to_string());
     }

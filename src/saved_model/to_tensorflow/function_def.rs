@@ -87,9 +87,16 @@ pub struct Shape<'a> {
 pub struct Effects {
     last_write: HashMap<u64, String>,
     reads_since: HashMap<u64, Vec<String>>,
+    /// The last stateful node that touches no variable (a print, an assert, a host call).
+    last_unordered: Option<String>,
     /// Nodes with effects: the function's control outputs.
     pub nodes: Vec<String>,
 }
+
+/// TensorFlow's stateful ops whose relative order does not matter (its automatic control
+/// dependencies leave its legacy random ops unchained).
+const ORDER_INSENSITIVE: &[&str] =
+    &["RandomStandardNormal", "RandomUniform", "RandomUniformInt", "TruncatedNormal"];
 
 impl Effects {
     pub fn read(&mut self, body: &mut Body, node: &str, v: &Variable) {
@@ -111,6 +118,17 @@ impl Effects {
         self.last_write.insert(v.id(), node.to_string());
         if !self.nodes.iter().any(|n| n == node) {
             self.nodes.push(node.to_string());
+        }
+    }
+
+    /// A stateful node that touches no variable runs after the previous one, as TensorFlow's
+    /// automatic control dependencies chain them: two prints keep their program order.
+    pub fn sequence(&mut self, body: &mut Body, node: &str, op: &str) {
+        if ORDER_INSENSITIVE.contains(&op) {
+            return;
+        }
+        if let Some(previous) = self.last_unordered.replace(node.to_string()) {
+            body.control(node, &previous);
         }
     }
 }
@@ -222,6 +240,13 @@ pub fn export(library: &mut Library, name: &str, graph: &Graph, shape: &Shape) -
                     if tf_stateful || node.has_effects() {
                         debug_assert!(!emitted.is_empty());
                         stateful = true;
+                        let effect = scope.body.nodes[before..]
+                            .iter()
+                            .find(|n| op_signatures::lookup(&n.op).is_some_and(|s| s.stateful))
+                            .map(|n| (n.name.clone(), n.op.clone()));
+                        if let Some((n, op)) = effect {
+                            scope.effects.sequence(scope.body, &n, &op);
+                        }
                         let n = scope.body.last().to_string();
                         scope.effects.nodes.push(n);
                     }
@@ -241,6 +266,7 @@ pub fn export(library: &mut Library, name: &str, graph: &Graph, shape: &Shape) -
                 NodeKind::Print(spec) => {
                     let printed = export_print::print(scope.body, spec, &ins, &node.name)?;
                     stateful = true;
+                    scope.effects.sequence(scope.body, &printed, "PrintV2");
                     scope.effects.nodes.push(printed);
                     vec![]
                 }
