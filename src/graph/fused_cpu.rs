@@ -9,6 +9,7 @@ use crate::element::{FloatElem, Num, Real as RealElem};
 use crate::kernels::parallel;
 use crate::ops::composite::Composite;
 use crate::ops::{BinaryOp, UnaryOp};
+use std::mem::MaybeUninit;
 
 /// Elements of the blocks of one chain that fit a core's L1 together (32 KiB of float32).
 const L1_ELEMENTS: usize = 8192;
@@ -30,7 +31,7 @@ pub fn supported(chain: &FusedChain) -> bool {
                 Op::Select(_) => 3,
                 _ => return false,
             };
-            step.args.len() == arity && apply::<f32>(&step.op, &[&[], &[], &[]], &mut [])
+            step.args.len() == arity && apply::<f32>(&step.op, &[Val::slice(&[]); 3], &mut [])
         })
 }
 
@@ -46,87 +47,151 @@ pub fn run<T: FloatElem + Send + Sync>(
     kinds: &[Operand],
     n: usize,
 ) -> Vec<T> {
-    let steps = chain.steps.len();
-    // Blocks as long as L1 allows for every step's and input's block: each step's loop is
-    // one call per block, so short blocks cost calls and dispatch per element.
-    let block = (L1_ELEMENTS / (inputs.len() + steps)).clamp(MIN_BLOCK, MAX_BLOCK);
-    // Each input's broadcast region: a block of a scalar; a row repeated over a block and one
-    // more row (a block's values start anywhere in it); for a row longer than a block, room
-    // to copy the blocks that wrap around its end.
-    let regions: Vec<usize> = inputs
-        .iter()
-        .zip(kinds)
-        .map(|(input, kind)| match kind {
-            Operand::Full => 0,
-            Operand::Scalar => block,
-            Operand::Row if input.len() < block => block + input.len(),
-            Operand::Row => block,
-        })
-        .collect();
-    let starts: Vec<usize> = regions
-        .iter()
-        .scan(0, |at, &len| {
-            *at += len;
-            Some(*at - len)
-        })
-        .collect();
-    let broadcast_len: usize = regions.iter().sum();
+    let layout = Layout::new(chain, inputs, kinds);
     parallel::build(n, |offset, dst| {
-        let mut scratch = vec![<T as Num>::zero(); broadcast_len + block * steps];
-        let (broadcast, blocks) = scratch.split_at_mut(broadcast_len);
-        for (i, input) in inputs.iter().enumerate() {
-            let region = &mut broadcast[starts[i]..starts[i] + regions[i]];
-            match kinds[i] {
-                Operand::Scalar => region.fill(input[0]),
-                Operand::Row if input.len() < block => repeat_row(input, 0, region),
-                _ => {}
-            }
-        }
-        for start in (0..dst.len()).step_by(block) {
-            let len = block.min(dst.len() - start);
-            let at = offset + start;
-            // Rows longer than a block: copy a block that wraps around the row's end.
-            for (i, input) in inputs.iter().enumerate() {
-                let from = at % input.len().max(1);
-                if kinds[i] == Operand::Row && input.len() >= block && from + len > input.len() {
-                    repeat_row(input, at, &mut broadcast[starts[i]..][..len]);
-                }
-            }
-            for (k, step) in chain.steps.iter().enumerate() {
-                let (done, rest) = blocks.split_at_mut(k * block);
-                let arg = |a: Arg| -> &[T] {
-                    match a {
-                        Arg::Input(i) => match kinds[i] {
-                            Operand::Full => &inputs[i][at..at + len],
-                            Operand::Scalar => &broadcast[starts[i]..][..len],
-                            Operand::Row => {
-                                let row = inputs[i];
-                                let from = at % row.len();
-                                if row.len() < block {
-                                    &broadcast[starts[i] + from..][..len]
-                                } else if from + len <= row.len() {
-                                    &row[from..from + len]
-                                } else {
-                                    &broadcast[starts[i]..][..len]
-                                }
-                            }
-                        },
-                        Arg::Step(j) => &done[j * block..][..len],
-                    }
-                };
-                let args = step_args(step, arg);
-                apply(&step.op, &args, &mut rest[..len]);
-            }
-            let result = &blocks[(steps - 1) * block..][..len];
-            for (o, &v) in dst[start..start + len].iter_mut().zip(result) {
-                o.write(v);
-            }
-        }
+        // The whole task, block loop included, is compiled per vector width: the step loops
+        // inline into it, so a step costs a jump-table branch per block, not a call.
+        crate::kernels::wide::dispatch!(run_task(chain, inputs, kinds, &layout, offset, dst))
     })
 }
 
+/// Where each input's broadcast values live in a task's scratch, and the block length.
+struct Layout {
+    block: usize,
+    /// Per input: the length of its broadcast region (0 for full inputs) and its start.
+    regions: Vec<usize>,
+    starts: Vec<usize>,
+    broadcast_len: usize,
+}
+
+impl Layout {
+    fn new<T>(chain: &FusedChain, inputs: &[&[T]], kinds: &[Operand]) -> Layout {
+        // A block of every step's result and every input stays in L1 with room to spare for
+        // the lines streaming in and out; and blocks stay long enough that the per-block
+        // branch to each step's loop is small beside the loop.
+        let per_element = inputs.len() + chain.steps.len();
+        let block = (L1_ELEMENTS / per_element).clamp(MIN_BLOCK, MAX_BLOCK);
+        // Each input's broadcast region: a block of a scalar (read by steps other than the
+        // binary ones, which read the value itself); a row repeated over a block and one more
+        // row (a block's values start anywhere in it); for a row longer than a block, room
+        // to copy the blocks that wrap around its end.
+        let regions: Vec<usize> = inputs
+            .iter()
+            .zip(kinds)
+            .map(|(input, kind)| match kind {
+                Operand::Full => 0,
+                Operand::Scalar => block,
+                Operand::Row if input.len() < block => block + input.len(),
+                Operand::Row => block,
+            })
+            .collect();
+        let starts = regions
+            .iter()
+            .scan(0, |at, &len| {
+                *at += len;
+                Some(*at - len)
+            })
+            .collect();
+        let broadcast_len = regions.iter().sum();
+        Layout { block, regions, starts, broadcast_len }
+    }
+}
+
+/// One task: the elements `offset..offset + dst.len()`, block by block.
+#[inline(always)]
+fn run_task<T: FloatElem>(
+    chain: &FusedChain,
+    inputs: &[&[T]],
+    kinds: &[Operand],
+    layout: &Layout,
+    offset: usize,
+    dst: &mut [MaybeUninit<T>],
+) {
+    let Layout { block, ref regions, ref starts, broadcast_len } = *layout;
+    let steps = chain.steps.len();
+    // Left uninitialised: every region and block is written before it is read. The last
+    // step writes straight into `dst`, so its block needs no room here.
+    let mut scratch: Vec<MaybeUninit<T>> =
+        Vec::with_capacity(broadcast_len + block * steps.saturating_sub(1));
+    // SAFETY: `MaybeUninit` elements need no initialisation.
+    unsafe { scratch.set_len(scratch.capacity()) };
+    let (broadcast, blocks) = scratch.split_at_mut(broadcast_len);
+    for (i, input) in inputs.iter().enumerate() {
+        let region = &mut broadcast[starts[i]..starts[i] + regions[i]];
+        match kinds[i] {
+            Operand::Scalar => region.fill(MaybeUninit::new(input[0])),
+            Operand::Row if input.len() < block => repeat_row(input, 0, region),
+            _ => {}
+        }
+    }
+    for start in (0..dst.len()).step_by(block) {
+        let len = block.min(dst.len() - start);
+        let at = offset + start;
+        // Rows longer than a block: copy a block that wraps around the row's end.
+        for (i, input) in inputs.iter().enumerate() {
+            let from = at % input.len().max(1);
+            if kinds[i] == Operand::Row && input.len() >= block && from + len > input.len() {
+                repeat_row(input, at, &mut broadcast[starts[i]..][..len]);
+            }
+        }
+        for (k, step) in chain.steps.iter().enumerate() {
+            let (done, rest) = blocks.split_at_mut(k * block);
+            // SAFETY (each `assume_init` below): a scalar's region was filled whole, a short
+            // row's for a block and one more row (`from < row.len()`), a wrapping long row's
+            // first `len` elements above; step `j < k` wrote the first `len` elements of its
+            // block in this iteration.
+            let arg = |a: Arg| -> Val<T> {
+                match a {
+                    Arg::Input(i) => match kinds[i] {
+                        Operand::Full => Val::slice(&inputs[i][at..at + len]),
+                        Operand::Scalar => Val {
+                            values: unsafe {
+                                parallel::assume_init(&broadcast[starts[i]..][..len])
+                            },
+                            scalar: Some(inputs[i][0]),
+                        },
+                        Operand::Row => {
+                            let row = inputs[i];
+                            let from = at % row.len();
+                            Val::slice(if row.len() < block {
+                                unsafe {
+                                    parallel::assume_init(&broadcast[starts[i] + from..][..len])
+                                }
+                            } else if from + len <= row.len() {
+                                &row[from..from + len]
+                            } else {
+                                unsafe { parallel::assume_init(&broadcast[starts[i]..][..len]) }
+                            })
+                        }
+                    },
+                    Arg::Step(j) => {
+                        Val::slice(unsafe { parallel::assume_init(&done[j * block..][..len]) })
+                    }
+                }
+            };
+            let args = step_args(step, arg);
+            let out = if k + 1 == steps { &mut dst[start..start + len] } else { &mut rest[..len] };
+            apply_loops(&step.op, &args, out);
+        }
+    }
+}
+
+/// A step's operand over one block: its values, and the value itself when it is a scalar
+/// (binary steps then read it from a register rather than from a block of copies).
+#[derive(Clone, Copy)]
+struct Val<'a, T> {
+    values: &'a [T],
+    scalar: Option<T>,
+}
+
+impl<'a, T> Val<'a, T> {
+    fn slice(values: &'a [T]) -> Self {
+        Val { values, scalar: None }
+    }
+}
+
 /// `out[j] = row[(at + j) % row.len()]`: a row operand's values for elements `at..`.
-fn repeat_row<T: Copy>(row: &[T], at: usize, out: &mut [T]) {
+fn repeat_row<T: Copy>(row: &[T], at: usize, out: &mut [MaybeUninit<T>]) {
     if row.is_empty() {
         return;
     }
@@ -134,43 +199,47 @@ fn repeat_row<T: Copy>(row: &[T], at: usize, out: &mut [T]) {
     let mut filled = 0;
     while filled < out.len() {
         let take = (row.len() - from).min(out.len() - filled);
-        out[filled..filled + take].copy_from_slice(&row[from..from + take]);
+        for (o, &v) in out[filled..filled + take].iter_mut().zip(&row[from..from + take]) {
+            o.write(v);
+        }
         filled += take;
         from = 0;
     }
 }
 
-fn step_args<'a, T>(step: &Step, arg: impl Fn(Arg) -> &'a [T]) -> [&'a [T]; 3] {
+fn step_args<'a, T: Copy>(step: &Step, arg: impl Fn(Arg) -> Val<'a, T>) -> [Val<'a, T>; 3] {
     let first = arg(step.args[0]);
     let nth = |k: usize| step.args.get(k).map_or(first, |a| arg(*a));
     [first, nth(1), nth(2)]
 }
 
-/// Runs one step over a block; false if the op has no loop here. The loops run compiled for
-/// the CPU's widest vectors (`kernels::wide`): a chain makes one pass over an L1 block per
-/// step, and in baseline SSE2 those passes, not memory, set the chain's speed.
-fn apply<T: FloatElem>(op: &Op, args: &[&[T]; 3], out: &mut [T]) -> bool {
+/// `apply_loops` compiled for the CPU's widest vectors, as `run_task` runs it: a chain makes
+/// one pass over an L1 block per step, and in baseline SSE2 those passes, not memory, set
+/// the chain's speed. Here for `supported`'s probe and the tests.
+fn apply<T: FloatElem>(op: &Op, args: &[Val<T>; 3], out: &mut [MaybeUninit<T>]) -> bool {
     crate::kernels::wide::dispatch!(apply_loops(op, args, out))
 }
 
+/// Runs one step over a block; false if the op has no loop here.
 #[inline(always)]
-fn apply_loops<T: FloatElem>(op: &Op, args: &[&[T]; 3], out: &mut [T]) -> bool {
+fn apply_loops<T: FloatElem>(op: &Op, args: &[Val<T>; 3], out: &mut [MaybeUninit<T>]) -> bool {
+    let [a, b, c] = args.map(|v| v.values);
     match op {
-        Op::Unary(u) => unary(*u, args[0], out),
-        Op::Binary(b) => binary(*b, args[0], args[1], out),
+        Op::Unary(u) => unary(*u, a, out),
+        Op::Binary(op) => binary(*op, args[0], args[1], out),
         // Relu's decomposition, `maximum(x, 0)`, element by element.
         Op::Composite(Composite::Relu) => {
             let zero = <T as Num>::zero();
-            for (o, &x) in out.iter_mut().zip(args[0]) {
-                *o = x.tf_maximum(zero);
+            for (o, &x) in out.iter_mut().zip(a) {
+                o.write(x.tf_maximum(zero));
             }
             true
         }
         // The condition is a comparison's mask (see `supported`).
         Op::Select(_) => {
             let zero = <T as Num>::zero();
-            for (((o, &c), &x), &y) in out.iter_mut().zip(args[0]).zip(args[1]).zip(args[2]) {
-                *o = if c != zero { x } else { y };
+            for (((o, &c), &x), &y) in out.iter_mut().zip(a).zip(b).zip(c) {
+                o.write(if c != zero { x } else { y });
             }
             true
         }
@@ -188,21 +257,36 @@ fn mask<T: FloatElem>(truth: bool) -> T {
     }
 }
 
+/// `f` element by element; a scalar operand is read once, not once per element.
 #[inline(always)]
-fn map2<T: Copy>(out: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> bool {
-    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-        *o = f(x, y);
+fn map2<T: Copy>(out: &mut [MaybeUninit<T>], a: Val<T>, b: Val<T>, f: impl Fn(T, T) -> T) -> bool {
+    match (a.scalar, b.scalar) {
+        (None, Some(y)) => {
+            for (o, &x) in out.iter_mut().zip(a.values) {
+                o.write(f(x, y));
+            }
+        }
+        (Some(x), None) => {
+            for (o, &y) in out.iter_mut().zip(b.values) {
+                o.write(f(x, y));
+            }
+        }
+        _ => {
+            for ((o, &x), &y) in out.iter_mut().zip(a.values).zip(b.values) {
+                o.write(f(x, y));
+            }
+        }
     }
     true
 }
 
 #[inline(always)]
-fn unary<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
+fn unary<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [MaybeUninit<T>]) -> bool {
     crate::ops::unary::fused_map_loops(op, a, out)
 }
 
 #[inline(always)]
-fn binary<T: FloatElem>(op: BinaryOp, a: &[T], b: &[T], out: &mut [T]) -> bool {
+fn binary<T: FloatElem>(op: BinaryOp, a: Val<T>, b: Val<T>, out: &mut [MaybeUninit<T>]) -> bool {
     use BinaryOp::*;
     match op {
         Add => map2(out, a, b, Num::add),
@@ -227,6 +311,7 @@ fn binary<T: FloatElem>(op: BinaryOp, a: &[T], b: &[T], out: &mut [T]) -> bool {
 mod tests {
     use super::*;
     use crate::dispatch::Op;
+    use crate::kernels::parallel::as_uninit_mut;
 
     /// The wide copies of the binary, select and Relu loops give the baseline's bits (the
     /// unary loops are checked in `ops::unary`).
@@ -246,15 +331,42 @@ mod tests {
         ops.push(Op::Composite(Composite::Relu));
         ops.push(Op::Select(Default::default()));
         for op in ops {
-            let args: [&[f32]; 3] = match op {
+            let args = match op {
                 Op::Select(_) => [&mask, &a, &b],
                 _ => [&a, &b, &b],
-            };
+            }
+            .map(|v| Val::slice(v));
             let (mut wide, mut plain) = (vec![0f32; a.len()], vec![0f32; a.len()]);
-            assert!(apply(&op, &args, &mut wide));
-            assert!(apply_loops(&op, &args, &mut plain));
+            assert!(apply(&op, &args, as_uninit_mut(&mut wide)));
+            assert!(apply_loops(&op, &args, as_uninit_mut(&mut plain)));
             for ((w, p), x) in wide.iter().zip(&plain).zip(&a) {
                 assert!(w.to_bits() == p.to_bits() || w.is_nan() && p.is_nan(), "{op:?}({x})");
+            }
+        }
+    }
+
+    /// A binary step reading a scalar operand as a value gives the bits it gives reading the
+    /// scalar's block of copies, on either side.
+    #[test]
+    fn scalar_operands_read_as_values_match_their_blocks() {
+        let a: Vec<f32> = (0..1000).map(|i| (i as f32 * 0.61).cos() * 7.0).collect();
+        use BinaryOp::*;
+        for op in [Add, Sub, Mul, Div, Maximum, Minimum, Pow, Less].map(Op::Binary) {
+            for s in [2.5f32, -0.0, f32::NAN, f32::INFINITY] {
+                let copies = vec![s; a.len()];
+                let scalar = Val { values: &copies[..], scalar: Some(s) };
+                for (x, y, as_values) in [
+                    (Val::slice(&a[..]), scalar, [Val::slice(&a[..]), Val::slice(&copies[..])]),
+                    (scalar, Val::slice(&a[..]), [Val::slice(&copies[..]), Val::slice(&a[..])]),
+                ] {
+                    let (mut got, mut want) = (vec![0f32; a.len()], vec![0f32; a.len()]);
+                    assert!(apply(&op, &[x, y, x], as_uninit_mut(&mut got)));
+                    let [p, q] = as_values;
+                    assert!(apply(&op, &[p, q, p], as_uninit_mut(&mut want)));
+                    for (g, w) in got.iter().zip(&want) {
+                        assert!(g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(), "{op:?}");
+                    }
+                }
             }
         }
     }

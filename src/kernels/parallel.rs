@@ -80,3 +80,18 @@ pub fn filled_chunks<T: Copy + Send + Sync>(
     unsafe { out.set_len(n) };
     out
 }
+
+/// A slice as room to write into: `MaybeUninit<T>` has `T`'s layout, and a `Copy` value
+/// written through it leaves the slice initialised.
+pub fn as_uninit_mut<T: Copy>(s: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: same layout; the only way to write through `MaybeUninit` is with a `T` value,
+    // so the caller's `[T]` stays initialised.
+    unsafe { &mut *(s as *mut [T] as *mut [MaybeUninit<T>]) }
+}
+
+/// # Safety
+/// Every element of `s` has been written.
+pub unsafe fn assume_init<T>(s: &[MaybeUninit<T>]) -> &[T] {
+    // SAFETY: initialised (the caller's promise), and `MaybeUninit<T>` has `T`'s layout.
+    unsafe { &*(s as *const [MaybeUninit<T>] as *const [T]) }
+}

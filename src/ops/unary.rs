@@ -116,11 +116,15 @@ macro_rules! unary_ops {
         /// The fused CPU loops' element function for float32/float64, where one is declared
         /// (compiled once per vector width: `kernels::wide`).
         #[inline(always)]
-        pub(crate) fn fused_map_loops<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
+        pub(crate) fn fused_map_loops<T: FloatElem>(
+            op: UnaryOp,
+            a: &[T],
+            out: &mut [std::mem::MaybeUninit<T>],
+        ) -> bool {
             match op {
                 $($(UnaryOp::$name => {
                     for (o, &$fx) in out.iter_mut().zip(a) {
-                        *o = $fused;
+                        o.write($fused);
                     }
                     true
                 })?)*
@@ -769,6 +773,7 @@ pub(crate) fn registry_examples() -> Vec<(crate::ops::registry::Op, Vec<Tensor>)
 /// step loops (`graph::fused_cpu`) run it; the test below compares it with the baseline.
 #[cfg(test)]
 fn fused_map<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
+    let out = crate::kernels::parallel::as_uninit_mut(out);
     crate::kernels::wide::dispatch!(fused_map_loops(op, a, out))
 }
 
@@ -840,6 +845,7 @@ fn cast_pi<T: Element>(_: T) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::parallel::as_uninit_mut;
     use UnaryOp::*;
 
     /// The fused loops compiled for the CPU's widest vectors give the baseline's values bit for
@@ -855,13 +861,13 @@ mod tests {
             if !fused_map(op, &inputs, &mut wide) {
                 continue;
             }
-            assert!(fused_map_loops(op, &inputs, &mut plain));
+            assert!(fused_map_loops(op, &inputs, as_uninit_mut(&mut plain)));
             for ((w, p), x) in wide.iter().zip(&plain).zip(&inputs) {
                 assert!(w.to_bits() == p.to_bits() || w.is_nan() && p.is_nan(), "{op:?}({x})");
             }
             let (mut wide, mut plain) = (vec![0f64; wide64.len()], vec![0f64; wide64.len()]);
             assert!(fused_map(op, &wide64, &mut wide));
-            assert!(fused_map_loops(op, &wide64, &mut plain));
+            assert!(fused_map_loops(op, &wide64, as_uninit_mut(&mut plain)));
             for ((w, p), x) in wide.iter().zip(&plain).zip(&wide64) {
                 assert!(w.to_bits() == p.to_bits() || w.is_nan() && p.is_nan(), "{op:?}({x})");
             }
