@@ -24,6 +24,7 @@ const MAX_BLOCK: usize = 2048;
 pub fn supported(chain: &FusedChain) -> bool {
     let ends_in_mask = chain.steps.last().is_some_and(|s| makes_mask(&s.op));
     !ends_in_mask
+        && !chain.steps.is_empty()
         && chain.steps.iter().all(|step| {
             let arity = match step.op {
                 Op::Unary(_) | Op::Composite(Composite::Relu) => 1,
@@ -171,7 +172,10 @@ fn run_task<T: FloatElem>(
             };
             let args = step_args(step, arg);
             let out = if k + 1 == steps { &mut dst[start..start + len] } else { &mut rest[..len] };
-            apply_loops(&step.op, &args, out);
+            // `supported` admitted every step; a step without a loop would leave `out`
+            // uninitialised, so it must stop here rather than be read.
+            let ran = apply_loops(&step.op, &args, out);
+            assert!(ran, "fused step {:?} has no CPU loop", step.op);
         }
     }
 }

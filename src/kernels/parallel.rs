@@ -81,11 +81,12 @@ pub fn filled_chunks<T: Copy + Send + Sync>(
     out
 }
 
-/// A slice as room to write into: `MaybeUninit<T>` has `T`'s layout, and a `Copy` value
-/// written through it leaves the slice initialised.
-pub fn as_uninit_mut<T: Copy>(s: &mut [T]) -> &mut [MaybeUninit<T>] {
-    // SAFETY: same layout; the only way to write through `MaybeUninit` is with a `T` value,
-    // so the caller's `[T]` stays initialised.
+/// A slice as room to write into, for tests of loops that write `MaybeUninit` outputs. Only
+/// in tests: safe code could store `MaybeUninit::uninit()` through the result and leave the
+/// `[T]` uninitialised, so it is no public API.
+#[cfg(test)]
+pub(crate) fn as_uninit_mut<T: Copy>(s: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: same layout; the tests that call it write only `T` values through it.
     unsafe { &mut *(s as *mut [T] as *mut [MaybeUninit<T>]) }
 }
 

@@ -5,7 +5,7 @@ use crate::buffer::Buffer;
 use crate::dtype::DType;
 use crate::element::Movable;
 use crate::error::{Error, Result};
-use crate::kernels::broadcast::materialize;
+use crate::kernels::broadcast::{broadcast_copy, materialize};
 use crate::ops::primitive::TensorType;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -158,7 +158,7 @@ pub fn broadcast_to(x: &Tensor, shape: &Shape) -> Result<Tensor> {
     let out = with_movable!(x.buffer(), v => {
         let base = view(v, x.shape())?;
         let b = base.broadcast(IxDyn(shape.dims())).ok_or_else(err)?;
-        Movable::wrap_vec(materialize(&b))
+        Movable::wrap_vec(broadcast_copy(v, x.shape(), &b))
     });
     Ok(Tensor::from_buffer_unchecked(out, shape.clone()))
 }

@@ -93,10 +93,30 @@ pub struct Effects {
     pub nodes: Vec<String>,
 }
 
-/// TensorFlow's stateful ops whose relative order does not matter (its automatic control
-/// dependencies leave its legacy random ops unchained).
-const ORDER_INSENSITIVE: &[&str] =
-    &["RandomStandardNormal", "RandomUniform", "RandomUniformInt", "TruncatedNormal"];
+/// TensorFlow's stateful ops whose relative order does not matter: its automatic control
+/// dependencies leave its legacy random ops (`LEGACY_RANDOM_OPS`) and a few others
+/// (`SKIPPED_ORDER_INSENSITIVE_STATEFUL_OPS`: checkpoint I/O, cuDNN RNNs) unchained.
+const ORDER_INSENSITIVE: &[&str] = &[
+    "RandomUniform",
+    "RandomUniformInt",
+    "RandomStandardNormal",
+    "ParameterizedTruncatedNormal",
+    "TruncatedNormal",
+    "RandomShuffle",
+    "Multinomial",
+    "RandomGamma",
+    "RandomGammaGrad",
+    "RandomPoisson",
+    "RandomPoissonV2",
+    "CudnnRNN",
+    "CudnnRNNBackprop",
+    "CudnnRNNV2",
+    "CudnnRNNV3",
+    "CudnnRNNBackpropV2",
+    "CudnnRNNBackpropV3",
+    "RestoreV2",
+    "SaveV2",
+];
 
 impl Effects {
     pub fn read(&mut self, body: &mut Body, node: &str, v: &Variable) {
