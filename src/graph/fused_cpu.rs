@@ -6,6 +6,7 @@
 use super::fused::{Arg, FusedChain, Operand, Step};
 use crate::dispatch::Op;
 use crate::element::{FloatElem, Num, Real as RealElem};
+use crate::kernels::broadcast::repeat_row;
 use crate::kernels::parallel;
 use crate::ops::composite::Composite;
 use crate::ops::{BinaryOp, UnaryOp};
@@ -191,23 +192,6 @@ struct Val<'a, T> {
 impl<'a, T> Val<'a, T> {
     fn slice(values: &'a [T]) -> Self {
         Val { values, scalar: None }
-    }
-}
-
-/// `out[j] = row[(at + j) % row.len()]`: a row operand's values for elements `at..`.
-fn repeat_row<T: Copy>(row: &[T], at: usize, out: &mut [MaybeUninit<T>]) {
-    if row.is_empty() {
-        return;
-    }
-    let mut from = at % row.len();
-    let mut filled = 0;
-    while filled < out.len() {
-        let take = (row.len() - from).min(out.len() - filled);
-        for (o, &v) in out[filled..filled + take].iter_mut().zip(&row[from..from + take]) {
-            o.write(v);
-        }
-        filled += take;
-        from = 0;
     }
 }
 

@@ -5,6 +5,7 @@ use super::parallel::{self, GRAIN};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
+use std::mem::MaybeUninit;
 
 fn base<'a, T>(data: &'a [T], shape: &Shape) -> Result<ArrayViewD<'a, T>> {
     ArrayViewD::from_shape(IxDyn(shape.dims()), data)
@@ -181,20 +182,27 @@ pub fn broadcast_copy<T: Clone + Send + Sync>(
         });
     }
     if !data.is_empty() && is_trailing(shape, &out) {
-        let m = data.len();
-        return parallel::build(n, |offset, dst| {
-            let mut done = 0;
-            while done < dst.len() {
-                let j = (offset + done) % m;
-                let len = (m - j).min(dst.len() - done);
-                for (o, v) in dst[done..done + len].iter_mut().zip(&data[j..j + len]) {
-                    o.write(v.clone());
-                }
-                done += len;
-            }
-        });
+        return parallel::build(n, |offset, dst| repeat_row(data, offset, dst));
     }
     materialize(view)
+}
+
+/// `out[j] = row[(at + j) % row.len()]`: a row repeated along leading axes, for the elements
+/// from `at` on, in contiguous runs (nothing for an empty row).
+pub fn repeat_row<T: Clone>(row: &[T], at: usize, out: &mut [MaybeUninit<T>]) {
+    if row.is_empty() {
+        return;
+    }
+    let mut from = at % row.len();
+    let mut filled = 0;
+    while filled < out.len() {
+        let take = (row.len() - from).min(out.len() - filled);
+        for (o, v) in out[filled..filled + take].iter_mut().zip(&row[from..from + take]) {
+            o.write(v.clone());
+        }
+        filled += take;
+        from = 0;
+    }
 }
 
 /// Copies any strided view (a transpose, a strided slice, a broadcast) into a new row-major vector.

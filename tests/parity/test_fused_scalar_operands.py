@@ -4,7 +4,8 @@ The CPU's fused loops read a scalar operand of a binary step as one value rather
 block of copies. Chains with scalars on the left (`3 - x`, `2 ** x`) and on the right, over
 sizes around the loops' block and task lengths (256..2048 elements per block, 32768 per
 task), must give TensorFlow's values, NaN, infinities and signed zeros included, and the
-traced (fused) result must equal the eager one bit for bit."""
+traced (fused) result must equal the eager one bit for bit, with positional arguments and with
+arguments in a nested dict."""
 
 import numpy as np
 import pytest
@@ -28,7 +29,9 @@ def _chains(tf, x, y, device):
             divided = 1.0 / (tf.abs(x) + 0.5) - y / 3.0
             return [left, sides, powers, divided]
 
-        return [chains(x, y), tf.function(chains)(x, y)]
+        # Arguments in a dict and a nested list bind to the chains' operands by key.
+        from_dict = tf.function(lambda d: chains(d["y"][0], d["x"]))({"x": y, "y": [x]})
+        return [chains(x, y), tf.function(chains)(x, y), from_dict]
 
 
 def _inputs(n, dtype, seed):
@@ -56,13 +59,13 @@ def test_fused_chains_equal_eager_bit_for_bit(dtype, capfd):
         tf.debugging.set_log_device_placement(True)
         try:
             capfd.readouterr()
-            eager, traced = _chains(tf, x, y, "CPU:0")
+            eager, traced, from_dict = _chains(tf, x, y, "CPU:0")
             log = capfd.readouterr().err
         finally:
             tf.debugging.set_log_device_placement(False)
         if n > 1:  # a one-element chain may run its steps as eager ops
-            assert log.count("FusedElementwise") >= 4, log[-2000:]
-        for e, t in zip(eager, traced):
+            assert log.count("FusedElementwise") >= 8, log[-2000:]
+        for e, t in zip(eager + eager, traced + from_dict):
             e, t = e.numpy(), t.numpy()
             assert e.dtype == t.dtype and e.shape == t.shape
             same = (e.view(f"u{e.itemsize}") == t.view(f"u{t.itemsize}")) | (

@@ -54,7 +54,8 @@ fn order(scope: &mut Scope, node_name: &str, vars: &[Variable], stateful: bool) 
         scope.effects.write(scope.body, node_name, v);
     }
     if stateful && vars.is_empty() {
-        scope.effects.sequence(scope.body, node_name, "");
+        // Functional control flow is never among TensorFlow's order-insensitive ops.
+        scope.effects.sequence(scope.body, node_name, "If/Case/While");
     }
     if stateful && !scope.effects.nodes.iter().any(|n| n == node_name) {
         scope.effects.nodes.push(node_name.to_string());

@@ -87,7 +87,7 @@ pub struct Shape<'a> {
 pub struct Effects {
     last_write: HashMap<u64, String>,
     reads_since: HashMap<u64, Vec<String>>,
-    /// The last stateful node that touches no variable (a print, an assert, a host call).
+    /// The last stateful node that touches no variable (a print, an assert, a stateful branch).
     last_unordered: Option<String>,
     /// Nodes with effects: the function's control outputs.
     pub nodes: Vec<String>,
