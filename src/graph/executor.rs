@@ -11,6 +11,7 @@
 
 use super::fused;
 use super::ir::{Graph, Node, NodeKind};
+use super::op_times;
 use super::trace;
 use crate::dispatch::{self, Op};
 use crate::error::{Error, Result};
@@ -71,6 +72,7 @@ pub fn run_owned(graph: &Graph, inputs: Vec<Tensor>, mode: Mode) -> Result<Vec<T
             true => args.iter().map(Tensor::id).collect(),
             false => Vec::new(),
         };
+        let started = op_times::enabled().then(std::time::Instant::now);
         let outputs = {
             let _scope = node.device.clone().map(DeviceScope::enter);
             // Traced nodes carry attributes the op constructors validated; a loaded graph's come
@@ -78,6 +80,9 @@ pub fn run_owned(graph: &Graph, inputs: Vec<Tensor>, mode: Mode) -> Result<Vec<T
             catch_unwind(AssertUnwindSafe(|| run_node(node, args, &mut inputs, mode)))
                 .unwrap_or_else(|_| Err(invalid_node(node)))?
         };
+        if let Some(started) = started {
+            op_times::record(time_key(node, &outputs), started.elapsed());
+        }
         check_dims(node, &outputs)?;
         if inlined && !matches!(node.kind, NodeKind::Placeholder(_)) {
             trace::keep_declared_types(node, &arg_ids, &outputs)?;
@@ -98,6 +103,21 @@ pub fn run_owned(graph: &Graph, inputs: Vec<Tensor>, mode: Mode) -> Result<Vec<T
         outputs.push(value.ok_or_else(|| Error::Internal("graph output missing".into()))?);
     }
     Ok(outputs)
+}
+
+/// What `op_times` counts a node under: its type (a fused chain's steps too) and its first
+/// output's dims, so the same op on different shapes is told apart.
+fn time_key(node: &Node, outputs: &[Tensor]) -> String {
+    let mut key = node.type_name().to_string();
+    if let NodeKind::Fused(chain) = &node.kind {
+        let steps: Vec<&str> = chain.steps.iter().map(|s| s.op.tf_name()).collect();
+        let producer = chain.producer.as_ref().map(|p| format!("{}; ", p.op.tf_name()));
+        key = format!("{key}({}{})", producer.unwrap_or_default(), steps.join(","));
+    }
+    match outputs.first() {
+        Some(t) => format!("{key} {:?}", t.dims()),
+        None => key,
+    }
 }
 
 /// One node on `args` as example evaluation during a trace (control flow's example outputs).

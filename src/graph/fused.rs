@@ -4,6 +4,10 @@
 //! primitives over full inputs and scalars in cache-sized chunks through the eager CPU
 //! kernels; the rest (rows, Relu) step by step. Under a gradient tape the steps run one by
 //! one, so each is recorded.
+//!
+//! A chain may also hold the op that makes its input 0 (a `Producer`, taken in by epilogue
+//! fusion): on the CPU that op's kernel runs the chain on each tile of its output while the
+//! tile is in cache; elsewhere the op runs first and the chain after it.
 
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -39,6 +43,24 @@ pub struct FusedChain {
     pub steps: Vec<Step>,
     pub num_inputs: usize,
     pub dtype: DType,
+    /// The op that makes the chain's input 0, when the chain is its epilogue (the fusion pass
+    /// absorbs a producer with an epilogue kernel, `has_epilogue_kernel`). The node's inputs
+    /// are then the producer's `arity` inputs followed by the chain's inputs 1.. .
+    #[serde(default)]
+    pub producer: Option<Producer>,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Producer {
+    pub op: Op,
+    pub arity: usize,
+}
+
+/// Ops whose CPU kernel can run a chain on each tile of its output while the tile is in
+/// cache (`run_with_producer`): MaxPoolGrad, whose usual consumer is the gradient through
+/// the Relu before the pool.
+pub fn has_epilogue_kernel(op: &Op) -> bool {
+    matches!(op, Op::MaxPoolGrad(_))
 }
 
 /// Ops the fusion pass may put in a chain.
@@ -75,6 +97,14 @@ pub fn operand_kind(operand: &[usize], out: &[usize]) -> Option<Operand> {
 }
 
 pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
+    match &chain.producer {
+        Some(producer) => run_with_producer(chain, producer, inputs),
+        None => run_chain(chain, inputs),
+    }
+}
+
+/// A chain (its producer aside) on its inputs.
+fn run_chain(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
     let Some((shape, kinds)) = common_shape(inputs) else { return run_steps(chain, inputs) };
     // Under `enable_check_numerics` each step is checked (and named) as TensorFlow's ops are.
     if crate::autodiff::tape::any_active() || crate::check_numerics::enabled() {
@@ -113,9 +143,83 @@ fn common_shape(inputs: &[&Tensor]) -> Option<(Shape, Vec<Operand>)> {
     kinds.contains(&Operand::Full).then_some((shape, kinds))
 }
 
-/// Each step as its own op through the funnel (recorded on tapes, placed as eager).
-pub fn run_steps(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
+/// Each step as its own op through the funnel (recorded on tapes, placed as eager), on the
+/// chain's inputs (a producer's output is input 0).
+fn run_steps(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
     steps_with(chain, inputs, dispatch::apply)
+}
+
+/// The chain's inputs: the producer's output, then the node's inputs after the producer's.
+fn with_produced<'a>(produced: &'a Tensor, rest: &[&'a Tensor]) -> Vec<&'a Tensor> {
+    std::iter::once(produced).chain(rest.iter().copied()).collect()
+}
+
+/// A chain with its producer: on the CPU (float32/float64, no tape watching) the producer's
+/// kernel runs the chain on each tile of its output; otherwise the producer runs as an op
+/// and the chain after it.
+fn run_with_producer(
+    chain: &FusedChain,
+    producer: &Producer,
+    inputs: &[&Tensor],
+) -> Result<Tensor> {
+    if inputs.len() != producer.arity + chain.num_inputs - 1 {
+        return Err(Error::Internal("fused producer's inputs".into()));
+    }
+    let (own, rest) = inputs.split_at(producer.arity);
+    let watched = crate::autodiff::tape::any_active()
+        || crate::check_numerics::enabled()
+        || crate::graph::trace::recording();
+    let on_cpu = inputs.iter().all(|t| !t.device().is_gpu())
+        && crate::device::current_scope().is_none_or(|s| s.device_type.as_deref() != Some("GPU"));
+    if !watched && on_cpu {
+        if let Some(out) = epilogue_cpu(chain, producer, own, rest)? {
+            return Ok(out);
+        }
+    }
+    let produced = dispatch::apply1(&producer.op, own)?;
+    run_chain(chain, &with_produced(&produced, rest))
+}
+
+/// The producer's CPU kernel with the chain as its epilogue, if the dtypes and shapes allow
+/// (None: run them one after the other).
+fn epilogue_cpu(
+    chain: &FusedChain,
+    producer: &Producer,
+    own: &[&Tensor],
+    rest: &[&Tensor],
+) -> Result<Option<Tensor>> {
+    let (Op::MaxPoolGrad(grad), [x, g]) = (&producer.op, own) else { return Ok(None) };
+    let image = crate::ops::patches::check_max_pool_grad(x, g, &grad.0)?;
+    let typed = matches!(chain.dtype, DType::F32 | DType::F64)
+        && x.dtype() == chain.dtype
+        && rest.iter().all(|t| t.dtype() == chain.dtype)
+        && fused_cpu::supported(chain);
+    let kinds: Option<Vec<Operand>> = std::iter::once(Some(Operand::Full))
+        .chain(rest.iter().map(|t| operand_kind(t.dims(), x.dims())))
+        .collect();
+    let Some(kinds) = kinds.filter(|_| typed) else { return Ok(None) };
+    crate::device::log(producer.op.tf_name(), Device::Cpu);
+    crate::device::log("FusedElementwise", Device::Cpu);
+    macro_rules! typed {
+        ($t:ty) => {{
+            let values = values_of::<$t>;
+            let rest: Vec<&[$t]> = rest.iter().map(|t| values(t)).collect::<Result<_>>()?;
+            let epilogue = fused_cpu::Epilogue::new(chain, &rest, &kinds);
+            let out = crate::ops::patches::max_pool_grad_then(
+                values(x)?,
+                values(g)?,
+                image,
+                &grad.0,
+                |offset, tile, dst| epilogue.run(offset, tile, dst),
+            );
+            <$t>::wrap(out)
+        }};
+    }
+    let out = match chain.dtype {
+        DType::F32 => typed!(f32),
+        _ => typed!(f64),
+    };
+    Ok(Some(Tensor::from_buffer(out, x.shape().clone())?))
 }
 
 /// Runs the steps in order with `kernel`; the last step's result is the chain's.
@@ -199,6 +303,12 @@ fn run_cpu(
         T::wrap(out)
     }, else return Err(Error::Internal("fused chains are numeric".into())));
     Tensor::from_buffer(out, shape.clone())
+}
+
+fn values_of<T: Element>(t: &Tensor) -> Result<&[T]> {
+    T::unwrap(t.buffer())
+        .map(|v| v.as_slice())
+        .ok_or_else(|| Error::Internal("fused chain dtype".into()))
 }
 
 fn chunk_of(t: &Tensor, start: usize, len: usize) -> Tensor {

@@ -53,8 +53,42 @@ pub fn run<T: FloatElem + Send + Sync>(
     parallel::build(n, |offset, dst| {
         // The whole task, block loop included, is compiled per vector width: the step loops
         // inline into it, so a step costs a jump-table branch per block, not a call.
-        crate::kernels::wide::dispatch!(run_task(chain, inputs, kinds, &layout, offset, dst))
+        crate::kernels::wide::dispatch!(run_task(chain, inputs, kinds, &layout, offset, dst, None))
     })
+}
+
+/// A chain applied as the epilogue of the kernel that makes its input 0 (`fused::Producer`):
+/// the kernel calls `run` on each tile of its output while the tile is in cache, and the
+/// chain's result is written in the tile's place. One tile runs on the calling thread.
+pub struct Epilogue<'a, T> {
+    chain: &'a FusedChain,
+    /// The chain's inputs; input 0 (the producer's output) is read from each tile instead.
+    inputs: Vec<&'a [T]>,
+    kinds: &'a [Operand],
+    layout: Layout,
+}
+
+impl<'a, T: FloatElem> Epilogue<'a, T> {
+    /// `rest`: the chain's inputs after the produced one, read as `kinds[1..]` says; the
+    /// producer's output is read as `kinds[0]`, which must be `Full`.
+    pub fn new(chain: &'a FusedChain, rest: &[&'a [T]], kinds: &'a [Operand]) -> Self {
+        assert!(supported(chain) && kinds.first() == Some(&Operand::Full));
+        let inputs: Vec<&[T]> = std::iter::once(&[][..]).chain(rest.iter().copied()).collect();
+        assert_eq!(inputs.len(), kinds.len());
+        let layout = Layout::new(chain, &inputs, kinds);
+        Epilogue { chain, inputs, kinds, layout }
+    }
+
+    /// The chain over elements `offset..offset + tile.len()` of the output, where `tile`
+    /// holds the producer's values there; writes every element of `dst` (as long as `tile`).
+    pub fn run(&self, offset: usize, tile: &[T], dst: &mut [MaybeUninit<T>]) {
+        assert_eq!(tile.len(), dst.len());
+        let Epilogue { chain, ref inputs, kinds, ref layout } = *self;
+        let produced = Some((offset, tile));
+        crate::kernels::wide::dispatch!(run_task(
+            chain, inputs, kinds, layout, offset, dst, produced
+        ))
+    }
 }
 
 /// Where each input's broadcast values live in a task's scratch, and the block length.
@@ -99,7 +133,8 @@ impl Layout {
     }
 }
 
-/// One task: the elements `offset..offset + dst.len()`, block by block.
+/// One task: the elements `offset..offset + dst.len()`, block by block. With `produced`
+/// (an epilogue's tile and where it starts), input 0 is read from the tile.
 #[inline(always)]
 fn run_task<T: FloatElem>(
     chain: &FusedChain,
@@ -108,6 +143,7 @@ fn run_task<T: FloatElem>(
     layout: &Layout,
     offset: usize,
     dst: &mut [MaybeUninit<T>],
+    produced: Option<(usize, &[T])>,
 ) {
     let Layout { block, ref regions, ref starts, broadcast_len } = *layout;
     let steps = chain.steps.len();
@@ -145,7 +181,10 @@ fn run_task<T: FloatElem>(
             let arg = |a: Arg| -> Val<T> {
                 match a {
                     Arg::Input(i) => match kinds[i] {
-                        Operand::Full => Val::slice(&inputs[i][at..at + len]),
+                        Operand::Full => Val::slice(match produced {
+                            Some((first, tile)) if i == 0 => &tile[at - first..][..len],
+                            _ => &inputs[i][at..at + len],
+                        }),
                         Operand::Scalar => Val {
                             values: unsafe {
                                 parallel::assume_init(&broadcast[starts[i]..][..len])

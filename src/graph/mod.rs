@@ -10,6 +10,7 @@ mod fused_cpu;
 mod instance;
 pub mod ir;
 pub(crate) mod known_ints;
+pub mod op_times;
 pub mod passes;
 pub mod print;
 pub mod trace;

@@ -371,3 +371,51 @@ fn a_graph_appends_in_place_only_to_values_it_owns() {
     let out = super::executor::run_owned(&g, vec![owned], Mode::Run).unwrap();
     assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 9.0, 9.0]);
 }
+
+/// The gradient through a Relu and a max pool, as autodiff writes it: `select(y > 0, d, d * 0)`
+/// of `d = MaxPoolGrad(y, g)`. Fusion takes the MaxPoolGrad into the chain as its producer
+/// (one node, no MaxPoolGrad of its own) and the result keeps every bit.
+#[test]
+fn a_relu_gradient_takes_in_the_max_pool_gradient_before_it() {
+    use crate::ops::conv::{max_pool2d, max_pool_grad, Padding, Window};
+    let n = 2 * 9 * 7 * 5;
+    let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY];
+    let x: Vec<f32> = (0..n)
+        .map(|i| if i % 17 == 3 { specials[i % 4] } else { ((i * 37) % 23) as f32 - 11.0 })
+        .collect();
+    let x = Tensor::from_slice(&x, &[2, 9, 7, 5]).unwrap();
+    for (kernel, strides, padding) in
+        [([2, 2], [2, 2], Padding::Valid), ([3, 3], [2, 1], Padding::Same)]
+    {
+        let w = Window { kernel, strides, dilations: [1, 1] };
+        let g = traced(
+            |x| {
+                let y = ops::nn::relu(&bin(BinaryOp::Sub, x, &Tensor::scalar(0.5f32))).unwrap();
+                let pooled = max_pool2d(&y, &w, &padding).unwrap();
+                // Pooled gradients of both signs, some infinite.
+                let up = bin(BinaryOp::Sub, &pooled, &Tensor::scalar(3.0f32));
+                let up = bin(BinaryOp::Div, &up, &Tensor::scalar(0.0f32));
+                let up = bin(BinaryOp::Add, &bin(BinaryOp::Mul, &pooled, &pooled), &up);
+                let d = max_pool_grad(&y, &up, &w, &padding).unwrap();
+                let zero = Tensor::scalar(0.0f32);
+                let mask = bin(BinaryOp::Greater, &y, &zero);
+                ops::select(&mask, &d, &bin(BinaryOp::Mul, &d, &zero)).unwrap()
+            },
+            &x,
+        );
+        let fused = optimize(&g, &[Pass::Fuse, Pass::Dce]);
+        let kinds = types(&fused);
+        assert!(!kinds.contains(&"MaxPoolGrad"), "{kinds:?}");
+        let producers = fused.nodes.iter().filter(|n| match &n.kind {
+            NodeKind::Fused(chain) => chain.producer.is_some(),
+            _ => false,
+        });
+        assert_eq!(producers.count(), 1, "{kinds:?}");
+        let (want, got) = (values(&g, &x), values(&fused, &x));
+        assert_eq!(want.len(), got.len());
+        for (w, v) in want.iter().zip(&got) {
+            assert!(w.to_bits() == v.to_bits() || w.is_nan() && v.is_nan(), "{w} vs {v}");
+        }
+        assert!(want.iter().any(|v| v.is_infinite()) && want.iter().any(|v| *v < 0.0));
+    }
+}

@@ -6,6 +6,22 @@ use std::mem::MaybeUninit;
 
 pub const GRAIN: usize = 1 << 15;
 
+/// `build` with chunks of `chunk` elements (the last may be shorter), numbered: `fill(index,
+/// chunk)` for kernels whose work splits by images or rows rather than by elements.
+pub fn build_chunks<U: Send>(
+    n: usize,
+    chunk: usize,
+    fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
+) -> Vec<U> {
+    let mut out: Vec<U> = super::alloc::with_capacity(n);
+    out.spare_capacity_mut()[..n].par_chunks_mut(chunk.max(1)).enumerate().for_each(|(i, part)| {
+        fill(i, part);
+    });
+    // SAFETY: `fill` wrote every element of every chunk, and the chunks cover 0..n.
+    unsafe { out.set_len(n) };
+    out
+}
+
 /// Fills a new vector of `n` elements by calling `fill(offset, chunk)` on disjoint chunks in
 /// parallel; every element of each chunk must be written.
 pub fn build<U: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync) -> Vec<U> {

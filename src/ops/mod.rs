@@ -24,6 +24,7 @@ mod index_decl;
 pub mod linalg;
 pub mod math;
 pub mod matmul;
+mod max_pool_grad_cpu;
 pub mod nms;
 pub mod nn;
 pub mod parse_example;

@@ -203,6 +203,10 @@ fn gather_taps<T: Num>(cols: &[T], image: [usize; 4], spec: &PatchSpec) -> Vec<T
     out
 }
 
+pub use super::max_pool_grad_cpu::{
+    check as check_max_pool_grad, max_pool_grad, max_pool_grad_then,
+};
+
 pub fn patches_grad(cols: &Tensor, spec: &PatchSpec, image: [usize; 2]) -> Result<Tensor> {
     let out_shape = patches_grad_shape(cols, spec, image)?;
     let d = out_shape.dims();
@@ -214,108 +218,11 @@ pub fn patches_grad(cols: &Tensor, spec: &PatchSpec, image: [usize; 2]) -> Resul
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }
 
-/// TensorFlow's MaxPoolGrad: each window's gradient goes to its first maximum (in tap order),
-/// never to padding. Images run in parallel; one image's windows run in order, so the sums
-/// into overlapping windows' pixels need no synchronisation and are deterministic.
-///
-/// A window's channels are scanned in groups of `LANES` (see `first_max_taps`).
-fn route_to_first_max<T: Real + Num>(
-    x: &[T],
-    g: &[T],
-    image: [usize; 4],
-    spec: &PatchSpec,
-) -> Vec<T> {
-    let [n, h, w, c] = image;
-    let ([oh, ow], [kh, kw]) = (spec.out, spec.kernel);
-    if n * h * w * c == 0 {
-        return Vec::new();
-    }
-    parallel::filled_chunks(n * h * w * c, h * w * c, T::zero(), |img, dx| {
-        let src = &x[img * h * w * c..][..h * w * c];
-        let mut at = vec![0u32; c];
-        // The offsets of the window's in-image pixels, in tap order.
-        let mut taps: Vec<usize> = Vec::new();
-        for row in 0..oh {
-            for col in 0..ow {
-                taps.clear();
-                for ty in 0..kh {
-                    let Some(y) = spec.source(0, row, ty, h) else { continue };
-                    for tx in 0..kw {
-                        let Some(xx) = spec.source(1, col, tx, w) else { continue };
-                        taps.push((y * w + xx) * c);
-                    }
-                }
-                if taps.is_empty() {
-                    continue;
-                }
-                let grouped = c - c % LANES;
-                for ch in (0..grouped).step_by(LANES) {
-                    first_max_taps::<T, LANES>(src, &taps, ch, &mut at[ch..ch + LANES]);
-                }
-                for ch in grouped..c {
-                    first_max_taps::<T, 1>(src, &taps, ch, &mut at[ch..ch + 1]);
-                }
-                let grads = &g[((img * oh + row) * ow + col) * c..][..c];
-                for (ch, (&k, &gv)) in at.iter().zip(grads).enumerate() {
-                    let target = taps[k as usize] + ch;
-                    dx[target] = dx[target].add(gv);
-                }
-            }
-        }
-    })
-}
-
-/// Channels a window scan keeps in registers at once.
-const LANES: usize = 8;
-
-/// For channels `ch..ch + L`, the index in `taps` (pixel offsets in tap order, not empty) of
-/// each channel's first maximum: a tap wins only where it is strictly greater, so ties and NaN
-/// keep the earlier tap, as TensorFlow's scan from the window's first tap does. The running
-/// maxima live in local arrays and are updated by selects, which vectorise; a branch per
-/// element mispredicted half the comparisons on random data, and selects on slices in memory
-/// became conditional stores, scalar on baseline x86-64.
-#[inline(always)]
-fn first_max_taps<T: Real, const L: usize>(src: &[T], taps: &[usize], ch: usize, at: &mut [u32]) {
-    let mut best: [T; L] = std::array::from_fn(|l| src[taps[0] + ch + l]);
-    let mut index = [0u32; L];
-    for (k, &pixel) in (1u32..).zip(&taps[1..]) {
-        let values = &src[pixel + ch..pixel + ch + L];
-        for ((b, i), &v) in best.iter_mut().zip(index.iter_mut()).zip(values) {
-            let greater = v > *b;
-            *b = if greater { v } else { *b };
-            *i = if greater { k } else { *i };
-        }
-    }
-    at.copy_from_slice(&index);
-}
-
-/// The gradient of a max pool of `x` with windows `spec`, given the pooled gradient `g`.
-pub fn max_pool_grad(x: &Tensor, g: &Tensor, spec: &PatchSpec) -> Result<Tensor> {
-    spec.check("MaxPoolGrad")?;
-    let image = image_dims(x, "MaxPoolGrad")?;
-    let expected = [image[0], spec.out[0], spec.out[1], image[3]];
-    if g.dims() != expected || g.dtype() != x.dtype() {
-        return Err(Error::InvalidArgument(format!(
-            "pooled gradient must be {} of shape {expected:?}, got {} of shape {:?} [Op:MaxPoolGrad]",
-            x.dtype(),
-            g.dtype(),
-            g.dims()
-        )));
-    }
-    let out = with_real!(x.buffer(), xv => {
-        let gv = Element::unwrap(g.buffer()).ok_or_else(|| Error::Internal("dtype checked".into()))?;
-        Element::wrap(route_to_first_max(xv, gv, image, spec))
-    }, else return Err(Error::InvalidArgument(format!(
-        "MaxPoolGrad takes real numbers, got {} [Op:MaxPoolGrad]", x.dtype()
-    ))));
-    Ok(Tensor::from_buffer_unchecked(out, x.shape().clone()))
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn spec(kernel: usize, stride: usize, pad: usize, out: usize) -> PatchSpec {
+    pub(crate) fn spec(kernel: usize, stride: usize, pad: usize, out: usize) -> PatchSpec {
         PatchSpec {
             kernel: [kernel; 2],
             strides: [stride; 2],
@@ -371,20 +278,6 @@ mod tests {
         let lhs: f64 = p.to_vec::<f64>().unwrap().iter().zip(&gs).map(|(a, b)| a * b).sum();
         let rhs: f64 = back.to_vec::<f64>().unwrap().iter().zip(&xs).map(|(a, b)| a * b).sum();
         assert_eq!(lhs, rhs);
-    }
-
-    #[test]
-    fn max_pool_gradients_go_to_the_first_maximum() {
-        // 2x3 image, one channel, 2x2 windows, stride 1: windows [[1,5],[5,2]] and [[5,3],[2,5]].
-        let x = Tensor::from_slice(&[1.0f32, 5., 3., 5., 2., 5.], &[1, 2, 3, 1]).unwrap();
-        let g = Tensor::from_slice(&[10.0f32, 100.], &[1, 1, 2, 1]).unwrap();
-        let mut s = spec(2, 1, 0, 1);
-        s.out = [1, 2];
-        s.fill = PatchFill::Lowest;
-        let dx = max_pool_grad(&x, &g, &s).unwrap();
-        assert_eq!(dx.to_vec::<f32>().unwrap(), [0., 110., 0., 0., 0., 0.]);
-        let wrong = Tensor::from_slice(&[1.0f32], &[1, 1, 1, 1]).unwrap();
-        assert!(max_pool_grad(&x, &wrong, &s).is_err());
     }
 
     #[test]

@@ -253,7 +253,8 @@ impl Decoder<'_> {
                 });
                 // Only ops the fusion pass chains: the chain kernels run nothing else.
                 let fusible = chain.steps.iter().all(|s| crate::graph::fused::fusible(&s.op));
-                if chain.steps.is_empty() || !args_fit || !fusible {
+                // Producers are taken in by the pass, never written.
+                if chain.steps.is_empty() || !args_fit || !fusible || chain.producer.is_some() {
                     return Err(malformed(format!("fused node {} is inconsistent", node.name)));
                 }
                 NodeKind::Fused(Arc::new(chain.clone()))

@@ -1,6 +1,7 @@
-"""MaxPoolGrad's window scan against TensorFlow's: the CPU kernel compares eight channels at
-a time with selects (then the remaining channels one by one), so channel counts straddle
-that group (8, 13, 21) and values repeat (ties), include -inf and NaN, under SAME padding
+"""MaxPoolGrad's window scan against TensorFlow's: the CPU kernel compares sixteen channels
+at a time with selects and adds each window's gradients with vector selects (then the
+remaining channels one by one), so channel counts straddle that group (8, 13, 21, 37) and
+values repeat (ties), include -inf and NaN, under SAME padding
 (windows at the edge have fewer taps) and overlapping windows. Each window's gradient must go
 to its first maximum in tap order, as TensorFlow routes it; eager and traced, both devices.
 
@@ -19,6 +20,7 @@ CASES = [
     (13, 3, 1, "SAME"),
     (21, 3, 2, "SAME"),
     (5, 2, 1, "VALID"),
+    (37, 3, 2, "VALID"),
 ]
 
 

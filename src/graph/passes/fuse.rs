@@ -95,6 +95,7 @@ fn build_chain(g: &Graph, members: &[usize]) -> (FusedChain, Vec<ValueRef>) {
         steps.push(Step { op: op.clone(), args });
     }
     let root = &g.nodes[*members.last().expect("chains are not empty")];
-    let chain = FusedChain { steps, num_inputs: inputs.len(), dtype: root.outputs[0].dtype };
+    let dtype = root.outputs[0].dtype;
+    let chain = FusedChain { steps, num_inputs: inputs.len(), dtype, producer: None };
     (chain, inputs)
 }

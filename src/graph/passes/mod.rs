@@ -1,14 +1,17 @@
 //! Graph rewrites run once per trace, before the first call: constant folding, common
-//! subexpression elimination, dead-code elimination and elementwise fusion. Each keeps the
+//! subexpression elimination, dead-code elimination, elementwise fusion and epilogue fusion
+//! (a chain taken into the kernel of the op before it). Each keeps the
 //! graph's results; tests check both the rewritten graph and unchanged outputs.
 
 mod cse;
 mod dce;
+mod epilogue;
 mod fold;
 mod fuse;
 
 pub use cse::eliminate_common_subexpressions;
 pub use dce::eliminate_dead_code;
+pub use epilogue::absorb_producers;
 pub use fold::fold_constants;
 pub use fuse::fuse_elementwise;
 
@@ -47,7 +50,12 @@ pub fn optimize(graph: &Graph, passes: &[Pass]) -> Graph {
             Pass::Fold => fold_constants(&mut g),
             Pass::Cse => eliminate_common_subexpressions(&mut g),
             Pass::Dce => eliminate_dead_code(&mut g),
-            Pass::Fuse => fuse_elementwise(&mut g),
+            Pass::Fuse => {
+                let made = fuse_elementwise(&mut g);
+                // The chains' absorbed nodes still read their producers until removed.
+                eliminate_dead_code(&mut g);
+                made + absorb_producers(&mut g)
+            }
         };
     }
     g.finish();
