@@ -140,6 +140,17 @@ fn execute(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         .collect()
 }
 
+/// Whether `op` on `inputs` would be placed on CPU:0, as an eager call would place it: a
+/// fused node running the op in a host kernel must not move it off the GPU it would use.
+pub(crate) fn placed_on_host(op: &Op, inputs: &[&Tensor]) -> Result<bool> {
+    let placement = match op.primitive().gpu() {
+        // As `conv::direct_cpu` places composites: a GPU that can run the parts keeps them.
+        GpuKernel::Decomposed => device::place(op.tf_name(), |i| i < crate::gpu::visible_count())?,
+        _ => device::place(op.tf_name(), |i| gpu_can_run(op, inputs, i))?,
+    };
+    Ok(placement.device == Device::Cpu)
+}
+
 fn gpu_can_run(op: &Op, inputs: &[&Tensor], index: usize) -> bool {
     op.primitive().gpu() == GpuKernel::Wgsl
         && index < crate::gpu::visible_count()

@@ -16,9 +16,11 @@ use crate::dtype::DType;
 use crate::element::{Element, Movable};
 use crate::error::{Error, Result};
 use crate::graph::fused_cpu;
+use crate::ops::composite::Composite;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// Elements per CPU chunk: a few chunk-sized temporaries stay in L2.
 const CHUNK: usize = 16 * 1024;
@@ -57,10 +59,10 @@ pub struct Producer {
 }
 
 /// Ops whose CPU kernel can run a chain on each tile of its output while the tile is in
-/// cache (`run_with_producer`): MaxPoolGrad, whose usual consumer is the gradient through
-/// the Relu before the pool.
+/// cache (`run_with_producer`): Conv2D, whose usual consumer is a bias add and activation,
+/// and MaxPoolGrad, whose usual consumer is the gradient through the Relu before the pool.
 pub fn has_epilogue_kernel(op: &Op) -> bool {
-    matches!(op, Op::MaxPoolGrad(_))
+    matches!(op, Op::MaxPoolGrad(_) | Op::Composite(Composite::Conv2D { .. }))
 }
 
 /// Ops the fusion pass may put in a chain.
@@ -107,6 +109,7 @@ pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
 fn run_chain(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
     let Some((shape, kinds)) = common_shape(inputs) else { return run_steps(chain, inputs) };
     // Under `enable_check_numerics` each step is checked (and named) as TensorFlow's ops are.
+    // A trace keeps its graph tape active, so a graph inlined into one records its steps too.
     if crate::autodiff::tape::any_active() || crate::check_numerics::enabled() {
         return run_steps(chain, inputs);
     }
@@ -166,12 +169,11 @@ fn run_with_producer(
         return Err(Error::Internal("fused producer's inputs".into()));
     }
     let (own, rest) = inputs.split_at(producer.arity);
-    let watched = crate::autodiff::tape::any_active()
-        || crate::check_numerics::enabled()
-        || crate::graph::trace::recording();
-    let on_cpu = inputs.iter().all(|t| !t.device().is_gpu())
-        && crate::device::current_scope().is_none_or(|s| s.device_type.as_deref() != Some("GPU"));
-    if !watched && on_cpu {
+    // As `run_chain`: tapes (a recording trace's graph tape included) see each op.
+    let watched = crate::autodiff::tape::any_active() || crate::check_numerics::enabled();
+    let on_host =
+        inputs.iter().all(|t| !t.device().is_gpu()) && dispatch::placed_on_host(&producer.op, own)?;
+    if !watched && on_host {
         if let Some(out) = epilogue_cpu(chain, producer, own, rest)? {
             return Ok(out);
         }
@@ -188,14 +190,22 @@ fn epilogue_cpu(
     own: &[&Tensor],
     rest: &[&Tensor],
 ) -> Result<Option<Tensor>> {
-    let (Op::MaxPoolGrad(grad), [x, g]) = (&producer.op, own) else { return Ok(None) };
-    let image = crate::ops::patches::check_max_pool_grad(x, g, &grad.0)?;
+    // The producer's output dims, its operands checked as the op checks them.
+    let dims: Vec<usize> = match (&producer.op, own) {
+        (Op::MaxPoolGrad(grad), [x, g]) => {
+            crate::ops::patches::check_max_pool_grad(x, g, &grad.0)?;
+            x.dims().to_vec()
+        }
+        (Op::Composite(Composite::Conv2D { window, padding }), [x, f]) => {
+            crate::ops::conv::conv2d_dims(x, f, window, padding)?.to_vec()
+        }
+        _ => return Ok(None),
+    };
     let typed = matches!(chain.dtype, DType::F32 | DType::F64)
-        && x.dtype() == chain.dtype
-        && rest.iter().all(|t| t.dtype() == chain.dtype)
+        && own.iter().chain(rest).all(|t| t.dtype() == chain.dtype)
         && fused_cpu::supported(chain);
     let kinds: Option<Vec<Operand>> = std::iter::once(Some(Operand::Full))
-        .chain(rest.iter().map(|t| operand_kind(t.dims(), x.dims())))
+        .chain(rest.iter().map(|t| operand_kind(t.dims(), &dims)))
         .collect();
     let Some(kinds) = kinds.filter(|_| typed) else { return Ok(None) };
     crate::device::log(producer.op.tf_name(), Device::Cpu);
@@ -205,13 +215,31 @@ fn epilogue_cpu(
             let values = values_of::<$t>;
             let rest: Vec<&[$t]> = rest.iter().map(|t| values(t)).collect::<Result<_>>()?;
             let epilogue = fused_cpu::Epilogue::new(chain, &rest, &kinds);
-            let out = crate::ops::patches::max_pool_grad_then(
-                values(x)?,
-                values(g)?,
-                image,
-                &grad.0,
-                |offset, tile, dst| epilogue.run(offset, tile, dst),
-            );
+            let run = |offset: usize, tile: &[$t], dst: &mut [MaybeUninit<$t>]| {
+                epilogue.run(offset, tile, dst)
+            };
+            let out = match (&producer.op, own) {
+                (Op::MaxPoolGrad(grad), [x, g]) => {
+                    let image = crate::ops::patches::check_max_pool_grad(x, g, &grad.0)?;
+                    crate::ops::patches::max_pool_grad_then(
+                        values(x)?,
+                        values(g)?,
+                        image,
+                        &grad.0,
+                        run,
+                    )
+                }
+                (Op::Composite(Composite::Conv2D { window, padding }), [x, f]) => {
+                    crate::ops::conv::conv2d_then(
+                        (x, values(x)?),
+                        (f, values(f)?),
+                        window,
+                        padding,
+                        run,
+                    )?
+                }
+                _ => return Ok(None),
+            };
             <$t>::wrap(out)
         }};
     }
@@ -219,7 +247,7 @@ fn epilogue_cpu(
         DType::F32 => typed!(f32),
         _ => typed!(f64),
     };
-    Ok(Some(Tensor::from_buffer(out, x.shape().clone())?))
+    Ok(Some(Tensor::from_buffer(out, Shape(dims))?))
 }
 
 /// Runs the steps in order with `kernel`; the last step's result is the chain's.

@@ -378,12 +378,13 @@ fn a_graph_appends_in_place_only_to_values_it_owns() {
 #[test]
 fn a_relu_gradient_takes_in_the_max_pool_gradient_before_it() {
     use crate::ops::conv::{max_pool2d, max_pool_grad, Padding, Window};
-    let n = 2 * 9 * 7 * 5;
+    // 21 channels: a group of 16 in the vector scan and 5 one by one.
+    let n = 2 * 9 * 7 * 21;
     let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY];
     let x: Vec<f32> = (0..n)
         .map(|i| if i % 17 == 3 { specials[i % 4] } else { ((i * 37) % 23) as f32 - 11.0 })
         .collect();
-    let x = Tensor::from_slice(&x, &[2, 9, 7, 5]).unwrap();
+    let x = Tensor::from_slice(&x, &[2, 9, 7, 21]).unwrap();
     for (kernel, strides, padding) in
         [([2, 2], [2, 2], Padding::Valid), ([3, 3], [2, 1], Padding::Same)]
     {
@@ -417,5 +418,46 @@ fn a_relu_gradient_takes_in_the_max_pool_gradient_before_it() {
             assert!(w.to_bits() == v.to_bits() || w.is_nan() && v.is_nan(), "{w} vs {v}");
         }
         assert!(want.iter().any(|v| v.is_infinite()) && want.iter().any(|v| *v < 0.0));
+    }
+}
+
+/// `relu(conv2d(x, f) + b)`, a Keras Conv2D with its activation: fusion takes the Conv2D into
+/// the bias-and-Relu chain, which then runs on each tile of the convolution's output rows.
+/// Tiles of many rows (one input channel) and of few (many channels), SAME and VALID, and a
+/// batch whose rows do not fill the last tile; the result keeps every bit.
+#[test]
+fn a_bias_and_activation_take_in_the_convolution_before_them() {
+    use crate::ops::conv::{conv2d, Padding, Window};
+    for (image, kernel, c_out, padding) in
+        [([3, 31, 29, 1], [3, 3], 32, Padding::Valid), ([2, 11, 9, 40], [3, 2], 24, Padding::Same)]
+    {
+        let n: usize = image.iter().product();
+        let x: Vec<f32> = (0..n).map(|i| ((i * 29) % 41) as f32 / 7.0 - 3.0).collect();
+        let x = Tensor::from_slice(&x, &image).unwrap();
+        let fl = kernel[0] * kernel[1] * image[3] * c_out;
+        let f: Vec<f32> = (0..fl).map(|i| ((i * 13) % 17) as f32 / 9.0 - 0.9).collect();
+        let f = Tensor::from_slice(&f, &[kernel[0], kernel[1], image[3], c_out]).unwrap();
+        let b: Vec<f32> = (0..c_out).map(|i| i as f32 * 0.25 - 2.0).collect();
+        let b = Tensor::from_slice(&b, &[c_out]).unwrap();
+        let w = Window { kernel, strides: [1, 1], dilations: [1, 1] };
+        let g = traced(
+            |x| {
+                let y = conv2d(x, &f, &w, &padding).unwrap();
+                ops::nn::relu(&bin(BinaryOp::Add, &y, &b)).unwrap()
+            },
+            &x,
+        );
+        let fused = optimize(&g, &[Pass::Fuse, Pass::Dce]);
+        let kinds = types(&fused);
+        assert!(!kinds.contains(&"Conv2D"), "{kinds:?}");
+        let producer = fused.nodes.iter().find_map(|n| match &n.kind {
+            NodeKind::Fused(chain) => chain.producer.as_ref().map(|p| p.op.tf_name()),
+            _ => None,
+        });
+        assert_eq!(producer, Some("Conv2D"), "{kinds:?}");
+        let (want, got) = (values(&g, &x), values(&fused, &x));
+        assert_eq!(want.len(), got.len());
+        assert!(want.iter().zip(&got).all(|(w, v)| w.to_bits() == v.to_bits()));
+        assert!(want.contains(&0.0) && want.iter().any(|v| *v > 1.0));
     }
 }

@@ -16,6 +16,7 @@ use crate::element::Num;
 use crate::kernels::gemm::{matmul_into, MatRef, Parallelism};
 use crate::kernels::parallel;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// Bytes of patch rows one tile holds: about half of a core's L2, so that the tile and the
 /// GEMM's packed panels stay in cache together.
@@ -114,21 +115,51 @@ impl ConvShape<'_> {
 
 /// `conv2d(x, filter)`: `x` NHWC, `filter` `[K, C_out]` flattened; returns `[N·OH·OW, C_out]`.
 pub fn forward<T: Num + 'static>(s: ConvShape<'_>, x: &[T], filter: &[T]) -> Vec<T> {
-    let (k, c_out) = (s.k(), s.c_out);
+    let c_out = s.c_out;
     let rows = s.image[0] * s.pixels();
-    let mut out = vec![T::zero(); rows * c_out];
-    if out.is_empty() || k == 0 {
-        return out;
+    // Each tile is zeroed just before its product writes it, in cache (a whole-output fill
+    // first would stream the output through memory twice).
+    parallel::filled_chunks(rows * c_out, s.tile_rows::<T>() * c_out, T::zero(), |t, dst| {
+        forward_tile(s, x, filter, t, dst)
+    })
+}
+
+/// `forward` with `epilogue(offset, tile, dst)` run on each tile of output rows while it is in
+/// cache (elements `offset..` of the output); the epilogue writes the result into `dst`.
+pub fn forward_then<T: Num + 'static>(
+    s: ConvShape<'_>,
+    x: &[T],
+    filter: &[T],
+    epilogue: impl Fn(usize, &[T], &mut [MaybeUninit<T>]) + Sync,
+) -> Vec<T> {
+    let c_out = s.c_out;
+    let rows = s.image[0] * s.pixels();
+    let tile = s.tile_rows::<T>() * c_out;
+    parallel::build_chunks(rows * c_out, tile, |t, dst| {
+        let mut out = vec![T::zero(); dst.len()];
+        forward_tile(s, x, filter, t, &mut out);
+        epilogue(t * tile, &out, dst);
+    })
+}
+
+/// Output rows of tile `t` (`dst`, zeroed: `tile_rows` rows but the last): the tile's patch
+/// rows times the filter.
+fn forward_tile<T: Num + 'static>(
+    s: ConvShape<'_>,
+    x: &[T],
+    filter: &[T],
+    t: usize,
+    dst: &mut [T],
+) {
+    let (k, c_out) = (s.k(), s.c_out);
+    if k == 0 || c_out == 0 {
+        return;
     }
+    let n = dst.len() / c_out;
+    let mut patches = vec![T::zero(); n * k];
+    s.fill_patches(x, t * s.tile_rows::<T>(), &mut patches);
     let f = MatRef::rows(filter, k, c_out);
-    let tile = s.tile_rows::<T>();
-    out.par_chunks_mut(tile * c_out).enumerate().for_each(|(t, dst)| {
-        let n = dst.len() / c_out;
-        let mut patches = vec![T::zero(); n * k];
-        s.fill_patches(x, t * tile, &mut patches);
-        matmul_into(dst, MatRef::rows(&patches, n, k), f, false, (false, false), Parallelism::None);
-    });
-    out
+    matmul_into(dst, MatRef::rows(&patches, n, k), f, false, (false, false), Parallelism::None);
 }
 
 /// Conv2DBackpropFilter: `g` is `[N·OH·OW, C_out]`; returns the filter gradient `[K, C_out]`.

@@ -3,7 +3,7 @@
 //! the loop runs over contiguous memory. They compute what `conv.rs`'s decompositions define.
 
 use super::patches::PatchSpec;
-use rayon::prelude::*;
+use crate::kernels::parallel;
 
 /// How one window's taps combine.
 #[derive(Clone, Copy)]
@@ -40,52 +40,59 @@ impl PoolFloat for f64 {
 
 /// Pools `x` (`[n, h, w, c]`) over `spec`'s windows into `[n, OH, OW, c]`.
 pub fn pool<T: PoolFloat>(x: &[T], image: [usize; 4], spec: &PatchSpec, how: Pooling) -> Vec<T> {
-    let [n, h, w, c] = image;
+    let [n, _, _, c] = image;
     let [oh, ow] = spec.out;
-    let mut out = vec![T::ZERO; n * oh * ow * c];
-    if out.is_empty() {
-        return out;
-    }
-    // One output row of one image per task.
-    out.par_chunks_mut(ow * c).enumerate().for_each(|(task, row)| {
-        let (out_row, img) = (task % oh, task / oh);
-        let rows: Vec<usize> =
-            (0..spec.kernel[0]).filter_map(|t| spec.source(0, out_row, t, h)).collect();
-        for (col, acc) in row.chunks_mut(c).enumerate() {
-            let cols: Vec<usize> =
-                (0..spec.kernel[1]).filter_map(|t| spec.source(1, col, t, w)).collect();
-            let start = match how {
-                Pooling::Max => T::LOWEST,
-                Pooling::Average => T::ZERO,
-            };
-            acc.fill(start);
-            let mut count = 0;
-            // Taps in the decomposition's order (window rows, then columns), so that average
-            // sums round as the decomposition's and the GPU's do.
-            for &y in &rows {
-                for &x_at in &cols {
-                    let at = ((img * h + y) * w + x_at) * c;
-                    let taps = &x[at..at + c];
-                    // Selects, not branches: random data would mispredict half of them, and
-                    // the select compiles to a vector max with this NaN rule.
-                    match how {
-                        Pooling::Max => acc
-                            .iter_mut()
-                            .zip(taps)
-                            .for_each(|(a, &v)| *a = if v > *a { v } else { *a }),
-                        Pooling::Average => {
-                            acc.iter_mut().zip(taps).for_each(|(a, &v)| *a = *a + v)
-                        }
-                    }
-                    count += 1;
+    // One output row of one image per task, zeroed in cache just before it is pooled.
+    parallel::filled_chunks(n * oh * ow * c, ow * c, T::ZERO, |task, row| {
+        crate::kernels::wide::dispatch!(pool_row(x, image, spec, how, task, row))
+    })
+}
+
+/// Output row `task % OH` of image `task / OH`.
+#[inline(always)]
+fn pool_row<T: PoolFloat>(
+    x: &[T],
+    image: [usize; 4],
+    spec: &PatchSpec,
+    how: Pooling,
+    task: usize,
+    row: &mut [T],
+) {
+    let [_, h, w, c] = image;
+    let [oh, _] = spec.out;
+    let (out_row, img) = (task % oh, task / oh);
+    let rows: Vec<usize> =
+        (0..spec.kernel[0]).filter_map(|t| spec.source(0, out_row, t, h)).collect();
+    for (col, acc) in row.chunks_mut(c).enumerate() {
+        let start = match how {
+            Pooling::Max => T::LOWEST,
+            Pooling::Average => T::ZERO,
+        };
+        acc.fill(start);
+        let mut count = 0;
+        // Taps in the decomposition's order (window rows, then columns), so that average
+        // sums round as the decomposition's and the GPU's do.
+        for &y in &rows {
+            for t in 0..spec.kernel[1] {
+                let Some(x_at) = spec.source(1, col, t, w) else { continue };
+                let at = ((img * h + y) * w + x_at) * c;
+                let taps = &x[at..at + c];
+                // Selects, not branches: random data would mispredict half of them, and
+                // the select compiles to a vector max with this NaN rule.
+                match how {
+                    Pooling::Max => acc
+                        .iter_mut()
+                        .zip(taps)
+                        .for_each(|(a, &v)| *a = if v > *a { v } else { *a }),
+                    Pooling::Average => acc.iter_mut().zip(taps).for_each(|(a, &v)| *a = *a + v),
                 }
-            }
-            if let Pooling::Average = how {
-                acc.iter_mut().for_each(|a| *a = a.divide(count.max(1)));
+                count += 1;
             }
         }
-    });
-    out
+        if let Pooling::Average = how {
+            acc.iter_mut().for_each(|a| *a = a.divide(count.max(1)));
+        }
+    }
 }
 
 #[cfg(test)]

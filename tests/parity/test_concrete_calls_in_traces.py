@@ -258,3 +258,30 @@ def _declared_shapes(tf, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_called_graphs_keep_their_static_shapes(tf_oracle, device):
     _agrees_without_raising(tf_oracle, _declared_shapes, device)
+
+
+def _fused_chains(tf, device):
+    """A called graph whose elementwise chains are fused (one with a MaxPoolGrad taken in as
+    its producer) on inputs of a fixed shape: each outer call must compute on its own values
+    (a chain run on the trace's examples would have been kept as a constant)."""
+    import numpy as np
+
+    base = np.arange(2 * 4 * 4 * 3, dtype=np.float32).reshape(2, 4, 4, 3) % 7 - 3
+    with tf.device(device):
+
+        @tf.function
+        def step(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.nn.relu(x * 2.0 + 1.0)
+                loss = tf.reduce_sum(tf.nn.max_pool2d(y, 2, 2, "VALID") * 1.5)
+            return y - x, tape.gradient(loss, x)
+
+        concrete = step.get_concrete_function(tf.TensorSpec([2, 4, 4, 3], tf.float32))
+        inputs = [tf.constant(base * scale) for scale in (1.0, -2.0, 0.5)]
+        return _called_in_traces(tf, concrete, inputs)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_fused_chains_of_called_graphs_run_on_each_calls_values(tf_oracle, device):
+    _agrees_without_raising(tf_oracle, _fused_chains, device)
