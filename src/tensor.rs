@@ -422,6 +422,38 @@ impl Tensor {
         }
     }
 
+    /// `overwrite_in_place` of a value this call owns: when nothing else holds `value`'s host
+    /// buffer, this storage takes that buffer instead of copying its elements (the storage
+    /// stays this tensor's; only the memory behind it changes hands). Gives `value` back when
+    /// neither can be done.
+    pub(crate) fn overwrite_in_place_owned(
+        &mut self,
+        value: Tensor,
+    ) -> Result<std::result::Result<(), Tensor>> {
+        let fits = value.dtype == self.dtype
+            && value.shape() == self.shape()
+            && value.device() == self.device()
+            && !Arc::ptr_eq(&self.storage, &value.storage);
+        let Some(Storage::Cpu(buffer)) = Arc::get_mut(&mut self.storage).filter(|_| fits) else {
+            return Ok(match self.overwrite_in_place(&value)? {
+                true => Ok(()),
+                false => Err(value),
+            });
+        };
+        let value = match Arc::try_unwrap(value.storage) {
+            Ok(Storage::Cpu(adopted)) if adopted.dtype() == buffer.dtype() => {
+                *buffer = adopted;
+                return Ok(Ok(()));
+            }
+            Ok(other) => Tensor { storage: Arc::new(other), ..value },
+            Err(shared) => Tensor { storage: shared, ..value },
+        };
+        Ok(match self.overwrite_in_place(&value)? {
+            true => Ok(()),
+            false => Err(value),
+        })
+    }
+
     /// The address of the storage, for tests that check a buffer is reused.
     pub fn storage_address(&self) -> usize {
         Arc::as_ptr(&self.storage) as *const u8 as usize

@@ -146,6 +146,25 @@ impl Variable {
         Ok(())
     }
 
+    /// `assign` of a value the caller gives up (a graph's last reader of it): when nothing
+    /// else holds its host buffer the variable takes that buffer instead of copying it, as an
+    /// optimizer's update assigns a freshly computed value each step.
+    pub fn assign_owned(&self, value: Tensor) -> Result<()> {
+        self.check_assignable(&value)?;
+        if crate::graph::trace::assign_variable(self, &value) {
+            return Ok(());
+        }
+        let mut current = self.inner.value.write().unwrap_or_else(|e| e.into_inner());
+        if value.device() != current.device() {
+            drop(current);
+            return self.assign(&value);
+        }
+        if let Err(value) = current.overwrite_in_place_owned(value)? {
+            *current = value.deep_copy_to(value.device())?;
+        }
+        Ok(())
+    }
+
     /// The errors `assign` raises for a value of another dtype or an incompatible shape.
     pub fn check_assignable(&self, value: &Tensor) -> Result<()> {
         let dtype = self.peek().dtype();

@@ -1,6 +1,7 @@
 //! The tape from Rust, without Python: what a standalone user of the crate relies on.
 
 use crate::autodiff::Tape;
+use crate::element::Element;
 use crate::ops;
 use crate::tensor::Tensor;
 use crate::variable::Variable;
@@ -49,4 +50,29 @@ fn nested_tapes_differentiate_twice_and_assign_keeps_the_buffer() {
     v.assign(&Tensor::scalar(5.0f32)).unwrap();
     assert_eq!(v.peek().storage_address(), before);
     assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![5.0]);
+}
+
+/// A graph's assignment of a value nothing else holds (an optimizer's fresh update) gives the
+/// variable that value's memory instead of a copy; a value still held elsewhere, or a live read
+/// of the old value, is never changed.
+#[test]
+fn owned_assignments_take_the_values_memory_and_never_touch_shared_values() {
+    let data = |t: &Tensor| f32::unwrap(t.buffer()).unwrap().as_ptr() as usize;
+    let v = Variable::new(&Tensor::from_slice(&[0.0f32; 4], &[4]).unwrap(), "v", true, None, None)
+        .unwrap();
+    let storage = v.peek().storage_address();
+    let fresh = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let memory = data(&fresh);
+    v.assign_owned(fresh).unwrap();
+    assert_eq!((v.peek().storage_address(), data(&v.peek())), (storage, memory));
+
+    let read = v.read();
+    let held = Tensor::from_slice(&[5.0f32, 6.0, 7.0, 8.0], &[4]).unwrap();
+    v.assign_owned(held.clone()).unwrap();
+    assert_ne!(data(&v.peek()), data(&held));
+    assert_eq!(read.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+    v.assign_owned(Tensor::from_slice(&[9.0f32; 4], &[4]).unwrap()).unwrap();
+    assert_eq!(held.to_vec::<f32>().unwrap(), vec![5.0, 6.0, 7.0, 8.0]);
+    assert_eq!(v.peek().to_vec::<f32>().unwrap(), vec![9.0; 4]);
+    assert!(v.assign_owned(Tensor::from_slice(&[1.0f64; 4], &[4]).unwrap()).is_err());
 }

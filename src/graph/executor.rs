@@ -203,7 +203,9 @@ fn run_node(
         },
         NodeKind::AssignVariable(v) => {
             match mode {
-                Mode::Run => v.assign(&args[0])?,
+                // The node is the value's last reader when the graph moved it here: the
+                // variable may then take its buffer instead of copying it.
+                Mode::Run => v.assign_owned(args.swap_remove(0))?,
                 Mode::Example => {
                     v.check_assignable(&args[0])?;
                     trace::shadow_assign(v, &args[0]);
