@@ -108,9 +108,7 @@ pub fn run(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
 /// A chain (its producer aside) on its inputs.
 fn run_chain(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
     let Some((shape, kinds)) = common_shape(inputs) else { return run_steps(chain, inputs) };
-    // Under `enable_check_numerics` each step is checked (and named) as TensorFlow's ops are.
-    // A trace keeps its graph tape active, so a graph inlined into one records its steps too.
-    if crate::autodiff::tape::any_active() || crate::check_numerics::enabled() {
+    if watched() {
         return run_steps(chain, inputs);
     }
     match inputs.iter().map(|t| t.device()).find(|d| d.is_gpu()) {
@@ -127,6 +125,16 @@ fn run_chain(chain: &FusedChain, inputs: &[&Tensor]) -> Result<Tensor> {
         Some(_) => run_steps(chain, inputs),
         None => run_cpu(chain, inputs, &shape, &kinds),
     }
+}
+
+/// Whether each op must run on its own: tapes record it, `enable_check_numerics` checks (and
+/// names) it as TensorFlow's ops are, and a recording trace (a graph inlined into it) keeps
+/// it as a node. A tf.function's trace also keeps a graph tape active; traces begun from Rust
+/// (host calls, control-flow gradients) need not.
+fn watched() -> bool {
+    crate::autodiff::tape::any_active()
+        || crate::check_numerics::enabled()
+        || crate::graph::trace::recording()
 }
 
 /// The chain's shape (its inputs' broadcast) and how each input is read, if every input is
@@ -169,11 +177,10 @@ fn run_with_producer(
         return Err(Error::Internal("fused producer's inputs".into()));
     }
     let (own, rest) = inputs.split_at(producer.arity);
-    // As `run_chain`: tapes (a recording trace's graph tape included) see each op.
-    let watched = crate::autodiff::tape::any_active() || crate::check_numerics::enabled();
+
     let on_host =
         inputs.iter().all(|t| !t.device().is_gpu()) && dispatch::placed_on_host(&producer.op, own)?;
-    if !watched && on_host {
+    if !watched() && on_host {
         if let Some(out) = epilogue_cpu(chain, producer, own, rest)? {
             return Ok(out);
         }
@@ -190,6 +197,12 @@ fn epilogue_cpu(
     own: &[&Tensor],
     rest: &[&Tensor],
 ) -> Result<Option<Tensor>> {
+    let typed = matches!(chain.dtype, DType::F32 | DType::F64)
+        && own.iter().chain(rest).all(|t| t.dtype() == chain.dtype)
+        && fused_cpu::supported(chain);
+    if !typed {
+        return Ok(None);
+    }
     // The producer's output dims, its operands checked as the op checks them.
     let dims: Vec<usize> = match (&producer.op, own) {
         (Op::MaxPoolGrad(grad), [x, g]) => {
@@ -201,13 +214,10 @@ fn epilogue_cpu(
         }
         _ => return Ok(None),
     };
-    let typed = matches!(chain.dtype, DType::F32 | DType::F64)
-        && own.iter().chain(rest).all(|t| t.dtype() == chain.dtype)
-        && fused_cpu::supported(chain);
     let kinds: Option<Vec<Operand>> = std::iter::once(Some(Operand::Full))
         .chain(rest.iter().map(|t| operand_kind(t.dims(), &dims)))
         .collect();
-    let Some(kinds) = kinds.filter(|_| typed) else { return Ok(None) };
+    let Some(kinds) = kinds else { return Ok(None) };
     crate::device::log(producer.op.tf_name(), Device::Cpu);
     crate::device::log("FusedElementwise", Device::Cpu);
     macro_rules! typed {

@@ -265,9 +265,6 @@ fn direct_on_host(c: &Composite, inputs: &[&Tensor]) -> Result<Option<Tensor>> {
     Ok(Some(Tensor::from_buffer_unchecked(out, Shape(dims))))
 }
 
-/// The checks the decomposition's `Patches` makes: a geometry in bounds and an output that can
-/// be allocated (explicit padding from Python is unbounded), so that a huge request raises
-/// instead of overflowing an index or aborting on allocation.
 /// The dims of Conv2D's output for these operands (checked as the op checks them).
 pub(crate) fn conv2d_dims(
     x: &Tensor,
@@ -290,13 +287,16 @@ pub(crate) fn conv2d_then<T: crate::element::Num + 'static>(
     padding: &Padding,
     epilogue: impl Fn(usize, &[T], &mut [std::mem::MaybeUninit<T>]) + Sync,
 ) -> Result<Vec<T>> {
-    conv2d_dims(x, f, window, padding)?;
     let spec = conv_spec(x, f, window, padding)?;
     let &[n, h, w, ch] = x.dims() else { unreachable!("conv_spec checked the rank") };
+    check_output(&spec, [n, spec.out[0], spec.out[1], f.dims()[3]], x.dtype(), "Conv2D")?;
     let shape = conv_cpu::ConvShape { image: [n, h, w, ch], spec: &spec, c_out: f.dims()[3] };
     Ok(conv_cpu::forward_then(shape, xs, fs, epilogue))
 }
 
+/// The checks the decomposition's `Patches` makes: a geometry in bounds and an output that can
+/// be allocated (explicit padding from Python is unbounded), so that a huge request raises
+/// instead of overflowing an index or aborting on allocation.
 fn check_output(spec: &PatchSpec, dims: [usize; 4], dtype: DType, op: &str) -> Result<()> {
     spec.check(op)?;
     let total = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
