@@ -28,14 +28,17 @@ def _pool_step(tf, x, up, b, window, stride, padding, activation, device):
         x, up, b = tf.constant(x), tf.constant(up), tf.Variable(b)
         act = {"relu": tf.nn.relu, "relu6": tf.nn.relu6}[activation]
 
-        def grads(x):
+        def grads(x, up):
             with tf.GradientTape() as tape:
                 tape.watch(x)
                 pooled = tf.nn.max_pool2d(act(x + b), window, stride, padding)
                 loss = tf.reduce_sum(pooled * up)
             return tape.gradient(loss, [x, b])
 
-        return [*tf.function(grads)(x), *grads(x)]
+        # The traced step also takes its tensors in a nested dict (bound by key).
+        by_key = tf.function(lambda batch: grads(batch["image"], batch["rest"]["up"][0]))
+        nested = by_key({"rest": {"up": [up]}, "image": x})
+        return [*tf.function(grads)(x, up), *grads(x, up), *nested]
 
 
 def _inputs(channels, window, stride, padding, dtype):
@@ -76,14 +79,20 @@ def test_fused_pool_gradient_is_eagers_bit_for_bit(case, dtype):
     x, up, b = _inputs(channels, window, stride, padding, dtype)
     _core.op_times_start()
     try:
-        traced_dx, traced_db, eager_dx, eager_db = _pool_step(
+        traced_dx, traced_db, eager_dx, eager_db, keyed_dx, keyed_db = _pool_step(
             tf, x, up, b, window, stride, padding, "relu", "CPU:0"
         )
     finally:
         nodes = [key for key, _, _ in _core.op_times_take()]
     assert any(key.startswith("FusedElementwise(MaxPoolGrad;") for key in nodes), nodes
     assert not any(key.startswith("MaxPoolGrad ") for key in nodes), nodes
-    for traced, eager in [(traced_dx, eager_dx), (traced_db, eager_db)]:
+    pairs = [
+        (traced_dx, eager_dx),
+        (traced_db, eager_db),
+        (keyed_dx, eager_dx),
+        (keyed_db, eager_db),
+    ]
+    for traced, eager in pairs:
         t, e = traced.numpy(), eager.numpy()
         assert np.isnan(e).any() and np.isinf(e).any()
         same = (t.view(f"u{t.itemsize}") == e.view(f"u{e.itemsize}")) | np.isnan(t) & np.isnan(e)
