@@ -304,6 +304,28 @@ fn push_entry(tapes: &[Tape], backward: Backward, inputs: &[&Tensor], outputs: &
     }
 }
 
+impl Tape {
+    /// Records an entry on this tape alone when it watches one of the inputs: a loop
+    /// gradient's replay of its body from the values the forward loop kept (the outputs were
+    /// read back, not computed from these inputs here, so no other tape may take them for
+    /// this entry's results).
+    pub(crate) fn record_replayed(
+        &self,
+        backward: Backward,
+        inputs: &[&Tensor],
+        outputs: &mut [Tensor],
+    ) {
+        let watching = PAUSED.with(Cell::get) == 0 && {
+            let state = self.lock();
+            state.paused == 0
+                && (state.watch_all || inputs.iter().any(|t| state.watched.contains(&t.id())))
+        };
+        if watching {
+            push_entry(std::slice::from_ref(self), backward, inputs, outputs);
+        }
+    }
+}
+
 /// Records a primitive on every tape watching one of its inputs.
 pub(crate) fn record(op: &Op, inputs: &[&Tensor], outputs: &mut [Tensor]) {
     if !any_active() || !super::rules::has_gradient(op) {

@@ -5,6 +5,7 @@
 use super::control_grad;
 use super::executor;
 use super::ir::{Graph, Node, NodeKind};
+use super::loop_saves::{self, Saved};
 use super::trace::{self, Traced};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -70,6 +71,17 @@ pub fn record_cond(selector: &Tensor, branches: Vec<Traced>) -> Result<Vec<Tenso
 /// `tf.while_loop`: `cond` and `body` were traced with the loop variables as their first
 /// inputs; `body` returns the next values of the same dtypes and compatible shapes.
 pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<Tensor>> {
+    record_while_keeping(vars, cond, body, Vec::new())
+}
+
+/// `record_while` for a body that also returns values to keep from every iteration, one per
+/// `saved` entry after the next loop variables (see `loop_saves`).
+pub fn record_while_keeping(
+    vars: &[Tensor],
+    cond: Traced,
+    body: Traced,
+    saved: Vec<Saved>,
+) -> Result<Vec<Tensor>> {
     let n = vars.len();
     let takes_vars = |g: &Graph| {
         g.num_inputs >= n
@@ -83,7 +95,14 @@ pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<T
                 .into(),
         ));
     }
-    let out_dtypes: Vec<_> = body.graph.outputs.iter().map(|v| body.graph.info(*v).dtype).collect();
+    if body.graph.outputs.len() != n + saved.len() {
+        return Err(Error::InvalidArgument(format!(
+            "the body of a tf.while_loop must return its {n} loop variables, got {} values",
+            body.graph.outputs.len() - saved.len().min(body.graph.outputs.len())
+        )));
+    }
+    let out_dtypes: Vec<_> =
+        body.graph.outputs[..n].iter().map(|v| body.graph.info(*v).dtype).collect();
     let in_dtypes: Vec<_> = vars.iter().map(Tensor::dtype).collect();
     if out_dtypes != in_dtypes {
         return Err(Error::Type(format!(
@@ -91,7 +110,11 @@ pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<T
              got {out_dtypes:?}"
         )));
     }
-    let var_dims: Vec<Dims> = (0..n).map(|i| body.graph.nodes[i].outputs[0].dims.clone()).collect();
+    // The loop variables' dims are those every iteration starts from (the body's inputs).
+    let mut types = loop_saves::output_types(&body.graph, n, &saved);
+    for (t, node) in types.iter_mut().zip(&body.graph.nodes[..n]) {
+        t.dims = node.outputs[0].dims.clone();
+    }
     if cond.specialised || body.specialised {
         trace::note_specialised();
     }
@@ -99,9 +122,11 @@ pub fn record_while(vars: &[Tensor], cond: Traced, body: Traced) -> Result<Vec<T
     inputs.extend(cond.capture_examples.iter().cloned());
     inputs.extend(body.capture_examples.iter().cloned());
     let (cond, body) = (Arc::new(cond.graph), Arc::new(body.graph));
-    let kind = NodeKind::While { cond: cond.clone(), body: body.clone(), loop_vars: n };
-    let mut outputs = record(kind, &inputs, var_dims, in_dtypes, &[], "while")?;
-    control_grad::record_while(&cond, &body, n, &inputs, &mut outputs);
+    let kind = NodeKind::While { cond: cond.clone(), body: body.clone(), loop_vars: n, saved };
+    let dims = types.iter().map(|t| t.dims.clone()).collect();
+    let dtypes = types.iter().map(|t| t.dtype).collect();
+    let mut outputs = record(kind.clone(), &inputs, dims, dtypes, &[], "while")?;
+    super::while_grad::record_while(&kind, &inputs, &mut outputs);
     Ok(outputs)
 }
 

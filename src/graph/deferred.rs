@@ -97,6 +97,12 @@ pub(crate) fn refine(t: &Tensor, refined: TensorType) {
     }
 }
 
+/// Whether `t` is a lazy value standing in for results of a host call (see
+/// `DeferredRun::stands_in`): its example, when read, is zeros of its type.
+pub(crate) fn stands_in(t: &Tensor) -> bool {
+    t.deferred_source().filter(|_| t.is_lazy()).is_some_and(|(run, _)| run.stands_in)
+}
+
 /// Forgets the refinements (the outermost trace begins or ends: no lazy value outlives it).
 pub(crate) fn forget_refined() {
     REFINED.with(|r| r.borrow_mut().clear());

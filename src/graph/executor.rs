@@ -11,6 +11,7 @@
 
 use super::fused;
 use super::ir::{Graph, Node, NodeKind};
+use super::loop_saves;
 use super::op_times;
 use super::trace;
 use crate::dispatch::{self, Op};
@@ -126,6 +127,14 @@ pub(crate) fn eval_example(node: &Node, args: &[Tensor]) -> Result<Vec<Tensor>> 
     run_node(node, args.to_vec(), &mut [], Mode::Example)
 }
 
+/// One node of a loop body replayed for its gradient on `args` (never a placeholder).
+pub(crate) fn replay_node(node: &Node, args: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let outputs = catch_unwind(AssertUnwindSafe(|| run_node(node, args, &mut [], Mode::Replay)))
+        .unwrap_or_else(|_| Err(invalid_node(node)))?;
+    check_dims(node, &outputs)?;
+    Ok(outputs)
+}
+
 fn invalid_node(node: &Node) -> Error {
     Error::InvalidArgument(format!(
         "{} ({}) cannot run: its attributes do not fit its inputs (a damaged saved graph?)",
@@ -236,13 +245,14 @@ fn run_node(
             });
             super::control::record_cond(&args[0], traced.collect())?
         }
-        NodeKind::While { cond, body, loop_vars } if records() => {
+        NodeKind::While { cond, body, loop_vars, saved } if records() => {
             let (vars, captures) = args.split_at(*loop_vars);
             let (cond_captures, body_captures) = captures.split_at(cond.num_inputs - loop_vars);
-            super::control::record_while(
+            super::control::record_while_keeping(
                 vars,
                 super::control_grad::replayed(cond, cond_captures),
                 super::control_grad::replayed(body, body_captures),
+                saved.clone(),
             )?
         }
         NodeKind::Cond(branches) => {
@@ -255,11 +265,12 @@ fn run_node(
                 args.drain(..).skip(start).take(branches[index].num_inputs).collect();
             run_owned(&branches[index], taken, mode)?
         }
-        NodeKind::While { cond, body, loop_vars } => {
+        NodeKind::While { cond, body, loop_vars, saved } => {
             let n = *loop_vars;
             drop(refs);
             let captures = args.split_off(n);
             let (cond_captures, body_captures) = captures.split_at(cond.num_inputs - n);
+            let mut keeper = loop_saves::Keeper::new(body, n, saved)?;
             let mut vars = args;
             loop {
                 let keep_going = run(cond, &[&vars[..], cond_captures].concat(), mode)?;
@@ -269,7 +280,9 @@ fn run_node(
                 // The iteration's values move into the body, which can then change them.
                 vars.extend_from_slice(body_captures);
                 vars = run_owned(body, vars, mode)?;
+                keeper.keep(vars.split_off(n));
             }
+            vars.extend(keeper.finish()?);
             vars
         }
     })

@@ -28,13 +28,14 @@ impl Graph {
                 NodeKind::Cond(branches) if branches.iter().any(|b| b.draws_random()) => Some(
                     NodeKind::Cond(branches.iter().map(|b| Arc::new(b.fresh_instance())).collect()),
                 ),
-                NodeKind::While { cond, body, loop_vars }
+                NodeKind::While { cond, body, loop_vars, saved }
                     if cond.draws_random() || body.draws_random() =>
                 {
                     Some(NodeKind::While {
                         cond: Arc::new(cond.fresh_instance()),
                         body: Arc::new(body.fresh_instance()),
                         loop_vars: *loop_vars,
+                        saved: saved.clone(),
                     })
                 }
                 _ => None,

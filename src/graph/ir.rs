@@ -37,11 +37,13 @@ pub enum NodeKind {
     Cond(Vec<Arc<Graph>>),
     /// Inputs: the loop variables, then the values `cond` captured, then those `body` did.
     /// `cond` maps (vars, its captures) to a scalar bool; `body` (vars, its captures) to the
-    /// next vars.
+    /// next vars, then one value per `saved` entry, kept from every iteration for a gradient
+    /// (see `loop_saves`: the node then also outputs the iteration count and the stacks).
     While {
         cond: Arc<Graph>,
         body: Arc<Graph>,
         loop_vars: usize,
+        saved: Vec<super::loop_saves::Saved>,
     },
 }
 

@@ -10,10 +10,12 @@ mod fused_cpu;
 mod instance;
 pub mod ir;
 pub(crate) mod known_ints;
+pub mod loop_saves;
 pub mod op_times;
 pub mod passes;
 pub mod print;
 pub mod trace;
+mod while_grad;
 
 #[cfg(test)]
 mod tests;

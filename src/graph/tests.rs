@@ -311,14 +311,41 @@ fn while_gradient_graph() -> Graph {
 #[test]
 fn a_while_gradient_is_a_backward_loop_over_saved_iterations() {
     let g = while_gradient_graph();
-    // The forward loop, the loop saving each iteration's variables, the backward loop.
-    assert_eq!(types(&g).iter().filter(|t| **t == "While").count(), 3);
+    // The forward loop (keeping its iterations' values) and the backward loop.
+    assert_eq!(types(&g).iter().filter(|t| **t == "While").count(), 2);
     let _cpu = CpuScope::new();
     let (x, c) = (Tensor::scalar(2.0f32), Tensor::scalar(3.0f32));
     let out = run(&g, &[x, c], Mode::Run).unwrap();
     let got: Vec<f32> = out.iter().map(|t| t.to_vec::<f32>().unwrap()[0]).collect();
     // y = x c³, dy/dx = c³, dy/dc = 3 x c².
     assert_eq!(got, vec![54.0, 27.0, 54.0]);
+}
+
+/// How many values each `While` of `g` keeps, in node order.
+fn kept_values(g: &Graph) -> Vec<usize> {
+    let kept = g.nodes.iter().filter_map(|n| match &n.kind {
+        NodeKind::While { saved, .. } => Some(saved.len()),
+        _ => None,
+    });
+    kept.collect()
+}
+
+#[test]
+fn a_forward_loop_keeps_only_what_its_backward_loop_reads() {
+    let g = while_gradient_graph();
+    // Traced, the forward loop keeps every value the gradient might read (i, y, i + 1, y c).
+    assert_eq!(kept_values(&g), vec![4, 0]);
+    let optimized = optimize(&g, &super::passes::ALL);
+    // The backward loop reads only each iteration's y (dy/dc sums them; dy/dx needs c alone).
+    assert_eq!(kept_values(&optimized), vec![1, 0]);
+    let _cpu = CpuScope::new();
+    let (x, c) = (Tensor::scalar(2.0f32), Tensor::scalar(3.0f32));
+    let values = |g: &Graph| -> Vec<f32> {
+        let out = run(g, &[x.clone(), c.clone()], Mode::Run).unwrap();
+        out.iter().map(|t| t.to_vec::<f32>().unwrap()[0]).collect()
+    };
+    assert_eq!(values(&optimized), values(&g));
+    assert_eq!(values(&optimized), vec![54.0, 27.0, 54.0]);
 }
 
 #[test]

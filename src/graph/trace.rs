@@ -14,6 +14,7 @@ use crate::tensor::Tensor;
 use crate::variable::Variable;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 #[derive(Default)]
 struct Frame {
@@ -687,6 +688,70 @@ pub fn finish(outputs: &[Tensor]) -> Result<Traced> {
             capture_examples: frame.capture_examples,
             specialised: frame.specialised,
         })
+    })
+}
+
+/// Makes the `While` node whose first output is `first` (recorded in an open frame, on
+/// `cond`) into `kind`: the same loop keeping more values (`loop_saves`), its body the old
+/// one with more outputs. `inputs` are the node's example inputs. Returns tensors for the
+/// outputs after the loop variables (the count and every stack), or None when no open frame
+/// holds such a node (it belongs to a finished graph).
+pub(crate) fn extend_while(
+    first: &Tensor,
+    cond: &Arc<Graph>,
+    kind: &NodeKind,
+    inputs: &[Tensor],
+) -> Result<Option<Vec<Tensor>>> {
+    let NodeKind::While { body, loop_vars: n, saved, .. } = kind else {
+        return Err(Error::Internal("extend_while needs a While".into()));
+    };
+    let found = FRAMES.with(|f| {
+        let frames = f.borrow();
+        let depth = frames.len().checked_sub(1)?;
+        let (d, v) = find(&frames, depth, first.id())?;
+        let node = &frames[d].graph.nodes[v.node];
+        let same = match &node.kind {
+            NodeKind::While { cond: c, body: b, loop_vars, saved: s } => {
+                v.output == 0
+                    && Arc::ptr_eq(c, cond)
+                    && *loop_vars == *n
+                    && b.nodes.len() == body.nodes.len()
+                    && saved.starts_with(s)
+                    && node.inputs.len() == inputs.len()
+            }
+            _ => false,
+        };
+        same.then(|| (d, v.node, node.clone()))
+    });
+    let Some((depth, index, mut node)) = found else { return Ok(None) };
+    let mut types = super::loop_saves::output_types(body, *n, saved);
+    types[..*n].clone_from_slice(&node.outputs[..*n]);
+    node.kind = kind.clone();
+    node.outputs = types.clone();
+    let examples = match super::deferred::defer_node(&node, inputs, &types, &[]) {
+        Some(deferred) => deferred,
+        None => super::executor::eval_example(&node, inputs)?,
+    };
+    FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let frame = &mut frames[depth];
+        mark_unknown(frame, types.iter().any(|t| !t.fully_known()));
+        frame.graph.nodes[index].kind = node.kind;
+        frame.graph.nodes[index].outputs = types;
+        let extra = examples.into_iter().enumerate().skip(*n).map(|(k, t)| {
+            let t = t.with_fresh_id();
+            frame.values.insert(t.id(), ValueRef { node: index, output: k });
+            t
+        });
+        Ok(Some(extra.collect()))
+    })
+}
+
+/// Whether an open frame knows `t` (a value of the trace under way).
+pub(crate) fn in_open_frame(t: &Tensor) -> bool {
+    FRAMES.with(|f| {
+        let frames = f.borrow();
+        frames.len().checked_sub(1).is_some_and(|depth| find(&frames, depth, t.id()).is_some())
     })
 }
 

@@ -174,5 +174,8 @@ pub enum KindDef {
         cond: Box<GraphDef>,
         body: Box<GraphDef>,
         loop_vars: usize,
+        /// Values kept from every iteration for a gradient (`graph::loop_saves`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        saved: Vec<crate::graph::loop_saves::Saved>,
     },
 }

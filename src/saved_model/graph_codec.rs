@@ -64,10 +64,11 @@ pub fn encode(
                         .map(|b| encode(b, variables, constants))
                         .collect::<Result<_>>()?,
                 ),
-                NodeKind::While { cond, body, loop_vars } => KindDef::While {
+                NodeKind::While { cond, body, loop_vars, saved } => KindDef::While {
                     cond: Box::new(encode(cond, variables, constants)?),
                     body: Box::new(encode(body, variables, constants)?),
                     loop_vars: *loop_vars,
+                    saved: saved.clone(),
                 },
             };
             Ok(NodeDef {
@@ -289,17 +290,22 @@ impl Decoder<'_> {
                 expect(Some(1 + captured), outputs)?;
                 NodeKind::Cond(graphs.into_iter().map(Arc::new).collect())
             }
-            KindDef::While { cond, body, loop_vars } => {
+            KindDef::While { cond, body, loop_vars, saved } => {
                 let (cond, body, n) = (self.decode(cond)?, self.decode(body)?, *loop_vars);
                 let consistent = cond.num_inputs >= n
                     && body.num_inputs >= n
                     && cond.outputs.len() == 1
-                    && body.outputs.len() == n;
+                    && body.outputs.len() == n + saved.len();
                 if !consistent {
                     return Err(malformed(format!("while loop {} is inconsistent", node.name)));
                 }
-                expect(Some(cond.num_inputs + body.num_inputs - n), n)?;
-                NodeKind::While { cond: Arc::new(cond), body: Arc::new(body), loop_vars: n }
+                let kept = match saved.is_empty() {
+                    true => 0,
+                    false => 1 + saved.iter().map(|s| s.width()).sum::<usize>(),
+                };
+                expect(Some(cond.num_inputs + body.num_inputs - n), n + kept)?;
+                let (cond, body, saved) = (Arc::new(cond), Arc::new(body), saved.clone());
+                NodeKind::While { cond, body, loop_vars: n, saved }
             }
         })
     }

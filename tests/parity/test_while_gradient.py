@@ -3,7 +3,9 @@
 and mixed-dtype variables, captures, variables read in the body, maximum_iterations, zero
 iterations, nesting, loops inside tf.cond, AutoGraph `for` loops over tf.range, TensorArrays,
 map_fn/scan of unknown size, second-order and persistent tapes, unconnected sources (a staged
-loop gives zeros, as TensorFlow's), eager tensors captured by closure. Every case also runs
+loop gives zeros, as TensorFlow's), eager tensors captured by closure, random ops in the body
+(the gradient must see the forward pass's numbers: such cases return residuals that are zero
+whatever was drawn). Every case also runs
 eagerly (the tape over the same Python function outside tf.function), so the staged
 gradients are compared with eager ones as well as with TensorFlow's."""
 
@@ -29,6 +31,10 @@ CASE_NAMES = [
     "identity_body",
     "closure_capture",
     "cond_integer_target",
+    "random_in_body",
+    "dropout_in_body",
+    "random_second_order",
+    "random_nested",
 ]
 
 
@@ -196,6 +202,60 @@ def _case(tf, name, device):
                 lambda: (x, tf.cast(x * 3.0, tf.int32)),
             )
         return tape.gradient(k, [x, c]), tape.gradient(y, [x, c])
+
+    def random_in_body(x, c, n):
+        # Was wrong staged: the gradient ran the body again and drew other numbers than the
+        # forward pass. y = x r1 r2 ... rn, so dy/dx = y / x.
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            _, y = tf.while_loop(
+                lambda i, y: i < n,
+                lambda i, y: (i + 1, y * tf.random.uniform([2], 0.5, 1.5)),
+                [0, x],
+            )
+        return tape.gradient(y, x) * x - y
+
+    def dropout_in_body(x, c, n):
+        with tf.GradientTape() as tape:
+            tape.watch([x, c])
+            _, y = tf.while_loop(
+                lambda i, y: i < n, lambda i, y: (i + 1, tf.nn.dropout(y * c, 0.5)), [0, x]
+            )
+        gx, gc = tape.gradient(y, [x, c])
+        # y = x c^n (masks, scale): dy/dx = y / x, and dy/dc summed is n sum(y) / c.
+        return gx * x - y, gc * c - tf.cast(n, tf.float32) * tf.reduce_sum(y)
+
+    def random_second_order(x, c, n):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                _, y = tf.while_loop(
+                    lambda i, y: i < 2,
+                    lambda i, y: (i + 1, y * y * tf.random.uniform([2], 0.9, 1.1)),
+                    [0, x],
+                )
+            g = inner.gradient(y, x)
+        h = outer.gradient(g, x)
+        # y = x^4 R: dy/dx = 4 y / x, d2y/dx2 = 12 y / x^2.
+        return g * x - 4.0 * y, h * x * x - 12.0 * y
+
+    def random_nested(x, c, n):
+        # The inner loop's draws are kept by the outer loop for the inner gradient's replay.
+        def outer_body(i, y):
+            _, z = tf.while_loop(
+                lambda j, z: j < i + 1,
+                lambda j, z: (j + 1, z * tf.random.uniform([2], 0.5, 1.5)),
+                [0, y],
+            )
+            return i + 1, z * c
+
+        with tf.GradientTape() as tape:
+            tape.watch([x, c])
+            _, y = tf.while_loop(lambda i, y: i < 3, outer_body, [0, x])
+        gx, gc = tape.gradient(y, [x, c])
+        # y = x c^3 R: dy/dx = y / x, dy/dc summed = 3 sum(y) / c.
+        return gx * x - y, gc * c - 3.0 * tf.reduce_sum(y)
 
     fn = locals()[name]
     with tf.device(device):

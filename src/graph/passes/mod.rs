@@ -1,5 +1,6 @@
 //! Graph rewrites run once per trace, before the first call: constant folding, common
-//! subexpression elimination, dead-code elimination, elementwise fusion and epilogue fusion
+//! subexpression elimination, dead-code elimination (with loop trimming), elementwise fusion
+//! and epilogue fusion
 //! (a chain taken into the kernel of the op before it). Each keeps the
 //! graph's results; tests check both the rewritten graph and unchanged outputs.
 
@@ -8,12 +9,14 @@ mod dce;
 mod epilogue;
 mod fold;
 mod fuse;
+mod loop_trim;
 
 pub use cse::eliminate_common_subexpressions;
 pub use dce::eliminate_dead_code;
 pub use epilogue::absorb_producers;
 pub use fold::fold_constants;
 pub use fuse::fuse_elementwise;
+pub use loop_trim::trim_loops;
 
 use super::ir::{Graph, NodeKind};
 use std::sync::Arc;
@@ -49,7 +52,15 @@ pub fn optimize(graph: &Graph, passes: &[Pass]) -> Graph {
         match pass {
             Pass::Fold => fold_constants(&mut g),
             Pass::Cse => eliminate_common_subexpressions(&mut g),
-            Pass::Dce => eliminate_dead_code(&mut g),
+            // Trimming a loop reads the graph without dead readers, and can leave what fed
+            // its dropped captures dead.
+            Pass::Dce => {
+                let removed = eliminate_dead_code(&mut g);
+                match trim_loops(&mut g) {
+                    0 => removed,
+                    trimmed => removed + trimmed + eliminate_dead_code(&mut g),
+                }
+            }
             Pass::Fuse => {
                 let made = fuse_elementwise(&mut g);
                 // The chains' absorbed nodes still read their producers until removed.

@@ -277,7 +277,15 @@ pub fn export(library: &mut Library, name: &str, graph: &Graph, shape: &Shape) -
                     stateful |= s;
                     out
                 }
-                NodeKind::While { cond, body, loop_vars } => {
+                NodeKind::While { saved, .. } if !saved.is_empty() => {
+                    return Err(Error::Unimplemented(format!(
+                        "{}: a tf.while_loop differentiated inside a tf.function keeps its \
+                         iterations' values for the gradient, which TensorFlow's format has no \
+                         op for here yet; export a function without the gradient",
+                        node.name
+                    )))
+                }
+                NodeKind::While { cond, body, loop_vars, .. } => {
                     let (out, s) =
                         control::while_loop(&mut scope, node, cond, body, *loop_vars, &ins, graph)?;
                     stateful |= s;

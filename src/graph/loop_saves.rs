@@ -1,0 +1,182 @@
+//! How a `While` keeps values of every iteration for its gradient, as TensorFlow's while_v2
+//! accumulators do. The body returns the values to keep after the next loop variables; the
+//! node's outputs are the final loop variables, then the number of iterations run (int32),
+//! then each kept value's stack. The backward loop reads iteration t's values back
+//! (`Saved::at`) instead of running the body again: random and other stateful ops in the body
+//! are seen by the gradient with the numbers the forward pass used, and nothing is computed
+//! twice.
+
+use super::ir::Graph;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops;
+use crate::ops::primitive::TensorType;
+use crate::ops::shape_input::ShapeArg;
+use crate::tensor::Tensor;
+
+/// How one kept value's iterations are stacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Saved {
+    /// A value of fully known shape: one output, the values on a new leading axis.
+    Stacked,
+    /// A value whose shape may change between iterations (a TensorArray's growing buffer):
+    /// three outputs, the values flattened one after another into a vector, an int32 matrix
+    /// of their shapes and an int32 vector of where each starts.
+    Flat,
+}
+
+impl Saved {
+    /// The layout for a value of these static dims.
+    pub fn for_dims(dims: &[Option<usize>]) -> Saved {
+        match dims.iter().all(Option::is_some) {
+            true => Saved::Stacked,
+            false => Saved::Flat,
+        }
+    }
+
+    /// How many node outputs hold the stack.
+    pub fn width(self) -> usize {
+        match self {
+            Saved::Stacked => 1,
+            Saved::Flat => 3,
+        }
+    }
+
+    /// The stack's output types for a kept value of type `value`.
+    pub fn types(self, value: &TensorType) -> Vec<TensorType> {
+        match self {
+            Saved::Stacked => {
+                let dims = [vec![None], value.dims.clone()].concat();
+                vec![TensorType { dtype: value.dtype, dims }]
+            }
+            Saved::Flat => vec![
+                TensorType { dtype: value.dtype, dims: vec![None] },
+                TensorType { dtype: DType::I32, dims: vec![None, Some(value.dims.len())] },
+                TensorType { dtype: DType::I32, dims: vec![None] },
+            ],
+        }
+    }
+
+    /// The value kept at iteration `step` (an int32 scalar) from this stack's outputs.
+    pub fn at(self, stack: &[Tensor], step: &Tensor) -> Result<Tensor> {
+        match self {
+            Saved::Stacked => ops::gather(&stack[0], step, 0, 0),
+            Saved::Flat => {
+                let shape = ops::gather(&stack[1], step, 0, 0)?;
+                let start = ops::gather(&stack[2], step, 0, 0)?;
+                let size = ops::reduce(ops::ReduceOp::Prod, &shape, None, false)?;
+                let end = ops::add(&start, &size)?;
+                let range = ops::range(&start, &end, &Tensor::scalar(1i32))?;
+                let values = ops::gather(&stack[0], &range, 0, 0)?;
+                ShapeArg::Traced(shape).apply(&[&values], |dims| {
+                    Ok(crate::dispatch::Op::Reshape(crate::ops::shape_ops::Reshape(dims.to_vec())))
+                })
+            }
+        }
+    }
+}
+
+/// A `While`'s output types: its loop variables', then (when it keeps values) the iteration
+/// count and each kept value's stack. `body` returns the kept values after the next vars.
+pub fn output_types(body: &Graph, loop_vars: usize, saved: &[Saved]) -> Vec<TensorType> {
+    let mut types: Vec<TensorType> =
+        body.outputs[..loop_vars].iter().map(|v| body.info(*v).clone()).collect();
+    if !saved.is_empty() {
+        types.push(TensorType { dtype: DType::I32, dims: vec![] });
+    }
+    for (how, v) in saved.iter().zip(&body.outputs[loop_vars..]) {
+        types.extend(how.types(body.info(*v)));
+    }
+    types
+}
+
+/// Gathers the kept values while a `While` runs, then stacks them into its extra outputs.
+pub struct Keeper<'a> {
+    saved: &'a [Saved],
+    types: Vec<&'a TensorType>,
+    iterations: Vec<Vec<Tensor>>,
+}
+
+impl<'a> Keeper<'a> {
+    pub fn new(body: &'a Graph, loop_vars: usize, saved: &'a [Saved]) -> Result<Keeper<'a>> {
+        if body.outputs.len() != loop_vars + saved.len() {
+            return Err(Error::InvalidArgument(format!(
+                "a while loop keeping {} values needs a body with {} outputs, got {} (a damaged \
+                 saved graph?)",
+                saved.len(),
+                loop_vars + saved.len(),
+                body.outputs.len()
+            )));
+        }
+        let types = body.outputs[loop_vars..].iter().map(|v| body.info(*v)).collect();
+        Ok(Keeper { saved, types, iterations: Vec::new() })
+    }
+
+    /// One iteration's kept values (the body's outputs after the loop variables).
+    pub fn keep(&mut self, values: Vec<Tensor>) {
+        if !self.saved.is_empty() {
+            self.iterations.push(values);
+        }
+    }
+
+    /// The count and the stacks (nothing when the loop keeps no values).
+    pub fn finish(self) -> Result<Vec<Tensor>> {
+        if self.saved.is_empty() {
+            return Ok(Vec::new());
+        }
+        let count = i32::try_from(self.iterations.len()).map_err(|_| {
+            Error::ResourceExhausted("a while loop ran over 2^31 iterations".into())
+        })?;
+        let mut out = vec![Tensor::scalar(count)];
+        for (k, (how, ty)) in self.saved.iter().zip(&self.types).enumerate() {
+            let values: Vec<&Tensor> = self.iterations.iter().map(|it| &it[k]).collect();
+            out.extend(stack(*how, ty, &values)?);
+        }
+        Ok(out)
+    }
+}
+
+fn stack(how: Saved, ty: &TensorType, values: &[&Tensor]) -> Result<Vec<Tensor>> {
+    match how {
+        Saved::Stacked if values.is_empty() => {
+            let mut dims = vec![0i64];
+            for d in &ty.dims {
+                dims.push(
+                    d.ok_or_else(|| Error::Internal("stacked value of unknown size".into()))?
+                        as i64,
+                );
+            }
+            Ok(vec![ops::zeros(&dims, ty.dtype)?])
+        }
+        Saved::Stacked => Ok(vec![ops::stack(values, 0)?]),
+        Saved::Flat => {
+            let rank = ty.dims.len();
+            let mut shapes = Vec::with_capacity(values.len() * rank);
+            let mut starts = Vec::with_capacity(values.len());
+            let mut start = 0usize;
+            for v in values {
+                starts.push(index_i32(start)?);
+                for &d in v.shape().dims() {
+                    shapes.push(index_i32(d)?);
+                }
+                start += v.num_elements();
+            }
+            let flat: Vec<Tensor> =
+                values.iter().map(|v| ops::reshape(v, &[-1])).collect::<Result<_>>()?;
+            let flat = match flat.is_empty() {
+                true => ops::zeros(&[0], ty.dtype)?,
+                false => ops::concat(&flat.iter().collect::<Vec<_>>(), 0)?,
+            };
+            Ok(vec![
+                flat,
+                Tensor::from_slice(&shapes, &[values.len(), rank])?,
+                Tensor::from_slice(&starts, &[values.len()])?,
+            ])
+        }
+    }
+}
+
+fn index_i32(n: usize) -> Result<i32> {
+    i32::try_from(n)
+        .map_err(|_| Error::ResourceExhausted("a while loop kept over 2^31 elements".into()))
+}
