@@ -180,3 +180,39 @@ fn index_i32(n: usize) -> Result<i32> {
     i32::try_from(n)
         .map_err(|_| Error::ResourceExhausted("a while loop kept over 2^31 elements".into()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::CpuScope;
+
+    #[test]
+    fn values_whose_shapes_change_are_read_back_from_a_flat_stack() {
+        let _cpu = CpuScope::new();
+        let ty = TensorType { dtype: DType::F32, dims: vec![None] };
+        let a = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+        let b = Tensor::from_slice(&[3.0f32, 4.0, 5.0], &[3]).unwrap();
+        let stack = stack(Saved::Flat, &ty, &[&a, &b]).unwrap();
+        assert_eq!(stack[0].to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(stack[1].to_vec::<i32>().unwrap(), vec![2, 3]);
+        assert_eq!(stack[2].to_vec::<i32>().unwrap(), vec![0, 2]);
+        let second = Saved::Flat.at(&stack, &Tensor::scalar(1i32)).unwrap();
+        assert_eq!(second.dims(), &[3]);
+        assert_eq!(second.to_vec::<f32>().unwrap(), vec![3.0, 4.0, 5.0]);
+        let first = Saved::Flat.at(&stack, &Tensor::scalar(0i32)).unwrap();
+        assert_eq!(first.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn a_loop_that_never_ran_keeps_empty_stacks_of_the_values_types() {
+        let _cpu = CpuScope::new();
+        let known = TensorType { dtype: DType::F32, dims: vec![Some(2), Some(3)] };
+        let stacked = stack(Saved::Stacked, &known, &[]).unwrap();
+        assert_eq!(stacked[0].dims(), &[0, 2, 3]);
+        let unknown = TensorType { dtype: DType::F64, dims: vec![None, Some(3)] };
+        let flat = stack(Saved::Flat, &unknown, &[]).unwrap();
+        let dims: Vec<&[usize]> = flat.iter().map(|t| t.dims()).collect();
+        assert_eq!(dims, vec![&[0][..], &[0, 2][..], &[0][..]]);
+        assert_eq!(flat[0].dtype(), DType::F64);
+    }
+}

@@ -7,8 +7,9 @@
 //!
 //! The forward node itself is made to keep the values (`trace::extend_while`), so the body
 //! runs once per iteration: a random op in the body gives the gradient the numbers the
-//! forward pass drew. Where that node is out of reach (a loop inside a loop body being
-//! differentiated, whose node belongs to a finished graph) the loop runs again, keeping them.
+//! forward pass drew. Inner loops in the body keep theirs too, and are read back with them in
+//! the replay, so their gradients see the forward draws as well. Where the forward node is
+//! out of reach (it belongs to a finished graph) the loop runs again, keeping its values.
 //! The replay never recomputes a kept value; the optimizer's loop trimming
 //! (`passes::trim_loops`) then keeps only the values the backward loop reads.
 
@@ -24,6 +25,7 @@ use crate::dispatch::Op;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops;
+use crate::ops::primitive::TensorType;
 use crate::tensor::Tensor;
 use crate::variable::Variable;
 use std::collections::HashMap;
@@ -80,28 +82,27 @@ impl Kept {
             if !found.contains_key(v) {
                 let start = self.offset(n, j);
                 let stack = &self.outputs[start..start + how.width()];
-                let value = how.at(stack, step)?;
-                // What the trace knows of the value it stands for (a flat stack's read has
-                // unknown sizes).
-                let ty = self.body.info(*v);
-                trace::set_static_dims(&value, &ty.dims)?;
-                // Stacks of values computed from a host call's results (which have no value
-                // before the graph runs) are stand-ins, whose reads have examples of no
-                // particular size: the value is seen with a stand-in of its own type, as every
-                // value computed from such results is.
-                let value = match deferred::stands_in(&stack[0]) {
-                    true => {
-                        let example = crate::ops::host_call::stand_in(ty)?;
-                        trace::alias(&value, &example);
-                        example
-                    }
-                    false => value,
-                };
-                found.insert(*v, value);
+                found.insert(*v, read_back(*how, stack, step, self.body.info(*v))?);
             }
         }
         Ok(found)
     }
+}
+
+/// The value of type `ty` a stack kept at iteration `step`.
+fn read_back(how: Saved, stack: &[Tensor], step: &Tensor, ty: &TensorType) -> Result<Tensor> {
+    let value = how.at(stack, step)?;
+    // What the trace knows of the value it stands for (a flat stack's read has unknown sizes).
+    trace::set_static_dims(&value, &ty.dims)?;
+    // Stacks of values computed from a host call's results (which have no value before the
+    // graph runs) are stand-ins, whose reads have examples of no particular size: the value
+    // is seen with a stand-in of its own type, as every value computed from such results is.
+    if !deferred::stands_in(&stack[0]) {
+        return Ok(value);
+    }
+    let example = crate::ops::host_call::stand_in(ty)?;
+    trace::alias(&value, &example);
+    Ok(example)
 }
 
 /// `body` (of a loop with `n` variables keeping `saved`) returning every value a gradient may
@@ -109,13 +110,13 @@ impl Kept {
 /// loop's gradient, replayed from the outer loop's kept values, reads back what the inner
 /// loop did in the forward pass). Returns what the body keeps, the values it kept already
 /// first.
-fn keeping(body: &Graph, n: usize, saved: &[Saved]) -> (Graph, Vec<Saved>) {
+fn with_kept_values(body: &Graph, n: usize, saved: &[Saved]) -> (Graph, Vec<Saved>) {
     let mut g = body.clone();
     for node in g.nodes.iter_mut() {
         let NodeKind::While { cond, body: inner, loop_vars: m, saved: kept } = &node.kind else {
             continue;
         };
-        let (inner, inner_saved) = keeping(inner, *m, kept);
+        let (inner, inner_saved) = with_kept_values(inner, *m, kept);
         if inner_saved.len() != kept.len() {
             let mut types = super::loop_saves::output_types(&inner, *m, &inner_saved);
             types[..*m].clone_from_slice(&node.outputs[..*m]);
@@ -136,25 +137,41 @@ fn keeping(body: &Graph, n: usize, saved: &[Saved]) -> (Graph, Vec<Saved>) {
     (g, saved)
 }
 
-/// The body values a gradient may read: the loop variables each iteration starts from and
-/// every op's, variable read's and keeping inner loop's results. Host calls run again in
-/// the replay (their gradient is the last call's backward function), as do branches (their
-/// own gradients take their inputs and outputs from the replay).
+/// The body values a gradient may read and that change from one iteration to the next: the
+/// loop variables each iteration starts from and the results of ops, variable reads and
+/// keeping inner loops that depend on them or draw random numbers. What depends only on
+/// captures, constants and variables (a weight read, its transpose) is read or computed again
+/// in the replay rather than kept once per iteration. Host calls run again too (their
+/// gradient is the last call's backward function), as do branches (their own gradients take
+/// their inputs and outputs from the replay).
 fn candidates(body: &Graph, n: usize) -> Vec<ValueRef> {
+    let mut varies = vec![false; body.nodes.len()];
     let mut found = Vec::new();
     for (i, node) in body.nodes.iter().enumerate() {
-        let restorable = match &node.kind {
+        let reads_varying = node.inputs.iter().any(|v| varies[v.node]);
+        varies[i] = match &node.kind {
             NodeKind::Placeholder(p) => *p < n,
-            NodeKind::Op(Op::HostCall(_)) => false,
-            NodeKind::Op(_) | NodeKind::ReadVariable(_) => true,
-            NodeKind::While { saved, .. } => !saved.is_empty(),
-            _ => false,
+            NodeKind::Op(op) => reads_varying || op.primitive().stateful(),
+            NodeKind::While { cond, body, .. } => {
+                reads_varying || cond.draws_random() || body.draws_random()
+            }
+            NodeKind::Cond(branches) => reads_varying || branches.iter().any(|b| b.draws_random()),
+            _ => reads_varying,
         };
+        let restorable = varies[i]
+            && match &node.kind {
+                NodeKind::Placeholder(_) => true,
+                NodeKind::Op(Op::HostCall(_)) => false,
+                NodeKind::Op(_) => true,
+                NodeKind::While { saved, .. } => !saved.is_empty(),
+                _ => false,
+            };
         if !restorable || node.unknown_rank.contains(&true) {
             continue;
         }
         for (k, t) in node.outputs.iter().enumerate() {
-            if t.dtype != DType::String {
+            // A loop variable of any dtype: the replay starts from it.
+            if t.dtype != DType::String || matches!(node.kind, NodeKind::Placeholder(_)) {
                 found.push(ValueRef { node: i, output: k });
             }
         }
@@ -208,7 +225,7 @@ impl Forward {
         if wanted.is_empty() || upstream.iter().all(Option::is_none) || !trace::recording() {
             return Ok(result);
         }
-        let kept = self.kept(sources, outputs)?;
+        let kept = self.keeping_loop(sources, outputs)?;
         let backward = BackwardLoop { forward: self, kept: &kept, sources };
         for (&i, g) in wanted.iter().zip(backward.run(outputs, upstream, &wanted)?) {
             result[i] = g;
@@ -218,7 +235,7 @@ impl Forward {
 
     /// The loop keeping every candidate value: this node, extended, where the trace still
     /// holds it; else a new loop on the same inputs.
-    fn kept(&self, sources: &[Tensor], outputs: &[Tensor]) -> Result<Arc<Kept>> {
+    fn keeping_loop(&self, sources: &[Tensor], outputs: &[Tensor]) -> Result<Arc<Kept>> {
         let mut cache = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(kept) = cache.as_ref() {
             if trace::in_open_frame(kept.count(self.n)) {
@@ -226,13 +243,16 @@ impl Forward {
             }
         }
         let n = self.n;
-        let (body, saved) = keeping(&self.body, n, &self.saved);
+        let (body, saved) = with_kept_values(&self.body, n, &self.saved);
+        if saved.is_empty() {
+            return Err(Error::Internal("a differentiated loop keeps no values".into()));
+        }
         let body = Arc::new(body);
         let inputs = &sources[..sources.len() - self.variables.len()];
         let outputs = match saved.len() == self.saved.len() && !saved.is_empty() {
             // The node keeps every candidate already (a keeping loop differentiated again).
             true => outputs.to_vec(),
-            false => self.keep(inputs, outputs, body.clone(), saved.clone())?,
+            false => self.extend_or_rerun(inputs, outputs, body.clone(), saved.clone())?,
         };
         let kept = Arc::new(Kept { body, saved, outputs });
         *cache = Some(kept.clone());
@@ -240,7 +260,7 @@ impl Forward {
     }
 
     /// The outputs of a loop keeping `saved` (`body`'s extra outputs).
-    fn keep(
+    fn extend_or_rerun(
         &self,
         inputs: &[Tensor],
         outputs: &[Tensor],
@@ -372,7 +392,8 @@ impl BackwardLoop<'_> {
             let Some(Some(u)) = upstream.get(start) else { continue };
             let mut stack = self.kept.outputs[start..start + how.width()].to_vec();
             stack[0] = u.clone();
-            seeds.push((self.kept.body.outputs[n + j], how.at(&stack, step)?));
+            let v = self.kept.body.outputs[n + j];
+            seeds.push((v, read_back(*how, &stack, step, self.kept.body.info(v))?));
         }
         Ok(seeds)
     }

@@ -777,8 +777,21 @@ fn fused_map<T: FloatElem>(op: UnaryOp, a: &[T], out: &mut [T]) -> bool {
     crate::kernels::wide::dispatch!(fused_map_loops(op, a, out))
 }
 
+/// The element map of a unary op, its loop compiled for the CPU's widest vector unit: the
+/// element functions (exp, tanh, sigmoid) vectorise there, several times faster than the
+/// baseline build's scalar calls, with the same values.
 fn un<T: Copy + Sync, U: Element>(v: &[T], f: impl Fn(T) -> U + Sync) -> Buffer {
-    U::wrap(parallel::map(v, f))
+    U::wrap(parallel::build(v.len(), |offset, dst| {
+        let src = &v[offset..offset + dst.len()];
+        crate::kernels::wide::dispatch!(map_into(src, dst, &f))
+    }))
+}
+
+#[inline(always)]
+fn map_into<T: Copy, U>(src: &[T], dst: &mut [std::mem::MaybeUninit<U>], f: &impl Fn(T) -> U) {
+    for (o, &x) in dst.iter_mut().zip(src) {
+        o.write(f(x));
+    }
 }
 
 #[inline(always)]

@@ -35,6 +35,7 @@ CASE_NAMES = [
     "dropout_in_body",
     "random_second_order",
     "random_nested",
+    "string_loop_var",
 ]
 
 
@@ -256,6 +257,17 @@ def _case(tf, name, device):
         gx, gc = tape.gradient(y, [x, c])
         # y = x c^3 R: dy/dx = y / x, dy/dc summed = 3 sum(y) / c.
         return gx * x - y, gc * c - 3.0 * tf.reduce_sum(y)
+
+    def string_loop_var(x, c, n):
+        # A string loop variable is kept (and read back) like any other.
+        with tf.GradientTape() as tape:
+            tape.watch([x, c])
+            _, y, s = tf.while_loop(
+                lambda i, y, s: i < n,
+                lambda i, y, s: (i + 1, tf.sin(y) * c, s + "a"),
+                [0, x, tf.constant("s")],
+            )
+        return y, s, tape.gradient(y, [x, c])
 
     fn = locals()[name]
     with tf.device(device):

@@ -5,20 +5,21 @@
 //! loop keeping only what the backward loop uses. Nodes are visited last to first, so a
 //! backward loop drops its reads of a forward loop's stacks before the forward loop is seen.
 
-use super::dce::eliminate_dead_code;
 use crate::graph::ir::{Graph, NodeKind, ValueRef};
 use crate::graph::loop_saves::Saved;
 use std::sync::Arc;
 
-/// Returns how many inputs and kept values were dropped.
-pub fn trim_loops(g: &mut Graph) -> usize {
+/// Returns how many inputs and kept values were dropped. A body that keeps fewer values is
+/// rewritten by `reoptimize` (the passes run on it again: what fed only the dropped values
+/// goes, and chains they split can fuse); the captures it then no longer reads go too.
+pub fn trim_loops(g: &mut Graph, reoptimize: &dyn Fn(&Graph) -> Graph) -> usize {
     let mut dropped = 0;
     for i in (0..g.nodes.len()).rev() {
         if !matches!(g.nodes[i].kind, NodeKind::While { .. }) {
             continue;
         }
+        dropped += drop_unread_stacks(g, i, reoptimize);
         dropped += drop_unread_captures(g, i);
-        dropped += drop_unread_stacks(g, i);
     }
     if dropped > 0 {
         g.finish();
@@ -85,7 +86,7 @@ fn drop_unread_captures(g: &mut Graph, i: usize) -> usize {
     gone_inputs.len()
 }
 
-fn drop_unread_stacks(g: &mut Graph, i: usize) -> usize {
+fn drop_unread_stacks(g: &mut Graph, i: usize, reoptimize: &dyn Fn(&Graph) -> Graph) -> usize {
     let NodeKind::While { body, loop_vars: n, saved, .. } = &g.nodes[i].kind else { return 0 };
     if saved.is_empty() {
         return 0;
@@ -124,12 +125,8 @@ fn drop_unread_stacks(g: &mut Graph, i: usize) -> usize {
     let (vars, values) = outputs.split_at(n);
     new_body.outputs = vars.to_vec();
     new_body.outputs.extend(values.iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| *v));
-    eliminate_dead_code(&mut new_body);
     // Inner loops whose stacks only the dropped values read keep less in turn.
-    if trim_loops(&mut new_body) > 0 {
-        eliminate_dead_code(&mut new_body);
-    }
-    new_body.finish();
+    let new_body = reoptimize(&new_body);
     let new_saved: Vec<Saved> =
         saved.iter().zip(&keep).filter(|(_, k)| **k).map(|(s, _)| *s).collect();
     let node = &mut g.nodes[i];

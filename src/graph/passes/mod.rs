@@ -56,7 +56,7 @@ pub fn optimize(graph: &Graph, passes: &[Pass]) -> Graph {
             // its dropped captures dead.
             Pass::Dce => {
                 let removed = eliminate_dead_code(&mut g);
-                match trim_loops(&mut g) {
+                match trim_loops(&mut g, &|body| optimize(body, passes)) {
                     0 => removed,
                     trimmed => removed + trimmed + eliminate_dead_code(&mut g),
                 }
