@@ -18,7 +18,7 @@ pub mod trace;
 mod while_grad;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use crate::ops::primitive::TensorType;
 pub use executor::{run, Mode};

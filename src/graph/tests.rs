@@ -277,7 +277,7 @@ fn composites_are_one_named_node_and_keep_their_gradient_rule() {
 
 /// `y = x; for _ in 0..3 { y = y * c }` staged as a `While` under a tape inside a trace, with
 /// the gradients of `y` with respect to `x` and the captured `c` among the graph's outputs.
-fn while_gradient_graph() -> Graph {
+pub(crate) fn while_gradient_graph() -> Graph {
     use super::control;
     use crate::autodiff::tape::Tape;
     let _cpu = CpuScope::new();

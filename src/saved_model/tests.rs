@@ -226,3 +226,33 @@ fn a_saved_model_is_also_written_in_tensorflows_format() {
     assert_eq!(call(&[1.0, 2.0, 3.0]), vec![4.0, 7.0, 10.0]);
     assert_eq!(call(&[-1.0, -2.0]), vec![-4.0, -5.0]);
 }
+
+#[test]
+fn a_loop_keeping_values_for_its_gradient_round_trips_and_a_wrong_count_is_refused() {
+    use super::format::KindDef;
+    use super::graph_codec::{encode, Decoder};
+    use crate::graph::{run, Mode};
+    let g = crate::graph::tests::while_gradient_graph();
+    let mut constants = Vec::new();
+    let def = encode(&g, &[], &mut constants).unwrap();
+    let sink: crate::graph::print::Sink = std::sync::Arc::new(|_: &str| Ok(()));
+    let make_sink = move |_: &str| sink.clone();
+    let decoder = Decoder { variables: &[], constants: &constants, make_sink: &make_sink };
+    let back = decoder.decode(&def).unwrap();
+    let _cpu = crate::test_support::CpuScope::new();
+    let inputs = [Tensor::scalar(2.0f32), Tensor::scalar(3.0f32)];
+    let values = |g: &crate::graph::Graph| -> Vec<f32> {
+        let out = run(g, &inputs, Mode::Run).unwrap();
+        out.iter().map(|t| t.to_vec::<f32>().unwrap()[0]).collect()
+    };
+    assert_eq!(values(&back), values(&g));
+    // A file whose loop keeps fewer values than its body returns is damaged, not run.
+    let mut damaged = def.clone();
+    let keeping = damaged.nodes.iter_mut().find_map(|n| match &mut n.kind {
+        KindDef::While { saved, .. } if !saved.is_empty() => Some(saved),
+        _ => None,
+    });
+    keeping.unwrap().pop();
+    let err = decoder.decode(&damaged).err().unwrap();
+    assert!(matches!(err, crate::error::Error::DataLoss(_)), "{err}");
+}
