@@ -36,6 +36,7 @@ CASE_NAMES = [
     "random_second_order",
     "random_nested",
     "string_loop_var",
+    "random_in_cond_in_body",
 ]
 
 
@@ -268,6 +269,18 @@ def _case(tf, name, device):
                 [0, x, tf.constant("s")],
             )
         return y, s, tape.gradient(y, [x, c])
+
+    def random_in_cond_in_body(x, c, n):
+        # A branch in a differentiated body runs again in the replay: its draws must still be
+        # the forward pass's.
+        def body(i, y):
+            drawn = tf.cond(i >= 0, lambda: y * tf.random.uniform([2], 0.5, 1.5), lambda: y)
+            return i + 1, drawn
+
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            _, y = tf.while_loop(lambda i, y: i < n + 2, body, [0, x])
+        return tape.gradient(y, x) * x - y
 
     fn = locals()[name]
     with tf.device(device):
