@@ -1,9 +1,10 @@
-//! One safe entry to the `gemm` crate's packed SIMD matrix products (AVX-512 or AVX2 chosen at
+//! Safe entries to the `gemm` crate's packed SIMD matrix products (AVX-512 or AVX2 chosen at
 //! run time by the crate's `x86-v4` feature): matmul and the convolution kernels call it with
 //! strided views, so that transposes are strides and no operand is copied first.
 
 use crate::element::Num;
 pub use gemm::Parallelism;
+use std::mem::MaybeUninit;
 
 /// A `rows x cols` matrix read from `data` at `row * row_stride + col * col_stride`.
 #[derive(Clone, Copy)]
@@ -57,30 +58,69 @@ pub fn matmul_into<T: Num + 'static>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     accumulate: bool,
+    conj: (bool, bool),
+    parallelism: Parallelism,
+) {
+    let fits = a.rows.checked_mul(b.cols).is_some_and(|len| dst.len() >= len);
+    assert!(b.rows == a.cols && fits, "gemm operands of mismatched shapes");
+    if a.cols == 0 {
+        if !accumulate {
+            dst[..a.rows * b.cols].fill(T::zero());
+        }
+        return;
+    }
+    // SAFETY: `dst` holds at least m x n initialised elements (checked above).
+    unsafe { product(dst.as_mut_ptr(), a, b, accumulate, conj, parallelism) }
+}
+
+/// `matmul_into` of a new product into memory not yet written (the output of an op): it
+/// skips zeroing memory the product overwrites anyway.
+pub fn matmul_uninit<T: Num + 'static>(
+    dst: &mut [MaybeUninit<T>],
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    conj: (bool, bool),
+    parallelism: Parallelism,
+) {
+    let fits = a.rows.checked_mul(b.cols).is_some_and(|len| dst.len() >= len);
+    assert!(b.rows == a.cols && fits, "gemm operands of mismatched shapes");
+    if a.cols == 0 {
+        dst[..a.rows * b.cols].iter_mut().for_each(|d| {
+            d.write(T::zero());
+        });
+        return;
+    }
+    // SAFETY: `dst` has room for m x n elements (checked above); the product does not read
+    // `dst` when not accumulating, and writes every one of its m x n elements.
+    unsafe { product(dst.as_mut_ptr().cast(), a, b, false, conj, parallelism) }
+}
+
+/// `dst` (row-major m x n, row stride n) = a b, or += a b when `accumulate`.
+///
+/// # Safety
+/// `dst` must be valid for writes of m x n elements, and for reads of them when
+/// `accumulate`; the inner dimension must not be empty.
+unsafe fn product<T: Num + 'static>(
+    dst: *mut T,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    accumulate: bool,
     (conj_a, conj_b): (bool, bool),
     parallelism: Parallelism,
 ) {
     let (m, k, n) = (a.rows, a.cols, b.cols);
-    let fits = m.checked_mul(n).is_some_and(|len| dst.len() >= len);
-    assert!(b.rows == k && fits, "gemm operands of mismatched shapes");
     assert!(a.in_bounds() && b.in_bounds(), "gemm view outside its slice");
     if m == 0 || n == 0 {
         return;
     }
-    if k == 0 {
-        if !accumulate {
-            dst[..m * n].fill(T::zero());
-        }
-        return;
-    }
-    // SAFETY: the asserts above keep every element the views and `dst` (row-major m x n,
-    // row stride n) address inside their slices; `dst` is read only when `accumulate`.
+    // SAFETY: the asserts above keep every element the views address inside their slices;
+    // the caller vouches for `dst`.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
-            dst.as_mut_ptr(),
+            dst,
             1,
             n as isize,
             accumulate,

@@ -6,7 +6,7 @@ use crate::buffer::Buffer;
 use crate::dtype::{DType, DTypeSet};
 use crate::element::{Element, Num};
 use crate::error::{Error, Result};
-use crate::kernels::gemm::{matmul_into, parallelism_for, MatRef, Parallelism};
+use crate::kernels::gemm::{matmul_uninit, parallelism_for, MatRef, Parallelism};
 use crate::ops::cast;
 use crate::ops::primitive::{
     attrs_of, broadcast, describe_dims, from_attrs, input, Arity, Attrs, Decisions, Decode,
@@ -15,6 +15,7 @@ use crate::ops::primitive::{
 use crate::shape::{broadcast_shapes, Shape};
 use crate::tensor::Tensor;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
@@ -246,31 +247,35 @@ fn batched<T: Num + 'static>(
     conj_b: bool,
 ) -> Vec<T> {
     let (sa, sb, so) = (d.m * d.k, d.k * d.n, d.m * d.n);
-    let mut out = vec![T::zero(); pairs.len() * so];
+    let total = pairs.len() * so;
+    let mut out: Vec<T> = crate::kernels::alloc::with_capacity(total);
     if so == 0 {
         return out;
     }
     let big = matches!(parallelism_for(d.m, d.n, d.k), Parallelism::Rayon(_));
-    let run = |dst: &mut [T], (ia, ib): (usize, usize), par: Parallelism| {
+    let run = |dst: &mut [MaybeUninit<T>], (ia, ib): (usize, usize), par: Parallelism| {
         let a = MatRef::rows(&x[ia * sa..ia * sa + sa], d.m, d.k);
         let a = if d.ta { MatRef::rows(&x[ia * sa..ia * sa + sa], d.k, d.m).t() } else { a };
         let b = MatRef::rows(&y[ib * sb..ib * sb + sb], d.k, d.n);
         let b = if d.tb { MatRef::rows(&y[ib * sb..ib * sb + sb], d.n, d.k).t() } else { b };
-        matmul_into(dst, a, b, false, (conj_a, conj_b), par);
+        matmul_uninit(dst, a, b, (conj_a, conj_b), par);
     };
+    let dst = &mut out.spare_capacity_mut()[..total];
     // One product at a time, each split across the threads, only when there are fewer products
     // than threads: otherwise whole products per thread scale better (a batch of 64 products of
     // 256^3 ran at 63% of the FMA peak split, one product per thread avoids the splitting).
     if pairs.len() == 1 || (big && pairs.len() < rayon::current_num_threads()) {
         let par = parallelism_for(d.m, d.n, d.k);
-        for (dst, &p) in out.chunks_mut(so).zip(pairs) {
+        for (dst, &p) in dst.chunks_mut(so).zip(pairs) {
             run(dst, p, par);
         }
     } else {
-        out.par_chunks_mut(so)
+        dst.par_chunks_mut(so)
             .zip(pairs.par_iter())
             .for_each(|(dst, &p)| run(dst, p, Parallelism::None));
     }
+    // SAFETY: each of the `pairs.len()` chunks of `so` elements was written by its product.
+    unsafe { out.set_len(total) };
     out
 }
 
