@@ -291,6 +291,10 @@ def _case(tf, name, device):
     with tf.device(device):
         eager = fn(x, c, n)
         staged = tf.function(fn)(x, c, n)
+        if name.startswith("random") or name in ("dropout_in_body", "string_loop_var"):
+            # The same traced gradients with the tensors bound from a nested dict argument.
+            by_dict = tf.function(lambda d: fn(d["x"], d["rest"]["c"], d["rest"]["n"]))
+            staged = (staged, by_dict({"x": x, "rest": {"c": c, "n": n}}))
         if name in ("map_fn_unknown", "scan_unknown"):
             spec = [tf.TensorSpec([None, 2], tf.float32)]
 
