@@ -35,6 +35,7 @@ pub mod kernels;
 pub mod ops;
 pub mod proto;
 pub mod roofline;
+mod row_stack;
 pub mod saved_model;
 pub mod serve;
 pub mod shape;

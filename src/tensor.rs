@@ -25,6 +25,8 @@ pub enum Storage {
     /// Host memory another library owns, read in place (DLPack import, see `Borrowed`).
     Borrowed(crate::buffer::Borrowed),
     Gpu(crate::gpu::GpuStorage),
+    /// Equally shaped host tensors, one per row along axis 0 (see `row_stack`).
+    Rows(crate::row_stack::RowStack),
     /// A traced op's output whose kernel has not run (see `graph::deferred`).
     Deferred {
         run: Arc<crate::graph::deferred::DeferredRun>,
@@ -154,9 +156,10 @@ impl Tensor {
 
     pub fn device(&self) -> Device {
         match &*self.storage {
-            Storage::Cpu(_) | Storage::Borrowed(_) | Storage::Deferred { .. } => {
-                Device::cpu(self.cpu as usize)
-            }
+            Storage::Cpu(_)
+            | Storage::Borrowed(_)
+            | Storage::Rows(_)
+            | Storage::Deferred { .. } => Device::cpu(self.cpu as usize),
             Storage::Gpu(g) => Device::Gpu(g.device),
         }
     }
@@ -246,6 +249,7 @@ impl Tensor {
         match &*self.storage {
             Storage::Cpu(b) => Ok(b),
             Storage::Borrowed(b) => Ok(b.buffer()),
+            Storage::Rows(rows) => Ok(rows.dense()),
             Storage::Gpu(g) => g.host(),
             Storage::Deferred { run, output } => {
                 crate::graph::deferred::value(run, *output)?.host()
@@ -265,8 +269,49 @@ impl Tensor {
     pub(crate) fn gpu_storage(&self) -> Option<&crate::gpu::GpuStorage> {
         match &*self.storage {
             Storage::Gpu(g) => Some(g),
-            Storage::Cpu(_) | Storage::Borrowed(_) | Storage::Deferred { .. } => None,
+            Storage::Cpu(_)
+            | Storage::Borrowed(_)
+            | Storage::Rows(_)
+            | Storage::Deferred { .. } => None,
         }
+    }
+
+    /// A host value whose elements are at hand (not a GPU, deferred or row-stack value).
+    pub(crate) fn is_plain_host(&self) -> bool {
+        !self.lazy && matches!(&*self.storage, Storage::Cpu(_) | Storage::Borrowed(_))
+    }
+
+    /// `rows` stacked along a new axis 0 without copying them (see `row_stack`); `None` when
+    /// they are not all plain host values of one dtype and shape.
+    pub(crate) fn stack_rows(rows: &[Tensor]) -> Option<Tensor> {
+        let stack = crate::row_stack::RowStack::new(rows)?;
+        let first = &rows[0];
+        let shape = Shape::new([&[rows.len()][..], first.shape.dims()].concat());
+        Some(Tensor {
+            storage: Arc::new(Storage::Rows(stack)),
+            shape,
+            dtype: first.dtype,
+            id: fresh_id(),
+            lazy: false,
+            cpu: first.cpu,
+        })
+    }
+
+    /// Row `i` of a row stack as the tensor it keeps (a new identity, nothing copied); `None`
+    /// for other storage, or a stack seen under another shape.
+    pub(crate) fn stacked_row(&self, i: usize) -> Option<Tensor> {
+        let Storage::Rows(stack) = &*self.storage else { return None };
+        let row = stack.rows().get(i)?;
+        let (lead, rest) = self.shape.dims().split_first()?;
+        (*lead == stack.rows().len() && rest == row.shape.dims() && row.dtype == self.dtype)
+            .then(|| row.with_fresh_id())
+    }
+
+    /// A row stack (see `row_stack`): its values are concatenated on first read, which can
+    /// neither wait nor fail, so CPU kernels need not read it beforehand (and one that reads
+    /// a single row never concatenates).
+    pub(crate) fn is_row_stack(&self) -> bool {
+        matches!(&*self.storage, Storage::Rows(_))
     }
 
     pub(crate) fn from_gpu(storage: crate::gpu::GpuStorage, shape: Shape) -> Tensor {
@@ -387,7 +432,10 @@ impl Tensor {
             None => self.clone(),
         };
         match &*moved.storage {
-            Storage::Cpu(_) | Storage::Borrowed(_) | Storage::Deferred { .. } => {
+            Storage::Cpu(_)
+            | Storage::Borrowed(_)
+            | Storage::Rows(_)
+            | Storage::Deferred { .. } => {
                 let copy =
                     Tensor::from_buffer_unchecked(moved.host()?.clone(), self.shape().clone());
                 Ok(Tensor { cpu: moved.cpu, ..copy })
@@ -417,8 +465,9 @@ impl Tensor {
                 Some(src) => g.copy_from(src).map(|()| true),
                 None => Ok(false),
             },
-            // Never write into another library's memory: the caller allocates instead.
-            Storage::Borrowed(_) | Storage::Deferred { .. } => Ok(false),
+            // Never write into another library's memory (or rows other values hold): the
+            // caller allocates instead.
+            Storage::Borrowed(_) | Storage::Rows(_) | Storage::Deferred { .. } => Ok(false),
         }
     }
 

@@ -148,7 +148,14 @@ fn stack(how: Saved, ty: &TensorType, values: &[&Tensor]) -> Result<Vec<Tensor>>
             }
             Ok(vec![ops::zeros(&dims, ty.dtype)?])
         }
-        Saved::Stacked => Ok(vec![ops::stack(values, 0)?]),
+        // Host rows are handed over as they are; the backward loop reads each one back.
+        Saved::Stacked => {
+            let rows: Vec<Tensor> = values.iter().map(|v| (*v).clone()).collect();
+            match Tensor::stack_rows(&rows) {
+                Some(stack) => Ok(vec![stack]),
+                None => Ok(vec![ops::stack(values, 0)?]),
+            }
+        }
         Saved::Flat => {
             let rank = ty.dims.len();
             let mut shapes = Vec::with_capacity(values.len() * rank);
@@ -201,6 +208,43 @@ mod tests {
         assert_eq!(second.to_vec::<f32>().unwrap(), vec![3.0, 4.0, 5.0]);
         let first = Saved::Flat.at(&stack, &Tensor::scalar(0i32)).unwrap();
         assert_eq!(first.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn host_rows_are_stacked_without_copying_and_read_back_as_themselves() {
+        let _cpu = CpuScope::new();
+        let ty = TensorType { dtype: DType::F32, dims: vec![Some(2)] };
+        let rows = [
+            Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap(),
+            Tensor::from_slice(&[3.0f32, 4.0], &[2]).unwrap(),
+        ];
+        let stack = stack(Saved::Stacked, &ty, &[&rows[0], &rows[1]]).unwrap();
+        assert_eq!(stack[0].dims(), &[2, 2]);
+        let second = Saved::Stacked.at(&stack, &Tensor::scalar(1i32)).unwrap();
+        assert!(second.shares_storage(&rows[1]));
+        assert_ne!(second.id(), rows[1].id());
+        // Any other reader sees the rows one after another.
+        assert_eq!(stack[0].to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+        let doubled = ops::add(&stack[0], &stack[0]).unwrap();
+        assert_eq!(doubled.to_vec::<f32>().unwrap(), vec![2.0, 4.0, 6.0, 8.0]);
+        // Seen under another shape, a row is no longer a kept tensor: the gather copies.
+        let flat = ops::reshape(&stack[0], &[4]).unwrap();
+        let third = ops::gather(&flat, &Tensor::scalar(2i32), 0, 0).unwrap();
+        assert_eq!(third.to_vec::<f32>().unwrap(), vec![3.0]);
+        let out_of_range = ops::gather(&stack[0], &Tensor::scalar(2i32), 0, 0);
+        assert!(matches!(out_of_range, Err(Error::InvalidArgument(_))));
+    }
+
+    #[test]
+    fn rows_of_different_shapes_or_dtypes_are_stacked_by_copying() {
+        let _cpu = CpuScope::new();
+        let a = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+        let b = Tensor::from_slice(&[3.0f32], &[1]).unwrap();
+        let c = Tensor::from_slice(&[3i32, 4], &[2]).unwrap();
+        assert!(Tensor::stack_rows(&[a.clone(), b]).is_none());
+        assert!(Tensor::stack_rows(&[a.clone(), c]).is_none());
+        assert!(Tensor::stack_rows(&[]).is_none());
+        assert!(Tensor::stack_rows(&[a]).is_some());
     }
 
     #[test]

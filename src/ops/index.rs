@@ -96,6 +96,13 @@ pub(crate) fn axis_out_of_range(axis: usize, rank: usize) -> Error {
 
 pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize) -> Result<Tensor> {
     let out_shape = gather_shape(params, indices, axis, batch_dims)?;
+    // One row of a loop's kept values is the tensor the loop kept: nothing to copy.
+    if axis == 0 && indices.rank() == 0 && params.is_row_stack() {
+        let i = index_values(indices, "GatherV2")?[0];
+        if let Some(row) = usize::try_from(i).ok().and_then(|i| params.stacked_row(i)) {
+            return Ok(row);
+        }
+    }
     let p = params.dims();
     let id = indices.dims();
     let idx = index_values(indices, "GatherV2")?;
