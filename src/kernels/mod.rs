@@ -7,4 +7,5 @@ pub mod exp_f32;
 pub mod gemm;
 pub mod parallel;
 pub mod pool;
+pub mod transpose;
 pub mod wide;

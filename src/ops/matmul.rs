@@ -256,8 +256,18 @@ fn batched<T: Num + 'static>(
     let run = |dst: &mut [MaybeUninit<T>], (ia, ib): (usize, usize), par: Parallelism| {
         let a = MatRef::rows(&x[ia * sa..ia * sa + sa], d.m, d.k);
         let a = if d.ta { MatRef::rows(&x[ia * sa..ia * sa + sa], d.k, d.m).t() } else { a };
-        let b = MatRef::rows(&y[ib * sb..ib * sb + sb], d.k, d.n);
-        let b = if d.tb { MatRef::rows(&y[ib * sb..ib * sb + sb], d.n, d.k).t() } else { b };
+        let stored = &y[ib * sb..ib * sb + sb];
+        // A transposed b is laid out row-major first: the crate reading it down its columns
+        // ran at 60-90% of the plain product's speed (64 x 64 x 256: 34 vs 21 µs; 512^3: 1.8
+        // vs 1.2 ms), and the tiled transpose costs a few percent of the product.
+        let laid_out;
+        let b = match d.tb {
+            true => {
+                laid_out = crate::kernels::transpose::permute(stored, &[d.n, d.k], &[1, 0]);
+                MatRef::rows(&laid_out, d.k, d.n)
+            }
+            false => MatRef::rows(stored, d.k, d.n),
+        };
         matmul_uninit(dst, a, b, (conj_a, conj_b), par);
     };
     let dst = &mut out.spare_capacity_mut()[..total];

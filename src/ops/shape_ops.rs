@@ -135,8 +135,7 @@ pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
         return Ok(x.clone());
     }
     let out = with_movable!(x.buffer(), v => {
-        let t = view(v, x.shape())?.permuted_axes(IxDyn(perm));
-        Movable::wrap_vec(materialize(&t))
+        Movable::wrap_vec(crate::kernels::transpose::permute(v, x.shape().dims(), perm))
     });
     Ok(Tensor::from_buffer_unchecked(out, out_shape))
 }

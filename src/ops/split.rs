@@ -3,10 +3,12 @@
 //! along a dimension the trace leaves unknown holds for every size, as TensorFlow's does.
 
 use crate::error::{Error, Result};
+use crate::ops::index::pick_slices;
 use crate::ops::primitive::{
     attrs_of, from_attrs, input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
 };
 use crate::ops::slicing::{self, SliceItem};
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 use serde::{Deserialize, Serialize};
 
@@ -86,6 +88,42 @@ impl Split {
     }
 }
 
+impl Split {
+    /// The pieces copied out in one pass, where the whole split would be placed on a CPU (a
+    /// GPU that can run strided slices keeps the decomposition, each slice placed there).
+    fn on_host(&self, x: &Tensor, sizes: &[usize]) -> Result<Option<Vec<Tensor>>> {
+        let placement = crate::device::place(self.tf_name(), |i| i < crate::gpu::visible_count())?;
+        if !placement.device.is_cpu() {
+            return Ok(None);
+        }
+        let values = x.host()?;
+        crate::device::log(self.tf_name(), placement.device);
+        let dims = x.shape().dims();
+        let outer: usize = dims[..self.axis].iter().product();
+        let inner: usize = dims[self.axis + 1..].iter().product();
+        let d = dims[self.axis];
+        let mut start = 0;
+        let mut pieces = Vec::with_capacity(sizes.len());
+        for &size in sizes {
+            // Row r of the piece is the r-th outer slice's run of `size * inner` elements.
+            let piece = crate::with_movable!(values, v => {
+                pick_slices(v, outer, size * inner, |r| (r * d + start) * inner)
+            });
+            let mut piece_dims = dims.to_vec();
+            piece_dims[self.axis] = size;
+            let piece = Tensor::from_buffer_unchecked(piece, Shape::new(piece_dims));
+            // Quantized values are stored as their integers: keep the dtype.
+            let piece = if piece.dtype() == x.dtype() { piece } else { piece.retagged(x.dtype()) };
+            pieces.push(match piece.device() == placement.device {
+                true => piece,
+                false => piece.to_device(placement.device)?.unwrap_or(piece),
+            });
+            start += size;
+        }
+        Ok(Some(pieces))
+    }
+}
+
 impl Primitive for Split {
     fn tf_name(&self) -> &'static str {
         match self.pieces {
@@ -142,6 +180,9 @@ impl Primitive for Split {
             Error::InvalidArgument(format!("split axis {} is out of range", self.axis))
         })?;
         let sizes = self.sizes(d)?;
+        if let Some(pieces) = self.on_host(x, &sizes)? {
+            return Ok(pieces);
+        }
         let mut start = 0i64;
         let mut out = Vec::with_capacity(sizes.len());
         for size in sizes {
@@ -191,7 +232,8 @@ impl Primitive for Split {
 
     fn decisions(&self) -> Decisions {
         Decisions {
-            // Its pieces are strided slices, each placed (and logged) as an eager one.
+            // On a GPU its pieces are strided slices, each placed (and logged) as an eager
+            // one; where the split is placed on a CPU it copies its pieces itself.
             gpu: GpuKernel::Decomposed,
             differentiable: true,
             fusable: false,
