@@ -87,6 +87,35 @@ pub(crate) fn append_in_place(
     Ok(Ok(appended))
 }
 
+/// `TensorScatterAdd` of `updates` at `indices` into `total`'s own memory when it is a graph
+/// value at its last reader that nothing else holds, under `append_in_place`'s conditions
+/// (nothing can tell the difference). Otherwise `total` comes back for the usual `apply`.
+pub(crate) fn scatter_add_in_place(
+    op: &Op,
+    total: Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+) -> std::result::Result<Result<Tensor>, Tensor> {
+    let applies = !tape::any_active()
+        && !trace::open()
+        && !crate::check_numerics::enabled()
+        && total.dtype().is_numeric()
+        && !total.dtype().is_quantized()
+        && total.device().is_cpu()
+        && [indices, updates].iter().all(|t| t.device() == total.device() && t.values_ready());
+    if !applies {
+        return Err(total);
+    }
+    let placement = match device::place(op.tf_name(), |i| i < crate::gpu::visible_count()) {
+        Ok(p) if p.device == total.device() => p,
+        Ok(_) => return Err(total),
+        Err(e) => return Ok(Err(e)),
+    };
+    let sum = crate::ops::scatter_add::tensor_scatter_add_in_place(total, indices, updates)?;
+    device::log(op.tf_name(), placement.device);
+    Ok(sum)
+}
+
 /// A deferred op's values, computed as an eager call would (placement included).
 pub(crate) fn execute_now(op: &Op, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
     execute(op, inputs)

@@ -230,6 +230,27 @@ impl Tensor {
         Ok(self)
     }
 
+    /// `change` applied to this tensor's host buffer in its own memory when nothing else holds
+    /// the storage (a graph value at its last reader), under a new identity; gives `self`
+    /// back, unchanged, where that does not apply. `change` must leave the buffer as it was
+    /// when it fails.
+    pub(crate) fn update_in_place(
+        mut self,
+        change: impl FnOnce(&mut Buffer) -> Result<()>,
+    ) -> std::result::Result<Result<Tensor>, Tensor> {
+        if self.lazy {
+            return Err(self);
+        }
+        let Some(Storage::Cpu(buffer)) = Arc::get_mut(&mut self.storage) else {
+            return Err(self);
+        };
+        if let Err(e) = change(buffer) {
+            return Ok(Err(e));
+        }
+        self.id = fresh_id();
+        Ok(Ok(self))
+    }
+
     /// A deferred value whose shape is known only once its kernel runs.
     pub fn is_lazy(&self) -> bool {
         self.lazy

@@ -4,7 +4,7 @@
 //! gradient costs the rows looked up; it stays sparse until an op's rule consumes it, and
 //! reaches the caller (`GradientTape.gradient`) as `IndexedSlices`, as in TensorFlow.
 
-use crate::autodiff::rules::select::scatter_back;
+use crate::autodiff::rules::select::{scatter_back, scatter_rows};
 use crate::dispatch::Op;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -76,6 +76,9 @@ impl Rows {
     }
 
     pub fn dense(&self) -> Result<Tensor> {
+        if let Some(dense) = scatter_rows(&self.params, &self.indices, &self.values)? {
+            return Ok(dense);
+        }
         let gather = Op::Gather(Gather { axis: 0, batch_dims: 0 });
         scatter_back(&gather, &[self.params.clone(), self.indices.clone()], &self.values)
     }

@@ -7,7 +7,10 @@
 //! graph's handle to it, a branch or loop body gets its inputs by value, and a loop's variables
 //! pass from one iteration to the next. A value held by nothing else can then be changed in
 //! place: a `Concat` that appends rows to such a value appends to its memory
-//! (`dispatch::append_in_place`), so a TensorArray written once per iteration stays linear.
+//! (`dispatch::append_in_place`), so a TensorArray written once per iteration stays linear;
+//! a `TensorScatterAdd` into such a value adds into its memory
+//! (`dispatch::scatter_add_in_place`), so a loop's running sum of one row per iteration costs
+//! a row per iteration, not the whole sum.
 
 use super::fused;
 use super::ir::{Graph, Node, NodeKind};
@@ -174,6 +177,15 @@ fn run_node(
             return match dispatch::append_in_place(op, args.remove(0), &rows) {
                 Ok(appended) => Ok(vec![appended?]),
                 Err(buffer) => dispatch::apply(op, &[&buffer, &rows]),
+            };
+        }
+    }
+    if let NodeKind::Op(op @ Op::TensorScatterAdd(_)) = &node.kind {
+        if mode == Mode::Run && args.len() == 3 {
+            let total = args.remove(0);
+            return match dispatch::scatter_add_in_place(op, total, &args[0], &args[1]) {
+                Ok(sum) => Ok(vec![sum?]),
+                Err(total) => dispatch::apply(op, &[&total, &args[0], &args[1]]),
             };
         }
     }

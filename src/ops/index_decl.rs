@@ -62,7 +62,15 @@ impl Primitive for Gather {
         one(gather(arg(inputs, 0)?, arg(inputs, 1)?, self.axis, self.batch_dims))
     }
 
+    /// Rows gathered along axis 0 get their gradient rows scattered back whole where params'
+    /// shape is known (`select::scatter_rows`); other gathers scatter element positions.
     fn gradient(&self, inputs: &[Tensor], _: &[Tensor], g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        if self.axis == 0 && self.batch_dims == 0 {
+            let rows = crate::autodiff::rules::select::scatter_rows(&inputs[0], &inputs[1], g)?;
+            if let Some(rows) = rows {
+                return Ok(vec![Some(rows), None]);
+            }
+        }
         scattered_back(Op::Gather(self.clone()), inputs, g)
     }
 

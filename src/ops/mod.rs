@@ -40,6 +40,7 @@ pub mod registry;
 #[cfg(test)]
 mod registry_tests;
 pub mod resize;
+pub mod scatter_add;
 pub mod segment;
 pub mod select;
 mod shape_decl;

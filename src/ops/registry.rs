@@ -24,6 +24,7 @@ use super::random::{RandomSpec, RngSkip, RngState, StatelessSpec};
 use super::read_file::ReadFile;
 use super::reduce::{ArgReduce, Cumulative, Reduce};
 use super::resize::Resize;
+use super::scatter_add::TensorScatterAdd;
 use super::segment::Segment;
 use super::shape_input::{ShapeFromInput, SHAPE_INPUT_ATTR};
 use super::shape_ops::{BroadcastTo, Concat, Pad, Reshape, ShapeOf, SliceSpec, Tile, Transpose};
@@ -98,6 +99,8 @@ primitives! {
     Gather(Gather),
     GatherNd(GatherNd),
     ScatterNd(ScatterNd),
+    /// Inputs: tensor, indices, updates.
+    TensorScatterAdd(TensorScatterAdd),
     /// Inputs: data, segment ids (and num_segments for the unsorted ops).
     Segment(Segment),
     WhereIndices(WhereIndices),

@@ -8,8 +8,8 @@ use super::registry::Op;
 use super::{
     assert, betainc, binary, bitcast, broadcast_args, cast, codecs, composite, creation,
     edit_distance, ensure_shape, fft, host_call, index, linalg, matmul, nms, nn, parse_example,
-    patches, random, read_file, reduce, resize, segment, select, shape_input, shape_ops, sobol,
-    sort, split, strings, unary,
+    patches, random, read_file, reduce, resize, scatter_add, segment, select, shape_input,
+    shape_ops, sobol, sort, split, strings, unary,
 };
 use crate::tensor::Tensor;
 use std::collections::BTreeSet;
@@ -30,6 +30,7 @@ fn table() -> Vec<(Op, Vec<Tensor>)> {
         creation::registry_examples(),
         shape_ops::registry_examples(),
         index::registry_examples(),
+        scatter_add::registry_examples(),
         segment::registry_examples(),
         bitcast::registry_examples(),
         edit_distance::registry_examples(),

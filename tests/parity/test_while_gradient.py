@@ -37,6 +37,7 @@ CASE_NAMES = [
     "random_nested",
     "string_loop_var",
     "random_in_cond_in_body",
+    "gathered_rows",
 ]
 
 
@@ -287,11 +288,29 @@ def _case(tf, name, device):
             _, y = tf.while_loop(lambda i, y: i < n + 2, body, [0, x])
         return residual(tape.gradient(y, x) * x, y)
 
+    def gathered_rows(x, c, n):
+        # Each iteration gathers rows of a captured matrix (an RNN reading its inputs, one row
+        # twice): the matrix's gradient gets the rows added in, one scatter-add per iteration.
+        xs = tf.stack([x * float(k) for k in range(1, 6)])
+        with tf.GradientTape() as tape:
+            tape.watch([xs, c])
+
+            def body(t, h):
+                pair = tf.gather(xs, tf.stack([t, t // 2]))
+                return t + 1, tf.tanh(h * c + tf.gather(xs, t)) + tf.reduce_sum(pair * pair, 0)
+
+            _, h = tf.while_loop(lambda t, h: t < n + 1, body, [0, tf.zeros([2])])
+        return h, tape.gradient(h, [xs, c])
+
     fn = locals()[name]
     with tf.device(device):
         eager = fn(x, c, n)
         staged = tf.function(fn)(x, c, n)
-        if name.startswith("random") or name in ("dropout_in_body", "string_loop_var"):
+        if name.startswith("random") or name in (
+            "dropout_in_body",
+            "string_loop_var",
+            "gathered_rows",
+        ):
             # The same traced gradients with the tensors bound from a nested dict argument.
             by_dict = tf.function(lambda d: fn(d["x"], d["rest"]["c"], d["rest"]["n"]))
             staged = (staged, by_dict({"x": x, "rest": {"c": c, "n": n}}))

@@ -63,6 +63,28 @@ fn scatter(selected: &Tensor, g: &Tensor, x: &Tensor) -> Result<Tensor> {
     reshape_like(&summed, x)
 }
 
+/// `values` (one row of params per index, any leading shape) summed into zeros shaped like
+/// `params` at the rows `indices` name: one scatter of whole rows (TensorFlow's
+/// IndexedSlices made dense), with no element positions made; a loop summing them adds the
+/// rows in place (`passes::scatter_add`). `None` where params' dims are not all known, or
+/// it has no elements (the positions' scatter handles those).
+pub(crate) fn scatter_rows(
+    params: &Tensor,
+    indices: &Tensor,
+    values: &Tensor,
+) -> Result<Option<Tensor>> {
+    let Some(dims) = static_dims(params).into_iter().collect::<Option<Vec<usize>>>() else {
+        return Ok(None);
+    };
+    if dims.is_empty() || dims.contains(&0) {
+        return Ok(None);
+    }
+    let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let rows = ops::reshape(indices, &[-1, 1])?;
+    let updates = ops::reshape(values, &[&[-1][..], &shape[1..]].concat())?;
+    Ok(Some(ops::scatter_nd(&rows, &updates, &shape)?))
+}
+
 /// Strided slices, gather and gather_nd: the op applied to positions, then a scatter.
 pub(crate) fn scatter_back(op: &Op, inputs: &[Tensor], g: &Tensor) -> Result<Tensor> {
     let iota = positions_of(&inputs[0])?;

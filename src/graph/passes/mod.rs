@@ -1,6 +1,6 @@
 //! Graph rewrites run once per trace, before the first call: constant folding, common
-//! subexpression elimination, dead-code elimination (with loop trimming), elementwise fusion
-//! and epilogue fusion
+//! subexpression elimination, dead-code elimination (with loop trimming), scatter
+//! accumulation, elementwise fusion and epilogue fusion
 //! (a chain taken into the kernel of the op before it). Each keeps the
 //! graph's results; tests check both the rewritten graph and unchanged outputs.
 
@@ -10,6 +10,7 @@ mod epilogue;
 mod fold;
 mod fuse;
 mod loop_trim;
+mod scatter_add;
 
 pub use cse::eliminate_common_subexpressions;
 pub use dce::eliminate_dead_code;
@@ -17,6 +18,7 @@ pub use epilogue::absorb_producers;
 pub use fold::fold_constants;
 pub use fuse::fuse_elementwise;
 pub use loop_trim::trim_loops;
+pub use scatter_add::accumulate_scatters;
 
 use super::ir::{Graph, NodeKind};
 use std::sync::Arc;
@@ -62,7 +64,9 @@ pub fn optimize(graph: &Graph, passes: &[Pass]) -> Graph {
                 }
             }
             Pass::Fuse => {
-                let made = fuse_elementwise(&mut g);
+                // Before fusion, which would take the add into an elementwise chain.
+                let accumulated = accumulate_scatters(&mut g);
+                let made = accumulated + fuse_elementwise(&mut g);
                 // The chains' absorbed nodes still read their producers until removed.
                 eliminate_dead_code(&mut g);
                 made + absorb_producers(&mut g)
