@@ -148,10 +148,16 @@ fn stack(how: Saved, ty: &TensorType, values: &[&Tensor]) -> Result<Vec<Tensor>>
             }
             Ok(vec![ops::zeros(&dims, ty.dtype)?])
         }
-        // Host rows are handed over as they are; the backward loop reads each one back.
+        // Host rows are handed over as they are and the backward loop reads each one back;
+        // only where no tape watches: a graph run under an eager tape records its ops one by
+        // one, and a tape must see the stack made from the values it keeps.
         Saved::Stacked => {
             let rows: Vec<Tensor> = values.iter().map(|v| (*v).clone()).collect();
-            match Tensor::stack_rows(&rows) {
+            let stack = match crate::autodiff::tape::any_active() {
+                true => None,
+                false => Tensor::stack_rows(&rows),
+            };
+            match stack {
                 Some(stack) => Ok(vec![stack]),
                 None => Ok(vec![ops::stack(values, 0)?]),
             }

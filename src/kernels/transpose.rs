@@ -84,8 +84,8 @@ struct Plan {
     row: usize,
 }
 
-/// One job: block `lead` of the output, rows `start..end` of its axis `q`.
-type Job = (usize, usize, usize);
+/// One job: lead blocks `leads`, rows `start..end` of axis `q` in each.
+type Job = (std::ops::Range<usize>, usize, usize);
 
 impl Plan {
     fn new(dims: &[usize], perm: &[usize]) -> Plan {
@@ -101,23 +101,34 @@ impl Plan {
         Plan { strides, out_dims, q, row }
     }
 
-    /// The output cut into jobs within one lead block each: `TILE_I` rows of axis `q`, or
-    /// the whole block where it is one contiguous run of the input.
+    /// The output cut into jobs: a block of many rows is cut into `TILE_I` rows of axis
+    /// `q`; whole blocks (a contiguous run of the input each, or no more than `TILE_I` rows)
+    /// are grouped up to about `GRAIN` elements, so many small blocks make few jobs.
     fn jobs<'a, T>(
         &self,
         mut dst: &'a mut [MaybeUninit<T>],
     ) -> Vec<(Job, &'a mut [MaybeUninit<T>])> {
         let leads: usize = self.out_dims[..self.q].iter().product();
         let rows = self.out_dims[self.q];
-        // A contiguous run is one job; tiles of a plane are TILE_I rows.
-        let step = if self.q + 1 == self.out_dims.len() { rows.max(1) } else { TILE_I };
-        let mut jobs = Vec::with_capacity(leads * rows.div_ceil(step));
-        for lead in 0..leads {
-            for start in (0..rows).step_by(step) {
-                let end = (start + step).min(rows);
-                let (part, rest) = std::mem::take(&mut dst).split_at_mut((end - start) * self.row);
-                jobs.push(((lead, start, end), part));
-                dst = rest;
+        let block = rows * self.row;
+        let mut jobs = Vec::new();
+        let mut take = |len: usize, job: Job| {
+            let (part, rest) = std::mem::take(&mut dst).split_at_mut(len);
+            jobs.push((job, part));
+            dst = rest;
+        };
+        if self.q + 1 == self.out_dims.len() || rows <= TILE_I {
+            let group = (super::parallel::GRAIN / block.max(1)).max(1);
+            for first in (0..leads).step_by(group) {
+                let last = (first + group).min(leads);
+                take((last - first) * block, (first..last, 0, rows));
+            }
+        } else {
+            for lead in 0..leads {
+                for start in (0..rows).step_by(TILE_I) {
+                    let end = (start + TILE_I).min(rows);
+                    take((end - start) * self.row, (lead..lead + 1, start, end));
+                }
             }
         }
         jobs
@@ -133,11 +144,25 @@ impl Plan {
         offset
     }
 
-    /// Writes rows `start..end` of lead block `lead` into `part`.
+    /// Writes rows `start..end` of each lead block of the job into `part`, one after another.
     fn run<T: Clone + 'static>(
         &self,
         v: &[T],
-        (lead, start, end): Job,
+        (leads, start, end): Job,
+        part: &mut [MaybeUninit<T>],
+    ) {
+        let len = (end - start) * self.row;
+        for (lead, part) in leads.zip(part.chunks_mut(len.max(1))) {
+            self.run_block(v, lead, start..end, part);
+        }
+    }
+
+    /// Rows `rows` of lead block `lead` into `part`.
+    fn run_block<T: Clone + 'static>(
+        &self,
+        v: &[T],
+        lead: usize,
+        std::ops::Range { start, end }: std::ops::Range<usize>,
         part: &mut [MaybeUninit<T>],
     ) {
         let rank = self.out_dims.len();
@@ -355,11 +380,13 @@ mod tests {
 
     #[test]
     fn large_transposes_split_across_threads_match() {
-        let dims = [3, 130, 257];
-        let total: usize = dims.iter().product();
-        let v: Vec<i64> = (0..total as i64).collect();
-        for perm in [[0, 2, 1], [2, 1, 0], [1, 0, 2], [2, 0, 1]] {
-            assert_eq!(permute(&v, &dims, &perm), naive(&v, &dims, &perm), "{perm:?}");
+        // Few large blocks, then many small ones grouped into jobs.
+        for dims in [[3, 130, 257], [20_000, 2, 3]] {
+            let total: usize = dims.iter().product();
+            let v: Vec<i64> = (0..total as i64).collect();
+            for perm in [[0, 2, 1], [2, 1, 0], [1, 0, 2], [2, 0, 1]] {
+                assert_eq!(permute(&v, &dims, &perm), naive(&v, &dims, &perm), "{dims:?} {perm:?}");
+            }
         }
     }
 

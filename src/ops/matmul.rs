@@ -253,20 +253,21 @@ fn batched<T: Num + 'static>(
         return out;
     }
     let big = matches!(parallelism_for(d.m, d.n, d.k), Parallelism::Rayon(_));
+    // A transposed b is laid out row-major first, each of its matrices once however many
+    // products read it: the crate reading b down its columns ran at 60-90% of the plain
+    // product's speed (64 x 64 x 256: 34 vs 21 µs; 512^3: 1.8 vs 1.2 ms), and the tiled
+    // transpose costs a few percent of a product of 16 rows or more (below, as much as the
+    // product itself, so those read b in place).
+    let laid_out = (d.tb && d.m >= 16).then(|| {
+        crate::kernels::transpose::permute(y, &[y.len() / sb.max(1), d.n, d.k], &[0, 2, 1])
+    });
     let run = |dst: &mut [MaybeUninit<T>], (ia, ib): (usize, usize), par: Parallelism| {
         let a = MatRef::rows(&x[ia * sa..ia * sa + sa], d.m, d.k);
         let a = if d.ta { MatRef::rows(&x[ia * sa..ia * sa + sa], d.k, d.m).t() } else { a };
-        let stored = &y[ib * sb..ib * sb + sb];
-        // A transposed b is laid out row-major first: the crate reading it down its columns
-        // ran at 60-90% of the plain product's speed (64 x 64 x 256: 34 vs 21 µs; 512^3: 1.8
-        // vs 1.2 ms), and the tiled transpose costs a few percent of the product.
-        let laid_out;
-        let b = match d.tb {
-            true => {
-                laid_out = crate::kernels::transpose::permute(stored, &[d.n, d.k], &[1, 0]);
-                MatRef::rows(&laid_out, d.k, d.n)
-            }
-            false => MatRef::rows(stored, d.k, d.n),
+        let b = match &laid_out {
+            Some(laid_out) => MatRef::rows(&laid_out[ib * sb..ib * sb + sb], d.k, d.n),
+            None if d.tb => MatRef::rows(&y[ib * sb..ib * sb + sb], d.n, d.k).t(),
+            None => MatRef::rows(&y[ib * sb..ib * sb + sb], d.k, d.n),
         };
         matmul_uninit(dst, a, b, (conj_a, conj_b), par);
     };

@@ -38,6 +38,7 @@ CASE_NAMES = [
     "string_loop_var",
     "random_in_cond_in_body",
     "gathered_rows",
+    "function_under_eager_tape",
 ]
 
 
@@ -301,6 +302,24 @@ def _case(tf, name, device):
 
             _, h = tf.while_loop(lambda t, h: t < n + 1, body, [0, tf.zeros([2])])
         return h, tape.gradient(h, [xs, c])
+
+    def function_under_eager_tape(x, c, n):
+        # A tf.function taking a loop's gradient, called under a tape: the tape watches the
+        # graph run op by op, so it must see the values the loop keeps for its gradient.
+        @tf.function
+        def inner(x, c, n):
+            with tf.GradientTape() as tape:
+                tape.watch([x, c])
+                _, y = tf.while_loop(
+                    lambda i, y: i < n, lambda i, y: (i + 1, y * c + tf.sin(y)), [0, x]
+                )
+            return tape.gradient(y, [x, c])
+
+        with tf.GradientTape() as outer:
+            outer.watch([x, c])
+            gx, gc = inner(x, c, n)
+            loss = tf.reduce_sum(gx * gx) + gc * gc
+        return gx, gc, outer.gradient(loss, [x, c])
 
     fn = locals()[name]
     with tf.device(device):
