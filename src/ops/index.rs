@@ -221,6 +221,17 @@ pub fn check_scatter_updates(indices: &Shape, updates: &Shape, shape: &Shape) ->
     Ok(())
 }
 
+/// Adds row r of `updates` (`slice` elements each) into `out` at `offsets[r]`, in order:
+/// the sum of scatter_nd and of TensorScatterAdd. The offsets come from `nd_offsets`, which
+/// bounds every row inside `out`; `updates` holds `offsets.len()` rows.
+pub(crate) fn add_at<T: Num>(out: &mut [T], offsets: &[usize], slice: usize, updates: &[T]) {
+    for (&off, src) in offsets.iter().zip(updates.chunks_exact(slice.max(1))) {
+        for (d, &s) in out[off..off + slice].iter_mut().zip(src) {
+            *d = Num::add(*d, s);
+        }
+    }
+}
+
 /// Scatters `updates` into zeros of `shape`; duplicate indices add up, as in TensorFlow.
 pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<Tensor> {
     check_scatter_updates(indices.shape(), updates.shape(), shape)?;
@@ -228,11 +239,7 @@ pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &Shape) -> Result<T
     crate::shape::check_alloc(shape.num_elements(), updates.dtype())?;
     let out = with_numeric!(updates.buffer(), u => {
         let mut out = vec![Num::zero(); shape.num_elements()];
-        for (row, &off) in offsets.iter().enumerate() {
-            for e in 0..slice {
-                out[off + e] = Num::add(out[off + e], u[row * slice + e]);
-            }
-        }
+        add_at(&mut out, &offsets, slice, u);
         Element::wrap(out)
     }, else match updates.buffer() {
         Buffer::Bool(u) => {

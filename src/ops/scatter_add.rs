@@ -6,9 +6,9 @@
 
 use crate::buffer::Buffer;
 use crate::dtype::DType;
-use crate::element::{Element, Num};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::ops::index::{check_scatter_updates, nd_offsets};
+use crate::ops::index::{add_at, check_scatter_updates, nd_offsets};
 use crate::ops::primitive::{
     expect_name, input, Arity, Attrs, Decisions, Decode, GpuKernel, Primitive, TensorType,
 };
@@ -43,12 +43,7 @@ fn add_into(
     with_numeric!(out, o => {
         let u = Element::unwrap(updates.buffer())
             .ok_or_else(|| Error::Internal("scatter add updates dtype".into()))?;
-        for (row, &off) in offsets.iter().enumerate() {
-            let (dst, src) = (&mut o[off..off + slice], &u[row * slice..(row + 1) * slice]);
-            for (d, &s) in dst.iter_mut().zip(src) {
-                *d = Num::add(*d, s);
-            }
-        }
+        add_at(o, &offsets, slice, u);
         Ok(())
     }, else Err(Error::unsupported_dtype(NAME, dtype)))
 }

@@ -25,7 +25,9 @@ def _program(tf, device, dtype_name):
         return by_rows, by_points, spelled_out, broadcast
 
     with tf.device(device):
-        return sums(x), tf.function(sums)(x)
+        # Traced twice: the tensor as itself, and bound from a nested dict argument.
+        by_dict = tf.function(lambda d: sums(d["inputs"]["x"]))
+        return sums(x), tf.function(sums)(x), by_dict({"inputs": {"x": x}})
 
 
 def _gradient(tf, device):
@@ -42,7 +44,8 @@ def _gradient(tf, device):
         return loss, tape.gradient(loss, [x, u])
 
     with tf.device(device):
-        return grads(x, u), tf.function(grads)(x, u)
+        by_dict = tf.function(lambda d: grads(d["x"], d["rest"]["u"]))
+        return grads(x, u), tf.function(grads)(x, u), by_dict({"x": x, "rest": {"u": u}})
 
 
 def _bad_index(tf, device):
