@@ -1,61 +1,47 @@
-// Batched matrix product C = op(A) op(B), tiled: each 16x16 workgroup computes a 64x64 tile of
-// C, every invocation a 4x4 block held in registers, with 16-deep slices of A and B staged in
-// workgroup memory. Generated per element type T and per transpose pair: LOAD_A and LOAD_B
-// stage the slices, as vec4 loads along the contiguous axis when its length is a multiple of
-// 4, else one element at a time (src/gpu/kernels/matmul.rs writes both).
+// Batched matrix product C = op(A) op(B), tiled: each TX x TY workgroup computes a BM x BN tile
+// of C from BK-deep slices of A and B staged in workgroup memory, every invocation a block of
+// rows x columns held in registers as vec4 accumulators. The tiling, the staging code and the
+// unrolled multiply are generated per tiling, element type and transpose pair
+// (src/gpu/kernels/matmul_source.rs); src/gpu/kernels/matmul_tuning.rs picks the tiling.
+//
+// Workgroup memory holds vec4s of four consecutive rows (As) or columns (Bs) of one depth k, so
+// the multiply reads whole vec4s: invocation (x, y) owns the vec4 columns x, x + TX, ... and the
+// vec4 rows y, y + TY, ..., which neighbouring invocations read at neighbouring addresses.
 // Parameters: p[0] = M, p[1] = N, p[2] = K, p[3] / p[4] = batch strides of A / B (0 when
 // broadcast), batch = workgroup z.
 
 @group(0) @binding(0) var<storage, read> a: array<{{A_T}}>;
 @group(0) @binding(1) var<storage, read> b: array<{{B_T}}>;
-@group(0) @binding(2) var<storage, read_write> c: array<T>;
+@group(0) @binding(2) var<storage, read_write> c: array<{{T}}>;
 @group(0) @binding(3) var<storage, read> p: array<u32>;
 
-const TM: u32 = 64u;
-const TN: u32 = 64u;
-const TK: u32 = 16u;
+const BM: u32 = {{BM}}u;
+const BN: u32 = {{BN}}u;
+const BK: u32 = {{BK}}u;
+const TX: u32 = {{TX}}u;
+const TY: u32 = {{TY}}u;
 
-var<workgroup> As: array<T, 1024>;
-var<workgroup> Bs: array<T, 1024>;
+var<workgroup> As: array<vec4<{{T}}>, {{AS_LEN}}>;
+var<workgroup> Bs: array<vec4<{{T}}>, {{BS_LEN}}>;
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size({{TX}}, {{TY}})
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let M = p[0];
     let N = p[1];
     let K = p[2];
-    let a0 = wid.z * p[3];
-    let b0 = wid.z * p[4];
-    let c0 = wid.z * M * N;
-    let row0 = wid.y * TM;
-    let col0 = wid.x * TN;
-    let tid = lid.y * 16u + lid.x;
-    var acc: array<array<T, 4>, 4>;
-    for (var k0 = 0u; k0 < K; k0 += TK) {
+    let abase = wid.z * p[3];
+    let bbase = wid.z * p[4];
+    let cbase = wid.z * M * N;
+    let row0 = wid.y * BM;
+    let col0 = wid.x * BN;
+    let tid = lid.y * TX + lid.x;
+{{DECLARE}}
+    for (var k0 = 0u; k0 < K; k0 += BK) {
 {{LOAD_A}}
 {{LOAD_B}}
         workgroupBarrier();
-        for (var kk = 0u; kk < TK; kk++) {
-            var av: array<T, 4>;
-            var bv: array<T, 4>;
-            for (var i = 0u; i < 4u; i++) {
-                av[i] = As[kk * TM + lid.y + 16u * i];
-                bv[i] = Bs[kk * TN + lid.x + 16u * i];
-            }
-            for (var i = 0u; i < 4u; i++) {
-                for (var j = 0u; j < 4u; j++) {
-                    acc[i][j] += av[i] * bv[j];
-                }
-            }
-        }
+{{MULTIPLY}}
         workgroupBarrier();
     }
-    for (var i = 0u; i < 4u; i++) {
-        let m = row0 + lid.y + 16u * i;
-        for (var j = 0u; j < 4u; j++) {
-            let n = col0 + lid.x + 16u * j;
-            if (m < M && n < N) {
-                c[c0 + m * N + n] = acc[i][j];
-            }
-        }
-    }
+{{STORE}}
 }

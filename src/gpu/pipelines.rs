@@ -43,6 +43,38 @@ impl PipelineCache {
         outputs: usize,
         source: impl FnOnce() -> String,
     ) -> Result<Arc<Kernel>> {
+        self.compile(device, key, inputs, outputs, source, wgpu::ShaderRuntimeChecks::checked())
+    }
+
+    /// `get` without the bounds checks and loop bounding wgpu adds to a kernel. Those checks
+    /// clamp every dynamic index and keep the driver's compiler from unrolling loops, which cost
+    /// the tiled matmul most of its speed on NVIDIA's compiler.
+    ///
+    /// # Safety
+    /// Every index the kernel forms into a buffer, workgroup array or vector must be in bounds
+    /// for every dispatch the caller records, and every loop must end.
+    pub unsafe fn get_in_bounds(
+        &self,
+        device: &wgpu::Device,
+        key: &str,
+        inputs: usize,
+        outputs: usize,
+        source: impl FnOnce() -> String,
+    ) -> Result<Arc<Kernel>> {
+        // SAFETY: the caller's promise is what the dropped checks would have enforced.
+        let checks = wgpu::ShaderRuntimeChecks::unchecked();
+        self.compile(device, key, inputs, outputs, source, checks)
+    }
+
+    fn compile(
+        &self,
+        device: &wgpu::Device,
+        key: &str,
+        inputs: usize,
+        outputs: usize,
+        source: impl FnOnce() -> String,
+        checks: wgpu::ShaderRuntimeChecks,
+    ) -> Result<Arc<Kernel>> {
         let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(k) = kernels.get(key) {
             return Ok(k.clone());
@@ -61,10 +93,13 @@ impl PipelineCache {
             immediate_size: 0,
         });
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        let descriptor = wgpu::ShaderModuleDescriptor {
             label: Some(key),
             source: wgpu::ShaderSource::Wgsl(enable_extensions(source()).into()),
-        });
+        };
+        // SAFETY: with `checked()` wgpu keeps all of its checks; `unchecked()` reaches here only
+        // through `get_in_bounds`, whose caller has promised what the checks would enforce.
+        let module = unsafe { device.create_shader_module_trusted(descriptor, checks) };
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(key),
             layout: Some(&pipeline_layout),

@@ -122,6 +122,20 @@ fn gpu_dispatch_count() -> u64 {
     crate::gpu::dispatch_count()
 }
 
+/// The matmul tilings the GPU autotune chooses from (`set_gpu_matmul_tiling` takes these names).
+#[pyfunction]
+fn gpu_matmul_tilings() -> Vec<String> {
+    crate::gpu::kernels::matmul_tuning::candidate_names()
+}
+
+/// Forces one matmul tiling for every later GPU product (tests check each tiling; benchmarks
+/// compare them); None returns to the default and the autotune.
+#[pyfunction]
+#[pyo3(signature = (name=None))]
+fn set_gpu_matmul_tiling(name: Option<&str>) -> PyResult<()> {
+    crate::gpu::kernels::matmul_tuning::force(name).py()
+}
+
 /// The calling thread's index in the intra-op (rayon) pool, None outside it: the thread that
 /// loads the extension as Python's main thread joins the pool at the first op.
 #[pyfunction]
@@ -153,6 +167,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         copy_to_device,
         gpu_synchronize,
         gpu_dispatch_count,
+        gpu_matmul_tilings,
+        set_gpu_matmul_tiling,
         intra_op_thread_index,
         set_logical_cpu_count,
         set_gpu_logical_split,

@@ -1,15 +1,15 @@
-//! Batched matmul on the GPU (`shaders/matmul.wgsl`), generated per dtype and transpose pair.
+//! Batched matmul on the GPU (`shaders/matmul.wgsl`), generated per dtype, transpose pair and
+//! tiling; `matmul_tuning` chooses the tiling.
 
-use super::{launch_grid, GpuInput};
+use super::matmul_source::{source, Layout, Tiling};
+use super::{matmul_tuning, GpuInput};
 use crate::dtype::DType;
-use crate::error::Result;
-use crate::gpu::kernels::source::{fill, wgsl_type};
+use crate::error::{Error, Result};
+use crate::gpu::kernels::source::wgsl_type;
 use crate::gpu::storage::GpuStorage;
 use crate::ops::matmul::{geometry, MatMulAttrs};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
-
-const TEMPLATE: &str = include_str!("../../../shaders/matmul.wgsl");
 
 pub fn supports(dtype: DType) -> bool {
     matches!(dtype, DType::F32 | DType::I32 | DType::U32)
@@ -42,97 +42,71 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
     let t = wgsl_type(a.dtype);
     // Vector loads run along each input's contiguous axis: k for A and n for B, or m and k
     // when transposed. Every vec4 then lies inside one row, and batch strides stay aligned.
-    let a_vec = if ta { m % 4 == 0 } else { ka % 4 == 0 };
-    let b_vec = if tb { ka % 4 == 0 } else { n % 4 == 0 };
-    let (load_a, load_b) = (stage_a(ta, a_vec), stage_b(tb, b_vec));
-    let vec_t = format!("vec4<{t}>");
-    let key = format!("matmul:{t}:{ta}:{tb}:{a_vec}:{b_vec}");
-    let source = || {
-        fill(
-            TEMPLATE,
-            &[
-                ("LOAD_A", load_a.clone()),
-                ("LOAD_B", load_b.clone()),
-                ("A_T", if a_vec { vec_t.clone() } else { t.to_string() }),
-                ("B_T", if b_vec { vec_t.clone() } else { t.to_string() }),
-            ],
-        )
-        .replace("array<T", &format!("array<{t}"))
-        .replace("vec4<T>", &vec_t)
-        .replace(": T", &format!(": {t}"))
+    let layout = Layout {
+        transpose_a: ta,
+        transpose_b: tb,
+        vector_a: if ta { m % 4 == 0 } else { ka % 4 == 0 },
+        vector_b: if tb { ka % 4 == 0 } else { n % 4 == 0 },
     };
+    let ctx = out.buffer.context();
+    let kernel = |tiling: Tiling| {
+        let key = format!(
+            "matmul:{t}:{ta}:{tb}:{}:{}:{}",
+            layout.vector_a,
+            layout.vector_b,
+            tiling.name()
+        );
+        // SAFETY: the generated kernel reads A and B only at indices its bounds checks keep
+        // inside the M x K and K x N matrices of its batch item (whose strides `params` gives
+        // from the operands' own shapes), writes C only inside M x N, and indexes workgroup
+        // memory and vectors with constants or values reduced modulo their lengths.
+        unsafe {
+            ctx.pipelines.get_in_bounds(&ctx.device, &key, 2, 1, || source(tiling, layout, t))
+        }
+    };
+    let grid = |tiling: Tiling, batch: usize| {
+        [n.div_ceil(tiling.bn as usize) as u32, m.div_ceil(tiling.bm as usize) as u32, batch as u32]
+    };
+    let buffers = [a.raw(), b.raw(), out.raw()];
+    // Timing a candidate runs it on the real operands with the depth cut to at most 512 (rows
+    // keep their true stride bound, so every read stays inside the operands) and one batch
+    // item; the real product then overwrites its output.
+    let time = |tiling: Tiling| -> Result<f64> {
+        if grid(tiling, 1)[..2].iter().any(|&g| g > 65535) {
+            return Err(Error::Internal("too many workgroups for this tiling".into()));
+        }
+        let kernel = kernel(tiling)?;
+        let depth = ka.min(512);
+        let params = [m as u32, n as u32, depth as u32, 0, 0];
+        let flops = 2.0 * (m * n * depth) as f64;
+        let reps = (4e9 / flops).clamp(3.0, 64.0) as usize;
+        ctx.dispatch(&kernel, &buffers, &params, grid(tiling, 1))?;
+        ctx.wait()?;
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            ctx.dispatch(&kernel, &buffers, &params, grid(tiling, 1))?;
+        }
+        ctx.wait()?;
+        Ok(start.elapsed().as_secs_f64() / reps as f64)
+    };
+    let bucket = |x: usize| usize::BITS - x.max(1).saturating_sub(1).leading_zeros();
+    let class = format!(
+        "matmul:{t}:{ta}:{tb}:{}:{}:b{}:m{}:n{}:k{}",
+        layout.vector_a,
+        layout.vector_b,
+        bucket(nb),
+        bucket(m),
+        bucket(n),
+        bucket(ka.min(4096))
+    );
+    let work = (nb * m * n * ka) as u64;
+    let tiling = matmul_tuning::choose(ctx, &class, work, 4, time)?;
     let params = [m as u32, n as u32, ka as u32, sa as u32, sb as u32];
-    let grid = [n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32];
+    let grid = grid(tiling, nb);
     if grid[0] > 65535 || grid[1] > 65535 {
         return Ok(None);
     }
-    launch_grid(&key, source, &[a, b], &out, &params, grid)?;
+    let kernel = kernel(tiling)?;
+    ctx.dispatch(&kernel, &buffers, &params, grid)?;
     Ok(Some(Tensor::from_gpu(out, out_shape)))
-}
-
-/// WGSL staging the 64x16 slice of A (rows m, depth k) into `As[k * TM + m]`. `e` walks memory
-/// order so that neighbouring invocations read neighbouring addresses.
-fn stage_a(transposed: bool, vectorised: bool) -> String {
-    let (split, address) = match (transposed, vectorised) {
-        (false, false) => ("let am = e / TK;\n let ak = e % TK;", "m * K + k"),
-        (true, false) => ("let am = e % TM;\n let ak = e / TM;", "k * M + m"),
-        (false, true) => ("let am = e / 4u;\n let ak = (e % 4u) * 4u;", "m * K + k"),
-        (true, true) => ("let am = (e % 16u) * 4u;\n let ak = e / 16u;", "k * M + m"),
-    };
-    let store = match (transposed, vectorised) {
-        (_, false) => "As[ak * TM + am] = v;",
-        (false, true) => "for (var c = 0u; c < 4u; c++) { As[(ak + c) * TM + am] = v[c]; }",
-        (true, true) => "for (var c = 0u; c < 4u; c++) { As[ak * TM + am + c] = v[c]; }",
-    };
-    stage("a", "a0", split, "row0 + am", "k0 + ak", "M", address, store, vectorised)
-}
-
-/// WGSL staging the 16x64 slice of B (depth k, columns n) into `Bs[k * TN + n]`.
-fn stage_b(transposed: bool, vectorised: bool) -> String {
-    let (split, address) = match (transposed, vectorised) {
-        (false, false) => ("let bk = e / TN;\n let bn = e % TN;", "k * N + m"),
-        (true, false) => ("let bk = e % TK;\n let bn = e / TK;", "m * K + k"),
-        (false, true) => ("let bk = e / 16u;\n let bn = (e % 16u) * 4u;", "k * N + m"),
-        (true, true) => ("let bk = (e % 4u) * 4u;\n let bn = e / 4u;", "m * K + k"),
-    };
-    let store = match (transposed, vectorised) {
-        (_, false) => "Bs[bk * TN + bn] = v;",
-        (false, true) => "for (var c = 0u; c < 4u; c++) { Bs[bk * TN + bn + c] = v[c]; }",
-        (true, true) => "for (var c = 0u; c < 4u; c++) { Bs[(bk + c) * TN + bn] = v[c]; }",
-    };
-    // For B, `m` names the column (n) so that one bounds check serves both inputs.
-    stage("b", "b0", split, "col0 + bn", "k0 + bk", "N", address, store, vectorised)
-}
-
-/// One staging loop: 1024 elements as four scalar loads or one vec4 load per invocation;
-/// elements outside the matrix stage as zero.
-#[allow(clippy::too_many_arguments)]
-fn stage(
-    input: &str,
-    base: &str,
-    split: &str,
-    outer: &str,
-    depth: &str,
-    outer_len: &str,
-    address: &str,
-    store: &str,
-    vectorised: bool,
-) -> String {
-    let (rounds, ty, index) = match vectorised {
-        true => (1, "vec4<T>", format!("({base} + {address}) / 4u")),
-        false => (4, "T", format!("{base} + {address}")),
-    };
-    format!(
-        "        for (var l = 0u; l < {rounds}u; l++) {{
-            let e = tid + l * 256u;
-            {split}
-            let m = {outer};
-            let k = {depth};
-            var v: {ty};
-            if (m < {outer_len} && k < K) {{
-                v = {input}[{index}];
-            }}
-            {store}
-        }}"
-    )
 }

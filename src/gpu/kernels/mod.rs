@@ -9,6 +9,8 @@ pub mod fused;
 mod indexing;
 mod layout;
 mod matmul;
+mod matmul_source;
+pub mod matmul_tuning;
 mod nd_index;
 mod patches;
 mod random;
@@ -364,20 +366,6 @@ pub(crate) fn launch(
     }
     record(key, source, inputs, out, |ctx, kernel, buffers| {
         ctx.launch(kernel, buffers, params, workgroups)
-    })
-}
-
-/// `launch` over an explicit 3D workgroup grid.
-pub(crate) fn launch_grid(
-    key: &str,
-    source: impl FnOnce() -> String,
-    inputs: &[&GpuInput],
-    out: &GpuStorage,
-    params: &[u32],
-    grid: [u32; 3],
-) -> Result<()> {
-    record(key, source, inputs, out, |ctx, kernel, buffers| {
-        ctx.dispatch(kernel, buffers, params, grid)
     })
 }
 

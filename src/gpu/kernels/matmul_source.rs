@@ -1,0 +1,319 @@
+//! WGSL of the tiled matmul (`shaders/matmul.wgsl`) for one tiling, element type and transpose
+//! pair: the staging loops and the multiply are written out here, unrolled, so that every
+//! accumulator is a named vec4 the shader compiler keeps in registers (loops over private
+//! arrays left them in memory on some drivers).
+
+use crate::gpu::kernels::source::fill;
+use std::fmt::Write;
+
+const TEMPLATE: &str = include_str!("../../../shaders/matmul.wgsl");
+
+/// One tiling: a workgroup computes a `bm` x `bn` tile of C from `bk`-deep slices of A and B
+/// staged in workgroup memory; each invocation holds `tm` x `tn` outputs in registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tiling {
+    pub bm: u32,
+    pub bn: u32,
+    pub bk: u32,
+    pub tm: u32,
+    pub tn: u32,
+}
+
+const fn tiling(bm: u32, bn: u32, bk: u32, tm: u32, tn: u32) -> Tiling {
+    Tiling { bm, bn, bk, tm, tn }
+}
+
+/// The tiling of products too small to tune, and of software adapters.
+pub const DEFAULT: Tiling = tiling(64, 64, 16, 4, 4);
+
+/// What the autotune times. Every one divides evenly (tm, tn multiples of 4; bk a multiple of 4;
+/// at most 256 invocations), which `tests::candidates_are_well_formed` checks.
+pub const CANDIDATES: [Tiling; 7] = [
+    DEFAULT,
+    tiling(64, 64, 8, 4, 4),
+    tiling(32, 64, 16, 4, 4),
+    tiling(128, 64, 8, 8, 4),
+    tiling(64, 128, 8, 4, 8),
+    tiling(128, 128, 8, 8, 8),
+    tiling(128, 128, 16, 8, 8),
+];
+
+impl Tiling {
+    /// Invocations along n and along m.
+    pub const fn threads_x(self) -> u32 {
+        self.bn / self.tn
+    }
+
+    pub const fn threads_y(self) -> u32 {
+        self.bm / self.tm
+    }
+
+    pub const fn threads(self) -> u32 {
+        self.threads_x() * self.threads_y()
+    }
+
+    /// Workgroup memory for elements of `bytes` bytes.
+    pub const fn shared_bytes(self, bytes: u32) -> u32 {
+        (self.bm + self.bn) * self.bk * bytes
+    }
+
+    /// `BMxBNxBK/TMxTN`, as the tuning cache stores it.
+    pub fn name(self) -> String {
+        format!("{}x{}x{}/{}x{}", self.bm, self.bn, self.bk, self.tm, self.tn)
+    }
+
+    /// The candidate called `name`; anything else (a stale or damaged cache line) is `None`.
+    pub fn named(name: &str) -> Option<Tiling> {
+        CANDIDATES.iter().copied().find(|t| t.name() == name)
+    }
+}
+
+/// The operands' layouts: transposed or not, and whether each is read as vec4s (its contiguous
+/// axis a multiple of 4 long, so a vec4 never straddles rows and batch strides stay aligned).
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub transpose_a: bool,
+    pub transpose_b: bool,
+    pub vector_a: bool,
+    pub vector_b: bool,
+}
+
+/// The complete kernel for `tiling` over elements of WGSL type `t`.
+pub fn source(tiling: Tiling, layout: Layout, t: &str) -> String {
+    let scalar_or_vec = |vector: bool| if vector { format!("vec4<{t}>") } else { t.to_string() };
+    let u = |v: u32| v.to_string();
+    fill(
+        TEMPLATE,
+        &[
+            ("A_T", scalar_or_vec(layout.vector_a)),
+            ("B_T", scalar_or_vec(layout.vector_b)),
+            ("T", t.to_string()),
+            ("BM", u(tiling.bm)),
+            ("BN", u(tiling.bn)),
+            ("BK", u(tiling.bk)),
+            ("TX", u(tiling.threads_x())),
+            ("TY", u(tiling.threads_y())),
+            ("AS_LEN", u(tiling.bk * tiling.bm / 4)),
+            ("BS_LEN", u(tiling.bk * tiling.bn / 4)),
+            ("DECLARE", declare(tiling, t)),
+            ("LOAD_A", stage_a(tiling, layout.transpose_a, layout.vector_a, t)),
+            ("LOAD_B", stage_b(tiling, layout.transpose_b, layout.vector_b, t)),
+            ("MULTIPLY", multiply(tiling)),
+            ("STORE", store(tiling)),
+        ],
+    )
+}
+
+/// Accumulator `acc_r_j`: row r of the invocation's block, vec4 column group j.
+fn declare(tiling: Tiling, t: &str) -> String {
+    let mut out = String::new();
+    for r in 0..tiling.tm {
+        for j in 0..tiling.tn / 4 {
+            let _ = writeln!(out, "    var acc_{r}_{j}: vec4<{t}>;");
+        }
+    }
+    out
+}
+
+/// One BK-deep step, unrolled: per depth, the invocation's vec4s of A rows and B columns, then
+/// `tm * tn / 4` vec4 multiply-adds.
+fn multiply(tiling: Tiling) -> String {
+    let mut out = String::new();
+    let (a_vecs, b_vecs) = (tiling.tm / 4, tiling.tn / 4);
+    let lanes = ["x", "y", "z", "w"];
+    for k in 0..tiling.bk {
+        out.push_str("        {\n");
+        for i in 0..a_vecs {
+            let index = k * tiling.bm / 4 + i * tiling.threads_y();
+            let _ = writeln!(out, "            let ra{i} = As[{index}u + lid.y];");
+        }
+        for j in 0..b_vecs {
+            let index = k * tiling.bn / 4 + j * tiling.threads_x();
+            let _ = writeln!(out, "            let rb{j} = Bs[{index}u + lid.x];");
+        }
+        for r in 0..tiling.tm {
+            let (i, lane) = (r / 4, lanes[(r % 4) as usize]);
+            for j in 0..b_vecs {
+                let _ = writeln!(out, "            acc_{r}_{j} += ra{i}.{lane} * rb{j};");
+            }
+        }
+        out.push_str("        }\n");
+    }
+    out
+}
+
+/// Row r of the invocation's block is row `(r / 4) * 4 * TY + 4 * lid.y + r % 4` of the tile,
+/// column group j starts at column `j * 4 * TX + 4 * lid.x`.
+fn store(tiling: Tiling) -> String {
+    let mut out = String::new();
+    let lanes = ["x", "y", "z", "w"];
+    for r in 0..tiling.tm {
+        let row = (r / 4) * 4 * tiling.threads_y() + r % 4;
+        let _ = writeln!(out, "    {{\n        let m = row0 + {row}u + 4u * lid.y;");
+        out.push_str("        if (m < M) {\n");
+        for j in 0..tiling.tn / 4 {
+            let col = j * 4 * tiling.threads_x();
+            let _ = writeln!(out, "            let n{j} = col0 + {col}u + 4u * lid.x;");
+            for (l, lane) in lanes.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "            if (n{j} + {l}u < N) {{ c[cbase + m * N + n{j} + {l}u] = acc_{r}_{j}.{lane}; }}"
+                );
+            }
+        }
+        out.push_str("        }\n    }\n");
+    }
+    out
+}
+
+/// Writes element `index` (of the tile's k-major layout, `len` elements per depth) of a vec4
+/// workgroup array.
+fn put(array: &str, index: &str, value: &str) -> String {
+    format!("{{ let at = {index}; {array}[at / 4u][at % 4u] = {value}; }}")
+}
+
+/// Staging the BM x BK slice of A into `As` (element (m, k) at `k * BM + m`). `e` walks A's
+/// memory order so that neighbouring invocations read neighbouring addresses.
+fn stage_a(tiling: Tiling, transposed: bool, vectorised: bool, t: &str) -> String {
+    let (split, address, store) = match (transposed, vectorised) {
+        (false, false) => (
+            "let am = e / BK; let ak = e % BK;",
+            "abase + m * K + k",
+            put("As", "ak * BM + am", "v"),
+        ),
+        (true, false) => (
+            "let am = e % BM; let ak = e / BM;",
+            "abase + k * M + m",
+            put("As", "ak * BM + am", "v"),
+        ),
+        (false, true) => (
+            "let am = e / (BK / 4u); let ak = (e % (BK / 4u)) * 4u;",
+            "(abase + m * K + k) / 4u",
+            (0..4)
+                .map(|c| put("As", &format!("(ak + {c}u) * BM + am"), &format!("v[{c}]")))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        (true, true) => (
+            "let am = (e % (BM / 4u)) * 4u; let ak = e / (BM / 4u);",
+            "(abase + k * M + m) / 4u",
+            "As[(ak * BM + am) / 4u] = v;".to_string(),
+        ),
+    };
+    let units = tiling.bm * tiling.bk / if vectorised { 4 } else { 1 };
+    stage(tiling, units, "a", split, "row0 + am", "k0 + ak", "M", address, &store, vectorised, t)
+}
+
+/// Staging the BK x BN slice of B into `Bs` (element (k, n) at `k * BN + n`).
+fn stage_b(tiling: Tiling, transposed: bool, vectorised: bool, t: &str) -> String {
+    let (split, address, store) = match (transposed, vectorised) {
+        (false, false) => (
+            "let bn = e % BN; let bk = e / BN;",
+            "bbase + k * N + m",
+            put("Bs", "bk * BN + bn", "v"),
+        ),
+        (true, false) => (
+            "let bn = e / BK; let bk = e % BK;",
+            "bbase + m * K + k",
+            put("Bs", "bk * BN + bn", "v"),
+        ),
+        (false, true) => (
+            "let bn = (e % (BN / 4u)) * 4u; let bk = e / (BN / 4u);",
+            "(bbase + k * N + m) / 4u",
+            "Bs[(bk * BN + bn) / 4u] = v;".to_string(),
+        ),
+        (true, true) => (
+            "let bn = e / (BK / 4u); let bk = (e % (BK / 4u)) * 4u;",
+            "(bbase + m * K + k) / 4u",
+            (0..4)
+                .map(|c| put("Bs", &format!("(bk + {c}u) * BN + bn"), &format!("v[{c}]")))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    };
+    let units = tiling.bk * tiling.bn / if vectorised { 4 } else { 1 };
+    // For B, `m` names the column (n) so that one bounds check serves both inputs.
+    stage(tiling, units, "b", split, "col0 + bn", "k0 + bk", "N", address, &store, vectorised, t)
+}
+
+/// One staging loop: `units` elements (or vec4s) spread over the workgroup's invocations, those
+/// outside the matrix staged as zero.
+#[allow(clippy::too_many_arguments)]
+fn stage(
+    tiling: Tiling,
+    units: u32,
+    input: &str,
+    split: &str,
+    outer: &str,
+    depth: &str,
+    outer_len: &str,
+    address: &str,
+    store: &str,
+    vectorised: bool,
+    t: &str,
+) -> String {
+    let threads = tiling.threads();
+    let ty = if vectorised { format!("vec4<{t}>") } else { t.to_string() };
+    let mut out = String::new();
+    for round in 0..units.div_ceil(threads) {
+        let guard = if (round + 1) * threads > units {
+            format!("if (e < {units}u) ")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "        {{
+            let e = tid + {offset}u;
+            {guard}{{
+                {split}
+                let m = {outer};
+                let k = {depth};
+                var v: {ty};
+                if (m < {outer_len} && k < K) {{
+                    v = {input}[{address}];
+                }}
+                {store}
+            }}
+        }}",
+            offset = round * threads
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_are_well_formed() {
+        for t in CANDIDATES {
+            assert!(t.tm % 4 == 0 && t.tn % 4 == 0 && t.bk % 4 == 0, "{t:?}");
+            assert!(t.bm % t.tm == 0 && t.bn % t.tn == 0, "{t:?}");
+            assert!(t.threads() <= 256, "{t:?}");
+            assert!(t.shared_bytes(4) <= 16384, "{t:?}");
+            assert_eq!(Tiling::named(&t.name()), Some(t));
+        }
+        assert_eq!(Tiling::named("64x64x16/4x4"), Some(DEFAULT));
+        assert_eq!(Tiling::named("64x64x16/4x5"), None);
+        assert_eq!(Tiling::named(""), None);
+    }
+
+    #[test]
+    fn every_hole_is_filled() {
+        for t in CANDIDATES {
+            for bits in 0..16u32 {
+                let layout = Layout {
+                    transpose_a: bits & 1 != 0,
+                    transpose_b: bits & 2 != 0,
+                    vector_a: bits & 4 != 0,
+                    vector_b: bits & 8 != 0,
+                };
+                let wgsl = source(t, layout, "f32");
+                assert!(!wgsl.contains("{{"), "{t:?} {layout:?}");
+                assert_eq!(wgsl.matches("acc_").count() as u32 % (t.tm * t.tn / 4), 0);
+            }
+        }
+    }
+}

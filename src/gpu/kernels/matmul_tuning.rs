@@ -1,0 +1,193 @@
+//! Which tiling a matmul runs with, per adapter and problem class. A product large enough to
+//! matter, on a hardware adapter, is first timed with every candidate tiling (a short autotune,
+//! once per class); the winner is kept in memory and in a small file under the user's cache
+//! directory, so that later processes on the same adapter and driver start tuned.
+//!
+//! `FERROFLOW_GPU_AUTOTUNE=0` turns the autotune off (every product takes the default tiling),
+//! `=1` turns it on for software adapters too. `FERROFLOW_CACHE_DIR` moves the cache file.
+
+use super::matmul_source::{Tiling, CANDIDATES, DEFAULT};
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// Products with fewer multiply-adds than this keep the default tiling: a few microseconds of
+/// work cannot repay timing seven kernels, and their timings would be mostly submission cost.
+const TUNE_FROM: u64 = 1 << 27;
+const CACHE_FILE: &str = "gpu_matmul_tiling.tsv";
+/// A cache file larger than this is not ours (or is damaged): it is ignored, then replaced.
+const MAX_CACHE_BYTES: u64 = 1 << 20;
+
+/// A tiling forced for every product (1 + its index in `CANDIDATES`; 0: none), for the tests
+/// that check each tiling and for benchmarks.
+static FORCED: AtomicUsize = AtomicUsize::new(0);
+
+/// Forces `name` (one of `candidate_names`) for every later product; `None` lifts it.
+pub fn force(name: Option<&str>) -> Result<()> {
+    let slot = match name {
+        None => 0,
+        Some(name) => {
+            1 + CANDIDATES.iter().position(|t| t.name() == name).ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "unknown matmul tiling '{name}'; the tilings are {:?}",
+                    candidate_names()
+                ))
+            })?
+        }
+    };
+    FORCED.store(slot, Ordering::Relaxed);
+    Ok(())
+}
+
+pub fn candidate_names() -> Vec<String> {
+    CANDIDATES.iter().map(|t| t.name()).collect()
+}
+
+fn forced() -> Option<Tiling> {
+    match FORCED.load(Ordering::Relaxed) {
+        0 => None,
+        slot => CANDIDATES.get(slot - 1).copied(),
+    }
+}
+
+fn autotune_on(ctx: &GpuContext) -> bool {
+    match std::env::var("FERROFLOW_GPU_AUTOTUNE").as_deref() {
+        Ok("0") | Ok("off") | Ok("false") => false,
+        Ok("1") | Ok("on") | Ok("true") => true,
+        _ => !ctx.details.software,
+    }
+}
+
+/// Whether `tiling` fits the device's workgroup limits for elements of `bytes` bytes.
+pub fn fits(ctx: &GpuContext, tiling: Tiling, bytes: u32) -> bool {
+    tiling.threads() <= ctx.limits.max_compute_invocations_per_workgroup
+        && tiling.shared_bytes(bytes) <= ctx.limits.max_compute_workgroup_storage_size
+}
+
+/// The tiling for a product of `work` multiply-adds in problem class `class` (the kernel's
+/// variant and the size buckets). `time` runs one tiling on the real operands and returns its
+/// seconds per product; it is called only while tuning.
+pub fn choose(
+    ctx: &GpuContext,
+    class: &str,
+    work: u64,
+    bytes: u32,
+    mut time: impl FnMut(Tiling) -> Result<f64>,
+) -> Result<Tiling> {
+    if let Some(tiling) = forced() {
+        return Ok(tiling);
+    }
+    if work < TUNE_FROM || !autotune_on(ctx) {
+        return Ok(DEFAULT);
+    }
+    let key = cache_key(ctx, class);
+    if let Some(tiling) = lock(choices()).get(&key) {
+        return Ok(*tiling);
+    }
+    let mut best = (f64::INFINITY, DEFAULT);
+    for tiling in CANDIDATES.into_iter().filter(|t| fits(ctx, *t, bytes)) {
+        // A candidate the driver cannot compile is skipped, not fatal: the default remains.
+        match time(tiling) {
+            Ok(seconds) if seconds < best.0 => best = (seconds, tiling),
+            Ok(_) => {}
+            Err(Error::Internal(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut map = lock(choices());
+    map.insert(key, best.1);
+    save(&map);
+    Ok(best.1)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Adapter, driver and backend (a driver update can change the best tiling) and the class.
+fn cache_key(ctx: &GpuContext, class: &str) -> String {
+    let d = &ctx.details;
+    format!("{}|{}|{}|{class}", d.name, d.driver, d.backend).replace(['\t', '\n', '\r'], " ")
+}
+
+fn choices() -> &'static Mutex<BTreeMap<String, Tiling>> {
+    static CHOICES: OnceLock<Mutex<BTreeMap<String, Tiling>>> = OnceLock::new();
+    CHOICES.get_or_init(|| Mutex::new(cache_path().map(|p| load(&p)).unwrap_or_default()))
+}
+
+/// `$FERROFLOW_CACHE_DIR`, else `$XDG_CACHE_HOME/ferroflow`, else `~/.cache/ferroflow`.
+fn cache_path() -> Option<PathBuf> {
+    let env = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let dir = env("FERROFLOW_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("ferroflow")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache").join("ferroflow")))?;
+    Some(dir.join(CACHE_FILE))
+}
+
+/// The cache file's choices. Nothing in it is trusted: lines that do not parse, or name a
+/// tiling this build does not have, are dropped; an oversized file is ignored.
+fn load(path: &std::path::Path) -> BTreeMap<String, Tiling> {
+    let too_big = std::fs::metadata(path).map_or(true, |m| m.len() > MAX_CACHE_BYTES);
+    if too_big {
+        return BTreeMap::new();
+    }
+    let Ok(text) = std::fs::read_to_string(path) else { return BTreeMap::new() };
+    parse(&text)
+}
+
+fn parse(text: &str) -> BTreeMap<String, Tiling> {
+    text.lines()
+        .filter_map(|line| {
+            let (key, name) = line.split_once('\t')?;
+            Some((key.to_string(), Tiling::named(name.trim())?))
+        })
+        .collect()
+}
+
+fn render(map: &BTreeMap<String, Tiling>) -> String {
+    map.iter().map(|(key, tiling)| format!("{key}\t{}\n", tiling.name())).collect()
+}
+
+/// Rewrites the cache file through a temporary file and a rename, so that a crash mid-write
+/// leaves the old file whole. The cache only saves time: failing to write it is not an error.
+fn save(map: &BTreeMap<String, Tiling>) {
+    let Some(path) = cache_path() else { return };
+    let Some(dir) = path.parent() else { return };
+    let temp = dir.join(format!("{CACHE_FILE}.{}.tmp", std::process::id()));
+    let written = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&temp, render(map)))
+        .and_then(|()| std::fs::rename(&temp, &path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_lines_round_trip_and_damage_is_dropped() {
+        let mut map = BTreeMap::new();
+        map.insert("NVIDIA H200|580|Vulkan|f32:false".to_string(), CANDIDATES[5]);
+        map.insert("lavapipe|1|Vulkan|i32:true".to_string(), DEFAULT);
+        let text = render(&map);
+        assert_eq!(parse(&text), map);
+        let damaged = format!(
+            "{text}no tab here\nkey\t999x1x1/1x1\n\t\nkey2\t{}\u{0}\n{}",
+            DEFAULT.name(),
+            &text[..text.len() / 2]
+        );
+        let parsed = parse(&damaged);
+        assert_eq!(parsed.len(), map.len(), "{parsed:?}");
+    }
+
+    #[test]
+    fn forcing_an_unknown_tiling_is_an_invalid_argument() {
+        assert!(matches!(force(Some("1x1x1/1x1")), Err(Error::InvalidArgument(_))));
+        assert_eq!(forced(), None);
+    }
+}
