@@ -4,6 +4,8 @@
 // unrolled multiply are generated per tiling, element type and transpose pair
 // (src/gpu/kernels/matmul_source.rs); src/gpu/kernels/matmul_tuning.rs picks the tiling.
 //
+// Each slice is fetched from storage into registers, then put into workgroup memory. With
+// prefetch, the next slice's fetch is issued before the multiply, so its latency overlaps it.
 // Workgroup memory holds vec4s of four consecutive rows (As) or columns (Bs) of one depth k, so
 // the multiply reads whole vec4s: invocation (x, y) owns the vec4 columns x, x + TX, ... and the
 // vec4 rows y, y + TY, ..., which neighbouring invocations read at neighbouring addresses.
@@ -36,10 +38,11 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     let col0 = wid.x * BN;
     let tid = lid.y * TX + lid.x;
 {{DECLARE}}
+{{FETCH_FIRST}}
     for (var k0 = 0u; k0 < K; k0 += BK) {
-{{LOAD_A}}
-{{LOAD_B}}
+{{STAGE}}
         workgroupBarrier();
+{{FETCH_NEXT}}
 {{MULTIPLY}}
         workgroupBarrier();
     }

@@ -68,7 +68,7 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
         [n.div_ceil(tiling.bn as usize) as u32, m.div_ceil(tiling.bm as usize) as u32, batch as u32]
     };
     let buffers = [a.raw(), b.raw(), out.raw()];
-    // Timing a candidate runs it on the real operands with the depth cut to at most 512 (rows
+    // Timing a candidate runs it on the real operands with the depth cut to at most 2048 (rows
     // keep their true stride bound, so every read stays inside the operands) and one batch
     // item; the real product then overwrites its output.
     let time = |tiling: Tiling| -> Result<f64> {
@@ -76,10 +76,10 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
             return Err(Error::Internal("too many workgroups for this tiling".into()));
         }
         let kernel = kernel(tiling)?;
-        let depth = ka.min(512);
+        let depth = ka.min(2048);
         let params = [m as u32, n as u32, depth as u32, 0, 0];
         let flops = 2.0 * (m * n * depth) as f64;
-        let reps = (4e9 / flops).clamp(3.0, 64.0) as usize;
+        let reps = (4e9 / flops).clamp(1.0, 64.0) as usize;
         ctx.dispatch(&kernel, &buffers, &params, grid(tiling, 1))?;
         ctx.wait()?;
         let start = std::time::Instant::now();

@@ -17,18 +17,25 @@ pub struct Tiling {
     pub bk: u32,
     pub tm: u32,
     pub tn: u32,
+    /// Fetch the next slice into registers before multiplying the current one.
+    pub prefetch: bool,
 }
 
 const fn tiling(bm: u32, bn: u32, bk: u32, tm: u32, tn: u32) -> Tiling {
-    Tiling { bm, bn, bk, tm, tn }
+    Tiling { bm, bn, bk, tm, tn, prefetch: false }
+}
+
+const fn prefetched(t: Tiling) -> Tiling {
+    Tiling { prefetch: true, ..t }
 }
 
 /// The tiling of products too small to tune, and of software adapters.
 pub const DEFAULT: Tiling = tiling(64, 64, 16, 4, 4);
 
-/// What the autotune times. Every one divides evenly (tm, tn multiples of 4; bk a multiple of 4;
+/// What the autotune times (on an H200, 32x64x16 won at 1024, 64x64x16 at 2048 and 128x128x16
+/// from 4096). Every one divides evenly (tm, tn multiples of 4; bk a multiple of 4;
 /// at most 256 invocations), which `tests::candidates_are_well_formed` checks.
-pub const CANDIDATES: [Tiling; 7] = [
+pub const CANDIDATES: [Tiling; 11] = [
     DEFAULT,
     tiling(64, 64, 8, 4, 4),
     tiling(32, 64, 16, 4, 4),
@@ -36,6 +43,10 @@ pub const CANDIDATES: [Tiling; 7] = [
     tiling(64, 128, 8, 4, 8),
     tiling(128, 128, 8, 8, 8),
     tiling(128, 128, 16, 8, 8),
+    prefetched(DEFAULT),
+    prefetched(tiling(32, 64, 16, 4, 4)),
+    prefetched(tiling(128, 128, 8, 8, 8)),
+    prefetched(tiling(128, 128, 16, 8, 8)),
 ];
 
 impl Tiling {
@@ -57,9 +68,10 @@ impl Tiling {
         (self.bm + self.bn) * self.bk * bytes
     }
 
-    /// `BMxBNxBK/TMxTN`, as the tuning cache stores it.
+    /// `BMxBNxBK/TMxTN`, `+p` with prefetch, as the tuning cache stores it.
     pub fn name(self) -> String {
-        format!("{}x{}x{}/{}x{}", self.bm, self.bn, self.bk, self.tm, self.tn)
+        let p = if self.prefetch { "+p" } else { "" };
+        format!("{}x{}x{}/{}x{}{p}", self.bm, self.bn, self.bk, self.tm, self.tn)
     }
 
     /// The candidate called `name`; anything else (a stale or damaged cache line) is `None`.
@@ -82,6 +94,10 @@ pub struct Layout {
 pub fn source(tiling: Tiling, layout: Layout, t: &str) -> String {
     let scalar_or_vec = |vector: bool| if vector { format!("vec4<{t}>") } else { t.to_string() };
     let u = |v: u32| v.to_string();
+    let sa = staging_a(tiling, layout.transpose_a, layout.vector_a, t);
+    let sb = staging_b(tiling, layout.transpose_b, layout.vector_b, t);
+    let fetch = |kb: &str| sa.fetch(tiling, kb) + &sb.fetch(tiling, kb);
+    let put = sa.put(tiling) + &sb.put(tiling);
     fill(
         TEMPLATE,
         &[
@@ -95,9 +111,10 @@ pub fn source(tiling: Tiling, layout: Layout, t: &str) -> String {
             ("TY", u(tiling.threads_y())),
             ("AS_LEN", u(tiling.bk * tiling.bm / 4)),
             ("BS_LEN", u(tiling.bk * tiling.bn / 4)),
-            ("DECLARE", declare(tiling, t)),
-            ("LOAD_A", stage_a(tiling, layout.transpose_a, layout.vector_a, t)),
-            ("LOAD_B", stage_b(tiling, layout.transpose_b, layout.vector_b, t)),
+            ("DECLARE", declare(tiling, t) + &sa.declare(tiling) + &sb.declare(tiling)),
+            ("FETCH_FIRST", if tiling.prefetch { fetch("0u") } else { String::new() }),
+            ("STAGE", if tiling.prefetch { put } else { fetch("k0") + &put }),
+            ("FETCH_NEXT", if tiling.prefetch { fetch("k0 + BK") } else { String::new() }),
             ("MULTIPLY", multiply(tiling)),
             ("STORE", store(tiling)),
         ],
@@ -166,120 +183,177 @@ fn store(tiling: Tiling) -> String {
     out
 }
 
-/// Writes element `index` (of the tile's k-major layout, `len` elements per depth) of a vec4
-/// workgroup array.
+/// How one operand's slice is staged: `units` elements (or vec4s) spread over the workgroup's
+/// invocations, round r of them held in register `{name}{r}` between its fetch from storage and
+/// its put into workgroup memory. `split` turns the walk index `e` into tile coordinates,
+/// `outer`/`depth` into matrix ones (`depth` relative to the slice's first depth `kb`).
+struct Staging {
+    name: &'static str,
+    input: &'static str,
+    units: u32,
+    ty: String,
+    split: &'static str,
+    outer: &'static str,
+    depth: &'static str,
+    outer_len: &'static str,
+    address: &'static str,
+    put: String,
+}
+
+impl Staging {
+    fn rounds(&self, tiling: Tiling) -> impl Iterator<Item = (u32, String)> + '_ {
+        let threads = tiling.threads();
+        let units = self.units;
+        (0..units.div_ceil(threads)).map(move |r| {
+            let guard = if (r + 1) * threads > units {
+                format!("if (e < {units}u) ")
+            } else {
+                String::new()
+            };
+            (r, guard)
+        })
+    }
+
+    fn declare(&self, tiling: Tiling) -> String {
+        self.rounds(tiling)
+            .map(|(r, _)| format!("    var {}{r}: {};\n", self.name, self.ty))
+            .collect()
+    }
+
+    /// Loads the slice starting at depth `kb` into the registers (zero outside the matrix).
+    fn fetch(&self, tiling: Tiling, kb: &str) -> String {
+        let threads = tiling.threads();
+        self.rounds(tiling)
+            .map(|(r, guard)| {
+                format!(
+                    "        {{
+            let e = tid + {offset}u;
+            {name}{r} = {ty}();
+            {guard}{{
+                {split}
+                let m = {outer};
+                let k = {kb} + {depth};
+                if (m < {outer_len} && k < K) {{
+                    {name}{r} = {input}[{address}];
+                }}
+            }}
+        }}\n",
+                    offset = r * threads,
+                    name = self.name,
+                    ty = self.ty,
+                    split = self.split,
+                    outer = self.outer,
+                    depth = self.depth,
+                    outer_len = self.outer_len,
+                    input = self.input,
+                    address = self.address,
+                )
+            })
+            .collect()
+    }
+
+    /// Stores the registers into workgroup memory.
+    fn put(&self, tiling: Tiling) -> String {
+        let threads = tiling.threads();
+        self.rounds(tiling)
+            .map(|(r, guard)| {
+                let put = self.put.replace("VALUE", &format!("{}{r}", self.name));
+                format!(
+                    "        {{ let e = tid + {offset}u; {guard}{{ {split} {put} }} }}\n",
+                    offset = r * threads,
+                    split = self.split,
+                )
+            })
+            .collect()
+    }
+}
+
+/// Writes element `index` (of the tile's k-major layout) of a vec4 workgroup array.
 fn put(array: &str, index: &str, value: &str) -> String {
     format!("{{ let at = {index}; {array}[at / 4u][at % 4u] = {value}; }}")
 }
 
-/// Staging the BM x BK slice of A into `As` (element (m, k) at `k * BM + m`). `e` walks A's
-/// memory order so that neighbouring invocations read neighbouring addresses.
-fn stage_a(tiling: Tiling, transposed: bool, vectorised: bool, t: &str) -> String {
-    let (split, address, store) = match (transposed, vectorised) {
+/// The four lanes of a vec4 register to four k-major positions of a vec4 workgroup array.
+fn put_lanes(array: &str, index: impl Fn(u32) -> String) -> String {
+    (0..4).map(|c| put(array, &index(c), &format!("VALUE[{c}]"))).collect::<Vec<_>>().join(" ")
+}
+
+/// The BM x BK slice of A into `As` (element (m, k) at `k * BM + m`). `e` walks A's memory
+/// order so that neighbouring invocations read neighbouring addresses.
+fn staging_a(tiling: Tiling, transposed: bool, vectorised: bool, t: &str) -> Staging {
+    let (split, address, put_code) = match (transposed, vectorised) {
         (false, false) => (
             "let am = e / BK; let ak = e % BK;",
             "abase + m * K + k",
-            put("As", "ak * BM + am", "v"),
+            put("As", "ak * BM + am", "VALUE"),
         ),
         (true, false) => (
             "let am = e % BM; let ak = e / BM;",
             "abase + k * M + m",
-            put("As", "ak * BM + am", "v"),
+            put("As", "ak * BM + am", "VALUE"),
         ),
         (false, true) => (
             "let am = e / (BK / 4u); let ak = (e % (BK / 4u)) * 4u;",
             "(abase + m * K + k) / 4u",
-            (0..4)
-                .map(|c| put("As", &format!("(ak + {c}u) * BM + am"), &format!("v[{c}]")))
-                .collect::<Vec<_>>()
-                .join(" "),
+            put_lanes("As", |c| format!("(ak + {c}u) * BM + am")),
         ),
         (true, true) => (
             "let am = (e % (BM / 4u)) * 4u; let ak = e / (BM / 4u);",
             "(abase + k * M + m) / 4u",
-            "As[(ak * BM + am) / 4u] = v;".to_string(),
+            "As[(ak * BM + am) / 4u] = VALUE;".to_string(),
         ),
     };
-    let units = tiling.bm * tiling.bk / if vectorised { 4 } else { 1 };
-    stage(tiling, units, "a", split, "row0 + am", "k0 + ak", "M", address, &store, vectorised, t)
+    Staging {
+        name: "sa",
+        input: "a",
+        units: tiling.bm * tiling.bk / if vectorised { 4 } else { 1 },
+        ty: if vectorised { format!("vec4<{t}>") } else { t.to_string() },
+        split,
+        outer: "row0 + am",
+        depth: "ak",
+        outer_len: "M",
+        address,
+        put: put_code,
+    }
 }
 
-/// Staging the BK x BN slice of B into `Bs` (element (k, n) at `k * BN + n`).
-fn stage_b(tiling: Tiling, transposed: bool, vectorised: bool, t: &str) -> String {
-    let (split, address, store) = match (transposed, vectorised) {
+/// The BK x BN slice of B into `Bs` (element (k, n) at `k * BN + n`). For B, `m` names the
+/// column (n) so that one bounds check serves both inputs.
+fn staging_b(tiling: Tiling, transposed: bool, vectorised: bool, t: &str) -> Staging {
+    let (split, address, put_code) = match (transposed, vectorised) {
         (false, false) => (
             "let bn = e % BN; let bk = e / BN;",
             "bbase + k * N + m",
-            put("Bs", "bk * BN + bn", "v"),
+            put("Bs", "bk * BN + bn", "VALUE"),
         ),
         (true, false) => (
             "let bn = e / BK; let bk = e % BK;",
             "bbase + m * K + k",
-            put("Bs", "bk * BN + bn", "v"),
+            put("Bs", "bk * BN + bn", "VALUE"),
         ),
         (false, true) => (
             "let bn = (e % (BN / 4u)) * 4u; let bk = e / (BN / 4u);",
             "(bbase + k * N + m) / 4u",
-            "Bs[(bk * BN + bn) / 4u] = v;".to_string(),
+            "Bs[(bk * BN + bn) / 4u] = VALUE;".to_string(),
         ),
         (true, true) => (
             "let bn = e / (BK / 4u); let bk = (e % (BK / 4u)) * 4u;",
             "(bbase + m * K + k) / 4u",
-            (0..4)
-                .map(|c| put("Bs", &format!("(bk + {c}u) * BN + bn"), &format!("v[{c}]")))
-                .collect::<Vec<_>>()
-                .join(" "),
+            put_lanes("Bs", |c| format!("(bk + {c}u) * BN + bn")),
         ),
     };
-    let units = tiling.bk * tiling.bn / if vectorised { 4 } else { 1 };
-    // For B, `m` names the column (n) so that one bounds check serves both inputs.
-    stage(tiling, units, "b", split, "col0 + bn", "k0 + bk", "N", address, &store, vectorised, t)
-}
-
-/// One staging loop: `units` elements (or vec4s) spread over the workgroup's invocations, those
-/// outside the matrix staged as zero.
-#[allow(clippy::too_many_arguments)]
-fn stage(
-    tiling: Tiling,
-    units: u32,
-    input: &str,
-    split: &str,
-    outer: &str,
-    depth: &str,
-    outer_len: &str,
-    address: &str,
-    store: &str,
-    vectorised: bool,
-    t: &str,
-) -> String {
-    let threads = tiling.threads();
-    let ty = if vectorised { format!("vec4<{t}>") } else { t.to_string() };
-    let mut out = String::new();
-    for round in 0..units.div_ceil(threads) {
-        let guard = if (round + 1) * threads > units {
-            format!("if (e < {units}u) ")
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            out,
-            "        {{
-            let e = tid + {offset}u;
-            {guard}{{
-                {split}
-                let m = {outer};
-                let k = {depth};
-                var v: {ty};
-                if (m < {outer_len} && k < K) {{
-                    v = {input}[{address}];
-                }}
-                {store}
-            }}
-        }}",
-            offset = round * threads
-        );
+    Staging {
+        name: "sb",
+        input: "b",
+        units: tiling.bk * tiling.bn / if vectorised { 4 } else { 1 },
+        ty: if vectorised { format!("vec4<{t}>") } else { t.to_string() },
+        split,
+        outer: "col0 + bn",
+        depth: "bk",
+        outer_len: "N",
+        address,
+        put: put_code,
     }
-    out
 }
 
 #[cfg(test)]

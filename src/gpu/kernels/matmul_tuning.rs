@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Products with fewer multiply-adds than this keep the default tiling: a few microseconds of
-/// work cannot repay timing seven kernels, and their timings would be mostly submission cost.
+/// work cannot repay timing eleven kernels, and their timings would be mostly submission cost.
 const TUNE_FROM: u64 = 1 << 27;
 const CACHE_FILE: &str = "gpu_matmul_tiling.tsv";
 /// A cache file larger than this is not ours (or is damaged): it is ignored, then replaced.
