@@ -9,12 +9,14 @@
 // Workgroup memory holds vec4s of four consecutive rows (As) or columns (Bs) of one depth k, so
 // the multiply reads whole vec4s: invocation (x, y) owns the vec4 columns x, x + TX, ... and the
 // vec4 rows y, y + TY, ..., which neighbouring invocations read at neighbouring addresses.
+// Float16 operands are widened as they are fetched; workgroup memory and accumulators hold T
+// (float32 then) and only the stored result (C_T) is rounded.
 // Parameters: p[0] = M, p[1] = N, p[2] = K, p[3] / p[4] = batch strides of A / B (0 when
 // broadcast), batch = workgroup z.
 
 @group(0) @binding(0) var<storage, read> a: array<{{A_T}}>;
 @group(0) @binding(1) var<storage, read> b: array<{{B_T}}>;
-@group(0) @binding(2) var<storage, read_write> c: array<{{T}}>;
+@group(0) @binding(2) var<storage, read_write> c: array<{{C_T}}>;
 @group(0) @binding(3) var<storage, read> p: array<u32>;
 
 const BM: u32 = {{BM}}u;
@@ -26,6 +28,7 @@ const TY: u32 = {{TY}}u;
 var<workgroup> As: array<vec4<{{T}}>, {{AS_LEN}}>;
 var<workgroup> Bs: array<vec4<{{T}}>, {{BS_LEN}}>;
 
+{{HELPERS}}
 @compute @workgroup_size({{TX}}, {{TY}})
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let M = p[0];

@@ -63,7 +63,8 @@ impl PipelineCache {
     ) -> Result<Arc<Kernel>> {
         // SAFETY: the caller's promise is what the dropped checks would have enforced.
         let checks = wgpu::ShaderRuntimeChecks::unchecked();
-        self.compile(device, key, inputs, outputs, source, checks)
+        // Its own key space: a kernel compiled without checks never serves a checked request.
+        self.compile(device, &format!("unchecked:{key}"), inputs, outputs, source, checks)
     }
 
     fn compile(

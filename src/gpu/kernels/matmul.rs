@@ -1,7 +1,7 @@
 //! Batched matmul on the GPU (`shaders/matmul.wgsl`), generated per dtype, transpose pair and
 //! tiling; `matmul_tuning` chooses the tiling.
 
-use super::matmul_source::{source, Layout, Tiling};
+use super::matmul_source::{source, Layout, Tiling, DEFAULT};
 use super::{matmul_tuning, GpuInput};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -12,7 +12,7 @@ use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 pub fn supports(dtype: DType) -> bool {
-    matches!(dtype, DType::F32 | DType::I32 | DType::U32)
+    matches!(dtype, DType::F32 | DType::F16 | DType::I32 | DType::U32)
 }
 
 pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<Tensor>> {
@@ -32,7 +32,12 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
         return Ok(None);
     };
     let out_shape = g.out_shape;
-    if nb > 65535 {
+    // The kernel indexes in u32 and steps k0 by up to BK (16) without loop bounding: every
+    // index and the last k0 must fit, or the product stays on the CPU. (Vulkan and DX12 bind at
+    // most 2^31 bytes, so only large Metal bindings reach this.)
+    let fits_u32 = |x: usize| u32::try_from(x).is_ok();
+    let largest = [nb * m * n, nb * m * ka, nb * ka * n, ka + 16];
+    if nb > 65535 || !largest.iter().all(|&x| fits_u32(x)) {
         return Ok(None);
     }
     let out = GpuStorage::alloc(a.device(), a.dtype, out_shape.num_elements())?;
@@ -68,14 +73,19 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
         [n.div_ceil(tiling.bn as usize) as u32, m.div_ceil(tiling.bm as usize) as u32, batch as u32]
     };
     let buffers = [a.raw(), b.raw(), out.raw()];
-    // Timing a candidate runs it on the real operands with the depth cut to at most 2048 (rows
-    // keep their true stride bound, so every read stays inside the operands) and one batch
-    // item; the real product then overwrites its output.
-    let time = |tiling: Tiling| -> Result<f64> {
+    // Timing a candidate runs it on the real operands with the depth cut to at most 2048 and
+    // one batch item: the kernel then reads rows at the cut depth's stride, a prefix of each
+    // operand, so every read stays inside them. The real product overwrites the output.
+    // `None`: the candidate cannot run here (too many workgroups, or it did not compile).
+    let time = |tiling: Tiling| -> Result<Option<f64>> {
         if grid(tiling, 1)[..2].iter().any(|&g| g > 65535) {
-            return Err(Error::Internal("too many workgroups for this tiling".into()));
+            return Ok(None);
         }
-        let kernel = kernel(tiling)?;
+        let kernel = match kernel(tiling) {
+            Ok(kernel) => kernel,
+            Err(Error::Internal(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
         let depth = ka.min(2048);
         let params = [m as u32, n as u32, depth as u32, 0, 0];
         let flops = 2.0 * (m * n * depth) as f64;
@@ -87,7 +97,7 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
             ctx.dispatch(&kernel, &buffers, &params, grid(tiling, 1))?;
         }
         ctx.wait()?;
-        Ok(start.elapsed().as_secs_f64() / reps as f64)
+        Ok(Some(start.elapsed().as_secs_f64() / reps as f64))
     };
     let bucket = |x: usize| usize::BITS - x.max(1).saturating_sub(1).leading_zeros();
     let class = format!(
@@ -102,8 +112,12 @@ pub fn matmul(a: &GpuInput, b: &GpuInput, attrs: MatMulAttrs) -> Result<Option<T
     let work = (nb * m * n * ka) as u64;
     let tiling = matmul_tuning::choose(ctx, &class, work, 4, time)?;
     let params = [m as u32, n as u32, ka as u32, sa as u32, sb as u32];
+    // A tiling chosen for this size class may need too many workgroups at the class's largest
+    // sizes; the default's 64-wide tiles then may not.
+    let too_many = |grid: [u32; 3]| grid[0] > 65535 || grid[1] > 65535;
+    let tiling = if too_many(grid(tiling, nb)) { DEFAULT } else { tiling };
     let grid = grid(tiling, nb);
-    if grid[0] > 65535 || grid[1] > 65535 {
+    if too_many(grid) {
         return Ok(None);
     }
     let kernel = kernel(tiling)?;

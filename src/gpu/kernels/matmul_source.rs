@@ -90,12 +90,19 @@ pub struct Layout {
     pub vector_b: bool,
 }
 
-/// The complete kernel for `tiling` over elements of WGSL type `t`.
+/// Rounds float32 accumulators to float16 outputs (TensorFlow's overflow to infinity included).
+const F16_ROUNDING: &str = include_str!("../../../shaders/elementwise_funcs_f16.wgsl");
+
+/// The complete kernel for `tiling` over elements stored as WGSL type `t`. Float16 operands are
+/// widened as they are fetched and the products accumulate in float32, as TensorFlow's GPU
+/// kernels do; only the stored result is rounded to float16.
 pub fn source(tiling: Tiling, layout: Layout, t: &str) -> String {
     let scalar_or_vec = |vector: bool| if vector { format!("vec4<{t}>") } else { t.to_string() };
+    let half = t == "f16";
+    let ct = if half { "f32" } else { t };
     let u = |v: u32| v.to_string();
-    let sa = staging_a(tiling, layout.transpose_a, layout.vector_a, t);
-    let sb = staging_b(tiling, layout.transpose_b, layout.vector_b, t);
+    let sa = staging_a(tiling, layout.transpose_a, layout.vector_a, ct);
+    let sb = staging_b(tiling, layout.transpose_b, layout.vector_b, ct);
     let fetch = |kb: &str| sa.fetch(tiling, kb) + &sb.fetch(tiling, kb);
     let put = sa.put(tiling) + &sb.put(tiling);
     fill(
@@ -103,7 +110,9 @@ pub fn source(tiling: Tiling, layout: Layout, t: &str) -> String {
         &[
             ("A_T", scalar_or_vec(layout.vector_a)),
             ("B_T", scalar_or_vec(layout.vector_b)),
-            ("T", t.to_string()),
+            ("T", ct.to_string()),
+            ("C_T", t.to_string()),
+            ("HELPERS", if half { F16_ROUNDING.to_string() } else { String::new() }),
             ("BM", u(tiling.bm)),
             ("BN", u(tiling.bn)),
             ("BK", u(tiling.bk)),
@@ -111,12 +120,12 @@ pub fn source(tiling: Tiling, layout: Layout, t: &str) -> String {
             ("TY", u(tiling.threads_y())),
             ("AS_LEN", u(tiling.bk * tiling.bm / 4)),
             ("BS_LEN", u(tiling.bk * tiling.bn / 4)),
-            ("DECLARE", declare(tiling, t) + &sa.declare(tiling) + &sb.declare(tiling)),
+            ("DECLARE", declare(tiling, ct) + &sa.declare(tiling) + &sb.declare(tiling)),
             ("FETCH_FIRST", if tiling.prefetch { fetch("0u") } else { String::new() }),
             ("STAGE", if tiling.prefetch { put } else { fetch("k0") + &put }),
             ("FETCH_NEXT", if tiling.prefetch { fetch("k0 + BK") } else { String::new() }),
             ("MULTIPLY", multiply(tiling)),
-            ("STORE", store(tiling)),
+            ("STORE", store(tiling, if half { "to_f16" } else { "" })),
         ],
     )
 }
@@ -161,7 +170,8 @@ fn multiply(tiling: Tiling) -> String {
 
 /// Row r of the invocation's block is row `(r / 4) * 4 * TY + 4 * lid.y + r % 4` of the tile,
 /// column group j starts at column `j * 4 * TX + 4 * lid.x`.
-fn store(tiling: Tiling) -> String {
+/// `round` names the function that turns an accumulator lane into the stored type (or is empty).
+fn store(tiling: Tiling, round: &str) -> String {
     let mut out = String::new();
     let lanes = ["x", "y", "z", "w"];
     for r in 0..tiling.tm {
@@ -174,7 +184,7 @@ fn store(tiling: Tiling) -> String {
             for (l, lane) in lanes.iter().enumerate() {
                 let _ = writeln!(
                     out,
-                    "            if (n{j} + {l}u < N) {{ c[cbase + m * N + n{j} + {l}u] = acc_{r}_{j}.{lane}; }}"
+                    "            if (n{j} + {l}u < N) {{ c[cbase + m * N + n{j} + {l}u] = {round}(acc_{r}_{j}.{lane}); }}"
                 );
             }
         }
@@ -234,7 +244,7 @@ impl Staging {
                 let m = {outer};
                 let k = {kb} + {depth};
                 if (m < {outer_len} && k < K) {{
-                    {name}{r} = {input}[{address}];
+                    {name}{r} = {ty}({input}[{address}]);
                 }}
             }}
         }}\n",
@@ -384,8 +394,12 @@ mod tests {
                     vector_a: bits & 4 != 0,
                     vector_b: bits & 8 != 0,
                 };
+                for ty in ["f32", "f16", "i32"] {
+                    let wgsl = source(t, layout, ty);
+                    assert!(!wgsl.contains("{{"), "{t:?} {layout:?} {ty}");
+                    assert_eq!(wgsl.contains("to_f16("), ty == "f16");
+                }
                 let wgsl = source(t, layout, "f32");
-                assert!(!wgsl.contains("{{"), "{t:?} {layout:?}");
                 assert_eq!(wgsl.matches("acc_").count() as u32 % (t.tm * t.tn / 4), 0);
             }
         }

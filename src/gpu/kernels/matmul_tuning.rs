@@ -69,13 +69,14 @@ pub fn fits(ctx: &GpuContext, tiling: Tiling, bytes: u32) -> bool {
 
 /// The tiling for a product of `work` multiply-adds in problem class `class` (the kernel's
 /// variant and the size buckets). `time` runs one tiling on the real operands and returns its
-/// seconds per product; it is called only while tuning.
+/// seconds per product, or `None` where that tiling cannot run (it did not compile, or the
+/// grid is too large); it is called only while tuning.
 pub fn choose(
     ctx: &GpuContext,
     class: &str,
     work: u64,
     bytes: u32,
-    mut time: impl FnMut(Tiling) -> Result<f64>,
+    mut time: impl FnMut(Tiling) -> Result<Option<f64>>,
 ) -> Result<Tiling> {
     if let Some(tiling) = forced() {
         return Ok(tiling);
@@ -87,20 +88,27 @@ pub fn choose(
     if let Some(tiling) = lock(choices()).get(&key) {
         return Ok(*tiling);
     }
-    let mut best = (f64::INFINITY, DEFAULT);
+    // One tuning at a time: each waits for the whole GPU, so two at once would time each
+    // other's kernels. Whoever waited finds the other's choice.
+    static TUNING: Mutex<()> = Mutex::new(());
+    let _tuning = lock(&TUNING);
+    if let Some(tiling) = lock(choices()).get(&key) {
+        return Ok(*tiling);
+    }
+    let mut best: Option<(f64, Tiling)> = None;
     for tiling in CANDIDATES.into_iter().filter(|t| fits(ctx, *t, bytes)) {
-        // A candidate the driver cannot compile is skipped, not fatal: the default remains.
-        match time(tiling) {
-            Ok(seconds) if seconds < best.0 => best = (seconds, tiling),
-            Ok(_) => {}
-            Err(Error::Internal(_)) => {}
-            Err(e) => return Err(e),
+        if let Some(seconds) = time(tiling)? {
+            if best.is_none_or(|(fastest, _)| seconds < fastest) {
+                best = Some((seconds, tiling));
+            }
         }
     }
+    // Nothing ran: the default is used but not remembered, so a later process tries again.
+    let Some((_, tiling)) = best else { return Ok(DEFAULT) };
     let mut map = lock(choices());
-    map.insert(key, best.1);
-    save(&map);
-    Ok(best.1)
+    map.insert(key.clone(), tiling);
+    save(&key, tiling);
+    Ok(tiling)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -128,14 +136,21 @@ fn cache_path() -> Option<PathBuf> {
 }
 
 /// The cache file's choices. Nothing in it is trusted: lines that do not parse, or name a
-/// tiling this build does not have, are dropped; an oversized file is ignored.
+/// tiling this build does not have, are dropped; an oversized file, or one that is not a
+/// regular file (a FIFO would block, `/dev/zero` would never end), is ignored.
 fn load(path: &std::path::Path) -> BTreeMap<String, Tiling> {
-    let too_big = std::fs::metadata(path).map_or(true, |m| m.len() > MAX_CACHE_BYTES);
-    if too_big {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else { return BTreeMap::new() };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
         return BTreeMap::new();
     }
-    let Ok(text) = std::fs::read_to_string(path) else { return BTreeMap::new() };
-    parse(&text)
+    let mut bytes = Vec::new();
+    if file.take(MAX_CACHE_BYTES + 1).read_to_end(&mut bytes).is_err()
+        || bytes.len() as u64 > MAX_CACHE_BYTES
+    {
+        return BTreeMap::new();
+    }
+    parse(&String::from_utf8_lossy(&bytes))
 }
 
 fn parse(text: &str) -> BTreeMap<String, Tiling> {
@@ -151,14 +166,23 @@ fn render(map: &BTreeMap<String, Tiling>) -> String {
     map.iter().map(|(key, tiling)| format!("{key}\t{}\n", tiling.name())).collect()
 }
 
-/// Rewrites the cache file through a temporary file and a rename, so that a crash mid-write
+/// Adds one choice to the cache file: the file is read again (other processes may have added
+/// theirs) and rewritten through a new temporary file and a rename, so that a crash mid-write
 /// leaves the old file whole. The cache only saves time: failing to write it is not an error.
-fn save(map: &BTreeMap<String, Tiling>) {
+fn save(key: &str, tiling: Tiling) {
+    use std::io::Write;
     let Some(path) = cache_path() else { return };
     let Some(dir) = path.parent() else { return };
-    let temp = dir.join(format!("{CACHE_FILE}.{}.tmp", std::process::id()));
+    let mut map = load(&path);
+    map.insert(key.to_string(), tiling);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let temp = dir.join(format!("{CACHE_FILE}.{}-{nanos}.tmp", std::process::id()));
+    // `create_new` refuses an existing path, a planted link included.
     let written = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&temp, render(map)))
+        .and_then(|()| std::fs::OpenOptions::new().write(true).create_new(true).open(&temp))
+        .and_then(|mut file| file.write_all(render(&map).as_bytes()))
         .and_then(|()| std::fs::rename(&temp, &path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);

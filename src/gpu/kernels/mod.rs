@@ -100,9 +100,7 @@ pub fn supported(op: &Op, inputs: &[&Tensor], device: usize) -> bool {
                 && holds(*output)
                 && dtype(0) != Some(DType::Bool)
         }
-        Op::MatMul(_) => {
-            dtype(0) == dtype(1) && dtype(0).is_some_and(|d| matmul::supports(widen(d)))
-        }
+        Op::MatMul(_) => dtype(0) == dtype(1) && dtype(0).is_some_and(matmul::supports),
         Op::Gather(Gather { batch_dims: 0, .. }) => {
             matches!(dtype(1), Some(DType::I32 | DType::I64))
         }
@@ -291,16 +289,11 @@ fn range(inputs: &[&Tensor], device: usize) -> Result<Option<Vec<Tensor>>> {
     Ok(out.map(|t| vec![t]))
 }
 
-/// Ops without float16 kernels of their own (reductions, scans, matmul, softmax, sorts).
+/// Ops without float16 kernels of their own (reductions, scans, softmax, sorts).
 fn widens_f16(op: &Op) -> bool {
     matches!(
         op,
-        Op::Reduce(_)
-            | Op::ArgReduce(_)
-            | Op::Cumulative(_)
-            | Op::MatMul(_)
-            | Op::Softmax(_)
-            | Op::Sort(_)
+        Op::Reduce(_) | Op::ArgReduce(_) | Op::Cumulative(_) | Op::Softmax(_) | Op::Sort(_)
     )
 }
 
