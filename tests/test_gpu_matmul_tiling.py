@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from conftest import require_gpu
 from ferroflow import _core
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # (batch_a, batch_b, m, k, n): odd sizes make partial tiles and scalar loads; multiples of 4
 # take the vec4 loads; (2,) vs () broadcasts B over the batch.
@@ -91,6 +93,18 @@ def test_every_tiling_matches_the_cpu(gpu, tiling, dtype):
 def test_an_unknown_tiling_is_an_invalid_argument(gpu):
     with pytest.raises(tf.errors.InvalidArgumentError, match="unknown matmul tiling"):
         _core.set_gpu_matmul_tiling("3x3x3/1x1")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_name_is_a_tiling_or_an_invalid_argument(name):
+    try:
+        _core.set_gpu_matmul_tiling(name)
+        assert name in _core.gpu_matmul_tilings()
+    except tf.errors.InvalidArgumentError:
+        assert name not in _core.gpu_matmul_tilings()
+    finally:
+        _core.set_gpu_matmul_tiling(None)
 
 
 # Runs in a fresh process so that the cache file is read at its first product.

@@ -210,6 +210,31 @@ mod tests {
     }
 
     #[test]
+    fn arbitrary_bytes_parse_to_known_tilings_only() {
+        // A damaged or hostile cache file: random bytes, tabs and newlines, and fragments of
+        // real lines; parsing never fails and keeps only names this build has.
+        let good = render(&BTreeMap::from([("k".to_string(), CANDIDATES[3])]));
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..2000 {
+            let mut bytes = Vec::new();
+            for _ in 0..(state % 200) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                bytes.push(match state % 8 {
+                    0 => b'\t',
+                    1 => b'\n',
+                    2 => good.as_bytes()[(state >> 8) as usize % good.len()],
+                    _ => (state >> 16) as u8,
+                });
+            }
+            for tiling in parse(&String::from_utf8_lossy(&bytes)).values() {
+                assert!(CANDIDATES.contains(tiling));
+            }
+        }
+    }
+
+    #[test]
     fn forcing_an_unknown_tiling_is_an_invalid_argument() {
         assert!(matches!(force(Some("1x1x1/1x1")), Err(Error::InvalidArgument(_))));
         assert_eq!(forced(), None);
