@@ -92,6 +92,7 @@ pub(crate) fn append_in_place(
 /// (nothing can tell the difference). Otherwise `total` comes back for the usual `apply`.
 pub(crate) fn scatter_add_in_place(
     op: &Op,
+    scatter_add: &crate::ops::scatter_add::TensorScatterAdd,
     total: Tensor,
     indices: &Tensor,
     updates: &Tensor,
@@ -111,7 +112,8 @@ pub(crate) fn scatter_add_in_place(
         Ok(_) => return Err(total),
         Err(e) => return Ok(Err(e)),
     };
-    let sum = crate::ops::scatter_add::tensor_scatter_add_in_place(total, indices, updates)?;
+    let sum =
+        crate::ops::scatter_add::tensor_scatter_add_in_place(scatter_add, total, indices, updates)?;
     device::log(op.tf_name(), placement.device);
     Ok(sum)
 }

@@ -180,10 +180,11 @@ fn run_node(
             };
         }
     }
-    if let NodeKind::Op(op @ Op::TensorScatterAdd(_)) = &node.kind {
+    if let NodeKind::Op(op @ Op::TensorScatterAdd(scatter_add)) = &node.kind {
         if mode == Mode::Run && args.len() == 3 {
             let total = args.remove(0);
-            return match dispatch::scatter_add_in_place(op, total, &args[0], &args[1]) {
+            return match dispatch::scatter_add_in_place(op, scatter_add, total, &args[0], &args[1])
+            {
                 Ok(sum) => Ok(vec![sum?]),
                 Err(total) => dispatch::apply(op, &[&total, &args[0], &args[1]]),
             };

@@ -4,10 +4,11 @@
 //! the executor then adds the rows into the total's own memory (see `ops::scatter_add`)
 //! instead of building a dense zero tensor and adding it whole every iteration.
 //!
-//! The sums are the same numbers except in two corners: an untouched `-0.0` in `x` stays
-//! `-0.0` (adding zeros made it `+0.0`), and updates to one place are added to `x` one after
-//! another rather than summed first (a rounding difference), as TensorFlow's own
-//! `tensor_scatter_nd_add` does.
+//! The sums are the add's, bit for bit: the scatter must hold one index (a gathered row's
+//! gradient), so no two updates meet (several would be summed before the add there, one
+//! after another into `x` here, rounding differently), and the op made here turns every
+//! `-0.0` positive as adding the dense scatter's zeros does (`as_dense_add`; TensorFlow's own
+//! `tensor_scatter_nd_add` keeps them).
 
 use crate::dispatch::Op;
 use crate::graph::ir::{Graph, NodeKind};
@@ -26,7 +27,8 @@ pub fn accumulate_scatters(g: &mut Graph) -> usize {
             continue;
         }
         let out = &node.outputs[0];
-        let summable = out.dtype.is_numeric() && !out.dtype.is_quantized();
+        let summable =
+            out.dtype.is_numeric() && !out.dtype.is_quantized() && !out.dtype.is_complex();
         let found = (0..2).find(|&k| {
             let (scattered, total) = (node.inputs[k], node.inputs[1 - k]);
             let scatter = &g.nodes[scattered.node];
@@ -34,8 +36,16 @@ pub fn accumulate_scatters(g: &mut Graph) -> usize {
                 return false;
             };
             let total_type = g.info(total);
+            // One index: every leading axis of the indices known to be 1.
+            let index = scatter.inputs[0];
+            let index_dims = &g.info(index).dims;
+            let one_index = !g.unknown_rank(index)
+                && index_dims
+                    .split_last()
+                    .is_some_and(|(_, lead)| lead.iter().all(|&d| d == Some(1)));
             // No broadcasting: the total, the scatter and the sum have one shape and dtype.
             summable
+                && one_index
                 && !g.unknown_rank(total)
                 && total_type == out
                 && shape.dims().iter().map(|&d| Some(d)).eq(out.dims.iter().copied())
@@ -46,7 +56,7 @@ pub fn accumulate_scatters(g: &mut Graph) -> usize {
         let scatter = &g.nodes[node.inputs[k].node];
         let inputs = vec![node.inputs[1 - k], scatter.inputs[0], scatter.inputs[1]];
         let node = &mut g.nodes[i];
-        node.kind = NodeKind::Op(Op::TensorScatterAdd(TensorScatterAdd));
+        node.kind = NodeKind::Op(Op::TensorScatterAdd(TensorScatterAdd { as_dense_add: true }));
         node.inputs = inputs;
         made += 1;
     }
