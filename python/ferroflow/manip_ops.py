@@ -287,7 +287,11 @@ def _scatter_into(tensor, indices, updates, combine):
 
 
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
-    return _scatter_into(tensor, indices, updates, lambda t, s: t + s)
+    """TensorFlow's TensorScatterAdd: updates added into a copy of `tensor` one after another
+    (not summed first, then added), and untouched elements kept as they are (-0.0 included)."""
+    tensor, indices = convert_to_tensor(tensor), convert_to_tensor(indices)
+    updates = convert_to_tensor(updates, dtype_hint=tensor.dtype)
+    return _core.raw_op("TensorScatterAdd", [tensor, indices, updates], "{}")[0]
 
 
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):

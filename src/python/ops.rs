@@ -1038,8 +1038,8 @@ fn string_op(
 }
 
 /// A primitive by TensorFlow name for the ops Python calls by name (segment reductions,
-/// Bitcast, RandomIndexShuffle, EditDistance, non-max suppression, SobolSample,
-/// ParseExampleV2),
+/// Bitcast, RandomIndexShuffle, EditDistance, TensorScatterAdd, non-max suppression,
+/// SobolSample, ParseExampleV2),
 /// its attributes as a JSON object, as saved graphs hold them.
 #[pyfunction]
 fn raw_op(
@@ -1050,7 +1050,8 @@ fn raw_op(
 ) -> PyResult<Vec<PyT>> {
     use crate::ops::primitive::Decode;
     let known = crate::ops::segment::Segment::names().contains(&name)
-        || ["Bitcast", "RandomIndexShuffle", "EditDistance", "Betainc"].contains(&name)
+        || ["Bitcast", "RandomIndexShuffle", "EditDistance", "Betainc", "TensorScatterAdd"]
+            .contains(&name)
         || name == "ParseExampleV2"
         || crate::ops::fft::Fft::names().contains(&name)
         || crate::ops::codecs::CodecOp::names().contains(&name)
