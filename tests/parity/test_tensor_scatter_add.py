@@ -74,3 +74,24 @@ def test_an_index_out_of_range_raises_tensorflows_error(tf_oracle):
     # CPU only: on a GPU TensorFlow documents that an out-of-range index is ignored, which
     # ferroflow's GPU scatter does too (the oracle here is TensorFlow's CPU build).
     assert_parity(tf_oracle, _bad_index, ("CPU:0",))
+
+
+def _signs_and_order(tf, device):
+    x = tf.constant([-0.0, -0.0, 1.0])
+    with tf.device(device):
+        kept = tf.tensor_scatter_nd_add(x, [[0]], [-0.0])
+        traced = tf.function(lambda d: tf.tensor_scatter_nd_add(d["x"], [[0]], [-0.0]))({"x": x})
+        # (Not `x + scatter_nd` traced: TensorFlow's graph optimizer drops an add of a constant
+        # zero there and keeps -0.0, where eagerly the add makes it +0.0, as ferroflow does.)
+        # Updates to one place go into the tensor one after another: ((1 + 1e8) + 1) - 1e8.
+        order = tf.tensor_scatter_nd_add(
+            tf.constant([1.0]), [[0], [0], [0]], tf.constant([1e8, 1.0, -1e8])
+        )
+        bits = [tf.bitcast(t, tf.int32) for t in (kept, traced)]
+        return bits, order
+
+
+def test_signed_zeros_and_the_order_of_updates_match_tensorflow(tf_oracle):
+    # CPU only: on a GPU TensorScatterAdd runs as scatter_nd and an add (and TensorFlow's GPU
+    # kernel adds in no fixed order).
+    assert_parity(tf_oracle, _signs_and_order, ("CPU:0",), rtol=0, atol=0)
